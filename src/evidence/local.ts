@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Check } from '../graph/schema.js';
+import type { Evidence } from '../journal/events.js';
+import { runScript } from '../runner/exec.js';
+
+export interface CheckInput {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  outputs: Record<string, string>;
+  /** The HEAD commit when the attempt was dispatched, if the working directory is a git repository. */
+  gitBase?: string;
+  dispatchedAt: string;
+}
+
+const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** Runs one local evidence check and says what it observed. */
+export async function runLocalCheck(check: Check, input: CheckInput): Promise<Evidence> {
+  if ('file' in check) {
+    const path = resolve(input.cwd, check.file);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return { check: `file ${check.file}`, passed: false, observed: `${check.file} does not exist` };
+    }
+    if (check.contains === undefined)
+      return { check: `file ${check.file}`, passed: true, observed: `${check.file} exists (${size} bytes)` };
+    const text = readFileSync(path, 'utf8');
+    const m = new RegExp(check.contains, 'm').exec(text);
+    const line = m ? text.slice(0, m.index).split('\n').length : 0;
+    return {
+      check: `file ${check.file} contains /${check.contains}/`,
+      passed: m !== null,
+      observed: m
+        ? `matched "${clip(m[0], 80)}" at line ${line}`
+        : `${check.file} (${size} bytes) has no match`,
+    };
+  }
+  if ('command' in check) {
+    const r = await runScript({
+      script: check.command,
+      env: input.env,
+      cwd: input.cwd,
+      timeoutMs: (check.timeout_minutes ?? 10) * 60_000,
+    });
+    const how = r.timedOut
+      ? 'timed out'
+      : r.exitCode === null
+        ? `killed by ${r.signal}`
+        : `exit ${r.exitCode}`;
+    return {
+      check: `command ${clip(check.command, 80)}`,
+      passed: r.exitCode === 0 && !r.timedOut,
+      observed: `${how}${r.tail.trim() ? `: ${clip(r.tail.trim().split('\n').slice(-3).join(' | '))}` : ''}`,
+    };
+  }
+  if ('output' in check) {
+    const value = input.outputs[check.output];
+    if (value === undefined)
+      return {
+        check: `output ${check.output}`,
+        passed: false,
+        observed: `output "${check.output}" was not set`,
+      };
+    const passed = check.matches === undefined || new RegExp(check.matches).test(value);
+    return {
+      check: `output ${check.output}${check.matches ? ` matches /${check.matches}/` : ''}`,
+      passed,
+      observed: `${check.output}=${clip(value, 120)}`,
+    };
+  }
+  return gitCheck(check.git, input);
+}
+
+function git(cwd: string, args: string[]): string {
+  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
+
+/** The HEAD commit of the working directory, or undefined outside a git repository. */
+export function gitHead(cwd: string): string | undefined {
+  try {
+    return git(cwd, ['rev-parse', 'HEAD']);
+  } catch {
+    return undefined;
+  }
+}
+
+function gitCheck(
+  spec: { branch?: string | undefined; min_commits?: number | undefined; message?: string | undefined },
+  input: CheckInput,
+): Evidence {
+  const ref = spec.branch ?? 'HEAD';
+  const name = `git ${ref}${spec.message ? ` message /${spec.message}/` : ''}`;
+  const min = spec.min_commits ?? 1;
+  try {
+    const tip = git(input.cwd, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`]);
+    const range = input.gitBase ? [`${input.gitBase}..${tip}`] : [`--since=${input.dispatchedAt}`, tip];
+    const log = git(input.cwd, ['log', '--format=%H %s', ...range]);
+    const commits = log ? log.split('\n') : [];
+    const matching = spec.message
+      ? commits.filter((c) => new RegExp(spec.message!).test(c.slice(41)))
+      : commits;
+    const passed = matching.length >= min;
+    return {
+      check: name,
+      passed,
+      observed: `${commits.length} new commit(s) on ${ref} (tip ${tip.slice(0, 12)})${spec.message ? `, ${matching.length} matching` : ''}${
+        matching[0] ? `: ${clip(matching[0].slice(0, 12) + matching[0].slice(40), 100)}` : ''
+      }`,
+    };
+  } catch (e) {
+    return {
+      check: name,
+      passed: false,
+      observed: `git failed: ${clip(String((e as { stderr?: string }).stderr || (e as Error).message))}`,
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { GraphError } from './errors.js';
+import { parseGraph, type SourceText } from './load.js';
+import type { Graph } from './model.js';
+
+/** Reads a graph file and the skills beside it. Throws GraphError on any problem. */
+export function loadGraphFile(path: string): Graph {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new GraphError([
+      {
+        file: path,
+        line: 1,
+        col: 1,
+        message: `cannot read the graph file: ${(e as NodeJS.ErrnoException).code ?? e}`,
+      },
+    ]);
+  }
+  return parseGraph({ path, text }, (name) => readSkillFile(dirname(path), name));
+}
+
+function readSkillFile(dir: string, name: string): SourceText | undefined {
+  for (const ext of ['yml', 'yaml', 'json']) {
+    const p = join(dir, 'skills', `${name}.${ext}`);
+    if (existsSync(p)) return { path: p, text: readFileSync(p, 'utf8') };
+  }
+  return undefined;
+}

@@ -1,0 +1,50 @@
+import type { Check, Replay } from './schema.js';
+
+/** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
+export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';
+
+/** The work of one attempt: exactly one of `run` or `prompt`. */
+export interface Approach {
+  label: ApproachLabel;
+  description?: string;
+  run?: string;
+  prompt?: string;
+  agent?: string;
+  skill?: string;
+  env: Record<string, string>;
+  timeout_minutes: number;
+}
+
+/** A node with its skill merged and defaults applied. */
+export interface GraphNode {
+  id: string;
+  description?: string;
+  depends_on: string[];
+  execute_conditions: string[];
+  replay: Replay;
+  validates: Check[];
+  outputs: string[];
+  /** Approach per attempt: [attempt 1, attempt 2, attempt 3?]. Its length is the number of allowed attempts. */
+  approaches: Approach[];
+}
+
+/** A loaded, validated graph. */
+export interface Graph {
+  name: string;
+  description?: string;
+  /** `sha256:` of the canonical JSON of the resolved graph. */
+  hash: string;
+  path: string;
+  nodes: GraphNode[];
+}
+
+export const DEFAULT_TIMEOUT_MINUTES = 60;
+
+export function nodeById(graph: Graph, id: string): GraphNode | undefined {
+  return graph.nodes.find((n) => n.id === id);
+}
+
+/** The approach for an attempt that follows `failures` failed attempts. */
+export function approachFor(node: GraphNode, failures: number): Approach {
+  return node.approaches[Math.min(failures, node.approaches.length - 1)]!;
+}

@@ -1,0 +1,154 @@
+import { z } from 'zod';
+
+/** Node and graph ids: safe in file names, run ids and Mermaid diagrams. */
+export const ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const Replay = z
+  .enum(['safe', 'never'])
+  .meta({
+    description:
+      'What happens when an attempt is interrupted: `safe` reruns it, `never` holds it for a person.',
+  });
+
+const FileCheck = z
+  .strictObject({
+    file: z
+      .string()
+      .min(1)
+      .meta({ description: 'Path, relative to the working directory, that must exist.' }),
+    contains: z
+      .string()
+      .optional()
+      .meta({ description: 'A regular expression the file content must match.' }),
+  })
+  .meta({ description: 'Passes when the file exists (and matches `contains`).' });
+
+const CommandCheck = z
+  .strictObject({
+    command: z.string().min(1).meta({ description: 'A bash script; the check passes when it exits 0.' }),
+    timeout_minutes: z.number().positive().max(360).optional(),
+  })
+  .meta({ description: 'Passes when the command exits 0.' });
+
+const OutputCheck = z
+  .strictObject({
+    output: z.string().regex(ID_PATTERN).meta({ description: 'An output name the node must set.' }),
+    matches: z.string().optional().meta({ description: 'A regular expression the value must match.' }),
+  })
+  .meta({ description: 'Passes when the node set this output (matching `matches`).' });
+
+const GitCheck = z
+  .strictObject({
+    git: z.strictObject({
+      branch: z
+        .string()
+        .optional()
+        .meta({ description: 'Branch to look at; the current HEAD when omitted.' }),
+      min_commits: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .meta({ description: 'Commits since dispatch required (default 1).' }),
+      message: z
+        .string()
+        .optional()
+        .meta({ description: 'A regular expression one of the new commit messages must match.' }),
+    }),
+  })
+  .meta({ description: 'Passes when new commits exist since the node was dispatched.' });
+
+/** One evidence check; each item names exactly one kind. */
+export const CheckSchema = z.union([FileCheck, CommandCheck, OutputCheck, GitCheck]);
+
+const Env = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean()]))
+  .meta({ description: 'Environment variables for the command; values may hold ${{ }} expressions.' });
+
+const approachFields = {
+  description: z.string().optional().meta({ description: 'What this approach does, for people.' }),
+  run: z.string().min(1).optional().meta({ description: 'A bash script. Never put ${{ }} here: use env.' }),
+  prompt: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Text given on stdin to the agent command; may hold ${{ }} expressions.' }),
+  agent: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'The agent command that receives `prompt` (overrides defaults.agent).' }),
+  skill: z
+    .string()
+    .regex(ID_PATTERN)
+    .optional()
+    .meta({ description: 'A reusable node template in skills/<name>.yml beside the graph.' }),
+  env: Env.optional(),
+  timeout_minutes: z
+    .number()
+    .positive()
+    .max(360)
+    .optional()
+    .meta({ description: 'Kill the attempt after this.' }),
+};
+
+/** Overrides for a retry attempt: `retry[0]` for attempt 2, `retry[1]` for attempt 3. */
+export const ApproachSchema = z.strictObject(approachFields);
+
+export const NodeSchema = z.strictObject({
+  id: z.string().regex(ID_PATTERN).meta({ description: 'Unique node id: letters, digits, `_` and `-`.' }),
+  ...approachFields,
+  depends_on: z
+    .array(z.string())
+    .optional()
+    .meta({ description: 'Nodes that must be completed or skipped first.' }),
+  execute_conditions: z
+    .array(z.string().min(1))
+    .optional()
+    .meta({
+      description: 'Expressions; at least one must be true or the node is skipped. None means always.',
+    }),
+  validates: z.array(CheckSchema).optional().meta({ description: 'Evidence checks run after the command.' }),
+  replay: Replay.optional(),
+  retry: z
+    .array(ApproachSchema)
+    .max(2)
+    .optional()
+    .meta({
+      description: 'At most 2: retry[0] overrides attempt 2; retry[1] is a different approach for attempt 3.',
+    }),
+  outputs: z
+    .array(z.string().regex(ID_PATTERN))
+    .optional()
+    .meta({ description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.' }),
+});
+
+/** A skill file: a node template without identity or edges. */
+export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true });
+
+export const GraphSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    interlock: z.literal(1).meta({ description: 'The graph format version. Always 1.' }),
+    name: z
+      .string()
+      .regex(GRAPH_NAME_PATTERN)
+      .meta({ description: 'Graph name: lowercase letters, digits, `.`, `_` and `-`. Starts run ids.' }),
+    description: z.string().optional(),
+    defaults: z
+      .strictObject({
+        replay: Replay.optional(),
+        timeout_minutes: z.number().positive().max(360).optional(),
+        agent: z.string().min(1).optional().meta({ description: 'The command that receives prompt nodes.' }),
+      })
+      .optional(),
+    nodes: z.array(NodeSchema).min(1).meta({ description: 'The nodes, in declaration order.' }),
+  })
+  .meta({ title: 'interlock graph', description: 'A workflow graph run by interlock.' });
+
+export type GraphFile = z.infer<typeof GraphSchema>;
+export type NodeFile = z.infer<typeof NodeSchema>;
+export type SkillFile = z.infer<typeof SkillSchema>;
+export type Check = z.infer<typeof CheckSchema>;
+export type Replay = z.infer<typeof Replay>;

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import {
+  EventSchema,
+  type Journal,
+  type JournalEvent,
+  JournalHeaderSchema,
+  type NewEvent,
+} from './events.js';
+import { JournalError } from './fold.js';
+
+/** Parses journal text and validates every event's shape. Throws JournalError naming the file and first bad event. */
+export function parseJournal(text: string, file: string): Journal {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new JournalError(
+      `${file}: the journal is not valid JSON (${(e as Error).message}); it was left untouched: restore it from a backup or the journal branch's history`,
+      null,
+    );
+  }
+  const header = JournalHeaderSchema.safeParse(raw);
+  if (!header.success) {
+    throw new JournalError(
+      `${file}: not an interlock journal: ${z.prettifyError(header.error).replace(/\n/g, ' ')}`,
+      null,
+    );
+  }
+  const events: JournalEvent[] = [];
+  header.data.events.forEach((ev, i) => {
+    const r = EventSchema.safeParse(ev);
+    if (!r.success) {
+      const seq = (ev as { seq?: unknown })?.seq;
+      const type = (ev as { type?: unknown })?.type;
+      throw new JournalError(
+        `${file}: event #${i + 1} (seq ${JSON.stringify(seq ?? null)}, type ${JSON.stringify(type ?? null)}) is malformed: ${z
+          .prettifyError(r.error)
+          .replace(/\n/g, ' ')}`,
+        typeof seq === 'number' ? seq : null,
+      );
+    }
+    events.push(r.data);
+  });
+  return { format: header.data.format, run_id: header.data.run_id, graph: header.data.graph, events };
+}
+
+/** Serializes a journal: one event a line, so diffs on the journal branch stay readable. */
+export function serializeJournal(journal: Journal): string {
+  const head = JSON.stringify({ format: journal.format, run_id: journal.run_id, graph: journal.graph });
+  const lines = journal.events.map((e) => `    ${JSON.stringify(e)}`);
+  return `${head.slice(0, -1)},\n  "events": [\n${lines.join(',\n')}${lines.length ? '\n' : ''}  ]\n}\n`;
+}
+
+/** Returns a new journal with the events appended, numbered and stamped. Pure: `at` is passed in. */
+export function appendEvents(journal: Journal, events: NewEvent[], at: string): Journal {
+  let seq = journal.events.length;
+  const added = events.map((e) => ({ seq: ++seq, at, ...e }) as JournalEvent);
+  return { ...journal, events: [...journal.events, ...added] };
+}

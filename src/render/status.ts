@@ -1,0 +1,107 @@
+import type { Graph } from '../graph/model.js';
+import type { NodeProgress, NodeState, RunState } from '../journal/fold.js';
+
+/** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
+export function displayState(state: RunState, id: string): string {
+  const p = state.nodes.get(id);
+  if (!p) return 'unknown';
+  if (p.state === 'pending') {
+    if (state.checkpoint.ready_nodes.includes(id))
+      return p.failures > 0 ? 'ready (retry)' : p.interrupted ? 'ready (rerun)' : 'ready';
+    return 'waiting';
+  }
+  return p.state.replace('_', ' ');
+}
+
+function seconds(ms: number): string {
+  return ms >= 60_000 ? `${(ms / 60_000).toFixed(1)}m` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function lastEvidence(p: NodeProgress): string {
+  const failing =
+    p.state !== 'completed' && p.last_failures.length
+      ? p.last_failures[p.last_failures.length - 1]
+      : undefined;
+  if (failing) return `✗ ${failing.check}: ${failing.message}`;
+  const ev = p.last_evidence[p.last_evidence.length - 1];
+  if (!ev) return '';
+  return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}`;
+}
+
+/** Rows for a status table: node, state, attempts, time, last evidence. */
+export function statusRows(graph: Graph, state: RunState): string[][] {
+  return graph.nodes.map((n) => {
+    const p = state.nodes.get(n.id)!;
+    return [n.id, displayState(state, n.id), String(p.attempts), seconds(p.wall_ms), lastEvidence(p)];
+  });
+}
+
+const HEADER = ['node', 'state', 'attempts', 'time', 'last evidence'];
+
+/** A plain-text table for terminals. */
+export function statusTable(graph: Graph, state: RunState, width = 120): string {
+  const rows = [HEADER, ...statusRows(graph, state)];
+  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const lines = rows.map((r) => {
+    const line = r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+    return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+  });
+  lines.splice(
+    1,
+    0,
+    widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? Math.min(w, 20) : w)).join('  '),
+  );
+  const cp = state.checkpoint;
+  const head = `run ${cp.run_id} (${cp.graph.name}): ${cp.status}${cp.ended ? ` (${cp.ended.reason}, by ${cp.ended.by})` : ''}`;
+  return [head, '', ...lines].join('\n');
+}
+
+/** A Markdown table, for job summaries and comments. */
+export function statusMarkdown(graph: Graph, state: RunState): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const rows = statusRows(graph, state).map((r) => `| ${r.map(esc).join(' | ')} |`);
+  return [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`, ...rows].join('\n');
+}
+
+const CLASS: Record<NodeState | 'ready', string> = {
+  pending: 'pending',
+  ready: 'ready',
+  in_flight: 'inflight',
+  completed: 'completed',
+  skipped: 'skipped',
+  held: 'held',
+  escalated: 'escalated',
+};
+
+/** Mermaid ids: prefixed, since words such as `end` are reserved in flowcharts. */
+const mid = (id: string) => `n_${id}`;
+
+/** A Mermaid flowchart of the graph, each node coloured by its state. */
+export function statusMermaid(graph: Graph, state?: RunState): string {
+  const lines = ['flowchart TD'];
+  for (const n of graph.nodes) {
+    const label = state ? `${n.id}<br/>${displayState(state, n.id)}` : n.id;
+    lines.push(`  ${mid(n.id)}["${label.replace(/"/g, '#quot;')}"]`);
+  }
+  for (const n of graph.nodes) for (const d of n.depends_on) lines.push(`  ${mid(d)} --> ${mid(n.id)}`);
+  if (state) {
+    lines.push(
+      '  classDef completed fill:#2da44e,color:#fff,stroke:#1a7f37',
+      '  classDef skipped fill:#d0d7de,color:#24292f,stroke:#8c959f',
+      '  classDef inflight fill:#0969da,color:#fff,stroke:#0550ae',
+      '  classDef ready fill:#ddf4ff,color:#24292f,stroke:#0969da',
+      '  classDef held fill:#bf8700,color:#fff,stroke:#9a6700',
+      '  classDef escalated fill:#cf222e,color:#fff,stroke:#a40e26',
+      '  classDef pending fill:#fff,color:#24292f,stroke:#8c959f',
+    );
+    for (const n of graph.nodes) {
+      const p = state.nodes.get(n.id);
+      const key =
+        p?.state === 'pending' && state.checkpoint.ready_nodes.includes(n.id)
+          ? 'ready'
+          : (p?.state ?? 'pending');
+      lines.push(`  class ${mid(n.id)} ${CLASS[key]}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,420 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gitHead, runLocalCheck } from '../evidence/local.js';
+import { interpolate } from '../expressions/evaluate.js';
+import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../journal/events.js';
+import { type DispatchInfo, fold, type RunState } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
+import {
+  type AttemptContext,
+  type AttemptOutcome,
+  decideNext,
+  decideResult,
+  expressionContext,
+} from '../protocol/decide.js';
+import { graphChange, type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
+import type { JournalStore } from '../store/types.js';
+import { parseOutputFile as parseOutputs, runScript } from './exec.js';
+import { failpoint } from './failpoint.js';
+
+export interface RunSetup {
+  graph: Graph;
+  store: JournalStore;
+  runId: string;
+  /** Recorded in RunStarted when the run starts here. */
+  start: { intent: string; subject: string; inputs: Record<string, string>; github: unknown };
+  /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
+  allowGraphChangeBy?: string;
+  now?: () => string;
+}
+
+export interface StepSetup extends RunSetup {
+  cwd: string;
+  /** The environment the node's command inherits (PATH, HOME, the step's secrets). */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Describes this executor for NodeDispatched, given the attempt's execution tag. */
+  runner: (execTag: string) => RunnerInfo;
+  probe: (node: string, dispatch: DispatchInfo) => Probe;
+  recoveredBy: string;
+  /** Live output of the node's command. */
+  echo?: (chunk: Buffer) => void;
+  /** A file that keeps an attempt's whole output. */
+  logFile?: (node: string, attempt: number) => string | undefined;
+  /** Progress messages for people. */
+  say?: (message: string) => void;
+}
+
+export interface Current {
+  journal: Journal;
+  version: string | null;
+  state: RunState;
+}
+
+export class RunRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunRefused';
+  }
+}
+
+const MAX_CONFLICTS = 40;
+
+/** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
+export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Current> {
+  const stored = await setup.store.read();
+  if (stored) {
+    if (stored.journal.run_id !== setup.runId) {
+      throw new RunRefused(
+        `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
+      );
+    }
+    return { journal: stored.journal, version: stored.version, state: fold(stored.journal, setup.graph) };
+  }
+  const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
+  const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };
+  const journal = appendEvents(
+    fresh,
+    [
+      {
+        type: 'RunStarted',
+        graph: g,
+        intent: setup.start.intent,
+        subject: setup.start.subject,
+        runner,
+        inputs: setup.start.inputs,
+        ...(setup.start.github ? { github: setup.start.github } : {}),
+      },
+    ],
+    (setup.now ?? isoNow)(),
+  );
+  return { journal, version: null, state: fold(journal, setup.graph) };
+}
+
+function isoNow(): string {
+  return new Date().toISOString();
+}
+
+function describe(events: NewEvent[]): string {
+  return events
+    .map((e) => ('node' in e ? `${e.type} ${e.node}${'attempt' in e ? `#${e.attempt}` : ''}` : e.type))
+    .join(', ');
+}
+
+/**
+ * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
+ * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
+ */
+export async function commit<T extends { events: NewEvent[] }>(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: Current) => T,
+  create = false,
+): Promise<{ cur: Current; decision: T; conflicts: number }> {
+  let conflicts = 0;
+  while (true) {
+    let cur = await readRun(setup, runner);
+    const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
+    if (!change.ok) throw new RunRefused(change.reason);
+    const decision = decide(cur);
+    const events = [...change.events, ...decision.events];
+    if (events.length === 0 && (cur.version !== null || !create)) return { cur, decision, conflicts };
+    let journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
+    if (change.events.length)
+      journal = {
+        ...journal,
+        graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path },
+      };
+    const message = `interlock: ${setup.runId} ${cur.version === null ? 'RunStarted' : ''}${cur.version === null && events.length ? ', ' : ''}${describe(events)}`;
+    const r = await setup.store.write(journal, cur.version, message);
+    if (r.ok) {
+      cur = { journal, version: r.version, state: fold(journal, setup.graph) };
+      return { cur, decision, conflicts };
+    }
+    conflicts++;
+    if (conflicts > MAX_CONFLICTS) {
+      throw new Error(
+        `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
+      );
+    }
+    await new Promise((res) =>
+      setTimeout(res, Math.random() * Math.min(200, 5 * 2 ** Math.min(conflicts, 6))),
+    );
+  }
+}
+
+/** Applies a person's settlement (approve, settle, fail) through the same compare-and-swap. */
+export async function settleRun(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: Current) => Settlement,
+): Promise<{ ok: true; cur: Current } | { ok: false; reason: string }> {
+  const r = await commit(setup, runner, (cur) => {
+    if (cur.version === null)
+      return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
+    const s = decide(cur);
+    return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
+  });
+  return r.decision.refusal ? { ok: false, reason: r.decision.refusal } : { ok: true, cur: r.cur };
+}
+
+/** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
+export async function recover(
+  setup: StepSetup,
+): Promise<{ cur: Current; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
+  const runner = setup.runner('recovery');
+  const r = await commit(setup, runner, (cur) => {
+    if (cur.version === null) return { events: [] as NewEvent[], left: [] };
+    return recoverEvents(cur.state, setup.probe, setup.recoveredBy);
+  });
+  return {
+    cur: r.cur,
+    interrupted: r.decision.events.map((e) => ('node' in e ? e.node : '')),
+    left: r.decision.left,
+  };
+}
+
+export type StepResult =
+  | {
+      kind: 'recorded' | 'failed' | 'escalated';
+      node: string;
+      attempt: number;
+      cur: Current;
+      message: string;
+    }
+  | { kind: 'skipped'; node: string; cur: Current; message: string }
+  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: Current; message: string };
+
+/** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */
+export async function step(setup: StepSetup, only?: string): Promise<StepResult> {
+  const say = setup.say ?? (() => {});
+  const execTag = randomUUID();
+  const runner = setup.runner(execTag);
+  const dispatchTime = new Map<string, string | undefined>();
+  failpoint('before-dispatch-write');
+  // One read and one write: recovery and the dispatch decision go into the same compare-and-swap.
+  const d = await commit(
+    setup,
+    runner,
+    (cur) => {
+      const rec =
+        cur.version === null
+          ? { events: [] as NewEvent[], left: [] }
+          : recoverEvents(cur.state, setup.probe, setup.recoveredBy);
+      let { journal, state } = cur;
+      if (rec.events.length) {
+        journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());
+        state = fold(journal, setup.graph);
+      }
+      const decision = decideNext(
+        setup.graph,
+        journal,
+        state,
+        { ...runner, ...gitBaseOf(setup.cwd, dispatchTime) },
+        only,
+      );
+      const writes =
+        decision.kind === 'dispatch' ||
+        decision.kind === 'skip' ||
+        decision.kind === 'complete' ||
+        decision.kind === 'precheck_failed';
+      return { decision, recovered: rec.events, events: [...rec.events, ...(writes ? decision.events : [])] };
+    },
+    true,
+  );
+  for (const e of d.decision.recovered) {
+    if (e.type !== 'NodeInterrupted') continue;
+    const held = d.cur.state.nodes.get(e.node)?.state === 'held';
+    say(
+      `recovered: "${e.node}" attempt ${e.attempt} was interrupted; ${held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again'}`,
+    );
+  }
+  const decision = d.decision.decision;
+  const cur = d.cur;
+  switch (decision.kind) {
+    case 'ended':
+      return { kind: 'ended', cur, message: `the run has ended (${decision.status}: ${decision.reason})` };
+    case 'blocked':
+      return { kind: 'blocked', cur, message: decision.reason };
+    case 'complete':
+      return { kind: 'run-completed', cur, message: 'run completed: every node completed or skipped' };
+    case 'skip':
+      return {
+        kind: 'skipped',
+        node: decision.node,
+        cur,
+        message: `skipped "${decision.node}": no execute_condition was true`,
+      };
+    case 'precheck_failed': {
+      const esc = decision.events.some((e) => e.type === 'NodeEscalated');
+      return {
+        kind: esc ? 'escalated' : 'failed',
+        node: decision.node,
+        attempt: decision.attempt,
+        cur,
+        message: `"${decision.node}" failed its pre-check: ${decision.events.flatMap((e) => (e.type === 'NodeFailed' ? e.failures.map((f) => f.message) : [])).join('; ')}`,
+      };
+    }
+  }
+  failpoint('after-dispatch-write');
+  const { node, attempt, approach, context } = decision;
+  const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
+  say(
+    `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
+  );
+  const outcome = await executeAttempt(
+    setup,
+    cur,
+    node,
+    attempt,
+    approach,
+    context,
+    execTag,
+    dispatchedAt,
+    dispatchTime.get('head'),
+  );
+  failpoint('before-record-write');
+  const r = await commit(setup, runner, (c) =>
+    decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome),
+  );
+  failpoint('after-record-write');
+  if (r.decision.kind === 'stale') return { kind: 'stale', cur: r.cur, message: r.decision.reason };
+  const secs = (outcome.usage.wall_ms / 1000).toFixed(1);
+  if (r.decision.recorded) {
+    return {
+      kind: 'recorded',
+      node: node.id,
+      attempt,
+      cur: r.cur,
+      message: `"${node.id}" attempt ${attempt} recorded in ${secs}s: ${outcome.evidence.length} check(s) passed`,
+    };
+  }
+  const why = outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ');
+  return {
+    kind: r.decision.escalated ? 'escalated' : 'failed',
+    node: node.id,
+    attempt,
+    cur: r.cur,
+    message: `"${node.id}" attempt ${attempt} failed in ${secs}s (${why})${r.decision.escalated ? '; escalated: it needs a person' : '; it will be retried'}`,
+  };
+}
+
+function gitBaseOf(cwd: string, memo: Map<string, string | undefined>): { git_head?: string } {
+  if (!memo.has('head')) memo.set('head', gitHead(cwd));
+  const head = memo.get('head');
+  return head ? { git_head: head } : {};
+}
+
+/** Runs the attempt's command and every evidence check; never throws for a failing node. */
+async function executeAttempt(
+  setup: StepSetup,
+  cur: Current,
+  node: GraphNode,
+  attempt: number,
+  approach: Approach,
+  context: AttemptContext,
+  execTag: string,
+  dispatchedAt: string,
+  gitBase: string | undefined,
+): Promise<AttemptOutcome> {
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-'));
+  try {
+    const outputFile = join(dir, 'output');
+    const contextFile = join(dir, 'context.json');
+    writeFileSync(outputFile, '');
+    writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
+    const exprCtx = expressionContext(setup.graph, cur.state, attempt);
+    const failures: AttemptOutcome['failures'] = [];
+    const nodeEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(approach.env)) {
+      try {
+        nodeEnv[k] = interpolate(v, exprCtx);
+      } catch (e) {
+        failures.push({ check: `env ${k}`, message: (e as Error).message });
+      }
+    }
+    let stdin: string | undefined;
+    if (approach.prompt !== undefined) {
+      try {
+        stdin = `${interpolate(approach.prompt, exprCtx)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
+      } catch (e) {
+        failures.push({ check: 'prompt', message: (e as Error).message });
+      }
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...setup.baseEnv,
+      ...nodeEnv,
+      INTERLOCK_RUN_ID: cur.journal.run_id,
+      INTERLOCK_NODE: node.id,
+      INTERLOCK_ATTEMPT: String(attempt),
+      INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
+      INTERLOCK_OUTPUT: outputFile,
+      INTERLOCK_CONTEXT: contextFile,
+      INTERLOCK_EXEC_TAG: execTag,
+    };
+    let tail = '';
+    if (failures.length === 0) {
+      const script = approach.run ?? approach.agent!;
+      const res = await runScript({
+        script,
+        env,
+        cwd: setup.cwd,
+        timeoutMs: approach.timeout_minutes * 60_000,
+        ...(stdin !== undefined ? { stdin } : {}),
+        ...(setup.echo ? { echo: setup.echo } : {}),
+        ...(setup.logFile?.(node.id, attempt) ? { logFile: setup.logFile(node.id, attempt)! } : {}),
+      });
+      tail = res.tail;
+      if (res.timedOut)
+        failures.push({
+          check: 'timeout',
+          message: `killed after timeout_minutes ${approach.timeout_minutes}`,
+        });
+      else if (res.exitCode !== 0) {
+        failures.push({
+          check: 'exit',
+          message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
+        });
+      }
+    }
+    failpoint('after-command');
+    const outputs = parseOutputFileSafe(outputFile);
+    const evidence = [];
+    for (const check of node.validates) {
+      const ev = await runLocalCheck(check, {
+        cwd: setup.cwd,
+        env,
+        outputs,
+        dispatchedAt,
+        ...(gitBase ? { gitBase } : {}),
+      });
+      evidence.push(ev);
+      if (!ev.passed) failures.push({ check: ev.check, message: ev.observed });
+    }
+    for (const promised of node.outputs) {
+      if (
+        outputs[promised] === undefined &&
+        !node.validates.some((c) => 'output' in c && c.output === promised)
+      ) {
+        failures.push({
+          check: `output ${promised}`,
+          message: `the node promised output "${promised}" but did not set it`,
+        });
+      }
+    }
+    return { failures, evidence, outputs, usage: { wall_ms: Date.now() - started }, output_tail: tail };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function parseOutputFileSafe(path: string): Record<string, string> {
+  try {
+    return parseOutputs(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+export interface ExecRequest {
+  /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
+  script: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Given on stdin (prompt nodes). */
+  stdin?: string;
+  timeoutMs: number;
+  /** Where live output goes (the terminal, the step log). */
+  echo?: (chunk: Buffer) => void;
+  /** A file that keeps the whole output. */
+  logFile?: string;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  tail: string;
+  wallMs: number;
+}
+
+const TAIL_CHARS = 4000;
+const KILL_GRACE_MS = 3000;
+
+/** Children still running, so a signal to this process can stop their process groups. */
+const running = new Set<number>();
+
+/** Stops every command this process started (their whole process groups). */
+export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Runs a bash script in its own process group, streaming output, keeping its tail, and killing the whole
+ * group when the timeout passes.
+ */
+export function runScript(req: ExecRequest): Promise<ExecResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', req.script], {
+      cwd: req.cwd,
+      env: req.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let log: WriteStream | undefined;
+    if (req.logFile) log = createWriteStream(req.logFile, { flags: 'a' });
+    let tail = '';
+    const onData = (chunk: Buffer) => {
+      req.echo?.(chunk);
+      log?.write(chunk);
+      tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.stdin.on('error', () => {
+      // the command may exit without reading its stdin
+    });
+    child.stdin.end(req.stdin ?? '');
+    if (child.pid !== undefined) running.add(child.pid);
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // exited meanwhile
+      }
+      killTimer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // exited meanwhile
+        }
+      }, KILL_GRACE_MS);
+    }, req.timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      if (child.pid !== undefined) running.delete(child.pid);
+      // The group may hold background children of the script; they do not outlive the attempt.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // none left
+      }
+      const done = () => resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started });
+      if (log) log.end(done);
+      else done();
+    });
+  });
+}
+
+/** Parses a `name=value` / `name<<DELIM` output file, as GITHUB_OUTPUT works. */
+export function parseOutputFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!line.trim()) continue;
+    const heredoc = /^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const delim = heredoc[2]!;
+      const body: string[] = [];
+      i++;
+      while (i < lines.length && lines[i] !== delim) body.push(lines[i++]!);
+      out[heredoc[1]!] = body.join('\n');
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { RunnerInfo } from '../journal/events.js';
+import type { DispatchInfo } from '../journal/fold.js';
+import type { Probe } from '../protocol/settle.js';
+
+/** True when a process with this pid exists (signal 0 probes without sending). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The kernel's start time of a process (Linux), which tells a reused pid from the original. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pids of live processes whose environment carries this execution tag (Linux; empty elsewhere). */
+export function processesWithTag(tag: string): number[] {
+  const needle = `INTERLOCK_EXEC_TAG=${tag}`;
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const env = readFileSync(`/proc/${entry}/environ`, 'latin1');
+      if (env.split('\0').includes(needle)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+/** Describes this process as the executor of an attempt. */
+export function localRunner(execTag: string): RunnerInfo {
+  const start = processStart(process.pid);
+  return {
+    kind: 'local',
+    host: hostname(),
+    pid: process.pid,
+    ...(start !== undefined ? { pid_start: start } : {}),
+    exec_tag: execTag,
+  };
+}
+
+/**
+ * Whether a local attempt's executor is provably gone: same host, its pid dead or reused, and no process
+ * still carrying the attempt's tag (the node's command may outlive a killed CLI). Other hosts are left alone
+ * unless assumeDead.
+ */
+export function probeLocal(
+  dispatch: DispatchInfo,
+  opts: { assumeDead: boolean; logFile?: (attempt: number) => string },
+): Probe {
+  const r = dispatch.runner;
+  const observed = observedMs(dispatch, opts.logFile?.(dispatch.attempt));
+  if (r.kind !== 'local') {
+    return opts.assumeDead
+      ? { gone: true, why: 'assumed dead (--assume-dead)', observed_ms: observed }
+      : {
+          gone: false,
+          why: `dispatched by a ${r.kind} runner; recover it there, or pass --assume-dead`,
+          observed_ms: observed,
+        };
+  }
+  if (r.host !== hostname()) {
+    return opts.assumeDead
+      ? { gone: true, why: `on host ${r.host}, assumed dead (--assume-dead)`, observed_ms: observed }
+      : {
+          gone: false,
+          why: `in flight on another host (${r.host}); pass --assume-dead if it is known to be gone`,
+          observed_ms: observed,
+        };
+  }
+  const pid = r.pid ?? -1;
+  const alive = processAlive(pid) && (r.pid_start === undefined || processStart(pid) === r.pid_start);
+  if (alive) return { gone: false, why: `its executor (pid ${pid}) is still running`, observed_ms: observed };
+  const tagged = r.exec_tag ? processesWithTag(r.exec_tag) : [];
+  if (tagged.length) {
+    return {
+      gone: false,
+      why: `its command is still running (pid ${tagged.join(', ')}) although the executor exited`,
+      observed_ms: observed,
+    };
+  }
+  return { gone: true, why: `executor pid ${pid} is gone`, observed_ms: observed };
+}
+
+/** A lower bound of the time the attempt ran: from dispatch to the last write of its log. */
+function observedMs(dispatch: DispatchInfo, logFile: string | undefined): number {
+  if (!logFile) return 0;
+  try {
+    const ms = statSync(logFile).mtimeMs - Date.parse(dispatch.at);
+    return Math.max(0, Math.round(ms));
+  } catch {
+    return 0;
+  }
+}
