@@ -4,12 +4,10 @@ import { z } from 'zod';
 export const ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-const Replay = z
-  .enum(['safe', 'never'])
-  .meta({
-    description:
-      'What happens when an attempt is interrupted: `safe` reruns it, `never` holds it for a person.',
-  });
+const Replay = z.enum(['safe', 'never']).meta({
+  description:
+    'What happens when an attempt is interrupted: `safe` reruns it, `never` holds it for a person.',
+});
 
 const FileCheck = z
   .strictObject({
@@ -103,21 +101,14 @@ export const NodeSchema = z.strictObject({
     .array(z.string())
     .optional()
     .meta({ description: 'Nodes that must be completed or skipped first.' }),
-  execute_conditions: z
-    .array(z.string().min(1))
-    .optional()
-    .meta({
-      description: 'Expressions; at least one must be true or the node is skipped. None means always.',
-    }),
+  execute_conditions: z.array(z.string().min(1)).optional().meta({
+    description: 'Expressions; at least one must be true or the node is skipped. None means always.',
+  }),
   validates: z.array(CheckSchema).optional().meta({ description: 'Evidence checks run after the command.' }),
   replay: Replay.optional(),
-  retry: z
-    .array(ApproachSchema)
-    .max(2)
-    .optional()
-    .meta({
-      description: 'At most 2: retry[0] overrides attempt 2; retry[1] is a different approach for attempt 3.',
-    }),
+  retry: z.array(ApproachSchema).max(2).optional().meta({
+    description: 'At most 2: retry[0] overrides attempt 2; retry[1] is a different approach for attempt 3.',
+  }),
   outputs: z
     .array(z.string().regex(ID_PATTERN))
     .optional()

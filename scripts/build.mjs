@@ -1,0 +1,22 @@
+// Bundles each entry point with ncc into a single file under dist/.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const entries = [{ src: 'src/cli/index.ts', out: 'cli.js' }];
+const root = new URL('..', import.meta.url).pathname;
+const dist = join(root, 'dist');
+mkdirSync(dist, { recursive: true });
+for (const { src, out } of entries) {
+  const tmp = join(root, 'node_modules', '.cache', 'interlock-build', out);
+  rmSync(tmp, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules/@vercel/ncc/dist/ncc/cli.js'), 'build', src, '-o', tmp, '--minify', '--no-source-map-register', '-q', '--target', 'es2022'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  copyFileSync(join(tmp, 'index.js'), join(dist, out));
+}
+writeFileSync(join(dist, 'package.json'), '{\n  "type": "module"\n}\n');
+const size = (f) => (readFileSync(join(dist, f)).length / 1024).toFixed(0);
+console.log(`built ${entries.map((e) => `dist/${e.out} (${size(e.out)} kB)`).join(', ')}`);
