@@ -12,7 +12,18 @@ for (const { src, out } of entries) {
   rmSync(tmp, { recursive: true, force: true });
   execFileSync(
     process.execPath,
-    [join(root, 'node_modules/@vercel/ncc/dist/ncc/cli.js'), 'build', src, '-o', tmp, '--minify', '--no-source-map-register', '-q', '--target', 'es2022'],
+    [
+      join(root, 'node_modules/@vercel/ncc/dist/ncc/cli.js'),
+      'build',
+      src,
+      '-o',
+      tmp,
+      '--minify',
+      '--no-source-map-register',
+      '-q',
+      '--target',
+      'es2022',
+    ],
     { cwd: root, stdio: 'inherit' },
   );
   copyFileSync(join(tmp, 'index.js'), join(dist, out));

@@ -3,9 +3,13 @@ import { execFileSync } from 'node:child_process';
 
 try {
   execFileSync('git', ['diff', '--exit-code', '--stat', '--', 'dist'], { stdio: 'inherit' });
-  const untracked = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '--', 'dist'], { encoding: 'utf8' }).trim();
+  const untracked = execFileSync('git', ['ls-files', '--others', '--exclude-standard', '--', 'dist'], {
+    encoding: 'utf8',
+  }).trim();
   if (untracked) {
-    console.error(`dist/ has files that are not committed:\n${untracked}\nRun "npm run build" and commit dist/.`);
+    console.error(
+      `dist/ has files that are not committed:\n${untracked}\nRun "npm run build" and commit dist/.`,
+    );
     process.exit(1);
   }
 } catch {

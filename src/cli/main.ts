@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
+import type { EscalationReport } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { approveRerun, failRun, settleNode } from '../protocol/settle.js';
 import { statusMermaid, statusTable } from '../render/status.js';
@@ -64,8 +65,17 @@ function checkRunId(id: string): string {
 
 function journalPath(io: Io, journal: string | undefined, runId: string | undefined): string {
   if (journal) return resolve(io.cwd, journal);
-  if (!runId) throw new UsageError('name the run: --journal F or --run-id ID');
-  return resolve(io.cwd, '.interlock', 'runs', `${checkRunId(runId)}.json`);
+  if (runId) return resolve(io.cwd, '.interlock', 'runs', `${checkRunId(runId)}.json`);
+  // With one run in the default folder, there is nothing to ask.
+  const runsDir = resolve(io.cwd, '.interlock', 'runs');
+  const found = listJson(runsDir);
+  if (found.length === 1) return found[0]!;
+  const names = found.map((f) => f.slice(runsDir.length + 1, -'.json'.length));
+  throw new UsageError(
+    found.length
+      ? `${found.length} runs in .interlock/runs (${names.join(', ')}): name one with --run-id ID`
+      : 'no run in .interlock/runs: name the journal with --journal F, or start a run with "interlock run <graph>"',
+  );
 }
 
 function parseInputs(list: string[] | undefined): Record<string, string> {
@@ -230,7 +240,12 @@ async function cmdRun(io: Io, args: string[]): Promise<number> {
       stale: '?',
     }[r.kind];
     io.err(`${mark} ${r.message}${'node' in r ? ` [${el}s]` : ''}\n`);
-    if (r.kind === 'ended') return r.cur.state.checkpoint.status === 'completed' ? EXIT.ok : EXIT.failed;
+    const ended = r.cur.state.checkpoint.ended;
+    if (ended && r.kind !== 'ended' && r.kind !== 'run-completed') {
+      io.err(`${ended.type === 'RunCompleted' ? '★ run completed' : '■ run failed'}: ${ended.reason}\n`);
+    }
+    if (r.kind === 'ended' || (values.all && ended))
+      return ended?.type === 'RunFailed' ? EXIT.failed : (STEP_EXIT[r.kind] ?? EXIT.ok);
     const code = STEP_EXIT[r.kind]!;
     if (!values.all || r.kind === 'run-completed' || r.kind === 'blocked' || r.kind === 'stale') {
       if (values.all)
@@ -276,14 +291,34 @@ async function cmdStatus(io: Io, args: string[]): Promise<number> {
 
 function nextHint(cur: Current): string {
   const cp = cur.state.checkpoint;
+  const run = `--run-id ${cp.run_id}`;
   const lines: string[] = [];
-  for (const n of cp.held_nodes)
+  for (const n of cp.held_nodes) {
     lines.push(
-      `held: ${n} — approve: interlock approve-rerun ${n} --by NAME; or settle: interlock settle ${n} --by NAME --note "..."`,
+      `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,
+      `  interlock approve-rerun ${n} --by NAME ${run}     # run it again`,
+      `  interlock settle ${n} --by NAME --note "..." ${run}   # it is done: record it`,
     );
-  for (const n of cp.escalated_nodes)
-    lines.push(`escalated: ${n} — see the report with --json; approve-rerun, settle or fail-run`);
+  }
+  for (const n of cp.escalated_nodes) {
+    lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report));
+    lines.push(
+      `  interlock approve-rerun ${n} --by NAME ${run}  |  interlock settle ${n} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
+    );
+  }
   return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
+
+/** The escalation report in plain lines. */
+export function reportLines(report: EscalationReport | undefined): string[] {
+  if (!report) return [];
+  const out = report.attempted.map((a) => {
+    const f = report.failed.find((x) => x.attempt === a.attempt);
+    const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : 'no failure recorded';
+    return `  attempt ${a.attempt} (${a.approach}) ${a.work} — failed: ${why}`;
+  });
+  out.push(`  approaches tried: ${report.approaches_tried.join(', ')}`, `  needed: ${report.needed}`);
+  return out;
 }
 
 async function cmdRecover(io: Io, args: string[]): Promise<number> {

@@ -57,6 +57,39 @@ function restString(path: Path): string {
   return out;
 }
 
+/**
+ * Untrusted-text rules and expression syntax for the texts one approach writes itself (a node, a retry
+ * entry, a skill): each text is checked once, in the file and at the line where it is written.
+ */
+function checkTexts(
+  src: SourceDoc,
+  fields: ApproachFields,
+  base: Path,
+  where: (rest: Path) => string,
+  errors: SourceError[],
+): void {
+  if (fields.run?.includes('${{')) {
+    errors.push(
+      errorAt(
+        src,
+        [...base, 'run'],
+        `${where(['run'])} contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
+      ),
+    );
+  }
+  const texts: Array<[string, Path]> = [];
+  if (fields.prompt !== undefined) texts.push([fields.prompt, ['prompt']]);
+  for (const [name, value] of Object.entries(fields.env ?? {}))
+    if (typeof value === 'string') texts.push([value, ['env', name]]);
+  for (const [text, rest] of texts) {
+    try {
+      checkTemplate(text);
+    } catch (e) {
+      errors.push(errorAt(src, [...base, ...rest], `${where(rest)}: ${(e as Error).message}`));
+    }
+  }
+}
+
 function parseSkill(
   name: string,
   source: SourceText,
@@ -71,10 +104,18 @@ function parseSkill(
         src,
         result.error.issues,
         (p) => `skill "${name}"${p.length ? ` ${restString(p)}` : ''}`,
+        'skill',
       ),
     };
   }
-  return { skill: result.data, src, errors: [] };
+  const errors: SourceError[] = [];
+  const skill = result.data;
+  const where = (p: Path) => `skill "${name}" ${restString(p)}`;
+  checkTexts(src, skill, [], where, errors);
+  (skill.retry ?? []).forEach((r, k) => {
+    checkTexts(src, r, ['retry', k], (p) => where(['retry', k, ...p]), errors);
+  });
+  return { skill, src, errors };
 }
 
 function stringEnv(env: Record<string, string | number | boolean> | undefined): Record<string, string> {
@@ -217,54 +258,58 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
         `node "${n.id}" retry[1] is the same approach as the node's own; attempt 3 must differ: give it another run, prompt or skill`,
       );
     }
+    const own = approaches[0]!;
     approaches.forEach((a, k) => {
+      // Attempt 2 without retry[0] is attempt 1 again, and a retry inherits the node's fields:
+      // each text is checked once, where it is written.
+      if (k > 0 && a.label === 'default') return;
       const where = k === 0 ? at() : at('retry', k - 1);
       const label = k === 0 ? `node "${n.id}"` : `node "${n.id}" ${a.label}`;
       if (a.run === undefined && a.prompt === undefined) {
-        if (k === 0)
+        const skillFailed = n.skill !== undefined && skills.get(n.skill) === null;
+        if (k === 0 && !skillFailed)
           err(where, `${label} has neither "run" nor "prompt": give it one (or a skill that has one)`);
       }
       if (n.run !== undefined && n.prompt !== undefined && k === 0) {
         err(at('prompt'), `${label} has both "run" and "prompt": keep exactly one`, true);
       }
-      if (a.run?.includes('${{')) {
-        const runPath = k === 0 ? (n.run !== undefined ? at('run') : at('skill')) : at('retry', k - 1, 'run');
-        err(
-          runPath,
-          `${label} "run" contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
-        );
-      }
-      if (a.prompt !== undefined && !a.agent) {
+      if (a.prompt !== undefined && !a.agent && (k === 0 || a.prompt !== own.prompt)) {
         err(
           k === 0 ? at('prompt') : where,
           `${label} has a prompt but no agent command: set defaults.agent (e.g. "claude -p") or the node's agent`,
         );
       }
-      if (a.prompt !== undefined)
-        tryTemplate(a.prompt, k === 0 ? at('prompt') : at('retry', k - 1, 'prompt'));
-      for (const [name, value] of Object.entries(a.env)) {
-        tryTemplate(value, k === 0 ? at('env', name) : at('retry', k - 1, 'env', name));
-      }
+    });
+    const nodeWhereAt = (p: Path) => nodeWhere(file, p);
+    checkTexts(src, n, at(), (p) => nodeWhereAt(at(...p)), errors);
+    (n.retry ?? []).forEach((r, k) => {
+      checkTexts(src, r, at('retry', k), (p) => nodeWhereAt(at('retry', k, ...p)), errors);
     });
     (n.execute_conditions ?? []).forEach((c, j) => {
       try {
-        parseExpression(stripDelimiters(c));
         if (findTemplateSpans(c).length > 1)
-          throw new ExpressionSyntaxError('one expression per condition', c);
+          throw new ExpressionSyntaxError(
+            'a condition is one expression: write it as one "${{ }}" (combine parts with && or ||)',
+            c,
+          );
+        parseExpression(stripDelimiters(c));
       } catch (e) {
         err(at('execute_conditions', j), `node "${n.id}" execute_conditions[${j}]: ${(e as Error).message}`);
       }
     });
     (merged.validates ?? []).forEach((check, j) => {
-      const pattern = 'contains' in check ? check.contains : 'matches' in check ? check.matches : undefined;
-      const gitMessage = 'git' in check ? check.git.message : undefined;
-      for (const p of [pattern, gitMessage]) {
+      const patterns: Array<[string | undefined, Path]> = [
+        ['contains' in check ? check.contains : undefined, ['contains']],
+        ['matches' in check ? check.matches : undefined, ['matches']],
+        ['git' in check ? check.git.message : undefined, ['git', 'message']],
+      ];
+      for (const [p, field] of patterns) {
         if (p === undefined) continue;
         try {
           new RegExp(p);
         } catch (e) {
           err(
-            at('validates', j),
+            at('validates', j, ...field),
             `node "${n.id}" validates[${j}]: ${(e as Error).message}; fix the regular expression`,
           );
         }
@@ -287,14 +332,6 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
       approaches: approaches.map(stripUndefinedApproach),
     };
   });
-
-  function tryTemplate(text: string, path: Path) {
-    try {
-      checkTemplate(text);
-    } catch (e) {
-      err(path, `${nodeWhere(file, path)}: ${(e as Error).message}`);
-    }
-  }
 
   if (errors.length) throw new GraphError(dedupe(errors));
   const body = { name: file.name, description: file.description, nodes };

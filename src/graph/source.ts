@@ -1,6 +1,7 @@
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean, type SourceError } from './errors.js';
+import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
 
 /** A YAML or JSON text with source positions, for errors that point at a line and column. */
 export interface SourceDoc {
@@ -19,6 +20,17 @@ export function parseSource(file: string, text: string): SourceDoc {
   const errors: SourceError[] = doc.errors.map((e) => {
     const pos = lines.linePos(e.pos[0]);
     const first = e.message.split('\n')[0] ?? e.message;
+    if (e.code === 'DUPLICATE_KEY') {
+      const key = /^\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^:\n]*?))\s*:/.exec(text.slice(e.pos[0]));
+      const name = key?.[1] ?? key?.[2] ?? key?.[3];
+      if (name)
+        return {
+          file,
+          line: pos.line,
+          col: pos.col,
+          message: `"${name}" appears twice in the same map; keep one`,
+        };
+    }
     return { file, line: pos.line, col: pos.col, message: `not valid YAML: ${first}` };
   });
   const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
@@ -72,10 +84,12 @@ export function zodIssuesToErrors(
   src: SourceDoc,
   issues: z.core.$ZodIssue[],
   what: (p: Path) => string,
+  root: 'graph' | 'skill' = 'graph',
+  prefix: Path = [],
 ): SourceError[] {
   const out: SourceError[] = [];
   for (const issue of issues) {
-    const path = issue.path as Path;
+    const path = [...prefix, ...issue.path] as Path;
     const where = what(path);
     switch (issue.code) {
       case 'unrecognized_keys':
@@ -84,7 +98,7 @@ export function zodIssuesToErrors(
             errorAt(
               src,
               [...path, k],
-              `${where}: unknown field "${k}"${unknownFieldHint(src, path, k)}`,
+              `${where}: unknown field "${k}"${unknownFieldHint(src, root, path, k)}`,
               true,
             ),
           );
@@ -92,10 +106,75 @@ export function zodIssuesToErrors(
         break;
       case 'invalid_union': {
         const isCheck = path.some((p) => p === 'validates');
-        const msg = isCheck
-          ? `${where}: a check must name exactly one of ${CHECK_KINDS.join(', ')} (got ${describeValue(src, path)}); e.g. "- file: out.txt"`
-          : `${where}: ${issue.message}`;
-        out.push(errorAt(src, path, msg));
+        if (!isCheck) {
+          out.push(errorAt(src, path, `${where}: ${issue.message}`));
+          break;
+        }
+        const node = src.doc.getIn(path, true);
+        const kinds = isMap(node)
+          ? CHECK_KINDS.filter((k) => node.items.some((p) => isScalar(p.key) && p.key.value === k))
+          : [];
+        const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS.indexOf(kinds[0]!)] : undefined;
+        if (variant) {
+          // The check names one kind: report that kind's own problem (e.g. a misspelt field).
+          out.push(...zodIssuesToErrors(src, variant, what, root, path));
+          break;
+        }
+        const got = isMap(node)
+          ? kinds.length
+            ? kinds.join(' and ')
+            : 'none of them'
+          : describeValue(src, path);
+        out.push(
+          errorAt(
+            src,
+            path,
+            `${where}: a check must name exactly one of ${CHECK_KINDS.join(', ')} (got ${got}); e.g. "- file: out.txt"`,
+          ),
+        );
+        break;
+      }
+      case 'invalid_key': {
+        const name = String(path[path.length - 1]);
+        out.push(
+          errorAt(
+            src,
+            path,
+            `${what(path.slice(0, -1))}: "${name}" is not a valid variable name: use letters, digits and "_", not starting with a digit`,
+            true,
+          ),
+        );
+        break;
+      }
+      case 'too_big':
+      case 'too_small': {
+        const value = describeValue(src, path);
+        const bound = issue.code === 'too_big' ? issue.maximum : issue.minimum;
+        if (issue.origin === 'array' && issue.code === 'too_big') {
+          const extra =
+            path[path.length - 1] === 'retry' ? ' (retry[0] for attempt 2, retry[1] for attempt 3)' : '';
+          out.push(
+            errorAt(
+              src,
+              [...path, Number(bound)],
+              `${where}: at most ${bound} entries are allowed${extra}; remove the rest`,
+            ),
+          );
+        } else if (issue.origin === 'array') {
+          out.push(errorAt(src, path, `${where}: list at least ${bound} entry; the list is empty`));
+        } else if (issue.origin === 'string') {
+          out.push(errorAt(src, path, `${where}: must not be empty`));
+        } else {
+          const cmp =
+            issue.code === 'too_big'
+              ? issue.inclusive === false
+                ? 'less than'
+                : 'at most'
+              : issue.inclusive === false
+                ? 'more than'
+                : 'at least';
+          out.push(errorAt(src, path, `${where}: ${value} is out of range: it must be ${cmp} ${bound}`));
+        }
         break;
       }
       case 'invalid_type':
@@ -115,15 +194,27 @@ export function zodIssuesToErrors(
           errorAt(src, path, `${where}: ${describeValue(src, path)} is not allowed: ${formatHint(path)}`),
         );
         break;
-      case 'invalid_value':
+      case 'invalid_value': {
+        const allowed = issue.values.map((v) => JSON.stringify(v));
+        const value = describeValue(src, path);
         out.push(
-          errorAt(
-            src,
-            path,
-            `${where}: ${describeValue(src, path)} is not allowed; use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
-          ),
+          value === 'nothing'
+            ? errorAt(
+                src,
+                path,
+                allowed.length === 1
+                  ? `${where}: required field is missing; add "${String(path[path.length - 1])}: ${String(issue.values[0])}"`
+                  : `${where}: required field is missing (one of ${allowed.join(', ')})`,
+                true,
+              )
+            : errorAt(
+                src,
+                path,
+                `${where}: ${value} is not allowed; use ${allowed.length === 1 ? allowed[0] : `one of ${allowed.join(', ')}`}`,
+              ),
         );
         break;
+      }
       default:
         out.push(errorAt(src, path, `${where}: ${issue.message}`));
     }
@@ -131,28 +222,39 @@ export function zodIssuesToErrors(
   return out;
 }
 
-function unknownFieldHint(src: SourceDoc, path: Path, key: string): string {
-  const known: Record<string, string[]> = {
-    node: [
-      'id',
-      'description',
-      'run',
-      'prompt',
-      'agent',
-      'skill',
-      'env',
-      'timeout_minutes',
-      'depends_on',
-      'execute_conditions',
-      'validates',
-      'replay',
-      'retry',
-      'outputs',
-    ],
-    top: ['interlock', 'name', 'description', 'defaults', 'nodes', '$schema'],
-  };
-  const list = path.length === 0 ? known.top! : path[0] === 'nodes' && path.length === 2 ? known.node! : [];
-  void src;
+const fieldsOf = (schema: { shape: object }) => Object.keys(schema.shape);
+const GRAPH_FIELDS = fieldsOf(GraphSchema);
+const DEFAULTS_FIELDS = fieldsOf(GraphSchema.shape.defaults.unwrap());
+const NODE_FIELDS = fieldsOf(NodeSchema);
+const SKILL_FIELDS = fieldsOf(SkillSchema);
+const RETRY_FIELDS = fieldsOf(NodeSchema.shape.retry.unwrap().element);
+const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
+const GIT_FIELDS = fieldsOf(CheckSchema.options[3].shape.git);
+
+/** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
+function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
+  let rel = path;
+  if (root === 'graph') {
+    if (path.length === 0) return GRAPH_FIELDS;
+    if (path.length === 1 && path[0] === 'defaults') return DEFAULTS_FIELDS;
+    if (path[0] !== 'nodes' || typeof path[1] !== 'number') return [];
+    if (path.length === 2) return NODE_FIELDS;
+    rel = path.slice(2);
+  } else if (path.length === 0) return SKILL_FIELDS;
+  if (rel.length === 2 && rel[0] === 'retry') return RETRY_FIELDS;
+  if (rel.length === 2 && rel[0] === 'validates') {
+    const item = src.doc.getIn(path, true);
+    const kind = CHECK_KINDS.findIndex(
+      (k) => isMap(item) && item.items.some((p) => isScalar(p.key) && p.key.value === k),
+    );
+    return CHECK_FIELDS[kind] ?? [];
+  }
+  if (rel.length === 3 && rel[0] === 'validates' && rel[2] === 'git') return GIT_FIELDS;
+  return [];
+}
+
+function unknownFieldHint(src: SourceDoc, root: 'graph' | 'skill', path: Path, key: string): string {
+  const list = allowedFields(src, root, path);
   const close = didYouMean(key.replace(/-/g, '_'), list);
   return close ? ` (did you mean "${close}"?)` : list.length ? `; allowed: ${list.join(', ')}` : '';
 }

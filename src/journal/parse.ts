@@ -8,8 +8,47 @@ import {
 } from './events.js';
 import { JournalError } from './fold.js';
 
-/** Parses journal text and validates every event's shape. Throws JournalError naming the file and first bad event. */
-export function parseJournal(text: string, file: string): Journal {
+/**
+ * Decodes journal bytes as strict UTF-8: a lenient decode would swap bad bytes for U+FFFD and the next
+ * write would silently replace the journal's content.
+ */
+function decodeStrict(bytes: Uint8Array, file: string): string {
+  const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  try {
+    return fatal.decode(bytes);
+  } catch {
+    // Find the line (a newline byte never occurs inside a multi-byte sequence) and name its event.
+    let start = 0;
+    for (let line = 1; ; line++) {
+      const nl = bytes.indexOf(0x0a, start);
+      const end = nl < 0 ? bytes.length : nl;
+      const chunk = bytes.subarray(start, end);
+      try {
+        fatal.decode(chunk);
+      } catch {
+        const lenient = new TextDecoder('utf-8').decode(chunk).trim().replace(/,$/, '');
+        let event = '';
+        try {
+          const ev = JSON.parse(lenient) as { seq?: unknown; type?: unknown };
+          if (ev && typeof ev === 'object' && 'seq' in ev)
+            event = ` (event seq ${JSON.stringify(ev.seq)}, type ${JSON.stringify(ev.type ?? null)})`;
+        } catch {
+          // not one event a line: the line number is what there is
+        }
+        throw new JournalError(
+          `${file}: line ${line}${event} is not valid UTF-8; it was left untouched: restore it from a backup or the journal branch's history`,
+          null,
+        );
+      }
+      if (nl < 0) throw new JournalError(`${file}: the journal is not valid UTF-8`, null);
+      start = nl + 1;
+    }
+  }
+}
+
+/** Parses a journal (text, or bytes decoded as strict UTF-8) and validates every event's shape. Throws JournalError naming the file and first bad event. */
+export function parseJournal(input: string | Uint8Array, file: string): Journal {
+  const text = typeof input === 'string' ? input : decodeStrict(input, file);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -18,6 +18,8 @@ function seconds(ms: number): string {
 }
 
 function lastEvidence(p: NodeProgress): string {
+  if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
+  if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   const failing =
     p.state !== 'completed' && p.last_failures.length
       ? p.last_failures[p.last_failures.length - 1]

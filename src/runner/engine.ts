@@ -6,7 +6,7 @@ import { gitHead, runLocalCheck } from '../evidence/local.js';
 import { interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../journal/events.js';
-import { type DispatchInfo, fold, type RunState } from '../journal/fold.js';
+import { type DispatchInfo, fold, JournalError, type RunState } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
   type AttemptContext,
@@ -71,7 +71,16 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
         `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
       );
     }
-    return { journal: stored.journal, version: stored.version, state: fold(stored.journal, setup.graph) };
+    let state: RunState;
+    try {
+      state = fold(stored.journal, setup.graph);
+    } catch (e) {
+      // Rule 7: the error names the file as well as the first bad event; nothing is written.
+      if (e instanceof JournalError)
+        throw new JournalError(`${setup.store.location}: ${e.message}; the journal was left untouched`, e.seq);
+      throw e;
+    }
+    return { journal: stored.journal, version: stored.version, state };
   }
   const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
   const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };

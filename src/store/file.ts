@@ -39,9 +39,15 @@ export class FileStore implements JournalStore {
   }
 
   async read(): Promise<StoredJournal | null> {
-    const text = readText(this.path);
-    if (text === null) return null;
-    return { journal: parseJournal(text, this.path), version: sha256(text) };
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(this.path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    // Bytes, not text: a journal that is not valid UTF-8 is refused, never decoded leniently and rewritten.
+    return { journal: parseJournal(bytes, this.path), version: sha256(bytes.toString('utf8')) };
   }
 
   async write(journal: Journal, expected: string | null, _message: string): Promise<WriteResult> {
