@@ -3,7 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const entries = [{ src: 'src/cli/index.ts', out: 'cli.js' }];
+const entries = [
+  { src: 'src/action/index.ts', out: 'index.js' },
+  { src: 'src/action/post.ts', out: 'post.js' },
+  { src: 'src/cli/index.ts', out: 'cli.js' },
+];
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
 mkdirSync(dist, { recursive: true });
@@ -19,6 +23,7 @@ for (const { src, out } of entries) {
       '-o',
       tmp,
       '--minify',
+      '--transpile-only',
       '--no-source-map-register',
       '-q',
       '--target',

@@ -72,7 +72,18 @@ export async function runLocalCheck(check: Check, input: CheckInput): Promise<Ev
       observed: `${check.output}=${clip(value, 120)}`,
     };
   }
-  return gitCheck(check.git, input);
+  if ('git' in check) return gitCheck(check.git, input);
+  const kind = Object.keys(check)[0] ?? 'check';
+  return {
+    check: kind,
+    passed: false,
+    observed: `a ${kind} check needs the GitHub API: run it in the Action (or give the CLI GITHUB_TOKEN and GITHUB_REPOSITORY)`,
+  };
+}
+
+/** True for the kinds this module answers without the network. */
+export function isLocalCheck(check: Check): boolean {
+  return 'file' in check || 'command' in check || 'output' in check || 'git' in check;
 }
 
 function git(cwd: string, args: string[]): string {

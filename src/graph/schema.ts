@@ -57,8 +57,79 @@ const GitCheck = z
   })
   .meta({ description: 'Passes when new commits exist since the node was dispatched.' });
 
+const PullRequestCheck = z
+  .strictObject({
+    pull_request: z.strictObject({
+      head: z.string().min(1).meta({ description: 'The head branch (may use ${{ }}, e.g. a node output).' }),
+      base: z.string().min(1).optional().meta({ description: 'The base branch.' }),
+      state: z
+        .enum(['open', 'merged', 'closed', 'open_or_merged'])
+        .optional()
+        .meta({ description: 'Required state (default open_or_merged).' }),
+      label: z.string().min(1).optional().meta({ description: 'A label the pull request must carry.' }),
+    }),
+  })
+  .meta({ description: 'GitHub: a pull request exists for the head branch, in the required state.' });
+
+const CheckRunCheck = z
+  .strictObject({
+    check: z.strictObject({
+      ref: z.string().min(1).meta({ description: 'A branch, tag or commit sha (may use ${{ }}).' }),
+      name: z.string().min(1).meta({ description: 'The check run name.' }),
+      conclusion: z
+        .enum(['success', 'neutral', 'skipped'])
+        .optional()
+        .meta({ description: 'Default success.' }),
+    }),
+  })
+  .meta({ description: 'GitHub: a check run of this name on the ref concluded success.' });
+
+const IssueCheck = z
+  .strictObject({
+    issue: z.strictObject({
+      number: z
+        .union([z.number().int().positive(), z.string().min(1)])
+        .optional()
+        .meta({ description: "The issue or pull request number; the run's subject by default." }),
+      state: z.enum(['open', 'closed']).optional(),
+      label: z.string().min(1).optional(),
+      comment: z
+        .string()
+        .min(1)
+        .optional()
+        .meta({ description: 'A regular expression a comment must match.' }),
+    }),
+  })
+  .meta({ description: 'GitHub: the issue has the state, label or a matching comment.' });
+
+const BranchCheck = z
+  .strictObject({ branch: z.string().min(1).meta({ description: 'The branch name (may use ${{ }}).' }) })
+  .meta({ description: 'GitHub: the branch exists.' });
+const TagCheck = z
+  .strictObject({ tag: z.string().min(1).meta({ description: 'The tag name (may use ${{ }}).' }) })
+  .meta({ description: 'GitHub: the tag exists.' });
+const ReleaseCheck = z
+  .strictObject({
+    release: z.string().min(1).meta({ description: 'The release tag name (may use ${{ }}).' }),
+  })
+  .meta({ description: 'GitHub: a release for the tag exists.' });
+
+/** The check kinds answered through the GitHub API. */
+export const GITHUB_CHECK_KINDS = ['pull_request', 'check', 'issue', 'branch', 'tag', 'release'] as const;
+
 /** One evidence check; each item names exactly one kind. */
-export const CheckSchema = z.union([FileCheck, CommandCheck, OutputCheck, GitCheck]);
+export const CheckSchema = z.union([
+  FileCheck,
+  CommandCheck,
+  OutputCheck,
+  GitCheck,
+  PullRequestCheck,
+  CheckRunCheck,
+  IssueCheck,
+  BranchCheck,
+  TagCheck,
+  ReleaseCheck,
+]);
 
 const Env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean()]))

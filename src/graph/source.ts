@@ -77,7 +77,8 @@ function describeValue(src: SourceDoc, path: Path): string {
   return 'something else';
 }
 
-const CHECK_KINDS = ['file', 'command', 'output', 'git'];
+/** Each check variant's kind is its first field, in the union's order. */
+const CHECK_KINDS: string[] = CheckSchema.options.map((o) => Object.keys(o.shape)[0]!);
 
 /** Turns zod issues into located, actionable messages. */
 export function zodIssuesToErrors(
@@ -229,7 +230,6 @@ const NODE_FIELDS = fieldsOf(NodeSchema);
 const SKILL_FIELDS = fieldsOf(SkillSchema);
 const RETRY_FIELDS = fieldsOf(NodeSchema.shape.retry.unwrap().element);
 const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
-const GIT_FIELDS = fieldsOf(CheckSchema.options[3].shape.git);
 
 /** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
 function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
@@ -249,7 +249,12 @@ function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): str
     );
     return CHECK_FIELDS[kind] ?? [];
   }
-  if (rel.length === 3 && rel[0] === 'validates' && rel[2] === 'git') return GIT_FIELDS;
+  if (rel.length === 3 && rel[0] === 'validates') {
+    // A kind with options of its own, e.g. `git: { branch, message }`.
+    const variant = CheckSchema.options[CHECK_KINDS.indexOf(String(rel[2]))];
+    const inner = (variant?.shape as Record<string, unknown> | undefined)?.[String(rel[2])];
+    return inner && typeof inner === 'object' && 'shape' in inner ? fieldsOf(inner as { shape: object }) : [];
+  }
   return [];
 }
 

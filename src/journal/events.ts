@@ -160,6 +160,8 @@ export const JournalHeaderSchema = z.strictObject({
   format: z.literal(JOURNAL_FORMAT),
   run_id: z.string().min(1),
   graph: GraphRef,
+  /** The subject's progress comment, once the Action has made one: updated in place by id. */
+  progress_comment_id: z.number().int().positive().optional(),
   events: z.array(z.unknown()),
 });
 
@@ -167,5 +169,6 @@ export interface Journal {
   format: typeof JOURNAL_FORMAT;
   run_id: string;
   graph: GraphRef;
+  progress_comment_id?: number;
   events: JournalEvent[];
 }

@@ -227,8 +227,17 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
       }
       case 'NodeSkipped': {
         const p = progress(e.node, e);
-        if (p.state !== 'pending' || p.attempts !== 0)
+        const prechecksOnly =
+          !p.interrupted &&
+          p.last_failures.length > 0 &&
+          p.last_failures.every((f) => f.check === 'execute_conditions');
+        if (p.state !== 'pending' || (p.attempts !== 0 && !prechecksOnly))
           bad(`node "${e.node}" already ran; it cannot be skipped`);
+        for (const dep of specs.get(e.node)?.depends_on ?? []) {
+          const d = nodes.get(dep);
+          if (d && d.state !== 'completed' && d.state !== 'skipped')
+            bad(`node "${e.node}" skipped before "${dep}" ended`);
+        }
         p.state = 'skipped';
         p.ended_at = e.at;
         traversal.push(e.node);

@@ -46,6 +46,19 @@ function decodeStrict(bytes: Uint8Array, file: string): string {
   }
 }
 
+/** Where JSON.parse stopped, as a line and (one event a line, as serializeJournal writes) the event there. */
+function jsonErrorLine(text: string, message: string): { text: string; seq: number | null } {
+  const pos = /at position (\d+)/.exec(message);
+  const offset = pos ? Number(pos[1]) : text.trimEnd().length;
+  const lines = text.slice(0, offset).split('\n');
+  const line = lines.length;
+  const seq = /^\s*\{"seq":(\d+)/.exec(text.split('\n')[line - 1] ?? '');
+  return {
+    text: ` at line ${line}${seq ? ` (event seq ${seq[1]})` : ''}`,
+    seq: seq ? Number(seq[1]) : null,
+  };
+}
+
 /** Parses a journal (text, or bytes decoded as strict UTF-8) and validates every event's shape. Throws JournalError naming the file and first bad event. */
 export function parseJournal(input: string | Uint8Array, file: string): Journal {
   const text = typeof input === 'string' ? input : decodeStrict(input, file);
@@ -53,9 +66,10 @@ export function parseJournal(input: string | Uint8Array, file: string): Journal 
   try {
     raw = JSON.parse(text);
   } catch (e) {
+    const where = jsonErrorLine(text, (e as Error).message);
     throw new JournalError(
-      `${file}: the journal is not valid JSON (${(e as Error).message}); it was left untouched: restore it from a backup or the journal branch's history`,
-      null,
+      `${file}: the journal is not valid JSON${where.text} (${(e as Error).message}); it was left untouched: restore it from a backup or the journal branch's history`,
+      where.seq,
     );
   }
   const header = JournalHeaderSchema.safeParse(raw);

@@ -144,7 +144,7 @@ export function decideNext(
     runner,
   };
 
-  if (node.execute_conditions.length > 0 && p.attempts === 0) {
+  if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
     const ctx = expressionContext(graph, state, attempt);
     const errors: Failure[] = [];
     let anyTrue = false;
@@ -196,6 +196,18 @@ export function decideNext(
   };
 }
 
+/**
+ * The last attempt failed its pre-check (a condition could not be evaluated), so its conditions have never
+ * been true: the next attempt is pre-checked again rather than running the work unchecked.
+ */
+export function failedPrecheck(p: NodeProgress): boolean {
+  return (
+    !p.interrupted &&
+    p.last_failures.length > 0 &&
+    p.last_failures.every((f) => f.check === 'execute_conditions')
+  );
+}
+
 export function whyNotReady(graph: Graph, state: RunState, id: string): string {
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
@@ -242,6 +254,15 @@ export function decideResult(
 ): ResultDecision {
   const p = state.nodes.get(nodeId);
   const node = nodeById(graph, nodeId);
+  const ended = state.checkpoint.ended;
+  if (ended) {
+    // The fold refuses any event after the end: writing the result would leave a journal nobody can read.
+    return {
+      kind: 'stale',
+      events: [],
+      reason: `the run ended (${ended.type}: ${ended.reason}) while node "${nodeId}" attempt ${attempt} was in flight; its result was not recorded`,
+    };
+  }
   if (!p || !node || p.state !== 'in_flight' || p.dispatch?.attempt !== attempt) {
     return {
       kind: 'stale',

@@ -2,10 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gitHead, runLocalCheck } from '../evidence/local.js';
-import { interpolate } from '../expressions/evaluate.js';
+import { type GitHubEvidence, runGitHubCheck } from '../evidence/github.js';
+import { type CheckInput, gitHead, isLocalCheck, runLocalCheck } from '../evidence/local.js';
+import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../journal/events.js';
+import type { Check } from '../graph/schema.js';
+import {
+  type Evidence,
+  JOURNAL_FORMAT,
+  type Journal,
+  type NewEvent,
+  type RunnerInfo,
+} from '../journal/events.js';
 import { type DispatchInfo, fold, JournalError, type RunState } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
@@ -37,7 +45,10 @@ export interface StepSetup extends RunSetup {
   baseEnv: NodeJS.ProcessEnv;
   /** Describes this executor for NodeDispatched, given the attempt's execution tag. */
   runner: (execTag: string) => RunnerInfo;
-  probe: (node: string, dispatch: DispatchInfo) => Probe;
+  /** Whether an in-flight attempt's executor is provably gone (may ask an API). */
+  probe: (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
+  /** Answers the GitHub evidence checks; without it they fail with a clear reason. */
+  github?: GitHubEvidence;
   recoveredBy: string;
   /** Live output of the node's command. */
   echo?: (chunk: Buffer) => void;
@@ -77,7 +88,10 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
     } catch (e) {
       // Rule 7: the error names the file as well as the first bad event; nothing is written.
       if (e instanceof JournalError)
-        throw new JournalError(`${setup.store.location}: ${e.message}; the journal was left untouched`, e.seq);
+        throw new JournalError(
+          `${setup.store.location}: ${e.message}; the journal was left untouched`,
+          e.seq,
+        );
       throw e;
     }
     return { journal: stored.journal, version: stored.version, state };
@@ -119,7 +133,7 @@ function describe(events: NewEvent[]): string {
 export async function commit<T extends { events: NewEvent[] }>(
   setup: RunSetup,
   runner: RunnerInfo,
-  decide: (cur: Current) => T,
+  decide: (cur: Current) => T | Promise<T>,
   create = false,
 ): Promise<{ cur: Current; decision: T; conflicts: number }> {
   let conflicts = 0;
@@ -127,7 +141,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     let cur = await readRun(setup, runner);
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
-    const decision = decide(cur);
+    const decision = await decide(cur);
     const events = [...change.events, ...decision.events];
     if (events.length === 0 && (cur.version !== null || !create)) return { cur, decision, conflicts };
     let journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
@@ -174,9 +188,9 @@ export async function recover(
   setup: StepSetup,
 ): Promise<{ cur: Current; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
   const runner = setup.runner('recovery');
-  const r = await commit(setup, runner, (cur) => {
+  const r = await commit(setup, runner, async (cur) => {
     if (cur.version === null) return { events: [] as NewEvent[], left: [] };
-    return recoverEvents(cur.state, setup.probe, setup.recoveredBy);
+    return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
   });
   return {
     cur: r.cur,
@@ -207,11 +221,11 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
   const d = await commit(
     setup,
     runner,
-    (cur) => {
+    async (cur) => {
       const rec =
         cur.version === null
           ? { events: [] as NewEvent[], left: [] }
-          : recoverEvents(cur.state, setup.probe, setup.recoveredBy);
+          : recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
       let { journal, state } = cur;
       if (rec.events.length) {
         journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());
@@ -391,15 +405,24 @@ async function executeAttempt(
     }
     failpoint('after-command');
     const outputs = parseOutputFileSafe(outputFile);
-    const evidence = [];
+    const evidence: Evidence[] = [];
     for (const check of node.validates) {
-      const ev = await runLocalCheck(check, {
-        cwd: setup.cwd,
-        env,
-        outputs,
-        dispatchedAt,
-        ...(gitBase ? { gitBase } : {}),
-      });
+      let ev: Evidence;
+      try {
+        ev = await runCheck(interpolateCheck(check, exprCtx), setup.github, {
+          cwd: setup.cwd,
+          env,
+          outputs,
+          dispatchedAt,
+          ...(gitBase ? { gitBase } : {}),
+        });
+      } catch (e) {
+        ev = {
+          check: Object.keys(check)[0] ?? 'check',
+          passed: false,
+          observed: `the check could not run: ${(e as Error).message}`,
+        };
+      }
       evidence.push(ev);
       if (!ev.passed) failures.push({ check: ev.check, message: ev.observed });
     }
@@ -425,5 +448,40 @@ function parseOutputFileSafe(path: string): Record<string, string> {
     return parseOutputs(readFileSync(path, 'utf8'));
   } catch {
     return {};
+  }
+}
+
+/** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */
+async function probed(
+  state: RunState,
+  probe: StepSetup['probe'],
+): Promise<(node: string, dispatch: DispatchInfo) => Probe> {
+  const results = new Map<string, Probe>();
+  for (const id of state.checkpoint.active_nodes) {
+    const d = state.nodes.get(id)?.dispatch;
+    if (d) results.set(id, await probe(id, d));
+  }
+  return (node) => results.get(node) ?? { gone: false, why: 'not probed', observed_ms: 0 };
+}
+
+/** Expands `${{ }}` in a check's strings (e.g. a branch from a node output); never through a shell. */
+function interpolateCheck(check: Check, ctx: ExpressionContext): Check {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.includes('${{') ? interpolate(v, ctx) : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(check) as Check;
+}
+
+async function runCheck(check: Check, github: GitHubEvidence | undefined, input: CheckInput) {
+  if (isLocalCheck(check) || !github) return runLocalCheck(check, input);
+  try {
+    return await runGitHubCheck(check, github);
+  } catch (e) {
+    const kind = Object.keys(check)[0] ?? 'check';
+    return { check: kind, passed: false, observed: `GitHub API error: ${(e as Error).message}` };
   }
 }

@@ -1,11 +1,12 @@
-// Crash tests with real processes: the bundled CLI is SIGKILLed mid-node, or kills itself at a failpoint,
-// and what follows (recover, run, approve-rerun) must never run a `replay: never` node's side effect again
-// without a named person's approval.
+// Crash tests with real processes: the bundled CLI is SIGKILLed (or stopped with SIGTERM) mid-node, or kills
+// itself at a failpoint, and what follows (recover, run, approve-rerun) must never run a `replay: never`
+// node's side effect again without a named person's approval, while a `replay: safe` node simply reruns.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Checkpoint,
   cleanupSandboxes,
+  type Exit,
   eventsOf,
   processGone,
   requireBundle,
@@ -15,11 +16,11 @@ import {
 } from './harness.js';
 
 const RUN = 'crash';
-const TEST_TIMEOUT = 90_000;
+const TEST_TIMEOUT = 120_000;
 
 /**
  * `effect` appends one line per attempt to side.txt (the side effect that must not repeat), keeps its
- * pid and attempt context, touches a marker, and hangs while the file `hang` exists. `prep` is there so the
+ * pid and attempt context, touches a marker, and hangs once when the file `hang` exists. `prep` is there so the
  * journal exists before the crash under test.
  */
 function graph(replay: 'never' | 'safe'): string {
@@ -36,7 +37,7 @@ nodes:
       echo $$ > pid.txt
       cp "$INTERLOCK_CONTEXT" "context-$INTERLOCK_ATTEMPT.json"
       touch started
-      if [ -f hang ]; then sleep 300; fi
+      if [ -f hang ]; then rm hang; sleep 300; fi
 `;
 }
 
@@ -54,18 +55,25 @@ async function runPrep(s: Sandbox): Promise<void> {
   expect(r.code, r.stderr).toBe(0);
 }
 
-/** Starts `run --node effect` with the command hanging, and SIGKILLs the CLI once the command has started. */
-async function killMidFlight(s: Sandbox): Promise<number> {
+/** Starts `run --node effect` with the command hanging; once the command has started, signals the CLI. */
+async function signalMidFlight(
+  s: Sandbox,
+  signal: 'SIGKILL' | 'SIGTERM',
+): Promise<{ pid: number; exit: Exit }> {
   s.write('hang', '');
   const run = s.start(['run', 'g.yml', '--node', 'effect']);
-  await waitFor(() => s.exists('started') && s.read('pid.txt')?.trim() !== '', {
-    what: 'the node command to start',
-  });
-  run.child.kill('SIGKILL');
-  const exit = await run.exited;
-  expect(exit.signal).toBe('SIGKILL');
+  // The command removes `hang` just before it sleeps, so no later attempt hangs.
+  await waitFor(() => s.exists('started') && !s.exists('hang'), { what: 'the node command to hang' });
   const pid = Number(s.read('pid.txt')!.trim());
   expect(Number.isInteger(pid) && pid > 0).toBe(true);
+  run.child.kill(signal);
+  return { pid, exit: await run.exited };
+}
+
+/** SIGKILLs the CLI mid-command, the way a crash stops it; returns the pid of the command it leaves running. */
+async function killMidFlight(s: Sandbox): Promise<number> {
+  const { pid, exit } = await signalMidFlight(s, 'SIGKILL');
+  expect(exit.signal).toBe('SIGKILL');
   expect(processGone(pid)).toBe(false);
   return pid;
 }
@@ -80,7 +88,7 @@ function expectCheckpoint(cp: Checkpoint, want: Partial<Checkpoint>): void {
   expect(cp).toMatchObject(want);
 }
 
-describe('a replay: never node whose CLI is SIGKILLed mid-command', () => {
+describe.concurrent('a replay: never node whose CLI is SIGKILLed mid-command', () => {
   it(
     'is left alone while its command runs, then held; only an approval runs it once more',
     async (ctx) => {
@@ -108,7 +116,6 @@ describe('a replay: never node whose CLI is SIGKILLed mid-command', () => {
       });
 
       // A held node is not ready: run refuses, and the side effect is not repeated.
-      s.remove('hang');
       const blocked = await s.cli(['run', 'g.yml', '--node', 'effect']);
       expect(blocked.code, blocked.stderr).toBe(3);
       expect(blocked.stderr).toContain('held');
@@ -142,7 +149,7 @@ describe('a replay: never node whose CLI is SIGKILLed mid-command', () => {
   );
 });
 
-describe('a replay: safe node whose CLI is SIGKILLed mid-command', () => {
+describe.concurrent('a replay: safe node whose CLI is SIGKILLed mid-command', () => {
   it(
     'is not rerun while its command still runs, then reruns as attempt 2 with no approval',
     async (ctx) => {
@@ -156,7 +163,6 @@ describe('a replay: safe node whose CLI is SIGKILLed mid-command', () => {
       expect(s.lines('side.txt')).toEqual(['effect attempt 1']);
 
       await killOrphan(orphan);
-      s.remove('hang');
       // No recover and no approval: the next run's recovery finds the attempt interrupted and reruns it.
       const rerun = await s.cli(['run', 'g.yml', '--node', 'effect']);
       expect(rerun.code, rerun.stderr).toBe(0);
@@ -218,6 +224,30 @@ async function rerunAfterInterruption(s: Sandbox, replay: 'never' | 'safe'): Pro
   );
 }
 
+describe.concurrent('a replay: never node whose CLI is stopped with SIGTERM mid-command', () => {
+  it(
+    'takes its command down with it, and is held after recover',
+    async (ctx) => {
+      const s = setup(ctx, 'never');
+      await runPrep(s);
+      const { pid, exit } = await signalMidFlight(s, 'SIGTERM');
+      expect(exit.code, exit.stderr).toBe(143);
+      expect(exit.stderr).toContain('the attempt stays in flight');
+      // No one kills the command here: the CLI's signal handler stopped its process group.
+      await waitFor(() => processGone(pid), { what: `the node command (pid ${pid}) to be stopped` });
+      expectCheckpoint(await s.status(RUN), { active_nodes: ['effect'] });
+
+      const rec = await s.cli(['recover', '--run-id', RUN]);
+      expect(rec.code, rec.stderr).toBe(0);
+      expect(rec.stdout).toContain('interrupted: effect → held');
+      const blocked = await s.cli(['run', 'g.yml', '--all']);
+      expect(blocked.code, blocked.stderr).toBe(3);
+      expect(s.lines('side.txt')).toEqual(['effect attempt 1']);
+    },
+    TEST_TIMEOUT,
+  );
+});
+
 describe.concurrent.each(['never', 'safe'] as const)(
   'a replay: %s node whose CLI dies at a failpoint',
   (replay) => {
@@ -256,8 +286,9 @@ describe.concurrent.each(['never', 'safe'] as const)(
       TEST_TIMEOUT,
     );
 
-    it.each(['after-command', 'before-record-write'])(
+    it.for(['after-command', 'before-record-write'])(
       `%s: the side effect happened once; the node is ${after}, then written exactly once more`,
+      { timeout: TEST_TIMEOUT },
       async (failpoint, ctx) => {
         const s = setup(ctx, replay);
         await runPrep(s);
@@ -267,7 +298,6 @@ describe.concurrent.each(['never', 'safe'] as const)(
         await rerunAfterInterruption(s, replay);
         expect(s.lines('side.txt')).toEqual(['effect attempt 1', 'effect attempt 2']);
       },
-      TEST_TIMEOUT,
     );
 
     it(

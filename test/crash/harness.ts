@@ -28,7 +28,7 @@ export interface Started {
   exited: Promise<Exit>;
 }
 
-const CALL_TIMEOUT_MS = 30_000;
+const CALL_TIMEOUT_MS = 60_000;
 const POLL_MS = 25;
 
 /**
@@ -223,7 +223,7 @@ export async function waitFor(
   condition: () => boolean,
   opts: { what: string; timeoutMs?: number },
 ): Promise<void> {
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${opts.what}`);
     await new Promise((r) => setTimeout(r, POLL_MS));

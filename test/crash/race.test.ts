@@ -1,14 +1,24 @@
 // Races with real processes: many CLI processes on one journal at once. The file store's lock and
 // compare-and-swap must let exactly one of them dispatch each node, and lose no event.
-import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/events.js';
-import { type Exit, eventsOf, requireBundle, type Sandbox } from './harness.js';
+import {
+  cleanupSandboxes,
+  type Exit,
+  eventsOf,
+  processGone,
+  requireBundle,
+  type Sandbox,
+  sandbox,
+} from './harness.js';
 
 const RUN = 'race';
 const PROCESSES = 8;
 const WORKERS = ['a', 'b', 'c', 'd', 'e', 'f'];
-const TEST_TIMEOUT = 90_000;
+const TEST_TIMEOUT = 120_000;
 
 /** Independent nodes, each appending its id to one shared file, and a join node that waits for them all. */
 const GRAPH = `interlock: 1
@@ -44,29 +54,48 @@ function dispatchCounts(journal: Journal): Record<string, number> {
   return counts;
 }
 
+/** Every node ran once, in one completed run: what any number of `run --all` processes must leave. */
+async function expectCompletedOnce(s: Sandbox, exits: Exit[]): Promise<void> {
+  for (const e of exits) expect([0, 3], e.stderr).toContain(e.code);
+  const journal = expectIntact(s);
+  expect(dispatchCounts(journal)).toEqual(Object.fromEntries(NODES.map((n) => [n, 1])));
+  expect(eventsOf(journal, 'RunStarted')).toHaveLength(1);
+  const recorded = eventsOf(journal, 'NodeRecorded').map((e) => e.node);
+  expect(recorded.sort()).toEqual([...NODES].sort());
+  expect(eventsOf(journal, 'RunCompleted')).toHaveLength(1);
+  // Recovery inside each racing step must never mistake a live peer's attempt for an interrupted one.
+  expect(eventsOf(journal, 'NodeInterrupted')).toHaveLength(0);
+  expect(s.lines('shared.txt').sort()).toEqual([...NODES].sort());
+  expect(s.lines('shared.txt').at(-1)).toBe('join');
+  expect((await s.status(RUN)).status).toBe('completed');
+}
+
+/** A pid that no process has any more. */
+function deadPid(): number {
+  const r = spawnSync('true');
+  if (r.pid === undefined || !processGone(r.pid)) throw new Error('could not find a dead pid');
+  return r.pid;
+}
+
 describe(`${PROCESSES} CLI processes racing on one journal`, () => {
   it(
     'with run --all: every node is dispatched exactly once and no event is lost',
     async (ctx) => {
       const s = sandbox(ctx, 'interlock-race-');
       s.write('g.yml', GRAPH);
-      const exits = await race(s, ['run', 'g.yml', '--all', '--quiet']);
+      await expectCompletedOnce(s, await race(s, ['run', 'g.yml', '--all', '--quiet']));
+    },
+    TEST_TIMEOUT,
+  );
 
-      for (const e of exits) expect([0, 3], e.stderr).toContain(e.code);
-      const journal = expectIntact(s);
-      expect(dispatchCounts(journal)).toEqual(Object.fromEntries(NODES.map((n) => [n, 1])));
-      expect(eventsOf(journal, 'RunStarted')).toHaveLength(1);
-      expect(
-        eventsOf(journal, 'NodeRecorded')
-          .map((e) => e.node)
-          .sort(),
-      ).toEqual([...NODES].sort());
-      expect(eventsOf(journal, 'RunCompleted')).toHaveLength(1);
-      // Recovery inside each racing step must never mistake a live peer's attempt for an interrupted one.
-      expect(eventsOf(journal, 'NodeInterrupted')).toHaveLength(0);
-      expect(s.lines('shared.txt').sort()).toEqual([...NODES].sort());
-      expect(s.lines('shared.txt').at(-1)).toBe('join');
-      expect((await s.status(RUN)).status).toBe('completed');
+  it(
+    'with run --all past a lock left by a dead process: the lock is taken over and nothing is lost',
+    async (ctx) => {
+      const s = sandbox(ctx, 'interlock-race-');
+      s.write('g.yml', GRAPH);
+      mkdirSync(s.path('.interlock/runs'), { recursive: true });
+      s.write(`.interlock/runs/${RUN}.json.lock`, `${hostname()} ${deadPid()}`);
+      await expectCompletedOnce(s, await race(s, ['run', 'g.yml', '--all', '--quiet']));
     },
     TEST_TIMEOUT,
   );

@@ -1,0 +1,50 @@
+import { loadGraphFile } from '../graph/load-file.js';
+import { recover } from '../runner/engine.js';
+import { type ActionContext, makeStore, stepSetupFor } from './main.js';
+
+/**
+ * Runs after the job's steps, even when the main step was cancelled or killed. If the main step did not finish
+ * and its node is still in flight under this job, the executor is certainly gone: record NodeInterrupted now,
+ * rather than wait for the next run's recovery to ask the API.
+ */
+export async function postStep(ctx: ActionContext): Promise<void> {
+  const state = (name: string) => ctx.rawEnv[`STATE_${name}`] ?? '';
+  if (state('done') === 'true' || !state('run-id') || ctx.inputs.mode !== 'step') return;
+  const runId = state('run-id');
+  const graph = { ...loadGraphFile(`${ctx.workspace}/${state('graph')}`), path: state('graph') };
+  const m = /^(issue|pr)-(\d+)$/.exec(state('subject'));
+  const subject = m
+    ? {
+        kind: m[1] as 'issue' | 'pr',
+        number: Number(m[2]),
+        label: state('subject'),
+        ...(state('subject-sha') ? { headSha: state('subject-sha') } : {}),
+      }
+    : { kind: 'ref' as const, label: state('subject') };
+  const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject), '');
+  const me = ctx.me;
+  setup.probe = (_node, d) => {
+    const r = d.runner;
+    const mine =
+      r.kind === 'actions' &&
+      r.workflow_run_id === me.workflow_run_id &&
+      r.run_attempt === me.run_attempt &&
+      r.job === me.job &&
+      r.runner_name === me.runner_name;
+    return mine
+      ? {
+          gone: true,
+          why: 'the main step of this job ended without recording it',
+          observed_ms: Math.max(0, Date.now() - Date.parse(d.at)),
+        }
+      : { gone: false, why: 'dispatched by another job', observed_ms: 0 };
+  };
+  setup.recoveredBy = `interlock post step (workflow run ${me.workflow_run_id} attempt ${me.run_attempt})`;
+  const r = await recover(setup);
+  for (const id of r.interrupted) {
+    const held = r.cur.state.nodes.get(id)?.state === 'held';
+    ctx.io.warning(
+      `interlock: "${id}" was interrupted when the step stopped; ${held ? 'it is held until a person approves a rerun or settles it' : 'replay: safe, the next step runs it again'}`,
+    );
+  }
+}

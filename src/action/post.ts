@@ -1,0 +1,4 @@
+import { runPost } from './runner.js';
+
+// The post step's entry: only calls runPost(). Do not add logic here.
+await runPost();

@@ -1,0 +1,90 @@
+import { statusOf } from '../github/status.js';
+import { attentionComment, jobSummary, progressComment } from '../render/markdown.js';
+import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import type { JournalStore } from '../store/types.js';
+import type { ActionContext } from './main.js';
+import type { Subject } from './subject.js';
+
+export const NEEDS_HUMAN_LABEL = 'interlock: needs human';
+
+export type Published =
+  | { kind: 'step'; result: StepResult; interrupted: string[]; headline: string }
+  | { kind: 'plan' | 'recover'; interrupted: string[]; headline: string };
+
+/** Shows the run to people: the job summary, the progress comment, and on a hold or escalation a comment and a label. */
+export async function publishResult(
+  ctx: ActionContext,
+  setup: StepSetup,
+  cur: Current,
+  what: Published,
+  subject: Subject,
+): Promise<void> {
+  const { graph } = setup;
+  const state = cur.state;
+  const runUrl = `${ctx.env.GITHUB_SERVER_URL}/${ctx.repo.owner}/${ctx.repo.repo}/actions/runs/${ctx.me.workflow_run_id}`;
+  await ctx.io.summary(jobSummary(graph, state, what.headline));
+  if (!subject.number) return;
+  const issue_number = subject.number;
+  try {
+    await upsertProgress(
+      ctx,
+      setup.store,
+      cur,
+      progressComment(graph, state, { workflowRun: runUrl }),
+      issue_number,
+    );
+    const attention = new Set<string>();
+    if (what.kind === 'step' && what.result.kind === 'escalated') attention.add(what.result.node);
+    for (const n of what.interrupted) if (state.nodes.get(n)?.state === 'held') attention.add(n);
+    for (const node of attention) {
+      await ctx.octokit.rest.issues.createComment({
+        ...ctx.repo,
+        issue_number,
+        body: attentionComment(state, node, cur.journal.run_id),
+      });
+    }
+    if (attention.size)
+      await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
+  } catch (e) {
+    // Showing the run must not fail a step whose journal is already written.
+    ctx.io.warning(
+      `interlock could not update ${subject.kind} #${issue_number} (${(e as Error).message}); the journal is up to date. Give the token issues: write (and pull-requests: write) to see progress there.`,
+    );
+  }
+}
+
+/** One progress comment per run, updated in place: its id lives in the journal's header. */
+async function upsertProgress(
+  ctx: ActionContext,
+  store: JournalStore,
+  cur: Current,
+  body: string,
+  issue_number: number,
+): Promise<void> {
+  const known = cur.journal.progress_comment_id;
+  if (known) {
+    try {
+      await ctx.octokit.rest.issues.updateComment({ ...ctx.repo, comment_id: known, body });
+      return;
+    } catch (e) {
+      if (statusOf(e) !== 404) throw e;
+    }
+  }
+  const created = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
+  const id = created.data.id;
+  for (let i = 0; i < 8; i++) {
+    const now = await store.read();
+    if (!now) return;
+    if (now.journal.progress_comment_id && now.journal.progress_comment_id !== known) {
+      // Another job made one first: keep theirs.
+      await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
+      return;
+    }
+    const w = await store.write(
+      { ...now.journal, progress_comment_id: id },
+      now.version,
+      `interlock: ${now.journal.run_id} progress comment ${id}`,
+    );
+    if (w.ok) return;
+  }
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+export const RouteSchema = z
+  .strictObject({
+    graph: z.string().min(1).meta({ description: 'Path of the graph file, from the repository root.' }),
+    event: OneOrMany.meta({
+      description:
+        'Event name(s) that trigger this route: issues, pull_request, issue_comment, workflow_dispatch, …',
+    }),
+    action: OneOrMany.optional().meta({
+      description: "The event payload's action(s), e.g. labeled, opened.",
+    }),
+    label: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'For labeled events, the label added; otherwise a label the subject carries.' }),
+    command: z
+      .string()
+      .regex(/^\/[A-Za-z0-9][A-Za-z0-9 _-]*$/)
+      .optional()
+      .meta({ description: 'A slash command that starts the route from a comment, e.g. "/interlock fix".' }),
+  })
+  .meta({ description: 'One routing rule. The first rule that matches picks the graph.' });
+
+export const ApprovalsSchema = z
+  .strictObject({
+    permission: z.enum(['admin', 'maintain', 'write', 'triage', 'read']).default('write').meta({
+      description: 'The least repository permission a commenter needs to approve or settle (default write).',
+    }),
+    approvers: z
+      .array(z.string().regex(/^[A-Za-z0-9-]+(\/[A-Za-z0-9_.-]+)?$/))
+      .default([])
+      .meta({
+        description: 'People (login) or teams (org/team-slug) who may approve whatever their permission.',
+      }),
+    required: z
+      .number()
+      .int()
+      .min(1)
+      .max(10)
+      .default(1)
+      .meta({ description: 'Distinct people who must approve a rerun before it is dispatched (default 1).' }),
+  })
+  .meta({ description: 'Who may settle held and escalated nodes from a comment.' });
+
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    routes: z.array(RouteSchema).default([]).meta({ description: 'First match wins; the table is fixed.' }),
+    approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
+  })
+  .meta({ title: 'interlock configuration', description: '.github/interlock.yml: routes and approvals.' });
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type Route = z.infer<typeof RouteSchema>;
+export type Approvals = z.infer<typeof ApprovalsSchema>;

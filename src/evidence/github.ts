@@ -1,0 +1,140 @@
+import type { GitHubClient, RepoRef } from '../github/client.js';
+import { statusOf } from '../github/status.js';
+import type { Check } from '../graph/schema.js';
+import type { Evidence } from '../journal/events.js';
+
+/** What GitHub checks need: a client, the repository, and the run's subject (issue or pull request number). */
+export interface GitHubEvidence {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  subject?: number;
+}
+
+async function exists(fn: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await fn();
+    return true;
+  } catch (e) {
+    if (statusOf(e) === 404) return false;
+    throw e;
+  }
+}
+
+/** Runs one check through the GitHub API and says what it observed (URLs, shas, states). */
+export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<Evidence> {
+  const { octokit, repo } = gh;
+  if ('pull_request' in check) {
+    const spec = check.pull_request;
+    const want = spec.state ?? 'open_or_merged';
+    const name = `pull_request head ${spec.head}${spec.base ? ` base ${spec.base}` : ''} ${want}${spec.label ? ` label ${spec.label}` : ''}`;
+    const { data } = await octokit.rest.pulls.list({
+      ...repo,
+      head: `${repo.owner}:${spec.head}`,
+      state: 'all',
+      per_page: 20,
+      ...(spec.base ? { base: spec.base } : {}),
+    });
+    const stateOf = (p: (typeof data)[number]) => (p.merged_at ? 'merged' : p.state);
+    const ok = data.filter((p) => {
+      const st = stateOf(p);
+      const stateOk = want === 'open_or_merged' ? st === 'open' || st === 'merged' : st === want;
+      const labelOk = !spec.label || p.labels.some((l) => l.name === spec.label);
+      return stateOk && labelOk;
+    });
+    const shown = (ok[0] ?? data[0]) as (typeof data)[number] | undefined;
+    return {
+      check: name,
+      passed: ok.length > 0,
+      observed: shown
+        ? `#${shown.number} ${stateOf(shown)} ${shown.html_url} head ${shown.head.sha.slice(0, 12)}${ok.length ? '' : ' (not as required)'}`
+        : `no pull request for head ${spec.head}`,
+    };
+  }
+  if ('check' in check) {
+    const spec = check.check;
+    const want = spec.conclusion ?? 'success';
+    const { data } = await octokit.rest.checks.listForRef({
+      ...repo,
+      ref: spec.ref,
+      check_name: spec.name,
+      filter: 'latest',
+    });
+    const run = data.check_runs[0];
+    return {
+      check: `check "${spec.name}" on ${spec.ref} ${want}`,
+      passed: run?.status === 'completed' && run.conclusion === want,
+      observed: run
+        ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}`
+        : `no check run "${spec.name}" on ${spec.ref}`,
+    };
+  }
+  if ('issue' in check) {
+    const spec = check.issue;
+    const number = spec.number !== undefined ? Number(spec.number) : gh.subject;
+    if (!number || !Number.isInteger(number)) {
+      return {
+        check: 'issue',
+        passed: false,
+        observed: 'no issue number: the run has no subject; give issue.number',
+      };
+    }
+    const { data } = await octokit.rest.issues.get({ ...repo, issue_number: number });
+    const parts: string[] = [`#${number} ${data.state}`];
+    let passed = true;
+    if (spec.state && data.state !== spec.state) passed = false;
+    if (spec.label) {
+      const has = data.labels.some((l) => (typeof l === 'string' ? l : l.name) === spec.label);
+      parts.push(has ? `label ${spec.label}` : `no label ${spec.label}`);
+      passed &&= has;
+    }
+    if (spec.comment) {
+      const re = new RegExp(spec.comment);
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        ...repo,
+        issue_number: number,
+        per_page: 100,
+      });
+      const hit = comments.find((c) => re.test(c.body ?? ''));
+      parts.push(hit ? `comment ${hit.html_url}` : `no comment matching /${spec.comment}/`);
+      passed &&= Boolean(hit);
+    }
+    return {
+      check: `issue #${number}${spec.state ? ` ${spec.state}` : ''}`,
+      passed,
+      observed: `${parts.join(', ')} ${data.html_url}`,
+    };
+  }
+  if ('branch' in check) {
+    const found = await exists(() => octokit.rest.repos.getBranch({ ...repo, branch: check.branch }));
+    return {
+      check: `branch ${check.branch}`,
+      passed: found,
+      observed: found ? `branch ${check.branch} exists` : `no branch ${check.branch}`,
+    };
+  }
+  if ('tag' in check) {
+    let sha = '';
+    const found = await exists(async () => {
+      const r = await octokit.rest.git.getRef({ ...repo, ref: `tags/${check.tag}` });
+      sha = r.data.object.sha;
+    });
+    return {
+      check: `tag ${check.tag}`,
+      passed: found,
+      observed: found ? `tag ${check.tag} → ${sha.slice(0, 12)}` : `no tag ${check.tag}`,
+    };
+  }
+  if ('release' in check) {
+    let url = '';
+    const found = await exists(async () => {
+      const r = await octokit.rest.repos.getReleaseByTag({ ...repo, tag: check.release });
+      url = r.data.html_url;
+    });
+    return {
+      check: `release ${check.release}`,
+      passed: found,
+      observed: found ? `release ${url}` : `no release for tag ${check.release}`,
+    };
+  }
+  return { check: Object.keys(check)[0] ?? 'check', passed: false, observed: 'not a GitHub check' };
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { GitHubClient, RepoRef } from '../github/client.js';
+import type { Journal } from '../journal/events.js';
+import { JournalError } from '../journal/fold.js';
+import { parseJournal, serializeJournal } from '../journal/parse.js';
+import type { JournalStore, StoredJournal, WriteResult } from './types.js';
+
+/** GitHub's limit on a check run's output.text and output.summary. */
+export const CHECK_RUN_TEXT_LIMIT = 65_535;
+const MARK_OPEN = '<!-- interlock-journal:v1:gzip-base64:';
+const MARK_CLOSE = ' -->';
+
+export class JournalTooLarge extends Error {
+  constructor(readonly bytes: number) {
+    super(
+      `the journal needs ${bytes} characters in the check run, over GitHub's limit of ${CHECK_RUN_TEXT_LIMIT}: use the git store (store: git), which has no such limit`,
+    );
+    this.name = 'JournalTooLarge';
+  }
+}
+
+/** How a journal shows in the Checks tab. */
+export type CheckRunRenderer = (journal: Journal) => {
+  title: string;
+  summary: string;
+  conclusion?: 'success' | 'failure' | 'action_required';
+};
+
+/** Encodes a journal compactly for output.text: gzip, then base64, inside an HTML comment. */
+export function encodeJournal(journal: Journal): string {
+  const text = `${MARK_OPEN}${gzipSync(serializeJournal(journal), { level: 9 }).toString('base64')}${MARK_CLOSE}`;
+  if (text.length > CHECK_RUN_TEXT_LIMIT) throw new JournalTooLarge(text.length);
+  return text;
+}
+
+export function decodeJournal(text: string, where: string): Journal {
+  const start = text.indexOf(MARK_OPEN);
+  const end = text.indexOf(MARK_CLOSE, start + MARK_OPEN.length);
+  if (start < 0 || end < 0)
+    throw new JournalError(`${where}: the check run holds no interlock journal`, null);
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(Buffer.from(text.slice(start + MARK_OPEN.length, end), 'base64'));
+  } catch (e) {
+    throw new JournalError(
+      `${where}: the journal in the check run is damaged (${(e as Error).message})`,
+      null,
+    );
+  }
+  return parseJournal(new Uint8Array(raw), where);
+}
+
+const version = (id: number, text: string) =>
+  `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+
+/**
+ * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
+ * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
+ * moved on) and reads it back after (reporting a lost update). That is safe for one writer at a time, which a
+ * workflow `concurrency` group per run gives; parallel jobs on one run need the git store.
+ */
+export class CheckRunStore implements JournalStore {
+  readonly location: string;
+  readonly name: string;
+  readonly requests = { read: 0, write: 0 };
+  render: CheckRunRenderer | undefined;
+
+  constructor(
+    private readonly octokit: GitHubClient,
+    private readonly repo: RepoRef,
+    runId: string,
+    private readonly headSha: string,
+  ) {
+    this.name = `interlock: ${runId}`;
+    this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
+  }
+
+  private async find(): Promise<{ id: number; text: string } | null> {
+    this.requests.read++;
+    const { data } = await this.octokit.rest.checks.listForRef({
+      ...this.repo,
+      ref: this.headSha,
+      check_name: this.name,
+      filter: 'latest',
+      per_page: 1,
+    });
+    const run = data.check_runs[0];
+    if (!run) return null;
+    return { id: run.id, text: run.output?.text ?? '' };
+  }
+
+  async read(): Promise<StoredJournal | null> {
+    const found = await this.find();
+    if (!found) return null;
+    return { journal: decodeJournal(found.text, this.location), version: version(found.id, found.text) };
+  }
+
+  async write(journal: Journal, expected: string | null, _message: string): Promise<WriteResult> {
+    const text = encodeJournal(journal);
+    const shown = this.render?.(journal) ?? { title: this.name, summary: `${journal.events.length} events` };
+    const output = {
+      title: shown.title.slice(0, 255),
+      summary: shown.summary.slice(0, CHECK_RUN_TEXT_LIMIT),
+      text,
+    };
+    const ended = shown.conclusion !== undefined;
+    const current = await this.find();
+    const currentVersion = current ? version(current.id, current.text) : null;
+    if (currentVersion !== expected)
+      return { ok: false, conflict: `${this.location} changed since it was read` };
+    this.requests.write++;
+    let id: number;
+    if (!current) {
+      const r = await this.octokit.rest.checks.create({
+        ...this.repo,
+        name: this.name,
+        head_sha: this.headSha,
+        status: ended ? 'completed' : 'in_progress',
+        ...(ended ? { conclusion: shown.conclusion } : {}),
+        output,
+      });
+      id = r.data.id;
+    } else {
+      await this.octokit.rest.checks.update({
+        ...this.repo,
+        check_run_id: current.id,
+        status: ended ? 'completed' : 'in_progress',
+        ...(ended ? { conclusion: shown.conclusion } : {}),
+        output,
+      });
+      id = current.id;
+    }
+    const back = await this.find();
+    if (!back || back.id !== id || back.text !== text) {
+      throw new Error(
+        `${this.location}: another writer replaced the journal while this one wrote (a lost update). Run one writer at a time (a workflow concurrency group per run), or use the git store.`,
+      );
+    }
+    return { ok: true, version: version(id, text) };
+  }
+}

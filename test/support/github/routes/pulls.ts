@@ -1,0 +1,76 @@
+/** Pull requests: get, list (with GitHub's `head` filter quirk), create. */
+import { invalidRequest, notFound, validationFailed } from '../http-error.js';
+import { pullRequest, pullRequestSimple } from '../render/pulls.js';
+import { type RouteDef, route } from '../router.js';
+
+export const pullRoutes: RouteDef[] = [
+  route('get', '/repos/{owner}/{repo}/pulls', (ctx) => {
+    const repo = ctx.repo();
+    const state = ctx.query.get('state') ?? 'open';
+    const base = ctx.query.get('base');
+    // GitHub filters by head only in the form `owner:branch`; a bare branch name is silently ignored.
+    const head = ctx.query.get('head');
+    const [headOwner, headRef] = head?.includes(':') ? head.split(':', 2) : [undefined, undefined];
+    const ascending = ctx.query.get('direction') === 'asc';
+    const found = [...repo.issues.values()]
+      .filter((record) => record.pull !== undefined)
+      .filter((record) => state === 'all' || record.state === state)
+      .filter((record) => base === null || record.pull!.base.ref === base)
+      .filter(
+        (record) =>
+          headOwner === undefined ||
+          (record.pull!.head.ref === headRef &&
+            record.pull!.head.repo.split('/')[0]?.toLowerCase() === headOwner.toLowerCase()),
+      )
+      .sort((a, b) => (ascending ? a.number - b.number : b.number - a.number));
+    const { items, headers } = ctx.page(found);
+    return ctx.reply(
+      200,
+      items.map((record) => pullRequestSimple(repo, ctx.urls, record)),
+      headers,
+    );
+  }),
+
+  route('get', '/repos/{owner}/{repo}/pulls/{pull_number}', (ctx) => {
+    const repo = ctx.repo();
+    const record = repo.issue(Number(ctx.params.pull_number));
+    if (!record?.pull) throw notFound();
+    return ctx.reply(200, pullRequest(repo, ctx.urls, record));
+  }),
+
+  route('post', '/repos/{owner}/{repo}/pulls', (ctx) => {
+    const repo = ctx.repo();
+    const { title, head, base, body, draft } = ctx.body;
+    if (typeof head !== 'string' || head === '') throw invalidRequest('"head" wasn\'t supplied.');
+    if (typeof base !== 'string' || base === '') throw invalidRequest('"base" wasn\'t supplied.');
+    if (typeof title !== 'string' || title === '') throw invalidRequest('"title" wasn\'t supplied.');
+    const headRef = head.includes(':') ? head.split(':', 2)[1]! : head;
+    const headSha = repo.branchSha(headRef);
+    const baseSha = repo.branchSha(base);
+    if (!headSha) throw validationFailed({ resource: 'PullRequest', code: 'invalid', field: 'head' });
+    if (!baseSha) throw validationFailed({ resource: 'PullRequest', code: 'invalid', field: 'base' });
+    const open = [...repo.issues.values()].find(
+      (record) => record.state === 'open' && record.pull?.head.ref === headRef && record.pull.base.ref === base,
+    );
+    if (open) {
+      throw validationFailed({
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `A pull request already exists for ${repo.owner.login}:${headRef}.`,
+      });
+    }
+    if (headSha === baseSha || repo.git.isAncestor(headSha, baseSha)) {
+      throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${headRef}` });
+    }
+    const record = repo.addPull({
+      title,
+      head: headRef,
+      base,
+      user: ctx.actor.login,
+      ...(typeof body === 'string' ? { body } : {}),
+      draft: draft === true,
+    });
+    const shown = pullRequest(repo, ctx.urls, record);
+    return ctx.reply(201, shown, { location: shown.url });
+  }),
+];
