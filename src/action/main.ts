@@ -70,6 +70,17 @@ function githubContext(ctx: ActionContext): Record<string, unknown> {
   };
 }
 
+/** Optional tuning from the step's env: INTERLOCK_RETRY_BASE_MS and INTERLOCK_WRITE_INTERVAL_MS (ms). */
+function tuning(env: NodeJS.ProcessEnv): { retryAfterBaseValue?: number; writeIntervalMs?: number } {
+  const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  const retry = num(env.INTERLOCK_RETRY_BASE_MS);
+  const write = num(env.INTERLOCK_WRITE_INTERVAL_MS);
+  return {
+    ...(retry !== undefined ? { retryAfterBaseValue: retry } : {}),
+    ...(write !== undefined ? { writeIntervalMs: write } : {}),
+  };
+}
+
 export function buildContext(
   rawEnv: NodeJS.ProcessEnv,
   io: ActionIO,

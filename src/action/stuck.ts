@@ -1,6 +1,69 @@
+import { parseDuration, stuckRuns } from '../journal/stuck.js';
 import type { ActionContext, ActionResult } from './main.js';
 
-/** Placeholder replaced below. */
-export async function stuckMode(_ctx: ActionContext): Promise<ActionResult> {
-  return { outputs: {}, failed: 'mode: stuck is not available in this version' };
+const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;
+
+/**
+ * For a scheduled workflow: finds runs on the journal branch with no activity past `stuck-after`, and reports
+ * each on its subject once per stall (a marker names the run and its last event), not once per schedule tick.
+ */
+export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
+  if (ctx.inputs.store !== 'git')
+    return {
+      outputs: {},
+      failed: "mode: stuck reads the git store's journal branch; it cannot list check-run journals",
+    };
+  const threshold = parseDuration(ctx.inputs['stuck-after']);
+  if (threshold === undefined)
+    return {
+      outputs: {},
+      failed: `stuck-after "${ctx.inputs['stuck-after']}" is not a duration such as 90m, 24h or 7d`,
+    };
+  const branch = ctx.inputs['journal-branch'];
+  let tree: Array<{ path?: string; sha?: string; type?: string }>;
+  try {
+    const r = await ctx.octokit.rest.git.getTree({ ...ctx.repo, tree_sha: branch, recursive: 'true' });
+    tree = r.data.tree;
+  } catch (e) {
+    if ((e as { status?: number }).status === 404) {
+      ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
+      ctx.io.setOutput('stuck', '[]');
+      return { outputs: { stuck: '[]' } };
+    }
+    throw e;
+  }
+  const files: Array<{ file: string; text: string }> = [];
+  for (const item of tree) {
+    if (item.type !== 'blob' || !item.path?.startsWith('runs/') || !item.path.endsWith('.json') || !item.sha)
+      continue;
+    const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: item.sha });
+    files.push({ file: item.path, text: Buffer.from(blob.data.content, 'base64').toString('utf8') });
+  }
+  const found = stuckRuns(files, Date.now(), threshold);
+  for (const s of found) {
+    ctx.io.warning(
+      `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
+    );
+    const m = /^(issue|pr)-(\d+)$/.exec(s.subject ?? '');
+    if (!m) continue;
+    const issue_number = Number(m[2]);
+    const mark = marker(s.run_id, s.last_activity_at);
+    const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+      ...ctx.repo,
+      issue_number,
+      per_page: 100,
+    });
+    if (comments.some((c) => c.body?.includes(mark))) continue;
+    await ctx.octokit.rest.issues.createComment({
+      ...ctx.repo,
+      issue_number,
+      body: `${mark}\n⏳ **interlock: run \`${s.run_id}\` has had no activity for ${s.idle}.** Its last event was ${s.last_event} at ${s.last_activity_at}. It may wait for a person (\`/approve-rerun\`, \`/settle\`, \`/fail-run\`), or for a workflow to run its next node.`,
+    });
+  }
+  const out = JSON.stringify(found);
+  ctx.io.setOutput('stuck', out);
+  await ctx.io.summary(
+    `## interlock · stuck runs\n\n${found.length ? found.map((s) => `- \`${s.run_id}\`: idle ${s.idle}, last ${s.last_event}`).join('\n') : `No run idle for over ${ctx.inputs['stuck-after']}.`}\n`,
+  );
+  return { outputs: { stuck: out } };
 }

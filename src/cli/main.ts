@@ -7,6 +7,7 @@ import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
 import type { EscalationReport } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
+import { parseDuration, stuckRuns } from '../journal/stuck.js';
 import { approveRerun, failRun, settleNode } from '../protocol/settle.js';
 import { statusMermaid, statusTable } from '../render/status.js';
 import {
@@ -22,7 +23,6 @@ import {
 import { killAllChildren } from '../runner/exec.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
 import { FileStore } from '../store/file.js';
-import { stuckRuns } from './stuck.js';
 
 /** What the CLI writes to; injected so tests can capture it. */
 export interface Io {
@@ -414,6 +414,10 @@ async function cmdStuck(io: Io, args: string[]): Promise<number> {
   });
   const dir = resolve(io.cwd, values.dir ?? '.interlock/runs');
   const threshold = parseDuration(values['older-than'] ?? '24h');
+  if (threshold === undefined)
+    throw new UsageError(
+      `--older-than "${values['older-than']}": use a number and a unit, e.g. 30m, 24h, 7d`,
+    );
   const files = listJson(dir);
   const found = stuckRuns(
     files.map((f) => ({ file: f, text: readFileSync(f, 'utf8') })),
@@ -446,15 +450,6 @@ function listJson(dir: string): string[] {
     else if (e.endsWith('.json')) out.push(p);
   }
   return out.sort();
-}
-
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new UsageError(`--older-than "${text}": use a number and a unit, e.g. 30m, 24h, 7d`);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
-    m[2] as 'ms' | 's' | 'm' | 'h' | 'd'
-  ];
-  return Number(m[1]) * unit;
 }
 
 function cmdValidate(io: Io, args: string[]): number {

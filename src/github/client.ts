@@ -1,6 +1,7 @@
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
+import Bottleneck from 'bottleneck/light.js';
 
 export const GitHubClient = Octokit.plugin(retry, throttling);
 export type GitHubClient = InstanceType<typeof GitHubClient>;
@@ -15,6 +16,11 @@ export interface ClientOptions {
   retryAfterBaseValue?: number;
   log?: (message: string) => void;
   userAgent?: string;
+  /**
+   * Least time between two writes (default 1000 ms, GitHub's guidance for content-creating requests; the
+   * plugin's own default for comment-creating requests is 3000 ms). A step makes two or three writes.
+   */
+  writeIntervalMs?: number;
 }
 
 /** An Octokit that retries server errors and honours rate limits and `retry-after`, a bounded number of times. */
@@ -28,6 +34,16 @@ export function createClient(opts: ClientOptions): GitHubClient {
     userAgent: opts.userAgent ?? 'interlock',
     retry: { retries, retryAfterBaseValue: base },
     throttle: {
+      write: new Bottleneck.Group({
+        id: 'interlock-write',
+        maxConcurrent: 1,
+        minTime: opts.writeIntervalMs ?? 1000,
+      }),
+      notifications: new Bottleneck.Group({
+        id: 'interlock-notify',
+        maxConcurrent: 1,
+        minTime: opts.writeIntervalMs ?? 1000,
+      }),
       retryAfterBaseValue: base,
       fallbackSecondaryRateRetryAfter: 60,
       onRateLimit: (after, options, _o, count) => {
@@ -43,7 +59,8 @@ export function createClient(opts: ClientOptions): GitHubClient {
         return count < retries;
       },
     },
-    log: { debug: () => {}, info: () => {}, warn: (m: string) => say(m), error: (m: string) => say(m) },
+    // Failed requests surface as errors where they matter; a 404 for a journal not yet written is no news.
+    log: { debug: () => {}, info: () => {}, warn: (m: string) => say(m), error: () => {} },
   });
 }
 

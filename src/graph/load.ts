@@ -90,6 +90,34 @@ function checkTexts(
   }
 }
 
+/** Each condition must be one expression that parses. */
+function checkConditions(
+  src: SourceDoc,
+  conditions: string[] | undefined,
+  base: Path,
+  label: string,
+  errors: SourceError[],
+): void {
+  (conditions ?? []).forEach((c, j) => {
+    try {
+      if (findTemplateSpans(c).length > 1)
+        throw new ExpressionSyntaxError(
+          'a condition is one expression: write it as one "${{ }}" (combine parts with && or ||)',
+          c,
+        );
+      parseExpression(stripDelimiters(c));
+    } catch (e) {
+      errors.push(
+        errorAt(
+          src,
+          [...base, 'execute_conditions', j],
+          `${label} execute_conditions[${j}]: ${(e as Error).message}`,
+        ),
+      );
+    }
+  });
+}
+
 function parseSkill(
   name: string,
   source: SourceText,
@@ -112,6 +140,7 @@ function parseSkill(
   const skill = result.data;
   const where = (p: Path) => `skill "${name}" ${restString(p)}`;
   checkTexts(src, skill, [], where, errors);
+  checkConditions(src, skill.execute_conditions, [], `skill "${name}"`, errors);
   (skill.retry ?? []).forEach((r, k) => {
     checkTexts(src, r, ['retry', k], (p) => where(['retry', k, ...p]), errors);
   });
@@ -285,18 +314,7 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
     (n.retry ?? []).forEach((r, k) => {
       checkTexts(src, r, at('retry', k), (p) => nodeWhereAt(at('retry', k, ...p)), errors);
     });
-    (n.execute_conditions ?? []).forEach((c, j) => {
-      try {
-        if (findTemplateSpans(c).length > 1)
-          throw new ExpressionSyntaxError(
-            'a condition is one expression: write it as one "${{ }}" (combine parts with && or ||)',
-            c,
-          );
-        parseExpression(stripDelimiters(c));
-      } catch (e) {
-        err(at('execute_conditions', j), `node "${n.id}" execute_conditions[${j}]: ${(e as Error).message}`);
-      }
-    });
+    checkConditions(src, n.execute_conditions, at(), `node "${n.id}"`, errors);
     (merged.validates ?? []).forEach((check, j) => {
       const patterns: Array<[string | undefined, Path]> = [
         ['contains' in check ? check.contains : undefined, ['contains']],
@@ -325,7 +343,7 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
       id: n.id,
       ...(merged.description !== undefined ? { description: merged.description } : {}),
       depends_on: n.depends_on ?? [],
-      execute_conditions: n.execute_conditions ?? [],
+      execute_conditions: merged.execute_conditions ?? [],
       replay: merged.replay ?? defaults.replay ?? 'never',
       validates: merged.validates ?? [],
       outputs: merged.outputs ?? [],

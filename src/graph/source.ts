@@ -33,8 +33,38 @@ export function parseSource(file: string, text: string): SourceDoc {
     }
     return { file, line: pos.line, col: pos.col, message: `not valid YAML: ${first}` };
   });
+  if (errors.length && file.endsWith('.json')) {
+    // YAML's messages about JSON text mislead ("block collections..."); JSON's own parser says what is wrong.
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      const { offset, message } = jsonError(text, (e as Error).message);
+      const pos = lines.linePos(offset);
+      errors.splice(0, errors.length, {
+        file,
+        line: pos.line,
+        col: pos.col,
+        message: `not valid JSON: ${message}`,
+      });
+    }
+  }
   const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
   return { file, doc, lines, errors, data };
+}
+
+/** Where and why JSON.parse failed; V8 names a position, or quotes the text around an unexpected token. */
+function jsonError(text: string, raw: string): { offset: number; message: string } {
+  const at = /^(.*?)(?: in JSON)? at position (\d+)/.exec(raw);
+  if (at) return { offset: Number(at[2]), message: at[1]! };
+  // `Unexpected token 'x', "text" is not valid JSON`, the text cut short as `..."text"...`
+  const token = /^Unexpected token '(.)', (?:\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(raw);
+  if (token) {
+    const snippet = token[2]!;
+    const around = text.indexOf(snippet);
+    if (around >= 0)
+      return { offset: around + snippet.indexOf(token[1]!), message: `unexpected character "${token[1]}"` };
+  }
+  return { offset: text.trimEnd().length, message: raw };
 }
 
 /** The line and column of the value at path, or of its key when `key` is set; falls back to the nearest parent. */

@@ -57,7 +57,9 @@ function graphOf(c: GraphCase): Graph {
       run: `echo ${i}`,
       ...(s.deps.length ? { depends_on: s.deps.map((d) => `n${d}`) } : {}),
       ...(s.replay ? { replay: s.replay } : {}),
-      ...(s.retries ? { retry: [{ env: { TRY: '2' } }, { run: `echo other ${i}` }].slice(0, s.retries) } : {}),
+      ...(s.retries
+        ? { retry: [{ env: { TRY: '2' } }, { run: `echo other ${i}` }].slice(0, s.retries) }
+        : {}),
       ...(s.cond !== 'none' ? { execute_conditions: [CONDITIONS[s.cond]] } : {}),
     };
   });
@@ -179,7 +181,11 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
     case 'interrupt':
       return recoverEvents(
         state,
-        (id) => ({ gone: ((a.mask >> g.nodes.findIndex((n) => n.id === id)) & 1) === 1, why: 'x', observed_ms: 3 }),
+        (id) => ({
+          gone: ((a.mask >> g.nodes.findIndex((n) => n.id === id)) & 1) === 1,
+          why: 'x',
+          observed_ms: 3,
+        }),
         'prop',
       ).events;
     case 'approve':
@@ -199,7 +205,14 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
       if (id) {
         const p = state.nodes.get(id)!;
         const forged = append(j, [
-          { type: 'NodeDispatched', node: id, attempt: p.attempts + 1, replay: 'safe', approach: 'x', runner: RUNNER },
+          {
+            type: 'NodeDispatched',
+            node: id,
+            attempt: p.attempts + 1,
+            replay: 'safe',
+            approach: 'x',
+            runner: RUNNER,
+          },
         ]);
         expect(() => fold(forged, g)).toThrow(JournalError);
       }
@@ -248,7 +261,9 @@ describe('properties of every acyclic graph and every execution', () => {
         // a run never has more attempts of a node than its budget allows without a person's approval
         for (const n of g.nodes) {
           const approvals = j.events.filter((e) => e.type === 'RerunApproved' && e.node === n.id).length;
-          const interruptions = j.events.filter((e) => e.type === 'NodeInterrupted' && e.node === n.id).length;
+          const interruptions = j.events.filter(
+            (e) => e.type === 'NodeInterrupted' && e.node === n.id,
+          ).length;
           expect(cp.attempts[n.id]).toBeLessThanOrEqual(n.approaches.length + approvals + interruptions);
         }
       }),
@@ -307,7 +322,17 @@ function eventArb(ids: string[], hash: string): fc.Arbitrary<NewEvent> {
   const attempt = fc.constantFrom(1, 1, 2, 3);
   const usage = fc.record({ wall_ms: fc.nat({ max: 1000 }) });
   return fc.oneof(
-    { weight: 8, arbitrary: fc.record({ type: fc.constant('NodeDispatched' as const), node, attempt, replay: fc.constantFrom('safe' as const, 'never' as const), approach: fc.constant('default'), runner: fc.constant(RUNNER) }) },
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        type: fc.constant('NodeDispatched' as const),
+        node,
+        attempt,
+        replay: fc.constantFrom('safe' as const, 'never' as const),
+        approach: fc.constant('default'),
+        runner: fc.constant(RUNNER),
+      }),
+    },
     {
       weight: 6,
       arbitrary: fc.record(
@@ -323,10 +348,39 @@ function eventArb(ids: string[], hash: string): fc.Arbitrary<NewEvent> {
         { requiredKeys: ['type', 'node', 'attempt', 'evidence', 'outputs', 'usage'] },
       ),
     },
-    { weight: 4, arbitrary: fc.record({ type: fc.constant('NodeFailed' as const), node, attempt, failures: fc.constant([{ check: 'exit', message: 'exited 1' }]), usage }) },
-    { weight: 2, arbitrary: fc.record({ type: fc.constant('NodeSkipped' as const), node, reason: fc.constant('no') }) },
-    { weight: 4, arbitrary: fc.record({ type: fc.constant('NodeInterrupted' as const), node, attempt, observed_usage: usage }) },
-    { weight: 4, arbitrary: fc.record({ type: fc.constant('RerunApproved' as const), node, attempt, approved_by: fc.constant('ann'), source: fc.constant('x') }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        type: fc.constant('NodeFailed' as const),
+        node,
+        attempt,
+        failures: fc.constant([{ check: 'exit', message: 'exited 1' }]),
+        usage,
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({ type: fc.constant('NodeSkipped' as const), node, reason: fc.constant('no') }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        type: fc.constant('NodeInterrupted' as const),
+        node,
+        attempt,
+        observed_usage: usage,
+      }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        type: fc.constant('RerunApproved' as const),
+        node,
+        attempt,
+        approved_by: fc.constant('ann'),
+        source: fc.constant('x'),
+      }),
+    },
     {
       weight: 1,
       arbitrary: fc.record({
@@ -335,9 +389,33 @@ function eventArb(ids: string[], hash: string): fc.Arbitrary<NewEvent> {
         report: fc.constant({ attempted: [], failed: [], approaches_tried: [], needed: 'a person' }),
       }),
     },
-    { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('RunFailed' as const, 'RunCompleted' as const), reason: fc.constant('r'), by: fc.constant('ann') }) },
-    { weight: 1, arbitrary: fc.record({ type: fc.constant('GraphChangeAllowed' as const), from: fc.constantFrom(hash, 'sha256:x'), to: fc.constantFrom(hash, 'sha256:y'), by: fc.constant('ann') }) },
-    { weight: 1, arbitrary: fc.constant({ type: 'RunStarted' as const, graph: { name: 'prop', hash, path: 'p' }, intent: 'i', subject: 's', runner: RUNNER }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        type: fc.constantFrom('RunFailed' as const, 'RunCompleted' as const),
+        reason: fc.constant('r'),
+        by: fc.constant('ann'),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        type: fc.constant('GraphChangeAllowed' as const),
+        from: fc.constantFrom(hash, 'sha256:x'),
+        to: fc.constantFrom(hash, 'sha256:y'),
+        by: fc.constant('ann'),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({
+        type: 'RunStarted' as const,
+        graph: { name: 'prop', hash, path: 'p' },
+        intent: 'i',
+        subject: 's',
+        runner: RUNNER,
+      }),
+    },
   );
 }
 
@@ -345,12 +423,23 @@ describe('properties of arbitrary event sequences', () => {
   it('fold either refuses with a JournalError or gives a checkpoint that keeps every invariant', () => {
     const arb = graphCaseArb.chain((c) => {
       const g = graphOf(c);
-      return fc.tuple(fc.constant(g), fc.array(eventArb(g.nodes.map((n) => n.id), g.hash), { maxLength: 25 }));
+      return fc.tuple(
+        fc.constant(g),
+        fc.array(
+          eventArb(
+            g.nodes.map((n) => n.id),
+            g.hash,
+          ),
+          { maxLength: 25 },
+        ),
+      );
     });
     let accepted = 0;
     fc.assert(
       fc.property(arb, fc.boolean(), ([g, events], started) => {
-        const j = started ? append(startJournal(g), events) : append({ ...startJournal(g), events: [] }, events);
+        const j = started
+          ? append(startJournal(g), events)
+          : append({ ...startJournal(g), events: [] }, events);
         const n = acceptedPrefix(j, g);
         accepted += Math.max(0, n - 1);
         if (n === j.events.length) assertDeterministic(g, j);
@@ -407,21 +496,26 @@ describe('properties of arbitrary event sequences', () => {
       k: fc.nat(),
     });
     fc.assert(
-      fc.property(graphCaseArb, fc.array(actionArb, { maxLength: 30 }), fc.array(edit, { minLength: 1, maxLength: 3 }), (c, actions, edits) => {
-        const g = graphOf(c);
-        const j = execute(g, c.flag, actions, false);
-        let events = [...j.events];
-        for (const { op, i, k } of edits) {
-          const a = i % events.length;
-          const b = k % events.length;
-          if (op === 'drop') events.splice(a, 1);
-          if (op === 'repeat') events.splice(a, 0, events[a]!);
-          if (op === 'swap') [events[a], events[b]] = [events[b]!, events[a]!];
-          if (op === 'renumber') events = events.map((e, n) => ({ ...e, seq: n + 1 }));
-          if (events.length === 0) break;
-        }
-        acceptedPrefix({ ...j, events }, g);
-      }),
+      fc.property(
+        graphCaseArb,
+        fc.array(actionArb, { maxLength: 30 }),
+        fc.array(edit, { minLength: 1, maxLength: 3 }),
+        (c, actions, edits) => {
+          const g = graphOf(c);
+          const j = execute(g, c.flag, actions, false);
+          let events = [...j.events];
+          for (const { op, i, k } of edits) {
+            const a = i % events.length;
+            const b = k % events.length;
+            if (op === 'drop') events.splice(a, 1);
+            if (op === 'repeat') events.splice(a, 0, events[a]!);
+            if (op === 'swap') [events[a], events[b]] = [events[b]!, events[a]!];
+            if (op === 'renumber') events = events.map((e, n) => ({ ...e, seq: n + 1 }));
+            if (events.length === 0) break;
+          }
+          acceptedPrefix({ ...j, events }, g);
+        },
+      ),
       { numRuns: 100 },
     );
   });

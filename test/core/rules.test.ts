@@ -273,7 +273,9 @@ describe('rule 3: recovery interrupts attempts whose executor is gone; safe reru
   });
 
   it('a node is rerun only when both its dispatch and the current graph say safe', () => {
-    const never = graph(graphText('  - id: deploy\n    run: ./deploy.sh\n  - id: lint\n    run: npm run lint\n'));
+    const never = graph(
+      graphText('  - id: deploy\n    run: ./deploy.sh\n  - id: lint\n    run: npm run lint\n'),
+    );
     const sim = new Sim(g);
     sim.dispatch('lint');
     sim.recover();
@@ -322,7 +324,10 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
         { type: 'NodeFailed', node: 'deploy', attempt: 1, failures: EXIT_1, usage: { wall_ms: 1 } },
         'node "deploy" attempt 1 is not in flight (it is held)',
       ],
-      [{ type: 'NodeSkipped', node: 'deploy', reason: 'x' }, 'node "deploy" already ran; it cannot be skipped'],
+      [
+        { type: 'NodeSkipped', node: 'deploy', reason: 'x' },
+        'node "deploy" already ran; it cannot be skipped',
+      ],
       [
         { type: 'NodeInterrupted', node: 'deploy', attempt: 1, observed_usage: { wall_ms: 0 } },
         'node "deploy" attempt 1 is not in flight (it is held)',
@@ -340,7 +345,10 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
       ],
     ];
     for (const [event, why] of forged) {
-      expect(foldError(append(j, [event]), g)).toEqual({ message: `event 4 (${event.type}): ${why}`, seq: 4 });
+      expect(foldError(append(j, [event]), g)).toEqual({
+        message: `event 4 (${event.type}): ${why}`,
+        seq: 4,
+      });
     }
   });
 
@@ -479,7 +487,11 @@ describe('rule 5: a failed attempt is retried at most twice, then the node is es
       env: { VERBOSE: '1' },
       timeout_minutes: 60,
     });
-    expect(sim.journal.events.at(-1)).toMatchObject({ type: 'NodeDispatched', attempt: 2, approach: 'retry[0]' });
+    expect(sim.journal.events.at(-1)).toMatchObject({
+      type: 'NodeDispatched',
+      attempt: 2,
+      approach: 'retry[0]',
+    });
   });
 
   it('attempt 3 uses retry[1], a different approach, and is told so', () => {
@@ -749,7 +761,10 @@ describe('rule 7: a journal that does not parse or validate is refused and never
     writeFileSync(file, text);
     const store = new FileStore(file);
     await expect(
-      readRun({ graph: g, store, runId: bad.run_id, start: { intent: '', subject: '', inputs: {}, github: null } }, RUNNER),
+      readRun(
+        { graph: g, store, runId: bad.run_id, start: { intent: '', subject: '', inputs: {}, github: null } },
+        RUNNER,
+      ),
     ).rejects.toThrow(
       `${file}: event 4 (NodeDispatched): node "a" is completed; it cannot be dispatched; the journal was left untouched`,
     );
@@ -819,9 +834,11 @@ describe('the pre-check: execute_conditions', () => {
     const sim = new Sim(g, { flags: '{"deploy": true}' });
     sim.dispatch();
     sim.fail('deploy');
-    expect(foldError(append(sim.journal, [{ type: 'NodeSkipped', node: 'deploy', reason: 'x' }]), g)).toEqual({
-      message: 'event 4 (NodeSkipped): node "deploy" already ran; it cannot be skipped',
-      seq: 4,
-    });
+    expect(foldError(append(sim.journal, [{ type: 'NodeSkipped', node: 'deploy', reason: 'x' }]), g)).toEqual(
+      {
+        message: 'event 4 (NodeSkipped): node "deploy" already ran; it cannot be skipped',
+        seq: 4,
+      },
+    );
   });
 });

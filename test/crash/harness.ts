@@ -2,7 +2,15 @@
 // every process a test starts (including node commands that outlive a killed CLI) so none survives a test.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,9 +85,12 @@ export class Sandbox {
   start(args: string[], env: Record<string, string> = {}): Started {
     const base = { ...process.env };
     for (const k of Object.keys(base)) if (k.startsWith('INTERLOCK_')) delete base[k];
+    // The CLI's per-attempt temp dirs go in the sandbox: a killed CLI never removes its own.
+    const tmp = this.path('.tmp');
+    mkdirSync(tmp, { recursive: true });
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: this.dir,
-      env: { ...base, ...env, INTERLOCK_TEST_TAG: this.tag },
+      env: { ...base, ...env, TMPDIR: tmp, INTERLOCK_TEST_TAG: this.tag },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.add(child);

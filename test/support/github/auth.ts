@@ -36,7 +36,9 @@ export function authenticate(header: string | undefined, state: GitHubState, opt
 
 function appJwtIsReadable(token: string): boolean {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as unknown;
+    const payload = JSON.parse(
+      Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+    ) as unknown;
     return typeof payload === 'object' && payload !== null && 'iss' in payload;
   } catch {
     return false;

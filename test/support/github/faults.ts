@@ -23,9 +23,9 @@ export interface FaultRule {
   /** HTTP method; any when omitted. */
   readonly method?: string;
   /**
-   * Which requests: a RegExp tested on the path, a path glob (`*` one segment, `**` any), or one of
-   * GitHub's templates as the log names them (`/repos/{owner}/{repo}/contents/{path}`).
-   * Any path when omitted.
+   * Which requests: a RegExp tested on the URL-decoded path, a glob on it (`*` within one segment,
+   * `**` across segments), or one of GitHub's templates as the log names them
+   * (`/repos/{owner}/{repo}/contents/{path}`). Any path when omitted.
    */
   readonly path?: string | RegExp;
   /** First matching occurrence that faults, counted from 1 (default 1). */
@@ -79,7 +79,9 @@ export interface Decision {
 function globToRegExp(glob: string): RegExp {
   const source = glob
     .split(/(\*\*|\*)/)
-    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   return new RegExp(`^${source}/?$`);
 }

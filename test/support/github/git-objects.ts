@@ -117,7 +117,9 @@ export class ObjectStore {
   }
 
   putTree(entries: readonly TreeEntry[]): GitTree {
-    const sorted = [...entries].sort((a, b) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0));
+    const sorted = [...entries].sort((a, b) =>
+      sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0,
+    );
     const body = Buffer.concat(
       sorted.map((entry) =>
         Buffer.concat([

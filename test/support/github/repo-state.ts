@@ -46,7 +46,8 @@ export interface CommitMeta {
 export type FileContent = string | Buffer;
 
 /** An opaque GraphQL-style node id, as GitHub puts in every object. */
-export const nodeId = (prefix: string, id: number): string => `${prefix}_${Buffer.from(`0:${id}`).toString('base64url')}`;
+export const nodeId = (prefix: string, id: number): string =>
+  `${prefix}_${Buffer.from(`0:${id}`).toString('base64url')}`;
 
 export class RepoState {
   readonly git = new ObjectStore();
@@ -164,7 +165,11 @@ export class RepoState {
   }
 
   /** Makes a commit of `changes` on top of `parent` (none for a root commit). Moves no ref. */
-  makeCommit(parent: string | undefined, changes: ReadonlyMap<string, TreeChange>, meta: CommitMeta): GitCommit {
+  makeCommit(
+    parent: string | undefined,
+    changes: ReadonlyMap<string, TreeChange>,
+    meta: CommitMeta,
+  ): GitCommit {
     const base = parent ? this.git.commit(parent)?.tree : undefined;
     const tree = this.git.buildTree(base, changes);
     const author = this.person(meta.actor, meta.author ?? meta.committer);
@@ -197,7 +202,8 @@ export class RepoState {
           : { mode: '100644', type: 'blob', sha: this.git.putBlob(Buffer.from(content)).sha },
       );
     }
-    const parent = this.branchSha(branch) ?? (options.orphan ? undefined : this.branchSha(this.defaultBranch));
+    const parent =
+      this.branchSha(branch) ?? (options.orphan ? undefined : this.branchSha(this.defaultBranch));
     const commit = this.makeCommit(parent, changes, {
       message: meta.message ?? `Update ${Object.keys(files).join(', ')}`,
       actor: meta.actor ?? this.owner.login,
@@ -238,7 +244,8 @@ export class RepoState {
 
   /** The role a user holds: the owner of a user-owned repository is admin. */
   roleOf(login: string): Role | undefined {
-    if (this.owner.type !== 'Organization' && this.owner.login.toLowerCase() === login.toLowerCase()) return 'admin';
+    if (this.owner.type !== 'Organization' && this.owner.login.toLowerCase() === login.toLowerCase())
+      return 'admin';
     return this.collaborators.get(login.toLowerCase())?.role;
   }
 
@@ -327,10 +334,17 @@ export class RepoState {
     return (local ? this.branchSha(pull.head.ref) : undefined) ?? pull.head.sha;
   }
 
-  addComment(issueNumber: number, body: string, user: string, app?: string): CommentRecord {
+  /** A comment by `user`; `id` pins its id (to match a webhook payload), `app` marks an app's comment. */
+  addComment(
+    issueNumber: number,
+    body: string,
+    user: string,
+    options: { id?: number; app?: string } = {},
+  ): CommentRecord {
     const issue = this.issues.get(issueNumber);
     if (!issue) throw new Error(`${this.fullName}#${issueNumber} does not exist`);
-    const id = this.env.nextId();
+    const id = options.id ?? this.env.nextId();
+    if (this.comments.has(id)) throw new Error(`${this.fullName}: comment ${id} exists already`);
     const now = this.env.now();
     const comment: CommentRecord = {
       id,
@@ -341,7 +355,7 @@ export class RepoState {
       created_at: now,
       updated_at: now,
       reactions: [],
-      ...(app ? { app } : {}),
+      ...(options.app ? { app: options.app } : {}),
     };
     this.comments.set(id, comment);
     issue.updated_at = now;
@@ -535,7 +549,9 @@ export class RepoState {
   #makeJob(spec: JobSpec, runStatus: string): JobRecord {
     const id = spec.id ?? this.env.nextId();
     const now = this.env.now();
-    const status = spec.status ?? (spec.conclusion ? 'completed' : runStatus === 'completed' ? 'completed' : 'in_progress');
+    const status =
+      spec.status ??
+      (spec.conclusion ? 'completed' : runStatus === 'completed' ? 'completed' : 'in_progress');
     return {
       id,
       node_id: nodeId('CR', id),

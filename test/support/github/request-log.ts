@@ -5,7 +5,7 @@ export interface LoggedRequest {
   /** 1, 2, 3... in arrival order. */
   readonly seq: number;
   readonly method: string;
-  /** Path without the query string, as sent (still URL-encoded). */
+  /** Path without the query string, URL-decoded (`runs/fix-bug/issue-1.json`, not `runs%2F...`). */
   readonly path: string;
   readonly query: string;
   /** `GET /repos/{owner}/{repo}/contents/{path}`, or `GET <path>` for a path no route serves. */
@@ -25,7 +25,7 @@ export interface RequestFilter {
   readonly method?: string;
   /** Exact kind, e.g. `PUT /repos/{owner}/{repo}/contents/{path}`. */
   readonly kind?: string;
-  /** Tested against the concrete path. */
+  /** Tested against the concrete (decoded) path. */
   readonly path?: RegExp;
   readonly status?: number;
   /** Only requests after this mark (see `mark()`). */

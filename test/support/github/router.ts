@@ -58,7 +58,7 @@ const NUMERIC = new Set([
   'installation_id',
 ]);
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function compile(template: string, options: RouteOptions): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
@@ -70,7 +70,7 @@ function compile(template: string, options: RouteOptions): { pattern: RegExp; na
     for (const part of parts) {
       const name = /^\{([^}]+)\}$/.exec(part)?.[1];
       if (name === undefined) {
-        piece += escape(part);
+        piece += escapeRegExp(part);
         continue;
       }
       names.push(name);
@@ -105,7 +105,12 @@ export function looseRoute<P extends string>(
   return define(method, template, handler as Handler<never, string>, options);
 }
 
-function define(method: Method, template: string, handler: Handler<never, string>, options: RouteOptions): RouteDef {
+function define(
+  method: Method,
+  template: string,
+  handler: Handler<never, string>,
+  options: RouteOptions,
+): RouteDef {
   const { pattern, names } = compile(template, options);
   const upper = method.toUpperCase();
   return { method: upper, template, kind: `${upper} ${template}`, names, pattern, options, handler };
@@ -117,7 +122,11 @@ export interface RouteMatch {
 }
 
 /** The first route whose method and template fit; path parameters are URL-decoded. */
-export function matchRoute(routes: readonly RouteDef[], method: string, pathname: string): RouteMatch | undefined {
+export function matchRoute(
+  routes: readonly RouteDef[],
+  method: string,
+  pathname: string,
+): RouteMatch | undefined {
   for (const candidate of routes) {
     if (candidate.method !== method) continue;
     const found = candidate.pattern.exec(pathname);
@@ -129,9 +138,4 @@ export function matchRoute(routes: readonly RouteDef[], method: string, pathname
     return { route: candidate, params };
   }
   return undefined;
-}
-
-/** Whether some route serves this path with another method (so the answer is 404, as GitHub's). */
-export function anyRoute(routes: readonly RouteDef[], pathname: string): RouteDef | undefined {
-  return routes.find((candidate) => candidate.pattern.test(pathname));
 }

@@ -126,7 +126,10 @@ export interface RepoSpec {
 export interface TeamSpec {
   name?: string;
   /** login to role, or to `{ role, state }` for a pending invitation. */
-  members: Record<string, 'member' | 'maintainer' | { role: 'member' | 'maintainer'; state: 'active' | 'pending' }>;
+  members: Record<
+    string,
+    'member' | 'maintainer' | { role: 'member' | 'maintainer'; state: 'active' | 'pending' }
+  >;
 }
 
 export interface UserSpec {

@@ -90,7 +90,8 @@ export class GitHubState implements StateEnv {
     if (!this.users.has(login.toLowerCase())) this.addUser({ login, type: 'Organization' });
     for (const [slug, team] of Object.entries(teams)) {
       for (const [member, role] of Object.entries(team.members)) {
-        const { role: teamRole, state } = typeof role === 'string' ? { role, state: 'active' as const } : role;
+        const { role: teamRole, state } =
+          typeof role === 'string' ? { role, state: 'active' as const } : role;
         this.setTeamMember(login, slug, member, teamRole, state);
       }
       if (Object.keys(team.members).length === 0) this.#team(org, slug, team.name);
@@ -131,10 +132,12 @@ export class GitHubState implements StateEnv {
     }
     for (const [branch, files] of Object.entries(spec.branches ?? {})) {
       repo.createBranch(branch);
-      if (Object.keys(files).length > 0) repo.commitFiles(branch, files, { message: `Add files to ${branch}` });
+      if (Object.keys(files).length > 0)
+        repo.commitFiles(branch, files, { message: `Add files to ${branch}` });
     }
     for (const tag of spec.tags ?? []) {
-      const { name, target, message } = typeof tag === 'string' ? { name: tag, target: undefined, message: undefined } : tag;
+      const { name, target, message } =
+        typeof tag === 'string' ? { name: tag, target: undefined, message: undefined } : tag;
       repo.createTag(name, target, message);
     }
     for (const [login, role] of Object.entries(spec.collaborators ?? {})) repo.setCollaborator(login, role);

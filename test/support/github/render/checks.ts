@@ -9,7 +9,12 @@ import { pullsAt } from './pulls.js';
 
 export function checkRun(repo: RepoState, urls: Urls, record: CheckRunRecord): Schema<'check-run'> {
   const url = `${urls.api}/repos/${repo.fullName}/check-runs/${record.id}`;
-  const app = record.app === repo.env.app.slug ? repo.env.app : record.app === ACTIONS_APP.slug ? ACTIONS_APP : undefined;
+  const app =
+    record.app === repo.env.app.slug
+      ? repo.env.app
+      : record.app === ACTIONS_APP.slug
+        ? ACTIONS_APP
+        : undefined;
   return {
     id: record.id,
     head_sha: record.head_sha,

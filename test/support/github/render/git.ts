@@ -110,7 +110,12 @@ function contentLinks(repo: RepoState, urls: Urls, entry: PathEntry, ref: string
 }
 
 /** A file with its content: base64 up to 1 MB, empty with `encoding: "none"` above. */
-export function contentFile(repo: RepoState, urls: Urls, entry: PathEntry, ref: string): Schema<'content-file'> {
+export function contentFile(
+  repo: RepoState,
+  urls: Urls,
+  entry: PathEntry,
+  ref: string,
+): Schema<'content-file'> {
   const content = repo.git.blob(entry.sha)?.content ?? Buffer.alloc(0);
   const links = contentLinks(repo, urls, entry, ref);
   const inline = content.length <= CONTENT_INLINE_LIMIT;
@@ -212,14 +217,22 @@ export function commit(repo: RepoState, urls: Urls, commit: GitCommit): Schema<'
   };
 }
 
-export function branch(repo: RepoState, urls: Urls, name: string, head: GitCommit): Schema<'branch-with-protection'> {
+export function branch(
+  repo: RepoState,
+  urls: Urls,
+  name: string,
+  head: GitCommit,
+): Schema<'branch-with-protection'> {
   const url = `${apiBase(repo, urls)}/branches/${encodeURIComponent(name)}`;
   return {
     name,
     commit: commit(repo, urls, head),
     _links: { self: url, html: `${urls.web}/${repo.fullName}/tree/${encodeURIComponent(name)}` },
     protected: false,
-    protection: { enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } },
+    protection: {
+      enabled: false,
+      required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] },
+    },
     protection_url: `${url}/protection`,
   };
 }

@@ -76,7 +76,8 @@ export function issueComment(repo: RepoState, urls: Urls, comment: CommentRecord
     updated_at: comment.updated_at,
     issue_url: `${apiBase(repo, urls)}/issues/${comment.issue_number}`,
     author_association: authorAssociation(repo, comment.user),
-    performed_via_github_app: comment.app && comment.app === env.app.slug ? integration(env.app, env, urls) : null,
+    performed_via_github_app:
+      comment.app && comment.app === env.app.slug ? integration(env.app, env, urls) : null,
     reactions: reactionRollup(`${url}/reactions`, comment.reactions),
   };
 }

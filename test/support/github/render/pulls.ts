@@ -96,15 +96,26 @@ export function pullRequest(repo: RepoState, urls: Urls, record: IssueRecord): S
   };
 }
 
-export function pullRequestSimple(repo: RepoState, urls: Urls, record: IssueRecord): Schema<'pull-request-simple'> {
+export function pullRequestSimple(
+  repo: RepoState,
+  urls: Urls,
+  record: IssueRecord,
+): Schema<'pull-request-simple'> {
   return {
     ...common(repo, urls, record),
     state: record.state,
-    labels: issueLabels(repo, urls, record).map((label) => ({ ...label, description: label.description ?? '' })),
+    labels: issueLabels(repo, urls, record).map((label) => ({
+      ...label,
+      description: label.description ?? '',
+    })),
   };
 }
 
-export function pullRequestMinimal(repo: RepoState, urls: Urls, record: IssueRecord): Schema<'pull-request-minimal'> {
+export function pullRequestMinimal(
+  repo: RepoState,
+  urls: Urls,
+  record: IssueRecord,
+): Schema<'pull-request-minimal'> {
   const pull = record.pull!;
   const repoRef = { id: repo.id, url: `${urls.api}/repos/${repo.fullName}`, name: repo.name };
   return {

@@ -15,7 +15,10 @@ export function simpleUser(user: UserRecord, urls: Urls): SimpleUser {
     avatar_url: `https://avatars.githubusercontent.com/u/${user.id}?v=4`,
     gravatar_id: '',
     url: api,
-    html_url: user.type === 'Bot' ? `${urls.web}/apps/${user.login.replace(/\[bot\]$/, '')}` : `${urls.web}/${user.login}`,
+    html_url:
+      user.type === 'Bot'
+        ? `${urls.web}/apps/${user.login.replace(/\[bot\]$/, '')}`
+        : `${urls.web}/${user.login}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,

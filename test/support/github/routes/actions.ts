@@ -4,8 +4,8 @@
  */
 import { invalidRequest, notFound, unprocessable } from '../http-error.js';
 import type { AttemptRecord, WorkflowRecord, WorkflowRunRecord } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { job, workflow, workflowRun } from '../render/actions.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 function findRun(repo: RepoState, id: string): WorkflowRunRecord {
@@ -102,7 +102,9 @@ export const actionsRoutes: RouteDef[] = [
     const repo = ctx.repo();
     const run = findRun(repo, ctx.params.run_id);
     const attempts = ctx.query.get('filter') === 'all' ? run.attempts : [repo.latestAttempt(run)];
-    const jobs = attempts.flatMap((attempt) => attempt.jobs.map((record) => job(repo, ctx.urls, run, attempt, record)));
+    const jobs = attempts.flatMap((attempt) =>
+      attempt.jobs.map((record) => job(repo, ctx.urls, run, attempt, record)),
+    );
     const { items, headers } = ctx.page(jobs);
     return ctx.reply(200, { total_count: jobs.length, jobs: items }, headers);
   }),
@@ -135,14 +137,17 @@ export const actionsRoutes: RouteDef[] = [
     if (typeof ref !== 'string' || ref === '') throw invalidRequest('"ref" wasn\'t supplied.');
     if (!target.dispatchable) throw unprocessable("Workflow does not have 'workflow_dispatch' trigger");
     const branch = ref.replace(/^refs\/(heads|tags)\//, '');
-    const sha = repo.branchSha(branch) ?? (repo.refs.has(`refs/tags/${branch}`) ? repo.resolveCommit(branch) : undefined);
+    const sha =
+      repo.branchSha(branch) ??
+      (repo.refs.has(`refs/tags/${branch}`) ? repo.resolveCommit(branch) : undefined);
     if (!sha) throw unprocessable(`No ref found for: ${ref}`);
     if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) {
       throw invalidRequest('"inputs" must be an object.');
     }
     const declared = target.inputs;
     const unexpected = declared ? Object.keys(inputs).filter((name) => !declared.includes(name)) : [];
-    if (unexpected.length > 0) throw unprocessable(`Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
+    if (unexpected.length > 0)
+      throw unprocessable(`Unexpected inputs provided: ${JSON.stringify(unexpected)}`);
 
     const run = repo.addWorkflowRun({
       workflow: target.id,

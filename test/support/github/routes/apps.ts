@@ -3,7 +3,7 @@
  * access tokens, and the repositories an installation token reaches.
  */
 import { HttpError, notFound } from '../http-error.js';
-import { integration, installation } from '../render/apps.js';
+import { installation, integration } from '../render/apps.js';
 import { repository } from '../render/repos.js';
 import { type RouteDef, route } from '../router.js';
 import type { GitHubState } from '../state.js';
@@ -12,7 +12,9 @@ import type { GitHubState } from '../state.js';
 const account = (state: GitHubState): string => [...state.repos.values()][0]?.owner.login ?? state.app.owner;
 
 export const appRoutes: RouteDef[] = [
-  route('get', '/app', (ctx) => ctx.reply(200, integration(ctx.state.app, ctx.state, ctx.urls)), { auth: 'jwt' }),
+  route('get', '/app', (ctx) => ctx.reply(200, integration(ctx.state.app, ctx.state, ctx.urls)), {
+    auth: 'jwt',
+  }),
 
   route(
     'get',

@@ -4,8 +4,8 @@
  */
 import { HttpError, invalidRequest, notFound, unprocessable, validationFailed } from '../http-error.js';
 import type { CheckConclusion, CheckRunRecord, CheckStatus } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { checkRun } from '../render/checks.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 /** GitHub's limit on `output.summary` and `output.text`. */
@@ -20,7 +20,14 @@ const CONCLUSIONS: readonly CheckConclusion[] = [
   'skipped',
   'timed_out',
 ];
-const STATUSES: readonly CheckStatus[] = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'];
+const STATUSES: readonly CheckStatus[] = [
+  'queued',
+  'in_progress',
+  'completed',
+  'waiting',
+  'requested',
+  'pending',
+];
 
 function checkText(field: 'summary' | 'text' | 'title', value: unknown): string | null {
   if (value === undefined || value === null) return null;
@@ -85,13 +92,15 @@ function apply(repo: RepoState, record: CheckRunRecord, input: CheckInput, creat
   if (typeof input.started_at === 'string') record.started_at = input.started_at;
 
   if (input.conclusion !== undefined && input.conclusion !== null) {
-    if (input.conclusion === 'stale') throw unprocessable('Only GitHub can set a check run conclusion to stale');
+    if (input.conclusion === 'stale')
+      throw unprocessable('Only GitHub can set a check run conclusion to stale');
     if (!CONCLUSIONS.includes(input.conclusion as CheckConclusion)) {
       throw validationFailed({ resource: 'CheckRun', code: 'invalid', field: 'conclusion' });
     }
     record.conclusion = input.conclusion as CheckConclusion;
     record.status = 'completed';
-    record.completed_at = typeof input.completed_at === 'string' ? input.completed_at : (record.completed_at ?? now);
+    record.completed_at =
+      typeof input.completed_at === 'string' ? input.completed_at : (record.completed_at ?? now);
   } else if (input.status !== undefined) {
     const allowed = creating ? STATUSES.slice(0, 3) : STATUSES;
     if (!allowed.includes(input.status as CheckStatus)) {
@@ -108,7 +117,12 @@ function apply(repo: RepoState, record: CheckRunRecord, input: CheckInput, creat
   }
 
   if (input.output !== undefined) {
-    const output = input.output as { title?: unknown; summary?: unknown; text?: unknown; annotations?: unknown };
+    const output = input.output as {
+      title?: unknown;
+      summary?: unknown;
+      text?: unknown;
+      annotations?: unknown;
+    };
     if (typeof output !== 'object' || output === null) throw invalidRequest('"output" must be an object.');
     if (creating && (typeof output.title !== 'string' || typeof output.summary !== 'string')) {
       throw invalidRequest('"title" and "summary" are required in "output".');
@@ -118,7 +132,8 @@ function apply(repo: RepoState, record: CheckRunRecord, input: CheckInput, creat
     const summary = checkText('summary', output.summary);
     const text = checkText('text', output.text);
     const annotations = Array.isArray(output.annotations) ? output.annotations.length : 0;
-    if (annotations > 50) throw validationFailed({ resource: 'CheckRun', code: 'invalid', field: 'annotations' });
+    if (annotations > 50)
+      throw validationFailed({ resource: 'CheckRun', code: 'invalid', field: 'annotations' });
     record.output = {
       title: title ?? record.output.title,
       summary,

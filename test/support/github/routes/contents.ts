@@ -6,9 +6,9 @@
  * handler, after the body has been read, so Node's event loop serialises concurrent writers.
  */
 import type { PathEntry } from '../git-objects.js';
-import { HttpError, conflict, invalidRequest, notFound } from '../http-error.js';
-import type { RepoState } from '../repo-state.js';
+import { conflict, HttpError, invalidRequest, notFound } from '../http-error.js';
 import { contentEntry, contentFile, fileCommit } from '../render/git.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 const normalise = (path: string): string => path.replace(/^\/+|\/+$/g, '');
@@ -31,7 +31,10 @@ export function rawReply(content: Buffer) {
   };
 }
 
-function person(field: 'author' | 'committer', value: unknown): { name: string; email: string; date?: string } | undefined {
+function person(
+  field: 'author' | 'committer',
+  value: unknown,
+): { name: string; email: string; date?: string } | undefined {
   if (value === undefined) return undefined;
   const given = value as { name?: unknown; email?: unknown; date?: unknown };
   if (typeof given.name !== 'string' || typeof given.email !== 'string') {
@@ -81,7 +84,9 @@ export const contentRoutes: RouteDef[] = [
       const entry = repo.git.lookup(repo.git.commit(commitSha)!.tree, path);
       if (!entry) throw notFound();
       if (entry.type === 'tree') {
-        const listing = repo.git.walk(entry.sha, false, path).map((item) => contentEntry(repo, ctx.urls, item, ref));
+        const listing = repo.git
+          .walk(entry.sha, false, path)
+          .map((item) => contentEntry(repo, ctx.urls, item, ref));
         return ctx.reply(200, listing);
       }
       if (entry.type === 'blob' && ctx.wantsRaw()) return rawReply(repo.git.blob(entry.sha)!.content);
@@ -108,12 +113,16 @@ export const contentRoutes: RouteDef[] = [
       const { branch, parent, current } = target(repo, branchGiven, path);
       checkSha(path, current, sha);
       const blob = repo.git.putBlob(bytes);
-      const commit = repo.makeCommit(parent, new Map([[path, { mode: '100644', type: 'blob', sha: blob.sha }]]), {
-        message,
-        actor: ctx.actor.login,
-        ...(author ? { author } : {}),
-        ...(committer ? { committer } : {}),
-      });
+      const commit = repo.makeCommit(
+        parent,
+        new Map([[path, { mode: '100644', type: 'blob', sha: blob.sha }]]),
+        {
+          message,
+          actor: ctx.actor.login,
+          ...(author ? { author } : {}),
+          ...(committer ? { committer } : {}),
+        },
+      );
       repo.refs.set(`refs/heads/${branch}`, commit.sha);
 
       const entry: PathEntry = { path, mode: '100644', type: 'blob', sha: blob.sha };

@@ -5,9 +5,9 @@
  */
 import type { EntryMode, EntryType, TreeChange } from '../git-objects.js';
 import { conflict, invalidRequest, notFound, unprocessable } from '../http-error.js';
-import type { RepoState } from '../repo-state.js';
 import { blob, gitCommit, gitRef, gitTag, gitTree } from '../render/git.js';
-import { type RouteDef, looseRoute, route } from '../router.js';
+import type { RepoState } from '../repo-state.js';
+import { looseRoute, type RouteDef, route } from '../router.js';
 import { rawReply } from './contents.js';
 
 const MODES: readonly EntryMode[] = ['100644', '100755', '040000', '160000', '120000'];
@@ -21,7 +21,8 @@ function nonEmpty(repo: RepoState): RepoState {
 
 const fullRef = (ref: string): string => (ref.startsWith('refs/') ? ref : `refs/${ref}`);
 
-const sortedRefs = (repo: RepoState): [string, string][] => [...repo.refs].sort(([a], [b]) => (a < b ? -1 : 1));
+const sortedRefs = (repo: RepoState): [string, string][] =>
+  [...repo.refs].sort(([a], [b]) => (a < b ? -1 : 1));
 
 function requireString(value: unknown, field: string): string {
   if (typeof value !== 'string' || value === '') throw invalidRequest(`"${field}" wasn't supplied.`);
@@ -73,7 +74,11 @@ export const gitDataRoutes: RouteDef[] = [
     '/repos/{owner}/{repo}/git/refs/{ref}',
     (ctx) => {
       const repo = nonEmpty(ctx.repo());
-      if (!ctx.params.ref) return ctx.reply(200, sortedRefs(repo).map(([ref, sha]) => gitRef(repo, ctx.urls, ref, sha)));
+      if (!ctx.params.ref)
+        return ctx.reply(
+          200,
+          sortedRefs(repo).map(([ref, sha]) => gitRef(repo, ctx.urls, ref, sha)),
+        );
       const ref = fullRef(ctx.params.ref);
       const exact = repo.refs.get(ref);
       if (exact !== undefined) return ctx.reply(200, gitRef(repo, ctx.urls, ref, exact));
@@ -157,7 +162,8 @@ export const gitDataRoutes: RouteDef[] = [
     const repo = nonEmpty(ctx.repo());
     const { tree, base_tree: baseTree } = ctx.body;
     if (!Array.isArray(tree)) throw invalidRequest('"tree" wasn\'t supplied.');
-    if (baseTree !== undefined && !repo.git.tree(baseTree)) throw unprocessable('base_tree is not a valid tree oid');
+    if (baseTree !== undefined && !repo.git.tree(baseTree))
+      throw unprocessable('base_tree is not a valid tree oid');
     const changes = new Map<string, TreeChange>();
     for (const item of tree) {
       const { path, mode, type, sha, content } = item;
@@ -169,12 +175,17 @@ export const gitDataRoutes: RouteDef[] = [
         continue;
       }
       if (typeof content === 'string') {
-        changes.set(path, { mode: mode as EntryMode, type: 'blob', sha: repo.git.putBlob(Buffer.from(content)).sha });
+        changes.set(path, {
+          mode: mode as EntryMode,
+          type: 'blob',
+          sha: repo.git.putBlob(Buffer.from(content)).sha,
+        });
         continue;
       }
       if (typeof sha !== 'string') throw invalidRequest('Must supply either tree.sha or tree.content.');
       const object = repo.git.get(sha);
-      if (type !== 'commit' && object?.type !== type) throw unprocessable(`tree.sha ${sha} is not a valid ${type}`);
+      if (type !== 'commit' && object?.type !== type)
+        throw unprocessable(`tree.sha ${sha} is not a valid ${type}`);
       changes.set(path, { mode: mode as EntryMode, type: type as EntryType, sha });
     }
     const built = repo.git.buildTree(baseTree, changes);
@@ -202,7 +213,8 @@ export const gitDataRoutes: RouteDef[] = [
     const parents = ctx.body.parents ?? [];
     if (!Array.isArray(parents)) throw invalidRequest('"parents" must be an array.');
     for (const parent of parents) {
-      if (!repo.git.commit(parent)) throw unprocessable('Parent SHA does not exist or is not a commit object');
+      if (!repo.git.commit(parent))
+        throw unprocessable('Parent SHA does not exist or is not a commit object');
     }
     const authorGiven = gitPerson(ctx.body.author);
     const committerGiven = gitPerson(ctx.body.committer);
@@ -230,7 +242,8 @@ export const gitDataRoutes: RouteDef[] = [
     const message = typeof ctx.body.message === 'string' ? ctx.body.message : '';
     const object = requireString(ctx.body.object, 'object');
     const type = ctx.body.type;
-    if (type !== 'commit' && type !== 'tree' && type !== 'blob') throw invalidRequest('"type" wasn\'t supplied.');
+    if (type !== 'commit' && type !== 'tree' && type !== 'blob')
+      throw invalidRequest('"type" wasn\'t supplied.');
     if (repo.git.get(object)?.type !== type) throw unprocessable('Object does not exist');
     const made = repo.git.putTag({
       tag: tagName,

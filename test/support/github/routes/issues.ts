@@ -1,8 +1,8 @@
 /** Issues (pull requests included, as GitHub counts them) and their comments. */
 import { invalidRequest, notFound, validationFailed } from '../http-error.js';
 import type { IssueRecord } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { issue, issueComment } from '../render/issues.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 /** GitHub's limit on an issue or comment body. */
@@ -42,7 +42,9 @@ function findComment(repo: RepoState, id: string) {
 
 function labelNames(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  return value.map((item) => (typeof item === 'string' ? item : String((item as { name?: unknown }).name ?? '')));
+  return value.map((item) =>
+    typeof item === 'string' ? item : String((item as { name?: unknown }).name ?? ''),
+  );
 }
 
 export const issueRoutes: RouteDef[] = [
@@ -69,7 +71,8 @@ export const issueRoutes: RouteDef[] = [
   route('post', '/repos/{owner}/{repo}/issues', (ctx) => {
     const repo = ctx.repo();
     const title = ctx.body.title;
-    if (typeof title !== 'string' && typeof title !== 'number') throw invalidRequest('"title" wasn\'t supplied.');
+    if (typeof title !== 'string' && typeof title !== 'number')
+      throw invalidRequest('"title" wasn\'t supplied.');
     const body = checkBody(ctx.body.body, 'Issue', false);
     const created = repo.addIssue({
       title: String(title),
@@ -99,14 +102,16 @@ export const issueRoutes: RouteDef[] = [
       if (state !== record.state) {
         record.state = state;
         record.closed_at = state === 'closed' ? repo.env.now() : null;
-        record.state_reason = state === 'closed' ? (reason === 'not_planned' ? 'not_planned' : 'completed') : 'reopened';
+        record.state_reason =
+          state === 'closed' ? (reason === 'not_planned' ? 'not_planned' : 'completed') : 'reopened';
       }
     } else if (state !== undefined) {
       throw validationFailed({ resource: 'Issue', code: 'invalid', field: 'state' });
     }
     const names = labelNames(labels);
     if (names) record.labels = names.map((name) => repo.ensureLabel(name).name);
-    if (Array.isArray(assignees)) record.assignees = assignees.filter((a): a is string => typeof a === 'string');
+    if (Array.isArray(assignees))
+      record.assignees = assignees.filter((a): a is string => typeof a === 'string');
     record.updated_at = repo.env.now();
     return ctx.reply(200, issue(repo, ctx.urls, record));
   }),
@@ -130,7 +135,7 @@ export const issueRoutes: RouteDef[] = [
     const repo = ctx.repo();
     const record = findIssue(repo, ctx.params.issue_number);
     const body = checkBody(ctx.body.body, 'IssueComment', true)!;
-    const comment = repo.addComment(record.number, body, ctx.actor.login, ctx.actor.app?.slug);
+    const comment = repo.addComment(record.number, body, ctx.actor.login, { app: ctx.actor.app?.slug });
     const shown = issueComment(repo, ctx.urls, comment);
     return ctx.reply(201, shown, { location: shown.url });
   }),

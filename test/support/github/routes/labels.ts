@@ -1,8 +1,8 @@
 /** Repository labels, and labels on an issue or pull request. */
 import { invalidRequest, notFound, validationFailed } from '../http-error.js';
 import type { IssueRecord } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { issueLabels, label } from '../render/issues.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 import { findIssue } from './issues.js';
 
@@ -22,7 +22,8 @@ function namesFrom(body: unknown): string[] {
 function addLabels(repo: RepoState, issue: IssueRecord, names: readonly string[]): void {
   for (const name of names) {
     const record = repo.ensureLabel(name);
-    if (!issue.labels.some((existing) => existing.toLowerCase() === name.toLowerCase())) issue.labels.push(record.name);
+    if (!issue.labels.some((existing) => existing.toLowerCase() === name.toLowerCase()))
+      issue.labels.push(record.name);
   }
   issue.updated_at = repo.env.now();
 }
@@ -30,7 +31,9 @@ function addLabels(repo: RepoState, issue: IssueRecord, names: readonly string[]
 export const labelRoutes: RouteDef[] = [
   route('get', '/repos/{owner}/{repo}/issues/{issue_number}/labels', (ctx) => {
     const repo = ctx.repo();
-    const { items, headers } = ctx.page(issueLabels(repo, ctx.urls, findIssue(repo, ctx.params.issue_number)));
+    const { items, headers } = ctx.page(
+      issueLabels(repo, ctx.urls, findIssue(repo, ctx.params.issue_number)),
+    );
     return ctx.reply(200, items, headers);
   }),
 
@@ -82,10 +85,16 @@ export const labelRoutes: RouteDef[] = [
     const repo = ctx.repo();
     const { name, color, description } = ctx.body;
     if (typeof name !== 'string' || name.trim() === '') throw invalidRequest('"name" wasn\'t supplied.');
-    if (repo.label(name)) throw validationFailed({ resource: 'Label', code: 'already_exists', field: 'name' });
+    if (repo.label(name))
+      throw validationFailed({ resource: 'Label', code: 'already_exists', field: 'name' });
     const shade = typeof color === 'string' ? color.replace(/^#/, '') : 'ededed';
-    if (!/^[0-9a-fA-F]{6}$/.test(shade)) throw validationFailed({ resource: 'Label', code: 'invalid', field: 'color' });
-    const record = repo.ensureLabel(name, shade.toLowerCase(), typeof description === 'string' ? description : null);
+    if (!/^[0-9a-fA-F]{6}$/.test(shade))
+      throw validationFailed({ resource: 'Label', code: 'invalid', field: 'color' });
+    const record = repo.ensureLabel(
+      name,
+      shade.toLowerCase(),
+      typeof description === 'string' ? description : null,
+    );
     const body = label(repo, ctx.urls, record);
     return ctx.reply(201, body, { location: body.url });
   }),

@@ -7,7 +7,12 @@ export const metaRoutes: RouteDef[] = [
     'get',
     '/rate_limit',
     (ctx) => {
-      const core = { limit: ctx.rate.limit, remaining: ctx.rate.remaining, reset: ctx.rate.reset, used: ctx.rate.used };
+      const core = {
+        limit: ctx.rate.limit,
+        remaining: ctx.rate.remaining,
+        reset: ctx.rate.reset,
+        used: ctx.rate.used,
+      };
       const search = { limit: 30, remaining: 30, reset: ctx.rate.reset, used: 0 };
       const graphql = { limit: ctx.rate.limit, remaining: ctx.rate.limit, reset: ctx.rate.reset, used: 0 };
       return ctx.reply(200, { resources: { core, search, graphql }, rate: core });

@@ -50,7 +50,8 @@ export const pullRoutes: RouteDef[] = [
     if (!headSha) throw validationFailed({ resource: 'PullRequest', code: 'invalid', field: 'head' });
     if (!baseSha) throw validationFailed({ resource: 'PullRequest', code: 'invalid', field: 'base' });
     const open = [...repo.issues.values()].find(
-      (record) => record.state === 'open' && record.pull?.head.ref === headRef && record.pull.base.ref === base,
+      (record) =>
+        record.state === 'open' && record.pull?.head.ref === headRef && record.pull.base.ref === base,
     );
     if (open) {
       throw validationFailed({
@@ -60,7 +61,11 @@ export const pullRoutes: RouteDef[] = [
       });
     }
     if (headSha === baseSha || repo.git.isAncestor(headSha, baseSha)) {
-      throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${headRef}` });
+      throw validationFailed({
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `No commits between ${base} and ${headRef}`,
+      });
     }
     const record = repo.addPull({
       title,

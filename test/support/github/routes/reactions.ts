@@ -5,12 +5,21 @@
 import type { RouteContext } from '../context.js';
 import { notFound, validationFailed } from '../http-error.js';
 import type { ReactionContent, ReactionRecord } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { reaction } from '../render/issues.js';
+import type { RepoState } from '../repo-state.js';
 import { type Reply, type RouteDef, route } from '../router.js';
 import { findIssue } from './issues.js';
 
-const CONTENTS: readonly ReactionContent[] = ['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes'];
+const CONTENTS: readonly ReactionContent[] = [
+  '+1',
+  '-1',
+  'laugh',
+  'confused',
+  'heart',
+  'hooray',
+  'rocket',
+  'eyes',
+];
 
 /** Adds (or finds) `login`'s reaction; `created` is false when it was there already. */
 function react(
@@ -22,7 +31,9 @@ function react(
   if (!CONTENTS.includes(content as ReactionContent)) {
     throw validationFailed({ resource: 'Reaction', code: 'invalid', field: 'content' });
   }
-  const existing = list.find((item) => item.user.toLowerCase() === login.toLowerCase() && item.content === content);
+  const existing = list.find(
+    (item) => item.user.toLowerCase() === login.toLowerCase() && item.content === content,
+  );
   if (existing) return { record: existing, created: false };
   const id = repo.env.nextId();
   const record: ReactionRecord = {
@@ -36,7 +47,11 @@ function react(
   return { record, created: true };
 }
 
-function listed(ctx: Pick<RouteContext<never, string>, 'query' | 'urls' | 'page'>, repo: RepoState, list: readonly ReactionRecord[]): Reply {
+function listed(
+  ctx: Pick<RouteContext<never, string>, 'query' | 'urls' | 'page'>,
+  repo: RepoState,
+  list: readonly ReactionRecord[],
+): Reply {
   const wanted = ctx.query.get('content');
   const { items, headers } = ctx.page(list.filter((item) => wanted === null || item.content === wanted));
   return { status: 200, body: items.map((item) => reaction(repo.env, ctx.urls, item)), headers };

@@ -1,9 +1,9 @@
 /** Tags (the repository listing) and releases. */
 import { invalidRequest, notFound, validationFailed } from '../http-error.js';
 import type { ReleaseRecord } from '../records.js';
-import type { RepoState } from '../repo-state.js';
 import { tag } from '../render/git.js';
 import { release } from '../render/releases.js';
+import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 /** Published releases only: drafts are visible to people with push access, which no test needs. */

@@ -1,5 +1,5 @@
-import { JournalError } from '../journal/fold.js';
-import { parseJournal } from '../journal/parse.js';
+import { JournalError } from './fold.js';
+import { parseJournal } from './parse.js';
 
 export interface StuckRun {
   file: string;
@@ -7,6 +7,7 @@ export interface StuckRun {
   last_event: string;
   last_activity_at: string;
   idle: string;
+  subject?: string;
   error?: string;
 }
 
@@ -44,4 +45,14 @@ export function stuckRuns(
     }
   }
   return out;
+}
+
+/** Parses 30m, 24h, 7d, 90s or 500ms into milliseconds; undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
+    m[2] as 'ms' | 's' | 'm' | 'h' | 'd'
+  ];
+  return Number(m[1]) * unit;
 }

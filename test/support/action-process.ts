@@ -1,0 +1,134 @@
+/**
+ * Runs the bundled action as a runner does: a child process `node dist/index.js` (or `dist/post.js`) with the
+ * runner's environment variables, an event file, and the files a runner gives a step for outputs, summary and
+ * state.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseOutputFile } from '../../src/runner/exec.js';
+
+export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
+export const DIST = join(REPO_ROOT, 'dist');
+
+export interface Job {
+  /** The workflow run id, attempt, job key and runner name, as GitHub sets them. */
+  runId: number;
+  attempt?: number;
+  job?: string;
+  runner?: string;
+}
+
+export interface StepOptions {
+  apiUrl: string;
+  repository: string;
+  workspace: string;
+  eventName: string;
+  payload: Record<string, unknown>;
+  inputs: Record<string, string>;
+  job: Job;
+  token?: string;
+  /** Extra environment for the step (an agent's API key, say). */
+  env?: Record<string, string>;
+  /** Which bundle: the main step or the post step. */
+  entry?: 'index.js' | 'post.js';
+  /** State saved by the main step, for the post step. */
+  state?: Record<string, string>;
+  node?: string;
+}
+
+export interface StepResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  outputs: Record<string, string>;
+  summary: string;
+  state: Record<string, string>;
+}
+
+export function makeWorkspace(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-ws-'));
+  for (const [path, text] of Object.entries(files)) {
+    const full = join(dir, path);
+    mkdirSync(join(full, '..'), { recursive: true });
+    writeFileSync(full, text, { mode: path.endsWith('.sh') ? 0o755 : 0o644 });
+  }
+  return dir;
+}
+
+/** Starts the step; `done` resolves when it exits. */
+export function startStep(opts: StepOptions): { child: ChildProcess; done: Promise<StepResult> } {
+  const runnerDir = mkdtempSync(join(tmpdir(), 'interlock-runner-'));
+  const files = {
+    event: join(runnerDir, 'event.json'),
+    output: join(runnerDir, 'output'),
+    summary: join(runnerDir, 'summary.md'),
+    state: join(runnerDir, 'state'),
+  };
+  writeFileSync(files.event, JSON.stringify(opts.payload));
+  for (const f of [files.output, files.summary, files.state]) writeFileSync(f, '');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GITHUB_API_URL: opts.apiUrl,
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_REPOSITORY: opts.repository,
+    GITHUB_EVENT_NAME: opts.eventName,
+    GITHUB_EVENT_PATH: files.event,
+    GITHUB_WORKSPACE: opts.workspace,
+    GITHUB_RUN_ID: String(opts.job.runId),
+    GITHUB_RUN_ATTEMPT: String(opts.job.attempt ?? 1),
+    GITHUB_JOB: opts.job.job ?? 'interlock',
+    RUNNER_NAME: opts.job.runner ?? `runner-${opts.job.runId}`,
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_SHA: 'main',
+    GITHUB_ACTOR: 'octocat',
+    GITHUB_WORKFLOW_REF: `${opts.repository}/.github/workflows/interlock.yml@refs/heads/main`,
+    GITHUB_OUTPUT: files.output,
+    GITHUB_STEP_SUMMARY: files.summary,
+    GITHUB_STATE: files.state,
+    RUNNER_TEMP: runnerDir,
+    INTERLOCK_RETRY_BASE_MS: '5',
+    INTERLOCK_WRITE_INTERVAL_MS: '0',
+    INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
+    ...(opts.env ?? {}),
+  };
+  for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
+  for (const [k, v] of Object.entries(opts.state ?? {})) env[`STATE_${k}`] = v;
+  const child = spawn(opts.node ?? process.execPath, [join(DIST, opts.entry ?? 'index.js')], {
+    cwd: opts.workspace,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    stdout += b.toString('utf8');
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString('utf8');
+  });
+  const done = new Promise<StepResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        outputs: parseOutputFile(read(files.output)),
+        summary: read(files.summary),
+        state: parseOutputFile(read(files.state)),
+      });
+    });
+  });
+  return { child, done };
+}
+
+export function runStep(opts: StepOptions): Promise<StepResult> {
+  return startStep(opts).done;
+}
