@@ -31,6 +31,12 @@ for (const { src, out } of entries) {
     ],
     { cwd: root, stdio: 'inherit' },
   );
+  // ncc rewrites path expressions it takes for asset references; a bundle must not depend on stray files.
+  if (readFileSync(join(tmp, 'index.js'), 'utf8').includes('__nccwpck_require__.ab+')) {
+    throw new Error(
+      `${src}: ncc relocated a path expression into an asset reference; build that path another way`,
+    );
+  }
   copyFileSync(join(tmp, 'index.js'), join(dist, out));
 }
 writeFileSync(join(dist, 'package.json'), '{\n  "type": "module"\n}\n');

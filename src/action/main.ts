@@ -12,6 +12,7 @@ import { recover, type StepResult, type StepSetup, step } from '../runner/engine
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
+import { commentMode } from './comment-mode.js';
 import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs } from './inputs.js';
 import { type JobIdentity, probeActions } from './probe.js';
 import { publishResult } from './publish.js';
@@ -93,6 +94,7 @@ export function buildContext(
     token: inputs.token,
     baseUrl: env.GITHUB_API_URL,
     log: (m) => io.info(m),
+    ...tuning(rawEnv),
     ...(clientOptions.retryAfterBaseValue !== undefined
       ? { retryAfterBaseValue: clientOptions.retryAfterBaseValue }
       : {}),
@@ -220,7 +222,7 @@ export function stepSetupFor(
       : {}),
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
-    runner: () => actionsRunner(ctx),
+    runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
     probe: (_node, d) => probeActions(ctx.octokit, ctx.repo, ctx.me, d, Date.now()),
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
@@ -261,9 +263,7 @@ export function statusFor(r: StepResult, wanted: string | undefined): string {
 export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   const mode = ctx.inputs.mode;
   if (mode === 'stuck') return stuckMode(ctx);
-  if (mode === 'comment') {
-    return { outputs: {}, failed: 'mode: comment is not available in this version' };
-  }
+  if (mode === 'comment') return commentMode(ctx);
   let resolved: Awaited<ReturnType<typeof resolveRun>>;
   try {
     resolved = await resolveRun(ctx);

@@ -72,9 +72,10 @@ async function upsertProgress(
   }
   const created = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
   const id = created.data.id;
+  let now: { journal: Current['journal']; version: string | null } | null = cur;
   for (let i = 0; i < 8; i++) {
-    const now = await store.read();
-    if (!now) return;
+    if (i > 0) now = await store.read();
+    if (!now?.version) return;
     if (now.journal.progress_comment_id && now.journal.progress_comment_id !== known) {
       // Another job made one first: keep theirs.
       await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });

@@ -63,11 +63,21 @@ function checkRunId(id: string): string {
   return id;
 }
 
+/**
+ * The default folder of journals. A function on purpose: ncc's asset relocator reads an inline
+ * `resolve(io.cwd, '.interlock', 'runs', `${id}.json`)` as a reference to bundled files and, when a journal
+ * such as scratch/.interlock/runs/x.json exists in the source tree at build time, rewrites it to a path
+ * inside dist/ (every default journal then lands in dist/main/<cwd>/).
+ */
+function defaultRunsDir(io: Io): string {
+  return resolve(io.cwd, '.interlock', 'runs');
+}
+
 function journalPath(io: Io, journal: string | undefined, runId: string | undefined): string {
   if (journal) return resolve(io.cwd, journal);
-  if (runId) return resolve(io.cwd, '.interlock', 'runs', `${checkRunId(runId)}.json`);
+  if (runId) return join(defaultRunsDir(io), `${checkRunId(runId)}.json`);
   // With one run in the default folder, there is nothing to ask.
-  const runsDir = resolve(io.cwd, '.interlock', 'runs');
+  const runsDir = defaultRunsDir(io);
   const found = listJson(runsDir);
   if (found.length === 1) return found[0]!;
   const names = found.map((f) => f.slice(runsDir.length + 1, -'.json'.length));

@@ -23,6 +23,36 @@ async function exists(fn: () => Promise<unknown>): Promise<boolean> {
 /** Runs one check through the GitHub API and says what it observed (URLs, shas, states). */
 export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<Evidence> {
   const { octokit, repo } = gh;
+  const named =
+    'branch' in check
+      ? check.branch
+      : 'tag' in check
+        ? check.tag
+        : 'release' in check
+          ? check.release
+          : undefined;
+  if (named !== undefined && !named.trim()) {
+    const kind = Object.keys(check)[0] ?? 'check';
+    return {
+      check: kind,
+      passed: false,
+      observed: `the ${kind} name is empty (did its expression name an output that was not set?)`,
+    };
+  }
+  if ('pull_request' in check && !check.pull_request.head.trim()) {
+    return {
+      check: 'pull_request',
+      passed: false,
+      observed: 'the head branch is empty (did its expression name an output that was not set?)',
+    };
+  }
+  if ('check' in check && !check.check.ref.trim()) {
+    return {
+      check: 'check',
+      passed: false,
+      observed: 'the ref is empty (did its expression name an output that was not set?)',
+    };
+  }
   if ('pull_request' in check) {
     const spec = check.pull_request;
     const want = spec.state ?? 'open_or_merged';

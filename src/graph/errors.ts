@@ -51,3 +51,30 @@ export function suggestion(word: string, candidates: Iterable<string>): string {
   const m = didYouMean(word, candidates);
   return m === undefined ? '' : ` (did you mean "${m}"?)`;
 }
+
+/** Where and why JSON.parse failed; V8 names a position, or quotes the text around an unexpected token. */
+export function jsonParseError(text: string, raw: string): { offset: number; message: string } {
+  const at = /^(.*?)(?: in JSON)? at position (\d+)/.exec(raw);
+  if (at) return { offset: Number(at[2]), message: at[1]! };
+  // `Unexpected token 'x', "text" is not valid JSON`; a long text is cut to `..."ten before, ten after"...`
+  const token = /^Unexpected token '(.)', (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(raw);
+  if (token) {
+    const message = `unexpected character "${token[1]}"`;
+    if (token[2]) {
+      const around = text.indexOf(token[3]!);
+      if (around >= 0) return { offset: around + 10, message };
+    } else {
+      // The text is quoted from its start: the token is the first such character outside a string.
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const ch = text[i];
+        if (inString) {
+          if (ch === '\\') i++;
+          else if (ch === '"') inString = false;
+        } else if (ch === '"') inString = true;
+        else if (ch === token[1]) return { offset: i, message };
+      }
+    }
+  }
+  return { offset: text.trimEnd().length, message: raw };
+}

@@ -1,6 +1,6 @@
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { didYouMean, type SourceError } from './errors.js';
+import { didYouMean, jsonParseError, type SourceError } from './errors.js';
 import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
 
 /** A YAML or JSON text with source positions, for errors that point at a line and column. */
@@ -38,7 +38,7 @@ export function parseSource(file: string, text: string): SourceDoc {
     try {
       JSON.parse(text);
     } catch (e) {
-      const { offset, message } = jsonError(text, (e as Error).message);
+      const { offset, message } = jsonParseError(text, (e as Error).message);
       const pos = lines.linePos(offset);
       errors.splice(0, errors.length, {
         file,
@@ -50,21 +50,6 @@ export function parseSource(file: string, text: string): SourceDoc {
   }
   const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
   return { file, doc, lines, errors, data };
-}
-
-/** Where and why JSON.parse failed; V8 names a position, or quotes the text around an unexpected token. */
-function jsonError(text: string, raw: string): { offset: number; message: string } {
-  const at = /^(.*?)(?: in JSON)? at position (\d+)/.exec(raw);
-  if (at) return { offset: Number(at[2]), message: at[1]! };
-  // `Unexpected token 'x', "text" is not valid JSON`, the text cut short as `..."text"...`
-  const token = /^Unexpected token '(.)', (?:\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(raw);
-  if (token) {
-    const snippet = token[2]!;
-    const around = text.indexOf(snippet);
-    if (around >= 0)
-      return { offset: around + snippet.indexOf(token[1]!), message: `unexpected character "${token[1]}"` };
-  }
-  return { offset: text.trimEnd().length, message: raw };
 }
 
 /** The line and column of the value at path, or of its key when `key` is set; falls back to the nearest parent. */

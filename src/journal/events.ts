@@ -98,6 +98,8 @@ const RerunApproved = z.strictObject({
   source: z.string(),
   graph_hash: z.string().optional(),
   reason: z.string().optional(),
+  /** Distinct people who must approve this attempt before the node leaves its hold (default 1). */
+  required: z.number().int().min(1).optional(),
 });
 export const EscalationReportSchema = z.looseObject({
   attempted: z.array(z.looseObject({ attempt: z.number(), approach: z.string(), work: z.string() })),

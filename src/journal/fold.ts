@@ -37,6 +37,7 @@ export interface NodeProgress {
   last_evidence: Evidence[];
   outputs: Record<string, string>;
   wall_ms: number;
+  /** Distinct people who approved a rerun of the current hold or escalation. */
   approvals: string[];
   report?: EscalationReport;
   ended_at?: string;
@@ -73,6 +74,8 @@ export interface RunState {
   started: { intent: string; subject: string; runner: RunnerInfo } | null;
   /** The graph hash the journal currently accepts (RunStarted, or the last GraphChangeAllowed). */
   accepted_hash: string;
+  /** Every RerunApproved source in the journal (comment URLs, CLI names), in order. */
+  approval_sources: string[];
 }
 
 /** A journal that breaks the rules: names the first bad event. */
@@ -134,6 +137,7 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
   let lastCompleted: string | null = null;
   let rolledBackTo: string | null = null;
   let lastAt: string | null = null;
+  const approvalSources: string[] = [];
 
   const events = journal.events;
   for (let i = 0; i < events.length; i++) {
@@ -215,6 +219,7 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
         p.ended_at = e.at;
         if (p.failures >= p.budget) {
           p.state = 'escalated';
+          p.approvals = [];
           rolledBackTo = lastCompleted;
         } else p.state = 'pending';
         break;
@@ -262,7 +267,10 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
           bad(`node "${e.node}" is ${p.state.replace('_', ' ')}, not held or escalated`);
         if (e.attempt !== p.attempts)
           bad(`approves attempt ${e.attempt}, but the last attempt is ${p.attempts}`);
-        p.approvals.push(e.approved_by);
+        approvalSources.push(e.source);
+        if (!p.approvals.includes(e.approved_by)) p.approvals.push(e.approved_by);
+        // The hold ends only once enough distinct people approved this attempt.
+        if (p.approvals.length < (e.required ?? 1)) break;
         if (p.state === 'escalated') p.budget = p.failures + 1;
         p.state = 'pending';
         break;
@@ -329,7 +337,15 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
     ended,
     last_activity_at: lastAt,
   };
-  return { checkpoint, nodes, inputs, github, started, accepted_hash: acceptedHash };
+  return {
+    checkpoint,
+    nodes,
+    inputs,
+    github,
+    started,
+    accepted_hash: acceptedHash,
+    approval_sources: approvalSources,
+  };
 }
 
 function allResolved(graph: GraphShape, nodes: Map<string, NodeProgress>): boolean {

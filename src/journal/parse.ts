@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonParseError } from '../graph/errors.js';
 import {
   EventSchema,
   type Journal,
@@ -47,11 +48,8 @@ function decodeStrict(bytes: Uint8Array, file: string): string {
 }
 
 /** Where JSON.parse stopped, as a line and (one event a line, as serializeJournal writes) the event there. */
-function jsonErrorLine(text: string, message: string): { text: string; seq: number | null } {
-  const pos = /at position (\d+)/.exec(message);
-  const offset = pos ? Number(pos[1]) : text.trimEnd().length;
-  const lines = text.slice(0, offset).split('\n');
-  const line = lines.length;
+function jsonErrorLine(text: string, offset: number): { text: string; seq: number | null } {
+  const line = text.slice(0, offset).split('\n').length;
   const seq = /^\s*\{"seq":(\d+)/.exec(text.split('\n')[line - 1] ?? '');
   return {
     text: ` at line ${line}${seq ? ` (event seq ${seq[1]})` : ''}`,
@@ -66,16 +64,17 @@ export function parseJournal(input: string | Uint8Array, file: string): Journal 
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    const where = jsonErrorLine(text, (e as Error).message);
+    const { offset, message: why } = jsonParseError(text, (e as Error).message);
+    const where = jsonErrorLine(text, offset);
     throw new JournalError(
-      `${file}: the journal is not valid JSON${where.text} (${(e as Error).message}); it was left untouched: restore it from a backup or the journal branch's history`,
+      `${file}: the journal is not valid JSON${where.text}: ${why}; it was left untouched: restore it from a backup or the journal branch's history`,
       where.seq,
     );
   }
   const header = JournalHeaderSchema.safeParse(raw);
   if (!header.success) {
     throw new JournalError(
-      `${file}: not an interlock journal: ${z.prettifyError(header.error).replace(/\n/g, ' ')}`,
+      `${file}: not an interlock journal: ${z.prettifyError(header.error).replace(/\s*\n\s*/g, ' ')}`,
       null,
     );
   }
@@ -88,18 +87,33 @@ export function parseJournal(input: string | Uint8Array, file: string): Journal 
       throw new JournalError(
         `${file}: event #${i + 1} (seq ${JSON.stringify(seq ?? null)}, type ${JSON.stringify(type ?? null)}) is malformed: ${z
           .prettifyError(r.error)
-          .replace(/\n/g, ' ')}`,
+          .replace(/\s*\n\s*/g, ' ')}`,
         typeof seq === 'number' ? seq : null,
       );
     }
     events.push(r.data);
   });
-  return { format: header.data.format, run_id: header.data.run_id, graph: header.data.graph, events };
+  return {
+    format: header.data.format,
+    run_id: header.data.run_id,
+    graph: header.data.graph,
+    ...(header.data.progress_comment_id !== undefined
+      ? { progress_comment_id: header.data.progress_comment_id }
+      : {}),
+    events,
+  };
 }
 
 /** Serializes a journal: one event a line, so diffs on the journal branch stay readable. */
 export function serializeJournal(journal: Journal): string {
-  const head = JSON.stringify({ format: journal.format, run_id: journal.run_id, graph: journal.graph });
+  const head = JSON.stringify({
+    format: journal.format,
+    run_id: journal.run_id,
+    graph: journal.graph,
+    ...(journal.progress_comment_id !== undefined
+      ? { progress_comment_id: journal.progress_comment_id }
+      : {}),
+  });
   const lines = journal.events.map((e) => `    ${JSON.stringify(e)}`);
   return `${head.slice(0, -1)},\n  "events": [\n${lines.join(',\n')}${lines.length ? '\n' : ''}  ]\n}\n`;
 }

@@ -15,6 +15,13 @@ export interface ApprovalRequest {
   reason?: string;
   /** The graph hash the approver saw; refused when the graph has changed since. */
   graph_hash?: string;
+  /** Distinct people who must approve before the node leaves its hold (default 1); recorded in the event. */
+  required?: number;
+}
+
+/** A source that is a URL names one comment or one delivery: it approves at most once per run. */
+export function isDeliverySource(source: string): boolean {
+  return /^https?:\/\//.test(source);
 }
 
 function checkNode(graph: Graph, state: RunState, node: string, attempt: number | undefined): string | null {
@@ -46,7 +53,20 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
       reason: `the graph changed since this approval was asked for (${req.graph_hash} → ${state.accepted_hash})`,
     };
   }
+  if (isDeliverySource(req.source) && state.approval_sources.includes(req.source)) {
+    return {
+      ok: false,
+      reason: `this approval (${req.source}) is already in the journal: one comment approves once`,
+    };
+  }
   const p = state.nodes.get(req.node)!;
+  const required = req.required ?? 1;
+  if (p.approvals.includes(req.by)) {
+    return {
+      ok: false,
+      reason: `${req.by} has already approved attempt ${p.attempts} of "${req.node}" (${p.approvals.length} of ${required} approvals): another person must approve`,
+    };
+  }
   return {
     ok: true,
     events: [
@@ -58,6 +78,7 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
         source: req.source,
         graph_hash: state.accepted_hash,
         ...(req.reason !== undefined ? { reason: req.reason } : {}),
+        ...(req.required !== undefined ? { required: req.required } : {}),
       },
     ],
   };

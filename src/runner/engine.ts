@@ -116,6 +116,24 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
   return { journal, version: null, state: fold(journal, setup.graph) };
 }
 
+/** True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. */
+function landed(attempt: Journal, from: number, now: Journal): boolean {
+  const ours = attempt.events.slice(from);
+  if (ours.length === 0 || now.events.length < attempt.events.length) return false;
+  const theirs = now.events.slice(from, from + ours.length);
+  return JSON.stringify(theirs) === JSON.stringify(ours);
+}
+
+/** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */
+function transient(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  if (typeof status === 'number') return status >= 500 || status === 0;
+  const code =
+    (e as { code?: unknown; cause?: { code?: unknown } })?.code ??
+    (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR)/.test(code);
+}
+
 function isoNow(): string {
   return new Date().toISOString();
 }
@@ -135,10 +153,19 @@ export async function commit<T extends { events: NewEvent[] }>(
   runner: RunnerInfo,
   decide: (cur: Current) => T | Promise<T>,
   create = false,
+  /** The state just written by this process: the first try decides from it without reading again. */
+  known?: Current,
 ): Promise<{ cur: Current; decision: T; conflicts: number }> {
   let conflicts = 0;
+  let tried: { journal: Journal; decision: T; from: number } | undefined;
+  let start = known;
   while (true) {
-    let cur = await readRun(setup, runner);
+    let cur = start ?? (await readRun(setup, runner));
+    start = undefined;
+    if (tried && landed(tried.journal, tried.from, cur.journal)) {
+      // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
+      return { cur, decision: tried.decision, conflicts };
+    }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
     const decision = await decide(cur);
@@ -151,11 +178,19 @@ export async function commit<T extends { events: NewEvent[] }>(
         graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path },
       };
     const message = `interlock: ${setup.runId} ${cur.version === null ? 'RunStarted' : ''}${cur.version === null && events.length ? ', ' : ''}${describe(events)}`;
-    const r = await setup.store.write(journal, cur.version, message);
+    let r: Awaited<ReturnType<JournalStore['write']>>;
+    try {
+      r = await setup.store.write(journal, cur.version, message);
+    } catch (e) {
+      // Unknown outcome: read again before anything else, and recognise the write if it landed.
+      if (!transient(e) || conflicts >= MAX_CONFLICTS) throw e;
+      r = { ok: false, conflict: (e as Error).message };
+    }
     if (r.ok) {
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, decision, conflicts };
     }
+    tried = { journal, decision, from: cur.journal.events.length };
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(
@@ -243,10 +278,16 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
         decision.kind === 'skip' ||
         decision.kind === 'complete' ||
         decision.kind === 'precheck_failed';
-      return { decision, recovered: rec.events, events: [...rec.events, ...(writes ? decision.events : [])] };
+      return {
+        decision,
+        recovered: rec.events,
+        left: rec.left,
+        events: [...rec.events, ...(writes ? decision.events : [])],
+      };
     },
     true,
   );
+  for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
   for (const e of d.decision.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
     const held = d.cur.state.nodes.get(e.node)?.state === 'held';
@@ -299,8 +340,13 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
     dispatchTime.get('head'),
   );
   failpoint('before-record-write');
-  const r = await commit(setup, runner, (c) =>
-    decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome),
+  // One write for the result: from the state the dispatch write left, re-reading only on a conflict.
+  const r = await commit(
+    setup,
+    runner,
+    (c) => decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome),
+    false,
+    cur,
   );
   failpoint('after-record-write');
   if (r.decision.kind === 'stale') return { kind: 'stale', cur: r.cur, message: r.decision.reason };
@@ -406,10 +452,16 @@ async function executeAttempt(
     failpoint('after-command');
     const outputs = parseOutputFileSafe(outputFile);
     const evidence: Evidence[] = [];
+    // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
+    const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
+    const checkCtx: ExpressionContext = {
+      ...exprCtx,
+      nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } },
+    };
     for (const check of node.validates) {
       let ev: Evidence;
       try {
-        ev = await runCheck(interpolateCheck(check, exprCtx), setup.github, {
+        ev = await runCheck(interpolateCheck(check, checkCtx), setup.github, {
           cwd: setup.cwd,
           env,
           outputs,

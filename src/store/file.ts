@@ -6,6 +6,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -14,10 +15,11 @@ import { basename, dirname, join } from 'node:path';
 import { sha256 } from '../graph/load.js';
 import type { Journal } from '../journal/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
-import { processAlive } from '../runner/liveness.js';
+import { processAlive, processStart } from '../runner/liveness.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
 const LOCK_WAIT_MS = 15_000;
+const EMPTY_LOCK_STALE_MS = 5_000;
 
 function readText(path: string): string | null {
   try {
@@ -82,17 +84,20 @@ export class FileStore implements JournalStore {
   /** An exclusive lock file naming its holder; a holder that died on this host is taken over. */
   private async lock(): Promise<() => void> {
     const lockPath = `${this.path}.lock`;
-    const me = `${hostname()} ${process.pid}`;
+    const me = `${hostname()} ${process.pid} ${processStart(process.pid) ?? ''}`;
     const deadline = Date.now() + LOCK_WAIT_MS;
     let delay = 2;
     while (true) {
       try {
         const fd = openSync(lockPath, 'wx', 0o644);
-        writeSync(fd, me);
-        closeSync(fd);
+        try {
+          writeSync(fd, me);
+        } finally {
+          closeSync(fd);
+        }
         return () => {
           try {
-            unlinkSync(lockPath);
+            if (readText(lockPath) === me) unlinkSync(lockPath);
           } catch {
             // already gone: nothing to release
           }
@@ -101,14 +106,9 @@ export class FileStore implements JournalStore {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
       const holder = readText(lockPath);
-      const [host, pid] = (holder ?? '').split(' ');
-      if (holder !== null && holder !== '' && host === hostname() && !processAlive(Number(pid))) {
+      if (holder !== null && lockIsStale(lockPath, holder)) {
         // The holder died while holding the lock; its write never renamed, so the journal is intact.
-        try {
-          if (readText(lockPath) === holder) unlinkSync(lockPath);
-        } catch {
-          // another waiter took it over first
-        }
+        takeOver(lockPath, holder);
         continue;
       }
       if (Date.now() > deadline) {
@@ -119,6 +119,47 @@ export class FileStore implements JournalStore {
       await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
       delay = Math.min(delay * 2, 50);
     }
+  }
+}
+
+/** A lock is stale when its holder, on this host, is gone (or its pid reused), or it stayed empty for seconds. */
+function lockIsStale(lockPath: string, holder: string): boolean {
+  if (holder === '') {
+    // Killed between creating the lock and naming itself in it.
+    try {
+      return Date.now() - statSync(lockPath).mtimeMs > EMPTY_LOCK_STALE_MS;
+    } catch {
+      return false;
+    }
+  }
+  const [host, pid, start] = holder.split(' ');
+  if (host !== hostname()) return false;
+  if (!processAlive(Number(pid))) return true;
+  return Boolean(start) && processStart(Number(pid)) !== start;
+}
+
+/**
+ * Removes a stale lock, safely against other waiters: only the holder of `<lock>.takeover` (itself an exclusive
+ * file) may remove it, and only while it still names the same dead holder. A takeover file left by a waiter
+ * that died mid-takeover is cleared after a few seconds.
+ */
+function takeOver(lockPath: string, holder: string): void {
+  const token = `${lockPath}.takeover`;
+  try {
+    closeSync(openSync(token, 'wx', 0o644));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    try {
+      if (Date.now() - statSync(token).mtimeMs > EMPTY_LOCK_STALE_MS) unlinkSync(token);
+    } catch {
+      // someone else cleared it
+    }
+    return;
+  }
+  try {
+    if (readText(lockPath) === holder) unlinkSync(lockPath);
+  } finally {
+    unlinkSync(token);
   }
 }
 

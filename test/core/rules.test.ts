@@ -8,7 +8,7 @@ import { sha256 } from '../../src/graph/load.js';
 import type { Journal, NewEvent } from '../../src/journal/events.js';
 import { fold, JournalError } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { decideNext } from '../../src/protocol/decide.js';
+import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { approveRerun, graphChange, recoverEvents } from '../../src/protocol/settle.js';
 import { readRun } from '../../src/runner/engine.js';
 import { FileStore } from '../../src/store/file.js';
@@ -174,10 +174,34 @@ describe('rule 2: a node in flight is not ready, so it is never dispatched twice
     const sim = new Sim(g);
     sim.dispatch('a');
     sim.succeed('a');
-    expect(() => sim.succeed('a')).toThrow('a is not in flight');
-    expect(foldError(append(sim.journal, [{ ...dispatchOf('a', 2) }]), g).message).toBe(
-      'event 4 (NodeDispatched): node "a" is completed; it cannot be dispatched',
-    );
+    const outcome = { failures: [], evidence: [], outputs: {}, usage: { wall_ms: 1 } };
+    expect(decideResult(g, sim.journal, sim.state, 'a', 1, outcome)).toEqual({
+      kind: 'stale',
+      events: [],
+      reason:
+        'node "a" attempt 1 is no longer in flight (it is completed); its result was not recorded: settle it by hand if its work is done',
+    });
+  });
+
+  it('a result that arrives after the run ended is stale: nothing is written after the end', () => {
+    const sim = new Sim(g);
+    sim.dispatch('a');
+    sim.failRun('ann', 'wrong issue');
+    for (const failures of [[], EXIT_1]) {
+      expect(
+        decideResult(g, sim.journal, sim.state, 'a', 1, {
+          failures,
+          evidence: [],
+          outputs: {},
+          usage: { wall_ms: 1 },
+        }),
+      ).toEqual({
+        kind: 'stale',
+        events: [],
+        reason:
+          'the run ended (RunFailed: wrong issue) while node "a" attempt 1 was in flight; its result was not recorded',
+      });
+    }
   });
 });
 
@@ -733,7 +757,7 @@ describe('rule 7: a journal that does not parse or validate is refused and never
     const cut = text.slice(0, text.indexOf('"type":"NodeRecorded"') + 10);
     expect(() => parseJournal(cut, 'runs/x.json')).toThrow(JournalError);
     expect(() => parseJournal(cut, 'runs/x.json')).toThrow(
-      "runs/x.json: the journal is not valid JSON at line 5 (event seq 3) (Unterminated string in JSON at position 763); it was left untouched: restore it from a backup or the journal branch's history",
+      "runs/x.json: the journal is not valid JSON at line 5 (event seq 3): Unterminated string; it was left untouched: restore it from a backup or the journal branch's history",
     );
   });
 
@@ -750,7 +774,7 @@ describe('rule 7: a journal that does not parse or validate is refused and never
     expect(error).toBeInstanceOf(JournalError);
     expect(error?.seq).toBe(2);
     expect(error?.message).toBe(
-      'runs/x.json: event #2 (seq 2, type "NodeDispatched") is malformed: ✖ Invalid input: expected number, received string   → at attempt',
+      'runs/x.json: event #2 (seq 2, type "NodeDispatched") is malformed: ✖ Invalid input: expected number, received string → at attempt',
     );
   });
 

@@ -18,7 +18,7 @@ import {
 const RUN = 'race';
 const PROCESSES = 8;
 const WORKERS = ['a', 'b', 'c', 'd', 'e', 'f'];
-const TEST_TIMEOUT = 120_000;
+const TEST_TIMEOUT = 180_000;
 
 /** Independent nodes, each appending its id to one shared file, and a join node that waits for them all. */
 const GRAPH = `interlock: 1

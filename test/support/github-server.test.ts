@@ -123,6 +123,15 @@ describe('git data API', () => {
       force: true,
     });
     expect(forced.data.object.sha).toBe(unrelated.sha);
+
+    const badName = await octokit.rest.git.createRef({ ...repo, ref: 'heads/x', sha: main }).catch((e) => e);
+    expect(badName.response.data.message).toBe(
+      'Reference name must contain at least three slash-separated components.',
+    );
+    // A branch cannot live under another branch's name (git's directory/file clash).
+    expect(await statusOf(octokit.rest.git.createRef({ ...repo, ref: 'refs/heads/main/x', sha: main }))).toBe(
+      422,
+    );
   });
 
   it('answers 409 "Git Repository is empty." for a repository without commits', async () => {
@@ -602,10 +611,16 @@ describe('the clients the Action and the app use', () => {
     const asApp = await probot.auth();
     const { data: installation } = await asApp.rest.apps.getRepoInstallation(repo);
     const installed = await probot.auth(installation.id);
-    const { data: comment } = await installed.rest.issues.createComment({ ...repo, issue_number: 1, body: 'hi' });
+    const { data: comment } = await installed.rest.issues.createComment({
+      ...repo,
+      issue_number: 1,
+      body: 'hi',
+    });
     expect(comment.user?.login).toBe('interlock[bot]');
     expect(comment.performed_via_github_app?.slug).toBe('interlock');
-    expect(server.requests.count({ kind: 'POST /app/installations/{installation_id}/access_tokens' })).toBe(1);
+    expect(server.requests.count({ kind: 'POST /app/installations/{installation_id}/access_tokens' })).toBe(
+      1,
+    );
   });
 
   it('serves a Probot handler receiving a real webhook payload', async () => {
@@ -618,7 +633,11 @@ describe('the clients the Action and the app use', () => {
       examples.find((event) => event.name === 'issue_comment')!.examples.find((e) => e.action === 'created')!,
     );
     const [owner, name] = payload.repository.full_name.split('/') as [string, string];
-    const hello = server.state.addRepo({ owner, name, issues: [{ title: 'Spelling error in the README file' }] });
+    const hello = server.state.addRepo({
+      owner,
+      name,
+      issues: [{ title: 'Spelling error in the README file' }],
+    });
     hello.addComment(1, 'You are totally right!', 'Codertocat', { id: payload.comment.id });
 
     const probot = new Probot({
@@ -637,7 +656,9 @@ describe('the clients the Action and the app use', () => {
     });
     await probot.receive({ id: '1', name: 'issue_comment', payload } as Parameters<Probot['receive']>[0]);
 
-    expect(hello.comments.get(payload.comment.id)?.reactions.map((reaction) => reaction.content)).toEqual(['eyes']);
+    expect(hello.comments.get(payload.comment.id)?.reactions.map((reaction) => reaction.content)).toEqual([
+      'eyes',
+    ]);
     expect(hello.commentsOn(1).map((comment) => comment.body)).toEqual(['You are totally right!', 'seen']);
   });
 });
@@ -651,6 +672,26 @@ describe('faults and the request log', () => {
     expect(server.requests.filter({ kind: `GET ${CONTENTS}` }).map((entry) => entry.status)).toEqual([
       200, 502, 200,
     ]);
+  });
+
+  it('fires on a run of occurrences with nth and times, and stops when removed', async () => {
+    const rule = server.faults.inject({
+      path: '/repos/*/*/issues/1',
+      nth: 2,
+      times: 2,
+      fault: { kind: 'status', status: 503 },
+    });
+    const read = () => statusOf(octokit.rest.issues.get({ ...repo, issue_number: 1 }));
+    expect([await read(), await read(), await read(), await read()]).toEqual(['ok', 503, 503, 'ok']);
+    expect([rule.seen, rule.fired]).toEqual([4, 2]);
+    const every = server.faults.inject({
+      path: '/repos/*/*/issues/1',
+      every: true,
+      fault: { kind: 'status', status: 500 },
+    });
+    expect(await read()).toBe(500);
+    every.remove();
+    expect(await read()).toBe('ok');
   });
 
   it('fires every time when asked, and matches path globs', async () => {
@@ -713,7 +754,12 @@ describe('faults and the request log', () => {
 
   it('lets the retry plugin recover from a 502', async () => {
     const Retrying = Octokit.plugin(retry);
-    const retrying = new Retrying({ auth: 'test', baseUrl: server.url, retry: { retryAfterBaseValue: 1 }, log });
+    const retrying = new Retrying({
+      auth: 'test',
+      baseUrl: server.url,
+      retry: { retryAfterBaseValue: 1 },
+      log,
+    });
     server.faults.inject({ method: 'GET', path: CONTENTS, fault: { kind: 'status', status: 502 } });
     const { data } = await retrying.rest.repos.getContent({ ...repo, path: 'README.md' });
     expect(Array.isArray(data)).toBe(false);

@@ -5,23 +5,19 @@
  * `{ url, state, requests, faults, close() }`: point an Octokit at `url`, seed and inspect the world
  * through `state`, count calls through `requests`, and break things on purpose through `faults`.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AuthOptions, authenticate } from './github/auth.js';
 import { createContext, type Urls } from './github/context.js';
-import {
-  type Decision,
-  FaultInjector,
-  type FaultRule,
-  SECONDARY_RATE_LIMIT_MESSAGE,
-} from './github/faults.js';
+import { breakConnection, faultReply } from './github/fault-effects.js';
+import { type Decision, FaultInjector, type FaultRule } from './github/faults.js';
+import { decodePath, parseJson, readBody, writeReply } from './github/http.js';
 import { HttpError } from './github/http-error.js';
 import { RateLimiter } from './github/rate-limit.js';
 import type { Actor } from './github/records.js';
 import { type LoggedRequest, RequestLog } from './github/request-log.js';
-import { matchRoute, type Reply } from './github/router.js';
+import { matchRoute, type Reply, type RouteMatch } from './github/router.js';
 import { routes } from './github/routes/index.js';
 import { GitHubState, type StateOptions } from './github/state.js';
 
@@ -54,79 +50,6 @@ export interface GitHubServer {
   close(): Promise<void>;
 }
 
-const API_VERSION = '2022-11-28';
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function safeDecode(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    throw new HttpError(400, 'Problems parsing JSON');
-  }
-}
-
-function faultReply(decision: Decision, limiter: RateLimiter, who: string): Reply | undefined {
-  const fault = decision.fault;
-  switch (fault.kind) {
-    case 'status':
-      return {
-        status: fault.status,
-        body: new HttpError(fault.status, fault.message ?? defaultMessage(fault.status)).body(),
-      };
-    case 'too-many-requests':
-      return {
-        status: 429,
-        body: new HttpError(429, SECONDARY_RATE_LIMIT_MESSAGE).body(),
-        headers: { 'retry-after': String(fault.retryAfter ?? 1) },
-      };
-    case 'secondary-rate-limit':
-      return {
-        status: 403,
-        body: new HttpError(403, SECONDARY_RATE_LIMIT_MESSAGE).body(),
-        headers: { 'retry-after': String(fault.retryAfter ?? 1) },
-      };
-    case 'primary-rate-limit': {
-      const window = limiter.peek(who);
-      return {
-        status: 403,
-        body: new HttpError(403, `API rate limit exceeded for ${who}.`).body(),
-        headers: {
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-used': String(window.limit),
-          'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + (fault.resetInSeconds ?? 1)),
-        },
-      };
-    }
-    default:
-      return undefined;
-  }
-}
-
-function defaultMessage(status: number): string {
-  if (status === 500) return 'Internal Server Error';
-  if (status === 502) return 'Server Error';
-  if (status === 503) return 'Service Unavailable';
-  if (status === 409) return 'Conflict';
-  return `Error ${status}`;
-}
-
 export async function startGitHubServer(options: GitHubServerOptions = {}): Promise<GitHubServer> {
   const state = new GitHubState(options);
   const requests = new RequestLog();
@@ -141,78 +64,47 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
   };
 
   const send = (res: ServerResponse, reply: Reply, who: string, entry: LoggedRequest): void => {
-    const headers: Record<string, string> = {
-      'x-github-api-version-selected': API_VERSION,
-      'x-github-media-type': 'github.v3; format=json',
-      'x-github-request-id': `${randomUUID().slice(0, 8).toUpperCase()}:${entry.seq}`,
-      ...limiter.headers(who),
-      ...reply.headers,
-    };
-    let payload: Buffer | undefined;
-    if (reply.raw) {
-      payload = reply.raw;
-      headers['content-type'] = reply.contentType ?? 'application/octet-stream';
-    } else if (reply.body !== undefined && reply.status !== 204 && reply.status !== 304) {
-      payload = Buffer.from(JSON.stringify(reply.body));
-      headers['content-type'] = 'application/json; charset=utf-8';
-    }
-    if (payload) headers['content-length'] = String(payload.length);
     entry.status = reply.status;
     entry.durationMs = Date.now() - entry.at;
-    res.writeHead(reply.status, headers);
-    res.end(payload);
+    writeReply(res, reply, entry.seq, limiter.headers(who));
   };
 
-  /** Applies a held or dropped connection; returns false for faults that are ordinary replies. */
-  const breakConnection = (decision: Decision, res: ServerResponse, entry: LoggedRequest): boolean => {
-    const fault = decision.fault;
-    if (fault.kind === 'drop') {
-      entry.fault = 'drop';
+  /** Answers with the fault, or holds or drops the connection. */
+  const applyFault = (decision: Decision, res: ServerResponse, who: string, entry: LoggedRequest): void => {
+    entry.fault = decision.fault.kind;
+    if (breakConnection(decision.fault, res, held)) {
       entry.durationMs = Date.now() - entry.at;
-      res.socket?.destroy();
-      return true;
+      return;
     }
-    if (fault.kind === 'timeout') {
-      entry.fault = 'timeout';
-      held.add(res);
-      res.on('close', () => held.delete(res));
-      if (fault.holdMs !== undefined) {
-        setTimeout(() => {
-          entry.durationMs = Date.now() - entry.at;
-          res.socket?.destroy();
-        }, fault.holdMs).unref();
-      }
-      return true;
-    }
-    return false;
+    const subject = `user ID ${state.user(who).id}`;
+    send(res, faultReply(decision.fault, limiter.peek(who), subject)!, who, entry);
   };
 
-  /** The route's answer, or the error GitHub would give instead. Runs synchronously to the end. */
+  /**
+   * The route's answer, or the error GitHub would give instead. Synchronous from start to end, so a
+   * handler's read-check-write cannot interleave with another request's.
+   */
   const answer = (
-    method: string,
-    url: URL,
     req: IncomingMessage,
+    url: URL,
+    match: RouteMatch | undefined,
     parsed: { body?: unknown; error?: HttpError },
     auth: { actor?: Actor; error?: HttpError },
   ): Reply => {
     try {
       if (auth.error) throw auth.error;
       const actor = auth.actor!;
-      const match = matchRoute(routes, method, url.pathname);
       if (!match) throw new HttpError(404, 'Not Found');
-      const routeOptions = match.route.options;
-      if (routeOptions.auth === 'jwt' && !actor.asApp) {
-        throw new HttpError(401, 'A JSON web token could not be decoded');
-      }
-      if (routeOptions.auth !== 'jwt' && actor.asApp)
+      const { auth: needs = 'token', counted = true } = match.route.options;
+      if (needs === 'jwt' && !actor.asApp) throw new HttpError(401, 'A JSON web token could not be decoded');
+      if (needs === 'token' && actor.asApp)
         throw new HttpError(403, 'Resource not accessible by integration');
-      if (routeOptions.counted !== false && !limiter.spend(actor.login)) {
-        const user = state.user(actor.login);
-        throw new HttpError(403, `API rate limit exceeded for user ID ${user.id}.`);
+      if (counted && !limiter.spend(actor.login)) {
+        throw new HttpError(403, `API rate limit exceeded for user ID ${state.user(actor.login).id}.`);
       }
       if (parsed.error) throw parsed.error;
       const ctx = createContext({
-        method,
+        method: match.route.method,
         url,
         params: match.params,
         body: parsed.body,
@@ -235,10 +127,11 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     const at = Date.now();
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', urls.api);
+    const path = decodePath(url.pathname);
     const raw = await readBody(req);
     const latency =
       typeof options.latencyMs === 'function'
-        ? options.latencyMs({ method, path: url.pathname })
+        ? options.latencyMs({ method, path })
         : (options.latencyMs ?? 0);
     if (latency > 0) await sleep(latency);
 
@@ -248,48 +141,36 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     } catch (error) {
       auth.error = error as HttpError;
     }
-    const who = auth.actor?.login ?? 'anonymous';
-    const match = matchRoute(routes, method, url.pathname);
     const parsed: { body?: unknown; error?: HttpError } = {};
     try {
       parsed.body = parseJson(raw);
     } catch (error) {
       parsed.error = error as HttpError;
     }
-    const path = safeDecode(url.pathname);
+    const who = auth.actor?.login ?? 'anonymous';
+    const match = matchRoute(routes, method, url.pathname);
     const entry = requests.open({
       method,
       path,
       query: url.search,
-      kind: match?.route.kind ?? `${method} ${url.pathname}`,
+      kind: match?.route.kind ?? `${method} ${path}`,
       actor: auth.actor?.login,
       body: parsed.body,
       at,
     });
 
     const decision = faults.decide(method, path, match?.route.template);
-    if (decision?.when === 'before') {
-      if (breakConnection(decision, res, entry)) return;
-      entry.fault = decision.fault.kind;
-      send(res, faultReply(decision, limiter, who)!, who, entry);
-      return;
-    }
-    const reply = answer(method, url, req, parsed, auth);
-    if (decision) {
-      if (breakConnection(decision, res, entry)) return;
-      entry.fault = decision.fault.kind;
-      send(res, faultReply(decision, limiter, who)!, who, entry);
-      return;
-    }
+    if (decision?.when === 'before') return applyFault(decision, res, who, entry);
+    const reply = answer(req, url, match, parsed, auth);
+    if (decision) return applyFault(decision, res, who, entry);
     send(res, reply, who, entry);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ message: `local GitHub server error: ${String(error)}` }));
-      }
+      if (res.headersSent) return;
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ message: `local GitHub server error: ${String(error)}` }));
     });
   });
   server.keepAliveTimeout = 1000;
@@ -297,8 +178,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  urls.api = `http://127.0.0.1:${port}`;
+  urls.api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     url: urls.api,

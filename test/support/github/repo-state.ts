@@ -61,7 +61,8 @@ export class RepoState {
   /** Lower-cased login to role. */
   readonly collaborators = new Map<string, { login: string; role: Role }>();
   readonly workflows = new Map<number, WorkflowRecord>();
-  readonly runs = new Map<number, WorkflowRunRecord>();
+  /** Actions workflow runs by id (not to be confused with interlock's own graph runs). */
+  readonly workflowRuns = new Map<number, WorkflowRunRecord>();
   readonly dispatches: DispatchRecord[] = [];
   readonly releases = new Map<number, ReleaseRecord>();
   readonly checkSuites = new Map<string, number>();
@@ -460,7 +461,7 @@ export class RepoState {
     attemptSpecs.forEach((attempt, index) => {
       run.attempts.push(this.#makeAttempt(index + 1, attempt.status, attempt.conclusion, attempt.jobs));
     });
-    this.runs.set(id, run);
+    this.workflowRuns.set(id, run);
     return run;
   }
 
@@ -474,7 +475,7 @@ export class RepoState {
     runId: number,
     patch: { status?: string; conclusion?: string | null; jobs?: JobSpec[]; attempt?: number },
   ): AttemptRecord {
-    const run = this.runs.get(runId);
+    const run = this.workflowRuns.get(runId);
     if (!run) throw new Error(`${this.fullName}: no workflow run ${runId}`);
     const attempt = patch.attempt ? run.attempts[patch.attempt - 1] : this.latestAttempt(run);
     if (!attempt) throw new Error(`${this.fullName}: run ${runId} has no attempt ${patch.attempt}`);
@@ -494,12 +495,21 @@ export class RepoState {
       if (jobSpec.completed_at !== undefined) job.completed_at = jobSpec.completed_at;
       else if (job.status === 'completed' && job.completed_at === null) job.completed_at = now;
     }
+    // A finished run has no unfinished jobs: they end with the run's conclusion.
+    if (attempt.status === 'completed') {
+      for (const job of attempt.jobs) {
+        if (job.status === 'completed') continue;
+        job.status = 'completed';
+        job.conclusion = (attempt.conclusion ?? 'cancelled') as JobRecord['conclusion'];
+        job.completed_at = now;
+      }
+    }
     return attempt;
   }
 
   /** A new attempt of a run ("Re-run jobs"), queued. */
   rerunWorkflowRun(runId: number, jobs?: JobSpec[]): AttemptRecord {
-    const run = this.runs.get(runId);
+    const run = this.workflowRuns.get(runId);
     if (!run) throw new Error(`${this.fullName}: no workflow run ${runId}`);
     const previous = this.latestAttempt(run);
     const attempt = this.#makeAttempt(

@@ -116,6 +116,14 @@ function define(
   return { method: upper, template, kind: `${upper} ${template}`, names, pattern, options, handler };
 }
 
+function decodeParam(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export interface RouteMatch {
   readonly route: RouteDef;
   readonly params: Record<string, string>;
@@ -133,7 +141,7 @@ export function matchRoute(
     if (!found) continue;
     const params: Record<string, string> = {};
     candidate.names.forEach((name, index) => {
-      params[name] = decodeURIComponent(found[index + 1] ?? '');
+      params[name] = decodeParam(found[index + 1] ?? '');
     });
     return { route: candidate, params };
   }

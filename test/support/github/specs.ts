@@ -118,7 +118,7 @@ export interface RepoSpec {
   issues?: IssueSpec[];
   pulls?: PullSpec[];
   workflows?: (string | WorkflowSpec)[];
-  runs?: WorkflowRunSpec[];
+  workflowRuns?: WorkflowRunSpec[];
   checkRuns?: CheckRunSpec[];
   releases?: ReleaseSpec[];
 }

@@ -148,7 +148,7 @@ export class GitHubState implements StateEnv {
     for (const issue of spec.issues ?? []) repo.addIssue(issue);
     for (const pull of spec.pulls ?? []) repo.addPull(pull);
     for (const workflow of spec.workflows ?? []) repo.addWorkflow(workflow);
-    for (const run of spec.runs ?? []) repo.addWorkflowRun(run);
+    for (const run of spec.workflowRuns ?? []) repo.addWorkflowRun(run);
     for (const check of spec.checkRuns ?? []) repo.addCheckRun(check);
     for (const release of spec.releases ?? []) repo.addRelease(release);
     return repo;

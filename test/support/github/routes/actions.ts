@@ -9,7 +9,7 @@ import type { RepoState } from '../repo-state.js';
 import { type RouteDef, route } from '../router.js';
 
 function findRun(repo: RepoState, id: string): WorkflowRunRecord {
-  const found = repo.runs.get(Number(id));
+  const found = repo.workflowRuns.get(Number(id));
   if (!found) throw notFound();
   return found;
 }
@@ -33,7 +33,7 @@ function filterRuns(repo: RepoState, query: URLSearchParams, workflowId?: number
   const branch = query.get('branch');
   const headSha = query.get('head_sha');
   const actor = query.get('actor');
-  return [...repo.runs.values()]
+  return [...repo.workflowRuns.values()]
     .filter((run) => workflowId === undefined || run.workflow_id === workflowId)
     .filter((run) => {
       const attempt = repo.latestAttempt(run);
@@ -121,7 +121,7 @@ export const actionsRoutes: RouteDef[] = [
   route('get', '/repos/{owner}/{repo}/actions/jobs/{job_id}', (ctx) => {
     const repo = ctx.repo();
     const id = Number(ctx.params.job_id);
-    for (const run of repo.runs.values()) {
+    for (const run of repo.workflowRuns.values()) {
       for (const attempt of run.attempts) {
         const found = attempt.jobs.find((record) => record.id === id);
         if (found) return ctx.reply(200, job(repo, ctx.urls, run, attempt, found));

@@ -19,7 +19,15 @@ function nonEmpty(repo: RepoState): RepoState {
   return repo;
 }
 
-const fullRef = (ref: string): string => (ref.startsWith('refs/') ? ref : `refs/${ref}`);
+/**
+ * The ref a URL names: `heads/main` is `refs/heads/main`. GitHub always prefixes, so a URL that
+ * already says `refs/heads/main` names `refs/refs/heads/main`, which does not exist.
+ */
+const fullRef = (ref: string): string => `refs/${ref}`;
+
+/** Git cannot hold both `refs/heads/a` and `refs/heads/a/b`. */
+const clashes = (repo: RepoState, ref: string): boolean =>
+  [...repo.refs.keys()].some((existing) => existing.startsWith(`${ref}/`) || ref.startsWith(`${existing}/`));
 
 const sortedRefs = (repo: RepoState): [string, string][] =>
   [...repo.refs].sort(([a], [b]) => (a < b ? -1 : 1));
@@ -96,11 +104,15 @@ export const gitDataRoutes: RouteDef[] = [
     const repo = nonEmpty(ctx.repo());
     const ref = requireString(ctx.body.ref, 'ref');
     const sha = requireString(ctx.body.sha, 'sha');
-    if (!/^refs\/[^/]+\/.+/.test(ref) || /\.\.|[\s~^:?*[\\]|\/$|\.lock$/.test(ref)) {
-      throw unprocessable('Reference name is not valid');
+    if (ref.split('/').length < 3) {
+      throw unprocessable('Reference name must contain at least three slash-separated components.');
+    }
+    if (!ref.startsWith('refs/') || /\.\.|\/\/|@\{|[\s~^:?*[\\]|\/$|\.$|\.lock$/.test(ref)) {
+      throw unprocessable(`${ref} is not a valid ref name.`);
     }
     if (repo.refs.has(ref)) throw unprocessable('Reference already exists');
     if (!repo.git.has(sha)) throw unprocessable('Object does not exist');
+    if (clashes(repo, ref)) throw unprocessable('Reference update failed');
     repo.refs.set(ref, sha);
     const body = gitRef(repo, ctx.urls, ref, sha);
     return ctx.reply(201, body, { location: body.url });

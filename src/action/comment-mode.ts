@@ -1,0 +1,33 @@
+import type { CommentPayload } from '../app/deps.js';
+import { describe, handleComment } from '../app/handler.js';
+import type { ActionContext, ActionResult } from './main.js';
+
+const STATUS = { done: 'completed', refused: 'refused', ignored: 'ignored', failed: 'failed' } as const;
+
+/**
+ * `mode: comment`: the approval app's handler inside a workflow triggered `on: issue_comment`, with the job's
+ * token. The step fails when the handler fails; a refused command is an answer, not a failure.
+ */
+export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
+  if (ctx.env.GITHUB_EVENT_NAME !== 'issue_comment') {
+    return {
+      outputs: { status: 'failed' },
+      failed: `mode: comment handles issue_comment events; this workflow was triggered by ${ctx.env.GITHUB_EVENT_NAME}. Use on: issue_comment: types: [created]`,
+    };
+  }
+  const outcome = await handleComment(
+    {
+      octokit: ctx.octokit,
+      repo: ctx.repo,
+      journalBranch: ctx.inputs['journal-branch'],
+      webUrl: ctx.env.GITHUB_SERVER_URL,
+      log: (m) => ctx.io.info(m),
+    },
+    ctx.payload as unknown as CommentPayload,
+  );
+  const status = STATUS[outcome.kind];
+  ctx.io.setOutput('status', status);
+  if (outcome.kind === 'failed') return { outputs: { status }, failed: `interlock: ${describe(outcome)}` };
+  ctx.io.info(`interlock: ${describe(outcome)}`);
+  return { outputs: { status } };
+}

@@ -1,0 +1,56 @@
+import type { Context, Probot } from 'probot';
+import type { GitHubClient } from '../github/client.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
+import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
+import { describe, handleComment, handleJournalPush, handleRequestedAction } from './handler.js';
+
+export interface AppOptions {
+  /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */
+  journalBranch?: string;
+}
+
+function depsFor(context: Context, options: AppOptions): HandlerDeps {
+  const payload = context.payload as { repository?: { html_url?: string } };
+  const web = payload.repository?.html_url
+    ? new URL(payload.repository.html_url).origin
+    : 'https://github.com';
+  const { owner, repo } = context.repo();
+  return {
+    // Probot's Octokit carries the same REST methods as the Action's client.
+    octokit: context.octokit as unknown as GitHubClient,
+    repo: { owner, repo },
+    journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
+    webUrl: web,
+    checkRuns: true,
+    log: (m) => context.log.info(m),
+  };
+}
+
+/** A failed command fails the delivery, so it shows as failed in the App's delivery log. */
+function settled(outcome: Outcome): void {
+  if (outcome.kind === 'failed') throw new Error(`interlock: ${describe(outcome)}`);
+}
+
+/** The interlock GitHub App: comment commands, the "Approve rerun" button, and check runs for pull requests. */
+export function interlockApp(options: AppOptions = {}) {
+  return (app: Probot): void => {
+    // Edits are handled only to answer that an edit never counts as a command.
+    app.on(['issue_comment.created', 'issue_comment.edited'], async (context) => {
+      settled(await handleComment(depsFor(context, options), context.payload as unknown as CommentPayload));
+    });
+    app.on('check_run.requested_action', async (context) => {
+      settled(
+        await handleRequestedAction(
+          depsFor(context, options),
+          context.payload as unknown as RequestedActionPayload,
+          context.id,
+        ),
+      );
+    });
+    app.on('push', async (context) => {
+      await handleJournalPush(depsFor(context, options), context.payload);
+    });
+  };
+}
+
+export default (app: Probot): void => interlockApp()(app);

@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeMiddleware, createProbot, type ProbotOctokit } from 'probot';
+import { z } from 'zod';
+import { interlockApp } from './probot.js';
+
+/** The environment `npm start` reads. */
+export const ServerEnvSchema = z.object({
+  APP_ID: z
+    .string({ error: 'APP_ID is not set: the App id from the App settings page' })
+    .regex(/^\d+$/, 'APP_ID must be the GitHub App id (a number)'),
+  WEBHOOK_SECRET: z
+    .string({ error: 'WEBHOOK_SECRET is not set: the webhook secret from the App settings page' })
+    .min(1, 'WEBHOOK_SECRET must be the secret set in the App settings'),
+  PRIVATE_KEY: z.string().optional(),
+  PRIVATE_KEY_PATH: z.string().optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  WEBHOOK_PATH: z.string().startsWith('/').default('/api/github/webhooks'),
+  /** The REST API root, for GitHub Enterprise Server (`https://ghe.example.com/api/v3`). */
+  GITHUB_API_URL: z.string().url().optional(),
+  INTERLOCK_JOURNAL_BRANCH: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
+});
+export type ServerEnv = z.infer<typeof ServerEnvSchema>;
+
+export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
+  const r = ServerEnvSchema.safeParse(env);
+  if (!r.success) throw new Error(`cannot start the interlock app:\n${z.prettifyError(r.error)}`);
+  if (!r.data.PRIVATE_KEY && !r.data.PRIVATE_KEY_PATH)
+    throw new Error(
+      'cannot start the interlock app: set PRIVATE_KEY (the App private key, PEM or base64) or PRIVATE_KEY_PATH',
+    );
+  return r.data;
+}
+
+export interface RunningApp {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The App as an HTTP server: Probot's webhook middleware (which refuses a missing or bad signature with 400)
+ * behind a plain `node:http` server, so nothing but webhooks is served.
+ */
+export async function startServer(
+  env: NodeJS.ProcessEnv,
+  extras: { Octokit?: typeof ProbotOctokit } = {},
+): Promise<RunningApp> {
+  const cfg = readServerEnv(env);
+  const probot = createProbot({
+    env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
+    overrides: {
+      ...(cfg.GITHUB_API_URL ? { baseUrl: cfg.GITHUB_API_URL.replace(/\/+$/, '') } : {}),
+      ...(extras.Octokit ? { Octokit: extras.Octokit } : {}),
+      webhookPath: cfg.WEBHOOK_PATH,
+    },
+  });
+  const app = interlockApp(
+    cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {},
+  );
+  const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
+  const server = createServer((req, res) => {
+    void middleware(req, res, () => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(cfg.PORT, cfg.HOST, () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}${cfg.WEBHOOK_PATH}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,347 @@
+/**
+ * A repository on the local GitHub with a run waiting for a person, and real webhook payloads pointed at it.
+ * Every test builds its own world: a fresh server, so no test sees another's journal.
+ */
+import { createRequire } from 'node:module';
+import { Probot, ProbotOctokit } from 'probot';
+import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
+import { interlockApp } from '../../src/app/probot.js';
+import { parseGraph } from '../../src/graph/load.js';
+import type { Graph } from '../../src/graph/model.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
+import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+
+const require = createRequire(import.meta.url);
+const examples = require('@octokit/webhooks-examples') as Array<{
+  name: string;
+  examples: Array<Record<string, unknown> & { action?: string }>;
+}>;
+
+/** A deep copy of the first `@octokit/webhooks-examples` payload for `event` with `action`. */
+export function example(event: string, action?: string): Record<string, unknown> {
+  const ex = examples.find((e) => e.name === event)?.examples.find((e) => e.action === action);
+  if (!ex) throw new Error(`no webhooks-examples payload for ${event}.${action}`);
+  return structuredClone(ex);
+}
+
+/**
+ * Probot's Octokit with retry and throttling off. The object form of `defaults` that probot documents is
+ * overridden by the throttle options probot adds itself (writes then wait a second each); the function form
+ * runs after probot's and wins.
+ */
+export function quietOctokit(): typeof ProbotOctokit {
+  return ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+    ...options,
+    retry: { enabled: false },
+    throttle: { ...(options.throttle as object), enabled: false },
+  }));
+}
+
+export const OWNER = 'acme';
+export const REPO = 'widgets';
+export const GRAPH_PATH = '.interlock/fix.yml';
+export const WORKFLOW = 'interlock.yml';
+export const WORKFLOW_REF = `${OWNER}/${REPO}/.github/workflows/${WORKFLOW}@refs/heads/main`;
+
+export const GRAPH_TEXT = `interlock: 1
+name: fix
+nodes:
+  - id: plan
+    run: echo plan
+  - id: deploy
+    run: ./deploy.sh
+    depends_on: [plan]
+  - id: notify
+    run: ./notify.sh
+    depends_on: [deploy]
+`;
+
+export const CONFIG = (approvals = '') => `routes:
+  - event: issues
+    action: labeled
+    label: fix
+    graph: ${GRAPH_PATH}
+${approvals ? `approvals:\n${approvals}` : ''}`;
+
+/** Who is who: permissions on acme/widgets, and a team listed as approvers. */
+export const PEOPLE = {
+  admin: 'alice',
+  maintainer: 'mia',
+  writer: 'bob',
+  writer2: 'carol',
+  triager: 'tina',
+  reader: 'rita',
+  stranger: 'mallory',
+  listed: 'lee',
+  teamActive: 'tom',
+  teamPending: 'pat',
+} as const;
+
+export const DEFAULT_APPROVALS = `  permission: write
+  approvers: [lee, acme-org/releasers]
+`;
+
+const RUNNER: RunnerInfo = {
+  kind: 'actions',
+  workflow_run_id: 7001,
+  run_attempt: 1,
+  job: 'interlock',
+  runner_name: 'runner-7001',
+  workflow_ref: WORKFLOW_REF,
+};
+
+export interface RunSeed {
+  runId?: string;
+  subject?: string;
+  /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed). */
+  shape?: 'held' | 'escalated' | 'failed';
+  progressCommentOn?: number;
+}
+
+export interface World {
+  server: GitHubServer;
+  repo: RepoState;
+  graph: Graph;
+  probot: Probot;
+  /** Seeds a run on the journal branch; returns its run id. */
+  seedRun(seed?: RunSeed): string;
+  journal(runId?: string): Journal;
+  /** The next comment id (comments are made on the server so reactions can land on them). */
+  nextCommentId(): number;
+  close(): Promise<void>;
+}
+
+export function buildJournal(graph: Graph, seed: RunSeed): Journal {
+  const runId = seed.runId ?? 'fix/issue-1';
+  const ref = { name: graph.name, hash: graph.hash, path: GRAPH_PATH };
+  let j: Journal = { format: JOURNAL_FORMAT, run_id: runId, graph: ref, events: [] };
+  let t = Date.UTC(2025, 0, 1);
+  const add = (events: NewEvent[]) => {
+    t += 1000;
+    j = appendEvents(j, events, new Date(t).toISOString());
+  };
+  const dispatch = (node: string, attempt: number): NewEvent => ({
+    type: 'NodeDispatched',
+    node,
+    attempt,
+    replay: 'never',
+    approach: 'default',
+    runner: RUNNER,
+  });
+  add([
+    {
+      type: 'RunStarted',
+      graph: ref,
+      intent: 'issues.labeled label=fix',
+      subject: seed.subject ?? 'issue-1',
+      runner: RUNNER,
+      inputs: {},
+    },
+  ]);
+  add([dispatch('plan', 1)]);
+  add([{ type: 'NodeRecorded', node: 'plan', attempt: 1, evidence: [], outputs: {}, usage: { wall_ms: 5 } }]);
+  add([dispatch('deploy', 1)]);
+  if (seed.shape === 'escalated') {
+    const failed = (attempt: number): NewEvent => ({
+      type: 'NodeFailed',
+      node: 'deploy',
+      attempt,
+      failures: [{ check: 'exit', message: 'exited 1' }],
+      usage: { wall_ms: 3 },
+    });
+    add([failed(1)]);
+    add([dispatch('deploy', 2)]);
+    add([failed(2)]);
+    add([
+      {
+        type: 'NodeEscalated',
+        node: 'deploy',
+        report: { attempted: [], failed: [], approaches_tried: ['default'], needed: 'a person' },
+      },
+    ]);
+  } else {
+    add([{ type: 'NodeInterrupted', node: 'deploy', attempt: 1, observed_usage: { wall_ms: 9 } }]);
+  }
+  if (seed.shape === 'failed') add([{ type: 'RunFailed', reason: 'abandoned', by: 'alice' }]);
+  return j;
+}
+
+export async function startWorld(opts: { approvals?: string; private?: boolean } = {}): Promise<World> {
+  const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
+  const server = await startGitHubServer({
+    orgs: {
+      'acme-org': {
+        releasers: {
+          members: {
+            [PEOPLE.teamActive]: 'member',
+            [PEOPLE.teamPending]: { role: 'member', state: 'pending' },
+          },
+        },
+      },
+    },
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        ...(opts.private ? { private: true } : {}),
+        files: {
+          'README.md': '# widgets\n',
+          [GRAPH_PATH]: GRAPH_TEXT,
+          '.github/interlock.yml': CONFIG(opts.approvals ?? DEFAULT_APPROVALS),
+        },
+        collaborators: {
+          [PEOPLE.admin]: 'admin',
+          [PEOPLE.maintainer]: 'maintain',
+          [PEOPLE.writer]: 'write',
+          [PEOPLE.writer2]: 'write',
+          [PEOPLE.triager]: 'triage',
+          [PEOPLE.reader]: 'read',
+        },
+        labels: [NEEDS_HUMAN_LABEL],
+        issues: [
+          { number: 1, title: 'Fix the add() bug', labels: ['fix', NEEDS_HUMAN_LABEL] },
+          { number: 2, title: 'Another issue' },
+        ],
+        workflows: [{ file: WORKFLOW, inputs: ['run-id'] }],
+      },
+    ],
+  });
+  const repo = server.state.repo(`${OWNER}/${REPO}`);
+  const probot = new Probot({
+    githubToken: 'test',
+    baseUrl: server.url,
+    logLevel: 'fatal',
+    Octokit: quietOctokit(),
+  });
+  await probot.load(interlockApp());
+  let commentId = 90_000;
+  const world: World = {
+    server,
+    repo,
+    graph,
+    probot,
+    seedRun(seed = {}) {
+      const runId = seed.runId ?? 'fix/issue-1';
+      let j = buildJournal(graph, { ...seed, runId });
+      if (seed.progressCommentOn !== undefined) {
+        const c = repo.addComment(
+          seed.progressCommentOn,
+          `<!-- interlock:progress ${runId} -->\nold`,
+          'github-actions[bot]',
+        );
+        j = { ...j, progress_comment_id: c.id };
+      }
+      repo.commitFiles(
+        'interlock-journal',
+        { [`runs/${runId}.json`]: serializeJournal(j) },
+        {},
+        { orphan: true },
+      );
+      return runId;
+    },
+    journal(runId = 'fix/issue-1') {
+      const text = repo.readText(`runs/${runId}.json`, 'interlock-journal');
+      if (text === undefined) throw new Error(`no journal for ${runId}`);
+      return parseJournal(text, runId);
+    },
+    nextCommentId: () => ++commentId,
+    close: () => server.close(),
+  };
+  return world;
+}
+
+export interface CommentSpec {
+  body: string;
+  login?: string;
+  /** The account type GitHub reports (`User`, or `Bot`). */
+  type?: string;
+  issue?: number;
+  action?: 'created' | 'edited' | 'deleted';
+  /** For an edit: the body before it. */
+  from?: string;
+  labels?: string[];
+  /** Reuse a comment id (a redelivery of the same comment). */
+  id?: number;
+  pr?: boolean;
+}
+
+/** A real `issue_comment` payload from @octokit/webhooks-examples, pointed at acme/widgets and this comment. */
+export function commentEvent(world: World, spec: CommentSpec) {
+  const p = example('issue_comment', spec.action ?? 'created') as {
+    action: string;
+    issue: { number: number; labels: Array<{ name: string }>; pull_request?: unknown; html_url: string };
+    comment: { id: number; body: string; html_url: string; user: { login: string; type: string } };
+    sender: { login: string; type: string };
+    repository: {
+      name: string;
+      full_name: string;
+      html_url: string;
+      default_branch: string;
+      owner: { login: string };
+    };
+    changes?: { body: { from: string } };
+    installation?: unknown;
+  };
+  const number = spec.issue ?? 1;
+  const login = spec.login ?? PEOPLE.writer;
+  const type = spec.type ?? (login.endsWith('[bot]') ? 'Bot' : 'User');
+  const id = spec.id ?? world.nextCommentId();
+  if (!world.repo.comments.has(id) && world.repo.issue(number))
+    world.repo.addComment(number, spec.body, login, { id });
+  p.repository = {
+    ...p.repository,
+    name: REPO,
+    full_name: `${OWNER}/${REPO}`,
+    html_url: `https://github.com/${OWNER}/${REPO}`,
+    default_branch: 'main',
+    owner: { ...p.repository.owner, login: OWNER },
+  };
+  const kind = spec.pr ? 'pull' : 'issues';
+  p.issue = {
+    ...p.issue,
+    number,
+    html_url: `https://github.com/${OWNER}/${REPO}/${kind}/${number}`,
+    labels: (spec.labels ?? (number === 1 ? ['fix', NEEDS_HUMAN_LABEL] : [])).map((name) => ({
+      ...(p.issue.labels[0] ?? {}),
+      name,
+    })),
+  };
+  if (spec.pr)
+    p.issue.pull_request = { url: `https://api.github.com/repos/${OWNER}/${REPO}/pulls/${number}` };
+  else delete p.issue.pull_request;
+  p.comment = {
+    ...p.comment,
+    id,
+    body: spec.body,
+    html_url: `https://github.com/${OWNER}/${REPO}/${kind}/${number}#issuecomment-${id}`,
+    user: { ...p.comment.user, login, type },
+  };
+  p.sender = { ...p.sender, login, type };
+  if (spec.action === 'edited') p.changes = { body: { from: spec.from ?? 'an earlier text' } };
+  delete p.installation;
+  return { id: `delivery-${id}`, name: 'issue_comment' as const, payload: p };
+}
+
+/** What the server holds after a comment: replies, reactions, approvals, dispatches. */
+export function observe(world: World, commentId?: number, runId = 'fix/issue-1') {
+  const replies = [...world.repo.comments.values()].filter((c) =>
+    c.body.startsWith('<!-- interlock:reply -->'),
+  );
+  const reactions = commentId
+    ? (world.repo.comments.get(commentId)?.reactions.map((r) => r.content) ?? [])
+    : [];
+  let journal: Journal | undefined;
+  try {
+    journal = world.journal(runId);
+  } catch {
+    journal = undefined;
+  }
+  return {
+    replies: replies.map((c) => c.body),
+    reactions,
+    events: journal?.events ?? [],
+    approvals: journal?.events.filter((e) => e.type === 'RerunApproved') ?? [],
+    dispatches: world.repo.dispatches,
+  };
+}
