@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // GitHub's workflow parser imports JSON without import attributes; inlined, vite handles that.
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

@@ -8,6 +8,7 @@ import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
+import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
@@ -178,5 +179,54 @@ const md = [
   'checked against its schema when a journal is read).',
   '',
 ];
+const req = await requestsPerStep();
+const kinds = (byKind: Record<string, number>) =>
+  Object.entries(byKind)
+    .map(([k, n]) => `${n} × \`${k}\``)
+    .join(', ');
+md.push(
+  '## GitHub API requests per node step',
+  '',
+  'Counted by the local GitHub server while `dist/index.js` runs as a child process, as a runner runs it (`bench/action.ts`).',
+  '',
+  '| step | requests | what they are |',
+  '| --- | --- | --- |',
+  `| git store, first step of a run (creates the journal branch and the progress comment) | ${totalRequests(req.git.first)} | ${kinds(req.git.first)} |`,
+  `| git store, a later step, no GitHub evidence check | ${totalRequests(req.git.steady)} | ${kinds(req.git.steady)} |`,
+  `| git store, a later step with one GitHub evidence check | ${totalRequests(req.git.withCheck)} | ${kinds(req.git.withCheck)} |`,
+  `| check-run store, first step | ${totalRequests(req.checkRun.first)} | ${kinds(req.checkRun.first)} |`,
+  `| check-run store, a later step | ${totalRequests(req.checkRun.steady)} | ${kinds(req.checkRun.steady)} |`,
+  '',
+  'The journal itself costs one read and two writes per step on the git store (dispatch before the work, record after),',
+  'the least the protocol allows; the progress comment adds one update. The check-run store has no compare-and-swap,',
+  'so each of its two writes reads the check run before (to refuse a write over a newer journal) and after (to detect a',
+  'lost update): 1 + 2 × 3 requests for the journal.',
+  '',
+);
+const cold = await coldStart();
+md.push(
+  '## Cold start of dist/index.js',
+  '',
+  'From spawning `node dist/index.js` to its first API request arriving at a local server, against a bare bundle built in the',
+  'same run by ncc from `bench/bare/index.ts` (reads an input with `@actions/core`, makes one request, sets an output).',
+  'Medians of 9 interleaved runs.',
+  '',
+  '| node | action (ms) | bare bundle (ms) | ratio | `node -e 0` (ms) |',
+  '| --- | --- | --- | --- | --- |',
+  ...cold.map(
+    (c) =>
+      `| ${c.node} ${c.version} | ${c.action_ms.toFixed(0)} | ${c.bare_ms.toFixed(0)} | ${(c.action_ms / c.bare_ms).toFixed(2)}x | ${c.empty_ms.toFixed(0)} |`,
+  ),
+  '',
+);
+const size = bundleSize();
+md.push(
+  '## Bundle size',
+  '',
+  `dist/index.js: ${(size.bytes / 1024).toFixed(0)} kB minified. Largest contributors before minification: ${size.top
+    .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} kB`)
+    .join(', ')}.`,
+  '',
+);
 writeFileSync(new URL('../docs/BENCHMARKS.md', import.meta.url), md.join('\n'));
 process.stdout.write(`${md.join('\n')}\n`);

@@ -1,6 +1,8 @@
-// Writes schema/graph.schema.json from the zod schema.
+// Writes schema/graph.schema.json and schema/config.schema.json from the zod schemas.
 import { writeFileSync } from 'node:fs';
+import { configJsonSchemaText } from '../src/config/json-schema.js';
 import { graphJsonSchemaText } from '../src/graph/json-schema.js';
 
 writeFileSync(new URL('../schema/graph.schema.json', import.meta.url), graphJsonSchemaText());
-console.log('wrote schema/graph.schema.json');
+writeFileSync(new URL('../schema/config.schema.json', import.meta.url), configJsonSchemaText());
+console.log('wrote schema/graph.schema.json and schema/config.schema.json');

@@ -3,13 +3,15 @@ import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';
 import { fold, JournalError, type RunState } from '../journal/fold.js';
 import { GitStore } from '../store/git.js';
+import type { JournalStore, StoredJournal, WriteResult } from '../store/types.js';
 import type { HandlerDeps } from './deps.js';
 import { loadRepoGraph } from './repo-files.js';
 
 /** A run as the handler sees it: its store, journal and the graph at the default branch. */
 export interface LoadedRun {
   runId: string;
-  store: GitStore;
+  /** The run's store; its first read answers with the journal already read (a write still checks the version). */
+  store: JournalStore;
   journal: Journal;
   version: string;
   graph: Graph;
@@ -45,7 +47,35 @@ export async function loadRun(
       };
     throw e;
   }
-  return { ok: true, run: { runId, store, journal: stored.journal, version: stored.version, graph } };
+  return {
+    ok: true,
+    run: {
+      runId,
+      store: new PrimedStore(store, stored),
+      journal: stored.journal,
+      version: stored.version,
+      graph,
+    },
+  };
+}
+
+/** Saves the compare-and-swap loop's first read: it is the read just made. A stale version still fails the write. */
+class PrimedStore implements JournalStore {
+  constructor(
+    private readonly inner: JournalStore,
+    private first: StoredJournal | undefined,
+  ) {}
+  get location(): string {
+    return this.inner.location;
+  }
+  async read(): Promise<StoredJournal | null> {
+    const f = this.first;
+    this.first = undefined;
+    return f ?? this.inner.read();
+  }
+  write(journal: Journal, expected: string | null, message: string): Promise<WriteResult> {
+    return this.inner.write(journal, expected, message);
+  }
 }
 
 /** The run's state under the loaded graph, or why it cannot be folded (a graph that lost nodes, say). */

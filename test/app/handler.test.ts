@@ -4,14 +4,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
 import { actionIdentifier, checkRunName } from '../../src/app/check-run.js';
 import { fold } from '../../src/journal/fold.js';
-import { commentEvent, example, GRAPH_PATH, observe, OWNER, PEOPLE, REPO, startWorld, type World } from './world.js';
+import { commentEvent, example, GRAPH_PATH, observe, OWNER, PEOPLE, REPO, receive, startWorld, type World } from './world.js';
 
 let world: World;
 afterEach(async () => world?.close());
 
 async function comment(body: string, spec: Parameters<typeof commentEvent>[1] | object = {}) {
   const ev = commentEvent(world, { body, ...spec });
-  await world.probot.receive(ev);
+  await receive(world, ev);
   return { ev, seen: observe(world, ev.payload.comment.id) };
 }
 
@@ -72,6 +72,18 @@ describe('/approve-rerun', () => {
     expect(second.seen.dispatches).toHaveLength(1);
     expect(second.seen.replies[1]).toContain(`approvals 2 of 2 (@${PEOPLE.writer}, @${PEOPLE.writer2})`);
     expect(fold(world.journal(), world.graph).checkpoint.ready_nodes).toEqual(['deploy']);
+  });
+
+  it('two approvals arriving at once both land (compare-and-swap re-decides) and one dispatch follows', async () => {
+    world = await startWorld({ approvals: '  required: 2\n' });
+    world.seedRun();
+    const a = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
+    const b = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer2 });
+    await Promise.all([receive(world, a), receive(world, b)]);
+    const seen = observe(world);
+    expect(seen.approvals.map((e) => e.approved_by).sort()).toEqual([PEOPLE.writer, PEOPLE.writer2].sort());
+    expect(seen.dispatches).toHaveLength(1);
+    expect(world.server.requests.count({ method: 'PUT', status: 409 })).toBeGreaterThanOrEqual(1);
   });
 
   it('an escalated node gets one more attempt', async () => {

@@ -8,6 +8,7 @@ import {
   GRAPH_PATH,
   observe,
   PEOPLE,
+  receive,
   type RunSeed,
   startWorld,
   type World,
@@ -113,7 +114,7 @@ const rows: Row[] = [
     name: 'two approvals from the same person when two are required',
     world: { approvals: '  required: 2\n' },
     before: async (w) => {
-      await w.probot.receive(commentEvent(w, { body: A, login: PEOPLE.writer }));
+      await receive(w, commentEvent(w, { body: A, login: PEOPLE.writer }));
       return undefined;
     },
     comment: { body: A, login: PEOPLE.writer },
@@ -126,7 +127,7 @@ const rows: Row[] = [
     name: 'the same comment delivered twice',
     before: async (w) => {
       const ev = commentEvent(w, { body: A, login: PEOPLE.writer });
-      await w.probot.receive(ev);
+      await receive(w, ev);
       return ev.payload.comment.id;
     },
     comment: { body: A, login: PEOPLE.writer },
@@ -152,7 +153,7 @@ describe('hostile and odd comments', () => {
         const repliesBefore = observe(w).replies.length;
         const eventsBefore = observe(w).events.length;
         const ev = commentEvent(w, { ...row.comment, ...(reuse !== undefined ? { id: reuse } : {}) });
-        await w.probot.receive(ev);
+        await receive(w, ev);
         const seen = observe(w, ev.payload.comment.id);
         const replies = seen.replies.slice(repliesBefore);
         const fresh = reuse === undefined;

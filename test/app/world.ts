@@ -345,3 +345,8 @@ export function observe(world: World, commentId?: number, runId = 'fix/issue-1')
     dispatches: world.repo.dispatches,
   };
 }
+
+/** Delivers an event built here through Probot's `receive`, as Probot's own tests do. */
+export function receive(world: World, ev: { id: string; name: string; payload: unknown }): Promise<void> {
+  return world.probot.receive(ev as unknown as Parameters<Probot['receive']>[0]);
+}

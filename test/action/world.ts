@@ -1,0 +1,125 @@
+/**
+ * What the Action's end-to-end suites share: a repository on the local GitHub, workflow runs recovery can ask
+ * about, step options as a runner sets them, and readers for the journal the steps left behind.
+ */
+import { existsSync } from 'node:fs';
+import { fold, type RunState } from '../../src/journal/fold.js';
+import { parseJournal } from '../../src/journal/parse.js';
+import { loadGraphFile } from '../../src/graph/load-file.js';
+import type { Journal, JournalEvent } from '../../src/journal/events.js';
+import type { StepOptions } from '../support/action-process.js';
+import { issuesLabeled } from '../support/fixtures.js';
+import type { GitHubServer, RepoState } from '../support/github-server.js';
+
+export const OWNER = 'acme';
+export const REPO = 'widgets';
+export const FULL = `${OWNER}/${REPO}`;
+export const JOURNAL_BRANCH = 'interlock-journal';
+export const CONTENTS_GET = 'GET /repos/{owner}/{repo}/contents/{path}';
+export const CONTENTS_PUT = 'PUT /repos/{owner}/{repo}/contents/{path}';
+export const COMMENT_PATCH = 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}';
+export const JOBS_GET = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';
+
+/** A routes table sending `label` on issues to the graph at `graph`. */
+export const routeLabel = (label: string, graph: string) => `routes:
+  - event: issues
+    action: labeled
+    label: "${label}"
+    graph: ${graph}
+`;
+
+let nextRunId = 9000;
+
+/** A workflow run GitHub knows, with one job per runner, so recovery can ask whether each is still going. */
+export function workflowRun(
+  repo: RepoState,
+  runners: string[],
+  opts: { status?: 'in_progress' | 'completed'; job?: string } = {},
+): number {
+  const id = ++nextRunId;
+  const status = opts.status ?? 'in_progress';
+  repo.addWorkflowRun({
+    workflow: 'interlock.yml',
+    id,
+    event: 'issues',
+    status,
+    conclusion: status === 'completed' ? 'cancelled' : null,
+    jobs: runners.map((runner, i) => ({
+      name: runners.length > 1 ? `${opts.job ?? 'interlock'} (${i + 1})` : (opts.job ?? 'interlock'),
+      runner_name: runner,
+      status,
+      conclusion: status === 'completed' ? 'cancelled' : null,
+      started_at: new Date(Date.now() - 60_000).toISOString(),
+      completed_at: status === 'completed' ? new Date().toISOString() : null,
+    })),
+  });
+  return id;
+}
+
+/** Ends a workflow run (cancelled), as GitHub shows it once the runner is gone. */
+export function endWorkflowRun(repo: RepoState, id: number): void {
+  repo.updateWorkflowRun(id, { status: 'completed', conclusion: 'cancelled' });
+}
+
+/** Step options for an issue labelled `label`, in a workflow run of its own that GitHub says is running. */
+export function issueStep(
+  server: GitHubServer,
+  ws: string,
+  issue: number,
+  label: string,
+  extra: Partial<StepOptions> = {},
+): StepOptions {
+  const repo = server.state.repo(FULL);
+  const runner = `runner-${nextRunId + 1}`;
+  const runId = workflowRun(repo, [runner]);
+  return {
+    apiUrl: server.url,
+    repository: FULL,
+    workspace: ws,
+    eventName: 'issues',
+    payload: issuesLabeled(OWNER, REPO, issue, label, repo.issue(issue)?.title),
+    inputs: {},
+    job: { runId, runner },
+    ...extra,
+  };
+}
+
+export function journalText(server: GitHubServer, runId: string): string | undefined {
+  return server.state.repo(FULL).readText(`runs/${runId}.json`, JOURNAL_BRANCH);
+}
+
+export function readJournal(server: GitHubServer, runId: string): Journal {
+  const text = journalText(server, runId);
+  if (text === undefined) throw new Error(`no journal for ${runId}`);
+  return parseJournal(text, runId);
+}
+
+/**
+ * The journal parses, validates and folds under the graph, and its events are numbered 1, 2, 3... with no gap
+ * and no repeat: nothing was lost or written twice.
+ */
+export function validJournal(journal: Journal, graphFile: string): RunState {
+  expect(journal.events.map((e) => e.seq)).toEqual(journal.events.map((_, i) => i + 1));
+  return fold(journal, loadGraphFile(graphFile));
+}
+
+export function eventsOf<T extends JournalEvent['type']>(
+  journal: Journal,
+  type: T,
+  node?: string,
+): Extract<JournalEvent, { type: T }>[] {
+  return journal.events.filter(
+    (e): e is Extract<JournalEvent, { type: T }> =>
+      e.type === type && (node === undefined || ('node' in e && e.node === node)),
+  );
+}
+
+export async function waitForFile(path: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!existsSync(path)) {
+    if (Date.now() > end) throw new Error(`${path} never appeared`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+import { expect } from 'vitest';
