@@ -32,7 +32,8 @@ for (const { src, out } of entries) {
     { cwd: root, stdio: 'inherit' },
   );
   // ncc rewrites path expressions it takes for asset references; a bundle must not depend on stray files.
-  if (readFileSync(join(tmp, 'index.js'), 'utf8').includes('__nccwpck_require__.ab+')) {
+  // Minified, `__nccwpck_require__.ab + "..."` reads `n.ab+"..."`.
+  if (/\.ab\s*\+\s*["'`]/.test(readFileSync(join(tmp, 'index.js'), 'utf8'))) {
     throw new Error(
       `${src}: ncc relocated a path expression into an asset reference; build that path another way`,
     );

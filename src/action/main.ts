@@ -117,8 +117,17 @@ export function buildContext(
   };
 }
 
+/**
+ * A path in the workspace. A function on purpose: ncc's asset relocator reads an inline
+ * `resolve(ctx.workspace, CONFIG_FILE)` as a reference to a bundled file whenever some `.github/interlock.yml`
+ * exists in the source tree (examples/repo has one), and rewrites it to a path inside dist/.
+ */
+function inWorkspace(ctx: ActionContext, relative: string): string {
+  return resolve(ctx.workspace, relative);
+}
+
 function loadConfig(ctx: ActionContext): Config | undefined {
-  const path = resolve(ctx.workspace, CONFIG_FILE);
+  const path = inWorkspace(ctx, CONFIG_FILE);
   if (!existsSync(path)) return undefined;
   return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
 }

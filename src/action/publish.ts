@@ -1,5 +1,5 @@
 import { statusOf } from '../github/status.js';
-import { attentionComment, jobSummary, progressComment } from '../render/markdown.js';
+import { attentionComment, jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
@@ -53,7 +53,11 @@ export async function publishResult(
   }
 }
 
-/** One progress comment per run, updated in place: its id lives in the journal's header. */
+/**
+ * One progress comment per run, updated in place: its id lives in the journal's header. Before the header has
+ * it (a plan job, or jobs that raced), the comment is found by its hidden marker, among comments by bots (the
+ * marker is plain text anyone could paste), so no step leaves a second one behind.
+ */
 async function upsertProgress(
   ctx: ActionContext,
   store: JournalStore,
@@ -61,24 +65,29 @@ async function upsertProgress(
   body: string,
   issue_number: number,
 ): Promise<void> {
-  const known = cur.journal.progress_comment_id;
-  if (known) {
+  const stored = cur.journal.progress_comment_id;
+  let id = stored ?? (await findProgressComment(ctx, issue_number, cur.journal.run_id));
+  if (id) {
     try {
-      await ctx.octokit.rest.issues.updateComment({ ...ctx.repo, comment_id: known, body });
-      return;
+      await ctx.octokit.rest.issues.updateComment({ ...ctx.repo, comment_id: id, body });
     } catch (e) {
       if (statusOf(e) !== 404) throw e;
+      id = undefined;
     }
   }
-  const created = await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
-  const id = created.data.id;
+  let created = false;
+  if (!id) {
+    id = (await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body })).data.id;
+    created = true;
+  }
+  if (id === stored) return;
   let now: { journal: Current['journal']; version: string | null } | null = cur;
   for (let i = 0; i < 8; i++) {
     if (i > 0) now = await store.read();
-    if (!now?.version) return;
-    if (now.journal.progress_comment_id && now.journal.progress_comment_id !== known) {
-      // Another job made one first: keep theirs.
-      await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
+    if (!now?.version || now.journal.progress_comment_id === id) return;
+    if (now.journal.progress_comment_id && now.journal.progress_comment_id !== stored) {
+      // Another job stored one first: keep theirs.
+      if (created) await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
       return;
     }
     const w = await store.write(
@@ -88,4 +97,18 @@ async function upsertProgress(
     );
     if (w.ok) return;
   }
+}
+
+async function findProgressComment(
+  ctx: ActionContext,
+  issue_number: number,
+  runId: string,
+): Promise<number | undefined> {
+  const marker = progressMarker(runId);
+  const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+    ...ctx.repo,
+    issue_number,
+    per_page: 100,
+  });
+  return comments.find((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))?.id;
 }

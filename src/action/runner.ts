@@ -1,25 +1,33 @@
-import * as core from '@actions/core';
 import { killAllChildren } from '../runner/exec.js';
+import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';
 
-/** The runner's `@actions/core`, as the action reports through it. */
-export function coreIO(): ActionIO {
+const out = (text: string) => process.stdout.write(text);
+
+/** The runner's interface: workflow commands on stdout and the files the runner names. */
+export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
+  const file = (variable: string, text: string) => {
+    if (env[variable]) appendToRunnerFile(env, variable, text);
+    else out(command('debug', `${variable} is not set; skipped`));
+  };
   return {
-    setOutput: (n, v) => core.setOutput(n, v),
-    summary: async (md) => {
-      if (process.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(md).write();
-    },
-    info: (m) => core.info(m),
-    notice: (m) => core.notice(m),
-    warning: (m) => core.warning(m),
-    error: (m, where) =>
-      core.error(m, where ? { file: where.file, startLine: where.line, startColumn: where.col } : {}),
-    saveState: (n, v) => core.saveState(n, v),
+    setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
+    summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
+    info: (m) => out(`${m}\n`),
+    notice: (m) => out(command('notice', m)),
+    warning: (m) => out(command('warning', m)),
+    error: (m, where) => out(command('error', m, where)),
+    saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
     echo: (chunk) => {
       process.stdout.write(chunk);
     },
   };
+}
+
+function setFailed(message: string): void {
+  out(command('error', message));
+  process.exitCode = 1;
 }
 
 /** The main step: try/catch and the step's result; no other logic. */
@@ -27,23 +35,23 @@ export async function run(): Promise<void> {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
-      core.setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
+      setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
       process.exit(1);
     });
   }
   try {
-    const result = await runAction(buildContext(process.env, coreIO()));
-    if (result.failed) core.setFailed(result.failed);
+    const result = await runAction(buildContext(process.env, runnerIO()));
+    if (result.failed) setFailed(result.failed);
   } catch (e) {
-    core.setFailed(`interlock: ${(e as Error).message}`);
+    setFailed(`interlock: ${(e as Error).message}`);
   }
 }
 
 /** The post step: marks this job's node interrupted when the main step did not finish. */
 export async function runPost(): Promise<void> {
   try {
-    await postStep(buildContext(process.env, coreIO()));
+    await postStep(buildContext(process.env, runnerIO()));
   } catch (e) {
-    core.warning(`interlock post step: ${(e as Error).message}`);
+    out(command('warning', `interlock post step: ${(e as Error).message}`));
   }
 }

@@ -1,11 +1,11 @@
+import { NEEDS_HUMAN_LABEL } from '../action/publish.js';
 import { isBot, screenEvent } from './authorize.js';
-import { nodeOfAction, publishCheckRun } from './check-run.js';
+import { nodeOfAction } from './check-run.js';
 import { type ParsedComment, parseComment, validRunId } from './commands.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
 import { type CommandRequest, type Executed, executeCommand } from './execute.js';
-import { loadRun, stateOf } from './load-run.js';
 import { failedReply, refusedReply } from './replies.js';
-import { runIdsOf, subjectOfRun } from './runs.js';
+import { subjectOfRun } from './runs.js';
 
 type Reaction = 'eyes' | '+1' | 'confused';
 
@@ -94,7 +94,8 @@ export async function handleRequestedAction(
     login: payload.sender.login,
     source: `${checkUrl}#delivery-${deliveryId}`,
     subject,
-    labels: [],
+    // The event does not show the subject's labels: try removing the label (absent is no error).
+    labels: [NEEDS_HUMAN_LABEL],
     defaultBranch: payload.repository.default_branch ?? 'main',
     resolveNode: (graph) => nodeOfAction(graph, identifier),
   });
@@ -135,30 +136,4 @@ export function describe(o: Outcome): string {
     default:
       return `${o.kind}: ${o.why}`;
   }
-}
-
-/** The fields of a `push` webhook payload the journal watcher reads. */
-export interface PushPayload {
-  ref: string;
-  commits?: Array<{ added?: string[]; modified?: string[] }>;
-}
-
-/** On a push to the journal branch (the App only), shows each changed run of a pull request as a check run. */
-export async function handleJournalPush(deps: HandlerDeps, payload: PushPayload): Promise<string[]> {
-  if (!deps.checkRuns || payload.ref !== `refs/heads/${deps.journalBranch}`) return [];
-  const paths = new Set((payload.commits ?? []).flatMap((c) => [...(c.added ?? []), ...(c.modified ?? [])]));
-  const shown: string[] = [];
-  for (const runId of runIdsOf([...paths])) {
-    const subject = subjectOfRun(runId);
-    if (subject?.kind !== 'pr' || !validRunId(runId)) continue;
-    const l = await loadRun(deps, runId);
-    const s = l.ok ? stateOf(l.run) : undefined;
-    if (!l.ok || !s?.ok) {
-      deps.log?.(`interlock: run ${runId} not shown: ${!l.ok ? l.problem : s && !s.ok ? s.problem : ''}`);
-      continue;
-    }
-    await publishCheckRun(deps, subject, l.run.graph, s.state, runId);
-    shown.push(runId);
-  }
-  return shown;
 }

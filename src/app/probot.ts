@@ -2,7 +2,8 @@ import type { Context, Probot } from 'probot';
 import type { GitHubClient } from '../github/client.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
-import { describe, handleComment, handleJournalPush, handleRequestedAction } from './handler.js';
+import { describe, handleComment, handleRequestedAction } from './handler.js';
+import { handleJournalPush } from './journal-push.js';
 
 export interface AppOptions {
   /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */

@@ -59,7 +59,9 @@ export function approvalReply(n: ApprovalNews): string {
   return reply([
     `✅ @${n.login} approved a rerun of \`${n.node}\` in run \`${n.runId}\`: approvals ${count} (${who}).`,
     '',
-    `Attempt ${n.attempt} ${n.interrupted ? 'was interrupted and may have partly run; attempt ' + (n.attempt + 1) + ' is told so' : 'failed'}; attempt ${n.attempt + 1} comes next.`,
+    n.interrupted
+      ? `Attempt ${n.attempt} was interrupted and may have partly run; attempt ${n.attempt + 1} comes next and is told so.`
+      : `Attempt ${n.attempt} failed; attempt ${n.attempt + 1} comes next.`,
     '',
     dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
   ]);

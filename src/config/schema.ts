@@ -21,14 +21,18 @@ export const RouteSchema = z
       .string()
       .regex(/^\/[A-Za-z0-9][A-Za-z0-9 _-]*$/)
       .optional()
-      .meta({ description: 'A slash command that starts the route from a comment, e.g. "/interlock fix".' }),
+      .meta({
+        description:
+          'A slash command that starts the route from a comment, e.g. "/interlock fix": the first line of the comment is the command, or starts with it and a space.',
+      }),
   })
   .meta({ description: 'One routing rule. The first rule that matches picks the graph.' });
 
 export const ApprovalsSchema = z
   .strictObject({
     permission: z.enum(['admin', 'maintain', 'write', 'triage', 'read']).default('write').meta({
-      description: 'The least repository permission a commenter needs to approve or settle (default write).',
+      description:
+        'The least repository permission a commenter needs to approve or settle (default `write`).',
     }),
     approvers: z
       .array(z.string().regex(/^[A-Za-z0-9-]+(\/[A-Za-z0-9_.-]+)?$/))
@@ -42,13 +46,18 @@ export const ApprovalsSchema = z
       .min(1)
       .max(10)
       .default(1)
-      .meta({ description: 'Distinct people who must approve a rerun before it is dispatched (default 1).' }),
+      .meta({
+        description: 'Distinct people who must approve a rerun before it is dispatched (default `1`).',
+      }),
   })
   .meta({ description: 'Who may settle held and escalated nodes from a comment.' });
 
 export const ConfigSchema = z
   .strictObject({
-    $schema: z.string().optional(),
+    $schema: z
+      .string()
+      .optional()
+      .meta({ description: 'The JSON Schema, for editors; interlock ignores it.' }),
     routes: z.array(RouteSchema).default([]).meta({ description: 'First match wins; the table is fixed.' }),
     approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
   })

@@ -32,7 +32,9 @@ export function createClient(opts: ClientOptions): GitHubClient {
     auth: opts.token,
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     userAgent: opts.userAgent ?? 'interlock',
-    retry: { retries, retryAfterBaseValue: base },
+    // 409 is a compare-and-swap conflict (a stale blob sha): resending the same write cannot succeed, and the
+    // stores answer it by reading again and deciding again. The rest are the plugin's defaults.
+    retry: { retries, retryAfterBaseValue: base, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 451] },
     throttle: {
       write: new Bottleneck.Group({
         id: 'interlock-write',

@@ -1,13 +1,13 @@
 import { z } from 'zod';
+import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 /** Node and graph ids: safe in file names, run ids and Mermaid diagrams. */
 export const ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-const Replay = z.enum(['safe', 'never']).meta({
-  description:
-    'What happens when an attempt is interrupted: `safe` reruns it, `never` holds it for a person.',
-});
+const REPLAY_WORDS =
+  'What happens when an attempt is interrupted (its executor died): `safe` runs it again, `never` holds it until a person approves a rerun or settles it';
+const Replay = z.enum(['safe', 'never']).meta({ description: `${REPLAY_WORDS}.` });
 
 const FileCheck = z
   .strictObject({
@@ -15,17 +15,24 @@ const FileCheck = z
       .string()
       .min(1)
       .meta({ description: 'Path, relative to the working directory, that must exist.' }),
-    contains: z
-      .string()
-      .optional()
-      .meta({ description: 'A regular expression the file content must match.' }),
+    contains: z.string().optional().meta({
+      description: 'A regular expression the file content must match; `^` and `$` match at every line.',
+    }),
   })
   .meta({ description: 'Passes when the file exists (and matches `contains`).' });
 
 const CommandCheck = z
   .strictObject({
-    command: z.string().min(1).meta({ description: 'A bash script; the check passes when it exits 0.' }),
-    timeout_minutes: z.number().positive().max(360).optional(),
+    command: z.string().min(1).meta({
+      description:
+        "A bash script, run in the working directory with the node's environment; the check passes when it exits 0. Pass values through the node's `env`, never as `${{ }}`.",
+    }),
+    timeout_minutes: z
+      .number()
+      .positive()
+      .max(360)
+      .optional()
+      .meta({ description: 'Minutes before the check is killed and fails (default `10`).' }),
   })
   .meta({ description: 'Passes when the command exits 0.' });
 
@@ -42,13 +49,11 @@ const GitCheck = z
       branch: z
         .string()
         .optional()
-        .meta({ description: 'Branch to look at; the current HEAD when omitted.' }),
-      min_commits: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .meta({ description: 'Commits since dispatch required (default 1).' }),
+        .meta({ description: 'The branch whose new commits count (default the current `HEAD`).' }),
+      min_commits: z.number().int().min(1).optional().meta({
+        description:
+          'How many commits made since the attempt was dispatched (matching `message`, if given) are required (default `1`).',
+      }),
       message: z
         .string()
         .optional()
@@ -60,12 +65,15 @@ const GitCheck = z
 const PullRequestCheck = z
   .strictObject({
     pull_request: z.strictObject({
-      head: z.string().min(1).meta({ description: 'The head branch (may use ${{ }}, e.g. a node output).' }),
+      head: z
+        .string()
+        .min(1)
+        .meta({ description: 'The head branch (may use `${{ }}`, e.g. a node output).' }),
       base: z.string().min(1).optional().meta({ description: 'The base branch.' }),
       state: z
         .enum(['open', 'merged', 'closed', 'open_or_merged'])
         .optional()
-        .meta({ description: 'Required state (default open_or_merged).' }),
+        .meta({ description: 'Required state (default `open_or_merged`).' }),
       label: z.string().min(1).optional().meta({ description: 'A label the pull request must carry.' }),
     }),
   })
@@ -74,15 +82,18 @@ const PullRequestCheck = z
 const CheckRunCheck = z
   .strictObject({
     check: z.strictObject({
-      ref: z.string().min(1).meta({ description: 'A branch, tag or commit sha (may use ${{ }}).' }),
+      ref: z.string().min(1).meta({ description: 'A branch, tag or commit sha (may use `${{ }}`).' }),
       name: z.string().min(1).meta({ description: 'The check run name.' }),
       conclusion: z
         .enum(['success', 'neutral', 'skipped'])
         .optional()
-        .meta({ description: 'Default success.' }),
+        .meta({ description: 'The conclusion required (default `success`).' }),
     }),
   })
-  .meta({ description: 'GitHub: a check run of this name on the ref concluded success.' });
+  .meta({
+    description:
+      'GitHub: the latest check run of this name on the ref has completed with the required conclusion.',
+  });
 
 const IssueCheck = z
   .strictObject({
@@ -90,9 +101,11 @@ const IssueCheck = z
       number: z
         .union([z.number().int().positive(), z.string().min(1)])
         .optional()
-        .meta({ description: "The issue or pull request number; the run's subject by default." }),
-      state: z.enum(['open', 'closed']).optional(),
-      label: z.string().min(1).optional(),
+        .meta({
+          description: "The issue or pull request number; may use `${{ }}` (default the run's subject).",
+        }),
+      state: z.enum(['open', 'closed']).optional().meta({ description: 'The state it must be in.' }),
+      label: z.string().min(1).optional().meta({ description: 'A label it must carry.' }),
       comment: z
         .string()
         .min(1)
@@ -103,14 +116,14 @@ const IssueCheck = z
   .meta({ description: 'GitHub: the issue has the state, label or a matching comment.' });
 
 const BranchCheck = z
-  .strictObject({ branch: z.string().min(1).meta({ description: 'The branch name (may use ${{ }}).' }) })
+  .strictObject({ branch: z.string().min(1).meta({ description: 'The branch name (may use `${{ }}`).' }) })
   .meta({ description: 'GitHub: the branch exists.' });
 const TagCheck = z
-  .strictObject({ tag: z.string().min(1).meta({ description: 'The tag name (may use ${{ }}).' }) })
+  .strictObject({ tag: z.string().min(1).meta({ description: 'The tag name (may use `${{ }}`).' }) })
   .meta({ description: 'GitHub: the tag exists.' });
 const ReleaseCheck = z
   .strictObject({
-    release: z.string().min(1).meta({ description: 'The release tag name (may use ${{ }}).' }),
+    release: z.string().min(1).meta({ description: 'The release tag name (may use `${{ }}`).' }),
   })
   .meta({ description: 'GitHub: a release for the tag exists.' });
 
@@ -133,33 +146,39 @@ export const CheckSchema = z.union([
 
 const Env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean()]))
-  .meta({ description: 'Environment variables for the command; values may hold ${{ }} expressions.' });
+  .meta({ description: 'Environment variables for the command; values may hold `${{ }}` expressions.' });
 
 const approachFields = {
-  description: z.string().optional().meta({ description: 'What this approach does, for people.' }),
-  run: z.string().min(1).optional().meta({ description: 'A bash script. Never put ${{ }} here: use env.' }),
+  description: z
+    .string()
+    .optional()
+    .meta({ description: 'What the node (or this retry approach) does, for people; shown at dispatch.' }),
+  run: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'A bash script. Never put `${{ }}` here: use `env`.' }),
   prompt: z
     .string()
     .min(1)
     .optional()
-    .meta({ description: 'Text given on stdin to the agent command; may hold ${{ }} expressions.' }),
-  agent: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({ description: 'The agent command that receives `prompt` (overrides defaults.agent).' }),
-  skill: z
-    .string()
-    .regex(ID_PATTERN)
-    .optional()
-    .meta({ description: 'A reusable node template in skills/<name>.yml beside the graph.' }),
+    .meta({ description: 'Text given on stdin to the agent command; may hold `${{ }}` expressions.' }),
+  agent: z.string().min(1).optional().meta({
+    description: 'The agent command that receives `prompt` on stdin (default `defaults.agent`).',
+  }),
+  skill: z.string().regex(ID_PATTERN).optional().meta({
+    description:
+      "A reusable node template in `skills/<name>.yml` beside the graph; the node's own fields override it.",
+  }),
   env: Env.optional(),
   timeout_minutes: z
     .number()
     .positive()
     .max(360)
     .optional()
-    .meta({ description: 'Kill the attempt after this.' }),
+    .meta({
+      description: `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+    }),
 };
 
 /** Overrides for a retry attempt: `retry[0]` for attempt 2, `retry[1]` for attempt 3. */
@@ -176,7 +195,9 @@ export const NodeSchema = z.strictObject({
     description: 'Expressions; at least one must be true or the node is skipped. None means always.',
   }),
   validates: z.array(CheckSchema).optional().meta({ description: 'Evidence checks run after the command.' }),
-  replay: Replay.optional(),
+  replay: Replay.optional().meta({
+    description: `${REPLAY_WORDS} (default \`defaults.replay\`, else \`never\`).`,
+  }),
   retry: z.array(ApproachSchema).max(2).optional().meta({
     description: 'At most 2: retry[0] overrides attempt 2; retry[1] is a different approach for attempt 3.',
   }),
@@ -191,20 +212,33 @@ export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: 
 
 export const GraphSchema = z
   .strictObject({
-    $schema: z.string().optional(),
+    $schema: z
+      .string()
+      .optional()
+      .meta({ description: 'The JSON Schema, for editors; interlock ignores it.' }),
     interlock: z.literal(1).meta({ description: 'The graph format version. Always 1.' }),
     name: z
       .string()
       .regex(GRAPH_NAME_PATTERN)
       .meta({ description: 'Graph name: lowercase letters, digits, `.`, `_` and `-`. Starts run ids.' }),
-    description: z.string().optional(),
+    description: z.string().optional().meta({ description: 'What the graph does, for people.' }),
     defaults: z
       .strictObject({
-        replay: Replay.optional(),
-        timeout_minutes: z.number().positive().max(360).optional(),
-        agent: z.string().min(1).optional().meta({ description: 'The command that receives prompt nodes.' }),
+        replay: Replay.optional().meta({ description: `${REPLAY_WORDS} (default \`never\`).` }),
+        timeout_minutes: z
+          .number()
+          .positive()
+          .max(360)
+          .optional()
+          .meta({
+            description: `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+          }),
+        agent: z.string().min(1).optional().meta({
+          description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
+        }),
       })
-      .optional(),
+      .optional()
+      .meta({ description: 'Values every node gets unless it sets its own.' }),
     nodes: z.array(NodeSchema).min(1).meta({ description: 'The nodes, in declaration order.' }),
   })
   .meta({ title: 'interlock graph', description: 'A workflow graph run by interlock.' });

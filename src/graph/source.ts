@@ -1,20 +1,82 @@
+import { CORE_SCHEMA, load as loadYamlFast } from 'js-yaml';
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { didYouMean, jsonParseError, type SourceError } from './errors.js';
 import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
 
-/** A YAML or JSON text with source positions, for errors that point at a line and column. */
+/**
+ * A YAML or JSON text with source positions, for errors that point at a line and column. Positions are only
+ * needed when there is an error to report, so a text that parses cleanly gets them lazily (`doc`, `lines`).
+ */
 export interface SourceDoc {
   file: string;
-  doc: Document.Parsed;
-  lines: LineCounter;
+  readonly doc: Document.Parsed;
+  readonly lines: LineCounter;
   errors: SourceError[];
   data: unknown;
+}
+
+/** True when an object or array is reached twice: YAML aliases (or a cycle), which the careful parser limits. */
+function sharesReferences(value: unknown): boolean {
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (seen.has(v)) return true;
+    seen.add(v);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push(child);
+  }
+  return false;
+}
+
+/**
+ * The fast path: js-yaml with YAML 1.2's core schema (as the careful parser uses), duplicate keys refused. Any
+ * problem, or any alias, sends the text to the careful parser, which reports it with its position.
+ */
+function parseFast(file: string, text: string): SourceDoc | undefined {
+  let data: unknown;
+  try {
+    data = loadYamlFast(text, { schema: CORE_SCHEMA, filename: file });
+  } catch {
+    return undefined;
+  }
+  if (sharesReferences(data)) return undefined;
+  let positioned: { doc: Document.Parsed; lines: LineCounter } | undefined;
+  const positions = () => {
+    if (!positioned) {
+      const lines = new LineCounter();
+      positioned = {
+        doc: parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }),
+        lines,
+      };
+    }
+    return positioned;
+  };
+  return {
+    file,
+    errors: [],
+    data,
+    get doc() {
+      return positions().doc;
+    },
+    get lines() {
+      return positions().lines;
+    },
+  };
 }
 
 export type Path = ReadonlyArray<string | number>;
 
 export function parseSource(file: string, text: string): SourceDoc {
+  const fast = parseFast(file, text);
+  if (fast) return fast;
+  return parseCarefully(file, text);
+}
+
+/** The careful path: every node keeps its position; aliases are limited; errors are located. */
+export function parseCarefully(file: string, text: string): SourceDoc {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const errors: SourceError[] = doc.errors.map((e) => {
@@ -48,7 +110,20 @@ export function parseSource(file: string, text: string): SourceDoc {
       });
     }
   }
-  const data = errors.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  let data: unknown;
+  if (errors.length === 0) {
+    try {
+      data = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      // An alias bomb: refuse it rather than expand it.
+      errors.push({
+        file,
+        line: 1,
+        col: 1,
+        message: `not accepted: ${(e as Error).message} (YAML aliases expand too far); write the values out`,
+      });
+    }
+  }
   return { file, doc, lines, errors, data };
 }
 

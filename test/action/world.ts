@@ -3,6 +3,7 @@
  * about, step options as a runner sets them, and readers for the journal the steps left behind.
  */
 import { existsSync } from 'node:fs';
+import { expect } from 'vitest';
 import { fold, type RunState } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { loadGraphFile } from '../../src/graph/load-file.js';
@@ -121,5 +122,3 @@ export async function waitForFile(path: string, ms = 20_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 25));
   }
 }
-
-import { expect } from 'vitest';

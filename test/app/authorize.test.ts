@@ -31,7 +31,10 @@ describe('screenEvent', () => {
   });
 
   it('stops edited and deleted comments', () => {
-    expect(screenEvent({ action: 'edited', sender: ann })).toMatchObject({ ok: false, why: /edited, not created/ });
+    expect(screenEvent({ action: 'edited', sender: ann })).toMatchObject({
+      ok: false,
+      why: /edited, not created/,
+    });
     expect(screenEvent({ action: 'deleted', sender: ann })).toMatchObject({ ok: false });
   });
 
@@ -39,7 +42,9 @@ describe('screenEvent', () => {
     expect(isBot({ login: 'x', type: 'Bot' })).toBe(true);
     expect(isBot({ login: 'Dependabot[BOT]', type: 'User' })).toBe(true);
     expect(isBot({ login: 'robot', type: 'User' })).toBe(false);
-    expect(screenEvent({ action: 'created', sender: ann, author: { login: 'x[bot]' } })).toMatchObject({ ok: false });
+    expect(screenEvent({ action: 'created', sender: ann, author: { login: 'x[bot]' } })).toMatchObject({
+      ok: false,
+    });
   });
 });
 
@@ -66,7 +71,9 @@ describe('authorize', () => {
   });
 
   it('honours a stricter configured permission', () => {
-    expect(authorize(approvals({ permission: 'admin' }), 'settle', facts({ permission: 'maintain' }))).toEqual({
+    expect(
+      authorize(approvals({ permission: 'admin' }), 'settle', facts({ permission: 'maintain' })),
+    ).toEqual({
       ok: false,
       reason: '@ann has maintain permission; settling needs admin',
     });
@@ -89,8 +96,15 @@ describe('authorize', () => {
   });
 
   it('says when a team membership could not be read', () => {
-    const r = authorize(approvals({ approvers: ['acme/release'] }), 'settle', facts({ teams: { 'acme/release': 'unknown' } }));
-    expect(r).toMatchObject({ ok: false, reason: /could not be read: the token needs organization members: read/ });
+    const r = authorize(
+      approvals({ approvers: ['acme/release'] }),
+      'settle',
+      facts({ teams: { 'acme/release': 'unknown' } }),
+    );
+    expect(r).toMatchObject({
+      ok: false,
+      reason: /could not be read: the token needs organization members: read/,
+    });
   });
 
   it('status needs only read', () => {

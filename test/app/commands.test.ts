@@ -28,7 +28,12 @@ describe('parseComment: the four commands', () => {
       node: 'deploy',
       note: 'the tag v1.2 exists',
     });
-    expect(cmd('/settle --run=a/pr-3 deploy ok')).toEqual({ kind: 'settle', node: 'deploy', note: 'ok', runId: 'a/pr-3' });
+    expect(cmd('/settle --run=a/pr-3 deploy ok')).toEqual({
+      kind: 'settle',
+      node: 'deploy',
+      note: 'ok',
+      runId: 'a/pr-3',
+    });
   });
 
   it('reads /fail-run with its reason, and /interlock status', () => {
@@ -82,7 +87,10 @@ describe('parseComment: refusals', () => {
   });
 
   it('counts a badly formed second command too', () => {
-    expect(parseComment('/approve-rerun a\n/settle')).toMatchObject({ kind: 'refused', reason: /one command/ });
+    expect(parseComment('/approve-rerun a\n/settle')).toMatchObject({
+      kind: 'refused',
+      reason: /one command/,
+    });
   });
 
   it('refuses an oversized body that holds a command, and ignores one that does not', () => {
@@ -102,16 +110,25 @@ describe('parseComment: refusals', () => {
   });
 
   it('refuses a note or reason over 1,000 characters', () => {
-    expect(parseComment(`/fail-run ${'r'.repeat(1001)}`)).toMatchObject({ kind: 'refused', reason: /longer than 1000/ });
+    expect(parseComment(`/fail-run ${'r'.repeat(1001)}`)).toMatchObject({
+      kind: 'refused',
+      reason: /longer than 1000/,
+    });
   });
 
   it('refuses bad run ids given as --run=', () => {
-    expect(parseComment('/settle --run=../x deploy ok')).toMatchObject({ kind: 'refused', reason: /not a run id/ });
+    expect(parseComment('/settle --run=../x deploy ok')).toMatchObject({
+      kind: 'refused',
+      reason: /not a run id/,
+    });
     expect(parseComment('/fail-run --run= why')).toMatchObject({ kind: 'refused', reason: /not a run id/ });
   });
 
   it('refuses extra words after /interlock status <run-id>', () => {
-    expect(parseComment('/interlock status a b')).toMatchObject({ kind: 'refused', reason: /too many words/ });
+    expect(parseComment('/interlock status a b')).toMatchObject({
+      kind: 'refused',
+      reason: /too many words/,
+    });
   });
 });
 

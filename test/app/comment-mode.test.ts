@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fold } from '../../src/journal/fold.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
-import { commentEvent, observe, OWNER, PEOPLE, REPO, startWorld, type World } from './world.js';
+import { commentEvent, OWNER, observe, PEOPLE, REPO, startWorld, type World } from './world.js';
 
 let world: World;
 afterEach(async () => world?.close());
@@ -24,17 +24,28 @@ describe('mode: comment (dist/index.js as a child process)', () => {
   it('a held node, a comment, the journal updated, the workflow dispatched, the reply posted', async () => {
     world = await startWorld();
     world.seedRun({ progressCommentOn: 1 });
-    const ev = commentEvent(world, { body: 'Checked the logs.\n/approve-rerun deploy', login: PEOPLE.writer });
+    const ev = commentEvent(world, {
+      body: 'Checked the logs.\n/approve-rerun deploy',
+      login: PEOPLE.writer,
+    });
     const r = await step(ev.payload);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.outputs.status).toBe('completed');
     const seen = observe(world, ev.payload.comment.id);
     expect(seen.approvals).toEqual([
-      expect.objectContaining({ node: 'deploy', approved_by: PEOPLE.writer, source: ev.payload.comment.html_url }),
+      expect.objectContaining({
+        node: 'deploy',
+        approved_by: PEOPLE.writer,
+        source: ev.payload.comment.html_url,
+      }),
     ]);
     expect(fold(world.journal(), world.graph).checkpoint.ready_nodes).toEqual(['deploy']);
     expect(seen.dispatches).toEqual([
-      expect.objectContaining({ workflow_id: 'interlock.yml', ref: 'main', inputs: { 'run-id': 'fix/issue-1' } }),
+      expect.objectContaining({
+        workflow_id: 'interlock.yml',
+        ref: 'main',
+        inputs: { 'run-id': 'fix/issue-1' },
+      }),
     ]);
     expect(seen.replies).toHaveLength(1);
     expect(seen.replies[0]).toContain('approved a rerun of `deploy`');
@@ -78,6 +89,8 @@ describe('mode: comment (dist/index.js as a child process)', () => {
     world = await startWorld();
     const r = await step({}, 'push');
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/mode: comment handles issue_comment events; this workflow was triggered by push/);
+    expect(r.stdout).toMatch(
+      /mode: comment handles issue_comment events; this workflow was triggered by push/,
+    );
   });
 });

@@ -4,7 +4,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
 import { actionIdentifier, checkRunName } from '../../src/app/check-run.js';
 import { fold } from '../../src/journal/fold.js';
-import { commentEvent, example, GRAPH_PATH, observe, OWNER, PEOPLE, REPO, receive, startWorld, type World } from './world.js';
+import {
+  commentEvent,
+  example,
+  GRAPH_PATH,
+  GRAPH_TEXT,
+  OWNER,
+  observe,
+  PEOPLE,
+  REPO,
+  receive,
+  startWorld,
+  type World,
+} from './world.js';
 
 let world: World;
 afterEach(async () => world?.close());
@@ -33,13 +45,19 @@ describe('/approve-rerun', () => {
       }),
     ]);
     expect(seen.dispatches).toEqual([
-      expect.objectContaining({ workflow_id: 'interlock.yml', ref: 'main', inputs: { 'run-id': 'fix/issue-1' } }),
+      expect.objectContaining({
+        workflow_id: 'interlock.yml',
+        ref: 'main',
+        inputs: { 'run-id': 'fix/issue-1' },
+      }),
     ]);
     expect(seen.reactions).toEqual(['eyes', '+1']);
     expect(seen.replies).toHaveLength(1);
     expect(seen.replies[0]).toContain(`@${PEOPLE.writer} approved a rerun of \`deploy\``);
     expect(seen.replies[0]).toContain('approvals 1 of 1');
-    expect(seen.replies[0]).toMatch(/Dispatched \[`interlock.yml`\]\(https:\/\/github.com\/acme\/widgets\/actions\/runs\/\d+\)/);
+    expect(seen.replies[0]).toMatch(
+      /Dispatched \[`interlock.yml`\]\(https:\/\/github.com\/acme\/widgets\/actions\/runs\/\d+\)/,
+    );
     const cp = fold(world.journal(), world.graph).checkpoint;
     expect(cp.held_nodes).toEqual([]);
     expect(cp.ready_nodes).toEqual(['deploy']);
@@ -134,7 +152,9 @@ describe('/settle and /fail-run', () => {
   it('/fail-run ends the run as failed with the reason and the comment URL', async () => {
     world = await startWorld();
     world.seedRun();
-    const { ev, seen } = await comment('/fail-run the customer withdrew the request', { login: PEOPLE.maintainer });
+    const { ev, seen } = await comment('/fail-run the customer withdrew the request', {
+      login: PEOPLE.maintainer,
+    });
     expect(seen.events.at(-1)).toMatchObject({
       type: 'RunFailed',
       by: PEOPLE.maintainer,
@@ -143,6 +163,31 @@ describe('/settle and /fail-run', () => {
     expect(seen.dispatches).toHaveLength(0);
     expect(fold(world.journal(), world.graph).checkpoint.status).toBe('failed');
     expect(world.repo.issue(1)!.labels).not.toContain(NEEDS_HUMAN_LABEL);
+  });
+});
+
+describe('when the graph or the configuration changed', () => {
+  it('/fail-run still ends a run whose graph changed, and the journal records who moved it to the new graph', async () => {
+    world = await startWorld();
+    world.seedRun();
+    world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
+    await comment('/fail-run the graph was rewritten', { login: PEOPLE.admin });
+    expect(world.journal().events.slice(-2)).toEqual([
+      expect.objectContaining({ type: 'GraphChangeAllowed', from: world.graph.hash, by: PEOPLE.admin }),
+      expect.objectContaining({ type: 'RunFailed', by: PEOPLE.admin }),
+    ]);
+  });
+
+  it('an invalid .github/interlock.yml fails the delivery, and the reply names the file, line and problem', async () => {
+    world = await startWorld();
+    world.seedRun();
+    world.repo.commitFiles('main', { '.github/interlock.yml': 'approvals:\n  required: 0\n' });
+    const ev = commentEvent(world, { body: '/approve-rerun deploy' });
+    await expect(receive(world, ev)).rejects.toThrow(/the configuration file is not valid/);
+    const seen = observe(world, ev.payload.comment.id);
+    expect(seen.approvals).toHaveLength(0);
+    expect(seen.replies[0]).toMatch(/\.github\/interlock\.yml:2:\d+: .*required/);
+    expect(seen.reactions).toEqual(['eyes', 'confused']);
   });
 });
 
@@ -177,7 +222,9 @@ describe('several runs on one subject', () => {
     const { seen } = await comment('/approve-rerun deploy');
     expect(seen.approvals).toHaveLength(0);
     expect(seen.replies[0]).toContain('has 2 interlock runs');
-    expect(seen.replies[0]).toContain('/approve-rerun deploy fix/issue-1\n/approve-rerun deploy hotfix/issue-1');
+    expect(seen.replies[0]).toContain(
+      '/approve-rerun deploy fix/issue-1\n/approve-rerun deploy hotfix/issue-1',
+    );
     expect(seen.reactions).toEqual(['eyes', 'confused']);
   });
 
@@ -195,7 +242,10 @@ describe('several runs on one subject', () => {
     world.seedRun();
     world.seedRun({ runId: 'hotfix/issue-1' });
     await comment('/settle --run=hotfix/issue-1 deploy checked by hand');
-    expect(world.journal('hotfix/issue-1').events.at(-1)).toMatchObject({ type: 'NodeRecorded', node: 'deploy' });
+    expect(world.journal('hotfix/issue-1').events.at(-1)).toMatchObject({
+      type: 'NodeRecorded',
+      node: 'deploy',
+    });
     expect(world.journal('fix/issue-1').events.at(-1)).toMatchObject({ type: 'NodeInterrupted' });
   });
 });
@@ -289,7 +339,7 @@ describe('check runs for pull requests (push to the journal branch)', () => {
           name: REPO,
           full_name: `${OWNER}/${REPO}`,
           html_url: `https://github.com/${OWNER}/${REPO}`,
-          owner: { ...((p.repository as { owner: object }).owner), login: OWNER, name: OWNER },
+          owner: { ...(p.repository as { owner: object }).owner, login: OWNER, name: OWNER },
         },
       } as never,
     });

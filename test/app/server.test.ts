@@ -90,7 +90,10 @@ describe('the App over HTTP', () => {
   it('refuses a signature over another body with 400', async () => {
     await start();
     const { body, delivery } = approval();
-    const res = await deliver(body, { delivery, signature: await sign(SECRET, body.replace('deploy', 'plan')) });
+    const res = await deliver(body, {
+      delivery,
+      signature: await sign(SECRET, body.replace('deploy', 'plan')),
+    });
     expect(res.status).toBe(400);
     expect(observe(world).approvals).toHaveLength(0);
   });

@@ -1,0 +1,31 @@
+import { publishCheckRun } from './check-run.js';
+import { validRunId } from './commands.js';
+import type { HandlerDeps } from './deps.js';
+import { loadRun, stateOf } from './load-run.js';
+import { runIdsOf, subjectOfRun } from './runs.js';
+
+/** The fields of a `push` webhook payload the journal watcher reads. */
+export interface PushPayload {
+  ref: string;
+  commits?: Array<{ added?: string[]; modified?: string[] }>;
+}
+
+/** On a push to the journal branch (the App only), shows each changed run of a pull request as a check run. */
+export async function handleJournalPush(deps: HandlerDeps, payload: PushPayload): Promise<string[]> {
+  if (!deps.checkRuns || payload.ref !== `refs/heads/${deps.journalBranch}`) return [];
+  const paths = new Set((payload.commits ?? []).flatMap((c) => [...(c.added ?? []), ...(c.modified ?? [])]));
+  const shown: string[] = [];
+  for (const runId of runIdsOf([...paths])) {
+    const subject = subjectOfRun(runId);
+    if (subject?.kind !== 'pr' || !validRunId(runId)) continue;
+    const l = await loadRun(deps, runId);
+    const s = l.ok ? stateOf(l.run) : undefined;
+    if (!l.ok || !s?.ok) {
+      deps.log?.(`interlock: run ${runId} not shown: ${!l.ok ? l.problem : s && !s.ok ? s.problem : ''}`);
+      continue;
+    }
+    await publishCheckRun(deps, subject, l.run.graph, s.state, runId);
+    shown.push(runId);
+  }
+  return shown;
+}
