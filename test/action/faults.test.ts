@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { type FaultRule, type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import {
-  COMMENT_PATCH,
+  COMMENT,
+  CONTENTS,
   CONTENTS_GET,
   CONTENTS_PUT,
   endWorkflowRun,
@@ -52,10 +53,10 @@ function sideEffects(node: string): number {
     .filter((l) => l.startsWith(`${node} `)).length;
 }
 
-const DISPATCH_PUT = { method: 'PUT', path: CONTENTS_PUT, nth: 1 } as const;
-const RECORD_PUT = { method: 'PUT', path: CONTENTS_PUT, nth: 2 } as const;
-const JOURNAL_GET = { method: 'GET', path: CONTENTS_GET, nth: 1 } as const;
-const COMMENT = { method: 'PATCH', path: COMMENT_PATCH, nth: 1 } as const;
+const DISPATCH_PUT = { method: 'PUT', path: CONTENTS, nth: 1 } as const;
+const RECORD_PUT = { method: 'PUT', path: CONTENTS, nth: 2 } as const;
+const JOURNAL_GET = { method: 'GET', path: CONTENTS, nth: 1 } as const;
+const COMMENT_UPDATE = { method: 'PATCH', path: COMMENT, nth: 1 } as const;
 
 interface Case {
   name: string;
@@ -133,13 +134,13 @@ const CASES: Case[] = [
   },
   {
     name: 'a 500 on the progress comment update is retried',
-    rule: { ...COMMENT, fault: { kind: 'status', status: 500 } },
+    rule: { ...COMMENT_UPDATE, fault: { kind: 'status', status: 500 } },
     puts: [200, 200],
     reads: 1,
   },
   {
     name: 'a 403 secondary rate limit on the progress comment update is retried after retry-after',
-    rule: { ...COMMENT, fault: { kind: 'secondary-rate-limit', retryAfter: 1 } },
+    rule: { ...COMMENT_UPDATE, fault: { kind: 'secondary-rate-limit', retryAfter: 1 } },
     puts: [200, 200],
     reads: 1,
   },
@@ -168,7 +169,7 @@ describe('faults in the middle of a step lose nothing and dispatch nothing twice
     const puts = server.requests.filter({ since: mark, kind: CONTENTS_PUT });
     expect(puts.map((p) => p.status)).toEqual(c.puts);
     expect(server.requests.count({ since: mark, kind: CONTENTS_GET })).toBe(c.reads);
-    if (c.rule.fault.kind === 'secondary-rate-limit' && c.rule.path === CONTENTS_PUT) {
+    if (c.rule.fault.kind === 'secondary-rate-limit' && c.rule.path === CONTENTS) {
       expect(puts[1]!.at - puts[0]!.at).toBeGreaterThanOrEqual(290);
     }
     // The progress comment was updated in place, whatever struck it.
@@ -189,7 +190,7 @@ describe('when retries run out', () => {
     // The dispatch lands; then GitHub answers nothing but 502 to every write.
     const fault = server.faults.inject({
       method: 'PUT',
-      path: CONTENTS_PUT,
+      path: CONTENTS,
       nth: 2,
       every: true,
       fault: { kind: 'status', status: 502 },
@@ -221,7 +222,7 @@ describe('when retries run out', () => {
     const before = journalText(server, RUN);
     const fault = server.faults.inject({
       method: 'GET',
-      path: CONTENTS_GET,
+      path: CONTENTS,
       every: true,
       fault: { kind: 'status', status: 503 },
     });
@@ -236,7 +237,7 @@ describe('when retries run out', () => {
   it('a progress comment that cannot be updated is a warning: the journal is written and the step succeeds', async () => {
     const fault = server.faults.inject({
       method: 'PATCH',
-      path: COMMENT_PATCH,
+      path: COMMENT,
       every: true,
       fault: { kind: 'status', status: 502 },
     });

@@ -16,9 +16,12 @@ export const OWNER = 'acme';
 export const REPO = 'widgets';
 export const FULL = `${OWNER}/${REPO}`;
 export const JOURNAL_BRANCH = 'interlock-journal';
-export const CONTENTS_GET = 'GET /repos/{owner}/{repo}/contents/{path}';
-export const CONTENTS_PUT = 'PUT /repos/{owner}/{repo}/contents/{path}';
-export const COMMENT_PATCH = 'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}';
+/** GitHub's path templates, as fault rules match them; `GET ${CONTENTS}` is the request log's kind. */
+export const CONTENTS = '/repos/{owner}/{repo}/contents/{path}';
+export const COMMENT = '/repos/{owner}/{repo}/issues/comments/{comment_id}';
+export const CONTENTS_GET = `GET ${CONTENTS}`;
+export const CONTENTS_PUT = `PUT ${CONTENTS}`;
+export const COMMENT_PATCH = `PATCH ${COMMENT}`;
 export const JOBS_GET = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';
 
 /** A routes table sending `label` on issues to the graph at `graph`. */

@@ -1,0 +1,32 @@
+// The README's "Approving and settling" section shows a configuration file people copy: it must validate.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+describe('README: Approving and settling', () => {
+  const section = readme.slice(readme.indexOf('## Approving and settling'));
+  const example = /### The configuration file[\s\S]*?```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+
+  it('has a complete configuration example that the schema accepts', () => {
+    expect(example).toBeDefined();
+    const config = parseConfig('README.md', example!);
+    expect(config.approvals).toEqual({
+      permission: 'write',
+      approvers: ['release-captain', 'acme/release-team'],
+      required: 2,
+    });
+    expect(config.routes.length).toBeGreaterThan(0);
+  });
+
+  it('names every command the parser knows', () => {
+    for (const c of [
+      '/approve-rerun <node> [run-id]',
+      '/settle <node>',
+      '/fail-run <reason>',
+      '/interlock status',
+    ])
+      expect(section).toContain(c);
+  });
+});
