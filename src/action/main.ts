@@ -162,7 +162,7 @@ export async function resolveRun(
   let graphPath = ctx.inputs.graph;
   let intent = `${ctx.env.GITHUB_EVENT_NAME}${typeof ctx.payload.action === 'string' ? `.${ctx.payload.action}` : ''}`;
   const givenRunId = ctx.inputs['run-id'];
-  if (givenRunId && !RUN_ID.test(givenRunId))
+  if (givenRunId && (!RUN_ID.test(givenRunId) || givenRunId.split('/').some((p) => p === '.' || p === '..')))
     throw new Error(`run-id "${givenRunId}" may only hold letters, digits, ".", "_", "-" and "/"`);
   if (!graphPath && givenRunId) {
     // Resuming a run by id (e.g. dispatched after an approval): the journal names its graph and subject.

@@ -184,7 +184,7 @@ const RerunApproved = z.strictObject({
   /** Distinct people who must approve this attempt before the node leaves its hold (default 1). */
   required: z.number().int().min(1).optional().meta({
     description:
-      'Distinct people who must approve this attempt before the node leaves its hold (default `1`; `approvals.required`).',
+      'Distinct people who must approve this attempt before the node leaves its hold, from `approvals.required` (default `1`).',
   }),
 });
 export const EscalationReportSchema = z

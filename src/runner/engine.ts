@@ -72,6 +72,25 @@ export class RunRefused extends Error {
 }
 
 const MAX_CONFLICTS = 40;
+/**
+ * Writes whose outcome stayed unknown (5xx, dropped connections) after the client's own retries: re-read and
+ * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
+ */
+const MAX_UNKNOWN_OUTCOMES = 2;
+
+/** Thrown when the journal could not be read or written: says what state this step left the run in. */
+export class StoreUnavailable extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'StoreUnavailable';
+  }
+}
+
+/** Refusals and damaged journals say what they mean already; any other error is the store failing. */
+function storeFailure(e: unknown, say: (why: string) => string): unknown {
+  if (e instanceof RunRefused || e instanceof JournalError) return e;
+  return new StoreUnavailable(say((e as Error)?.message ?? String(e)), e);
+}
 
 /** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
 export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Current> {
@@ -116,12 +135,25 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
   return { journal, version: null, state: fold(journal, setup.graph) };
 }
 
+/**
+ * JSON with every object's keys sorted. A journal read back is parsed through the schema, which orders keys its
+ * own way (a runner's known fields first, then its extra ones), so the events written and the same events read
+ * back differ as plain JSON.
+ */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 /** True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. */
 function landed(attempt: Journal, from: number, now: Journal): boolean {
   const ours = attempt.events.slice(from);
   if (ours.length === 0 || now.events.length < attempt.events.length) return false;
   const theirs = now.events.slice(from, from + ours.length);
-  return JSON.stringify(theirs) === JSON.stringify(ours);
+  return canonical(theirs) === canonical(ours);
 }
 
 /** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */
@@ -157,6 +189,7 @@ export async function commit<T extends { events: NewEvent[] }>(
   known?: Current,
 ): Promise<{ cur: Current; decision: T; conflicts: number }> {
   let conflicts = 0;
+  let unknown = 0;
   let tried: { journal: Journal; decision: T; from: number } | undefined;
   let start = known;
   while (true) {
@@ -183,7 +216,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       r = await setup.store.write(journal, cur.version, message);
     } catch (e) {
       // Unknown outcome: read again before anything else, and recognise the write if it landed.
-      if (!transient(e) || conflicts >= MAX_CONFLICTS) throw e;
+      if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
       r = { ok: false, conflict: (e as Error).message };
     }
     if (r.ok) {
@@ -252,6 +285,7 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
   const runner = setup.runner(execTag);
   const dispatchTime = new Map<string, string | undefined>();
   failpoint('before-dispatch-write');
+  let planned: { node: string; attempt: number; replay: string } | undefined;
   // One read and one write: recovery and the dispatch decision go into the same compare-and-swap.
   const d = await commit(
     setup,
@@ -273,6 +307,10 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
         { ...runner, ...gitBaseOf(setup.cwd, dispatchTime) },
         only,
       );
+      planned =
+        decision.kind === 'dispatch'
+          ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
+          : undefined;
       const writes =
         decision.kind === 'dispatch' ||
         decision.kind === 'skip' ||
@@ -286,7 +324,13 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
       };
     },
     true,
-  );
+  ).catch((e: unknown) => {
+    throw storeFailure(
+      e,
+      (why) =>
+        `${setup.store.location}: the journal could not be read or written (${why}), so no node ran in this step. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
+    );
+  });
   for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
   for (const e of d.decision.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
@@ -347,7 +391,16 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
     (c) => decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome),
     false,
     cur,
-  );
+  ).catch((e: unknown) => {
+    const result = outcome.failures.length
+      ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
+      : `${outcome.evidence.length} check(s) passed`;
+    throw storeFailure(
+      e,
+      (why) =>
+        `"${node.id}" attempt ${attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${heldOrRerun(node.replay)}).`,
+    );
+  });
   failpoint('after-record-write');
   if (r.decision.kind === 'stale') return { kind: 'stale', cur: r.cur, message: r.decision.reason };
   const secs = (outcome.usage.wall_ms / 1000).toFixed(1);
@@ -368,6 +421,12 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
     cur: r.cur,
     message: `"${node.id}" attempt ${attempt} failed in ${secs}s (${why})${r.decision.escalated ? '; escalated: it needs a person' : '; it will be retried'}`,
   };
+}
+
+function heldOrRerun(replay: string): string {
+  return replay === 'safe'
+    ? 'replay: safe, it runs again'
+    : 'replay: never, so it is held until a person records it (/settle) or approves a rerun (/approve-rerun)';
 }
 
 function gitBaseOf(cwd: string, memo: Map<string, string | undefined>): { git_head?: string } {

@@ -21,7 +21,7 @@ import {
 } from './world.js';
 
 // One run, one node a step: each fault strikes the step that runs the next node.
-const NODES = ['prep', ...Array.from({ length: 12 }, (_, i) => `s${i + 1}`)];
+const NODES = ['prep', ...Array.from({ length: 15 }, (_, i) => `s${i + 1}`)];
 const GRAPH = `interlock: 1
 name: faults
 nodes:
@@ -203,6 +203,7 @@ describe('when retries run out', () => {
     fault.remove();
     expect(r.code).toBe(1);
     const error = r.stdout.split('\n').find((l) => l.startsWith('::error::'));
+    console.info(error);
     expect(error).toContain(`"${node}" attempt 1 ran`);
     expect(error).toContain('could not be stored');
     expect(error).toContain('in flight');
@@ -230,6 +231,7 @@ describe('when retries run out', () => {
     fault.remove();
     expect(r.code).toBe(1);
     const error = r.stdout.split('\n').find((l) => l.startsWith('::error::'));
+    console.info(error);
     expect(error).toContain('no node ran');
     expect(journalText(server, RUN)).toBe(before);
   });
