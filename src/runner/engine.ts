@@ -246,8 +246,10 @@ export async function settleRun(
     if (cur.version === null)
       return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
     const s = decide(cur);
+    if (s.ok) failpoint('before-settle-write');
     return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
   });
+  if (!r.decision.refusal) failpoint('after-settle-write');
   return r.decision.refusal ? { ok: false, reason: r.decision.refusal } : { ok: true, cur: r.cur };
 }
 
@@ -258,8 +260,11 @@ export async function recover(
   const runner = setup.runner('recovery');
   const r = await commit(setup, runner, async (cur) => {
     if (cur.version === null) return { events: [] as NewEvent[], left: [] };
-    return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
+    const rec = recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
+    if (rec.events.length) failpoint('before-recover-write');
+    return rec;
   });
+  if (r.decision.events.length) failpoint('after-recover-write');
   return {
     cur: r.cur,
     interrupted: r.decision.events.map((e) => ('node' in e ? e.node : '')),
@@ -311,6 +316,7 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
         decision.kind === 'dispatch'
           ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
           : undefined;
+      if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
       const writes =
         decision.kind === 'dispatch' ||
         decision.kind === 'skip' ||
@@ -366,8 +372,8 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
       };
     }
   }
-  failpoint('after-dispatch-write');
   const { node, attempt, approach, context } = decision;
+  failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   say(
     `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
@@ -383,7 +389,7 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
     dispatchedAt,
     dispatchTime.get('head'),
   );
-  failpoint('before-record-write');
+  failpoint('before-record-write', node.id);
   // One write for the result: from the state the dispatch write left, re-reading only on a conflict.
   const r = await commit(
     setup,
@@ -394,14 +400,16 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
   ).catch((e: unknown) => {
     const result = outcome.failures.length
       ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
-      : `${outcome.evidence.length} check(s) passed`;
+      : outcome.evidence.length
+        ? `${outcome.evidence.length} check(s) passed`
+        : 'it succeeded';
     throw storeFailure(
       e,
       (why) =>
         `"${node.id}" attempt ${attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${heldOrRerun(node.replay)}).`,
     );
   });
-  failpoint('after-record-write');
+  failpoint('after-record-write', node.id);
   if (r.decision.kind === 'stale') return { kind: 'stale', cur: r.cur, message: r.decision.reason };
   const secs = (outcome.usage.wall_ms / 1000).toFixed(1);
   if (r.decision.recorded) {
@@ -508,7 +516,7 @@ async function executeAttempt(
         });
       }
     }
-    failpoint('after-command');
+    failpoint('after-command', node.id);
     const outputs = parseOutputFileSafe(outputFile);
     const evidence: Evidence[] = [];
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
