@@ -124,7 +124,8 @@ export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<
         issue_number: number,
         per_page: 100,
       });
-      const hit = comments.find((c) => re.test(c.body ?? ''));
+      // interlock's own comments (progress, attention, stuck) name nodes and commands: never evidence.
+      const hit = comments.find((c) => !c.body?.includes('<!-- interlock:') && re.test(c.body ?? ''));
       parts.push(hit ? `comment ${hit.html_url}` : `no comment matching /${spec.comment}/`);
       passed &&= Boolean(hit);
     }
