@@ -31,7 +31,9 @@ function linker(sections: Section[]): (s: JsonSchema) => Link | undefined {
 
 function render(sections: Section[], opts: TableOptions): string {
   return sections
-    .map((sec) => [`### ${sec.heading}`, '', sec.intro, '', table(fieldRows(sec.schema, opts)), ''].join('\n'))
+    .map((sec) =>
+      [`### ${sec.heading}`, '', sec.intro, '', table(fieldRows(sec.schema, opts)), ''].join('\n'),
+    )
     .join('\n');
 }
 
@@ -83,7 +85,7 @@ export function graphReference(): string {
         '`retry[0]` changes attempt 2 and `retry[1]` is attempt 3. A field an entry leaves out is the',
         "node's own. Attempt 2 always runs, with the failures of attempt 1 in its context, even without",
         '`retry[0]`. Attempt 3 happens only when `retry[1]` exists, and its `run`, `prompt`, `agent` or',
-        '`skill` must differ from the node\'s own: an identical one is refused when the graph is loaded.',
+        "`skill` must differ from the node's own: an identical one is refused when the graph is loaded.",
       ].join('\n'),
     },
     {
@@ -118,7 +120,8 @@ export function graphReference(): string {
       heading: 'Top level of `.github/interlock.yml`',
       name: 'configuration',
       schema: config,
-      intro: 'The file is optional: without it no route matches, and a workflow names the graph with `graph:`.',
+      intro:
+        'The file is optional: without it no route matches, and a workflow names the graph with `graph:`.',
     },
     {
       heading: 'Route (`routes[]`)',
@@ -133,10 +136,15 @@ export function graphReference(): string {
       heading: '`approvals`',
       name: 'approvals',
       schema: at(config, ['properties', 'approvals']),
-      intro: 'Who may settle held and escalated nodes with `/approve-rerun`, `/settle` and `/fail-run` comments.',
+      intro:
+        'Who may settle held and escalated nodes with `/approve-rerun`, `/settle` and `/fail-run` comments.',
     },
   ];
-  const configOpts: TableOptions = { linkOf: linker(configSections), source: 'src/config/schema.ts', missing };
+  const configOpts: TableOptions = {
+    linkOf: linker(configSections),
+    source: 'src/config/schema.ts',
+    missing,
+  };
 
   const skillFields = Object.keys(skill.properties ?? {}).map(code);
 

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { parseGraph } from '../../src/graph/load.js';
 import {
   EscalationReportSchema,
-  EvidenceSchema,
   EventSchema,
+  EvidenceSchema,
   FailureSchema,
   JOURNAL_FORMAT,
   type Journal,
@@ -16,7 +16,15 @@ import {
 } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { anchorOf, code, fieldRows, type JsonSchema, type Link, type TableOptions, table } from './schema-table.js';
+import {
+  anchorOf,
+  code,
+  fieldRows,
+  type JsonSchema,
+  type Link,
+  type TableOptions,
+  table,
+} from './schema-table.js';
 
 const SOURCE = 'src/journal/events.ts';
 
@@ -45,7 +53,8 @@ const WRITTEN: Record<string, string> = {
     "pid was reused) and no process still carries the attempt's tag; in the Action, the workflow run attempt",
     'has ended, or the post step saw its own step killed. An attempt in flight elsewhere is left alone.',
   ].join(' '),
-  RerunApproved: 'A person approved a new attempt of a held or escalated node (`approve-rerun`, `/approve-rerun`).',
+  RerunApproved:
+    'A person approved a new attempt of a held or escalated node (`approve-rerun`, `/approve-rerun`).',
   NodeEscalated: 'In the same write as the `NodeFailed` of the last allowed attempt.',
   RunFailed: 'A person ended the run (`fail-run`, `/fail-run`).',
   RunCompleted: [
@@ -90,7 +99,11 @@ const CHECKPOINT: Array<[string, string, string]> = [
     'string or null',
     'After an escalation, the most recent completed node: where the run stands. Cleared by the next dispatch or record.',
   ],
-  ['ended', 'object or null', '`{ type, reason, by }` of `RunCompleted` or `RunFailed`; null while the run goes on.'],
+  [
+    'ended',
+    'object or null',
+    '`{ type, reason, by }` of `RunCompleted` or `RunFailed`; null while the run goes on.',
+  ],
   ['last_activity_at', 'string or null', 'The `at` of the last event (what `interlock stuck` measures).'],
 ];
 
@@ -128,7 +141,9 @@ function exampleJournal(): { text: string; journal: Journal } {
         type: 'NodeRecorded',
         node: 'reproduce',
         attempt: 1,
-        evidence: [{ check: 'file repro.log contains /FAILED/', passed: true, observed: 'matched "FAILED" at line 3' }],
+        evidence: [
+          { check: 'file repro.log contains /FAILED/', passed: true, observed: 'matched "FAILED" at line 3' },
+        ],
         outputs: {},
         usage: { wall_ms: 812 },
       },
@@ -181,8 +196,10 @@ export function journalReference(): string {
 
   const variants = toJson(EventSchema).oneOf ?? [];
   const types = variants.map((v) => String(v.properties?.type?.const));
-  for (const t of types) if (!WRITTEN[t]) throw new Error(`event ${t} has no "written" text in ${import.meta.url}`);
-  for (const t of Object.keys(WRITTEN)) if (!types.includes(t)) throw new Error(`${t} is not an event any more`);
+  for (const t of types)
+    if (!WRITTEN[t]) throw new Error(`event ${t} has no "written" text in ${import.meta.url}`);
+  for (const t of Object.keys(WRITTEN))
+    if (!types.includes(t)) throw new Error(`${t} is not an event any more`);
   const first = variants[0]!;
   const baseRows = fieldRows(
     { properties: { seq: first.properties!.seq!, at: first.properties!.at! }, required: ['seq', 'at'] },
@@ -223,7 +240,7 @@ export function journalReference(): string {
     '| store | where |',
     '| --- | --- |',
     '| `file` (the CLI) | `.interlock/runs/<run-id>.json` under the working directory, or `--journal F` |',
-    '| `git` (the Action\'s default) | `runs/<run-id>.json` on the `interlock-journal` branch (an orphan branch) |',
+    "| `git` (the Action's default) | `runs/<run-id>.json` on the `interlock-journal` branch (an orphan branch) |",
     '| `check-run` | gzip and base64 in an HTML comment in the output of the check run `interlock: <run-id>` |',
     '',
     table(fieldRows(header, opts)),
@@ -235,7 +252,7 @@ export function journalReference(): string {
     example.text.trimEnd(),
     '```',
     '',
-    'Next to a file journal, the CLI keeps each attempt\'s whole output in',
+    "Next to a file journal, the CLI keeps each attempt's whole output in",
     '`.interlock/runs/<run-id>.logs/<node>-<attempt>.log`; the journal keeps only its tail (`output_tail`).',
     '',
     '## Writing: compare-and-swap',
@@ -267,7 +284,7 @@ export function journalReference(): string {
     shapeDocs.join('\n'),
     '## The checkpoint',
     '',
-    '`interlock status --json` (and the Action\'s `checkpoint` output) is the state folded from the journal:',
+    "`interlock status --json` (and the Action's `checkpoint` output) is the state folded from the journal:",
     '',
     '| key | type | meaning |',
     '| --- | --- | --- |',

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
@@ -12,6 +12,7 @@ import { recover, type StepResult, type StepSetup, step } from '../runner/engine
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
+import { checkRunView } from './check-run-view.js';
 import { commentMode } from './comment-mode.js';
 import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs } from './inputs.js';
 import { type JobIdentity, probeActions } from './probe.js';
@@ -126,15 +127,23 @@ function inWorkspace(ctx: ActionContext, relative: string): string {
   return resolve(ctx.workspace, relative);
 }
 
+/** A path inside the workspace, relative to it; any other path as it is. */
+function fromWorkspace(ctx: ActionContext, path: string): string {
+  const rel = relative(ctx.workspace, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
 function loadConfig(ctx: ActionContext): Config | undefined {
   const path = inWorkspace(ctx, CONFIG_FILE);
   if (!existsSync(path)) return undefined;
   return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
 }
 
-export function makeStore(ctx: ActionContext, runId: string, subject: Subject): JournalStore {
+export function makeStore(ctx: ActionContext, runId: string, subject: Subject, graph?: Graph): JournalStore {
   if (ctx.inputs.store === 'check-run') {
-    return new CheckRunStore(ctx.octokit, ctx.repo, runId, subject.headSha ?? ctx.env.GITHUB_SHA);
+    const store = new CheckRunStore(ctx.octokit, ctx.repo, runId, subject.headSha ?? ctx.env.GITHUB_SHA);
+    if (graph) store.render = checkRunView(graph);
+    return store;
   }
   return new GitStore(ctx.octokit, ctx.repo, runId, ctx.inputs['journal-branch']);
 }
@@ -164,13 +173,14 @@ export async function resolveRun(
   const givenRunId = ctx.inputs['run-id'];
   if (givenRunId && (!RUN_ID.test(givenRunId) || givenRunId.split('/').some((p) => p === '.' || p === '..')))
     throw new Error(`run-id "${givenRunId}" may only hold letters, digits, ".", "_", "-" and "/"`);
-  if (!graphPath && givenRunId) {
+  // Resuming by id from an event with no subject (workflow_dispatch): the journal names the graph and subject.
+  if (givenRunId && (!graphPath || subject.kind === 'ref')) {
     // Resuming a run by id (e.g. dispatched after an approval): the journal names its graph and subject.
     const probeStore = makeStore(ctx, givenRunId, subject);
     const stored = await probeStore.read();
     if (stored) {
       const started = stored.journal.events[0];
-      graphPath = stored.journal.graph.path;
+      graphPath ||= stored.journal.graph.path;
       if (started?.type === 'RunStarted') {
         intent = started.intent;
         subject = subjectFromLabel(started.subject) ?? subject;
@@ -190,15 +200,9 @@ export async function resolveRun(
     graphPath = match.graph;
     intent = match.intent;
   }
-  const graph = loadGraphFile(resolve(ctx.workspace, graphPath));
+  const graph = { ...loadGraphFile(resolve(ctx.workspace, graphPath)), path: graphPath };
   const runId = givenRunId || defaultRunId(graph.name, subject);
-  return {
-    graph: { ...graph, path: graphPath },
-    runId,
-    subject,
-    store: makeStore(ctx, runId, subject),
-    intent,
-  };
+  return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }
 
 function subjectFromLabel(label: string): Subject | undefined {
@@ -278,10 +282,13 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
     resolved = await resolveRun(ctx);
   } catch (e) {
     if (e instanceof GraphError) {
-      for (const err of e.errors) ctx.io.error(err.message, err);
+      // Annotations name files from the repository root, as GitHub shows them on the diff.
+      const errors = e.errors.map((err) => ({ ...err, file: fromWorkspace(ctx, err.file) }));
+      for (const err of errors) ctx.io.error(err.message, err);
+      ctx.io.setOutput('status', 'failed');
       return {
         outputs: { status: 'failed' },
-        failed: `the graph is not valid:\n${e.errors.map(formatSourceError).join('\n')}`,
+        failed: `${[...new Set(errors.map((x) => x.file))].join(', ')} is not valid:\n${errors.map(formatSourceError).join('\n')}`,
       };
     }
     throw e;
@@ -338,6 +345,7 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
 
   const wanted = ctx.inputs.node === 'next' || ctx.inputs.node === 'all' ? undefined : ctx.inputs.node;
   if (wanted && !graph.nodes.some((n) => n.id === wanted)) {
+    ctx.io.setOutput('status', 'failed');
     return { outputs: { ...outputs, status: 'failed' }, failed: `node "${wanted}" is not in ${graph.path}` };
   }
   let last: StepResult;

@@ -1,6 +1,8 @@
 import { loadGraphFile } from '../graph/load-file.js';
 import { recover } from '../runner/engine.js';
 import { type ActionContext, makeStore, stepSetupFor } from './main.js';
+import { askForAttention } from './publish.js';
+import type { Subject } from './subject.js';
 
 /**
  * Runs after the job's steps, even when the main step was cancelled or killed. If the main step did not finish
@@ -13,7 +15,7 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   const runId = state('run-id');
   const graph = { ...loadGraphFile(`${ctx.workspace}/${state('graph')}`), path: state('graph') };
   const m = /^(issue|pr)-(\d+)$/.exec(state('subject'));
-  const subject = m
+  const subject: Subject = m
     ? {
         kind: m[1] as 'issue' | 'pr',
         number: Number(m[2]),
@@ -21,7 +23,7 @@ export async function postStep(ctx: ActionContext): Promise<void> {
         ...(state('subject-sha') ? { headSha: state('subject-sha') } : {}),
       }
     : { kind: 'ref' as const, label: state('subject') };
-  const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject), '');
+  const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject, graph), '');
   const me = ctx.me;
   setup.probe = (_node, d) => {
     const r = d.runner;
@@ -41,10 +43,12 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   };
   setup.recoveredBy = `interlock post step (workflow run ${me.workflow_run_id} attempt ${me.run_attempt})`;
   const r = await recover(setup);
+  const held = r.interrupted.filter((id) => r.cur.state.nodes.get(id)?.state === 'held');
   for (const id of r.interrupted) {
-    const held = r.cur.state.nodes.get(id)?.state === 'held';
     ctx.io.warning(
-      `interlock: "${id}" was interrupted when the step stopped; ${held ? 'it is held until a person approves a rerun or settles it' : 'replay: safe, the next step runs it again'}`,
+      `interlock: "${id}" was interrupted when the step stopped; ${held.includes(id) ? 'it is held until a person approves a rerun or settles it' : 'replay: safe, the next step runs it again'}`,
     );
   }
+  // A held node waits for a person: ask now, not when some later step happens to run.
+  if (held.length && subject.number) await askForAttention(ctx, r.cur.state, runId, held, subject.number);
 }

@@ -36,21 +36,42 @@ export async function publishResult(
     const attention = new Set<string>();
     if (what.kind === 'step' && what.result.kind === 'escalated') attention.add(what.result.node);
     for (const n of what.interrupted) if (state.nodes.get(n)?.state === 'held') attention.add(n);
-    for (const node of attention) {
-      await ctx.octokit.rest.issues.createComment({
-        ...ctx.repo,
-        issue_number,
-        body: attentionComment(state, node, cur.journal.run_id),
-      });
-    }
-    if (attention.size)
-      await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
+    await askForAttention(ctx, state, cur.journal.run_id, [...attention], issue_number);
   } catch (e) {
     // Showing the run must not fail a step whose journal is already written.
     ctx.io.warning(
       `interlock could not update ${subject.kind} #${issue_number} (${(e as Error).message}); the journal is up to date. Give the token issues: write (and pull-requests: write) to see progress there.`,
     );
   }
+}
+
+/**
+ * The comment that asks a person to settle a held or escalated node, and the label: once per node and attempt
+ * (its hidden marker says which), however many steps see the node waiting.
+ */
+export async function askForAttention(
+  ctx: ActionContext,
+  state: Current['state'],
+  runId: string,
+  nodes: string[],
+  issue_number: number,
+): Promise<void> {
+  if (!nodes.length) return;
+  const existing = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+    ...ctx.repo,
+    issue_number,
+    per_page: 100,
+  });
+  let asked = false;
+  for (const node of nodes) {
+    const body = attentionComment(state, node, runId);
+    const marker = body.slice(0, body.indexOf('\n'));
+    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
+    await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
+    asked = true;
+  }
+  if (asked)
+    await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
 }
 
 /**

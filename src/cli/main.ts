@@ -43,7 +43,7 @@ usage:
   interlock run <graph> [--journal F] [--run-id ID] [--node ID | --all] [--event F] [--input k=v]...
                         [--allow-graph-change] [--assume-dead]
   interlock status [--journal F | --run-id ID] [--json | --mermaid]
-  interlock recover [--journal F | --run-id ID] [--assume-dead]
+  interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]
   interlock approve-rerun <node> --by NAME [--reason T] [--attempt N] [--journal F | --run-id ID]
   interlock settle <node> --by NAME --note T [--journal F | --run-id ID]
   interlock fail-run --by NAME --reason T [--journal F | --run-id ID]
@@ -332,9 +332,12 @@ export function reportLines(report: EscalationReport | undefined): string[] {
 }
 
 async function cmdRecover(io: Io, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { ...runOptions, 'assume-dead': { type: 'boolean' } } });
+  const { values } = parseArgs({
+    args,
+    options: { ...runOptions, 'assume-dead': { type: 'boolean' }, 'allow-graph-change': { type: 'boolean' }, by: { type: 'string' } },
+  });
   const journalFile = selectJournal(io, values);
-  const { setup } = await openExisting(io, journalFile, values.graph);
+  const { setup } = await openExisting(io, journalFile, values.graph, values['allow-graph-change'] ? person(io, values.by) : undefined);
   const r = await recover(stepSetup(io, setup, journalFile, values['assume-dead'] ?? false, false));
   for (const id of r.interrupted) {
     const held = r.cur.state.nodes.get(id)?.state === 'held';

@@ -77,7 +77,7 @@ export async function runLocalCheck(check: Check, input: CheckInput): Promise<Ev
   return {
     check: kind,
     passed: false,
-    observed: `a ${kind} check needs the GitHub API: run it in the Action (or give the CLI GITHUB_TOKEN and GITHUB_REPOSITORY)`,
+    observed: `a ${kind} check needs the GitHub API: it is answered when the node runs in the Action; the CLI cannot check it`,
   };
 }
 

@@ -332,6 +332,12 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
           );
         }
       }
+      if ('command' in check && check.command.includes('${{')) {
+        err(
+          at('validates', j, 'command'),
+          `node "${n.id}" validates[${j}] command contains "\${{": expressions are never pasted into a shell script; give the node an env variable (e.g. env: { BRANCH: "\${{ nodes.push.outputs.branch }}" }) and use "$BRANCH" in the command`,
+        );
+      }
       if ('output' in check && !(merged.outputs ?? []).includes(check.output)) {
         err(
           at('validates', j),

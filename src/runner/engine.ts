@@ -588,8 +588,9 @@ function interpolateCheck(check: Check, ctx: ExpressionContext): Check {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return v.includes('${{') ? interpolate(v, ctx) : v;
     if (Array.isArray(v)) return v.map(walk);
+    // A command check is a shell script: never expanded (the loader refuses `${{` there too).
     if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'command' ? x : walk(x)]));
     return v;
   };
   return walk(check) as Check;

@@ -9,7 +9,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { loadGraphFile } from '../../src/graph/load-file.js';
 import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import type { StepOptions } from '../support/action-process.js';
-import { issuesLabeled } from '../support/fixtures.js';
+import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer, RepoState } from '../support/github-server.js';
 
 export const OWNER = 'acme';
@@ -86,6 +86,32 @@ export function issueStep(
     job: { runId, runner },
     ...extra,
   };
+}
+
+/** A real `pull_request.opened` payload pointed at pull request `number` of the test repository. */
+export function pullRequestOpened(repo: RepoState, number: number): Record<string, unknown> {
+  const p = webhookExample('pull_request', 'opened') as {
+    number: number;
+    pull_request: {
+      number: number;
+      head: { ref: string; sha: string; repo: unknown };
+      base: { ref: string; sha: string; repo: unknown };
+    };
+    repository: { name: string; full_name: string; owner: { login: string } };
+  };
+  const issue = repo.issue(number);
+  if (!issue?.pull) throw new Error(`#${number} is not a pull request`);
+  p.number = number;
+  p.pull_request.number = number;
+  p.pull_request.head = { ...p.pull_request.head, ref: issue.pull.head.ref, sha: repo.pullHeadSha(issue) };
+  p.pull_request.base = { ...p.pull_request.base, ref: issue.pull.base.ref, sha: issue.pull.base.sha };
+  p.repository = {
+    ...p.repository,
+    name: REPO,
+    full_name: FULL,
+    owner: { ...p.repository.owner, login: OWNER },
+  };
+  return p as unknown as Record<string, unknown>;
 }
 
 export function journalText(server: GitHubServer, runId: string): string | undefined {

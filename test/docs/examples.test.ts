@@ -38,19 +38,19 @@ describe('the examples a maintainer copies', () => {
   it('the example routing file parses and routes a labeled issue to the example graph, which loads', () => {
     const config = parseConfig(
       'interlock.yml',
-      readFileSync(join(root, 'examples/repo/.github/interlock.yml'), 'utf8'),
+      readFileSync(join(root, 'examples/recipes/claude-code/.github/interlock.yml'), 'utf8'),
     );
     const m = route(config, {
       name: 'issues',
       payload: { action: 'labeled', label: { name: 'agent:fix' }, issue: { number: 1 } },
     });
     expect(m).toEqual({
-      graph: '.github/interlock/fix-bug.yml',
+      graph: '.github/interlock/claude-fix.yml',
       intent: 'issues.labeled label=agent:fix',
       index: 0,
     });
-    const graph = loadGraphFile(join(root, 'examples/repo', m!.graph));
-    expect(graph.nodes.map((n) => n.id)).toEqual(['branch', 'implement', 'push', 'pull-request']);
+    const graph = loadGraphFile(join(root, 'examples/recipes/claude-code', m!.graph));
+    expect(graph.nodes.map((n) => n.id)).toEqual(['branch', 'implement', 'commit', 'push', 'pull-request']);
   });
 
   it('schema/config.schema.json is what the zod schema generates (run npm run schema)', () => {

@@ -151,7 +151,8 @@ describe('the recipe files', () => {
       const files = filesUnder(at(`examples/recipes/${dir}`));
       const graphs = files.filter((f) => f.startsWith('.github/interlock/'));
       expect(graphs.length, dir).toBeGreaterThan(0);
-      for (const g of graphs) expect(loadGraphFile(at(`examples/recipes/${dir}/${g}`)).nodes.length).toBeGreaterThan(0);
+      for (const g of graphs)
+        expect(loadGraphFile(at(`examples/recipes/${dir}/${g}`)).nodes.length).toBeGreaterThan(0);
     }
   });
 
@@ -168,12 +169,16 @@ describe('the recipe files', () => {
       const doc = parseYaml(content) as {
         jobs: Record<string, { steps: Array<{ uses?: string; with?: Record<string, string> }> }>;
       };
-      const steps = Object.values(doc.jobs).flatMap((j) => j.steps.filter((s) => s.uses?.includes('interlock')));
+      const steps = Object.values(doc.jobs).flatMap((j) =>
+        j.steps.filter((s) => s.uses?.includes('interlock')),
+      );
       expect(steps.length).toBeGreaterThan(0);
       const recipeRoot = file.slice(0, file.indexOf('/.github/'));
       for (const s of steps) {
         expect(s.uses).toBe('OWNER/interlock@v0');
-        expect(existsSync(at(`${recipeRoot}/${s.with!.graph}`)), s.with!.graph).toBe(true);
+        // `${{ !inputs.run-id && '<graph>' || '' }}`: the graph, unless a run id names the run.
+        const graph = /'(\.github\/interlock\/[^']+)'/.exec(s.with!.graph!)?.[1] ?? s.with!.graph!;
+        expect(existsSync(at(`${recipeRoot}/${graph}`)), graph).toBe(true);
       }
     });
   }
@@ -221,7 +226,8 @@ describe('the recipe files', () => {
     for (const r of RECIPES) {
       for (const b of blocks(r.markdown, 'text'))
         shownCommands.push(...b.split('\n').filter((l) => /^\/(approve-rerun|settle|fail-run)\b/.test(l)));
-      for (const [, c] of r.markdown.matchAll(/`(\/(?:approve-rerun|settle|fail-run)\b[^`]*)`/g))
+      // Inline ones with arguments: "`/settle publish npm view shows 1.4.0`", not a mention of "`/settle`".
+      for (const [, c] of r.markdown.matchAll(/`(\/(?:approve-rerun|settle|fail-run) [^`]+)`/g))
         shownCommands.push(c!);
     }
     expect(shownCommands.length).toBeGreaterThanOrEqual(6);
@@ -230,43 +236,47 @@ describe('the recipe files', () => {
 });
 
 describe('recipe: a Claude Code pipeline', () => {
-  it('runs branch, implement and commit on a clone: the tests pass, the fix is committed, push is next', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    copyRecipe(sb, 'claude-code');
-    calcRepo(sb, { fixture: true });
-    const env = fakes(sb, ['claude']);
-    sb.write('issue.json', blocks(claude.markdown, 'json')[0]!);
-    const graph = '.github/interlock/claude-fix.yml';
+  it(
+    'runs branch, implement and commit on a clone: the tests pass, the fix is committed, push is next',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      copyRecipe(sb, 'claude-code');
+      calcRepo(sb, { fixture: true });
+      const env = fakes(sb, ['claude']);
+      sb.write('issue.json', blocks(claude.markdown, 'json')[0]!);
+      const graph = '.github/interlock/claude-fix.yml';
 
-    const v = await shown(sb, claude, `interlock validate ${graph}`, env);
-    expect(v.code, v.stderr).toBe(0);
-    for (const node of ['branch', 'implement', 'commit']) {
-      const text =
-        node === 'branch'
-          ? `interlock run ${graph} --event issue.json --run-id claude-fix/issue-42 --node branch`
-          : `interlock run ${graph} --run-id claude-fix/issue-42 --node ${node}`;
-      const r = await shown(sb, claude, text, env);
-      expect(r.code, `${node}: ${r.stderr}`).toBe(0);
-    }
-    const s = await shown(sb, claude, 'interlock status --run-id claude-fix/issue-42', env);
-    expect(s.code).toBe(0);
-    expect(s.stdout).toMatch(/implement\s+completed\s+1\b.*command/);
+      const v = await shown(sb, claude, `interlock validate ${graph}`, env);
+      expect(v.code, v.stderr).toBe(0);
+      for (const node of ['branch', 'implement', 'commit']) {
+        const text =
+          node === 'branch'
+            ? `interlock run ${graph} --event issue.json --run-id claude-fix/issue-42 --node branch`
+            : `interlock run ${graph} --run-id claude-fix/issue-42 --node ${node}`;
+        const r = await shown(sb, claude, text, env);
+        expect(r.code, `${node}: ${r.stderr}`).toBe(0);
+      }
+      const s = await shown(sb, claude, 'interlock status --run-id claude-fix/issue-42', env);
+      expect(s.code).toBe(0);
+      expect(s.stdout).toMatch(/implement\s+completed\s+1\b.*command/);
 
-    const cp = await checkpoint(sb, 'claude-fix/issue-42', env);
-    expect(cp.completed_nodes).toEqual(['branch', 'implement', 'commit']);
-    expect(cp.ready_nodes).toEqual(['push']);
-    expect(git(sb, 'branch', '--show-current')).toBe('interlock/issue-42');
-    expect(git(sb, 'log', '-1', '--format=%s')).toBe('fix: issue #42');
-    expect(readFileSync(sb.path('calc.js'), 'utf8')).toContain('a + b');
-    // The issue's text reached the agent as prompt text.
-    expect(sb.read('.fake/prompt-1.txt')).toContain('add() returns the wrong sum');
-    expect(existsSync(sb.path('.interlock/runs/claude-fix/issue-42.logs/implement-1.log'))).toBe(true);
-    const recorded = eventsOf(sb.journal('claude-fix/issue-42'), 'NodeRecorded', 'implement')[0]!;
-    expect(recorded.evidence.map((e) => [e.check, e.passed])).toEqual([
-      ['command npm test', true],
-      ['command test -n "$(git status --porcelain)"', true],
-    ]);
-  }, TIMEOUT);
+      const cp = await checkpoint(sb, 'claude-fix/issue-42', env);
+      expect(cp.completed_nodes).toEqual(['branch', 'implement', 'commit']);
+      expect(cp.ready_nodes).toEqual(['push']);
+      expect(git(sb, 'branch', '--show-current')).toBe('interlock/issue-42');
+      expect(git(sb, 'log', '-1', '--format=%s')).toBe('fix: issue #42');
+      expect(readFileSync(sb.path('calc.js'), 'utf8')).toContain('a + b');
+      // The issue's text reached the agent as prompt text.
+      expect(sb.read('.fake/prompt-1.txt')).toContain('add() returns the wrong sum');
+      expect(existsSync(sb.path('.interlock/runs/claude-fix/issue-42.logs/implement-1.log'))).toBe(true);
+      const recorded = eventsOf(sb.journal('claude-fix/issue-42'), 'NodeRecorded', 'implement')[0]!;
+      expect(recorded.evidence.map((e) => [e.check, e.passed])).toEqual([
+        ['command npm test', true],
+        ['command test -n "$(git status --porcelain)"', true],
+      ]);
+    },
+    TIMEOUT,
+  );
 });
 
 /** A sandbox for the release graph: package.json at 1.4.0, and stand-ins for npm and gh. */
@@ -279,58 +289,67 @@ function releaseSandbox(sb: Sandbox): Record<string, string> {
 const RELEASE = '.github/interlock/release.yml';
 
 describe('recipe: a release pipeline', () => {
-  it('runs every node in order, publishes once and completes', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = releaseSandbox(sb);
-    expect((await shown(sb, release, `interlock validate ${RELEASE}`, env)).code).toBe(0);
-    const r = await shown(
-      sb,
-      release,
-      `interlock run ${RELEASE} --run-id release/v1.4.0 --input version=1.4.0 --all`,
-      env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const s = await shown(sb, release, 'interlock status --run-id release/v1.4.0', env);
-    expect(s.stdout).toContain('completed');
-    expect(s.stdout).toMatch(/publish\s+completed\s+1\b/);
+  it(
+    'runs every node in order, publishes once and completes',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = releaseSandbox(sb);
+      expect((await shown(sb, release, `interlock validate ${RELEASE}`, env)).code).toBe(0);
+      const r = await shown(
+        sb,
+        release,
+        `interlock run ${RELEASE} --run-id release/v1.4.0 --input version=1.4.0 --all`,
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const s = await shown(sb, release, 'interlock status --run-id release/v1.4.0', env);
+      expect(s.stdout).toContain('completed');
+      expect(s.stdout).toMatch(/publish\s+completed\s+1\b/);
 
-    const cp = await checkpoint(sb, 'release/v1.4.0', env);
-    expect(cp.status).toBe('completed');
-    expect(cp.completed_nodes).toEqual(['version', 'test', 'publish', 'github-release']);
-    expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
-    expect(sb.lines('.fake/releases')).toEqual(['v1.4.0']);
-    const published = eventsOf(sb.journal('release/v1.4.0'), 'NodeRecorded', 'publish')[0]!;
-    expect(published.evidence[0]!.passed).toBe(true);
-  }, TIMEOUT);
+      const cp = await checkpoint(sb, 'release/v1.4.0', env);
+      expect(cp.status).toBe('completed');
+      expect(cp.completed_nodes).toEqual(['version', 'test', 'publish', 'github-release']);
+      expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
+      expect(sb.lines('.fake/releases')).toEqual(['v1.4.0']);
+      const published = eventsOf(sb.journal('release/v1.4.0'), 'NodeRecorded', 'publish')[0]!;
+      expect(published.evidence[0]!.passed).toBe(true);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('recipe: a matrix fan-out', () => {
-  it('three processes on one journal dispatch each node once; then build completes the run', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    copyRecipe(sb, 'fan-out');
-    const env = fakes(sb, ['npm']);
-    const graph = '.github/interlock/verify.yml';
-    expect((await shown(sb, fanOut, `interlock validate ${graph}`, env)).code).toBe(0);
+  it(
+    'three processes on one journal dispatch each node once; then build completes the run',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      copyRecipe(sb, 'fan-out');
+      const env = fakes(sb, ['npm']);
+      const graph = '.github/interlock/verify.yml';
+      expect((await shown(sb, fanOut, `interlock validate ${graph}`, env)).code).toBe(0);
 
-    const parallel = ['lint', 'unit', 'e2e'].map((n) => {
-      const c = fanOut.shown(`interlock run ${graph} --run-id verify/local --node ${n}`);
-      expect(c.background).toBe(true);
-      return sb.cli(c.args, env);
-    });
-    for (const r of await Promise.all(parallel)) expect(r.code, r.stderr).toBe(0);
+      const parallel = ['lint', 'unit', 'e2e'].map((n) => {
+        const c = fanOut.shown(`interlock run ${graph} --run-id verify/local --node ${n}`);
+        expect(c.background).toBe(true);
+        return sb.cli(c.args, env);
+      });
+      for (const r of await Promise.all(parallel)) expect(r.code, r.stderr).toBe(0);
 
-    const st = await shown(sb, fanOut, 'interlock status --run-id verify/local --json', env);
-    const cp = JSON.parse(st.stdout) as Checkpoint;
-    expect([...cp.completed_nodes].sort()).toEqual(['e2e', 'lint', 'unit']);
-    expect(cp.ready_nodes).toEqual(['build']);
+      const st = await shown(sb, fanOut, 'interlock status --run-id verify/local --json', env);
+      const cp = JSON.parse(st.stdout) as Checkpoint;
+      expect([...cp.completed_nodes].sort()).toEqual(['e2e', 'lint', 'unit']);
+      expect(cp.ready_nodes).toEqual(['build']);
 
-    const all = await shown(sb, fanOut, `interlock run ${graph} --run-id verify/local --all`, env);
-    expect(all.code, all.stderr).toBe(0);
-    const journal = sb.journal('verify/local');
-    for (const n of ['lint', 'unit', 'e2e', 'build']) expect(eventsOf(journal, 'NodeDispatched', n)).toHaveLength(1);
-    expect((await checkpoint(sb, 'verify/local', env)).status).toBe('completed');
-    expect(sb.read('dist/index.js')).toBe('built\n');
-  }, TIMEOUT);
+      const all = await shown(sb, fanOut, `interlock run ${graph} --run-id verify/local --all`, env);
+      expect(all.code, all.stderr).toBe(0);
+      const journal = sb.journal('verify/local');
+      for (const n of ['lint', 'unit', 'e2e', 'build'])
+        expect(eventsOf(journal, 'NodeDispatched', n)).toHaveLength(1);
+      expect((await checkpoint(sb, 'verify/local', env)).status).toBe('completed');
+      expect(sb.read('dist/index.js')).toBe('built\n');
+    },
+    TIMEOUT,
+  );
 });
 
 /** The Claude Code graph with `implement` escalated: npm test fails three times for want of fixture.json. */
@@ -338,9 +357,20 @@ async function escalated(sb: Sandbox): Promise<Record<string, string>> {
   copyRecipe(sb, 'claude-code');
   calcRepo(sb, { fixture: false });
   const env = fakes(sb, ['claude']);
-  sb.write('issue.json', JSON.stringify({ action: 'labeled', issue: { number: 7, title: 'add() is wrong', body: '' } }));
+  sb.write(
+    'issue.json',
+    JSON.stringify({ action: 'labeled', issue: { number: 7, title: 'add() is wrong', body: '' } }),
+  );
   const r = await sb.cli(
-    ['run', '.github/interlock/claude-fix.yml', '--event', 'issue.json', '--run-id', 'claude-fix/issue-7', '--all'],
+    [
+      'run',
+      '.github/interlock/claude-fix.yml',
+      '--event',
+      'issue.json',
+      '--run-id',
+      'claude-fix/issue-7',
+      '--all',
+    ],
     env,
   );
   expect(r.code, r.stderr).toBe(3);
@@ -348,79 +378,107 @@ async function escalated(sb: Sandbox): Promise<Record<string, string>> {
 }
 
 describe('recipe: resuming after a failure', () => {
-  it('status shows the escalation report; an approved rerun after the fix passes and the run goes on', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = await escalated(sb);
-    const s = await shown(sb, resume, 'interlock status --run-id claude-fix/issue-7', env);
-    expect(s.code).toBe(0);
-    const [escalatedLine, ...report] = blocks(resume.markdown, 'text')[0]!.trim().split('\n');
-    expect(s.stdout).toContain(escalatedLine);
-    for (const line of report) {
-      // The page shortens with "…"; what it shows before each "…" is what status prints.
-      for (const part of line.split('…').map((p) => p.trim()).filter(Boolean)) expect(s.stdout).toContain(part);
-    }
-    const before = await checkpoint(sb, 'claude-fix/issue-7', env);
-    expect(before).toMatchObject({ status: 'blocked', escalated_nodes: ['implement'], rolled_back_to: 'branch' });
+  it(
+    'status shows the escalation report; an approved rerun after the fix passes and the run goes on',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = await escalated(sb);
+      const s = await shown(sb, resume, 'interlock status --run-id claude-fix/issue-7', env);
+      expect(s.code).toBe(0);
+      const [escalatedLine, ...report] = blocks(resume.markdown, 'text')[0]!.trim().split('\n');
+      expect(s.stdout).toContain(escalatedLine);
+      for (const line of report) {
+        // The page shortens with "…"; what it shows before each "…" is what status prints.
+        for (const part of line
+          .split('…')
+          .map((p) => p.trim())
+          .filter(Boolean))
+          expect(s.stdout).toContain(part);
+      }
+      const before = await checkpoint(sb, 'claude-fix/issue-7', env);
+      expect(before).toMatchObject({
+        status: 'blocked',
+        escalated_nodes: ['implement'],
+        rolled_back_to: 'branch',
+      });
 
-    // The cause outside the node: the fixture the tests need. Fixed, then a rerun approved.
-    sb.write('fixture.json', '{}\n');
-    const a = await shown(
-      sb,
-      resume,
-      'interlock approve-rerun implement --by alice --reason "fixed the broken fixture" --run-id claude-fix/issue-7',
-      env,
-    );
-    expect(a.code, a.stderr).toBe(0);
-    const r = await shown(sb, resume, 'interlock run .github/interlock/claude-fix.yml --run-id claude-fix/issue-7 --node implement', env);
-    expect(r.code, r.stderr).toBe(0);
-    const cp = await checkpoint(sb, 'claude-fix/issue-7', env);
-    expect(cp.attempts.implement).toBe(4);
-    expect(cp.completed_nodes).toEqual(['branch', 'implement']);
-    expect(cp.ready_nodes).toEqual(['commit']);
-    const journal = sb.journal('claude-fix/issue-7');
-    expect(eventsOf(journal, 'RerunApproved', 'implement')[0]).toMatchObject({ approved_by: 'alice', attempt: 3 });
-    // One more attempt, with the last approach and the failures in its context.
-    expect(eventsOf(journal, 'NodeDispatched', 'implement').map((e) => e.approach)).toEqual([
-      'default',
-      'retry[0]',
-      'retry[1]',
-      'retry[1]',
-    ]);
-    expect(sb.read('.fake/prompt-4.txt')).toContain('fixture.json is missing');
-  }, TIMEOUT);
+      // The cause outside the node: the fixture the tests need. Fixed, then a rerun approved.
+      sb.write('fixture.json', '{}\n');
+      const a = await shown(
+        sb,
+        resume,
+        'interlock approve-rerun implement --by alice --reason "fixed the broken fixture" --run-id claude-fix/issue-7',
+        env,
+      );
+      expect(a.code, a.stderr).toBe(0);
+      const r = await shown(
+        sb,
+        resume,
+        'interlock run .github/interlock/claude-fix.yml --run-id claude-fix/issue-7 --node implement',
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const cp = await checkpoint(sb, 'claude-fix/issue-7', env);
+      expect(cp.attempts.implement).toBe(4);
+      expect(cp.completed_nodes).toEqual(['branch', 'implement']);
+      expect(cp.ready_nodes).toEqual(['commit']);
+      const journal = sb.journal('claude-fix/issue-7');
+      expect(eventsOf(journal, 'RerunApproved', 'implement')[0]).toMatchObject({
+        approved_by: 'alice',
+        attempt: 3,
+      });
+      // One more attempt, with the last approach and the failures in its context.
+      expect(eventsOf(journal, 'NodeDispatched', 'implement').map((e) => e.approach)).toEqual([
+        'default',
+        'retry[0]',
+        'retry[1]',
+        'retry[1]',
+      ]);
+      expect(sb.read('.fake/prompt-4.txt')).toContain('fixture.json is missing');
+    },
+    TIMEOUT,
+  );
 
-  it('settle records the node as done by a named person, and the run goes on', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = await escalated(sb);
-    const r = await shown(
-      sb,
-      resume,
-      'interlock settle implement --by alice --note "finished the fix by hand in 3f2a1bc" --run-id claude-fix/issue-7',
-      env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const cp = await checkpoint(sb, 'claude-fix/issue-7', env);
-    expect(cp.completed_nodes).toEqual(['branch', 'implement']);
-    expect(cp.ready_nodes).toEqual(['commit']);
-    const rec = eventsOf(sb.journal('claude-fix/issue-7'), 'NodeRecorded', 'implement')[0]!;
-    expect(rec).toMatchObject({ recorded_by: 'alice', note: 'finished the fix by hand in 3f2a1bc' });
-    expect(rec.evidence[0]!.check).toBe('person');
-  }, TIMEOUT);
+  it(
+    'settle records the node as done by a named person, and the run goes on',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = await escalated(sb);
+      const r = await shown(
+        sb,
+        resume,
+        'interlock settle implement --by alice --note "finished the fix by hand in 3f2a1bc" --run-id claude-fix/issue-7',
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const cp = await checkpoint(sb, 'claude-fix/issue-7', env);
+      expect(cp.completed_nodes).toEqual(['branch', 'implement']);
+      expect(cp.ready_nodes).toEqual(['commit']);
+      const rec = eventsOf(sb.journal('claude-fix/issue-7'), 'NodeRecorded', 'implement')[0]!;
+      expect(rec).toMatchObject({ recorded_by: 'alice', note: 'finished the fix by hand in 3f2a1bc' });
+      expect(rec.evidence[0]!.check).toBe('person');
+    },
+    TIMEOUT,
+  );
 
-  it('fail-run ends the run, recording who and why', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = await escalated(sb);
-    const r = await shown(
-      sb,
-      resume,
-      'interlock fail-run --by alice --reason "duplicate of #12" --run-id claude-fix/issue-7',
-      env,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const cp = (await checkpoint(sb, 'claude-fix/issue-7', env)) as Checkpoint & { ended: unknown };
-    expect(cp.status).toBe('failed');
-    expect(cp.ended).toEqual({ type: 'RunFailed', reason: 'duplicate of #12', by: 'alice' });
-  }, TIMEOUT);
+  it(
+    'fail-run ends the run, recording who and why',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = await escalated(sb);
+      const r = await shown(
+        sb,
+        resume,
+        'interlock fail-run --by alice --reason "duplicate of #12" --run-id claude-fix/issue-7',
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const cp = (await checkpoint(sb, 'claude-fix/issue-7', env)) as Checkpoint & { ended: unknown };
+      expect(cp.status).toBe('failed');
+      expect(cp.ended).toEqual({ type: 'RunFailed', reason: 'duplicate of #12', by: 'alice' });
+    },
+    TIMEOUT,
+  );
 });
 
 /**
@@ -438,59 +496,70 @@ async function publishInterrupted(sb: Sandbox, point: 'after-command' | 'after-d
 }
 
 describe('recipe: settling an unknown outcome by hand', () => {
-  it('it happened: the held publish is checked, settled, and the run completes without publishing again', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = await publishInterrupted(sb, 'after-command');
-    const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
-    expect(rec.stdout).toContain('interrupted: publish → held (replay: never): approve-rerun or settle it');
-    const st = await shown(sb, unknown, 'interlock status --run-id release/v1.4.0', env);
-    expect(st.stdout).toMatch(/publish\s+held/);
-    expect(st.stdout).toContain('interlock settle publish --by NAME');
+  it(
+    'it happened: the held publish is checked, settled, and the run completes without publishing again',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = await publishInterrupted(sb, 'after-command');
+      const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
+      expect(rec.stdout).toContain('interrupted: publish → held (replay: never): approve-rerun or settle it');
+      const st = await shown(sb, unknown, 'interlock status --run-id release/v1.4.0', env);
+      expect(st.stdout).toMatch(/publish\s+held/);
+      expect(st.stdout).toContain('interlock settle publish --by NAME');
 
-    // The checks the page names: the registry has the version, and the attempt's log ends with npm's "+ id".
-    expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
-    expect(sb.read('.interlock/runs/release/v1.4.0.logs/publish-1.log')).toContain('+ my-package@1.4.0');
+      // The checks the page names: the registry has the version, and the attempt's log ends with npm's "+ id".
+      expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
+      expect(sb.read('.interlock/runs/release/v1.4.0.logs/publish-1.log')).toContain('+ my-package@1.4.0');
 
-    const s = await shown(
-      sb,
-      unknown,
-      'interlock settle publish --by alice --note "npm view shows 1.4.0" --run-id release/v1.4.0',
-      env,
-    );
-    expect(s.code, s.stderr).toBe(0);
-    const r = await shown(sb, unknown, `interlock run ${RELEASE} --run-id release/v1.4.0 --all`, env);
-    expect(r.code, r.stderr).toBe(0);
-    const cp = await checkpoint(sb, 'release/v1.4.0', env);
-    expect(cp.status).toBe('completed');
-    expect(cp.attempts.publish).toBe(1);
-    expect(sb.lines('.fake/npm.log').filter((l) => l.startsWith('npm publish'))).toHaveLength(1);
-    expect(sb.lines('.fake/releases')).toEqual(['v1.4.0']);
-  }, TIMEOUT);
+      const s = await shown(
+        sb,
+        unknown,
+        'interlock settle publish --by alice --note "npm view shows 1.4.0" --run-id release/v1.4.0',
+        env,
+      );
+      expect(s.code, s.stderr).toBe(0);
+      const r = await shown(sb, unknown, `interlock run ${RELEASE} --run-id release/v1.4.0 --all`, env);
+      expect(r.code, r.stderr).toBe(0);
+      const cp = await checkpoint(sb, 'release/v1.4.0', env);
+      expect(cp.status).toBe('completed');
+      expect(cp.attempts.publish).toBe(1);
+      expect(sb.lines('.fake/npm.log').filter((l) => l.startsWith('npm publish'))).toHaveLength(1);
+      expect(sb.lines('.fake/releases')).toEqual(['v1.4.0']);
+    },
+    TIMEOUT,
+  );
 
-  it('it did not happen: no log, no version; an approved rerun publishes exactly once', async (ctx) => {
-    const sb = sandbox(ctx, 'interlock-recipe-');
-    const env = await publishInterrupted(sb, 'after-dispatch-write');
-    const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
-    expect(rec.stdout).toContain('interrupted: publish → held');
-    expect(sb.exists('.interlock/runs/release/v1.4.0.logs/publish-1.log')).toBe(false);
-    expect(sb.lines('.fake/registry')).toEqual([]);
+  it(
+    'it did not happen: no log, no version; an approved rerun publishes exactly once',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      const env = await publishInterrupted(sb, 'after-dispatch-write');
+      const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
+      expect(rec.stdout).toContain('interrupted: publish → held');
+      expect(sb.exists('.interlock/runs/release/v1.4.0.logs/publish-1.log')).toBe(false);
+      expect(sb.lines('.fake/registry')).toEqual([]);
 
-    const a = await shown(
-      sb,
-      unknown,
-      'interlock approve-rerun publish --by alice --reason "npm has no 1.4.0" --run-id release/v1.4.0',
-      env,
-    );
-    expect(a.code, a.stderr).toBe(0);
-    const r = await sb.cli(unknown.shown(`interlock run ${RELEASE} --run-id release/v1.4.0 --all`).args, env);
-    expect(r.code, r.stderr).toBe(0);
-    const cp = await checkpoint(sb, 'release/v1.4.0', env);
-    expect(cp.status).toBe('completed');
-    expect(cp.attempts.publish).toBe(2);
-    expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
-    const context = eventsOf(sb.journal('release/v1.4.0'), 'NodeDispatched', 'publish');
-    expect(context.map((e) => e.attempt)).toEqual([1, 2]);
-  }, TIMEOUT);
+      const a = await shown(
+        sb,
+        unknown,
+        'interlock approve-rerun publish --by alice --reason "npm has no 1.4.0" --run-id release/v1.4.0',
+        env,
+      );
+      expect(a.code, a.stderr).toBe(0);
+      const r = await sb.cli(
+        unknown.shown(`interlock run ${RELEASE} --run-id release/v1.4.0 --all`).args,
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const cp = await checkpoint(sb, 'release/v1.4.0', env);
+      expect(cp.status).toBe('completed');
+      expect(cp.attempts.publish).toBe(2);
+      expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);
+      const context = eventsOf(sb.journal('release/v1.4.0'), 'NodeDispatched', 'publish');
+      expect(context.map((e) => e.attempt)).toEqual([1, 2]);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('the recipes show nothing untested', () => {

@@ -1,0 +1,174 @@
+/**
+ * What every crash scenario must leave behind, checked on the journal bytes the store holds after each
+ * process and on what each process told its caller (the events it acknowledged).
+ */
+import { parseGraph } from '../../src/graph/load.js';
+import type { Journal, JournalEvent } from '../../src/journal/events.js';
+import { fold } from '../../src/journal/fold.js';
+import { parseJournal } from '../../src/journal/parse.js';
+import { expectedTargetLines, graphPath, graphText, NODES, personActs, type Scenario, target } from './crash-model.js';
+import { canonical, Problems } from './support.js';
+
+/** An event a process said it wrote (a line of its output, or its exit status for a settlement). */
+export interface Ack {
+  by: string;
+  type: JournalEvent['type'];
+  node: string;
+  attempt?: number;
+  /** For settlements: who. */
+  person?: string;
+}
+
+/** The journal as it stood after one process. */
+export interface Snapshot {
+  after: string;
+  text: string | undefined;
+}
+
+/** Acknowledged events in the output of the CLI (stderr and stdout) or of the Action (its log). */
+export function acksIn(by: string, output: string): Ack[] {
+  const out: Ack[] = [];
+  const add = (type: Ack['type'], node: string, attempt?: string) =>
+    out.push({ by, type, node, ...(attempt ? { attempt: Number(attempt) } : {}) });
+  for (const m of output.matchAll(/dispatched "([\w-]+)" attempt (\d+)/g)) add('NodeDispatched', m[1]!, m[2]);
+  for (const m of output.matchAll(/"([\w-]+)" attempt (\d+) recorded in/g)) add('NodeRecorded', m[1]!, m[2]);
+  for (const m of output.matchAll(/"([\w-]+)" attempt (\d+) failed in/g)) add('NodeFailed', m[1]!, m[2]);
+  for (const m of output.matchAll(/recovered: "([\w-]+)" attempt (\d+) was interrupted/g))
+    add('NodeInterrupted', m[1]!, m[2]);
+  for (const m of output.matchAll(/^interrupted: ([\w-]+) →/gm)) add('NodeInterrupted', m[1]!);
+  for (const m of output.matchAll(/interlock: "([\w-]+)" was interrupted/g)) add('NodeInterrupted', m[1]!);
+  return out;
+}
+
+function present(journal: Journal, ack: Ack): boolean {
+  return journal.events.some(
+    (e) =>
+      e.type === ack.type &&
+      'node' in e &&
+      e.node === ack.node &&
+      (ack.attempt === undefined || !('attempt' in e) || e.attempt === ack.attempt) &&
+      (ack.person === undefined ||
+        (e.type === 'RerunApproved' && e.approved_by === ack.person) ||
+        (e.type === 'NodeRecorded' && e.recorded_by === ack.person)),
+  );
+}
+
+export interface CheckInput {
+  scenario: Scenario;
+  snapshots: Snapshot[];
+  acks: Ack[];
+  /** effects.log, one `<node> <attempt>` line per command that ran. */
+  effects: string[];
+}
+
+/** Every invariant, each failure named; an empty list means the scenario held. */
+export function checkScenario(input: CheckInput): string[] {
+  const { scenario: s, snapshots, acks, effects } = input;
+  const p = new Problems();
+  const graph = parseGraph({ path: graphPath(s), text: graphText(s) });
+  const last = snapshots.at(-1);
+  if (!p.check(last?.text !== undefined, 'no journal at the end')) return p.list;
+
+  // 1. The journal parses, validates and folds; events are numbered 1..n.
+  let journal: Journal;
+  try {
+    journal = parseJournal(last!.text!, 'journal');
+  } catch (e) {
+    p.add(`the final journal does not parse: ${(e as Error).message}`);
+    return p.list;
+  }
+  p.check(
+    journal.events.every((e, i) => e.seq === i + 1),
+    'event sequence numbers are not 1..n',
+  );
+  let state: ReturnType<typeof fold>;
+  try {
+    state = fold(journal, graph);
+  } catch (e) {
+    p.add(`the final journal does not fold: ${(e as Error).message}`);
+    return p.list;
+  }
+
+  // 2. Append-only: every journal seen after a process is a prefix of every later one (nothing lost or rewritten).
+  const seen = snapshots.filter((x) => x.text !== undefined);
+  for (let i = 1; i < seen.length; i++) {
+    let before: Journal;
+    let now: Journal;
+    try {
+      before = parseJournal(seen[i - 1]!.text!, 'before');
+      now = parseJournal(seen[i]!.text!, 'after');
+    } catch (e) {
+      p.add(`the journal after "${seen[i]!.after}" does not parse: ${(e as Error).message}`);
+      continue;
+    }
+    const lost = before.events.findIndex((e, k) => canonical(e) !== canonical(now.events[k]));
+    p.check(
+      lost < 0,
+      () =>
+        `after "${seen[i]!.after}", event ${lost + 1} written before "${seen[i - 1]!.after}" is missing or changed`,
+    );
+  }
+
+  // 3. No acknowledged event is missing.
+  for (const a of acks)
+    p.check(
+      present(journal, a),
+      () =>
+        `"${a.by}" acknowledged ${a.type} ${a.node}${a.attempt ? `#${a.attempt}` : ''}${a.person ? ` by ${a.person}` : ''}, which is not in the journal`,
+    );
+
+  // 4. Side effects: each command ran once per dispatched attempt, and the target exactly as expected.
+  const counts = new Map<string, number>();
+  for (const line of effects) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const [line, n] of counts) p.check(n === 1, `side effect "${line}" happened ${n} times`);
+  const dispatched = new Set(
+    journal.events.flatMap((e) => (e.type === 'NodeDispatched' ? [`${e.node} ${e.attempt}`] : [])),
+  );
+  for (const line of effects) p.check(dispatched.has(line), `side effect "${line}" has no NodeDispatched`);
+  const t = target(s);
+  const want = expectedTargetLines(s);
+  const got = effects.filter((l) => l.startsWith(`${t} `));
+  p.check(
+    canonical(got) === canonical(want),
+    () => `target "${t}" side effects ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`,
+  );
+  for (const id of NODES)
+    if (id !== t)
+      p.check(
+        effects.filter((l) => l.startsWith(`${id} `)).length === 1,
+        `node "${id}" side effect did not happen exactly once`,
+      );
+
+  // 5. A never node runs again after an interruption only with a named person's approval of that attempt.
+  for (const node of graph.nodes.filter((n) => n.replay === 'never')) {
+    let interrupted = 0;
+    const approvals = new Set<number>();
+    for (const e of journal.events) {
+      if (!('node' in e) || e.node !== node.id) continue;
+      if (e.type === 'NodeInterrupted') interrupted = e.attempt;
+      if (e.type === 'RerunApproved') approvals.add(e.attempt);
+      if (e.type === 'NodeDispatched' && interrupted && e.attempt === interrupted + 1)
+        p.check(
+          approvals.has(interrupted),
+          `never node "${node.id}" attempt ${e.attempt} was dispatched after attempt ${interrupted} was interrupted, with no approval`,
+        );
+    }
+    const approved = journal.events.filter((e) => e.type === 'RerunApproved' && e.node === node.id).length;
+    p.check(
+      approved === (personActs(s) === 'approve-rerun' ? 1 : 0),
+      `never node "${node.id}" has ${approved} approvals recorded`,
+    );
+  }
+
+  // 6. The run was finished by recover, approve or settle; a safe node finished on its own.
+  p.check(
+    state.checkpoint.status === 'completed',
+    () => `the run ended ${state.checkpoint.status}: ${JSON.stringify(state.checkpoint)}`,
+  );
+  const settled = journal.events.some((e) => e.type === 'NodeRecorded' && e.node === t && e.recorded_by);
+  p.check(
+    settled === (personActs(s) === 'settle'),
+    `target "${t}" ${settled ? 'was' : 'was not'} recorded by a person`,
+  );
+  return p.list;
+}

@@ -1,0 +1,163 @@
+/**
+ * One local GitHub shared by many Action scenarios: a repository whose workflow can be dispatched, a person
+ * with write permission who approves, an issue per scenario (so each has a run of its own), and a workflow run
+ * per step that recovery can ask about.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StepOptions } from '../support/action-process.js';
+import { issuesLabeled, webhookExample } from '../support/fixtures.js';
+import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+
+export const OWNER = 'acme';
+export const REPO = 'widgets';
+export const FULL = `${OWNER}/${REPO}`;
+export const JOURNAL_BRANCH = 'interlock-journal';
+/** A collaborator with write permission: who approves and settles. */
+export const APPROVER = 'alice';
+export const WORKFLOW = 'interlock.yml';
+
+export interface ActionWorld {
+  server: GitHubServer;
+  repo: RepoState;
+  /** A fresh issue; every scenario gets its own, so its run id is its own. */
+  issue(title?: string): number;
+  /** A workflow run in progress with one job on one runner, as GitHub shows a running job. */
+  job(): { runId: number; runner: string };
+  /** The job's run has ended (the runner died, or the job finished): recovery may now call it gone. */
+  endJob(runId: number): void;
+  /** Step options for an `issues.labeled` event on `issue`, in `job` (a new running job by default). */
+  step(ws: string, issue: number, extra?: Partial<StepOptions> & { title?: string }): StepOptions;
+  /** An `issue_comment.created` event by `login` on `issue`; the comment exists on the server. */
+  comment(issue: number, body: string, login?: string): Record<string, unknown>;
+  /** Commits files to the default branch (graphs the app reads back). */
+  commit(files: Record<string, string>): void;
+  journalText(runId: string): string | undefined;
+  close(): Promise<void>;
+}
+
+export interface WorldOptions {
+  /** Files on the default branch at the start. */
+  files?: Record<string, string>;
+}
+
+export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionWorld> {
+  const server = await startGitHubServer({
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        files: { 'README.md': '# widgets\n', ...(opts.files ?? {}) },
+        collaborators: { [APPROVER]: 'write', rita: 'read' },
+        workflows: [{ file: WORKFLOW, inputs: ['run-id'] }],
+        labels: ['interlock: needs human'],
+      },
+    ],
+  });
+  const repo = server.state.repo(FULL);
+  let nextIssue = 1;
+  let nextRun = 10_000;
+  let nextComment = 500_000;
+  const titles = new Map<number, string>();
+  const world: ActionWorld = {
+    server,
+    repo,
+    issue(title = 'Reliability') {
+      const number = nextIssue++;
+      repo.addIssue({ number, title, labels: ['interlock'] });
+      titles.set(number, title);
+      return number;
+    },
+    job() {
+      const runId = ++nextRun;
+      const runner = `runner-${runId}`;
+      repo.addWorkflowRun({
+        workflow: WORKFLOW,
+        id: runId,
+        event: 'issues',
+        status: 'in_progress',
+        conclusion: null,
+        jobs: [
+          {
+            name: 'interlock',
+            runner_name: runner,
+            status: 'in_progress',
+            conclusion: null,
+            started_at: new Date(Date.now() - 1000).toISOString(),
+            completed_at: null,
+          },
+        ],
+      });
+      return { runId, runner };
+    },
+    endJob(runId) {
+      repo.updateWorkflowRun(runId, { status: 'completed', conclusion: 'cancelled' });
+    },
+    step(ws, issue, extra = {}) {
+      const { title, ...rest } = extra;
+      const job = rest.job ?? world.job();
+      return {
+        apiUrl: server.url,
+        repository: FULL,
+        workspace: ws,
+        eventName: 'issues',
+        payload: issuesLabeled(OWNER, REPO, issue, 'interlock', title ?? titles.get(issue)),
+        inputs: {},
+        ...rest,
+        job: { runId: job.runId, runner: job.runner ?? `runner-${job.runId}` },
+      };
+    },
+    comment(issue, body, login = APPROVER) {
+      const id = ++nextComment;
+      repo.addComment(issue, body, login, { id });
+      const p = webhookExample('issue_comment', 'created') as {
+        issue: Record<string, unknown>;
+        comment: Record<string, unknown>;
+        sender: Record<string, unknown>;
+        repository: Record<string, unknown> & { owner: Record<string, unknown> };
+        installation?: unknown;
+      };
+      const url = `https://github.com/${FULL}/issues/${issue}`;
+      p.issue = { ...p.issue, number: issue, html_url: url, labels: [], title: titles.get(issue) ?? 'x' };
+      delete p.issue.pull_request;
+      p.comment = {
+        ...p.comment,
+        id,
+        body,
+        html_url: `${url}#issuecomment-${id}`,
+        user: { ...(p.comment.user as object), login, type: 'User' },
+      };
+      p.sender = { ...p.sender, login, type: 'User' };
+      p.repository = {
+        ...p.repository,
+        name: REPO,
+        full_name: FULL,
+        html_url: `https://github.com/${FULL}`,
+        default_branch: 'main',
+        owner: { ...p.repository.owner, login: OWNER },
+      };
+      delete p.installation;
+      return p as unknown as Record<string, unknown>;
+    },
+    commit(files) {
+      repo.commitFiles('main', files);
+    },
+    journalText(runId) {
+      return repo.readText(`runs/${runId}.json`, JOURNAL_BRANCH);
+    },
+    close: () => server.close(),
+  };
+  return world;
+}
+
+/** A workspace directory with these files (a checkout of the repository, as the runner gives a step). */
+export function workspace(root: string, files: Record<string, string>): string {
+  mkdirSync(root, { recursive: true });
+  const dir = mkdtempSync(join(root, 'ws-'));
+  for (const [path, text] of Object.entries(files)) {
+    const full = join(dir, path);
+    mkdirSync(join(full, '..'), { recursive: true });
+    writeFileSync(full, text);
+  }
+  return dir;
+}
