@@ -10,7 +10,10 @@ import { GitStore } from '../src/store/git.js';
 import { startGitHubServer } from '../test/support/github-server.js';
 
 function graphOf(n: number): Graph {
-  const nodes = Array.from({ length: n }, (_, i) => `  - id: job${i}\n    run: echo ${i}\n    replay: safe\n`).join('');
+  const nodes = Array.from(
+    { length: n },
+    (_, i) => `  - id: job${i}\n    run: echo ${i}\n    replay: safe\n`,
+  ).join('');
   return parseGraph({ path: 'g.yml', text: `interlock: 1\nname: contention\nnodes:\n${nodes}` });
 }
 
@@ -41,14 +44,25 @@ export async function contention(jobs: number): Promise<ContentionRow> {
     const mark = server.requests.mark();
     await Promise.all(
       graph.nodes.map(async (node, i) => {
-        const octokit = createClient({ token: 'bench', baseUrl: server.url, writeIntervalMs: 0, retryAfterBaseValue: 5 });
+        const octokit = createClient({
+          token: 'bench',
+          baseUrl: server.url,
+          writeIntervalMs: 0,
+          retryAfterBaseValue: 5,
+        });
         const setup: RunSetup = {
           graph,
           store: new GitStore(octokit, { owner: 'acme', repo: 'widgets' }, runId),
           runId,
           start: { intent: 'bench', subject: 'local', inputs: {}, github: null },
         };
-        const runner: RunnerInfo = { kind: 'actions', workflow_run_id: 1, run_attempt: 1, job: 'matrix', runner_name: `runner-${i}` };
+        const runner: RunnerInfo = {
+          kind: 'actions',
+          workflow_run_id: 1,
+          run_attempt: 1,
+          job: 'matrix',
+          runner_name: `runner-${i}`,
+        };
         let t = performance.now();
         const d = await commit(
           setup,
@@ -65,7 +79,13 @@ export async function contention(jobs: number): Promise<ContentionRow> {
         const r = await commit(
           setup,
           runner,
-          (cur) => decideResult(graph, cur.journal, cur.state, node.id, 1, { failures: [], evidence: [], outputs: {}, usage: { wall_ms: 1 } }),
+          (cur) =>
+            decideResult(graph, cur.journal, cur.state, node.id, 1, {
+              failures: [],
+              evidence: [],
+              outputs: {},
+              usage: { wall_ms: 1 },
+            }),
           false,
           d.cur,
         );
@@ -76,13 +96,15 @@ export async function contention(jobs: number): Promise<ContentionRow> {
     const text = server.state.repo('acme/widgets').readText(`runs/${runId}.json`, 'interlock-journal') ?? '';
     const journal = JSON.parse(text) as { events: Array<{ type: string; node?: string; seq: number }> };
     const dispatched = new Map<string, number>();
-    for (const e of journal.events) if (e.type === 'NodeDispatched') dispatched.set(e.node!, (dispatched.get(e.node!) ?? 0) + 1);
+    for (const e of journal.events)
+      if (e.type === 'NodeDispatched') dispatched.set(e.node!, (dispatched.get(e.node!) ?? 0) + 1);
     const recorded = journal.events.filter((e) => e.type === 'NodeRecorded').length;
     const appended = journal.events.length - 1; // RunStarted comes with the first write
     return {
       jobs,
       events: journal.events.length,
-      lost: jobs * 2 - (dispatched.size + recorded) + (journal.events.every((e, k) => e.seq === k + 1) ? 0 : 1),
+      lost:
+        jobs * 2 - (dispatched.size + recorded) + (journal.events.every((e, k) => e.seq === k + 1) ? 0 : 1),
       doubleDispatched: [...dispatched.values()].filter((n) => n > 1).length,
       requestsPerEvent: server.requests.count({ since: mark }) / appended,
       conflicts,
@@ -95,11 +117,33 @@ export async function contention(jobs: number): Promise<ContentionRow> {
 }
 
 /** Bytes one write sends as the journal grows: the contents API rewrites the whole file each time. */
-export function bytesPerWrite(sizes: number[]): Array<{ events: number; journal_bytes: number; put_bytes: number }> {
-  const runner: RunnerInfo = { kind: 'actions', workflow_run_id: 123456789, run_attempt: 1, job: 'interlock', runner_name: 'GitHub Actions 12' };
+export function bytesPerWrite(
+  sizes: number[],
+): Array<{ events: number; journal_bytes: number; put_bytes: number }> {
+  const runner: RunnerInfo = {
+    kind: 'actions',
+    workflow_run_id: 123456789,
+    run_attempt: 1,
+    job: 'interlock',
+    runner_name: 'GitHub Actions 12',
+  };
   return sizes.map((n) => {
-    let j: Journal = { format: JOURNAL_FORMAT, run_id: 'fix-bug/issue-42', graph: { name: 'fix-bug', hash: `sha256:${'0'.repeat(64)}`, path: '.github/interlock/fix-bug.yml' }, events: [] };
-    const events: NewEvent[] = [{ type: 'RunStarted', graph: j.graph, intent: 'issues.labeled', subject: 'issue-42', runner, inputs: {} }];
+    let j: Journal = {
+      format: JOURNAL_FORMAT,
+      run_id: 'fix-bug/issue-42',
+      graph: { name: 'fix-bug', hash: `sha256:${'0'.repeat(64)}`, path: '.github/interlock/fix-bug.yml' },
+      events: [],
+    };
+    const events: NewEvent[] = [
+      {
+        type: 'RunStarted',
+        graph: j.graph,
+        intent: 'issues.labeled',
+        subject: 'issue-42',
+        runner,
+        inputs: {},
+      },
+    ];
     for (let i = 1; events.length < n; i++) {
       const node = `node${i}`;
       events.push({ type: 'NodeDispatched', node, attempt: 1, replay: 'never', approach: 'default', runner });

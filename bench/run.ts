@@ -239,18 +239,21 @@ md.push(
   '',
   '| events in the journal | journal (bytes) | one PUT sends (base64, bytes) | bytes per event |',
   '| --- | --- | --- | --- |',
-  ...growth.map((g) => `| ${g.events.toLocaleString('en')} | ${g.journal_bytes.toLocaleString('en')} | ${g.put_bytes.toLocaleString('en')} | ${(g.journal_bytes / g.events).toFixed(0)} |`),
+  ...growth.map(
+    (g) =>
+      `| ${g.events.toLocaleString('en')} | ${g.journal_bytes.toLocaleString('en')} | ${g.put_bytes.toLocaleString('en')} | ${(g.journal_bytes / g.events).toFixed(0)} |`,
+  ),
   '',
   'A run of a typical graph (tens of nodes, a few attempts each) stays under 100 events, about 25 kB a write. The layout',
   'that keeps writes bounded, not built yet: `runs/<run-id>/` holding sealed segments of 500 events plus a small head',
   'file naming the segments and the open tail; a write then replaces only the head and the tail (compare-and-swap on the',
-  'head\'s blob sha), so its size no longer grows with the run.',
+  "head's blob sha), so its size no longer grows with the run.",
   '',
 );
 md.push(
   '## Parallel jobs appending to one journal (local GitHub server)',
   '',
-  'Each job dispatches and records its own node through the git store\'s compare-and-swap, all started at once',
+  "Each job dispatches and records its own node through the git store's compare-and-swap, all started at once",
   '(`bench/contention.ts`). Latency is per append, including retries after conflicts.',
   '',
   '| jobs | events | lost | dispatched twice | requests per appended event | conflicts | p50 (ms) | p99 (ms) |',
@@ -290,11 +293,11 @@ md.push(
       `| ${h.kind} | ${h.interlock_per_s.toFixed(0)} | ${h.bare_per_s.toFixed(0)} | ${(h.interlock_per_s / h.bare_per_s).toFixed(2)}x | ${h.p50_ms.toFixed(0)} / ${h.p99_ms.toFixed(0)} | ${h.bare_p50_ms.toFixed(0)} / ${h.bare_p99_ms.toFixed(0)} |`,
   ),
   '',
-  'A plain comment (most deliveries an installed app sees) is handled at the bare app\'s rate: the handler parses it',
+  "A plain comment (most deliveries an installed app sees) is handled at the bare app's rate: the handler parses it",
   'and returns. A command cannot be: authorization and the answer are API requests (a reaction, the permission, the',
   'journal branch, the reply, the final reaction), and the app answers the delivery after handling it so a failure',
-  'shows in the App\'s delivery log. The 0.8x target holds for plain comments and is the wrong target for commands,',
-  'which are bounded by GitHub\'s API rate, not by the app: a few commands an hour per repository.',
+  "shows in the App's delivery log. The 0.8x target holds for plain comments and is the wrong target for commands,",
+  "which are bounded by GitHub's API rate, not by the app: a few commands an hour per repository.",
   '',
 );
 writeFileSync(new URL('../docs/BENCHMARKS.md', import.meta.url), md.join('\n'));

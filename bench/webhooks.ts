@@ -21,9 +21,17 @@ const quiet = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
   throttle: { ...(o.throttle as object), enabled: false },
 }));
 
-async function serve(github: GitHubServer, app: (p: Probot) => void): Promise<{ url: string; server: Server }> {
+async function serve(
+  github: GitHubServer,
+  app: (p: Probot) => void,
+): Promise<{ url: string; server: Server }> {
   const probot = createProbot({
-    env: { APP_ID: String(github.state.app.id), PRIVATE_KEY: privateKey, WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'fatal' },
+    env: {
+      APP_ID: String(github.state.app.id),
+      PRIVATE_KEY: privateKey,
+      WEBHOOK_SECRET: SECRET,
+      LOG_LEVEL: 'fatal',
+    },
     overrides: { baseUrl: github.url, Octokit: quiet },
   });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: '/hook' });
@@ -44,7 +52,11 @@ export interface WebhookFigures {
   bare_p99_ms: number;
 }
 
-async function blast(url: string, bodies: string[], concurrency: number): Promise<{ perSecond: number; latencies: number[] }> {
+async function blast(
+  url: string,
+  bodies: string[],
+  concurrency: number,
+): Promise<{ perSecond: number; latencies: number[] }> {
   const signed = await Promise.all(bodies.map(async (b) => ({ body: b, sig: await sign(SECRET, b) })));
   const latencies: number[] = [];
   let next = 0;
@@ -74,7 +86,8 @@ async function blast(url: string, bodies: string[], concurrency: number): Promis
   return { perSecond: signed.length / ((performance.now() - t0) / 1000), latencies };
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 /** `count` deliveries of comments on an issue with no interlock run: plain comments, and `/interlock status` by a writer. */
 export async function webhookThroughput(count = 200, concurrency = 8): Promise<WebhookFigures[]> {
@@ -96,9 +109,19 @@ export async function webhookThroughput(count = 200, concurrency = 8): Promise<W
         sender: Record<string, unknown>;
       };
       const c = repo.addComment(1, body, 'bob');
-      p.repository = { ...p.repository, name: 'widgets', full_name: 'acme/widgets', owner: { ...p.repository.owner, login: 'acme' } };
+      p.repository = {
+        ...p.repository,
+        name: 'widgets',
+        full_name: 'acme/widgets',
+        owner: { ...p.repository.owner, login: 'acme' },
+      };
       p.issue = { ...p.issue, number: 1, labels: [], pull_request: undefined };
-      p.comment = { ...p.comment, id: c.id, body, user: { ...(p.comment.user as object), login: 'bob', type: 'User' } };
+      p.comment = {
+        ...p.comment,
+        id: c.id,
+        body,
+        user: { ...(p.comment.user as object), login: 'bob', type: 'User' },
+      };
       p.sender = { ...p.sender, login: 'bob', type: 'User' };
       return JSON.stringify({ ...p, installation: { id: github.state.app.installationId } });
     };
@@ -115,8 +138,14 @@ export async function webhookThroughput(count = 200, concurrency = 8): Promise<W
       const o1 = await blast(ours.url, bodies, concurrency);
       const b2 = await blast(bare.url, bodies, concurrency);
       const o2 = await blast(ours.url, bodies, concurrency);
-      const b = { perSecond: (b1.perSecond + b2.perSecond) / 2, latencies: [...b1.latencies, ...b2.latencies] };
-      const o = { perSecond: (o1.perSecond + o2.perSecond) / 2, latencies: [...o1.latencies, ...o2.latencies] };
+      const b = {
+        perSecond: (b1.perSecond + b2.perSecond) / 2,
+        latencies: [...b1.latencies, ...b2.latencies],
+      };
+      const o = {
+        perSecond: (o1.perSecond + o2.perSecond) / 2,
+        latencies: [...o1.latencies, ...o2.latencies],
+      };
       out.push({
         kind,
         interlock_per_s: o.perSecond,

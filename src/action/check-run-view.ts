@@ -20,7 +20,9 @@ export function checkRunView(graph: Graph): CheckRunRenderer {
     const cp = state.checkpoint;
     return {
       title: `interlock: ${journal.run_id}: ${cp.status}`,
-      summary: [statusMarkdown(graph, state), '', '```mermaid', statusMermaid(graph, state), '```'].join('\n'),
+      summary: [statusMarkdown(graph, state), '', '```mermaid', statusMermaid(graph, state), '```'].join(
+        '\n',
+      ),
       ...(cp.status === 'completed'
         ? { conclusion: 'success' as const }
         : cp.status === 'failed'

@@ -72,14 +72,20 @@ function githubContext(ctx: ActionContext): Record<string, unknown> {
   };
 }
 
-/** Optional tuning from the step's env: INTERLOCK_RETRY_BASE_MS and INTERLOCK_WRITE_INTERVAL_MS (ms). */
-function tuning(env: NodeJS.ProcessEnv): { retryAfterBaseValue?: number; writeIntervalMs?: number } {
+/** Optional tuning from the step's env, in ms: INTERLOCK_RETRY_BASE_MS, _WRITE_INTERVAL_MS, _REQUEST_TIMEOUT_MS. */
+function tuning(env: NodeJS.ProcessEnv): {
+  retryAfterBaseValue?: number;
+  writeIntervalMs?: number;
+  requestTimeoutMs?: number;
+} {
   const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
   const retry = num(env.INTERLOCK_RETRY_BASE_MS);
   const write = num(env.INTERLOCK_WRITE_INTERVAL_MS);
+  const timeout = num(env.INTERLOCK_REQUEST_TIMEOUT_MS);
   return {
     ...(retry !== undefined ? { retryAfterBaseValue: retry } : {}),
     ...(write !== undefined ? { writeIntervalMs: write } : {}),
+    ...(timeout ? { requestTimeoutMs: timeout } : {}),
   };
 }
 
@@ -129,6 +135,7 @@ function inWorkspace(ctx: ActionContext, relative: string): string {
 
 /** A path inside the workspace, relative to it; any other path as it is. */
 function fromWorkspace(ctx: ActionContext, path: string): string {
+  if (!isAbsolute(path)) return path;
   const rel = relative(ctx.workspace, path);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }

@@ -334,10 +334,20 @@ export function reportLines(report: EscalationReport | undefined): string[] {
 async function cmdRecover(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...runOptions, 'assume-dead': { type: 'boolean' }, 'allow-graph-change': { type: 'boolean' }, by: { type: 'string' } },
+    options: {
+      ...runOptions,
+      'assume-dead': { type: 'boolean' },
+      'allow-graph-change': { type: 'boolean' },
+      by: { type: 'string' },
+    },
   });
   const journalFile = selectJournal(io, values);
-  const { setup } = await openExisting(io, journalFile, values.graph, values['allow-graph-change'] ? person(io, values.by) : undefined);
+  const { setup } = await openExisting(
+    io,
+    journalFile,
+    values.graph,
+    values['allow-graph-change'] ? person(io, values.by) : undefined,
+  );
   const r = await recover(stepSetup(io, setup, journalFile, values['assume-dead'] ?? false, false));
   for (const id of r.interrupted) {
     const held = r.cur.state.nodes.get(id)?.state === 'held';

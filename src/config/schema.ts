@@ -40,15 +40,9 @@ export const ApprovalsSchema = z
       .meta({
         description: 'People (login) or teams (org/team-slug) who may approve whatever their permission.',
       }),
-    required: z
-      .number()
-      .int()
-      .min(1)
-      .max(10)
-      .default(1)
-      .meta({
-        description: 'Distinct people who must approve a rerun before it is dispatched (default `1`).',
-      }),
+    required: z.number().int().min(1).max(10).default(1).meta({
+      description: 'Distinct people who must approve a rerun before it is dispatched (default `1`).',
+    }),
   })
   .meta({ description: 'Who may settle held and escalated nodes from a comment.' });
 

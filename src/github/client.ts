@@ -21,6 +21,20 @@ export interface ClientOptions {
    * plugin's own default for comment-creating requests is 3000 ms). A step makes two or three writes.
    */
   writeIntervalMs?: number;
+  /**
+   * Longest wait for one answer before the request counts as failed and is retried (default 30 s; GitHub ends
+   * REST requests itself after 10 s). Without it a connection GitHub never answers holds the step for minutes.
+   */
+  requestTimeoutMs?: number;
+}
+
+/** fetch with a deadline per request; the abort surfaces as a retryable request error (status 500). */
+function fetchWithTimeout(ms: number): typeof fetch {
+  return (input, init) => {
+    const deadline = AbortSignal.timeout(ms);
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
+    return fetch(input, { ...init, signal });
+  };
 }
 
 /** An Octokit that retries server errors and honours rate limits and `retry-after`, a bounded number of times. */
@@ -32,6 +46,7 @@ export function createClient(opts: ClientOptions): GitHubClient {
     auth: opts.token,
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     userAgent: opts.userAgent ?? 'interlock',
+    request: { fetch: fetchWithTimeout(opts.requestTimeoutMs ?? 30_000) },
     // 409 is a compare-and-swap conflict (a stale blob sha): resending the same write cannot succeed, and the
     // stores answer it by reading again and deciding again. The rest are the plugin's defaults.
     retry: { retries, retryAfterBaseValue: base, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 451] },

@@ -9,12 +9,10 @@ export const RunnerSchema = z
       description:
         '`local`: a process on a machine (the CLI); `actions`: a GitHub Actions job; `person`: a person settling a node (CLI or comment).',
     }),
-    host: z
-      .string()
-      .optional()
-      .meta({
-        description: 'The machine (local); for a person, where they settled from: `cli:<user>` or `interlock-app`.',
-      }),
+    host: z.string().optional().meta({
+      description:
+        'The machine (local); for a person, where they settled from: `cli:<user>` or `interlock-app`.',
+    }),
     pid: z.number().int().optional().meta({ description: 'The CLI process id (local).' }),
     pid_start: z
       .string()
@@ -31,7 +29,8 @@ export const RunnerSchema = z
   })
   .meta({
     title: 'runner',
-    description: 'Who executes an attempt. Other fields may be present and are kept (e.g. `workflow_ref`, `git_head`).',
+    description:
+      'Who executes an attempt. Other fields may be present and are kept (e.g. `workflow_ref`, `git_head`).',
   });
 export type RunnerInfo = z.infer<typeof RunnerSchema>;
 
@@ -92,14 +91,19 @@ const RunStarted = z.strictObject({
     description:
       'What started the run: `cli` (`cli (<action>)` with `--event`), or the event, its action and the route that matched, e.g. `issues.labeled label=agent:fix`.',
   }),
-  subject: z.string().meta({ description: 'What the run is about: `issue-<n>`, `pr-<n>`, a ref, or `local`.' }),
+  subject: z
+    .string()
+    .meta({ description: 'What the run is about: `issue-<n>`, `pr-<n>`, a ref, or `local`.' }),
   runner: RunnerSchema,
   inputs: z
     .record(z.string(), z.string())
     .optional()
-    .meta({ description: 'The `inputs` expression context: `--input k=v`, or the workflow_dispatch inputs.' }),
+    .meta({
+      description: 'The `inputs` expression context: `--input k=v`, or the workflow_dispatch inputs.',
+    }),
   github: z.unknown().optional().meta({
-    description: 'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
+    description:
+      'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
   }),
 });
 const NodeDispatched = z.strictObject({
@@ -162,12 +166,10 @@ const NodeInterrupted = z.strictObject({
   node: nodeId(),
   attempt: attemptNo('The attempt whose executor is gone.'),
   observed_usage: UsageSchema,
-  by: z
-    .string()
-    .optional()
-    .meta({
-      description: 'What recovered it: `interlock recover (<user>)`, or the workflow run (or its post step) that did.',
-    }),
+  by: z.string().optional().meta({
+    description:
+      'What recovered it: `interlock recover (<user>)`, or the workflow run (or its post step) that did.',
+  }),
 });
 const RerunApproved = z.strictObject({
   ...base,
@@ -194,7 +196,9 @@ export const EscalationReportSchema = z
         z.looseObject({
           attempt: z.number().meta({ description: 'The attempt number.' }),
           approach: z.string().meta({ description: '`default`, `retry[0]` or `retry[1]`.' }),
-          work: z.string().meta({ description: 'What it ran: the first line of `run`, or the agent it prompted.' }),
+          work: z
+            .string()
+            .meta({ description: 'What it ran: the first line of `run`, or the agent it prompted.' }),
         }),
       )
       .meta({ description: 'What was attempted, one entry per attempt.' }),
@@ -267,7 +271,8 @@ export const JournalHeaderSchema = z.strictObject({
   graph: GraphRef,
   /** The subject's progress comment, once the Action has made one: updated in place by id. */
   progress_comment_id: z.number().int().positive().optional().meta({
-    description: "The subject's progress comment, once the Action made one: it is updated in place by this id.",
+    description:
+      "The subject's progress comment, once the Action made one: it is updated in place by this id.",
   }),
   events: z.array(z.unknown()).meta({ description: 'The events, in order.' }),
 });

@@ -31,12 +31,15 @@ export function stuckRuns(
       if (!last || last.type === 'RunCompleted' || last.type === 'RunFailed') continue;
       const idle = now - Date.parse(last.at);
       if (idle > thresholdMs) {
+        const started = j.events[0];
         out.push({
           file,
           run_id: j.run_id,
           last_event: last.type,
           last_activity_at: last.at,
           idle: human(idle),
+          // Where to report it: the issue or pull request the run is about.
+          ...(started?.type === 'RunStarted' ? { subject: started.subject } : {}),
         });
       }
     } catch (e) {

@@ -334,7 +334,7 @@ export async function step(setup: StepSetup, only?: string): Promise<StepResult>
     throw storeFailure(
       e,
       (why) =>
-        `${setup.store.location}: the journal could not be read or written (${why}), so no node ran in this step. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
+        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
     );
   });
   for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);

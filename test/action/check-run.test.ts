@@ -92,7 +92,9 @@ describe('store: check-run on a pull request', () => {
     expect(runs[0]!.output.summary).toContain('```mermaid');
     // Nothing went to a journal branch, and the pull request has its progress comment.
     expect(repo.refs.has(`refs/heads/${JOURNAL_BRANCH}`)).toBe(false);
-    expect(repo.commentsOn(21).filter((c) => c.body.includes(`<!-- interlock:progress ${RUN} -->`))).toHaveLength(1);
+    expect(
+      repo.commentsOn(21).filter((c) => c.body.includes(`<!-- interlock:progress ${RUN} -->`)),
+    ).toHaveLength(1);
   });
 
   it('proceeds over later steps in the same check run, updated in place', async () => {

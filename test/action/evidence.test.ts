@@ -3,16 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Evidence } from '../../src/journal/events.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
-import {
-  eventsOf,
-  FULL,
-  issueStep,
-  OWNER,
-  REPO,
-  readJournal,
-  routeLabel,
-  validJournal,
-} from './world.js';
+import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel, validJournal } from './world.js';
 
 // Every check the GitHub API answers, on one node; a person's sign-off on a second.
 const GRAPH = `interlock: 1
@@ -49,7 +40,13 @@ const ws = makeWorkspace({
 
 beforeAll(async () => {
   server = await startGitHubServer({
-    repos: [{ owner: OWNER, name: REPO, branches: { 'feature-1': { 'a.txt': 'a\n' }, 'feature-2': { 'b.txt': 'b\n' } } }],
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        branches: { 'feature-1': { 'a.txt': 'a\n' }, 'feature-2': { 'b.txt': 'b\n' } },
+      },
+    ],
     users: [{ login: 'alice' }],
   });
   repo = server.state.repo(FULL);
@@ -90,7 +87,11 @@ describe('evidence through the GitHub API', () => {
         'pull_request head feature-2 merged',
         expect.stringMatching(new RegExp(`^#${pr2} open .*/pull/${pr2} head \\w{12} \\(not as required\\)$`)),
       ],
-      [false, 'check "ci/test" on feature-1 success', expect.stringMatching(/^in_progress\/none .*\/runs\/\d+ sha /)],
+      [
+        false,
+        'check "ci/test" on feature-1 success',
+        expect.stringMatching(/^in_progress\/none .*\/runs\/\d+ sha /),
+      ],
       [false, 'issue #12', `#12 open, no label triaged https://github.com/${FULL}/issues/12`],
       [false, 'issue #99 closed', `#99 open https://github.com/${FULL}/issues/99`],
       [false, 'branch release-1', 'no branch release-1'],
@@ -103,7 +104,11 @@ describe('evidence through the GitHub API', () => {
     repo.issue(pr1)!.labels.push(repo.ensureLabel('ready').name);
     Object.assign(repo.issue(pr2)!.pull!, { merged_at: new Date().toISOString() });
     repo.issue(pr2)!.state = 'closed';
-    const ci = repo.addCheckRun({ name: 'ci/test', head_sha: repo.branchSha('feature-1'), conclusion: 'success' });
+    const ci = repo.addCheckRun({
+      name: 'ci/test',
+      head_sha: repo.branchSha('feature-1'),
+      conclusion: 'success',
+    });
     repo.issue(12)!.labels.push(repo.ensureLabel('triaged').name);
     repo.issue(99)!.state = 'closed';
     repo.createBranch('release-1');
@@ -134,7 +139,11 @@ describe('evidence through the GitHub API', () => {
     const r = await step();
     expect(r.outputs).toMatchObject({ node: 'ship-it', attempt: '1', status: 'failed' });
     expect(evidenceOf('NodeFailed', 'ship-it', 1)).toEqual([
-      { check: 'issue #12', passed: false, observed: `#12 open, no comment matching /ship-it/ https://github.com/${FULL}/issues/12` },
+      {
+        check: 'issue #12',
+        passed: false,
+        observed: `#12 open, no comment matching /ship-it/ https://github.com/${FULL}/issues/12`,
+      },
     ]);
   });
 

@@ -44,7 +44,10 @@ function world(issue: number) {
     [GRAPH_FILE]: GRAPH,
   });
   server.state.repo(FULL).addIssue({ number: issue, title: 'Post step', labels: ['agent:post'] });
-  return { ws, opts: (extra: Partial<StepOptions> = {}) => issueStep(server, ws, issue, 'agent:post', extra) };
+  return {
+    ws,
+    opts: (extra: Partial<StepOptions> = {}) => issueStep(server, ws, issue, 'agent:post', extra),
+  };
 }
 
 /** Whether a process group has ended, polled until a deadline (a signal takes a moment to land). */
@@ -83,9 +86,16 @@ describe('the post step', () => {
     expect(cancelled.stdout).toContain('::error::interlock: SIGTERM');
     // The node's own process group went down with the step.
     expect(await groupGone(Number(readFileSync(join(ws, 'pid'), 'utf8')))).toBe(true);
-    expect(cancelled.state).toMatchObject({ 'run-id': 'post/issue-51', graph: GRAPH_FILE, subject: 'issue-51' });
+    expect(cancelled.state).toMatchObject({
+      'run-id': 'post/issue-51',
+      graph: GRAPH_FILE,
+      subject: 'issue-51',
+    });
     expect(cancelled.state.done).toBeUndefined();
-    expect(readJournal(server, 'post/issue-51').events.at(-1)).toMatchObject({ type: 'NodeDispatched', node: 'work' });
+    expect(readJournal(server, 'post/issue-51').events.at(-1)).toMatchObject({
+      type: 'NodeDispatched',
+      node: 'work',
+    });
 
     // The post step runs in the same job, while GitHub still shows the job as running: it needs not ask.
     const mark = server.requests.mark();

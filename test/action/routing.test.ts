@@ -11,6 +11,9 @@ nodes:
   - id: build
     depends_on: [plan]
     run: echo build >> effects.log
+  - id: ship
+    depends_on: [build]
+    run: echo ship >> effects.log
 `;
 
 let server: GitHubServer;
@@ -102,9 +105,9 @@ describe('mode: stuck', () => {
 
   it('reports an idle run on its subject once per stall: a second scheduled run posts nothing new', async () => {
     expect((await runStep(issueStep(server, ws, 62, 'agent:fix'))).outputs.status).toBe('completed');
-    const fresh = await runStep(scheduled());
-    expect(fresh.code).toBe(0);
-    expect(JSON.parse(fresh.outputs.stuck!)).toEqual([]);
+    const patient = await runStep({ ...scheduled(), inputs: { mode: 'stuck', 'stuck-after': '1h' } });
+    expect(patient.code).toBe(0);
+    expect(JSON.parse(patient.outputs.stuck!)).toEqual([]);
 
     await idle();
     const first = await runStep(scheduled());

@@ -6,7 +6,15 @@ import { parseGraph } from '../../src/graph/load.js';
 import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
-import { expectedTargetLines, graphPath, graphText, NODES, personActs, type Scenario, target } from './crash-model.js';
+import {
+  expectedTargetLines,
+  graphPath,
+  graphText,
+  NODES,
+  personActs,
+  type Scenario,
+  target,
+} from './crash-model.js';
 import { canonical, Problems } from './support.js';
 
 /** An event a process said it wrote (a line of its output, or its exit status for a settlement). */

@@ -47,8 +47,14 @@ export const STEP_BOUNDARIES: Boundary[] = [
   'before-record-write',
   'after-record-write',
 ];
-export const RECOVERY_BOUNDARIES: Boundary[] = ['recovery:before-recover-write', 'recovery:after-recover-write'];
-export const APPROVAL_BOUNDARIES: Boundary[] = ['approval:before-settle-write', 'approval:after-settle-write'];
+export const RECOVERY_BOUNDARIES: Boundary[] = [
+  'recovery:before-recover-write',
+  'recovery:after-recover-write',
+];
+export const APPROVAL_BOUNDARIES: Boundary[] = [
+  'approval:before-settle-write',
+  'approval:after-settle-write',
+];
 export const ALL_BOUNDARIES: Boundary[] = [
   ...STEP_BOUNDARIES,
   ...RECOVERY_BOUNDARIES,
@@ -64,14 +70,16 @@ export function crashMatrix(): Scenario[] {
     for (const replay of ['never', 'safe'] as const)
       for (const position of [0, 1, 2] as const)
         for (const outcome of ['pass', 'fail-once'] as const) {
-          const follows: FollowUp[] = replay === 'never' ? ['approve-rerun', 'settle'] : ['recover-then-run', 'run'];
+          const follows: FollowUp[] =
+            replay === 'never' ? ['approve-rerun', 'settle'] : ['recover-then-run', 'run'];
           const boundaries: Boundary[] = [
             ...STEP_BOUNDARIES,
             ...RECOVERY_BOUNDARIES,
             ...(face === 'action' ? (['post-step'] as Boundary[]) : []),
           ];
           for (const boundary of boundaries)
-            for (const follow of follows) out.push(scenario(face, replay, boundary, position, follow, outcome));
+            for (const follow of follows)
+              out.push(scenario(face, replay, boundary, position, follow, outcome));
           if (replay === 'never')
             for (const boundary of APPROVAL_BOUNDARIES)
               out.push(scenario(face, replay, boundary, position, 'approve-rerun', outcome));
@@ -115,8 +123,10 @@ export function crashSample(all = crashMatrix()): Scenario[] {
   return picked;
 }
 
-export const graphName = (s: Pick<Scenario, 'replay' | 'position'>) => `crash-${s.replay}-${NODES[s.position]}`;
-export const graphPath = (s: Pick<Scenario, 'replay' | 'position'>) => `.github/interlock/${graphName(s)}.yml`;
+export const graphName = (s: Pick<Scenario, 'replay' | 'position'>) =>
+  `crash-${s.replay}-${NODES[s.position]}`;
+export const graphPath = (s: Pick<Scenario, 'replay' | 'position'>) =>
+  `.github/interlock/${graphName(s)}.yml`;
 
 /**
  * Three nodes in a chain. The target (at `position`, with the scenario's replay rule) appends one line per

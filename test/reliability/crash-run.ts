@@ -10,15 +10,7 @@ import { join } from 'node:path';
 import { Sandbox } from '../crash/harness.js';
 import { type StepOptions, type StepResult, startStep } from '../support/action-process.js';
 import { type Ack, acksIn, checkScenario, type Snapshot } from './crash-check.js';
-import {
-  graphName,
-  graphPath,
-  graphText,
-  interrupts,
-  NODES,
-  type Scenario,
-  target,
-} from './crash-model.js';
+import { graphName, graphPath, graphText, interrupts, NODES, type Scenario, target } from './crash-model.js';
 import { type ActionWorld, APPROVER, FULL, startActionWorld, workspace } from './github-world.js';
 import { concurrency, gone, killGroup, killTagged, pool, taggedProcesses, waitUntil } from './support.js';
 
@@ -46,7 +38,8 @@ export async function runCrashScenarios(
   if (scenarios.some((s) => s.face === 'action')) {
     const files: Record<string, string> = {};
     for (const replay of ['never', 'safe'] as const)
-      for (const position of [0, 1, 2] as const) files[graphPath({ replay, position })] = graphText({ replay, position });
+      for (const position of [0, 1, 2] as const)
+        files[graphPath({ replay, position })] = graphText({ replay, position });
     world = await startActionWorld({ files });
   }
   // Interleave the faces: the Action's steps and the CLI's calls load the machine differently.
@@ -64,7 +57,12 @@ export async function runCrashScenarios(
       try {
         r = s.face === 'cli' ? await runCli(s, root) : await runAction(s, world!, root);
       } catch (e) {
-        r = { id: s.id, scenario: s, problems: [`the scenario could not run: ${(e as Error).stack}`], processes: 0 };
+        r = {
+          id: s.id,
+          scenario: s,
+          problems: [`the scenario could not run: ${(e as Error).stack}`],
+          processes: 0,
+        };
       }
       const result = { ...r, ms: Date.now() - t0 };
       opts.onResult?.(result);
@@ -80,13 +78,16 @@ export async function runCrashScenarios(
 }
 
 /** What both faces keep while a scenario runs. */
-class Record {
+class Trail {
   readonly snapshots: Snapshot[] = [];
   readonly acks: Ack[] = [];
   readonly problems: string[] = [];
   processes = 0;
   expect(ok: boolean, what: string, output?: string): void {
-    if (!ok) this.problems.push(`${what}${output ? `\n    ${output.trim().split('\n').slice(-6).join('\n    ')}` : ''}`);
+    if (!ok)
+      this.problems.push(
+        `${what}${output ? `\n    ${output.trim().split('\n').slice(-6).join('\n    ')}` : ''}`,
+      );
   }
 }
 
@@ -94,7 +95,7 @@ class Record {
 
 async function runCli(s: Scenario, root: string): Promise<Omit<ScenarioResult, 'ms'>> {
   const sb = new Sandbox('interlock-crash-cli-');
-  const rec = new Record();
+  const rec = new Trail();
   const run = graphName(s);
   const t = target(s);
   const file = `.interlock/runs/${run}.json`;
@@ -106,7 +107,11 @@ async function runCli(s: Scenario, root: string): Promise<Omit<ScenarioResult, '
     rec.acks.push(...acksIn(label, `${r.stderr}\n${r.stdout}`));
     return r;
   };
-  const settle = async (label: string, verb: 'approve-rerun' | 'settle', env: Record<string, string> = {}) => {
+  const settle = async (
+    label: string,
+    verb: 'approve-rerun' | 'settle',
+    env: Record<string, string> = {},
+  ) => {
     const args =
       verb === 'settle'
         ? ['settle', t, '--by', APPROVER, '--note', NOTE, '--run-id', run]
@@ -166,7 +171,11 @@ async function runCli(s: Scenario, root: string): Promise<Omit<ScenarioResult, '
         again.stderr,
       );
       if (landed)
-        rec.expect(/is pending, not held/.test(again.stderr), 'the second approval was not refused as done', again.stderr);
+        rec.expect(
+          /is pending, not held/.test(again.stderr),
+          'the second approval was not refused as done',
+          again.stderr,
+        );
     } else if (s.follow === 'approve-rerun' || s.follow === 'settle') {
       await call('recover', ['recover', '--run-id', run]);
       const r = await settle(s.follow, s.follow);
@@ -184,7 +193,10 @@ async function runCli(s: Scenario, root: string): Promise<Omit<ScenarioResult, '
     return {
       id: s.id,
       scenario: s,
-      problems: [...rec.problems, ...checkScenario({ scenario: s, snapshots: rec.snapshots, acks: rec.acks, effects })],
+      problems: [
+        ...rec.problems,
+        ...checkScenario({ scenario: s, snapshots: rec.snapshots, acks: rec.acks, effects }),
+      ],
       processes: rec.processes,
     };
   } finally {
@@ -210,7 +222,7 @@ async function stepOnce(opts: StepOptions): Promise<StepResult & { timedOut: boo
 }
 
 async function runAction(s: Scenario, world: ActionWorld, root: string): Promise<Omit<ScenarioResult, 'ms'>> {
-  const rec = new Record();
+  const rec = new Trail();
   const t = target(s);
   const issue = world.issue(`crash ${s.id}`);
   const runId = `${graphName(s)}/issue-${issue}`;
@@ -249,13 +261,24 @@ async function runAction(s: Scenario, world: ActionWorld, root: string): Promise
     job: world.job(),
     env: { ...env, ...(fp ? { INTERLOCK_FAILPOINTS: fp } : {}) },
   });
-  const person = async (label: string, verb: 'approve-rerun' | 'settle', payload: Record<string, unknown>, fp?: string) => {
+  const person = async (
+    label: string,
+    verb: 'approve-rerun' | 'settle',
+    payload: Record<string, unknown>,
+    fp?: string,
+  ) => {
     const r = await call(label, comment(payload, fp));
     if (r.outputs.status === 'completed')
-      rec.acks.push({ by: label, type: verb === 'settle' ? 'NodeRecorded' : 'RerunApproved', node: t, person: APPROVER });
+      rec.acks.push({
+        by: label,
+        type: verb === 'settle' ? 'NodeRecorded' : 'RerunApproved',
+        node: t,
+        person: APPROVER,
+      });
     return r;
   };
-  const body = (verb: 'approve-rerun' | 'settle') => (verb === 'settle' ? `/settle ${t} ${NOTE}` : `/approve-rerun ${t}`);
+  const body = (verb: 'approve-rerun' | 'settle') =>
+    verb === 'settle' ? `/settle ${t} ${NOTE}` : `/approve-rerun ${t}`;
   const recoverStep = () => call('mode: recover', opts({ inputs: { mode: 'recover' } }));
   /** The runner dies mid-command: the step and the node's process group are SIGKILLed. */
   const killMidCommand = async () => {
@@ -305,7 +328,11 @@ async function runAction(s: Scenario, world: ActionWorld, root: string): Promise
     }
     if (b.startsWith('approval:')) {
       const r0 = await recoverStep();
-      rec.expect(r0.outputs.status === 'held', `mode: recover reported ${r0.outputs.status}, not held`, r0.stdout);
+      rec.expect(
+        r0.outputs.status === 'held',
+        `mode: recover reported ${r0.outputs.status}, not held`,
+        r0.stdout,
+      );
       const payload = world.comment(issue, body('approve-rerun'));
       const r = await person('approval (killed)', 'approve-rerun', payload, b.slice('approval:'.length));
       rec.expect(r.signal === 'SIGKILL', `mode: comment did not die at ${b}`, r.stdout);
@@ -344,7 +371,10 @@ async function runAction(s: Scenario, world: ActionWorld, root: string): Promise
     return {
       id: s.id,
       scenario: s,
-      problems: [...rec.problems, ...checkScenario({ scenario: s, snapshots: rec.snapshots, acks: rec.acks, effects })],
+      problems: [
+        ...rec.problems,
+        ...checkScenario({ scenario: s, snapshots: rec.snapshots, acks: rec.acks, effects }),
+      ],
       processes: rec.processes,
     };
   } finally {

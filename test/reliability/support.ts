@@ -44,7 +44,8 @@ export function taggedProcesses(tag: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(needle)) found.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(needle))
+        found.push(Number(entry));
     } catch {
       // gone, or not ours
     }
@@ -81,9 +82,11 @@ export function gone(pid: number): boolean {
 /** Kills every process carrying the tag and waits for them to go. */
 export async function killTagged(tag: string): Promise<void> {
   for (const pid of taggedProcesses(tag)) killGroup(pid);
-  await waitUntil(() => taggedProcesses(tag).every(gone), `the processes tagged ${tag} to exit`, 10_000).catch(
-    () => {},
-  );
+  await waitUntil(
+    () => taggedProcesses(tag).every(gone),
+    `the processes tagged ${tag} to exit`,
+    10_000,
+  ).catch(() => {});
 }
 
 /** JSON with object keys sorted, so an event written and the same event read back compare equal. */
