@@ -233,11 +233,9 @@ async function main() {
   );
 
   title('The dispatched workflow run resumes the run: "publish" runs once more and the run completes');
-  const run4 = workflowRun(
-    'workflow_dispatch',
-    { inputs: dispatch?.inputs ?? {} },
-    { 'run-id': String((dispatch?.inputs as Record<string, string>)['run-id']) },
-  );
+  const resumeId = String((dispatch?.inputs as Record<string, string> | undefined)?.['run-id'] ?? '');
+  if (!resumeId) throw new Error('demo: the app dispatched no workflow run');
+  const run4 = workflowRun('workflow_dispatch', { inputs: dispatch?.inputs ?? {} }, { 'run-id': resumeId });
   const r4 = await run4.step.done;
   run4.ended(r4.code === 0 ? 'success' : 'failure');
   run4.show(r4);

@@ -95,12 +95,9 @@ const RunStarted = z.strictObject({
     .string()
     .meta({ description: 'What the run is about: `issue-<n>`, `pr-<n>`, a ref, or `local`.' }),
   runner: RunnerSchema,
-  inputs: z
-    .record(z.string(), z.string())
-    .optional()
-    .meta({
-      description: 'The `inputs` expression context: `--input k=v`, or the workflow_dispatch inputs.',
-    }),
+  inputs: z.record(z.string(), z.string()).optional().meta({
+    description: 'The `inputs` expression context: `--input k=v`, or the workflow_dispatch inputs.',
+  }),
   github: z.unknown().optional().meta({
     description:
       'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
