@@ -1,5 +1,6 @@
 // npm run bench: measures the core's speed and writes docs/BENCHMARKS.md.
 // Every figure is a median of several runs, with a baseline measured in the same run (these machines are noisy).
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parse as parseYaml } from 'yaml';
@@ -301,4 +302,18 @@ md.push(
   '',
 );
 writeFileSync(new URL('../docs/BENCHMARKS.md', import.meta.url), md.join('\n'));
+// The repository's formatter owns Markdown tables: format the generated page so the lint check stays green.
+execFileSync(
+  process.execPath,
+  [
+    new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url).pathname,
+    'format',
+    '--write',
+    'docs/BENCHMARKS.md',
+  ],
+  {
+    cwd: new URL('..', import.meta.url).pathname,
+    stdio: 'ignore',
+  },
+);
 process.stdout.write(`${md.join('\n')}\n`);

@@ -5,6 +5,14 @@ import { postStep } from './post-step.js';
 
 const out = (text: string) => process.stdout.write(text);
 
+/**
+ * interlock's own log lines may quote untrusted text (an issue title in a failed check, a comment's note): no
+ * line of them may start a workflow command, which the runner reads from any stdout line beginning with `::`.
+ */
+export function logLine(message: string): string {
+  return `${message.replace(/^(\s*)::/gm, '$1:\u200b:')}\n`;
+}
+
 /** The runner's interface: workflow commands on stdout and the files the runner names. */
 export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   const file = (variable: string, text: string) => {
@@ -14,7 +22,7 @@ export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   return {
     setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
     summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
-    info: (m) => out(`${m}\n`),
+    info: (m) => out(logLine(m)),
     notice: (m) => out(command('notice', m)),
     warning: (m) => out(command('warning', m)),
     error: (m, where) => out(command('error', m, where)),

@@ -57,6 +57,9 @@ function restString(path: Path): string {
   return out;
 }
 
+/** Names GitHub's expression evaluator cannot hold as keys (it lowercases names into a plain object). */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor']);
+
 /**
  * Untrusted-text rules and expression syntax for the texts one approach writes itself (a node, a retry
  * entry, a skill): each text is checked once, in the file and at the line where it is written.
@@ -68,6 +71,15 @@ function checkTexts(
   where: (rest: Path) => string,
   errors: SourceError[],
 ): void {
+  if (fields.agent?.includes('${{')) {
+    errors.push(
+      errorAt(
+        src,
+        [...base, 'agent'],
+        `${where(['agent'])} contains "\${{": expressions are never pasted into a shell script; the agent command reads the prompt on stdin, so put the expression in the prompt (or in env, used as "$NAME")`,
+      ),
+    );
+  }
   if (fields.run?.includes('${{')) {
     errors.push(
       errorAt(
@@ -213,6 +225,17 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
   });
   const ids = [...firstIndex.keys()];
   file.nodes.forEach((n, i) => {
+    // GitHub's expression evaluator keeps names in a plain object: these two collide with its built-ins, and
+    // nodes.<id> would silently read as empty.
+    for (const [name, path] of [
+      [n.id, ['nodes', i, 'id']],
+      ...(n.outputs ?? []).map((o, k) => [o, ['nodes', i, 'outputs', k]] as const),
+    ] as const)
+      if (RESERVED_NAMES.has(name.toLowerCase()))
+        err(
+          [...path],
+          `node "${n.id}": "${name}" is reserved (expressions cannot read it); choose another name`,
+        );
     const seenDeps = new Set<string>();
     (n.depends_on ?? []).forEach((dep, j) => {
       const at: Path = ['nodes', i, 'depends_on', j];
@@ -253,6 +276,11 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
 
   // Approaches, expressions and untrusted-text rules.
   const defaults = file.defaults ?? {};
+  if (defaults.agent?.includes('${{'))
+    err(
+      ['defaults', 'agent'],
+      `defaults.agent contains "\${{": expressions are never pasted into a shell script; the agent command reads the prompt on stdin, so put the expression in the prompt (or in env, used as "$NAME")`,
+    );
   const nodes: GraphNode[] = file.nodes.map((n, i) => {
     const at = (...rest: Path): Path => ['nodes', i, ...rest];
     const skill = n.skill ? skillFor(n.skill, at('skill')) : undefined;

@@ -494,6 +494,8 @@ async function executeAttempt(
     let tail = '';
     if (failures.length === 0) {
       const script = approach.run ?? approach.agent!;
+      // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
+      // crash that would leave the attempt in flight.
       const res = await runScript({
         script,
         env,
@@ -502,14 +504,17 @@ async function executeAttempt(
         ...(stdin !== undefined ? { stdin } : {}),
         ...(setup.echo ? { echo: setup.echo } : {}),
         ...(setup.logFile?.(node.id, attempt) ? { logFile: setup.logFile(node.id, attempt)! } : {}),
+      }).catch((e: unknown) => {
+        failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
+        return undefined;
       });
-      tail = res.tail;
-      if (res.timedOut)
+      tail = res?.tail ?? '';
+      if (res?.timedOut)
         failures.push({
           check: 'timeout',
           message: `killed after timeout_minutes ${approach.timeout_minutes}`,
         });
-      else if (res.exitCode !== 0) {
+      else if (res && res.exitCode !== 0) {
         failures.push({
           check: 'exit',
           message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
