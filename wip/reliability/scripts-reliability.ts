@@ -1,0 +1,320 @@
+// npm run reliability: the full reliability and security suites (crash points, races, API faults, hostile
+// input, injection, fuzzing), and the table of figures docs/RELIABILITY.md holds.
+//
+//   npm run reliability                        everything (tens of minutes on 2 busy cores)
+//   npm run reliability -- --only crash,races  some suites
+//   npm run reliability -- --jobs 4            scenarios at once (default: cores + 1, at most 4)
+//   npm run reliability -- --write-doc         also rewrite the table in docs/RELIABILITY.md
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Octokit } from '@octokit/rest';
+import { CLI } from '../test/crash/harness.js';
+import {
+  caseId,
+  FAULT_NAMES,
+  type FaultResult,
+  FLOWS,
+  faultCases,
+  runFaultCases,
+} from '../test/reliability/api-faults.js';
+import { type Boundary, crashMatrix } from '../test/reliability/crash-model.js';
+import { runCrashScenarios, type ScenarioResult } from '../test/reliability/crash-run.js';
+import { HOSTILE_GRAPHS, HOSTILE_JOURNALS } from '../test/reliability/hostile-tables.js';
+import {
+  actionInjection,
+  branchPayload,
+  cliInjection,
+  type InjectionResult,
+  payloads,
+} from '../test/reliability/injection.js';
+import { fileStoreRace, gitStoreRace, type RaceResult } from '../test/reliability/races.js';
+import { concurrency, percentiles, pool } from '../test/reliability/support.js';
+
+const SUITES = ['crash', 'races', 'faults', 'hostile', 'injection', 'fuzz'] as const;
+type Suite = (typeof SUITES)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    jobs: { type: 'string' },
+    'write-doc': { type: 'boolean' },
+    writers: { type: 'string' },
+    'fuzz-scale': { type: 'string' },
+  },
+});
+const only = (values.only?.split(',') ?? SUITES) as Suite[];
+for (const s of only) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite "${s}"; known: ${SUITES.join(', ')}`);
+const jobs = values.jobs ? Number(values.jobs) : concurrency();
+const WRITERS = values.writers ? Number(values.writers) : 32;
+const FUZZ_SCALE = values['fuzz-scale'] ?? '2000';
+const ROOT = new URL('..', import.meta.url).pathname;
+
+if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
+
+type Row = [suite: string, what: string, figure: string];
+const rows: Row[] = [];
+const failures: string[] = [];
+const row = (suite: string, what: string, figure: string | number) => rows.push([suite, what, String(figure)]);
+const say = (m: string) => process.stderr.write(`${m}\n`);
+const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+const started = Date.now();
+
+// --- crash points ---------------------------------------------------------------------------------------
+
+async function crash(): Promise<void> {
+  const all = crashMatrix();
+  say(`crash: ${all.length} scenarios, ${jobs} at a time`);
+  const t0 = Date.now();
+  let done = 0;
+  const results = await runCrashScenarios(all, {
+    jobs,
+    onResult: (r) => {
+      done++;
+      if (r.problems.length) say(`  FAIL ${r.id}\n    ${r.problems.join('\n    ')}`);
+      else if (done % 25 === 0) say(`  ${done}/${all.length}`);
+    },
+  });
+  const ms = Date.now() - t0;
+  const held = (rs: ScenarioResult[]) => `${rs.filter((r) => !r.problems.length).length} of ${rs.length}`;
+  const kills = (b: Boundary) => (b.startsWith('recovery:') || b.startsWith('approval:') ? 2 : 1);
+  row('crash', 'distinct scenarios run (SIGKILL, recover, continue, check)', `${all.length}`);
+  row('crash', 'scenarios that held every check', held(results));
+  row('crash', '… CLI + file store', held(results.filter((r) => r.scenario.face === 'cli')));
+  row('crash', '… Action bundle + git store (local GitHub)', held(results.filter((r) => r.scenario.face === 'action')));
+  row(
+    'crash',
+    '… replay: never (side effect at most once, once more per approval)',
+    held(results.filter((r) => r.scenario.replay === 'never')),
+  );
+  row('crash', '… replay: safe (finishes with no approval)', held(results.filter((r) => r.scenario.replay === 'safe')));
+  const boundaries = [...new Set(all.map((s) => s.boundary))];
+  row('crash', 'boundaries', `${boundaries.length}: ${boundaries.join(', ')}`);
+  row('crash', 'processes started / killed with SIGKILL', `${results.reduce((a, r) => a + r.processes, 0)} / ${all.reduce((a, s) => a + kills(s.boundary), 0)}`);
+  const p = percentiles(results.map((r) => r.ms));
+  row('crash', 'time: whole matrix / per scenario p50, p95', `${secs(ms)} / ${(p.p50 / 1000).toFixed(1)} s, ${(p.p95 / 1000).toFixed(1)} s (${jobs} at a time)`);
+  for (const r of results) if (r.problems.length) failures.push(`crash ${r.id}: ${r.problems.join('; ')}`);
+}
+
+// --- races ----------------------------------------------------------------------------------------------
+
+function raceRows(r: RaceResult): void {
+  const s = `${r.store} store`;
+  row('races', `${s}: writers (${r.face}) on one journal / nodes`, `${r.writers} / ${r.nodes}`);
+  row('races', `${s}: events written / lost / nodes dispatched twice`, `${r.events} / ${r.lost} / ${r.doubleDispatched}`);
+  row(
+    'races',
+    `${s}: journal writes / compare-and-swap conflicts (re-read, re-decided)`,
+    `${r.writes} / ${r.conflicts}${r.maxConflictsPerWriter !== undefined ? ` (most for one writer: ${r.maxConflictsPerWriter})` : ''}`,
+  );
+  if (r.store === 'file') row('races', `${s}: times a writer waited for the lock`, r.lockWaits);
+  else row('races', `${s}: journal reads`, r.reads);
+  row('races', `${s}: writers that failed / time`, `${r.failedWriters} / ${secs(r.ms)}`);
+  for (const p of r.problems) failures.push(`races ${s}: ${p}`);
+}
+
+async function races(): Promise<void> {
+  say(`races: ${WRITERS} writers on each store`);
+  raceRows(await fileStoreRace(WRITERS));
+  raceRows(await gitStoreRace(WRITERS));
+}
+
+// --- API faults -----------------------------------------------------------------------------------------
+
+/** Every REST request src/ can make: the Octokit methods it calls, and the routes it requests by name. */
+function requestsInSource(): string[] {
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+    );
+  const octokit = new Octokit() as unknown as {
+    rest: Record<string, Record<string, { endpoint?: { DEFAULTS: { method: string; url: string } } }>>;
+  };
+  const kinds = new Set<string>();
+  for (const f of files(join(ROOT, 'src'))) {
+    const text = readFileSync(f, 'utf8');
+    for (const m of text.matchAll(/octokit(?:\.rest)?\.([a-zA-Z]+)\.([a-zA-Z]+)/g)) {
+      const d = octokit.rest[m[1]!]?.[m[2]!]?.endpoint?.DEFAULTS;
+      if (d) kinds.add(`${d.method} ${d.url}`);
+    }
+    for (const m of text.matchAll(/\.request\(\s*'([A-Z]+ \/[^']+)'/g)) kinds.add(m[1]!);
+  }
+  return [...kinds].sort();
+}
+
+async function faults(): Promise<void> {
+  say('faults: recording the normal flows');
+  const { cases, baselines, points } = await faultCases(FLOWS, { every: true });
+  say(`faults: ${cases.length} cases, ${jobs} at a time`);
+  const t0 = Date.now();
+  let done = 0;
+  const results: FaultResult[] = await runFaultCases(cases, baselines, {
+    jobs,
+    onResult: (r) => {
+      done++;
+      if (r.outcome === 'broken') say(`  BROKEN ${r.id}\n    ${r.problems.join('\n    ')}`);
+      else if (done % 50 === 0) say(`  ${done}/${cases.length}`);
+    },
+  });
+  const ms = Date.now() - t0;
+  const kinds = [...new Set(points.map((p) => p.kind))].sort();
+  const count = (o: FaultResult['outcome'], mode?: 'once' | 'every') =>
+    results.filter((r) => r.outcome === o && (!mode || r.c.mode === mode)).length;
+  row('faults', 'flows recorded (normal runs)', `${FLOWS.length}: ${FLOWS.join(', ')}`);
+  row('faults', 'request points (each request of each flow) / distinct request kinds', `${points.length} / ${kinds.length}`);
+  row('faults', 'fault kinds', `${FAULT_NAMES.length}: ${FAULT_NAMES.join(', ')}`);
+  row('faults', 'cases: fault once / on every try (retries run out)', `${results.filter((r) => r.c.mode === 'once').length} / ${results.filter((r) => r.c.mode === 'every').length}`);
+  row(
+    'faults',
+    'fault once: recovered unchanged / degraded (warning or a failed check, stated) / gave up, state stated',
+    `${count('recovered', 'once')} / ${count('degraded', 'once')} / ${count('gave-up', 'once')}`,
+  );
+  row(
+    'faults',
+    'every try: recovered unchanged / degraded / gave up, state stated',
+    `${count('recovered', 'every')} / ${count('degraded', 'every')} / ${count('gave-up', 'every')}`,
+  );
+  row('faults', 'cases that lost an event, repeated a side effect, hung, or could not be finished', count('broken'));
+  const tries = percentiles(results.map((r) => r.tries));
+  row('faults', 'tries of the faulted request: p50 / max', `${tries.p50} / ${tries.max}`);
+  const t = percentiles(results.map((r) => r.ms));
+  row('faults', 'time: all cases / slowest case', `${secs(ms)} / ${(t.max / 1000).toFixed(1)} s`);
+  const inSource = requestsInSource();
+  const missed = inSource.filter((k) => !kinds.includes(k));
+  row('faults', 'REST requests in src/ reached by these flows', `${inSource.length - missed.length} of ${inSource.length}`);
+  row('faults', 'not reached (not faulted here)', missed.join(', ') || 'none');
+  for (const r of results) if (r.outcome === 'broken') failures.push(`faults ${caseId(r.c)}: ${r.problems.join('; ')}`);
+}
+
+// --- hostile input (the tables, counted from a real run) ------------------------------------------------
+
+interface VitestJson {
+  numFailedTests: number;
+  testResults: Array<{
+    name: string;
+    assertionResults: Array<{ title: string; ancestorTitles: string[]; status: string }>;
+  }>;
+}
+
+function vitestJson(files: string[], env: Record<string, string> = {}): VitestJson {
+  const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'vitest.json');
+  spawnSync(join(ROOT, 'node_modules/.bin/vitest'), ['run', ...files, '--reporter=json', `--outputFile=${out}`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const json = JSON.parse(readFileSync(out, 'utf8')) as VitestJson;
+  rmSync(join(out, '..'), { recursive: true, force: true });
+  return json;
+}
+
+async function hostile(): Promise<void> {
+  say('hostile: running the tables');
+  const files = [
+    'test/core/bad-graphs.test.ts',
+    'test/core/journals.test.ts',
+    'test/app/hostile.test.ts',
+    'test/app/server.test.ts',
+    'test/reliability/hostile.test.ts',
+    'test/reliability/webhooks.test.ts',
+  ];
+  const json = vitestJson(files);
+  const tests = (file: string, pick: (t: { title: string; ancestorTitles: string[] }) => boolean = () => true) =>
+    json.testResults.find((f) => f.name.endsWith(file))?.assertionResults.filter(pick) ?? [];
+  const passed = (ts: Array<{ status: string }>) => ts.filter((t) => t.status === 'passed').length;
+  const graphsCore = tests('test/core/bad-graphs.test.ts', (t) => !/are merged into the node/.test(t.title));
+  const graphsMine = tests('test/reliability/hostile.test.ts', (t) => t.ancestorTitles.includes('hostile graph files'));
+  row('hostile', 'malformed or hostile graph files, each with its exact outcome', `${graphsCore.length + graphsMine.length} (${graphsCore.length} in test/core/bad-graphs, ${HOSTILE_GRAPHS.length} in test/reliability/hostile-tables)`);
+  row('hostile', '… passed', passed(graphsCore) + passed(graphsMine));
+  const journalCore = tests('test/core/journals.test.ts', (t) => /refused, named, and left byte-identical/.test(t.ancestorTitles.join()) && /^(run|status|approve-rerun): /.test(t.title));
+  const coreKinds = new Set(journalCore.map((t) => t.title.replace(/^[a-z-]+: /, '')));
+  const journalMine = tests('test/reliability/hostile.test.ts', (t) => /corrupted journals/.test(t.ancestorTitles.join()));
+  row('hostile', 'corrupted journals, refused and left byte-identical', `${coreKinds.size + HOSTILE_JOURNALS.length} (${coreKinds.size} in test/core/journals, ${HOSTILE_JOURNALS.length} in test/reliability/hostile-tables), ${journalCore.length + journalMine.length} command × journal checks`);
+  row('hostile', '… passed', passed(journalCore) + passed(journalMine));
+  const comments = tests('test/app/hostile.test.ts', (t) => !/the table has/.test(t.title));
+  row('hostile', 'hostile or odd comments (test/app/hostile), each with its expected outcome', `${comments.length}, ${passed(comments)} passed`);
+  const deliveries = [
+    ...tests('test/app/server.test.ts', (t) => t.ancestorTitles.includes('the App over HTTP')),
+    ...tests('test/reliability/webhooks.test.ts'),
+  ];
+  row('hostile', 'webhook deliveries to the App server (signatures, content types, headers, sizes)', `${deliveries.length}, ${passed(deliveries)} passed`);
+  if (json.numFailedTests) failures.push(`hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')})`);
+}
+
+// --- injection ------------------------------------------------------------------------------------------
+
+async function injection(): Promise<void> {
+  const names = Object.keys(payloads('/x'));
+  const all = (d: string) => Object.values(payloads(d)).join(' ');
+  const work: Array<[string, (d: string) => string]> = [
+    ...names.map((n) => [n, (d: string) => payloads(d)[n]!] as [string, (d: string) => string]),
+    ['every payload at once', all],
+  ];
+  say(`injection: ${work.length} payloads × 2 faces`);
+  const t0 = Date.now();
+  const results = (
+    await pool(work, jobs, async ([name, make]) => [await cliInjection(name, make), await actionInjection(name, make)])
+  ).flat();
+  const canaries = (text: string) => (text.match(/canary-/g) ?? []).length;
+  // Each run plants its payload's canaries; each Action run also plants the two in its branch name.
+  const planted =
+    work.reduce((a, [, make]) => a + 2 * canaries(make('/x')), 0) + work.length * canaries(branchPayload('/x'));
+  const cli = results.filter((r) => r.face === 'CLI');
+  const action = results.filter((r) => r.face === 'Action');
+  const paths = (rs: InjectionResult[]) => [...new Set(rs.flatMap((r) => r.paths))];
+  row('injection', 'payloads ($(…), backticks, ${{ }}, quotes, newlines, workflow commands…), each alone and all at once', `${names.length} + 1`);
+  row('injection', 'canary commands planted / that ran', `${planted} / ${results.reduce((a, r) => a + r.canaries.length, 0)}`);
+  row('injection', 'CLI paths checked', `${paths(cli).length}: ${paths(cli).join(', ')}`);
+  row('injection', 'Action paths checked', `${paths(action).length}: ${paths(action).join(', ')}`);
+  row('injection', 'runs where a value arrived changed, was evaluated, or forged a workflow command', results.filter((r) => r.problems.length).length);
+  row('injection', 'time', secs(Date.now() - t0));
+  for (const r of results) for (const p of r.problems) failures.push(`injection ${r.face} ${r.payload}: ${p}`);
+}
+
+// --- fuzzing --------------------------------------------------------------------------------------------
+
+async function fuzz(): Promise<void> {
+  say(`fuzz: INTERLOCK_FUZZ_RUNS=${FUZZ_SCALE}`);
+  const report = join(mkdtempSync(join(tmpdir(), 'interlock-fuzz-')), 'report.json');
+  const t0 = Date.now();
+  const json = vitestJson(['test/reliability/fuzz.test.ts'], {
+    INTERLOCK_FUZZ_RUNS: FUZZ_SCALE,
+    INTERLOCK_FUZZ_REPORT: report,
+  });
+  const r = JSON.parse(readFileSync(report, 'utf8')) as { properties: number; cases: number };
+  rmSync(join(report, '..'), { recursive: true, force: true });
+  const tests = json.testResults.flatMap((f) => f.assertionResults);
+  row('fuzz', 'properties (graphs, journals, concurrent writers, comments, untrusted text) / generated cases', `${r.properties} / ${r.cases}`);
+  row('fuzz', 'properties that held', `${tests.filter((t) => t.status === 'passed').length} of ${tests.length}`);
+  row('fuzz', 'time', secs(Date.now() - t0));
+  if (json.numFailedTests) failures.push(`fuzz: ${json.numFailedTests} properties failed (npm run fuzz)`);
+}
+
+// --- the table ------------------------------------------------------------------------------------------
+
+const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile, injection, fuzz };
+for (const s of SUITES) if (only.includes(s)) await run[s]();
+
+const header = `Measured by \`npm run reliability\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all.`;
+const esc = (s: string) => s.replace(/\|/g, '\\|');
+const table = [
+  '| suite | figure | value |',
+  '| --- | --- | --- |',
+  ...rows.map(([a, b, c]) => `| ${a} | ${esc(b)} | ${esc(c)} |`),
+].join('\n');
+const block = `${header}\n\n${table}\n`;
+process.stdout.write(`${block}\n`);
+if (failures.length) process.stdout.write(`\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+
+if (values['write-doc']) {
+  const doc = join(ROOT, 'docs/RELIABILITY.md');
+  const text = readFileSync(doc, 'utf8');
+  const begin = '<!-- reliability:begin -->';
+  const end = '<!-- reliability:end -->';
+  if (!text.includes(begin) || !text.includes(end)) throw new Error(`${doc} has no ${begin} … ${end} block`);
+  writeFileSync(doc, `${text.slice(0, text.indexOf(begin) + begin.length)}\n${block}${text.slice(text.indexOf(end))}`);
+  say(`wrote the table into ${doc}`);
+}
+process.exitCode = failures.length ? 1 : 0;

@@ -1,0 +1,29 @@
+// Races with real processes on one journal: CLI processes on the file store, Action steps on the git store.
+// Bounded here; `npm run reliability` runs 32 writers on each.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { requireBundle } from '../crash/harness.js';
+import { fileStoreRace, gitStoreRace } from './races.js';
+
+const WRITERS = 12;
+
+beforeAll(() => requireBundle());
+
+describe(`${WRITERS} writers on one journal`, () => {
+  it('file store (CLI processes): no lost event, no node dispatched twice; conflicts are counted', async () => {
+    const r = await fileStoreRace(WRITERS);
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedWriters: 0 });
+    console.info(
+      `file store, ${r.writers} CLI processes: ${r.events} events, ${r.writes} writes, ${r.conflicts} compare-and-swap conflicts, ${r.lockWaits} lock waits, ${r.ms} ms`,
+    );
+  }, 300_000);
+
+  it('git store (Action steps): no lost event, no node dispatched twice; conflicts are counted', async () => {
+    const r = await gitStoreRace(WRITERS);
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedWriters: 0 });
+    console.info(
+      `git store, ${r.writers} Action steps: ${r.events} events, ${r.writes} writes, ${r.conflicts} conflicts (409/422), ${r.reads} reads, ${r.ms} ms`,
+    );
+  }, 300_000);
+});
