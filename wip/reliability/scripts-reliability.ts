@@ -46,7 +46,8 @@ const { values } = parseArgs({
   },
 });
 const only = (values.only?.split(',') ?? SUITES) as Suite[];
-for (const s of only) if (!SUITES.includes(s)) throw new Error(`--only: unknown suite "${s}"; known: ${SUITES.join(', ')}`);
+for (const s of only)
+  if (!SUITES.includes(s)) throw new Error(`--only: unknown suite "${s}"; known: ${SUITES.join(', ')}`);
 const jobs = values.jobs ? Number(values.jobs) : concurrency();
 const WRITERS = values.writers ? Number(values.writers) : 32;
 const FUZZ_SCALE = values['fuzz-scale'] ?? '2000';
@@ -57,7 +58,8 @@ if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" fi
 type Row = [suite: string, what: string, figure: string];
 const rows: Row[] = [];
 const failures: string[] = [];
-const row = (suite: string, what: string, figure: string | number) => rows.push([suite, what, String(figure)]);
+const row = (suite: string, what: string, figure: string | number) =>
+  rows.push([suite, what, String(figure)]);
 const say = (m: string) => process.stderr.write(`${m}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
 const started = Date.now();
@@ -83,18 +85,34 @@ async function crash(): Promise<void> {
   row('crash', 'distinct scenarios run (SIGKILL, recover, continue, check)', `${all.length}`);
   row('crash', 'scenarios that held every check', held(results));
   row('crash', '… CLI + file store', held(results.filter((r) => r.scenario.face === 'cli')));
-  row('crash', '… Action bundle + git store (local GitHub)', held(results.filter((r) => r.scenario.face === 'action')));
+  row(
+    'crash',
+    '… Action bundle + git store (local GitHub)',
+    held(results.filter((r) => r.scenario.face === 'action')),
+  );
   row(
     'crash',
     '… replay: never (side effect at most once, once more per approval)',
     held(results.filter((r) => r.scenario.replay === 'never')),
   );
-  row('crash', '… replay: safe (finishes with no approval)', held(results.filter((r) => r.scenario.replay === 'safe')));
+  row(
+    'crash',
+    '… replay: safe (finishes with no approval)',
+    held(results.filter((r) => r.scenario.replay === 'safe')),
+  );
   const boundaries = [...new Set(all.map((s) => s.boundary))];
   row('crash', 'boundaries', `${boundaries.length}: ${boundaries.join(', ')}`);
-  row('crash', 'processes started / killed with SIGKILL', `${results.reduce((a, r) => a + r.processes, 0)} / ${all.reduce((a, s) => a + kills(s.boundary), 0)}`);
+  row(
+    'crash',
+    'processes started / killed with SIGKILL',
+    `${results.reduce((a, r) => a + r.processes, 0)} / ${all.reduce((a, s) => a + kills(s.boundary), 0)}`,
+  );
   const p = percentiles(results.map((r) => r.ms));
-  row('crash', 'time: whole matrix / per scenario p50, p95', `${secs(ms)} / ${(p.p50 / 1000).toFixed(1)} s, ${(p.p95 / 1000).toFixed(1)} s (${jobs} at a time)`);
+  row(
+    'crash',
+    'time: whole matrix / per scenario p50, p95',
+    `${secs(ms)} / ${(p.p50 / 1000).toFixed(1)} s, ${(p.p95 / 1000).toFixed(1)} s (${jobs} at a time)`,
+  );
   for (const r of results) if (r.problems.length) failures.push(`crash ${r.id}: ${r.problems.join('; ')}`);
 }
 
@@ -103,7 +121,11 @@ async function crash(): Promise<void> {
 function raceRows(r: RaceResult): void {
   const s = `${r.store} store`;
   row('races', `${s}: writers (${r.face}) on one journal / nodes`, `${r.writers} / ${r.nodes}`);
-  row('races', `${s}: events written / lost / nodes dispatched twice`, `${r.events} / ${r.lost} / ${r.doubleDispatched}`);
+  row(
+    'races',
+    `${s}: events written / lost / nodes dispatched twice`,
+    `${r.events} / ${r.lost} / ${r.doubleDispatched}`,
+  );
   row(
     'races',
     `${s}: journal writes / compare-and-swap conflicts (re-read, re-decided)`,
@@ -163,9 +185,17 @@ async function faults(): Promise<void> {
   const count = (o: FaultResult['outcome'], mode?: 'once' | 'every') =>
     results.filter((r) => r.outcome === o && (!mode || r.c.mode === mode)).length;
   row('faults', 'flows recorded (normal runs)', `${FLOWS.length}: ${FLOWS.join(', ')}`);
-  row('faults', 'request points (each request of each flow) / distinct request kinds', `${points.length} / ${kinds.length}`);
+  row(
+    'faults',
+    'request points (each request of each flow) / distinct request kinds',
+    `${points.length} / ${kinds.length}`,
+  );
   row('faults', 'fault kinds', `${FAULT_NAMES.length}: ${FAULT_NAMES.join(', ')}`);
-  row('faults', 'cases: fault once / on every try (retries run out)', `${results.filter((r) => r.c.mode === 'once').length} / ${results.filter((r) => r.c.mode === 'every').length}`);
+  row(
+    'faults',
+    'cases: fault once / on every try (retries run out)',
+    `${results.filter((r) => r.c.mode === 'once').length} / ${results.filter((r) => r.c.mode === 'every').length}`,
+  );
   row(
     'faults',
     'fault once: recovered unchanged / degraded (warning or a failed check, stated) / gave up, state stated',
@@ -176,16 +206,25 @@ async function faults(): Promise<void> {
     'every try: recovered unchanged / degraded / gave up, state stated',
     `${count('recovered', 'every')} / ${count('degraded', 'every')} / ${count('gave-up', 'every')}`,
   );
-  row('faults', 'cases that lost an event, repeated a side effect, hung, or could not be finished', count('broken'));
+  row(
+    'faults',
+    'cases that lost an event, repeated a side effect, hung, or could not be finished',
+    count('broken'),
+  );
   const tries = percentiles(results.map((r) => r.tries));
   row('faults', 'tries of the faulted request: p50 / max', `${tries.p50} / ${tries.max}`);
   const t = percentiles(results.map((r) => r.ms));
   row('faults', 'time: all cases / slowest case', `${secs(ms)} / ${(t.max / 1000).toFixed(1)} s`);
   const inSource = requestsInSource();
   const missed = inSource.filter((k) => !kinds.includes(k));
-  row('faults', 'REST requests in src/ reached by these flows', `${inSource.length - missed.length} of ${inSource.length}`);
+  row(
+    'faults',
+    'REST requests in src/ reached by these flows',
+    `${inSource.length - missed.length} of ${inSource.length}`,
+  );
   row('faults', 'not reached (not faulted here)', missed.join(', ') || 'none');
-  for (const r of results) if (r.outcome === 'broken') failures.push(`faults ${caseId(r.c)}: ${r.problems.join('; ')}`);
+  for (const r of results)
+    if (r.outcome === 'broken') failures.push(`faults ${caseId(r.c)}: ${r.problems.join('; ')}`);
 }
 
 // --- hostile input (the tables, counted from a real run) ------------------------------------------------
@@ -200,11 +239,15 @@ interface VitestJson {
 
 function vitestJson(files: string[], env: Record<string, string> = {}): VitestJson {
   const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'vitest.json');
-  spawnSync(join(ROOT, 'node_modules/.bin/vitest'), ['run', ...files, '--reporter=json', `--outputFile=${out}`], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  spawnSync(
+    join(ROOT, 'node_modules/.bin/vitest'),
+    ['run', ...files, '--reporter=json', `--outputFile=${out}`],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const json = JSON.parse(readFileSync(out, 'utf8')) as VitestJson;
   rmSync(join(out, '..'), { recursive: true, force: true });
   return json;
@@ -221,26 +264,56 @@ async function hostile(): Promise<void> {
     'test/reliability/webhooks.test.ts',
   ];
   const json = vitestJson(files);
-  const tests = (file: string, pick: (t: { title: string; ancestorTitles: string[] }) => boolean = () => true) =>
-    json.testResults.find((f) => f.name.endsWith(file))?.assertionResults.filter(pick) ?? [];
+  const tests = (
+    file: string,
+    pick: (t: { title: string; ancestorTitles: string[] }) => boolean = () => true,
+  ) => json.testResults.find((f) => f.name.endsWith(file))?.assertionResults.filter(pick) ?? [];
   const passed = (ts: Array<{ status: string }>) => ts.filter((t) => t.status === 'passed').length;
   const graphsCore = tests('test/core/bad-graphs.test.ts', (t) => !/are merged into the node/.test(t.title));
-  const graphsMine = tests('test/reliability/hostile.test.ts', (t) => t.ancestorTitles.includes('hostile graph files'));
-  row('hostile', 'malformed or hostile graph files, each with its exact outcome', `${graphsCore.length + graphsMine.length} (${graphsCore.length} in test/core/bad-graphs, ${HOSTILE_GRAPHS.length} in test/reliability/hostile-tables)`);
+  const graphsMine = tests('test/reliability/hostile.test.ts', (t) =>
+    t.ancestorTitles.includes('hostile graph files'),
+  );
+  row(
+    'hostile',
+    'malformed or hostile graph files, each with its exact outcome',
+    `${graphsCore.length + graphsMine.length} (${graphsCore.length} in test/core/bad-graphs, ${HOSTILE_GRAPHS.length} in test/reliability/hostile-tables)`,
+  );
   row('hostile', '… passed', passed(graphsCore) + passed(graphsMine));
-  const journalCore = tests('test/core/journals.test.ts', (t) => /refused, named, and left byte-identical/.test(t.ancestorTitles.join()) && /^(run|status|approve-rerun): /.test(t.title));
+  const journalCore = tests(
+    'test/core/journals.test.ts',
+    (t) =>
+      /refused, named, and left byte-identical/.test(t.ancestorTitles.join()) &&
+      /^(run|status|approve-rerun): /.test(t.title),
+  );
   const coreKinds = new Set(journalCore.map((t) => t.title.replace(/^[a-z-]+: /, '')));
-  const journalMine = tests('test/reliability/hostile.test.ts', (t) => /corrupted journals/.test(t.ancestorTitles.join()));
-  row('hostile', 'corrupted journals, refused and left byte-identical', `${coreKinds.size + HOSTILE_JOURNALS.length} (${coreKinds.size} in test/core/journals, ${HOSTILE_JOURNALS.length} in test/reliability/hostile-tables), ${journalCore.length + journalMine.length} command × journal checks`);
+  const journalMine = tests('test/reliability/hostile.test.ts', (t) =>
+    /corrupted journals/.test(t.ancestorTitles.join()),
+  );
+  row(
+    'hostile',
+    'corrupted journals, refused and left byte-identical',
+    `${coreKinds.size + HOSTILE_JOURNALS.length} (${coreKinds.size} in test/core/journals, ${HOSTILE_JOURNALS.length} in test/reliability/hostile-tables), ${journalCore.length + journalMine.length} command × journal checks`,
+  );
   row('hostile', '… passed', passed(journalCore) + passed(journalMine));
   const comments = tests('test/app/hostile.test.ts', (t) => !/the table has/.test(t.title));
-  row('hostile', 'hostile or odd comments (test/app/hostile), each with its expected outcome', `${comments.length}, ${passed(comments)} passed`);
+  row(
+    'hostile',
+    'hostile or odd comments (test/app/hostile), each with its expected outcome',
+    `${comments.length}, ${passed(comments)} passed`,
+  );
   const deliveries = [
     ...tests('test/app/server.test.ts', (t) => t.ancestorTitles.includes('the App over HTTP')),
     ...tests('test/reliability/webhooks.test.ts'),
   ];
-  row('hostile', 'webhook deliveries to the App server (signatures, content types, headers, sizes)', `${deliveries.length}, ${passed(deliveries)} passed`);
-  if (json.numFailedTests) failures.push(`hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')})`);
+  row(
+    'hostile',
+    'webhook deliveries to the App server (signatures, content types, headers, sizes)',
+    `${deliveries.length}, ${passed(deliveries)} passed`,
+  );
+  if (json.numFailedTests)
+    failures.push(
+      `hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')})`,
+    );
 }
 
 // --- injection ------------------------------------------------------------------------------------------
@@ -255,22 +328,39 @@ async function injection(): Promise<void> {
   say(`injection: ${work.length} payloads × 2 faces`);
   const t0 = Date.now();
   const results = (
-    await pool(work, jobs, async ([name, make]) => [await cliInjection(name, make), await actionInjection(name, make)])
+    await pool(work, jobs, async ([name, make]) => [
+      await cliInjection(name, make),
+      await actionInjection(name, make),
+    ])
   ).flat();
   const canaries = (text: string) => (text.match(/canary-/g) ?? []).length;
   // Each run plants its payload's canaries; each Action run also plants the two in its branch name.
   const planted =
-    work.reduce((a, [, make]) => a + 2 * canaries(make('/x')), 0) + work.length * canaries(branchPayload('/x'));
+    work.reduce((a, [, make]) => a + 2 * canaries(make('/x')), 0) +
+    work.length * canaries(branchPayload('/x'));
   const cli = results.filter((r) => r.face === 'CLI');
   const action = results.filter((r) => r.face === 'Action');
   const paths = (rs: InjectionResult[]) => [...new Set(rs.flatMap((r) => r.paths))];
-  row('injection', 'payloads ($(…), backticks, ${{ }}, quotes, newlines, workflow commands…), each alone and all at once', `${names.length} + 1`);
-  row('injection', 'canary commands planted / that ran', `${planted} / ${results.reduce((a, r) => a + r.canaries.length, 0)}`);
+  row(
+    'injection',
+    'payloads ($(…), backticks, ${{ }}, quotes, newlines, workflow commands…), each alone and all at once',
+    `${names.length} + 1`,
+  );
+  row(
+    'injection',
+    'canary commands planted / that ran',
+    `${planted} / ${results.reduce((a, r) => a + r.canaries.length, 0)}`,
+  );
   row('injection', 'CLI paths checked', `${paths(cli).length}: ${paths(cli).join(', ')}`);
   row('injection', 'Action paths checked', `${paths(action).length}: ${paths(action).join(', ')}`);
-  row('injection', 'runs where a value arrived changed, was evaluated, or forged a workflow command', results.filter((r) => r.problems.length).length);
+  row(
+    'injection',
+    'runs where a value arrived changed, was evaluated, or forged a workflow command',
+    results.filter((r) => r.problems.length).length,
+  );
   row('injection', 'time', secs(Date.now() - t0));
-  for (const r of results) for (const p of r.problems) failures.push(`injection ${r.face} ${r.payload}: ${p}`);
+  for (const r of results)
+    for (const p of r.problems) failures.push(`injection ${r.face} ${r.payload}: ${p}`);
 }
 
 // --- fuzzing --------------------------------------------------------------------------------------------
@@ -286,8 +376,16 @@ async function fuzz(): Promise<void> {
   const r = JSON.parse(readFileSync(report, 'utf8')) as { properties: number; cases: number };
   rmSync(join(report, '..'), { recursive: true, force: true });
   const tests = json.testResults.flatMap((f) => f.assertionResults);
-  row('fuzz', 'properties (graphs, journals, concurrent writers, comments, untrusted text) / generated cases', `${r.properties} / ${r.cases}`);
-  row('fuzz', 'properties that held', `${tests.filter((t) => t.status === 'passed').length} of ${tests.length}`);
+  row(
+    'fuzz',
+    'properties (graphs, journals, concurrent writers, comments, untrusted text) / generated cases',
+    `${r.properties} / ${r.cases}`,
+  );
+  row(
+    'fuzz',
+    'properties that held',
+    `${tests.filter((t) => t.status === 'passed').length} of ${tests.length}`,
+  );
   row('fuzz', 'time', secs(Date.now() - t0));
   if (json.numFailedTests) failures.push(`fuzz: ${json.numFailedTests} properties failed (npm run fuzz)`);
 }
@@ -306,7 +404,8 @@ const table = [
 ].join('\n');
 const block = `${header}\n\n${table}\n`;
 process.stdout.write(`${block}\n`);
-if (failures.length) process.stdout.write(`\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+if (failures.length)
+  process.stdout.write(`\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
 
 if (values['write-doc']) {
   const doc = join(ROOT, 'docs/RELIABILITY.md');
@@ -314,7 +413,10 @@ if (values['write-doc']) {
   const begin = '<!-- reliability:begin -->';
   const end = '<!-- reliability:end -->';
   if (!text.includes(begin) || !text.includes(end)) throw new Error(`${doc} has no ${begin} … ${end} block`);
-  writeFileSync(doc, `${text.slice(0, text.indexOf(begin) + begin.length)}\n${block}${text.slice(text.indexOf(end))}`);
+  writeFileSync(
+    doc,
+    `${text.slice(0, text.indexOf(begin) + begin.length)}\n${block}${text.slice(text.indexOf(end))}`,
+  );
   say(`wrote the table into ${doc}`);
 }
 process.exitCode = failures.length ? 1 : 0;

@@ -1,6 +1,6 @@
 // GitHub API faults at the requests the Action and the app make, found in the request log of a normal run of
-// each flow. Bounded here: every fault kind once per flow, at rotating requests, and one fault per flow that
-// never clears (retries run out). `npm run reliability` runs every request × every fault, both ways.
+// each flow. Bounded here: three fault kinds per flow (every kind in more than one flow), at rotating requests,
+// and one fault per flow that never clears (retries run out). `npm run reliability` runs every request × every fault, both ways.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
 import {
@@ -9,20 +9,24 @@ import {
   FAULT_NAMES,
   type FaultCase,
   type FaultResult,
-  type FlowName,
   FLOWS,
+  type FlowName,
   faultCases,
   runFaultCases,
 } from './api-faults.js';
 
-/** Each fault kind once per flow (at rotating requests), and one fault per flow on every try. */
+/**
+ * Three fault kinds per flow, rotating so that every kind strikes more than one flow, each at a request of its
+ * own; and one fault per flow on every try.
+ */
 function bounded(cases: FaultCase[]): FaultCase[] {
   const out: FaultCase[] = [];
   FLOWS.forEach((flow, f) => {
     const once = cases.filter((c) => c.point.flow === flow && c.mode === 'once');
     const points = [...new Set(once.map((c) => `${c.point.kind}#${c.point.nth}`))];
-    FAULT_NAMES.forEach((fault, k) => {
-      const point = points[(k * 3 + f) % points.length];
+    [0, 1, 2].forEach((j) => {
+      const fault = FAULT_NAMES[(f * 3 + j) % FAULT_NAMES.length]!;
+      const point = points[(f + j * 4) % points.length];
       const c = once.find((x) => `${x.point.kind}#${x.point.nth}` === point && x.fault === fault);
       if (c) out.push(c);
     });

@@ -137,7 +137,10 @@ function seed(c: Case, events: NewEvent[]): void {
   const ref = { name: graph.name, hash: graph.hash, path: GRAPH_PATH };
   let j: Journal = { format: JOURNAL_FORMAT, run_id: c.runId, graph: ref, events: [] };
   let t = Date.now() - 60_000;
-  for (const e of events) j = appendEvents(j, [e], new Date((t += 1000)).toISOString());
+  for (const e of events) {
+    t += 1000;
+    j = appendEvents(j, [e], new Date(t).toISOString());
+  }
   const comment = c.world.repo.addComment(
     c.issue,
     `<!-- interlock:progress ${c.runId} -->\nseeded`,

@@ -55,7 +55,7 @@ export async function runCrashScenarios(
       const t0 = Date.now();
       let r: Omit<ScenarioResult, 'ms'>;
       try {
-        r = s.face === 'cli' ? await runCli(s, root) : await runAction(s, world!, root);
+        r = s.face === 'cli' ? await runCli(s) : await runAction(s, world!, root);
       } catch (e) {
         r = {
           id: s.id,
@@ -93,7 +93,7 @@ class Trail {
 
 // --- the CLI on the file store --------------------------------------------------------------------------
 
-async function runCli(s: Scenario, root: string): Promise<Omit<ScenarioResult, 'ms'>> {
+async function runCli(s: Scenario): Promise<Omit<ScenarioResult, 'ms'>> {
   const sb = new Sandbox('interlock-crash-cli-');
   const rec = new Trail();
   const run = graphName(s);

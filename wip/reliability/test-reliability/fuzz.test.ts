@@ -1,11 +1,12 @@
 // Fuzzing with fast-check: graph files, journals, event orders under concurrent writers, comment parsing, and
 // the paths untrusted text takes (expressions, output files, log lines). Bounded in `npm test`; `npm run fuzz`
 // runs each property many more times (INTERLOCK_FUZZ_RUNS).
-import fc from 'fast-check';
+
 import { writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { logLine } from '../../src/action/runner.js';
 import { fileCommand } from '../../src/action/commands.js';
+import { logLine } from '../../src/action/runner.js';
 import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/app/commands.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { GraphError } from '../../src/graph/errors.js';
@@ -30,7 +31,11 @@ const planned: number[] = [];
 // `npm run reliability` reads how many cases ran.
 afterAll(() => {
   const file = process.env.INTERLOCK_FUZZ_REPORT;
-  if (file) writeFileSync(file, JSON.stringify({ properties: planned.length, cases: planned.reduce((a, b) => a + b, 0) }));
+  if (file)
+    writeFileSync(
+      file,
+      JSON.stringify({ properties: planned.length, cases: planned.reduce((a, b) => a + b, 0) }),
+    );
 });
 const LONG = process.env.INTERLOCK_FUZZ_RUNS ? 600_000 : 30_000;
 
@@ -97,7 +102,18 @@ const mutatedGraph = fc
     return text;
   });
 
-const FIELDS = ['id', 'run', 'prompt', 'agent', 'depends_on', 'replay', 'retry', 'validates', 'env', 'outputs'];
+const FIELDS = [
+  'id',
+  'run',
+  'prompt',
+  'agent',
+  'depends_on',
+  'replay',
+  'retry',
+  'validates',
+  'env',
+  'outputs',
+];
 /** Graph-shaped JSON with random values where fields are: the schema's edges. */
 const graphShaped = fc
   .record({
@@ -106,7 +122,10 @@ const graphShaped = fc
     nodes: fc.array(
       fc.dictionary(
         fc.constantFrom(...FIELDS, 'x', '__proto__', 'constructor'),
-        fc.jsonValue({ maxDepth: 2, stringUnit: fc.constantFrom('a', '\n', '"', '\\', '$', '{', '}', ' ', '\0', 'é') }),
+        fc.jsonValue({
+          maxDepth: 2,
+          stringUnit: fc.constantFrom('a', '\n', '"', '\\', '$', '{', '}', ' ', '\0', 'é'),
+        }),
         { maxKeys: 5 },
       ),
       { maxLength: 4 },
@@ -194,23 +213,26 @@ const BASE_TEXT = serializeJournal(BASE);
 
 /** Journal bytes with flips, cuts, swapped lines and inserted junk. */
 const mutatedJournal = fc.oneof(
-  fc.record({ at: fc.nat({ max: BASE_TEXT.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) }).map(({ at, byte }) => {
-    const b = Buffer.from(BASE_TEXT);
-    b[at] = byte;
-    return b;
-  }),
-  fc.nat({ max: BASE_TEXT.length }).map((n) => Buffer.from(BASE_TEXT.slice(0, n))),
   fc
-    .tuple(fc.nat({ max: 8 }), fc.nat({ max: 8 }))
-    .map(([i, j]) => {
-      const lines = BASE_TEXT.split('\n');
-      const a = lines[i % lines.length]!;
-      lines[i % lines.length] = lines[j % lines.length]!;
-      lines[j % lines.length] = a;
-      return Buffer.from(lines.join('\n'));
+    .record({ at: fc.nat({ max: BASE_TEXT.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) })
+    .map(({ at, byte }) => {
+      const b = Buffer.from(BASE_TEXT);
+      b[at] = byte;
+      return b;
     }),
+  fc.nat({ max: BASE_TEXT.length }).map((n) => Buffer.from(BASE_TEXT.slice(0, n))),
+  fc.tuple(fc.nat({ max: 8 }), fc.nat({ max: 8 })).map(([i, j]) => {
+    const lines = BASE_TEXT.split('\n');
+    const a = lines[i % lines.length]!;
+    lines[i % lines.length] = lines[j % lines.length]!;
+    lines[j % lines.length] = a;
+    return Buffer.from(lines.join('\n'));
+  }),
   fc
-    .tuple(fc.nat({ max: BASE_TEXT.length }), fc.constantFrom(...NASTY, '{"seq":9}', ',', 'null', '"type":"X"'))
+    .tuple(
+      fc.nat({ max: BASE_TEXT.length }),
+      fc.constantFrom(...NASTY, '{"seq":9}', ',', 'null', '"type":"X"'),
+    )
     .map(([at, s]) => Buffer.from(BASE_TEXT.slice(0, at) + s + BASE_TEXT.slice(at))),
 );
 
@@ -230,7 +252,9 @@ describe('fuzz: journals', () => {
           }
           try {
             const once = JSON.stringify(fold(j, GRAPH).checkpoint);
-            expect(JSON.stringify(fold(parseJournal(serializeJournal(j), 'again'), GRAPH).checkpoint)).toBe(once);
+            expect(JSON.stringify(fold(parseJournal(serializeJournal(j), 'again'), GRAPH).checkpoint)).toBe(
+              once,
+            );
           } catch (e) {
             if (!(e instanceof JournalError)) throw e;
           }
@@ -243,14 +267,18 @@ describe('fuzz: journals', () => {
 
   it('a journal written and read back is the same journal', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ maxLength: 30 }), (value, note) => {
-        const j = appendEvents(
-          BASE,
-          [{ type: 'RunFailed', reason: value || 'x', by: note || 'y' }],
-          '2024-01-01T00:00:01.000Z',
-        );
-        expect(parseJournal(serializeJournal(j), 'j')).toEqual(j);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 200 }),
+        fc.string({ maxLength: 30 }),
+        (value, note) => {
+          const j = appendEvents(
+            BASE,
+            [{ type: 'RunFailed', reason: value || 'x', by: note || 'y' }],
+            '2024-01-01T00:00:01.000Z',
+          );
+          expect(parseJournal(serializeJournal(j), 'j')).toEqual(j);
+        },
+      ),
       { numRuns: runs(200) },
     );
   });
@@ -267,9 +295,13 @@ class SchedulerStore implements JournalStore {
   conflicts = 0;
   constructor(private readonly s: fc.Scheduler) {}
   read(): Promise<StoredJournal | null> {
-    return this.s.schedule(Promise.resolve(), 'read').then(() =>
-      this.text === null ? null : { journal: parseJournal(this.text, 'memory'), version: String(this.version) },
-    );
+    return this.s
+      .schedule(Promise.resolve(), 'read')
+      .then(() =>
+        this.text === null
+          ? null
+          : { journal: parseJournal(this.text, 'memory'), version: String(this.version) },
+      );
   }
   write(journal: Journal, expected: string | null): Promise<WriteResult> {
     return this.s.schedule(Promise.resolve(), 'write').then(() => {
@@ -315,7 +347,11 @@ describe('fuzz: concurrent writers on one journal', () => {
                 runner,
                 (cur) => {
                   const dec = decideNext(FAN, cur.journal, cur.state, runner);
-                  return { dec, events: dec.kind === 'dispatch' || dec.kind === 'complete' ? dec.events : ([] as NewEvent[]) };
+                  return {
+                    dec,
+                    events:
+                      dec.kind === 'dispatch' || dec.kind === 'complete' ? dec.events : ([] as NewEvent[]),
+                  };
                 },
                 true,
               );
@@ -347,7 +383,9 @@ describe('fuzz: concurrent writers on one journal', () => {
             ids.filter((id) => j.events.some((e) => e.type === 'NodeDispatched' && e.node === id)).sort(),
           );
           for (const id of ids)
-            expect(j.events.filter((e) => e.type === 'NodeDispatched' && e.node === id).length).toBeLessThanOrEqual(1);
+            expect(
+              j.events.filter((e) => e.type === 'NodeDispatched' && e.node === id).length,
+            ).toBeLessThanOrEqual(1);
           for (const id of ran)
             expect(j.events.filter((e) => e.type === 'NodeRecorded' && e.node === id)).toHaveLength(1);
           expect(cp.active_nodes).toEqual([]);
@@ -370,12 +408,23 @@ const wordArb = fc.oneof(
   fc.string({ maxLength: 12 }),
 );
 const commandLine = fc
-  .tuple(fc.constantFrom(...NAMES), fc.array(wordArb, { maxLength: 4 }), fc.constantFrom('', ' ', '  ', '   '))
+  .tuple(
+    fc.constantFrom(...NAMES),
+    fc.array(wordArb, { maxLength: 4 }),
+    fc.constantFrom('', ' ', '  ', '   '),
+  )
   .map(([name, words, indent]) => `${indent}${name}${words.length ? ` ${words.join(' ')}` : ''}`);
 const bodyArb = fc
-  .array(fc.oneof(commandLine, fc.string({ maxLength: 40 }), fc.constantFrom('```', '~~~', '> ', '<!--', '-->', '')), {
-    maxLength: 8,
-  })
+  .array(
+    fc.oneof(
+      commandLine,
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('```', '~~~', '> ', '<!--', '-->', ''),
+    ),
+    {
+      maxLength: 8,
+    },
+  )
   .map((lines) => lines.join(fc.sample(fc.constantFrom('\n', '\r\n', '\r'), 1)[0]!));
 
 describe('fuzz: comment parsing (src/app/commands.ts)', () => {
@@ -398,7 +447,12 @@ describe('fuzz: comment parsing (src/app/commands.ts)', () => {
     fc.assert(
       fc.property(
         commandLine,
-        fc.constantFrom<[string, string]>(['```\n', '\n```'], ['~~~sh\n', '\n~~~'], ['<!--\n', '\n-->'], ['> ', '']),
+        fc.constantFrom<[string, string]>(
+          ['```\n', '\n```'],
+          ['~~~sh\n', '\n~~~'],
+          ['<!--\n', '\n-->'],
+          ['> ', ''],
+        ),
         (line, [open, close]) => {
           expect(parseComment(`${open}${line}${close}`).kind).toBe('none');
         },
@@ -409,13 +463,9 @@ describe('fuzz: comment parsing (src/app/commands.ts)', () => {
 
   it('a look-alike slash or a command glued to text is never a command', () => {
     fc.assert(
-      fc.property(
-        commandLine,
-        fc.constantFrom('／', '∕', '⁄', '\u200b/', 'x/', '\t/'),
-        (line, slash) => {
-          expect(parseComment(line.trimStart().replace(/^\//, slash)).kind).toBe('none');
-        },
-      ),
+      fc.property(commandLine, fc.constantFrom('／', '∕', '⁄', '\u200b/', 'x/', '\t/'), (line, slash) => {
+        expect(parseComment(line.trimStart().replace(/^\//, slash)).kind).toBe('none');
+      }),
       { numRuns: runs(300) },
     );
   });
@@ -462,9 +512,16 @@ describe('fuzz: untrusted text is data, never code', () => {
   it('an expression yields an untrusted value byte for byte, never evaluating what it holds', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.constantFrom('${{ 1 + 1 }}', "${{ '}}' }}", '}} ${{ github.token }}')),
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 80 }),
+          fc.constantFrom('${{ 1 + 1 }}', "${{ '}}' }}", '}} ${{ github.token }}'),
+        ),
         (s) => {
-          const ctx = { github: { event: { issue: { title: s } } }, inputs: { t: s }, nodes: { a: { outputs: { o: s } } } };
+          const ctx = {
+            github: { event: { issue: { title: s } } },
+            inputs: { t: s },
+            nodes: { a: { outputs: { o: s } } },
+          };
           expect(interpolate('${{ github.event.issue.title }}', ctx)).toBe(s);
           expect(interpolate('${{ inputs.t }}', ctx)).toBe(s);
           expect(interpolate('<${{ nodes.a.outputs.o }}>', ctx)).toBe(`<${s}>`);
@@ -496,11 +553,18 @@ describe('fuzz: untrusted text is data, never code', () => {
   it('no line interlock logs starts a workflow command, whatever the message quotes', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('::error::x', '  ::add-mask::y', '::stop-commands::z')), {
-          maxLength: 5,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.string({ maxLength: 20 }),
+            fc.constantFrom('::error::x', '  ::add-mask::y', '::stop-commands::z'),
+          ),
+          {
+            maxLength: 5,
+          },
+        ),
         (parts) => {
-          for (const line of logLine(parts.join('\n')).split('\n')) expect(line.trimStart().startsWith('::')).toBe(false);
+          for (const line of logLine(parts.join('\n')).split('\n'))
+            expect(line.trimStart().startsWith('::')).toBe(false);
         },
       ),
       { numRuns: runs(300) },

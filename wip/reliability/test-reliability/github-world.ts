@@ -39,12 +39,15 @@ export interface ActionWorld {
 export interface WorldOptions {
   /** Files on the default branch at the start. */
   files?: Record<string, string>;
+  /** Tokens that act as logins of their own (`x[bot]` logins are bots), to tell writers apart in the log. */
+  tokens?: Record<string, string>;
 }
 
 export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionWorld> {
   const server = await startGitHubServer({
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
+    ...(opts.tokens ? { tokens: opts.tokens } : {}),
     repos: [
       {
         owner: OWNER,

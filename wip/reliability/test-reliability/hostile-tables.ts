@@ -61,7 +61,9 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
   {
     name: 'a node called __proto__ (expressions could not read it)',
     text: `${H}nodes:\n  - id: __proto__\n    run: make\n`,
-    errors: ['graph.yml:4:9: node "__proto__": "__proto__" is reserved (expressions cannot read it); choose another name'],
+    errors: [
+      'graph.yml:4:9: node "__proto__": "__proto__" is reserved (expressions cannot read it); choose another name',
+    ],
   },
   {
     name: 'a node called constructor',
@@ -73,7 +75,9 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
   {
     name: 'an output called Constructor',
     text: `${H}nodes:\n  - id: a\n    run: make\n    outputs: [Constructor]\n`,
-    errors: ['graph.yml:6:15: node "a": "Constructor" is reserved (expressions cannot read it); choose another name'],
+    errors: [
+      'graph.yml:6:15: node "a": "Constructor" is reserved (expressions cannot read it); choose another name',
+    ],
   },
   {
     name: 'a raw NUL byte in an id',
@@ -113,17 +117,23 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
   {
     name: 'secrets read in env',
     text: `${H}nodes:\n  - id: a\n    run: make\n    env:\n      T: \${{ secrets.TOKEN }}\n`,
-    errors: [`graph.yml:7:10: node "a" env.T: invalid expression "secrets.TOKEN": Unrecognized named-value: 'secrets'`],
+    errors: [
+      `graph.yml:7:10: node "a" env.T: invalid expression "secrets.TOKEN": Unrecognized named-value: 'secrets'`,
+    ],
   },
   {
     name: 'the env context read in env',
     text: `${H}nodes:\n  - id: a\n    run: make\n    env:\n      T: \${{ env.HOME }}\n`,
-    errors: [`graph.yml:7:10: node "a" env.T: invalid expression "env.HOME": Unrecognized named-value: 'env'`],
+    errors: [
+      `graph.yml:7:10: node "a" env.T: invalid expression "env.HOME": Unrecognized named-value: 'env'`,
+    ],
   },
   {
     name: 'a !!binary run',
     text: `${H}nodes:\n  - id: a\n    run: !!binary aGVsbG8=\n`,
-    errors: ['graph.yml:5:19: node "a" run: expected string, got {"type":"Buffer","data":[104,101,108,108,111]}'],
+    errors: [
+      'graph.yml:5:19: node "a" run: expected string, got {"type":"Buffer","data":[104,101,108,108,111]}',
+    ],
   },
   {
     name: 'a !!js/function tag is plain text',
@@ -173,7 +183,8 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
   {
     name: 'lists nested 20,000 deep',
     text: `${H}nodes:\n  - id: a\n    run: make\n    env: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`,
-    firstError: /^graph\.yml:6:\d+: not valid YAML: nested too deeply \(Maximum call stack size exceeded\); flatten the structure$/,
+    firstError:
+      /^graph\.yml:6:\d+: not valid YAML: nested too deeply \(Maximum call stack size exceeded\); flatten the structure$/,
   },
   {
     name: 'maps nested 5,000 deep',
@@ -272,7 +283,13 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
   },
   {
     name: 'a second RunStarted',
-    bytes: withEvents(VALID, { type: 'RunStarted', graph: VALID.graph, intent: 'cli', subject: 'local', runner: AWAY }),
+    bytes: withEvents(VALID, {
+      type: 'RunStarted',
+      graph: VALID.graph,
+      intent: 'cli',
+      subject: 'local',
+      runner: AWAY,
+    }),
     message: (f) => `${f}: event 5 (RunStarted): RunStarted may only be the first event; ${UNTOUCHED}`,
   },
   {
@@ -292,7 +309,8 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
       '"node":"a","attempt":1,"evidence"',
       '"node":"a","attempt":1,"__proto__":{"x":1},"evidence"',
     ),
-    message: (f) => `${f}: event #3 (seq 3, type "NodeRecorded") is malformed: ✖ Unrecognized key: "__proto__"`,
+    message: (f) =>
+      `${f}: event #3 (seq 3, type "NodeRecorded") is malformed: ✖ Unrecognized key: "__proto__"`,
   },
   {
     name: '__proto__ in the header',
@@ -351,12 +369,23 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
   },
   {
     name: 'a forged approval of a node that is not held',
-    bytes: withEvents(VALID, { type: 'RerunApproved', node: 'c', attempt: 1, approved_by: 'mallory', source: 'x' }),
+    bytes: withEvents(VALID, {
+      type: 'RerunApproved',
+      node: 'c',
+      attempt: 1,
+      approved_by: 'mallory',
+      source: 'x',
+    }),
     message: (f) => `${f}: event 5 (RerunApproved): node "c" is pending, not held or escalated; ${UNTOUCHED}`,
   },
   {
     name: 'an interruption of an attempt that completed',
-    bytes: withEvents(VALID, { type: 'NodeInterrupted', node: 'a', attempt: 1, observed_usage: { wall_ms: 1 } }),
+    bytes: withEvents(VALID, {
+      type: 'NodeInterrupted',
+      node: 'a',
+      attempt: 1,
+      observed_usage: { wall_ms: 1 },
+    }),
     message: (f) =>
       `${f}: event 5 (NodeInterrupted): node "a" attempt 1 is not in flight (it is completed); ${UNTOUCHED}`,
   },
@@ -370,7 +399,8 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
       outputs: {},
       usage: { wall_ms: 1 },
     }),
-    message: (f) => `${f}: event 5 (NodeRecorded): node "a" attempt 1 is not in flight (it is completed); ${UNTOUCHED}`,
+    message: (f) =>
+      `${f}: event 5 (NodeRecorded): node "a" attempt 1 is not in flight (it is completed); ${UNTOUCHED}`,
   },
   {
     name: 'a node skipped after it ran',

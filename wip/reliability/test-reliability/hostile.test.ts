@@ -68,7 +68,9 @@ const COMMANDS: Array<[string, string[]]> = [
 
 describe('corrupted journals are refused by every command that writes, and left byte-identical', () => {
   const table = HOSTILE_JOURNALS.flatMap((j) =>
-    COMMANDS.filter(([verb]) => !j.runOnly || verb === 'run').map(([verb, argv]) => [`${verb}: ${j.name}`, j, argv] as const),
+    COMMANDS.filter(([verb]) => !j.runOnly || verb === 'run').map(
+      ([verb, argv]) => [`${verb}: ${j.name}`, j, argv] as const,
+    ),
   );
   it.each(table)('%s', async (_name, j, argv) => {
     const file = join(dir, 'run.json');

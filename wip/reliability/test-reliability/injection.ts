@@ -7,7 +7,15 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, Sandbox } from '../crash/harness.js';
@@ -125,9 +133,15 @@ function checkFiles(p: Problems, dir: string, value: string, paths: string[]): v
     () => `prompt on stdin: ${JSON.stringify(prompt.slice(0, 200))}`,
   );
   paths.push('prompt (stdin)', 'output into a prompt');
-  p.check(read('output.txt') === value, () => `output → env: the next node saw ${JSON.stringify(read('output.txt'))}`);
+  p.check(
+    read('output.txt') === value,
+    () => `output → env: the next node saw ${JSON.stringify(read('output.txt'))}`,
+  );
   paths.push('node output → next env');
-  p.check(read('joined.txt') === `${value}|${value}`, () => `format(): ${JSON.stringify(read('joined.txt'))}`);
+  p.check(
+    read('joined.txt') === `${value}|${value}`,
+    () => `format(): ${JSON.stringify(read('joined.txt'))}`,
+  );
   paths.push('expression function over untrusted text');
   p.check(!existsSync(join(dir, 'condition-ran')), 'a condition over the untrusted text came out true');
   paths.push('condition');
@@ -160,10 +174,16 @@ export async function cliInjection(name: string, make: (dir: string) => string):
           : ['run', 'g.yml', '--all', '--quiet', '--event', 'event.json'];
       const run = await runCliIn(sb, dir, args);
       // d's evidence uses the text as a pattern: it matches, or the attempt fails and the node escalates (3).
-      p.check(run.code === 0 || run.code === 3, () => `${how}: run --all exited ${run.code}: ${run.stderr.slice(-400)}`);
+      p.check(
+        run.code === 0 || run.code === 3,
+        () => `${how}: run --all exited ${run.code}: ${run.stderr.slice(-400)}`,
+      );
       checkFiles(p, dir, value, paths);
       const journal = readFileSync(join(dir, '.interlock/runs/inject.json'), 'utf8');
-      p.check(journal.includes(JSON.stringify(value).slice(1, -1)), `${how}: the journal does not hold the value as data`);
+      p.check(
+        journal.includes(JSON.stringify(value).slice(1, -1)),
+        `${how}: the journal does not hold the value as data`,
+      );
       paths.push(`${how} → journal`);
     }
     // A run id made of the payload is refused before anything runs.
@@ -230,7 +250,10 @@ export async function actionInjection(name: string, make: (dir: string) => strin
     checkStepOutput(p, r, value, paths);
     const runId = `inject/issue-${issue}`;
     const journal = world.journalText(runId);
-    p.check(journal?.includes(JSON.stringify(value).slice(1, -1)) ?? false, 'the journal does not hold the title as data');
+    p.check(
+      journal?.includes(JSON.stringify(value).slice(1, -1)) ?? false,
+      'the journal does not hold the title as data',
+    );
     paths.push('issue title → journal (RunStarted github context)');
     const progress = world.repo.commentsOn(issue).find((c) => c.body.includes('<!-- interlock:progress'));
     p.check(progress !== undefined, 'no progress comment');
@@ -239,9 +262,14 @@ export async function actionInjection(name: string, make: (dir: string) => strin
     // Comment bodies: a person settles a node and ends a run with the payload as the note and the reason.
     const held = world.issue('held');
     const heldRun = `inject/issue-${held}`;
-    const ws2 = workspace(root, { [graphPath]: graph.replace('replay: safe\n    env:\n      T:', 'replay: never\n    env:\n      T:') });
+    const ws2 = workspace(root, {
+      [graphPath]: graph.replace('replay: safe\n    env:\n      T:', 'replay: never\n    env:\n      T:'),
+    });
     const crashed = await runStep({
-      ...world.step(ws2, held, { inputs: { graph: graphPath, node: 'a' }, env: { ...env, INTERLOCK_FAILPOINTS: 'after-command@a' } }),
+      ...world.step(ws2, held, {
+        inputs: { graph: graphPath, node: 'a' },
+        env: { ...env, INTERLOCK_FAILPOINTS: 'after-command@a' },
+      }),
     });
     p.check(crashed.signal === 'SIGKILL', 'the setup crash did not happen');
     for (const run of world.repo.workflowRuns.values()) world.endJob(run.id);
@@ -268,7 +296,9 @@ export async function actionInjection(name: string, make: (dir: string) => strin
       paths.push(what);
     }
     // A later step reads the journal that holds the note and the reason, and shows them.
-    const after = await runStep({ ...world.step(ws2, held, { inputs: { graph: graphPath, node: 'all' }, env }) });
+    const after = await runStep({
+      ...world.step(ws2, held, { inputs: { graph: graphPath, node: 'all' }, env }),
+    });
     checkNoForgedCommands(p, after.stdout, 'a step after the settlement');
     const events = journalOf(world.journalText(heldRun));
     p.check(
@@ -298,7 +328,10 @@ export async function actionInjection(name: string, make: (dir: string) => strin
       eventName: 'pull_request',
       payload: pr as unknown as Record<string, unknown>,
     });
-    p.check(prStep.code === 0, () => `the pull_request step exited ${prStep.code}: ${prStep.stdout.slice(-400)}`);
+    p.check(
+      prStep.code === 0,
+      () => `the pull_request step exited ${prStep.code}: ${prStep.stdout.slice(-400)}`,
+    );
     checkFiles(p, ws3, branch, []);
     checkNoForgedCommands(p, prStep.stdout, 'pull request branch');
     paths.push('branch name (pull_request head ref)');
@@ -316,14 +349,20 @@ export async function actionInjection(name: string, make: (dir: string) => strin
 
     // A run id given as input (workflow_dispatch inputs are attacker-reachable): refused before anything runs.
     const bad = await step({ inputs: { graph: graphPath, 'run-id': `x/${value}` } });
-    p.check(bad.code === 1 && /run-id .* may only hold/.test(bad.stdout), 'a run-id input made of the payload was not refused');
+    p.check(
+      bad.code === 1 && /run-id .* may only hold/.test(bad.stdout),
+      'a run-id input made of the payload was not refused',
+    );
     paths.push('run-id input');
 
     // What interlock posts quotes the text but never mentions anyone the payload names.
     for (const n of [issue, held, number])
       for (const c of world.repo.commentsOn(n))
         if (c.user !== APPROVER)
-          p.check(!/@everyone/.test(c.body), () => `a comment by ${c.user} mentions @everyone: ${c.body.slice(0, 200)}`);
+          p.check(
+            !/@everyone/.test(c.body),
+            () => `a comment by ${c.user} mentions @everyone: ${c.body.slice(0, 200)}`,
+          );
     paths.push('comments interlock posts (progress, attention, replies)');
     const left = canaries(canaryDir);
     p.check(left.length === 0, `canaries planted by the payload ran: ${left.join(', ')}`);
@@ -354,5 +393,8 @@ function checkNoForgedCommands(p: Problems, log: string, where: string): void {
   const forged = log
     .split('\n')
     .filter((l) => /^\s*::(error::forged annotation|set-output name=status::forged|add-mask::x)/.test(l));
-  p.check(forged.length === 0, () => `${where}: the payload forged workflow commands in the log: ${forged.join(' | ')}`);
+  p.check(
+    forged.length === 0,
+    () => `${where}: the payload forged workflow commands in the log: ${forged.join(' | ')}`,
+  );
 }

@@ -199,7 +199,11 @@ export async function fileStoreRace(writers: number, nodes = writers): Promise<R
 export async function gitStoreRace(writers: number, nodes = writers): Promise<RaceResult> {
   const graph = raceGraph('race', nodes);
   const path = '.github/interlock/race.yml';
-  const world = await startActionWorld({ files: { [path]: graph } });
+  // Each writer acts as a bot of its own, so the request log tells whose writes conflicted.
+  const tokens = Object.fromEntries(
+    Array.from({ length: writers }, (_, i) => [`ghs_writer_${i}`, `writer-${i}[bot]`]),
+  );
+  const world = await startActionWorld({ files: { [path]: graph }, tokens });
   const root = mkdtempSync(join(tmpdir(), 'interlock-race-git-'));
   const tag = randomUUID();
   const p = new Problems();
@@ -211,13 +215,14 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
     const steps: StepResult[] = await Promise.all(
       Array.from(
         { length: writers },
-        () =>
-          startStep(
-            world.step(ws, issue, {
+        (_, i) =>
+          startStep({
+            ...world.step(ws, issue, {
               inputs: { graph: path, node: 'all' },
               env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root },
             }),
-          ).done,
+            token: `ghs_writer_${i}`,
+          }).done,
       ),
     );
     const ms = Date.now() - t0;
@@ -238,6 +243,13 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
     p.check(progress.length === 1, `${progress.length} progress comments on the issue`);
     const puts = world.server.requests.filter({ since: mark, kind: CONTENTS_PUT });
     const refused = puts.filter((r) => r.status === 409 || r.status === 422);
+    const perWriter = Object.keys(tokens).map(
+      (_, i) => refused.filter((r) => r.actor === `writer-${i}[bot]`).length,
+    );
+    p.check(
+      perWriter.reduce((a, n) => a + n, 0) === refused.length,
+      'some conflicts were not made by a writer of this race',
+    );
     return {
       store: 'git',
       face: 'Action (dist/index.js)',
@@ -251,6 +263,7 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
       lockWaits: 0,
       reads: world.server.requests.count({ since: mark, kind: CONTENTS_GET }),
       failedWriters: failed.length,
+      maxConflictsPerWriter: percentiles(perWriter).max,
       ms,
       problems: p.list,
     };

@@ -92,7 +92,8 @@ const signed = async (b: string) => ({ 'x-hub-signature-256': await sign(SECRET,
 const DELIVERIES: Delivery[] = [
   {
     name: 'form-encoded content type',
-    send: async () => post(body, headers({ ...(await signed(body)), 'content-type': 'application/x-www-form-urlencoded' })),
+    send: async () =>
+      post(body, headers({ ...(await signed(body)), 'content-type': 'application/x-www-form-urlencoded' })),
     status: 415,
     says: /Content-Type/,
   },
@@ -200,4 +201,3 @@ describe('malformed webhook deliveries are refused and change nothing', () => {
     expect(observe(world).approvals).toHaveLength(0);
   });
 });
-
