@@ -111,7 +111,14 @@ async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number
     executed = await executeCommand(deps, req);
   } catch (e) {
     const why = (e as Error).message;
-    executed = { outcome: { kind: 'failed', why }, reply: failedReply(req.login, why) };
+    // The step's (or delivery's) failure says what state the run was left in, as the reply does.
+    executed = {
+      outcome: {
+        kind: 'failed',
+        why: `${why}; the command was not applied: nothing more was written than the journal shows, so post it again once GitHub answers`,
+      },
+      reply: failedReply(req.login, why),
+    };
   }
   let outcome = executed.outcome;
   if (executed.reply) {

@@ -1,8 +1,28 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeMiddleware, createProbot, type ProbotOctokit } from 'probot';
+import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
 import { z } from 'zod';
+import { DO_NOT_RETRY, fetchWithTimeout } from '../github/client.js';
 import { interlockApp } from './probot.js';
+
+/**
+ * Probot's Octokit as the App uses it, bounded like the Action's client: a rate limit (primary or secondary) is
+ * retried up to three times after its retry-after (Probot's own setup never retries a secondary rate limit),
+ * statuses a resend cannot fix are not resent, and every request has a deadline (a connection GitHub never
+ * answers would hold the handler forever).
+ */
+export function appOctokit(
+  base: typeof ProbotOctokit = ProbotOctokit,
+  requestTimeoutMs = 30_000,
+): typeof ProbotOctokit {
+  const retry = (_after: number, _options: unknown, _octokit: unknown, count: number) => count < 3;
+  return base.defaults((options: Record<string, unknown>) => ({
+    ...options,
+    request: { ...(options.request as object), fetch: fetchWithTimeout(requestTimeoutMs) },
+    retry: { ...(options.retry as object), doNotRetry: DO_NOT_RETRY },
+    throttle: { ...(options.throttle as object), onRateLimit: retry, onSecondaryRateLimit: retry },
+  }));
+}
 
 /** The environment `npm start` reads. */
 export const ServerEnvSchema = z.object({
@@ -34,6 +54,9 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   return r.data;
 }
 
+/** GitHub's cap on a webhook payload; a longer body is refused before it is read. */
+export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
+
 export interface RunningApp {
   url: string;
   server: Server;
@@ -53,7 +76,7 @@ export async function startServer(
     env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
     overrides: {
       ...(cfg.GITHUB_API_URL ? { baseUrl: cfg.GITHUB_API_URL.replace(/\/+$/, '') } : {}),
-      ...(extras.Octokit ? { Octokit: extras.Octokit } : {}),
+      Octokit: extras.Octokit ?? appOctokit(),
       webhookPath: cfg.WEBHOOK_PATH,
     },
   });
@@ -62,6 +85,19 @@ export async function startServer(
   );
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const server = createServer((req, res) => {
+    // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
+    // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
+    if (req.method === 'POST') {
+      const length = Number(req.headers['content-length']);
+      if (req.headers['content-length'] === undefined || !Number.isFinite(length)) {
+        res.writeHead(411, { 'content-type': 'text/plain', connection: 'close' }).end('length required\n');
+        return;
+      }
+      if (length > MAX_DELIVERY_BYTES) {
+        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('payload too large\n');
+        return;
+      }
+    }
     void middleware(req, res, () => {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     });

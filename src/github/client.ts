@@ -29,13 +29,20 @@ export interface ClientOptions {
 }
 
 /** fetch with a deadline per request; the abort surfaces as a retryable request error (status 500). */
-function fetchWithTimeout(ms: number): typeof fetch {
+export function fetchWithTimeout(ms: number): typeof fetch {
   return (input, init) => {
     const deadline = AbortSignal.timeout(ms);
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     return fetch(input, { ...init, signal });
   };
 }
+
+/**
+ * Statuses a resend cannot fix, so the retry plugin leaves them alone. 409 is a compare-and-swap conflict (a
+ * stale blob sha): the stores answer it by reading again and deciding again. 403 and 429 rate limits are the
+ * throttling plugin's, which waits their retry-after; retried by both plugins, a 429 was tried 16 times.
+ */
+export const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
 
 /** An Octokit that retries server errors and honours rate limits and `retry-after`, a bounded number of times. */
 export function createClient(opts: ClientOptions): GitHubClient {
@@ -47,9 +54,7 @@ export function createClient(opts: ClientOptions): GitHubClient {
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     userAgent: opts.userAgent ?? 'interlock',
     request: { fetch: fetchWithTimeout(opts.requestTimeoutMs ?? 30_000) },
-    // 409 is a compare-and-swap conflict (a stale blob sha): resending the same write cannot succeed, and the
-    // stores answer it by reading again and deciding again. The rest are the plugin's defaults.
-    retry: { retries, retryAfterBaseValue: base, doNotRetry: [400, 401, 403, 404, 409, 410, 422, 451] },
+    retry: { retries, retryAfterBaseValue: base, doNotRetry: DO_NOT_RETRY },
     throttle: {
       write: new Bottleneck.Group({
         id: 'interlock-write',
@@ -65,13 +70,17 @@ export function createClient(opts: ClientOptions): GitHubClient {
       fallbackSecondaryRateRetryAfter: 60,
       onRateLimit: (after, options, _o, count) => {
         say(
-          `GitHub rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`,
+          count < retries
+            ? `GitHub rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`
+            : `GitHub rate limit on ${options.method} ${options.url}; giving up after ${retries} retries`,
         );
         return count < retries;
       },
       onSecondaryRateLimit: (after, options, _o, count) => {
         say(
-          `GitHub secondary rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`,
+          count < retries
+            ? `GitHub secondary rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`
+            : `GitHub secondary rate limit on ${options.method} ${options.url}; giving up after ${retries} retries`,
         );
         return count < retries;
       },

@@ -45,7 +45,8 @@ function nodeWhere(data: GraphFile | undefined, path: Path): string {
   if (path[0] === 'nodes' && typeof path[1] === 'number') {
     const id = data?.nodes?.[path[1]]?.id;
     const rest = path.slice(2);
-    const label = typeof id === 'string' ? `node "${id}"` : `nodes[${path[1]}]`;
+    // JSON quoting: an id that is not valid (a newline in it, say) must not break the one-error-a-line format.
+    const label = typeof id === 'string' ? `node ${JSON.stringify(id)}` : `nodes[${path[1]}]`;
     return rest.length ? `${label} ${restString(rest)}` : label;
   }
   return path.length ? restString(path) : 'graph';

@@ -95,6 +95,13 @@ export function parseCarefully(file: string, text: string): SourceDoc {
     }
     return { file, line: pos.line, col: pos.col, message: `not valid YAML: ${first}` };
   });
+  // Nesting too deep for the parser's stack is reported once per level it unwound: say it once.
+  const deep = errors.findIndex((e) => /Maximum call stack/.test(e.message));
+  if (deep >= 0)
+    errors.splice(0, errors.length, {
+      ...errors[deep]!,
+      message: 'not valid YAML: nested too deeply (Maximum call stack size exceeded); flatten the structure',
+    });
   if (errors.length && file.endsWith('.json')) {
     // YAML's messages about JSON text mislead ("block collections..."); JSON's own parser says what is wrong.
     try {
@@ -189,7 +196,7 @@ export function zodIssuesToErrors(
             errorAt(
               src,
               [...path, k],
-              `${where}: unknown field "${k}"${unknownFieldHint(src, root, path, k)}`,
+              `${where}: unknown field ${JSON.stringify(k)}${unknownFieldHint(src, root, path, k)}`,
               true,
             ),
           );
@@ -231,7 +238,7 @@ export function zodIssuesToErrors(
           errorAt(
             src,
             path,
-            `${what(path.slice(0, -1))}: "${name}" is not a valid variable name: use letters, digits and "_", not starting with a digit`,
+            `${what(path.slice(0, -1))}: ${JSON.stringify(name)} is not a valid variable name: use letters, digits and "_", not starting with a digit`,
             true,
           ),
         );

@@ -78,7 +78,15 @@ const base = {
     .int()
     .positive()
     .meta({ description: 'The position in the journal: 1 for the first event, then each next number.' }),
-  at: z.string().min(1).meta({ description: 'When the event was written (ISO 8601, UTC).' }),
+  at: z
+    .string()
+    .min(1)
+    // A journal whose times are not times was edited by hand: refused like any other malformed event.
+    .refine(
+      (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
+      'not an ISO 8601 time',
+    )
+    .meta({ description: 'When the event was written (ISO 8601, UTC).' }),
 };
 const nodeId = (d = 'The node.') => z.string().meta({ description: d });
 const attemptNo = (d: string) => z.number().int().positive().meta({ description: d });

@@ -34,7 +34,8 @@ export function reportMarkdown(state: RunState, node: string): string {
   const rows = report.attempted.map((a) => {
     const f = report.failed.find((x) => x.attempt === a.attempt);
     const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : '';
-    return `| ${a.attempt} | ${a.approach} | ${a.work.replace(/\|/g, '\\|').replace(/\n/g, ' ')} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`;
+    // Failures quote what checks observed (untrusted text): no @mention that notifies.
+    return `| ${a.attempt} | ${a.approach} | ${a.work.replace(/\|/g, '\\|').replace(/\n/g, ' ')} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b')} |`;
   });
   return [
     '| attempt | approach | what was attempted | what failed and why |',

@@ -60,7 +60,8 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
 
 /** A Markdown table, for job summaries and comments. */
 export function statusMarkdown(graph: Graph, state: RunState): string {
-  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  // Cells quote what checks observed (untrusted text): no table break-out, and no @mention that notifies.
+  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
   const rows = statusRows(graph, state).map((r) => `| ${r.map(esc).join(' | ')} |`);
   return [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`, ...rows].join('\n');
 }

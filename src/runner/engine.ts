@@ -71,7 +71,16 @@ export class RunRefused extends Error {
   }
 }
 
-const MAX_CONFLICTS = 40;
+/**
+ * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
+ * moved on), so the budget is generous: 32 parallel jobs on one journal met up to 33 each.
+ */
+const MAX_CONFLICTS = 200;
+/**
+ * A write refused although the journal did not move on is no race: the store keeps refusing it (GitHub answering
+ * 409 to every try, say). Try it this many times, then give up rather than spend the conflict budget.
+ */
+const MAX_STALLED = 3;
 /**
  * Writes whose outcome stayed unknown (5xx, dropped connections) after the client's own retries: re-read and
  * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
@@ -104,6 +113,12 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
     let state: RunState;
     try {
       state = fold(stored.journal, setup.graph);
+      // The header names the graph the events accepted; a header that disagrees was edited or forged.
+      if (stored.journal.graph.hash !== state.accepted_hash)
+        throw new JournalError(
+          `the header names graph ${stored.journal.graph.hash} but its events accepted ${state.accepted_hash}`,
+          null,
+        );
     } catch (e) {
       // Rule 7: the error names the file as well as the first bad event; nothing is written.
       if (e instanceof JournalError)
@@ -190,7 +205,8 @@ export async function commit<T extends { events: NewEvent[] }>(
 ): Promise<{ cur: Current; decision: T; conflicts: number }> {
   let conflicts = 0;
   let unknown = 0;
-  let tried: { journal: Journal; decision: T; from: number } | undefined;
+  let stalled = 0;
+  let tried: { journal: Journal; decision: T; from: number; version: string | null; why: string } | undefined;
   let start = known;
   while (true) {
     let cur = start ?? (await readRun(setup, runner));
@@ -198,6 +214,11 @@ export async function commit<T extends { events: NewEvent[] }>(
     if (tried && landed(tried.journal, tried.from, cur.journal)) {
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
       return { cur, decision: tried.decision, conflicts };
+    }
+    if (tried && cur.version === tried.version && ++stalled > MAX_STALLED) {
+      throw new Error(
+        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+      );
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
@@ -223,7 +244,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, decision, conflicts };
     }
-    tried = { journal, decision, from: cur.journal.events.length };
+    tried = { journal, decision, from: cur.journal.events.length, version: cur.version, why: r.conflict };
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(

@@ -57,6 +57,8 @@ if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" fi
 
 type Row = [suite: string, what: string, figure: string];
 const rows: Row[] = [];
+/** Lists too long for a table cell, printed beneath it. */
+const notes: string[] = [];
 const failures: string[] = [];
 const row = (suite: string, what: string, figure: string | number) =>
   rows.push([suite, what, String(figure)]);
@@ -101,7 +103,8 @@ async function crash(): Promise<void> {
     held(results.filter((r) => r.scenario.replay === 'safe')),
   );
   const boundaries = [...new Set(all.map((s) => s.boundary))];
-  row('crash', 'boundaries', `${boundaries.length}: ${boundaries.join(', ')}`);
+  row('crash', 'boundaries (listed below)', boundaries.length);
+  notes.push(`Crash boundaries: ${boundaries.map((b) => `\`${b}\``).join(', ')}.`);
   row(
     'crash',
     'processes started / killed with SIGKILL',
@@ -184,13 +187,16 @@ async function faults(): Promise<void> {
   const kinds = [...new Set(points.map((p) => p.kind))].sort();
   const count = (o: FaultResult['outcome'], mode?: 'once' | 'every') =>
     results.filter((r) => r.outcome === o && (!mode || r.c.mode === mode)).length;
-  row('faults', 'flows recorded (normal runs)', `${FLOWS.length}: ${FLOWS.join(', ')}`);
+  row('faults', 'flows recorded (normal runs; listed below)', FLOWS.length);
+  notes.push(`Fault flows: ${FLOWS.join('; ')}.`);
   row(
     'faults',
     'request points (each request of each flow) / distinct request kinds',
     `${points.length} / ${kinds.length}`,
   );
-  row('faults', 'fault kinds', `${FAULT_NAMES.length}: ${FAULT_NAMES.join(', ')}`);
+  row('faults', 'fault kinds (listed below)', FAULT_NAMES.length);
+  notes.push(`Fault kinds: ${FAULT_NAMES.join(', ')}.`);
+  notes.push(`Requests faulted: ${kinds.map((k) => `\`${k}\``).join(', ')}.`);
   row(
     'faults',
     'cases: fault once / on every try (retries run out)',
@@ -219,10 +225,12 @@ async function faults(): Promise<void> {
   const missed = inSource.filter((k) => !kinds.includes(k));
   row(
     'faults',
-    'REST requests in src/ reached by these flows',
+    'REST requests in src/ reached by these flows (the rest listed below)',
     `${inSource.length - missed.length} of ${inSource.length}`,
   );
-  row('faults', 'not reached (not faulted here)', missed.join(', ') || 'none');
+  notes.push(
+    `Requests in src/ that no recorded flow makes (not faulted here): ${missed.map((k) => `\`${k}\``).join(', ') || 'none'}.`,
+  );
   for (const r of results)
     if (r.outcome === 'broken') failures.push(`faults ${caseId(r.c)}: ${r.problems.join('; ')}`);
 }
@@ -351,8 +359,10 @@ async function injection(): Promise<void> {
     'canary commands planted / that ran',
     `${planted} / ${results.reduce((a, r) => a + r.canaries.length, 0)}`,
   );
-  row('injection', 'CLI paths checked', `${paths(cli).length}: ${paths(cli).join(', ')}`);
-  row('injection', 'Action paths checked', `${paths(action).length}: ${paths(action).join(', ')}`);
+  row('injection', 'CLI paths checked (listed below)', paths(cli).length);
+  row('injection', 'Action paths checked (listed below)', paths(action).length);
+  notes.push(`Injection paths, CLI: ${paths(cli).join('; ')}.`);
+  notes.push(`Injection paths, Action: ${paths(action).join('; ')}.`);
   row(
     'injection',
     'runs where a value arrived changed, was evaluated, or forged a workflow command',
@@ -402,7 +412,8 @@ const table = [
   '| --- | --- | --- |',
   ...rows.map(([a, b, c]) => `| ${a} | ${esc(b)} | ${esc(c)} |`),
 ].join('\n');
-const block = `${header}\n\n${table}\n`;
+const list = notes.map((n) => `- ${n}`).join('\n');
+const block = `${header}\n\n${table}\n${notes.length ? `\n${list}\n` : ''}`;
 process.stdout.write(`${block}\n`);
 if (failures.length)
   process.stdout.write(`\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
@@ -417,6 +428,11 @@ if (values['write-doc']) {
     doc,
     `${text.slice(0, text.indexOf(begin) + begin.length)}\n${block}${text.slice(text.indexOf(end))}`,
   );
+  // The page is formatted like every other file (npm test checks it).
+  spawnSync(join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', doc], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
   say(`wrote the table into ${doc}`);
 }
 process.exitCode = failures.length ? 1 : 0;
