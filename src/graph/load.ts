@@ -27,14 +27,22 @@ export type SkillReader = (name: string) => SourceText | undefined;
 
 /** Sorted-key JSON: the same data always gives the same bytes. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => {
-    if (v && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const key of Object.keys(v).sort()) sorted[key] = (v as Record<string, unknown>)[key];
-      return sorted;
-    }
-    return v;
-  });
+  return JSON.stringify(sortedKeys(value));
+}
+
+/**
+ * A copy with every object's keys in sorted order, for JSON.stringify to write as it is (a replacer function,
+ * called back for every value, cost a fifth of loading a large graph).
+ */
+function sortedKeys(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(sortedKeys);
+  const o = v as Record<string, unknown>;
+  if (typeof o.toJSON === 'function') return o;
+  // No prototype: a key named "__proto__" is a key like any other.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(o).sort()) out[key] = sortedKeys(o[key]);
+  return out;
 }
 
 export function sha256(text: string): string {
@@ -178,11 +186,12 @@ function overlay(base: Omit<Approach, 'label'>, over: ApproachFields | undefined
   if (over.description !== undefined) next.description = over.description;
   if (over.run !== undefined) {
     next.run = over.run;
-    delete next.prompt;
+    // Cleared, not deleted: a delete turns the object into a slow dictionary (stripped before it is kept).
+    next.prompt = undefined;
   }
   if (over.prompt !== undefined) {
     next.prompt = over.prompt;
-    delete next.run;
+    next.run = undefined;
   }
   if (over.agent !== undefined) next.agent = over.agent;
   if (over.timeout_minutes !== undefined) next.timeout_minutes = over.timeout_minutes;
@@ -305,7 +314,8 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
       const viaSkill = overlay(baseApproach, rSkill);
       const next = overlay(viaSkill, r);
       if (r.skill) next.skill = r.skill;
-      else if (rSkill === undefined && (r.run !== undefined || r.prompt !== undefined)) delete next.skill;
+      else if (rSkill === undefined && (r.run !== undefined || r.prompt !== undefined))
+        next.skill = undefined;
       approaches.push({ label: `retry[${k}]` as ApproachLabel, ...next });
     });
     if (retries.length < 1) approaches.push({ ...approaches[0]! });
@@ -398,7 +408,12 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) {
+    const v = (o as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out as Partial<T>;
 }
 
 function stripUndefinedApproach(a: Approach): Approach {

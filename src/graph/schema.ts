@@ -7,90 +7,100 @@ const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 const REPLAY_WORDS =
   'What happens when an attempt is interrupted (its executor died): `safe` runs it again, `never` holds it until a person approves a rerun or settles it';
-const Replay = z.enum(['safe', 'never']).meta({ description: `${REPLAY_WORDS}.` });
+const Replay = z.enum(['safe', 'never']).register(z.globalRegistry, { description: `${REPLAY_WORDS}.` });
 
 const FileCheck = z
   .strictObject({
-    file: z
-      .string()
-      .min(1)
-      .meta({ description: 'Path, relative to the working directory, that must exist.' }),
-    contains: z.string().optional().meta({
+    file: z.string().min(1).register(z.globalRegistry, {
+      description: 'Path, relative to the working directory, that must exist.',
+    }),
+    contains: z.string().optional().register(z.globalRegistry, {
       description: 'A regular expression the file content must match; `^` and `$` match at every line.',
     }),
   })
-  .meta({ description: 'Passes when the file exists (and matches `contains`).' });
+  .register(z.globalRegistry, { description: 'Passes when the file exists (and matches `contains`).' });
 
 const CommandCheck = z
   .strictObject({
-    command: z.string().min(1).meta({
+    command: z.string().min(1).register(z.globalRegistry, {
       description:
         "A bash script, run in the working directory with the node's environment; the check passes when it exits 0. Pass values through the node's `env`, never as `${{ }}`.",
     }),
-    timeout_minutes: z
-      .number()
-      .positive()
-      .max(360)
-      .optional()
-      .meta({ description: 'Minutes before the check is killed and fails (default `10`).' }),
+    timeout_minutes: z.number().positive().max(360).optional().register(z.globalRegistry, {
+      description: 'Minutes before the check is killed and fails (default `10`).',
+    }),
   })
-  .meta({ description: 'Passes when the command exits 0.' });
+  .register(z.globalRegistry, { description: 'Passes when the command exits 0.' });
 
 const OutputCheck = z
   .strictObject({
-    output: z.string().regex(ID_PATTERN).meta({ description: 'An output name the node must set.' }),
-    matches: z.string().optional().meta({ description: 'A regular expression the value must match.' }),
+    output: z
+      .string()
+      .regex(ID_PATTERN)
+      .register(z.globalRegistry, { description: 'An output name the node must set.' }),
+    matches: z
+      .string()
+      .optional()
+      .register(z.globalRegistry, { description: 'A regular expression the value must match.' }),
   })
-  .meta({ description: 'Passes when the node set this output (matching `matches`).' });
+  .register(z.globalRegistry, { description: 'Passes when the node set this output (matching `matches`).' });
 
 const GitCheck = z
   .strictObject({
     git: z.strictObject({
-      branch: z
-        .string()
-        .optional()
-        .meta({ description: 'The branch whose new commits count (default the current `HEAD`).' }),
-      min_commits: z.number().int().min(1).optional().meta({
+      branch: z.string().optional().register(z.globalRegistry, {
+        description: 'The branch whose new commits count (default the current `HEAD`).',
+      }),
+      min_commits: z.number().int().min(1).optional().register(z.globalRegistry, {
         description:
           'How many commits made since the attempt was dispatched (matching `message`, if given) are required (default `1`).',
       }),
-      message: z
-        .string()
-        .optional()
-        .meta({ description: 'A regular expression one of the new commit messages must match.' }),
+      message: z.string().optional().register(z.globalRegistry, {
+        description: 'A regular expression one of the new commit messages must match.',
+      }),
     }),
   })
-  .meta({ description: 'Passes when new commits exist since the node was dispatched.' });
+  .register(z.globalRegistry, {
+    description: 'Passes when new commits exist since the node was dispatched.',
+  });
 
 const PullRequestCheck = z
   .strictObject({
     pull_request: z.strictObject({
-      head: z
-        .string()
-        .min(1)
-        .meta({ description: 'The head branch (may use `${{ }}`, e.g. a node output).' }),
-      base: z.string().min(1).optional().meta({ description: 'The base branch.' }),
+      head: z.string().min(1).register(z.globalRegistry, {
+        description: 'The head branch (may use `${{ }}`, e.g. a node output).',
+      }),
+      base: z.string().min(1).optional().register(z.globalRegistry, { description: 'The base branch.' }),
       state: z
         .enum(['open', 'merged', 'closed', 'open_or_merged'])
         .optional()
-        .meta({ description: 'Required state (default `open_or_merged`).' }),
-      label: z.string().min(1).optional().meta({ description: 'A label the pull request must carry.' }),
+        .register(z.globalRegistry, { description: 'Required state (default `open_or_merged`).' }),
+      label: z
+        .string()
+        .min(1)
+        .optional()
+        .register(z.globalRegistry, { description: 'A label the pull request must carry.' }),
     }),
   })
-  .meta({ description: 'GitHub: a pull request exists for the head branch, in the required state.' });
+  .register(z.globalRegistry, {
+    description: 'GitHub: a pull request exists for the head branch, in the required state.',
+  });
 
 const CheckRunCheck = z
   .strictObject({
     check: z.strictObject({
-      ref: z.string().min(1).meta({ description: 'A branch, tag or commit sha (may use `${{ }}`).' }),
-      name: z.string().min(1).meta({ description: 'The check run name.' }),
+      ref: z
+        .string()
+        .min(1)
+        .register(z.globalRegistry, { description: 'A branch, tag or commit sha (may use `${{ }}`).' }),
+      name: z.string().min(1).register(z.globalRegistry, { description: 'The check run name.' }),
       conclusion: z
         .enum(['success', 'neutral', 'skipped'])
         .optional()
-        .meta({ description: 'The conclusion required (default `success`).' }),
+        .register(z.globalRegistry, { description: 'The conclusion required (default `success`).' }),
     }),
   })
-  .meta({
+  .register(z.globalRegistry, {
     description:
       'GitHub: the latest check run of this name on the ref has completed with the required conclusion.',
   });
@@ -101,31 +111,50 @@ const IssueCheck = z
       number: z
         .union([z.number().int().positive(), z.string().min(1)])
         .optional()
-        .meta({
+        .register(z.globalRegistry, {
           description: "The issue or pull request number; may use `${{ }}` (default the run's subject).",
         }),
-      state: z.enum(['open', 'closed']).optional().meta({ description: 'The state it must be in.' }),
-      label: z.string().min(1).optional().meta({ description: 'A label it must carry.' }),
+      state: z
+        .enum(['open', 'closed'])
+        .optional()
+        .register(z.globalRegistry, { description: 'The state it must be in.' }),
+      label: z
+        .string()
+        .min(1)
+        .optional()
+        .register(z.globalRegistry, { description: 'A label it must carry.' }),
       comment: z
         .string()
         .min(1)
         .optional()
-        .meta({ description: 'A regular expression a comment must match.' }),
+        .register(z.globalRegistry, { description: 'A regular expression a comment must match.' }),
     }),
   })
-  .meta({ description: 'GitHub: the issue has the state, label or a matching comment.' });
+  .register(z.globalRegistry, {
+    description: 'GitHub: the issue has the state, label or a matching comment.',
+  });
 
 const BranchCheck = z
-  .strictObject({ branch: z.string().min(1).meta({ description: 'The branch name (may use `${{ }}`).' }) })
-  .meta({ description: 'GitHub: the branch exists.' });
+  .strictObject({
+    branch: z
+      .string()
+      .min(1)
+      .register(z.globalRegistry, { description: 'The branch name (may use `${{ }}`).' }),
+  })
+  .register(z.globalRegistry, { description: 'GitHub: the branch exists.' });
 const TagCheck = z
-  .strictObject({ tag: z.string().min(1).meta({ description: 'The tag name (may use `${{ }}`).' }) })
-  .meta({ description: 'GitHub: the tag exists.' });
+  .strictObject({
+    tag: z.string().min(1).register(z.globalRegistry, { description: 'The tag name (may use `${{ }}`).' }),
+  })
+  .register(z.globalRegistry, { description: 'GitHub: the tag exists.' });
 const ReleaseCheck = z
   .strictObject({
-    release: z.string().min(1).meta({ description: 'The release tag name (may use `${{ }}`).' }),
+    release: z
+      .string()
+      .min(1)
+      .register(z.globalRegistry, { description: 'The release tag name (may use `${{ }}`).' }),
   })
-  .meta({ description: 'GitHub: a release for the tag exists.' });
+  .register(z.globalRegistry, { description: 'GitHub: a release for the tag exists.' });
 
 /** The check kinds answered through the GitHub API. */
 export const GITHUB_CHECK_KINDS = ['pull_request', 'check', 'issue', 'branch', 'tag', 'release'] as const;
@@ -146,27 +175,26 @@ export const CheckSchema = z.union([
 
 const Env = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean()]))
-  .meta({ description: 'Environment variables for the command; values may hold `${{ }}` expressions.' });
+  .register(z.globalRegistry, {
+    description: 'Environment variables for the command; values may hold `${{ }}` expressions.',
+  });
 
 const approachFields = {
-  description: z
-    .string()
-    .optional()
-    .meta({ description: 'What the node (or this retry approach) does, for people; shown at dispatch.' }),
+  description: z.string().optional().register(z.globalRegistry, {
+    description: 'What the node (or this retry approach) does, for people; shown at dispatch.',
+  }),
   run: z
     .string()
     .min(1)
     .optional()
-    .meta({ description: 'A bash script. Never put `${{ }}` here: use `env`.' }),
-  prompt: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({ description: 'Text given on stdin to the agent command; may hold `${{ }}` expressions.' }),
-  agent: z.string().min(1).optional().meta({
+    .register(z.globalRegistry, { description: 'A bash script. Never put `${{ }}` here: use `env`.' }),
+  prompt: z.string().min(1).optional().register(z.globalRegistry, {
+    description: 'Text given on stdin to the agent command; may hold `${{ }}` expressions.',
+  }),
+  agent: z.string().min(1).optional().register(z.globalRegistry, {
     description: 'The agent command that receives `prompt` on stdin (default `defaults.agent`).',
   }),
-  skill: z.string().regex(ID_PATTERN).optional().meta({
+  skill: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
     description:
       "A reusable node template in `skills/<name>.yml` beside the graph; the node's own fields override it.",
   }),
@@ -176,7 +204,7 @@ const approachFields = {
     .positive()
     .max(360)
     .optional()
-    .meta({
+    .register(z.globalRegistry, {
       description: `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
     }),
 };
@@ -185,26 +213,31 @@ const approachFields = {
 export const ApproachSchema = z.strictObject(approachFields);
 
 export const NodeSchema = z.strictObject({
-  id: z.string().regex(ID_PATTERN).meta({ description: 'Unique node id: letters, digits, `_` and `-`.' }),
+  id: z
+    .string()
+    .regex(ID_PATTERN)
+    .register(z.globalRegistry, { description: 'Unique node id: letters, digits, `_` and `-`.' }),
   ...approachFields,
   depends_on: z
     .array(z.string())
     .optional()
-    .meta({ description: 'Nodes that must be completed or skipped first.' }),
-  execute_conditions: z.array(z.string().min(1)).optional().meta({
+    .register(z.globalRegistry, { description: 'Nodes that must be completed or skipped first.' }),
+  execute_conditions: z.array(z.string().min(1)).optional().register(z.globalRegistry, {
     description: 'Expressions; at least one must be true or the node is skipped. None means always.',
   }),
-  validates: z.array(CheckSchema).optional().meta({ description: 'Evidence checks run after the command.' }),
-  replay: Replay.optional().meta({
+  validates: z
+    .array(CheckSchema)
+    .optional()
+    .register(z.globalRegistry, { description: 'Evidence checks run after the command.' }),
+  replay: Replay.optional().register(z.globalRegistry, {
     description: `${REPLAY_WORDS} (default \`defaults.replay\`, else \`never\`).`,
   }),
-  retry: z.array(ApproachSchema).max(2).optional().meta({
+  retry: z.array(ApproachSchema).max(2).optional().register(z.globalRegistry, {
     description: 'At most 2: retry[0] overrides attempt 2; retry[1] is a different approach for attempt 3.',
   }),
-  outputs: z
-    .array(z.string().regex(ID_PATTERN))
-    .optional()
-    .meta({ description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.' }),
+  outputs: z.array(z.string().regex(ID_PATTERN)).optional().register(z.globalRegistry, {
+    description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
+  }),
 });
 
 /** A skill file: a node template without identity or edges. */
@@ -215,33 +248,45 @@ export const GraphSchema = z
     $schema: z
       .string()
       .optional()
-      .meta({ description: 'The JSON Schema, for editors; interlock ignores it.' }),
-    interlock: z.literal(1).meta({ description: 'The graph format version. Always 1.' }),
-    name: z
+      .register(z.globalRegistry, { description: 'The JSON Schema, for editors; interlock ignores it.' }),
+    interlock: z
+      .literal(1)
+      .register(z.globalRegistry, { description: 'The graph format version. Always 1.' }),
+    name: z.string().regex(GRAPH_NAME_PATTERN).register(z.globalRegistry, {
+      description: 'Graph name: lowercase letters, digits, `.`, `_` and `-`. Starts run ids.',
+    }),
+    description: z
       .string()
-      .regex(GRAPH_NAME_PATTERN)
-      .meta({ description: 'Graph name: lowercase letters, digits, `.`, `_` and `-`. Starts run ids.' }),
-    description: z.string().optional().meta({ description: 'What the graph does, for people.' }),
+      .optional()
+      .register(z.globalRegistry, { description: 'What the graph does, for people.' }),
     defaults: z
       .strictObject({
-        replay: Replay.optional().meta({ description: `${REPLAY_WORDS} (default \`never\`).` }),
+        replay: Replay.optional().register(z.globalRegistry, {
+          description: `${REPLAY_WORDS} (default \`never\`).`,
+        }),
         timeout_minutes: z
           .number()
           .positive()
           .max(360)
           .optional()
-          .meta({
+          .register(z.globalRegistry, {
             description: `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
           }),
-        agent: z.string().min(1).optional().meta({
+        agent: z.string().min(1).optional().register(z.globalRegistry, {
           description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
         }),
       })
       .optional()
-      .meta({ description: 'Values every node gets unless it sets its own.' }),
-    nodes: z.array(NodeSchema).min(1).meta({ description: 'The nodes, in declaration order.' }),
+      .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
+    nodes: z
+      .array(NodeSchema)
+      .min(1)
+      .register(z.globalRegistry, { description: 'The nodes, in declaration order.' }),
   })
-  .meta({ title: 'interlock graph', description: 'A workflow graph run by interlock.' });
+  .register(z.globalRegistry, {
+    title: 'interlock graph',
+    description: 'A workflow graph run by interlock.',
+  });
 
 export type GraphFile = z.infer<typeof GraphSchema>;
 export type NodeFile = z.infer<typeof NodeSchema>;

@@ -1,8 +1,27 @@
+import { createRequire } from 'node:module';
 import { CORE_SCHEMA, load as loadYamlFast } from 'js-yaml';
-import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+
 import type { z } from 'zod';
 import { didYouMean, jsonParseError, type SourceError } from './errors.js';
 import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
+
+// The careful, position-keeping parser is needed only when there is an error to locate: it is loaded on first
+// use, not when a step starts (evaluating its modules was a tenth of the Action's cold start).
+let yamlModule: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => {
+  // In the ncc bundle `require` is the bundle's own (yaml is bundled, evaluated only now); under tsx and vitest
+  // the source runs as plain ESM, which has no `require`.
+  yamlModule ??= (
+    typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')
+  ) as typeof Yaml;
+  return yamlModule;
+};
+const isMap = (n: unknown): n is Yaml.YAMLMap => yaml().isMap(n);
+const isSeq = (n: unknown): n is Yaml.YAMLSeq => yaml().isSeq(n);
+const isScalar = (n: unknown): n is Yaml.Scalar => yaml().isScalar(n);
+const isNode = (n: unknown): n is Yaml.Node => yaml().isNode(n);
 
 /**
  * A YAML or JSON text with source positions, for errors that point at a line and column. Positions are only
@@ -42,13 +61,14 @@ function parseFast(file: string, text: string): SourceDoc | undefined {
   } catch {
     return undefined;
   }
-  if (sharesReferences(data)) return undefined;
+  // Only an alias (`*name`) makes two places share one value: without a `*`, there is nothing to look for.
+  if (text.includes('*') && sharesReferences(data)) return undefined;
   let positioned: { doc: Document.Parsed; lines: LineCounter } | undefined;
   const positions = () => {
     if (!positioned) {
-      const lines = new LineCounter();
+      const lines = new (yaml().LineCounter)();
       positioned = {
-        doc: parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }),
+        doc: yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }),
         lines,
       };
     }
@@ -77,8 +97,8 @@ export function parseSource(file: string, text: string): SourceDoc {
 
 /** The careful path: every node keeps its position; aliases are limited; errors are located. */
 export function parseCarefully(file: string, text: string): SourceDoc {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const errors: SourceError[] = doc.errors.map((e) => {
     const pos = lines.linePos(e.pos[0]);
     const first = e.message.split('\n')[0] ?? e.message;

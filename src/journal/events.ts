@@ -5,29 +5,41 @@ export const JOURNAL_FORMAT = 'interlock.journal/1';
 /** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
 export const RunnerSchema = z
   .looseObject({
-    kind: z.enum(['local', 'actions', 'person']).meta({
+    kind: z.enum(['local', 'actions', 'person']).register(z.globalRegistry, {
       description:
         '`local`: a process on a machine (the CLI); `actions`: a GitHub Actions job; `person`: a person settling a node (CLI or comment).',
     }),
-    host: z.string().optional().meta({
+    host: z.string().optional().register(z.globalRegistry, {
       description:
         'The machine (local); for a person, where they settled from: `cli:<user>` or `interlock-app`.',
     }),
-    pid: z.number().int().optional().meta({ description: 'The CLI process id (local).' }),
-    pid_start: z
-      .string()
+    pid: z
+      .number()
+      .int()
       .optional()
-      .meta({ description: 'When that process started, so a reused pid is told apart (local).' }),
-    exec_tag: z.string().optional().meta({
+      .register(z.globalRegistry, { description: 'The CLI process id (local).' }),
+    pid_start: z.string().optional().register(z.globalRegistry, {
+      description: 'When that process started, so a reused pid is told apart (local).',
+    }),
+    exec_tag: z.string().optional().register(z.globalRegistry, {
       description:
         "A random tag set in the attempt's environment (`INTERLOCK_EXEC_TAG`): recovery looks for processes that still carry it.",
     }),
-    workflow_run_id: z.number().optional().meta({ description: 'The workflow run (actions).' }),
-    run_attempt: z.number().optional().meta({ description: 'The workflow run attempt (actions).' }),
-    job: z.string().optional().meta({ description: 'The job id (actions).' }),
-    runner_name: z.string().optional().meta({ description: 'The runner that ran the job (actions).' }),
+    workflow_run_id: z
+      .number()
+      .optional()
+      .register(z.globalRegistry, { description: 'The workflow run (actions).' }),
+    run_attempt: z
+      .number()
+      .optional()
+      .register(z.globalRegistry, { description: 'The workflow run attempt (actions).' }),
+    job: z.string().optional().register(z.globalRegistry, { description: 'The job id (actions).' }),
+    runner_name: z
+      .string()
+      .optional()
+      .register(z.globalRegistry, { description: 'The runner that ran the job (actions).' }),
   })
-  .meta({
+  .register(z.globalRegistry, {
     title: 'runner',
     description:
       'Who executes an attempt. Other fields may be present and are kept (e.g. `workflow_ref`, `git_head`).',
@@ -35,49 +47,54 @@ export const RunnerSchema = z
 export type RunnerInfo = z.infer<typeof RunnerSchema>;
 
 export const UsageSchema = z
-  .looseObject({ wall_ms: z.number().nonnegative().meta({ description: 'Wall-clock milliseconds.' }) })
-  .meta({ title: 'usage', description: 'What an attempt used. Other fields may be present and are kept.' });
+  .looseObject({
+    wall_ms: z.number().nonnegative().register(z.globalRegistry, { description: 'Wall-clock milliseconds.' }),
+  })
+  .register(z.globalRegistry, {
+    title: 'usage',
+    description: 'What an attempt used. Other fields may be present and are kept.',
+  });
 export type Usage = z.infer<typeof UsageSchema>;
 
 export const EvidenceSchema = z
   .looseObject({
-    check: z
-      .string()
-      .meta({ description: 'The check in words, e.g. `file repro.log contains /FAILED/`, or `person`.' }),
-    passed: z.boolean().meta({ description: 'Whether the check passed.' }),
-    observed: z.string().meta({ description: 'What the check saw: a match, an exit code, a URL, a sha.' }),
+    check: z.string().register(z.globalRegistry, {
+      description: 'The check in words, e.g. `file repro.log contains /FAILED/`, or `person`.',
+    }),
+    passed: z.boolean().register(z.globalRegistry, { description: 'Whether the check passed.' }),
+    observed: z.string().register(z.globalRegistry, {
+      description: 'What the check saw: a match, an exit code, a URL, a sha.',
+    }),
   })
-  .meta({ title: 'evidence', description: 'The result of one evidence check.' });
+  .register(z.globalRegistry, { title: 'evidence', description: 'The result of one evidence check.' });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 
 export const FailureSchema = z
   .looseObject({
-    check: z.string().meta({
+    check: z.string().register(z.globalRegistry, {
       description:
         'What failed: a check in words, or `exit`, `timeout`, `execute_conditions`, `env <NAME>`, `prompt`, `output <name>`.',
     }),
-    message: z.string().meta({ description: 'Why, in words.' }),
+    message: z.string().register(z.globalRegistry, { description: 'Why, in words.' }),
   })
-  .meta({ title: 'failure', description: 'One reason an attempt failed.' });
+  .register(z.globalRegistry, { title: 'failure', description: 'One reason an attempt failed.' });
 export type Failure = z.infer<typeof FailureSchema>;
 
 const GraphRef = z
   .strictObject({
-    name: z.string().meta({ description: "The graph's name." }),
-    hash: z.string().meta({
+    name: z.string().register(z.globalRegistry, { description: "The graph's name." }),
+    hash: z.string().register(z.globalRegistry, {
       description: '`sha256:` of the canonical JSON of the resolved graph (skills merged, defaults applied).',
     }),
-    path: z.string().meta({ description: 'The graph file, as the run was given it.' }),
+    path: z.string().register(z.globalRegistry, { description: 'The graph file, as the run was given it.' }),
   })
-  .meta({ title: 'graph', description: 'The graph a run is under.' });
+  .register(z.globalRegistry, { title: 'graph', description: 'The graph a run is under.' });
 export type GraphRef = z.infer<typeof GraphRef>;
 
 const base = {
-  seq: z
-    .number()
-    .int()
-    .positive()
-    .meta({ description: 'The position in the journal: 1 for the first event, then each next number.' }),
+  seq: z.number().int().positive().register(z.globalRegistry, {
+    description: 'The position in the journal: 1 for the first event, then each next number.',
+  }),
   at: z
     .string()
     .min(1)
@@ -86,27 +103,27 @@ const base = {
       (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
       'not an ISO 8601 time',
     )
-    .meta({ description: 'When the event was written (ISO 8601, UTC).' }),
+    .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
 };
-const nodeId = (d = 'The node.') => z.string().meta({ description: d });
-const attemptNo = (d: string) => z.number().int().positive().meta({ description: d });
+const nodeId = (d = 'The node.') => z.string().register(z.globalRegistry, { description: d });
+const attemptNo = (d: string) => z.number().int().positive().register(z.globalRegistry, { description: d });
 
 const RunStarted = z.strictObject({
   ...base,
   type: z.literal('RunStarted'),
   graph: GraphRef,
-  intent: z.string().meta({
+  intent: z.string().register(z.globalRegistry, {
     description:
       'What started the run: `cli` (`cli (<action>)` with `--event`), or the event, its action and the route that matched, e.g. `issues.labeled label=agent:fix`.',
   }),
-  subject: z
-    .string()
-    .meta({ description: 'What the run is about: `issue-<n>`, `pr-<n>`, a ref, or `local`.' }),
+  subject: z.string().register(z.globalRegistry, {
+    description: 'What the run is about: `issue-<n>`, `pr-<n>`, a ref, or `local`.',
+  }),
   runner: RunnerSchema,
-  inputs: z.record(z.string(), z.string()).optional().meta({
+  inputs: z.record(z.string(), z.string()).optional().register(z.globalRegistry, {
     description: 'The `inputs` expression context: `--input k=v`, or the workflow_dispatch inputs.',
   }),
-  github: z.unknown().optional().meta({
+  github: z.unknown().optional().register(z.globalRegistry, {
     description:
       'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
   }),
@@ -116,54 +133,64 @@ const NodeDispatched = z.strictObject({
   type: z.literal('NodeDispatched'),
   node: nodeId(),
   attempt: attemptNo('The attempt number: 1, 2, 3, and one more for each approved rerun.'),
-  replay: z.enum(['safe', 'never']).meta({
+  replay: z.enum(['safe', 'never']).register(z.globalRegistry, {
     description:
       "The node's replay rule at dispatch; an interrupted attempt reruns by itself only when this and the current graph both say `safe`.",
   }),
-  approach: z
-    .string()
-    .meta({ description: 'Which approach the attempt uses: `default`, `retry[0]` or `retry[1]`.' }),
+  approach: z.string().register(z.globalRegistry, {
+    description: 'Which approach the attempt uses: `default`, `retry[0]` or `retry[1]`.',
+  }),
   runner: RunnerSchema,
 });
 const NodeRecorded = z.strictObject({
   ...base,
   type: z.literal('NodeRecorded'),
   node: nodeId(),
-  attempt: z
-    .number()
-    .int()
-    .nonnegative()
-    .meta({ description: 'The attempt recorded; for a settlement, the attempt that was held or escalated.' }),
-  evidence: z.array(EvidenceSchema).meta({ description: 'Every check and what it observed.' }),
+  attempt: z.number().int().nonnegative().register(z.globalRegistry, {
+    description: 'The attempt recorded; for a settlement, the attempt that was held or escalated.',
+  }),
+  evidence: z
+    .array(EvidenceSchema)
+    .register(z.globalRegistry, { description: 'Every check and what it observed.' }),
   outputs: z
     .record(z.string(), z.string())
-    .meta({ description: 'The outputs the command set in `$INTERLOCK_OUTPUT`.' }),
+    .register(z.globalRegistry, { description: 'The outputs the command set in `$INTERLOCK_OUTPUT`.' }),
   usage: UsageSchema,
-  recorded_by: z
+  recorded_by: z.string().optional().register(z.globalRegistry, {
+    description: 'Set when a person settled the node (`settle`, `/settle`): who.',
+  }),
+  note: z
     .string()
     .optional()
-    .meta({ description: 'Set when a person settled the node (`settle`, `/settle`): who.' }),
-  note: z.string().optional().meta({ description: 'What the person checked, when a person settled it.' }),
-  output_tail: z.string().optional().meta({ description: "The end of the command's output." }),
+    .register(z.globalRegistry, { description: 'What the person checked, when a person settled it.' }),
+  output_tail: z
+    .string()
+    .optional()
+    .register(z.globalRegistry, { description: "The end of the command's output." }),
 });
 const NodeFailed = z.strictObject({
   ...base,
   type: z.literal('NodeFailed'),
   node: nodeId(),
   attempt: attemptNo('The attempt that failed.'),
-  failures: z.array(FailureSchema).meta({ description: 'Every reason the attempt failed.' }),
+  failures: z
+    .array(FailureSchema)
+    .register(z.globalRegistry, { description: 'Every reason the attempt failed.' }),
   usage: UsageSchema,
   evidence: z
     .array(EvidenceSchema)
     .optional()
-    .meta({ description: 'Every check that ran and what it observed, passed or not.' }),
-  output_tail: z.string().optional().meta({ description: "The end of the command's output." }),
+    .register(z.globalRegistry, { description: 'Every check that ran and what it observed, passed or not.' }),
+  output_tail: z
+    .string()
+    .optional()
+    .register(z.globalRegistry, { description: "The end of the command's output." }),
 });
 const NodeSkipped = z.strictObject({
   ...base,
   type: z.literal('NodeSkipped'),
   node: nodeId(),
-  reason: z.string().meta({ description: 'Why, e.g. the conditions that were false.' }),
+  reason: z.string().register(z.globalRegistry, { description: 'Why, e.g. the conditions that were false.' }),
 });
 const NodeInterrupted = z.strictObject({
   ...base,
@@ -171,7 +198,7 @@ const NodeInterrupted = z.strictObject({
   node: nodeId(),
   attempt: attemptNo('The attempt whose executor is gone.'),
   observed_usage: UsageSchema,
-  by: z.string().optional().meta({
+  by: z.string().optional().register(z.globalRegistry, {
     description:
       'What recovered it: `interlock recover (<user>)`, or the workflow run (or its post step) that did.',
   }),
@@ -181,15 +208,21 @@ const RerunApproved = z.strictObject({
   type: z.literal('RerunApproved'),
   node: nodeId(),
   attempt: attemptNo('The held or escalated attempt this approval settles.'),
-  approved_by: z.string().min(1).meta({ description: 'The person who approved (a login, or `--by NAME`).' }),
-  source: z.string().meta({
+  approved_by: z
+    .string()
+    .min(1)
+    .register(z.globalRegistry, { description: 'The person who approved (a login, or `--by NAME`).' }),
+  source: z.string().register(z.globalRegistry, {
     description:
       'Where the approval came from: a comment URL (which approves once per run), or `cli:<user>`.',
   }),
-  graph_hash: z.string().optional().meta({ description: 'The graph hash the approver saw.' }),
-  reason: z.string().optional().meta({ description: 'Why, in words.' }),
+  graph_hash: z
+    .string()
+    .optional()
+    .register(z.globalRegistry, { description: 'The graph hash the approver saw.' }),
+  reason: z.string().optional().register(z.globalRegistry, { description: 'Why, in words.' }),
   /** Distinct people who must approve this attempt before the node leaves its hold (default 1). */
-  required: z.number().int().min(1).optional().meta({
+  required: z.number().int().min(1).optional().register(z.globalRegistry, {
     description:
       'Distinct people who must approve this attempt before the node leaves its hold, from `approvals.required` (default `1`).',
   }),
@@ -199,26 +232,32 @@ export const EscalationReportSchema = z
     attempted: z
       .array(
         z.looseObject({
-          attempt: z.number().meta({ description: 'The attempt number.' }),
-          approach: z.string().meta({ description: '`default`, `retry[0]` or `retry[1]`.' }),
-          work: z
+          attempt: z.number().register(z.globalRegistry, { description: 'The attempt number.' }),
+          approach: z
             .string()
-            .meta({ description: 'What it ran: the first line of `run`, or the agent it prompted.' }),
+            .register(z.globalRegistry, { description: '`default`, `retry[0]` or `retry[1]`.' }),
+          work: z.string().register(z.globalRegistry, {
+            description: 'What it ran: the first line of `run`, or the agent it prompted.',
+          }),
         }),
       )
-      .meta({ description: 'What was attempted, one entry per attempt.' }),
+      .register(z.globalRegistry, { description: 'What was attempted, one entry per attempt.' }),
     failed: z
       .array(
         z.looseObject({
-          attempt: z.number().meta({ description: 'The attempt number.' }),
-          failures: z.array(FailureSchema).meta({ description: 'Why it failed.' }),
+          attempt: z.number().register(z.globalRegistry, { description: 'The attempt number.' }),
+          failures: z.array(FailureSchema).register(z.globalRegistry, { description: 'Why it failed.' }),
         }),
       )
-      .meta({ description: 'What failed and why, one entry per attempt.' }),
-    approaches_tried: z.array(z.string()).meta({ description: 'The approaches used, in order.' }),
-    needed: z.string().meta({ description: 'What a person must do for the run to go on.' }),
+      .register(z.globalRegistry, { description: 'What failed and why, one entry per attempt.' }),
+    approaches_tried: z
+      .array(z.string())
+      .register(z.globalRegistry, { description: 'The approaches used, in order.' }),
+    needed: z
+      .string()
+      .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
   })
-  .meta({ title: 'report', description: 'The escalation report shown to people.' });
+  .register(z.globalRegistry, { title: 'report', description: 'The escalation report shown to people.' });
 export type EscalationReport = z.infer<typeof EscalationReportSchema>;
 const NodeEscalated = z.strictObject({
   ...base,
@@ -229,21 +268,24 @@ const NodeEscalated = z.strictObject({
 const RunFailed = z.strictObject({
   ...base,
   type: z.literal('RunFailed'),
-  reason: z.string().meta({ description: 'Why the run ends.' }),
-  by: z.string().meta({ description: 'Who ended it.' }),
+  reason: z.string().register(z.globalRegistry, { description: 'Why the run ends.' }),
+  by: z.string().register(z.globalRegistry, { description: 'Who ended it.' }),
 });
 const RunCompleted = z.strictObject({
   ...base,
   type: z.literal('RunCompleted'),
-  reason: z.string().meta({ description: '`every node completed or skipped`.' }),
-  by: z.string().meta({ description: '`interlock`.' }),
+  reason: z.string().register(z.globalRegistry, { description: '`every node completed or skipped`.' }),
+  by: z.string().register(z.globalRegistry, { description: '`interlock`.' }),
 });
 const GraphChangeAllowed = z.strictObject({
   ...base,
   type: z.literal('GraphChangeAllowed'),
-  from: z.string().meta({ description: 'The graph hash the run was under.' }),
-  to: z.string().meta({ description: 'The graph hash it goes on under.' }),
-  by: z.string().min(1).meta({ description: 'Who allowed it (`--by`, the user, or the workflow actor).' }),
+  from: z.string().register(z.globalRegistry, { description: 'The graph hash the run was under.' }),
+  to: z.string().register(z.globalRegistry, { description: 'The graph hash it goes on under.' }),
+  by: z
+    .string()
+    .min(1)
+    .register(z.globalRegistry, { description: 'Who allowed it (`--by`, the user, or the workflow actor).' }),
 });
 
 export const EventSchema = z.discriminatedUnion('type', [
@@ -271,15 +313,20 @@ export type NewEvent = JournalEvent extends infer E
   : never;
 
 export const JournalHeaderSchema = z.strictObject({
-  format: z.literal(JOURNAL_FORMAT).meta({ description: 'The journal format; readers refuse any other.' }),
-  run_id: z.string().min(1).meta({ description: 'The run id, e.g. `fix-bug/issue-42`.' }),
+  format: z
+    .literal(JOURNAL_FORMAT)
+    .register(z.globalRegistry, { description: 'The journal format; readers refuse any other.' }),
+  run_id: z
+    .string()
+    .min(1)
+    .register(z.globalRegistry, { description: 'The run id, e.g. `fix-bug/issue-42`.' }),
   graph: GraphRef,
   /** The subject's progress comment, once the Action has made one: updated in place by id. */
-  progress_comment_id: z.number().int().positive().optional().meta({
+  progress_comment_id: z.number().int().positive().optional().register(z.globalRegistry, {
     description:
       "The subject's progress comment, once the Action made one: it is updated in place by this id.",
   }),
-  events: z.array(z.unknown()).meta({ description: 'The events, in order.' }),
+  events: z.array(z.unknown()).register(z.globalRegistry, { description: 'The events, in order.' }),
 });
 
 export interface Journal {

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { childProcess } from '../lazy.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -47,12 +47,16 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
 export function runScript(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', req.script], {
-      cwd: req.cwd,
-      env: req.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = childProcess().spawn(
+      'bash',
+      ['--noprofile', '--norc', '-eo', 'pipefail', '-c', req.script],
+      {
+        cwd: req.cwd,
+        env: req.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let log: WriteStream | undefined;
     if (req.logFile) log = createWriteStream(req.logFile, { flags: 'a' });
     let tail = '';

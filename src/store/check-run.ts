@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
+import { zlib } from '../lazy.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
 /** GitHub's limit on a check run's output.text and output.summary. */
@@ -29,7 +29,7 @@ export type CheckRunRenderer = (journal: Journal) => {
 
 /** Encodes a journal compactly for output.text: gzip, then base64, inside an HTML comment. */
 export function encodeJournal(journal: Journal): string {
-  const text = `${MARK_OPEN}${gzipSync(serializeJournal(journal), { level: 9 }).toString('base64')}${MARK_CLOSE}`;
+  const text = `${MARK_OPEN}${zlib().gzipSync(serializeJournal(journal), { level: 9 }).toString('base64')}${MARK_CLOSE}`;
   if (text.length > CHECK_RUN_TEXT_LIMIT) throw new JournalTooLarge(text.length);
   return text;
 }
@@ -41,7 +41,7 @@ export function decodeJournal(text: string, where: string): Journal {
     throw new JournalError(`${where}: the check run holds no interlock journal`, null);
   let raw: Buffer;
   try {
-    raw = gunzipSync(Buffer.from(text.slice(start + MARK_OPEN.length, end), 'base64'));
+    raw = zlib().gunzipSync(Buffer.from(text.slice(start + MARK_OPEN.length, end), 'base64'));
   } catch (e) {
     throw new JournalError(
       `${where}: the journal in the check run is damaged (${(e as Error).message})`,

@@ -1,0 +1,11 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Node's built-in modules that only some paths need (running a command, the check-run store's gzip), loaded on
+ * first use rather than when a step starts: every built-in loaded at start-up adds to the Action's cold start.
+ * A built-in needs no bundling, so the runtime `require` serves under ncc, tsx and vitest alike.
+ */
+const nodeRequire = createRequire(import.meta.url);
+
+export const childProcess = (): typeof import('node:child_process') => nodeRequire('node:child_process');
+export const zlib = (): typeof import('node:zlib') => nodeRequire('node:zlib');

@@ -1,0 +1,94 @@
+// The graph's content address must never change for the same graph: a run refuses to go on when the hash it
+// started with differs. These pin it, and the canonical JSON it is computed from.
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, parseGraph } from '../../src/graph/load.js';
+
+const GRAPH = `interlock: 1
+name: overlays
+description: every way an approach is built
+defaults:
+  agent: claude -p
+  timeout_minutes: 7
+  replay: safe
+nodes:
+  - id: a
+    run: make a
+    env: { A: "1", B: "\${{ github.event.issue.title }}" }
+    retry:
+      - prompt: fix a, differently
+        env: { B: "2" }
+      - skill: builder
+    validates: [{ file: a.txt, contains: "ok" }]
+  - id: b
+    depends_on: [a]
+    prompt: write b
+    agent: codex exec
+    retry:
+      - run: make b
+      - prompt: write b again
+        timeout_minutes: 3
+    outputs: [url]
+    validates: [{ output: url, matches: "^https://" }]
+  - id: c
+    depends_on: [a, b]
+    skill: builder
+    replay: never
+    retry:
+      - run: make c
+        skill: builder
+      - prompt: c by hand
+    execute_conditions: ["\${{ nodes.b.outputs.url != '' }}"]
+`;
+const SKILL = 'description: builds things\nrun: make all\nenv: { SKILL: "yes" }\ntimeout_minutes: 12\n';
+
+/** The definition: JSON.stringify with each object's keys sorted. */
+const reference = (v: unknown) =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(
+          Object.keys(x)
+            .sort()
+            .map((k) => [k, (x as Record<string, unknown>)[k]]),
+        )
+      : x,
+  );
+
+describe('the graph hash', () => {
+  it('is pinned for a graph that builds approaches every way (run over prompt, skills, retries, env)', () => {
+    const g = parseGraph({ path: 'g.yml', text: GRAPH }, (name) =>
+      name === 'builder' ? { path: 'skills/builder.yml', text: SKILL } : undefined,
+    );
+    // Computed when this test was written; a change here breaks every run in flight under this graph.
+    expect(g.hash).toBe('sha256:aa28e4d5985b815be49c46419602f32b46ecc4e4278c1fe75e75a37d68e4f9e7');
+  });
+
+  it('is pinned for the demo graph', () => {
+    const path = new URL('../../examples/demo/fix-bug.yml', import.meta.url).pathname;
+    const g = parseGraph({ path, text: readFileSync(path, 'utf8') });
+    expect(g.hash).toBe('sha256:c3d53352b77848af396239c905c73247faf12d1b416797a9910f209dfe8d8bd4');
+  });
+
+  it('canonical JSON is JSON.stringify with sorted keys, for any JSON value and undefined members', () => {
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.string(),
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(fc.string(), tie('v'), { maxKeys: 5 }),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

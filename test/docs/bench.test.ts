@@ -1,0 +1,53 @@
+// `npm run bench` as the README gives it, in its quick mode (small sizes, one run each): every benchmark runs
+// and the page it writes has every section. The figures themselves come from the full run (docs/BENCHMARKS.md).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+describe('npm run bench', () => {
+  it('runs every benchmark and writes the page with every section (BENCH_QUICK=1)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlock-bench-'));
+    try {
+      const out = join(dir, 'BENCHMARKS.md');
+      const r = spawnSync('npm', ['run', 'bench', '--silent'], {
+        cwd: ROOT,
+        env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out },
+        encoding: 'utf8',
+        timeout: 240_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const page = readFileSync(out, 'utf8');
+      for (const section of [
+        '# Benchmarks',
+        '## GitHub API requests per node step',
+        '## Cold start of dist/index.js',
+        '## Bundle size',
+        '## Bytes written to GitHub per event as a journal grows',
+        '## Parallel jobs appending to one journal (local GitHub server)',
+        '## Runner minutes while a node waits for approval',
+        '## Webhook deliveries per second (the app)',
+      ])
+        expect(page).toContain(section);
+      expect(page).toContain('Quick mode');
+      expect(page).not.toMatch(/NaN|undefined|Infinity/);
+      // A later step on the git store: one read, two writes, one progress-comment update.
+      expect(page).toMatch(/\| git store, a later step, no GitHub evidence check\s*\| 4 \|/);
+      // Contention: no event lost and none dispatched twice, at each level run.
+      const rows = page.split('\n').filter((l) => /^\| [24] +\| \d+ +\| /.test(l));
+      expect(rows).toHaveLength(2);
+      for (const row of rows)
+        expect(
+          row
+            .split('|')
+            .slice(3, 5)
+            .map((c) => c.trim()),
+        ).toEqual(['0', '0']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
