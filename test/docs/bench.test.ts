@@ -35,7 +35,7 @@ describe('npm run bench', () => {
       expect(page).toContain('Quick mode');
       expect(page).not.toMatch(/NaN|undefined|Infinity/);
       // A later step on the git store: one read, two writes, one progress-comment update.
-      expect(page).toMatch(/\| git store, a later step, no GitHub evidence check\s*\| 4 \|/);
+      expect(page).toMatch(/\| git store, a later step, no GitHub evidence check\s*\|\s*4\s*\|/);
       // Contention: no event lost and none dispatched twice, at each level run.
       const rows = page.split('\n').filter((l) => /^\| [24] +\| \d+ +\| /.test(l));
       expect(rows).toHaveLength(2);
