@@ -39,9 +39,13 @@ function sortedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortedKeys);
   const o = v as Record<string, unknown>;
   if (typeof o.toJSON === 'function') return o;
-  // No prototype: a key named "__proto__" is a key like any other.
-  const out: Record<string, unknown> = Object.create(null);
-  for (const key of Object.keys(o).sort()) out[key] = sortedKeys(o[key]);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(o).sort()) {
+    const value = sortedKeys(o[key]);
+    // A key named "__proto__" is a key like any other (assigned, it would set the prototype and vanish).
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true });
+    else out[key] = value;
+  }
   return out;
 }
 
