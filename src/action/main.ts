@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { authorize, screenEvent } from '../app/authorize.js';
+import { gatherAuthFacts } from '../app/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
@@ -172,7 +174,9 @@ const RUN_ID = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 export async function resolveRun(
   ctx: ActionContext,
 ): Promise<
-  { graph: Graph; runId: string; subject: Subject; store: JournalStore; intent: string } | { noRoute: string }
+  | { graph: Graph; runId: string; subject: Subject; store: JournalStore; intent: string }
+  | { noRoute: string }
+  | { refused: string }
 > {
   let subject = subjectOf(ctx.payload, ctx.env.GITHUB_REF);
   let graphPath = ctx.inputs.graph;
@@ -206,10 +210,32 @@ export async function resolveRun(
     }
     graphPath = match.graph;
     intent = match.intent;
+    // A comment is anyone's to write: a run started by a slash command needs the same people an approval
+    // does (approvals.permission, or approvals.approvers), else anyone could start an agent with the secrets.
+    if (config?.routes[match.index]?.command !== undefined) {
+      const refused = await refuseCommenter(ctx, config);
+      if (refused) return { refused };
+    }
   }
   const graph = { ...loadGraphFile(resolve(ctx.workspace, graphPath)), path: graphPath };
   const runId = givenRunId || defaultRunId(graph.name, subject);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
+}
+
+/** Why the comment that matched a command route may not start a run, or undefined when it may. */
+async function refuseCommenter(ctx: ActionContext, config: Config): Promise<string | undefined> {
+  const p = ctx.payload as {
+    action?: string;
+    sender?: { login: string; type?: string };
+    comment?: { user?: { login: string; type?: string } | null };
+  };
+  const author = p.comment?.user ?? p.sender;
+  if (!author || !p.sender) return 'the event names no commenter';
+  const screen = screenEvent({ action: p.action ?? '', sender: p.sender, author });
+  if (!screen.ok) return screen.why;
+  const facts = await gatherAuthFacts(ctx, config.approvals, 'settle', author.login);
+  const auth = authorize(config.approvals, 'settle', facts);
+  return auth.ok ? undefined : auth.reason.replace('settling needs', 'starting a run from a comment needs');
 }
 
 function subjectFromLabel(label: string): Subject | undefined {
@@ -299,6 +325,11 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
       };
     }
     throw e;
+  }
+  if ('refused' in resolved) {
+    ctx.io.notice(`interlock: not started: ${resolved.refused}`);
+    ctx.io.setOutput('status', 'refused');
+    return { outputs: { status: 'refused' } };
   }
   if ('noRoute' in resolved) {
     ctx.io.notice(resolved.noRoute);

@@ -8,7 +8,7 @@ import type { HandlerDeps } from './deps.js';
  * that does not settle it, their membership of the teams listed under `approvals.approvers`.
  */
 export async function gatherAuthFacts(
-  deps: HandlerDeps,
+  deps: Pick<HandlerDeps, 'octokit' | 'repo'>,
   approvals: Approvals,
   need: Need,
   login: string,
