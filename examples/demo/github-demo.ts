@@ -259,6 +259,7 @@ async function main() {
   say(`   the last step's job summary + diagram: ${out}-summary.md`);
   say(`   the progress comment on issue #42:     ${out}-progress-comment.md`);
   say(`   the CLI on the same protocol, locally: npm run demo:cli`);
+  say(`   (left in place for you to read; remove them with: rm -rf ${ws})`);
   await app.close();
   await github.close();
 }

@@ -24,11 +24,21 @@ export function issuesLabeled(
   title = 'Fix the add() bug',
 ) {
   const p = webhookExample('issues', 'labeled') as {
-    issue: { number: number; title: string; labels: Array<{ name: string }>; pull_request?: unknown };
+    issue: {
+      number: number;
+      title: string;
+      labels: Array<{ name: string }>;
+      pull_request?: unknown;
+      url: string;
+      html_url: string;
+    };
     label: { name: string };
-    repository: { name: string; full_name: string; owner: { login: string } };
+    repository: { name: string; full_name: string; owner: { login: string }; url: string; html_url: string };
   };
   p.issue.number = number;
+  // The example's links name its own repository and issue: point them at this one.
+  p.issue.url = `https://api.github.com/repos/${owner}/${repo}/issues/${number}`;
+  p.issue.html_url = `https://github.com/${owner}/${repo}/issues/${number}`;
   p.issue.title = title;
   p.issue.labels = [{ ...(p.issue.labels[0] ?? {}), name: label }];
   delete p.issue.pull_request;
@@ -38,6 +48,8 @@ export function issuesLabeled(
     name: repo,
     full_name: `${owner}/${repo}`,
     owner: { ...p.repository.owner, login: owner },
+    url: `https://api.github.com/repos/${owner}/${repo}`,
+    html_url: `https://github.com/${owner}/${repo}`,
   };
   return p as unknown as Record<string, unknown>;
 }
