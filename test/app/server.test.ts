@@ -1,17 +1,11 @@
 // The App as a real HTTP server (what `npm start` runs), authenticating as a GitHub App installation against
 // the local GitHub and receiving deliveries signed with @octokit/webhooks-methods.
-import { generateKeyPairSync } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningApp, readServerEnv, startServer } from '../../src/app/server.js';
-import { commentEvent, observe, PEOPLE, quietOctokit, startWorld, type World } from './world.js';
+import { approvalDelivery, appServerEnv, observe, quietOctokit, startWorld, type World } from './world.js';
 
 const SECRET = 'webhook-secret-for-tests';
-const { privateKey } = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-});
 
 let world: World;
 let app: RunningApp;
@@ -23,18 +17,7 @@ afterEach(async () => {
 async function start() {
   world = await startWorld();
   world.seedRun();
-  app = await startServer(
-    {
-      APP_ID: String(world.server.state.app.id),
-      PRIVATE_KEY: privateKey,
-      WEBHOOK_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GITHUB_API_URL: world.server.url,
-      LOG_LEVEL: 'fatal',
-    },
-    { Octokit: quietOctokit() },
-  );
+  app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
 }
 
 /** A delivery as GitHub sends it: the JSON body, the event and delivery headers, and the signature. */
@@ -57,9 +40,7 @@ async function deliver(
 }
 
 function approval(delivery = 'a1') {
-  const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
-  const payload = { ...ev.payload, installation: { id: world.server.state.app.installationId } };
-  return { ev, body: JSON.stringify(payload), delivery };
+  return { ...approvalDelivery(world), delivery };
 }
 
 describe('the App over HTTP', () => {

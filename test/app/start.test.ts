@@ -1,18 +1,12 @@
 // `npm start` itself, as the README gives it: a child process that reads its configuration from the environment,
 // listens, and handles a signed delivery against the local GitHub. The server's logic is tested in server.test.ts.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
-import { commentEvent, observe, PEOPLE, startWorld, type World } from './world.js';
+import { approvalDelivery, appServerEnv, observe, startWorld, type World } from './world.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SECRET = 'npm-start-secret';
-const { privateKey } = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-});
 
 let world: World | undefined;
 let child: ChildProcess | undefined;
@@ -58,21 +52,9 @@ describe('npm start', () => {
   it('listens, and a signed /approve-rerun delivery approves and dispatches once', async () => {
     world = await startWorld();
     world.seedRun();
-    const r = await npmStart({
-      APP_ID: String(world.server.state.app.id),
-      PRIVATE_KEY: privateKey,
-      WEBHOOK_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GITHUB_API_URL: world.server.url,
-      LOG_LEVEL: 'fatal',
-    });
+    const r = await npmStart(appServerEnv(world, SECRET));
     expect(r.url, r.out).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/github\/webhooks$/);
-    const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
-    const body = JSON.stringify({
-      ...ev.payload,
-      installation: { id: world.server.state.app.installationId },
-    });
+    const { ev, body } = approvalDelivery(world);
     const res = await fetch(r.url!, {
       method: 'POST',
       headers: {

@@ -2,6 +2,7 @@
  * A repository on the local GitHub with a run waiting for a person, and real webhook payloads pointed at it.
  * Every test builds its own world: a fresh server, so no test sees another's journal.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Probot, ProbotOctokit } from 'probot';
 import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
@@ -349,4 +350,31 @@ export function observe(world: World, commentId?: number, runId = 'fix/issue-1')
 /** Delivers an event built here through Probot's `receive`, as Probot's own tests do. */
 export function receive(world: World, ev: { id: string; name: string; payload: unknown }): Promise<void> {
   return world.probot.receive(ev as unknown as Parameters<Probot['receive']>[0]);
+}
+
+/** The App's private key for the tests that run it as a server (`npm start`), made once per test file. */
+export const APP_PRIVATE_KEY = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+}).privateKey;
+
+/** The environment `npm start` reads, pointed at this world's GitHub, on a free local port. */
+export function appServerEnv(world: World, secret: string): Record<string, string> {
+  return {
+    APP_ID: String(world.server.state.app.id),
+    PRIVATE_KEY: APP_PRIVATE_KEY,
+    WEBHOOK_SECRET: secret,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GITHUB_API_URL: world.server.url,
+    LOG_LEVEL: 'fatal',
+  };
+}
+
+/** `/approve-rerun deploy` by a writer, as the App receives it: the payload names the installation. */
+export function approvalDelivery(world: World) {
+  const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
+  const body = JSON.stringify({ ...ev.payload, installation: { id: world.server.state.app.installationId } });
+  return { ev, body };
 }

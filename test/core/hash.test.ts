@@ -70,6 +70,12 @@ describe('the graph hash', () => {
     expect(g.hash).toBe('sha256:c3d53352b77848af396239c905c73247faf12d1b416797a9910f209dfe8d8bd4');
   });
 
+  it('canonical JSON keeps a key named __proto__ as a key (an env variable may be called that)', () => {
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":2},"a":[3]}'))).toBe(
+      '{"__proto__":{"x":2},"a":[3],"b":1}',
+    );
+  });
+
   it('canonical JSON is JSON.stringify with sorted keys, for any JSON value and undefined members', () => {
     const value = fc.letrec((tie) => ({
       v: fc.oneof(

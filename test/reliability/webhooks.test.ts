@@ -2,19 +2,20 @@
 // covers a bad, a missing and a misapplied signature and a redelivery; these are the rest: wrong content types,
 // malformed JSON under a good signature, missing headers, a SHA-1-only signature, an unknown event, and bodies
 // too large to read (refused before they are read, so no one can make the App hold gigabytes).
-import { generateKeyPairSync } from 'node:crypto';
 import { connect } from 'node:net';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_BYTES, type RunningApp, startServer } from '../../src/app/server.js';
-import { commentEvent, observe, PEOPLE, quietOctokit, startWorld, type World } from '../app/world.js';
+import {
+  approvalDelivery,
+  appServerEnv,
+  observe,
+  quietOctokit,
+  startWorld,
+  type World,
+} from '../app/world.js';
 
 const SECRET = 'webhook-secret-for-reliability';
-const { privateKey } = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-});
 
 let world: World;
 let app: RunningApp;
@@ -23,20 +24,8 @@ let body: string;
 beforeAll(async () => {
   world = await startWorld();
   world.seedRun();
-  app = await startServer(
-    {
-      APP_ID: String(world.server.state.app.id),
-      PRIVATE_KEY: privateKey,
-      WEBHOOK_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GITHUB_API_URL: world.server.url,
-      LOG_LEVEL: 'fatal',
-    },
-    { Octokit: quietOctokit() },
-  );
-  const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
-  body = JSON.stringify({ ...ev.payload, installation: { id: world.server.state.app.installationId } });
+  app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
+  body = approvalDelivery(world).body;
 });
 afterAll(async () => {
   await app?.close();
