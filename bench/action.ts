@@ -1,10 +1,11 @@
 // Figures for the Action: API requests per node step (git and check-run stores), cold start of dist/index.js
 // against a bare bundle built in the same run, and the bundle's size.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { bundle } from '../scripts/build.mjs';
 import { makeWorkspace, runStep, type StepOptions } from '../test/support/action-process.js';
 import { issuesLabeled, webhookExample } from '../test/support/fixtures.js';
 import { startGitHubServer } from '../test/support/github-server.js';
@@ -85,28 +86,11 @@ export async function requestsPerStep(): Promise<RequestFigures> {
   }
 }
 
-function buildBare(): string {
+/** The baseline bundle, built by the same bundler with the same options as dist/index.js. */
+async function buildBare(): Promise<string> {
   const out = join(root, 'node_modules', '.cache', 'interlock-bench-bare');
   rmSync(out, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [
-      join(root, 'node_modules/@vercel/ncc/dist/ncc/cli.js'),
-      'build',
-      'bench/bare/index.ts',
-      '-o',
-      out,
-      '--minify',
-      '-q',
-      '--transpile-only',
-      '--target',
-      'es2022',
-    ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
-  );
+  await bundle('bench/bare/index.ts', join(out, 'index.js'));
   writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
   return join(out, 'index.js');
 }
@@ -147,7 +131,7 @@ export interface ColdStart {
 }
 
 export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[]> {
-  const bare = buildBare();
+  const bare = await buildBare();
   const ws = makeWorkspace({ 'g.yml': GRAPH });
   const dir = join(root, 'node_modules', '.cache', 'interlock-bench-runner');
   mkdirSync(dir, { recursive: true });
@@ -201,38 +185,19 @@ export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[
   return out;
 }
 
-/** The bundle's size and, from ncc's module list, its three largest contributors (by package). */
-export function bundleSize(): { bytes: number; top: Array<[string, number]> } {
-  const bytes = statSync(join(root, 'dist/index.js')).size;
+/** The bundle's size and, from the bundler's metafile, its three largest contributors (by package). */
+export async function bundleSize(): Promise<{ bytes: number; top: Array<[string, number]> }> {
   const tmp = join(root, 'node_modules', '.cache', 'interlock-bench-stats');
   rmSync(tmp, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [
-      join(root, 'node_modules/@vercel/ncc/dist/ncc/cli.js'),
-      'build',
-      'src/action/index.ts',
-      '-o',
-      tmp,
-      '-q',
-      '--transpile-only',
-      '--stats-out',
-      join(tmp, 'stats.json'),
-    ],
-    {
-      cwd: root,
-      stdio: 'inherit',
-    },
-  );
-  const stats = JSON.parse(readFileSync(join(tmp, 'stats.json'), 'utf8')) as {
-    modules?: Array<{ name: string; size: number }>;
-  };
+  const meta = await bundle('src/action/index.ts', join(tmp, 'index.js'));
+  const bytes = statSync(join(root, 'dist/index.js')).size;
   const byPackage = new Map<string, number>();
-  for (const m of stats.modules ?? []) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m.name);
-    const key = match ? match[1]! : 'interlock (src)';
-    byPackage.set(key, (byPackage.get(key) ?? 0) + m.size);
-  }
+  for (const output of Object.values(meta.outputs))
+    for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+      const key = match ? match[1]! : 'interlock (src)';
+      byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
+    }
   const top = [...byPackage.entries()].sort((x, y) => y[1] - x[1]).slice(0, 3);
   return { bytes, top };
 }

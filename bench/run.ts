@@ -274,11 +274,11 @@ md.push(
   'on demand.',
   '',
 );
-const size = bundleSize();
+const size = await bundleSize();
 md.push(
   '## Bundle size',
   '',
-  `dist/index.js: ${(size.bytes / 1024).toFixed(0)} kB minified. Largest contributors before minification: ${size.top
+  `dist/index.js: ${(size.bytes / 1024).toFixed(0)} kB minified. Largest contributors to it: ${size.top
     .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} kB`)
     .join(', ')}.`,
   '',

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 /**
  * Node's built-in modules that only some paths need (running a command, the check-run store's gzip), loaded on
  * first use rather than when a step starts: every built-in loaded at start-up adds to the Action's cold start.
- * A built-in needs no bundling, so the runtime `require` serves under ncc, tsx and vitest alike.
+ * A built-in needs no bundling, so the runtime `require` serves in dist/, under tsx and under vitest alike.
  */
 const nodeRequire = createRequire(import.meta.url);
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The action's inputs, as action.yml declares them. Read once, parsed once. */
 export const InputsSchema = z.object({

@@ -126,11 +126,7 @@ export function buildContext(
   };
 }
 
-/**
- * A path in the workspace. A function on purpose: ncc's asset relocator reads an inline
- * `resolve(ctx.workspace, CONFIG_FILE)` as a reference to a bundled file whenever some `.github/interlock.yml`
- * exists in the source tree (examples/repo has one), and rewrites it to a path inside dist/.
- */
+/** A path in the workspace. */
 function inWorkspace(ctx: ActionContext, relative: string): string {
   return resolve(ctx.workspace, relative);
 }

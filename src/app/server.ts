@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DO_NOT_RETRY, fetchWithTimeout } from '../github/client.js';
 import { interlockApp } from './probot.js';
 

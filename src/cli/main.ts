@@ -63,12 +63,7 @@ function checkRunId(id: string): string {
   return id;
 }
 
-/**
- * The default folder of journals. A function on purpose: ncc's asset relocator reads an inline
- * `resolve(io.cwd, '.interlock', 'runs', `${id}.json`)` as a reference to bundled files and, when a journal
- * such as scratch/.interlock/runs/x.json exists in the source tree at build time, rewrites it to a path
- * inside dist/ (every default journal then lands in dist/main/<cwd>/).
- */
+/** The default folder of journals: .interlock/runs under the working directory. */
 function defaultRunsDir(io: Io): string {
   return resolve(io.cwd, '.interlock', 'runs');
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigSchema } from './schema.js';
 
 /** The JSON Schema for `.github/interlock.yml`, generated from the zod schema. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { GraphSchema } from './schema.js';
 
 /** The JSON Schema for graph files, generated from the zod schema so editors and docs cannot drift. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 /** Node and graph ids: safe in file names, run ids and Mermaid diagrams. */

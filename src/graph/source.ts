@@ -11,8 +11,8 @@ import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
 // use, not when a step starts (evaluating its modules was a tenth of the Action's cold start).
 let yamlModule: typeof Yaml | undefined;
 const yaml = (): typeof Yaml => {
-  // In the ncc bundle `require` is the bundle's own (yaml is bundled, evaluated only now); under tsx and vitest
-  // the source runs as plain ESM, which has no `require`.
+  // In dist/, `require('yaml')` loads dist/yaml.cjs, a file of its own (scripts/build.mjs); under tsx and
+  // vitest the source runs as plain ESM, which has no `require`.
   yamlModule ??= (
     typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')
   ) as typeof Yaml;
