@@ -1,24 +1,21 @@
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
-import Bottleneck from 'bottleneck/light.js';
 
-export const GitHubClient = Octokit.plugin(retry, throttling);
-export type GitHubClient = InstanceType<typeof GitHubClient>;
+export const GitHubClient = Octokit;
+export type GitHubClient = InstanceType<typeof Octokit>;
 
 export interface ClientOptions {
   token: string;
   /** GITHUB_API_URL: https://api.github.com, or a GitHub Enterprise Server's /api/v3. */
   baseUrl: string;
-  /** Retries of a request after a rate limit or a server error (default 3). */
+  /** Retries of a request after a rate limit or a server error (default 3: at most 4 tries in all). */
   retries?: number;
-  /** Seconds multiplier for retry waits; tests make it tiny. */
+  /** Milliseconds per second of a retry wait; tests make it tiny. */
   retryAfterBaseValue?: number;
   log?: (message: string) => void;
   userAgent?: string;
   /**
-   * Least time between two writes (default 1000 ms, GitHub's guidance for content-creating requests; the
-   * plugin's own default for comment-creating requests is 3000 ms). A step makes two or three writes.
+   * Least time between the starts of two writes (default 1000 ms, GitHub's guidance for requests that create
+   * content). A step makes two or three writes.
    */
   writeIntervalMs?: number;
   /**
@@ -38,56 +35,98 @@ export function fetchWithTimeout(ms: number): typeof fetch {
 }
 
 /**
- * Statuses a resend cannot fix, so the retry plugin leaves them alone. 409 is a compare-and-swap conflict (a
- * stale blob sha): the stores answer it by reading again and deciding again. 403 and 429 rate limits are the
- * throttling plugin's, which waits their retry-after; retried by both plugins, a 429 was tried 16 times.
+ * Statuses a resend cannot fix. 409 is a compare-and-swap conflict (a stale blob sha): the stores answer it by
+ * reading again and deciding again. A 403 or 429 is retried only as a rate limit (see `retryWait`). The App's
+ * Probot client is given the same list.
  */
 export const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
 
-/** An Octokit that retries server errors and honours rate limits and `retry-after`, a bounded number of times. */
+interface FailedRequest {
+  status?: unknown;
+  message?: unknown;
+  response?: { headers?: Record<string, string | number | undefined> };
+}
+
+/**
+ * Whether a failed request is worth another try, and after how many seconds; undefined when it is not. `tries`
+ * is how many retries came before this one.
+ * - A secondary rate limit (403 or 429 saying so, or with `retry-after`): its `retry-after`, else 60 s.
+ * - A spent primary rate limit (`x-ratelimit-remaining: 0`): until `x-ratelimit-reset`, and one second more.
+ * - Another 429: 60 s, as GitHub asks when it gives no time.
+ * - A server error, a timeout or a dropped connection (status 500 and up): 1, 4, 9 s.
+ */
+export function retryWait(
+  error: unknown,
+  tries: number,
+  now = Date.now(),
+): { seconds: number; why: string } | undefined {
+  const e = (error ?? {}) as FailedRequest;
+  if (typeof e.status !== 'number') return undefined;
+  const headers = e.response?.headers ?? {};
+  const after = headers['retry-after'] === undefined ? Number.NaN : Number(headers['retry-after']);
+  const hasAfter = Number.isFinite(after) && after >= 0;
+  if (e.status === 403 || e.status === 429) {
+    if (/\bsecondary rate\b/i.test(String(e.message ?? '')) || hasAfter)
+      return { seconds: hasAfter ? after : 60, why: 'secondary rate limit' };
+    if (String(headers['x-ratelimit-remaining']) === '0') {
+      const reset = Number(headers['x-ratelimit-reset']) * 1000;
+      const seconds = Number.isFinite(reset) ? Math.max(Math.ceil((reset - now) / 1000) + 1, 0) : 60;
+      return { seconds, why: 'rate limit' };
+    }
+    return e.status === 429 ? { seconds: 60, why: 'rate limit' } : undefined;
+  }
+  if (e.status >= 500) return { seconds: (tries + 1) ** 2, why: `error ${e.status}` };
+  return undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An Octokit that retries server errors and waits out rate limits and `retry-after`, a bounded number of times,
+ * and spaces its writes. One hook around each request does both: Octokit's retry and throttling plugins queue
+ * every request through timers, which cost each request milliseconds and the step's start a tenth of its time.
+ */
 export function createClient(opts: ClientOptions): GitHubClient {
   const retries = opts.retries ?? 3;
   const say = opts.log ?? (() => {});
   const base = opts.retryAfterBaseValue ?? 1000;
-  return new GitHubClient({
+  const interval = opts.writeIntervalMs ?? 1000;
+  const octokit = new Octokit({
     auth: opts.token,
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     userAgent: opts.userAgent ?? 'interlock',
     request: { fetch: fetchWithTimeout(opts.requestTimeoutMs ?? 30_000) },
-    retry: { retries, retryAfterBaseValue: base, doNotRetry: DO_NOT_RETRY },
-    throttle: {
-      write: new Bottleneck.Group({
-        id: 'interlock-write',
-        maxConcurrent: 1,
-        minTime: opts.writeIntervalMs ?? 1000,
-      }),
-      notifications: new Bottleneck.Group({
-        id: 'interlock-notify',
-        maxConcurrent: 1,
-        minTime: opts.writeIntervalMs ?? 1000,
-      }),
-      retryAfterBaseValue: base,
-      fallbackSecondaryRateRetryAfter: 60,
-      onRateLimit: (after, options, _o, count) => {
-        say(
-          count < retries
-            ? `GitHub rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`
-            : `GitHub rate limit on ${options.method} ${options.url}; giving up after ${retries} retries`,
-        );
-        return count < retries;
-      },
-      onSecondaryRateLimit: (after, options, _o, count) => {
-        say(
-          count < retries
-            ? `GitHub secondary rate limit on ${options.method} ${options.url}; retry ${count + 1} of ${retries} after ${after}s`
-            : `GitHub secondary rate limit on ${options.method} ${options.url}; giving up after ${retries} retries`,
-        );
-        return count < retries;
-      },
-    },
     // Failed requests surface as errors where they matter; a 404 for a journal not yet written is no news.
     log: { debug: () => {}, info: () => {}, warn: (m: string) => say(m), error: () => {} },
   });
+  // When the next write may start: each write (and each retry of one) takes the next slot.
+  let nextWrite = 0;
+  const writeSlot = async () => {
+    const now = Date.now();
+    const at = Math.max(now, nextWrite);
+    nextWrite = at + interval;
+    if (at > now) await sleep(at - now);
+  };
+  octokit.hook.wrap('request', async (request, options) => {
+    const write = options.method !== 'GET' && options.method !== 'HEAD';
+    for (let tries = 0; ; tries++) {
+      if (write) await writeSlot();
+      try {
+        return await request(options);
+      } catch (error) {
+        const wait = retryWait(error, tries);
+        if (!wait) throw error;
+        const what = `GitHub ${wait.why} on ${options.method} ${options.url}`;
+        if (tries >= retries) {
+          say(`${what}; giving up after ${retries} retries`);
+          throw error;
+        }
+        say(`${what}; retry ${tries + 1} of ${retries} after ${wait.seconds}s`);
+        await sleep(wait.seconds * base);
+      }
+    }
+  });
+  return octokit;
 }
 
 export { statusOf } from './status.js';
