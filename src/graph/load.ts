@@ -102,17 +102,19 @@ function checkTexts(
       ),
     );
   }
-  const texts: Array<[string, Path]> = [];
-  if (fields.prompt !== undefined) texts.push([fields.prompt, ['prompt']]);
-  for (const [name, value] of Object.entries(fields.env ?? {}))
-    if (typeof value === 'string') texts.push([value, ['env', name]]);
-  for (const [text, rest] of texts) {
+  const check = (text: string, ...rest: Path) => {
     try {
       checkTemplate(text);
     } catch (e) {
       errors.push(errorAt(src, [...base, ...rest], `${where(rest)}: ${(e as Error).message}`));
     }
-  }
+  };
+  if (fields.prompt !== undefined) check(fields.prompt, 'prompt');
+  if (fields.env)
+    for (const name of Object.keys(fields.env)) {
+      const value = fields.env[name];
+      if (typeof value === 'string') check(value, 'env', name);
+    }
 }
 
 /** Each condition must be one expression that parses. */
@@ -172,9 +174,9 @@ function parseSkill(
   return { skill, src, errors };
 }
 
-function stringEnv(env: Record<string, string | number | boolean> | undefined): Record<string, string> {
+function stringEnv(env: Record<string, string | number | boolean>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env ?? {})) out[k] = String(v);
+  for (const [k, v] of Object.entries(env)) out[k] = String(v);
   return out;
 }
 
@@ -186,7 +188,8 @@ type ApproachFields = Pick<
 /** Applies override fields on a base approach; setting `run` clears `prompt` and vice versa. */
 function overlay(base: Omit<Approach, 'label'>, over: ApproachFields | undefined): Omit<Approach, 'label'> {
   if (!over) return base;
-  const next = { ...base, env: { ...base.env, ...stringEnv(over.env) } };
+  // An approach's env is never changed once built, so one without env of its own shares its base's.
+  const next = { ...base, env: over.env ? { ...base.env, ...stringEnv(over.env) } : base.env };
   if (over.description !== undefined) next.description = over.description;
   if (over.run !== undefined) {
     next.run = over.run;
@@ -241,23 +244,20 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
   file.nodes.forEach((n, i) => {
     // GitHub's expression evaluator keeps names in a plain object: these two collide with its built-ins, and
     // nodes.<id> would silently read as empty.
-    for (const [name, path] of [
-      [n.id, ['nodes', i, 'id']],
-      ...(n.outputs ?? []).map((o, k) => [o, ['nodes', i, 'outputs', k]] as const),
-    ] as const)
-      if (RESERVED_NAMES.has(name.toLowerCase()))
-        err(
-          [...path],
-          `node "${n.id}": "${name}" is reserved (expressions cannot read it); choose another name`,
-        );
-    const seenDeps = new Set<string>();
-    (n.depends_on ?? []).forEach((dep, j) => {
-      const at: Path = ['nodes', i, 'depends_on', j];
-      if (dep === n.id) err(at, `node "${n.id}" depends on itself; remove "${dep}" from its depends_on`);
+    const reserved = (name: string, path: Path) =>
+      err(path, `node "${n.id}": "${name}" is reserved (expressions cannot read it); choose another name`);
+    if (RESERVED_NAMES.has(n.id.toLowerCase())) reserved(n.id, ['nodes', i, 'id']);
+    n.outputs?.forEach((o, k) => {
+      if (RESERVED_NAMES.has(o.toLowerCase())) reserved(o, ['nodes', i, 'outputs', k]);
+    });
+    const deps = n.depends_on ?? [];
+    deps.forEach((dep, j) => {
+      const at = (): Path => ['nodes', i, 'depends_on', j];
+      if (dep === n.id) err(at(), `node "${n.id}" depends on itself; remove "${dep}" from its depends_on`);
       else if (!firstIndex.has(dep))
-        err(at, `node "${n.id}" depends on "${dep}", which is not a node${suggestion(dep, ids)}`);
-      else if (seenDeps.has(dep)) err(at, `node "${n.id}" lists "${dep}" twice in depends_on; list it once`);
-      seenDeps.add(dep);
+        err(at(), `node "${n.id}" depends on "${dep}", which is not a node${suggestion(dep, ids)}`);
+      else if (deps.indexOf(dep) < j)
+        err(at(), `node "${n.id}" lists "${dep}" twice in depends_on; list it once`);
     });
   });
   if (errors.length === 0) {
@@ -359,13 +359,8 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
     });
     checkConditions(src, n.execute_conditions, at(), `node "${n.id}"`, errors);
     (merged.validates ?? []).forEach((check, j) => {
-      const patterns: Array<[string | undefined, Path]> = [
-        ['contains' in check ? check.contains : undefined, ['contains']],
-        ['matches' in check ? check.matches : undefined, ['matches']],
-        ['git' in check ? check.git.message : undefined, ['git', 'message']],
-      ];
-      for (const [p, field] of patterns) {
-        if (p === undefined) continue;
+      const pattern = (p: string | undefined, ...field: Path) => {
+        if (p === undefined) return;
         try {
           new RegExp(p);
         } catch (e) {
@@ -374,7 +369,10 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
             `node "${n.id}" validates[${j}]: ${(e as Error).message}; fix the regular expression`,
           );
         }
-      }
+      };
+      if ('contains' in check) pattern(check.contains, 'contains');
+      if ('matches' in check) pattern(check.matches, 'matches');
+      if ('git' in check) pattern(check.git.message, 'git', 'message');
       if ('command' in check && check.command.includes('${{')) {
         err(
           at('validates', j, 'command'),
@@ -401,14 +399,36 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
   });
 
   if (errors.length) throw new GraphError(dedupe(errors));
-  const body = { name: file.name, description: file.description, nodes };
   return {
     name: file.name,
     ...(file.description !== undefined ? { description: file.description } : {}),
-    hash: sha256(canonicalJson(body)),
+    hash: graphHash(file.name, file.description, nodes),
     path: source.path,
     nodes,
   };
+}
+
+/**
+ * The graph's address: sha256 of `canonicalJson({ name, description, nodes })`, fed to the hash a node at a
+ * time. The same bytes as the whole text, without a sorted copy of every node and a text of megabytes alive at
+ * once (their garbage collection was most of the time it took to load a large graph).
+ */
+export function graphHash(
+  name: string,
+  description: string | undefined,
+  nodes: readonly GraphNode[],
+): string {
+  const hash = createHash('sha256');
+  // Keys in sorted order, as canonicalJson writes them; an undefined description is left out, as JSON.stringify
+  // leaves it out.
+  hash.update(
+    `{${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
+  );
+  nodes.forEach((node, i) => {
+    hash.update(i === 0 ? canonicalJson(node) : `,${canonicalJson(node)}`);
+  });
+  hash.update(']}');
+  return `sha256:${hash.digest('hex')}`;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
@@ -440,29 +460,35 @@ function dedupe(errors: SourceError[]): SourceError[] {
 
 /** The first dependency cycle found, as a list of node ids, or undefined. Iterative: deep graphs are fine. */
 export function findCycle(nodes: ReadonlyArray<{ id: string; depends_on?: string[] }>): string[] | undefined {
-  const deps = new Map(nodes.map((n) => [n.id, n.depends_on ?? []]));
-  const state = new Map<string, 1 | 2>();
-  for (const start of nodes) {
-    if (state.has(start.id)) continue;
-    const stack: Array<{ id: string; next: number }> = [{ id: start.id, next: 0 }];
-    state.set(start.id, 1);
+  const index = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    if (!index.has(n.id)) index.set(n.id, i);
+  });
+  // 0: not seen, 1: on the current path, 2: done. Nodes by their index; a repeated id is its first node.
+  const state = new Uint8Array(nodes.length);
+  const stack: number[] = [];
+  const next: number[] = [];
+  for (let start = 0; start < nodes.length; start++) {
+    if (state[start] !== 0 || index.get(nodes[start]!.id) !== start) continue;
+    stack.push(start);
+    next.push(0);
+    state[start] = 1;
     while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const list = deps.get(top.id) ?? [];
-      if (top.next >= list.length) {
-        state.set(top.id, 2);
+      const top = stack.length - 1;
+      const list = nodes[stack[top]!]!.depends_on ?? [];
+      if (next[top]! >= list.length) {
+        state[stack[top]!] = 2;
         stack.pop();
+        next.pop();
         continue;
       }
-      const dep = list[top.next++]!;
-      const s = state.get(dep);
-      if (s === 1) {
-        const from = stack.findIndex((f) => f.id === dep);
-        return stack.slice(from).map((f) => f.id);
-      }
-      if (s === undefined && deps.has(dep)) {
-        state.set(dep, 1);
-        stack.push({ id: dep, next: 0 });
+      const dep = index.get(list[next[top]!++]!);
+      if (dep === undefined) continue;
+      if (state[dep] === 1) return stack.slice(stack.indexOf(dep)).map((i) => nodes[i]!.id);
+      if (state[dep] === 0) {
+        state[dep] = 1;
+        stack.push(dep);
+        next.push(0);
       }
     }
   }

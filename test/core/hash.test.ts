@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, parseGraph } from '../../src/graph/load.js';
+import { canonicalJson, parseGraph, sha256 } from '../../src/graph/load.js';
 
 const GRAPH = `interlock: 1
 name: overlays
@@ -68,6 +68,15 @@ describe('the graph hash', () => {
     const path = new URL('../../examples/demo/fix-bug.yml', import.meta.url).pathname;
     const g = parseGraph({ path, text: readFileSync(path, 'utf8') });
     expect(g.hash).toBe('sha256:c3d53352b77848af396239c905c73247faf12d1b416797a9910f209dfe8d8bd4');
+  });
+
+  it('is sha256 of the canonical JSON of name, description and nodes, with or without a description', () => {
+    for (const text of [GRAPH, GRAPH.replace(/^description: .*\n/m, '')]) {
+      const g = parseGraph({ path: 'g.yml', text }, (name) =>
+        name === 'builder' ? { path: 'skills/builder.yml', text: SKILL } : undefined,
+      );
+      expect(g.hash).toBe(sha256(reference({ name: g.name, description: g.description, nodes: g.nodes })));
+    }
   });
 
   it('canonical JSON keeps a key named __proto__ as a key (an env variable may be called that)', () => {
