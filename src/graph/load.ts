@@ -386,15 +386,16 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
         );
       }
     });
+    // Keys in sorted order, here and in each approach (see graphHash).
     return {
-      id: n.id,
-      ...(merged.description !== undefined ? { description: merged.description } : {}),
+      approaches: approaches.map(sortedApproach),
       depends_on: n.depends_on ?? [],
+      ...(merged.description !== undefined ? { description: merged.description } : {}),
       execute_conditions: merged.execute_conditions ?? [],
+      id: n.id,
+      outputs: merged.outputs ?? [],
       replay: merged.replay ?? defaults.replay ?? 'never',
       validates: merged.validates ?? [],
-      outputs: merged.outputs ?? [],
-      approaches: approaches.map(stripUndefinedApproach),
     };
   });
 
@@ -411,7 +412,8 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
 /**
  * The graph's address: sha256 of `canonicalJson({ name, description, nodes })`, fed to the hash a node at a
  * time. The same bytes as the whole text, without a sorted copy of every node and a text of megabytes alive at
- * once (their garbage collection was most of the time it took to load a large graph).
+ * once (their garbage collection was most of the time it took to load a large graph). parseGraph builds nodes
+ * and approaches with their keys in sorted order, so only the checks, written by hand, need sorting here.
  */
 export function graphHash(
   name: string,
@@ -425,7 +427,10 @@ export function graphHash(
     `{${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
   );
   nodes.forEach((node, i) => {
-    hash.update(i === 0 ? canonicalJson(node) : `,${canonicalJson(node)}`);
+    const text = JSON.stringify(
+      node.validates.length ? { ...node, validates: sortedKeys(node.validates) } : node,
+    );
+    hash.update(i === 0 ? text : `,${text}`);
   });
   hash.update(']}');
   return `sha256:${hash.digest('hex')}`;
@@ -440,8 +445,29 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return out as Partial<T>;
 }
 
-function stripUndefinedApproach(a: Approach): Approach {
-  return stripUndefined(a) as Approach;
+/** Every field an approach can have, in sorted order. */
+const APPROACH_KEYS = [
+  'agent',
+  'description',
+  'env',
+  'label',
+  'prompt',
+  'run',
+  'skill',
+  'timeout_minutes',
+] as const satisfies ReadonlyArray<keyof Approach>;
+/** Fails to compile when Approach gains a field APPROACH_KEYS does not list (it would be left out of the hash). */
+type NoneMissing<Missing extends never> = Missing;
+export type ApproachKeysListed = NoneMissing<Exclude<keyof Approach, (typeof APPROACH_KEYS)[number]>>;
+
+/** The approach with its undefined fields left out and its keys (and its env's) in sorted order. */
+function sortedApproach(a: Approach): Approach {
+  const out: Record<string, unknown> = {};
+  for (const key of APPROACH_KEYS) {
+    const value = a[key];
+    if (value !== undefined) out[key] = key === 'env' ? sortedKeys(value) : value;
+  }
+  return out as unknown as Approach;
 }
 
 function sameWork(a: Approach, b: Approach): boolean {
