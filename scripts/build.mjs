@@ -1,6 +1,6 @@
 // Bundles each entry point with esbuild into one file under dist/, plus dist/yaml.cjs, the careful YAML parser
 // the entries load only when there is an error to locate.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,12 +59,33 @@ const entries = [
   { src: 'src/cli/index.ts', out: 'cli.js' },
 ];
 
+/**
+ * dist/licenses.txt: the name, version, license and license text of every package the bundles contain, which
+ * their licenses ask to travel with copies of the code.
+ */
+function licenses(packageDirs) {
+  const parts = [...packageDirs].sort().map((dir) => {
+    const pkg = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+    const file = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    const text = file
+      ? readFileSync(join(root, dir, file), 'utf8').trim()
+      : `(no license file; package.json says ${pkg.license})`;
+    return `${pkg.name} ${pkg.version} (${pkg.license ?? 'no license field'})\n\n${text}\n`;
+  });
+  return `Packages bundled in dist/, and their licenses.\n\n${parts.join(`\n${'-'.repeat(78)}\n\n`)}`;
+}
+
 async function build() {
   const dist = join(root, 'dist');
   rmSync(dist, { recursive: true, force: true });
+  const packageDirs = new Set(['node_modules/yaml']);
   for (const { src, out } of entries) {
     const file = join(dist, out);
     const meta = await bundle(src, file);
+    for (const input of Object.keys(meta.inputs)) {
+      const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+      if (m && existsSync(join(root, m[1], 'package.json'))) packageDirs.add(m[1]);
+    }
     const text = readFileSync(file, 'utf8');
     if (/[^\x00-\x7f]/.test(text)) throw new Error(`${src}: dist/${out} is not pure ASCII`);
     // A bundle must not depend on the project's node_modules: a runner has only dist/.
@@ -81,9 +102,12 @@ async function build() {
     format: 'cjs',
   });
   writeFileSync(join(dist, 'package.json'), '{\n  "type": "module"\n}\n');
+  writeFileSync(join(dist, 'licenses.txt'), licenses(packageDirs));
   const size = (f) => (readFileSync(join(dist, f)).length / 1024).toFixed(0);
   const files = [...entries.map((e) => e.out), 'yaml.cjs'];
   console.log(`built ${files.map((f) => `dist/${f} (${size(f)} kB)`).join(', ')}`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await build();
+// Run as a script (`node scripts/build.mjs`, through any symlink), not imported by the bench.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url)))
+  await build();

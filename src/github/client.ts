@@ -49,10 +49,10 @@ interface FailedRequest {
 
 /**
  * Whether a failed request is worth another try, and after how many seconds; undefined when it is not. `tries`
- * is how many retries came before this one.
- * - A secondary rate limit (403 or 429 saying so, or with `retry-after`): its `retry-after`, else 60 s.
+ * is how many retries came before this one. As GitHub's REST documentation asks ("Rate limits for the REST API"):
+ * - A secondary rate limit (a 403 or 429 that says so, or any 429, or one with `retry-after`): its `retry-after`;
+ *   without one, until `x-ratelimit-reset` when `x-ratelimit-remaining` is 0; else 60 s, doubled on each retry.
  * - A spent primary rate limit (`x-ratelimit-remaining: 0`): until `x-ratelimit-reset`, and one second more.
- * - Another 429: 60 s, as GitHub asks when it gives no time.
  * - A server error, a timeout or a dropped connection (status 500 and up): 1, 4, 9 s.
  */
 export function retryWait(
@@ -65,26 +65,45 @@ export function retryWait(
   const headers = e.response?.headers ?? {};
   const after = headers['retry-after'] === undefined ? Number.NaN : Number(headers['retry-after']);
   const hasAfter = Number.isFinite(after) && after >= 0;
+  const reset = Number(headers['x-ratelimit-reset']) * 1000;
+  const untilReset =
+    String(headers['x-ratelimit-remaining']) === '0' && Number.isFinite(reset)
+      ? Math.max(Math.ceil((reset - now) / 1000) + 1, 0)
+      : undefined;
   if (e.status === 403 || e.status === 429) {
-    if (/\bsecondary rate\b/i.test(String(e.message ?? '')) || hasAfter)
-      return { seconds: hasAfter ? after : 60, why: 'secondary rate limit' };
-    if (String(headers['x-ratelimit-remaining']) === '0') {
-      const reset = Number(headers['x-ratelimit-reset']) * 1000;
-      const seconds = Number.isFinite(reset) ? Math.max(Math.ceil((reset - now) / 1000) + 1, 0) : 60;
-      return { seconds, why: 'rate limit' };
-    }
-    return e.status === 429 ? { seconds: 60, why: 'rate limit' } : undefined;
+    if (/\bsecondary rate\b/i.test(String(e.message ?? '')) || e.status === 429 || hasAfter)
+      return {
+        seconds: hasAfter ? after : (untilReset ?? 60 * 2 ** tries),
+        why: 'secondary rate limit',
+      };
+    return untilReset === undefined ? undefined : { seconds: untilReset, why: 'rate limit' };
   }
   if (e.status >= 500) return { seconds: (tries + 1) ** 2, why: `error ${e.status}` };
   return undefined;
+}
+
+/**
+ * A POST that creates something (a comment, a check run, a workflow dispatch) is not sent again after an answer
+ * that may have been lost (a server error, a timeout, a dropped connection): it may have been carried out, and a
+ * resend would do it twice. Git objects are addressed by their content, a ref exists once, and a label or a
+ * reaction added twice is there once, so those are sent again; so is every request a rate limit refused, which
+ * GitHub did not carry out.
+ */
+export function resendable(method: string, url: string, error: unknown): boolean {
+  if (method !== 'POST') return true;
+  const status = (error as FailedRequest | undefined)?.status;
+  if (status === 403 || status === 429) return true;
+  return /\/git\/(blobs|trees|commits|refs)$|\/labels$|\/reactions$/.test(url);
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * An Octokit that retries server errors and waits out rate limits and `retry-after`, a bounded number of times,
- * and spaces its writes. One hook around each request does both: Octokit's retry and throttling plugins queue
- * every request through timers, which cost each request milliseconds and the step's start a tenth of its time.
+ * and spaces the starts of its writes. One hook around each request does both: Octokit's retry and throttling
+ * plugins queue every request through timers, which cost each request milliseconds and the step's start a
+ * tenth of its time. Unlike them it knows nothing of GraphQL (interlock makes no GraphQL request) and does not
+ * hold one write until the one before has finished (a step makes its writes one after another).
  */
 export function createClient(opts: ClientOptions): GitHubClient {
   const retries = opts.retries ?? 3;
@@ -109,6 +128,9 @@ export function createClient(opts: ClientOptions): GitHubClient {
   };
   octokit.hook.wrap('request', async (request, options) => {
     const write = options.method !== 'GET' && options.method !== 'HEAD';
+    // A request may set its own budget (`request: { retries: 0 }`), as Octokit's retry plugin allowed.
+    const own = (options.request as { retries?: unknown } | undefined)?.retries;
+    const budget = typeof own === 'number' && own >= 0 ? own : retries;
     for (let tries = 0; ; tries++) {
       if (write) await writeSlot();
       try {
@@ -117,11 +139,15 @@ export function createClient(opts: ClientOptions): GitHubClient {
         const wait = retryWait(error, tries);
         if (!wait) throw error;
         const what = `GitHub ${wait.why} on ${options.method} ${options.url}`;
-        if (tries >= retries) {
-          say(`${what}; giving up after ${retries} retries`);
+        if (!resendable(options.method, options.url, error)) {
+          say(`${what}; not sent again: it may have been carried out, and a resend would do it twice`);
           throw error;
         }
-        say(`${what}; retry ${tries + 1} of ${retries} after ${wait.seconds}s`);
+        if (tries >= budget) {
+          say(`${what}; giving up after ${budget} retries`);
+          throw error;
+        }
+        say(`${what}; retry ${tries + 1} of ${budget} after ${wait.seconds}s`);
         await sleep(wait.seconds * base);
       }
     }

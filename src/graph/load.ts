@@ -251,13 +251,15 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
       if (RESERVED_NAMES.has(o.toLowerCase())) reserved(o, ['nodes', i, 'outputs', k]);
     });
     const deps = n.depends_on ?? [];
+    const seenDeps = deps.length > 1 ? new Set<string>() : undefined;
     deps.forEach((dep, j) => {
       const at = (): Path => ['nodes', i, 'depends_on', j];
       if (dep === n.id) err(at(), `node "${n.id}" depends on itself; remove "${dep}" from its depends_on`);
       else if (!firstIndex.has(dep))
         err(at(), `node "${n.id}" depends on "${dep}", which is not a node${suggestion(dep, ids)}`);
-      else if (deps.indexOf(dep) < j)
+      else if (seenDeps?.has(dep))
         err(at(), `node "${n.id}" lists "${dep}" twice in depends_on; list it once`);
+      seenDeps?.add(dep);
     });
   });
   if (errors.length === 0) {
@@ -415,11 +417,7 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
  * once (their garbage collection was most of the time it took to load a large graph). parseGraph builds nodes
  * and approaches with their keys in sorted order, so only the checks, written by hand, need sorting here.
  */
-export function graphHash(
-  name: string,
-  description: string | undefined,
-  nodes: readonly GraphNode[],
-): string {
+function graphHash(name: string, description: string | undefined, nodes: readonly GraphNode[]): string {
   const hash = createHash('sha256');
   // Keys in sorted order, as canonicalJson writes them; an undefined description is left out, as JSON.stringify
   // leaves it out.

@@ -13,9 +13,15 @@ let yamlModule: typeof Yaml | undefined;
 const yaml = (): typeof Yaml => {
   // In dist/, `require('yaml')` loads dist/yaml.cjs, a file of its own (scripts/build.mjs); under tsx and
   // vitest the source runs as plain ESM, which has no `require`.
-  yamlModule ??= (
-    typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')
-  ) as typeof Yaml;
+  try {
+    yamlModule ??= (
+      typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml')
+    ) as typeof Yaml;
+  } catch (e) {
+    throw new Error(
+      `cannot load the YAML parser that locates errors (${(e as Error).message.split('\n')[0]}): a bundle in dist/ needs dist/yaml.cjs beside it; copy the whole of dist/`,
+    );
+  }
   return yamlModule;
 };
 const isMap = (n: unknown): n is Yaml.YAMLMap => yaml().isMap(n);

@@ -1,6 +1,7 @@
 // The graph's content address must never change for the same graph: a run refuses to go on when the hash it
 // started with differs. These pin it, and the canonical JSON it is computed from.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, parseGraph, sha256 } from '../../src/graph/load.js';
@@ -76,6 +77,20 @@ describe('the graph hash', () => {
         name === 'builder' ? { path: 'skills/builder.yml', text: SKILL } : undefined,
       );
       expect(g.hash).toBe(sha256(reference({ name: g.name, description: g.description, nodes: g.nodes })));
+    }
+  });
+
+  it('is sha256 of the canonical JSON for every example graph in the repository', () => {
+    const root = new URL('../../examples/', import.meta.url).pathname;
+    const graphs = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => /(^|\/)interlock\/[^/]+\.yml$/.test(f) || f === 'demo/fix-bug.yml',
+    );
+    expect(graphs.length).toBeGreaterThanOrEqual(4);
+    for (const file of graphs) {
+      const g = parseGraph({ path: file, text: readFileSync(join(root, file), 'utf8') });
+      expect(g.hash, file).toBe(
+        sha256(reference({ name: g.name, description: g.description, nodes: g.nodes })),
+      );
     }
   });
 

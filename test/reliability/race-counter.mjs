@@ -2,6 +2,7 @@
 // this process found the journal's lock taken (a wait), took it, and renamed a new journal into place (a write).
 // A lock taken without a write is a compare-and-swap conflict: the journal had moved on since it was read.
 import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 
 const counts = { lockWaits: 0, locksTaken: 0, writes: 0 };
 const openSync = fs.openSync;
@@ -22,6 +23,9 @@ fs.renameSync = function patchedRenameSync(from, to) {
   if (String(to).endsWith('.json')) counts.writes++;
   return r;
 };
+// The bundle imports these as named exports of node:fs (an ES module), which keep the original functions
+// unless they are synced with the patched ones: without this the counts stayed 0.
+syncBuiltinESMExports();
 process.on('exit', () => {
   const file = process.env.INTERLOCK_RACE_COUNTS;
   if (file) fs.appendFileSync(file, `${JSON.stringify({ pid: process.pid, ...counts })}\n`);

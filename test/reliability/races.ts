@@ -171,6 +171,11 @@ export async function fileStoreRace(writers: number, nodes = writers): Promise<R
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { lockWaits: number; locksTaken: number; writes: number });
     p.check(counts.length === writers, `${counts.length} of ${writers} writers reported their counts`);
+    // Every event reached the file through a journal write: a count of none means the counter saw nothing.
+    p.check(
+      counts.some((x) => x.writes > 0 && x.locksTaken > 0),
+      'no writer counted a lock or a journal write: the counter is not seeing the CLI',
+    );
     const conflicts = counts.map((x) => x.locksTaken - x.writes);
     return {
       store: 'file',
