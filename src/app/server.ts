@@ -2,26 +2,41 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
 import * as z from 'zod';
-import { DO_NOT_RETRY, fetchWithTimeout } from '../github/client.js';
+import { DO_NOT_RETRY, fetchWithTimeout, resendable } from '../github/client.js';
 import { interlockApp } from './probot.js';
 
 /**
  * Probot's Octokit as the App uses it, bounded like the Action's client: a rate limit (primary or secondary) is
  * retried up to three times after its retry-after (Probot's own setup never retries a secondary rate limit),
- * statuses a resend cannot fix are not resent, and every request has a deadline (a connection GitHub never
- * answers would hold the handler forever).
+ * statuses a resend cannot fix are not resent, a POST that creates something (a reply, a check run, a
+ * workflow dispatch) is not sent again after a lost answer (see `resendable`), and every request has a
+ * deadline (a connection GitHub never answers would hold the handler forever).
  */
 export function appOctokit(
   base: typeof ProbotOctokit = ProbotOctokit,
   requestTimeoutMs = 30_000,
 ): typeof ProbotOctokit {
   const retry = (_after: number, _options: unknown, _octokit: unknown, count: number) => count < 3;
-  return base.defaults((options: Record<string, unknown>) => ({
-    ...options,
-    request: { ...(options.request as object), fetch: fetchWithTimeout(requestTimeoutMs) },
-    retry: { ...(options.retry as object), doNotRetry: DO_NOT_RETRY },
-    throttle: { ...(options.throttle as object), onRateLimit: retry, onSecondaryRateLimit: retry },
-  }));
+  return base
+    .defaults((options: Record<string, unknown>) => ({
+      ...options,
+      request: { ...(options.request as object), fetch: fetchWithTimeout(requestTimeoutMs) },
+      retry: { ...(options.retry as object), doNotRetry: DO_NOT_RETRY },
+      throttle: { ...(options.throttle as object), onRateLimit: retry, onSecondaryRateLimit: retry },
+    }))
+    .plugin(noResendAfterLostAnswer) as typeof ProbotOctokit;
+}
+
+/**
+ * Gives each POST that must not be sent twice a retry budget of 0 for the retry plugin (server errors,
+ * timeouts). Registered after Probot's plugins, this hook runs before theirs; the throttling plugin, which
+ * waits out rate limits (requests GitHub refused, so never carried out), does not read the budget.
+ */
+function noResendAfterLostAnswer(octokit: Pick<InstanceType<typeof ProbotOctokit>, 'hook'>): void {
+  octokit.hook.before('request', (options) => {
+    if (!resendable(options.method, options.url, { status: 500 }))
+      options.request = { ...options.request, retries: 0 } as typeof options.request;
+  });
 }
 
 /** The environment `npm start` reads. */
