@@ -1,29 +1,14 @@
 // The App's Octokit (appOctokit, what `npm start` gives Probot) against the local GitHub: what it sends again
 // after a failure, and what it must not.
-import Bottleneck from 'bottleneck/light.js';
-import { ProbotOctokit } from 'probot';
+import type { ProbotOctokit } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appOctokit } from '../../src/app/server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { fastProbotOctokit } from './world.js';
 
 const repo = { owner: 'acme', repo: 'widgets' };
 const COMMENTS = '/repos/{owner}/{repo}/issues/{issue_number}/comments';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** Probot's Octokit with its waits made tiny, as the reliability suite builds it. */
-function fastProbot(): typeof ProbotOctokit {
-  const group = (id: string) => new Bottleneck.Group({ id, maxConcurrent: 1, minTime: 0 });
-  return ProbotOctokit.defaults((options: Record<string, unknown>) => ({
-    ...options,
-    retry: { ...(options.retry as object), retryAfterBaseValue: 5 },
-    throttle: {
-      ...(options.throttle as object),
-      retryAfterBaseValue: 5,
-      write: group('app-client-write'),
-      notifications: group('app-client-notify'),
-    },
-  }));
-}
 
 function client(Client: typeof ProbotOctokit): InstanceType<typeof ProbotOctokit> {
   return new Client({ auth: { token: 'test' }, baseUrl: server.url, log: quiet } as ConstructorParameters<
@@ -31,7 +16,7 @@ function client(Client: typeof ProbotOctokit): InstanceType<typeof ProbotOctokit
   >[0]);
 }
 
-const fastAppOctokit = () => client(appOctokit(fastProbot(), 2_000));
+const fastAppOctokit = () => client(appOctokit(fastProbotOctokit('app-client'), 2_000));
 
 let server: GitHubServer;
 beforeEach(async () => {
@@ -75,7 +60,7 @@ describe("the App's Octokit", () => {
   });
 
   it("Probot's own Octokit would post it twice (what appOctokit changes)", async () => {
-    const octokit = client(fastProbot());
+    const octokit = client(fastProbotOctokit('probot-client'));
     server.faults.inject({
       method: 'POST',
       path: COMMENTS,

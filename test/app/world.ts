@@ -4,6 +4,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
+import Bottleneck from 'bottleneck/light.js';
 import { Probot, ProbotOctokit } from 'probot';
 import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
 import { interlockApp } from '../../src/app/probot.js';
@@ -36,6 +37,24 @@ export function quietOctokit(): typeof ProbotOctokit {
     ...options,
     retry: { enabled: false },
     throttle: { ...(options.throttle as object), enabled: false },
+  }));
+}
+
+/**
+ * Probot's Octokit with retry and throttling on but their waits made tiny (retry-after in units of 5 ms, no
+ * spacing between writes): for tests of what the App's client retries, not how long it waits.
+ */
+export function fastProbotOctokit(id: string): typeof ProbotOctokit {
+  const group = (name: string) => new Bottleneck.Group({ id: `${id}-${name}`, maxConcurrent: 1, minTime: 0 });
+  return ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+    ...options,
+    retry: { ...(options.retry as object), retryAfterBaseValue: 5 },
+    throttle: {
+      ...(options.throttle as object),
+      retryAfterBaseValue: 5,
+      write: group('write'),
+      notifications: group('notify'),
+    },
   }));
 }
 

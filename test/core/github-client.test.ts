@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, type GitHubClient, resendable, retryWait } from '../../src/github/client.js';
+import {
+  type ClientOptions,
+  createClient,
+  type GitHubClient,
+  resendable,
+  retryWait,
+} from '../../src/github/client.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 
 const repo = { owner: 'acme', repo: 'widgets' };
@@ -90,15 +96,20 @@ describe('createClient against the local GitHub', () => {
       ],
     });
     said = [];
-    octokit = createClient({
+    octokit = clientWith({});
+  });
+  afterEach(() => server.close());
+
+  /** A client of the local GitHub with tiny waits, logging into `said`; `extra` changes any option. */
+  const clientWith = (extra: Partial<ClientOptions>): GitHubClient =>
+    createClient({
       token: 'test',
       baseUrl: server.url,
       retryAfterBaseValue: 1,
       writeIntervalMs: 0,
       log: (m) => said.push(m),
+      ...extra,
     });
-  });
-  afterEach(() => server.close());
 
   const statuses = (kind: string) => server.requests.filter({ kind }).map((entry) => entry.status);
 
@@ -124,13 +135,7 @@ describe('createClient against the local GitHub', () => {
   });
 
   it('waits out a secondary rate limit for its retry-after (in seconds of retryAfterBaseValue), then writes once', async () => {
-    const slow = createClient({
-      token: 'test',
-      baseUrl: server.url,
-      retryAfterBaseValue: 40,
-      writeIntervalMs: 0,
-      log: (m) => said.push(m),
-    });
+    const slow = clientWith({ retryAfterBaseValue: 40 });
     server.faults.inject({
       method: 'PUT',
       path: CONTENTS,
@@ -232,13 +237,7 @@ describe('createClient against the local GitHub', () => {
   });
 
   it('a request that never answers counts as failed after the deadline and is tried again', async () => {
-    const quick = createClient({
-      token: 'test',
-      baseUrl: server.url,
-      retryAfterBaseValue: 1,
-      requestTimeoutMs: 200,
-      log: (m) => said.push(m),
-    });
+    const quick = clientWith({ requestTimeoutMs: 200 });
     server.faults.inject({ method: 'GET', path: CONTENTS, fault: { kind: 'timeout' } });
     await quick.rest.repos.getContent({ ...repo, path: 'README.md' });
     expect(server.requests.filter({ kind: `GET ${CONTENTS}` })).toHaveLength(2);
@@ -246,7 +245,8 @@ describe('createClient against the local GitHub', () => {
   });
 
   it('spaces the starts of writes by the write interval and leaves reads alone', async () => {
-    const spaced = createClient({ token: 'test', baseUrl: server.url, writeIntervalMs: 150 });
+    // A whole second between writes, so that a loaded machine's slow requests cannot blur the two bounds below.
+    const spaced = clientWith({ writeIntervalMs: 1_000 });
     const put = (path: string) =>
       spaced.rest.repos.createOrUpdateFileContents({ ...repo, path, message: path, content: b64(path) });
     await put('c.txt');
@@ -254,11 +254,11 @@ describe('createClient against the local GitHub', () => {
     await put('d.txt');
     const [first, read, second] = server.requests.filter({}).slice(-3);
     expect([first!.method, read!.method, second!.method]).toEqual(['PUT', 'GET', 'PUT']);
-    // The second write starts at least 150 ms after the first started, whatever came between (arrivals are
-    // timed by the server, and the first request's connection set-up can make the gap look a little shorter).
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(120);
-    // The read was not held for the next write slot: it arrived before that slot opened.
-    expect(read!.at - first!.at).toBeLessThan(150);
+    // The second write starts a second after the first started, whatever came between (arrivals are timed by
+    // the server, and the first request's connection set-up can make the gap look a little shorter).
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
+    // The read was not held for the next write slot, which opens a second after the first write.
+    expect(read!.at - first!.at).toBeLessThan(900);
     expect(server.state.repo('acme/widgets').readText('d.txt')).toBe('d.txt');
   });
 });

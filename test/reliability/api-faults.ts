@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Bottleneck from 'bottleneck/light.js';
-import { Probot, ProbotOctokit } from 'probot';
+import { Probot, type ProbotOctokit } from 'probot';
 import { interlockApp } from '../../src/app/probot.js';
 import { appOctokit } from '../../src/app/server.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { fastProbotOctokit } from '../app/world.js';
 import { type StepOptions, type StepResult, startStep } from '../support/action-process.js';
 import type { Fault, FaultRule, LoggedRequest } from '../support/github-server.js';
 import { acksIn } from './crash-check.js';
@@ -252,18 +252,7 @@ async function step(opts: StepOptions): Promise<StepResult & { timedOut: boolean
 
 /** The App's Octokit as `npm start` builds it (src/app/server.ts), with its waits made tiny. */
 function appClient(): typeof ProbotOctokit {
-  const group = (id: string) => new Bottleneck.Group({ id, maxConcurrent: 1, minTime: 0 });
-  const fast = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
-    ...options,
-    retry: { ...(options.retry as object), retryAfterBaseValue: 5 },
-    throttle: {
-      ...(options.throttle as object),
-      retryAfterBaseValue: 5,
-      write: group('reliability-write'),
-      notifications: group('reliability-notify'),
-    },
-  }));
-  return appOctokit(fast, REQUEST_TIMEOUT_MS);
+  return appOctokit(fastProbotOctokit('reliability'), REQUEST_TIMEOUT_MS);
 }
 
 async function runFlow(flow: FlowName, c: Case): Promise<FlowRun> {
