@@ -1,7 +1,7 @@
 import { Octokit } from '@octokit/rest';
 
-export const GitHubClient = Octokit;
-export type GitHubClient = InstanceType<typeof Octokit>;
+/** The Action's client (createClient); the App's Probot client is used through the same type. */
+export type GitHubClient = Octokit;
 
 export interface ClientOptions {
   token: string;
@@ -35,9 +35,10 @@ export function fetchWithTimeout(ms: number): typeof fetch {
 }
 
 /**
- * Statuses a resend cannot fix. 409 is a compare-and-swap conflict (a stale blob sha): the stores answer it by
- * reading again and deciding again. A 403 or 429 is retried only as a rate limit (see `retryWait`). The App's
- * Probot client is given the same list.
+ * Statuses a resend cannot fix, for the retry plugin of the App's Probot client. 409 is a compare-and-swap
+ * conflict (a stale blob sha): the stores answer it by reading again and deciding again. 403 and 429 are left
+ * to the throttling plugin, which waits out rate limits. `retryWait` applies the same rule in the Action's
+ * client (a test holds the two together).
  */
 export const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451];
 
