@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { sha256 } from '../graph/load.js';
+import { sha256 } from '../graph/canonical.js';
 import type { Journal } from '../journal/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 import { processAlive, processStart } from '../runner/liveness.js';
