@@ -8,6 +8,7 @@ import type { Graph } from '../graph/model.js';
 import type { EscalationReport } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseDuration, stuckRuns } from '../journal/stuck.js';
+import { killAllChildren } from '../os/exec.js';
 import { approveRerun, failRun, settleNode } from '../protocol/settle.js';
 import { statusMermaid, statusTable } from '../render/status.js';
 import {
@@ -20,7 +21,6 @@ import {
   settleRun,
   step,
 } from '../runner/engine.js';
-import { killAllChildren } from '../runner/exec.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
 import { FileStore } from '../store/file.js';
 
