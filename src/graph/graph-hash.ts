@@ -4,24 +4,30 @@
  */
 import { createHash } from 'node:crypto';
 import { sortedKeys } from './canonical.js';
-import type { Approach, GraphNode } from './model.js';
+import type { Approach, Budget, GraphNode } from './model.js';
+
+/** What the graph's address is computed over. */
+export interface HashedGraph {
+  name: string;
+  description: string | undefined;
+  /** The run's budget; undefined leaves the key out, so graphs without one keep the hash they had. */
+  budget: Budget | undefined;
+  nodes: readonly GraphNode[];
+}
 
 /**
- * The graph's address: sha256 of `canonicalJson({ name, description, nodes })`, fed to the hash a node at a
- * time. The same bytes as the whole text, without a sorted copy of every node and a text of megabytes alive at
- * once (their garbage collection was most of the time it took to load a large graph). parseGraph builds nodes
- * and approaches with their keys in sorted order, so only the checks, written by hand, need sorting here.
+ * The graph's address: sha256 of `canonicalJson({ budget, description, name, nodes })`, fed to the hash a node
+ * at a time. The same bytes as the whole text, without a sorted copy of every node and a text of megabytes alive
+ * at once (their garbage collection was most of the time it took to load a large graph). parseGraph builds
+ * nodes, approaches and budgets with their keys in sorted order, so only the checks, written by hand, need
+ * sorting here.
  */
-export function graphHash(
-  name: string,
-  description: string | undefined,
-  nodes: readonly GraphNode[],
-): string {
+export function graphHash({ name, description, budget, nodes }: HashedGraph): string {
   const hash = createHash('sha256');
-  // Keys in sorted order, as canonicalJson writes them; an undefined description is left out, as JSON.stringify
-  // leaves it out.
+  // Keys in sorted order, as canonicalJson writes them; an undefined budget or description is left out, as
+  // JSON.stringify leaves it out.
   hash.update(
-    `{${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
+    `{${budget !== undefined ? `"budget":${JSON.stringify(budget)},` : ''}${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
   );
   nodes.forEach((node, i) => {
     const text = JSON.stringify(

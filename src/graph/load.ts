@@ -2,6 +2,7 @@
  * The graph loader: a graph text in, a checked, content-addressed Graph out (or a GraphError listing every
  * problem with its file, line and column). It orders the steps; each rule lives in the file it names.
  */
+import { resolvedBudget } from './budget-schema.js';
 import { GraphError, type SourceError } from './errors.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
 import type { Graph, GraphNode } from './model.js';
@@ -35,11 +36,13 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
     );
   const nodes = file.nodes.map((node, i) => builtNode(r, { file, node, i, skills }));
   if (r.errors.length) throw new GraphError(dedupe(r.errors));
+  const budget = resolvedBudget(file.budget);
   return {
     name: file.name,
     ...(file.description !== undefined ? { description: file.description } : {}),
-    hash: graphHash(file.name, file.description, nodes),
+    hash: graphHash({ name: file.name, description: file.description, budget, nodes }),
     path: source.path,
+    ...(budget ? { budget } : {}),
     nodes,
   };
 }
@@ -91,6 +94,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   // Keys in sorted order, here and in each approach (see graphHash).
   return {
     approaches: approaches.map(sortedApproach),
+    ...(merged.budget ? { budget: resolvedBudget(merged.budget) } : {}),
     depends_on: n.depends_on ?? [],
     ...(merged.description !== undefined ? { description: merged.description } : {}),
     execute_conditions: merged.execute_conditions ?? [],

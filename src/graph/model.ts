@@ -1,4 +1,7 @@
+import type { Budget } from './budget-schema.js';
 import type { Check, Replay } from './schema.js';
+
+export type { Budget } from './budget-schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';
@@ -26,6 +29,8 @@ export interface GraphNode {
   outputs: string[];
   /** Approach per attempt: [attempt 1, attempt 2, attempt 3?]. Its length is the number of allowed attempts. */
   approaches: Approach[];
+  /** Limits for each attempt (`budget:`); absent when the node sets none, so graphs without one hash as before. */
+  budget?: Budget;
 }
 
 /** A loaded, validated graph. */
@@ -35,6 +40,8 @@ export interface Graph {
   /** `sha256:` of the canonical JSON of the resolved graph. */
   hash: string;
   path: string;
+  /** The run's limits (`budget:`); absent when the graph sets none. */
+  budget?: Budget;
   nodes: GraphNode[];
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 /** Node and graph ids: safe in file names, run ids and Mermaid diagrams. */
@@ -237,7 +238,7 @@ export const NodeSchema = z.strictObject({
   }),
   outputs: z.array(z.string().regex(ID_PATTERN)).optional().register(z.globalRegistry, {
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
-  }),
+  }),  budget: NodeBudgetField,
 });
 
 /** A skill file: a node template without identity or edges. */
@@ -278,6 +279,7 @@ export const GraphSchema = z
       })
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
+    budget: RunBudgetField,
     nodes: z
       .array(NodeSchema)
       .min(1)

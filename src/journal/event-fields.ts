@@ -48,10 +48,27 @@ export type RunnerInfo = z.infer<typeof RunnerSchema>;
 export const UsageSchema = z
   .looseObject({
     wall_ms: z.number().nonnegative().register(z.globalRegistry, { description: 'Wall-clock milliseconds.' }),
+    input_tokens: z.number().int().nonnegative().optional().register(z.globalRegistry, {
+      description:
+        "Input tokens the agent reported, cached ones included (Claude Code: `usage.input_tokens` plus its `cache_creation_input_tokens` and `cache_read_input_tokens`). From `$INTERLOCK_USAGE` or the agent's JSON result.",
+    }),
+    output_tokens: z.number().int().nonnegative().optional().register(z.globalRegistry, {
+      description: 'Output tokens the agent reported.',
+    }),
+    cost_usd: z.number().nonnegative().optional().register(z.globalRegistry, {
+      description: "Cost in US dollars, as the agent estimated it (Claude Code's `total_cost_usd`).",
+    }),
+    turns: z.number().int().nonnegative().optional().register(z.globalRegistry, {
+      description: "Agent turns (Claude Code's `num_turns`).",
+    }),
+    model: z.string().optional().register(z.globalRegistry, {
+      description: "The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated).",
+    }),
   })
   .register(z.globalRegistry, {
     title: 'usage',
-    description: 'What an attempt used. Other fields may be present and are kept.',
+    description:
+      'What an attempt used: wall time always; tokens, cost, turns and model when the node or its agent reported them. Other fields may be present and are kept.',
   });
 export type Usage = z.infer<typeof UsageSchema>;
 
