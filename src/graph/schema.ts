@@ -238,7 +238,8 @@ export const NodeSchema = z.strictObject({
   }),
   outputs: z.array(z.string().regex(ID_PATTERN)).optional().register(z.globalRegistry, {
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
-  }),  budget: NodeBudgetField,
+  }),
+  budget: NodeBudgetField,
 });
 
 /** A skill file: a node template without identity or edges. */

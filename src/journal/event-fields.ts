@@ -62,7 +62,8 @@ export const UsageSchema = z
       description: "Agent turns (Claude Code's `num_turns`).",
     }),
     model: z.string().optional().register(z.globalRegistry, {
-      description: "The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated).",
+      description:
+        'The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated).',
     }),
   })
   .register(z.globalRegistry, {
@@ -107,6 +108,37 @@ export const GraphRef = z
   .register(z.globalRegistry, { title: 'graph', description: 'The graph a run is under.' });
 export type GraphRef = z.infer<typeof GraphRef>;
 
+const SpentSchema = z
+  .looseObject({
+    cost_usd: z.number().register(z.globalRegistry, { description: 'US dollars.' }),
+    tokens: z.number().register(z.globalRegistry, { description: 'Input plus output tokens.' }),
+    turns: z.number().register(z.globalRegistry, { description: 'Agent turns.' }),
+    wall_minutes: z
+      .number()
+      .register(z.globalRegistry, { description: 'Minutes of wall time, summed over attempts.' }),
+  })
+  .register(z.globalRegistry, { title: 'spent', description: 'Usage in the units of a budget.' });
+
+/** Why a node was escalated at the run's budget, in its report. */
+export const BudgetReportSchema = z
+  .looseObject({
+    limit: z.record(z.string(), z.number()).register(z.globalRegistry, {
+      description: "The run's budget in force (the graph's `budget`).",
+    }),
+    spent: SpentSchema.register(z.globalRegistry, {
+      description: 'What the run spent since its budget was last raised (or since it started).',
+    }),
+    by_node: z.record(z.string(), SpentSchema).register(z.globalRegistry, {
+      description: 'The same, per node that spent anything.',
+    }),
+  })
+  .register(z.globalRegistry, {
+    title: 'budget report',
+    description:
+      'Set when the node was escalated because the run was at its budget, not because attempts failed.',
+  });
+export type BudgetReport = z.infer<typeof BudgetReportSchema>;
+
 export const EscalationReportSchema = z
   .looseObject({
     attempted: z
@@ -136,6 +168,7 @@ export const EscalationReportSchema = z
     needed: z
       .string()
       .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
+    budget: BudgetReportSchema.optional(),
   })
   .register(z.globalRegistry, { title: 'report', description: 'The escalation report shown to people.' });
 export type EscalationReport = z.infer<typeof EscalationReportSchema>;

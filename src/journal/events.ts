@@ -11,6 +11,7 @@ import {
 
 export type { GraphRef } from './event-fields.js';
 export {
+  type BudgetReport,
   type EscalationReport,
   EscalationReportSchema,
   type Evidence,

@@ -5,6 +5,7 @@
  */
 import type { Journal } from './events.js';
 import { type Folding, REDUCERS } from './reducers.js';
+import { checkpointUsage } from './run-usage.js';
 import {
   type Checkpoint,
   type GraphShape,
@@ -83,14 +84,7 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
   const ready = ended ? [] : readyNodes(graph, nodes);
   const active = byState('in_flight');
   const attempts: Record<string, number> = {};
-  const usageNodes: Record<string, number> = {};
-  let wall = 0;
-  for (const n of graph.nodes) {
-    const p = nodes.get(n.id)!;
-    attempts[n.id] = p.attempts;
-    usageNodes[n.id] = p.wall_ms;
-    wall += p.wall_ms;
-  }
+  for (const n of graph.nodes) attempts[n.id] = nodes.get(n.id)!.attempts;
   const status: RunStatus = ended
     ? ended.type === 'RunCompleted'
       ? 'completed'
@@ -116,7 +110,7 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     ready_nodes: ready,
     traversal_path: f.traversal,
     attempts,
-    usage: { wall_ms: wall, nodes: usageNodes },
+    usage: checkpointUsage(graph, nodes),
     rolled_back_to: f.rolledBackTo,
     ended,
     last_activity_at: f.lastAt,

@@ -13,7 +13,9 @@ import {
   newProgress,
   type RunState,
   stateWords,
+  waitingAttempt,
 } from './state.js';
+import { addUsage } from './usage.js';
 
 /** What the fold has gathered so far, event by event. */
 export interface Folding {
@@ -69,6 +71,13 @@ function dependenciesResolved(f: Folding, node: string, verb: string, at: At): v
   }
 }
 
+/** The attempt a hold or escalation waits on, in words. */
+function waitsOn(p: NodeProgress): string {
+  return p.budget_escalated
+    ? `the node waits on attempt ${waitingAttempt(p)}, not dispatched at the run's budget`
+    : `the last attempt is ${p.attempts}`;
+}
+
 const runStarted: Reducer<'RunStarted'> = (f, e, at) => {
   if (at.index !== 0) at.bad('RunStarted may only be the first event');
   f.started = { intent: e.intent, subject: e.subject, runner: e.runner };
@@ -100,12 +109,13 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   const p = progress(f, e);
   const settling = e.recorded_by !== undefined && (p.state === 'held' || p.state === 'escalated');
   if (!settling) inFlight(p, e, at);
-  if (settling && e.attempt !== p.attempts)
-    at.bad(`settles attempt ${e.attempt}, but the last attempt is ${p.attempts}`);
+  if (settling && e.attempt !== waitingAttempt(p))
+    at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
   p.state = 'completed';
+  p.budget_escalated = false;
   p.outputs = { ...e.outputs };
   p.last_evidence = e.evidence;
-  p.wall_ms += e.usage.wall_ms;
+  addUsage(p.usage, e.usage);
   p.ended_at = e.at;
   f.traversal.push(e.node);
   f.lastCompleted = e.node;
@@ -118,7 +128,7 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
   p.failures += 1;
   p.last_failures = e.failures;
   p.last_evidence = e.evidence ?? [];
-  p.wall_ms += e.usage.wall_ms;
+  addUsage(p.usage, e.usage);
   p.interrupted = false;
   p.ended_at = e.at;
   if (p.failures >= p.budget) {
@@ -130,7 +140,15 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
 
 const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   const p = progress(f, e);
-  if (p.state !== 'escalated') at.bad(`node "${e.node}" has not used its last allowed attempt`);
+  if (e.report.budget) {
+    // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
+    if (p.state !== 'pending' || p.failures >= p.budget)
+      at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be escalated at the run's budget`);
+    dependenciesResolved(f, e.node, 'escalated at the budget', at);
+    p.state = 'escalated';
+    p.budget_escalated = true;
+    p.approvals = [];
+  } else if (p.state !== 'escalated') at.bad(`node "${e.node}" has not used its last allowed attempt`);
   p.report = e.report;
 };
 
@@ -147,7 +165,7 @@ const nodeSkipped: Reducer<'NodeSkipped'> = (f, e, at) => {
 const nodeInterrupted: Reducer<'NodeInterrupted'> = (f, e, at) => {
   const p = progress(f, e);
   inFlight(p, e, at);
-  p.wall_ms += e.observed_usage.wall_ms;
+  addUsage(p.usage, e.observed_usage);
   p.interrupted = true;
   p.ended_at = e.at;
   const replaySafe = p.dispatch?.replay === 'safe' && f.specs.get(e.node)?.replay === 'safe';
@@ -159,13 +177,17 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   const p = progress(f, e);
   if (p.state !== 'held' && p.state !== 'escalated')
     at.bad(`node "${e.node}" is ${stateWords(p.state)}, not held or escalated`);
-  if (e.attempt !== p.attempts)
-    at.bad(`approves attempt ${e.attempt}, but the last attempt is ${p.attempts}`);
+  if (e.attempt !== waitingAttempt(p))
+    at.bad(`approves attempt ${e.attempt}, but ${waitsOn(p)}`);
   f.approvalSources.push(e.source);
   if (!p.approvals.includes(e.approved_by)) p.approvals.push(e.approved_by);
   // The hold ends only once enough distinct people approved this attempt.
   if (p.approvals.length < (e.required ?? 1)) return;
-  if (p.state === 'escalated') p.budget = p.failures + 1;
+  if (p.budget_escalated) {
+    // A person raised the run's budget: it counts again from what every node has used so far.
+    for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
+    p.budget_escalated = false;
+  } else if (p.state === 'escalated') p.budget = p.failures + 1;
   p.state = 'pending';
 };
 

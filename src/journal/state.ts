@@ -4,6 +4,7 @@
  */
 import type { Graph } from '../graph/model.js';
 import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './events.js';
+import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
 
 /** The last dispatch of a node, as recorded. */
 export interface DispatchInfo {
@@ -32,7 +33,12 @@ export interface NodeProgress {
   last_failures: Failure[];
   last_evidence: Evidence[];
   outputs: Record<string, string>;
-  wall_ms: number;
+  /** What its attempts used, summed. */
+  usage: UsageTotals;
+  /** Its usage when a person last raised the run's budget: the run budget counts what was used since. */
+  usage_at_raise: UsageTotals;
+  /** Escalated because the run was at its budget before this node's next attempt, not because attempts failed. */
+  budget_escalated: boolean;
   /** Distinct people who approved a rerun of the current hold or escalation. */
   approvals: string[];
   report?: EscalationReport;
@@ -55,10 +61,37 @@ export interface Checkpoint {
   ready_nodes: string[];
   traversal_path: string[];
   attempts: Record<string, number>;
-  usage: { wall_ms: number; nodes: Record<string, number> };
+  usage: CheckpointUsage;
   rolled_back_to: string | null;
   ended: { type: 'RunCompleted' | 'RunFailed'; reason: string; by: string } | null;
   last_activity_at: string | null;
+}
+
+/** A node's usage in the checkpoint: wall time, and the agent totals. */
+export type NodeUsage = { wall_ms: number } & AgentTotals;
+
+/** What the run spent against its budget, in the budget's units. */
+export type Spent = {
+  cost_usd: number;
+  tokens: number;
+  turns: number;
+  wall_minutes: number;
+};
+
+/**
+ * The checkpoint's usage. `wall_ms` and `nodes` (wall milliseconds per node) are always there; the agent totals
+ * and `by_node` appear only once some attempt reported agent usage, and `budget` only when the graph sets one,
+ * so a journal written before budgets existed folds to the same bytes.
+ */
+export interface CheckpointUsage {
+  wall_ms: number;
+  nodes: Record<string, number>;
+  input_tokens?: number;
+  output_tokens?: number;
+  cost_usd?: number;
+  turns?: number;
+  by_node?: Record<string, NodeUsage>;
+  budget?: { limit: Record<string, number>; spent: Spent };
 }
 
 /** The full fold result: the checkpoint and per-node detail for the protocol. */
@@ -86,7 +119,7 @@ export class JournalError extends Error {
 }
 
 /** The graph facts the fold needs. */
-export type GraphShape = Pick<Graph, 'nodes'>;
+export type GraphShape = Pick<Graph, 'nodes' | 'budget'>;
 
 /** A node before any event about it, with `budget` failures allowed. */
 export function newProgress(budget: number): NodeProgress {
@@ -99,7 +132,9 @@ export function newProgress(budget: number): NodeProgress {
     last_failures: [],
     last_evidence: [],
     outputs: {},
-    wall_ms: 0,
+    usage: noUsage(),
+    usage_at_raise: noUsage(),
+    budget_escalated: false,
     approvals: [],
   };
 }
@@ -107,6 +142,14 @@ export function newProgress(budget: number): NodeProgress {
 /** A node is resolved when it completed or was skipped: its dependents may go, and the run may complete. */
 export function isResolved(state: NodeState | undefined): boolean {
   return state === 'completed' || state === 'skipped';
+}
+
+/**
+ * The attempt a hold or escalation waits on, which approvals and settlements name: the last one, or for a node
+ * escalated at the run's budget, the one that was not dispatched.
+ */
+export function waitingAttempt(p: NodeProgress): number {
+  return p.budget_escalated ? p.attempts + 1 : p.attempts;
 }
 
 /** A node state as words: `in flight`. */

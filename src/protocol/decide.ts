@@ -14,6 +14,7 @@ import {
   stateWords,
 } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { nodeBudgetFailures } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
 
@@ -214,7 +215,8 @@ export function decideResult(
     };
   }
   const tail = outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {};
-  if (outcome.failures.length === 0) {
+  const failures = [...outcome.failures, ...nodeBudgetFailures(node, outcome.usage)];
+  if (failures.length === 0) {
     const events: NewEvent[] = [
       {
         type: 'NodeRecorded',
@@ -238,7 +240,7 @@ export function decideResult(
       type: 'NodeFailed',
       node: nodeId,
       attempt,
-      failures: outcome.failures,
+      failures,
       usage: outcome.usage,
       evidence: outcome.evidence,
       ...tail,
@@ -251,7 +253,7 @@ export function decideResult(
         node,
         attempt,
         approach: approachFor(node, p.failures),
-        failures: outcome.failures,
+        failures,
         journal,
       }),
     );

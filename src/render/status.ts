@@ -34,7 +34,7 @@ function lastEvidence(p: NodeProgress): string {
 export function statusRows(graph: Graph, state: RunState): string[][] {
   return graph.nodes.map((n) => {
     const p = state.nodes.get(n.id)!;
-    return [n.id, displayState(state, n.id), String(p.attempts), seconds(p.wall_ms), lastEvidence(p)];
+    return [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms), lastEvidence(p)];
   });
 }
 

@@ -1,0 +1,79 @@
+/**
+ * The budget rules. After an attempt: an attempt that ends over its node's budget fails, saying which limit it
+ * passed. Before a dispatch: a run whose spending (since a person last raised its budget) is at or over the
+ * graph's budget escalates the node instead of dispatching it. Pure.
+ */
+import type { Budget, Graph, GraphNode } from '../graph/model.js';
+import type { Failure, NewEvent, Usage } from '../journal/events.js';
+import type { RunState } from '../journal/fold.js';
+import { runSpent, spentOf, usageSinceRaise } from '../journal/run-usage.js';
+import type { Spent } from '../journal/state.js';
+import { addUsage, noUsage } from '../journal/usage.js';
+
+const LIMITS = ['cost_usd', 'tokens', 'turns', 'wall_minutes'] as const;
+type Limit = (typeof LIMITS)[number];
+
+/** An amount in a limit's unit, for people: `$1.84`, `12,000 tokens`, `7 turns`, `3.5 minutes`. */
+export function amount(limit: Limit, n: number): string {
+  if (limit === 'cost_usd') return `$${n.toFixed(2)}`;
+  if (limit === 'tokens') return `${n.toLocaleString('en-US')} tokens`;
+  if (limit === 'turns') return `${n} turn${n === 1 ? '' : 's'}`;
+  return `${Number(n.toFixed(1))} minutes`;
+}
+
+/** The limits of `budget` that `spent` is at or over (`over`: strictly over). */
+function passed(budget: Budget, spent: Spent, strictly: boolean): Limit[] {
+  return LIMITS.filter((k) => {
+    const max = budget[k];
+    return max !== undefined && (strictly ? spent[k] > max : spent[k] >= max);
+  });
+}
+
+/** Rule: an attempt that ended over its node's budget fails; one failure per limit it passed. */
+export function nodeBudgetFailures(node: GraphNode, usage: Usage): Failure[] {
+  if (!node.budget) return [];
+  const t = noUsage();
+  addUsage(t, usage);
+  const spent = spentOf(t);
+  return passed(node.budget, spent, true).map((k) => ({
+    check: 'budget',
+    message: `the attempt used ${amount(k, spent[k])}, over the node's budget of ${amount(k, node.budget![k]!)} (budget.${k})`,
+  }));
+}
+
+/** "$1.84 of $5.00 spent", one part per limit the run's budget sets; empty without a budget. */
+export function budgetWords(graph: Pick<Graph, 'budget'>, state: RunState): string {
+  const b = state.checkpoint.usage.budget;
+  if (!graph.budget || !b) return '';
+  return LIMITS.filter((k) => graph.budget![k] !== undefined)
+    .map((k) => `${amount(k, b.spent[k])} of ${amount(k, graph.budget![k]!)}`)
+    .join(', ')
+    .concat(' spent');
+}
+
+/**
+ * Rule: before a node is dispatched, the run's spending is checked against the graph's budget; at or over any
+ * limit, the node is escalated with a report of what was spent, by which nodes, and what a person may do.
+ */
+export function runBudgetEscalation(graph: Graph, state: RunState, node: string): NewEvent | undefined {
+  if (!graph.budget) return undefined;
+  const spent = runSpent(graph, state.nodes);
+  const reached = passed(graph.budget, spent, false);
+  if (!reached.length) return undefined;
+  const byNode: Record<string, Spent> = {};
+  for (const [id, t] of usageSinceRaise(graph, state.nodes)) {
+    if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
+  }
+  const what = reached.map((k) => `${amount(k, spent[k])} of ${amount(k, graph.budget![k]!)}`).join(', ');
+  return {
+    type: 'NodeEscalated',
+    node,
+    report: {
+      attempted: [],
+      failed: [],
+      approaches_tried: [],
+      needed: `The run is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`, with guidance on the lines after it: the run may then spend its budget again, counted from that approval), or fail the run.`,
+      budget: { limit: { ...graph.budget } as Record<string, number>, spent, by_node: byNode },
+    },
+  };
+}
