@@ -109,8 +109,7 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   const p = progress(f, e);
   const settling = e.recorded_by !== undefined && (p.state === 'held' || p.state === 'escalated');
   if (!settling) inFlight(p, e, at);
-  if (settling && e.attempt !== waitingAttempt(p))
-    at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
+  if (settling && e.attempt !== waitingAttempt(p)) at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
   p.state = 'completed';
   p.budget_escalated = false;
   p.outputs = { ...e.outputs };
@@ -177,8 +176,7 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   const p = progress(f, e);
   if (p.state !== 'held' && p.state !== 'escalated')
     at.bad(`node "${e.node}" is ${stateWords(p.state)}, not held or escalated`);
-  if (e.attempt !== waitingAttempt(p))
-    at.bad(`approves attempt ${e.attempt}, but ${waitsOn(p)}`);
+  if (e.attempt !== waitingAttempt(p)) at.bad(`approves attempt ${e.attempt}, but ${waitsOn(p)}`);
   f.approvalSources.push(e.source);
   if (!p.approvals.includes(e.approved_by)) p.approvals.push(e.approved_by);
   // The hold ends only once enough distinct people approved this attempt.
