@@ -2,6 +2,7 @@ import { suggestion } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { Journal, NewEvent, Usage } from '../journal/events.js';
 import type { DispatchInfo, RunState } from '../journal/fold.js';
+import { waitingAttempt } from '../journal/state.js';
 import { withCompletion } from './decide.js';
 
 export type Settlement = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
@@ -37,8 +38,8 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
   if (p.state !== 'held' && p.state !== 'escalated') {
     return `node "${node}" is ${p.state.replace('_', ' ')}, not held or escalated: there is nothing to settle`;
   }
-  if (attempt !== undefined && attempt !== p.attempts) {
-    return `the approval names attempt ${attempt}, but node "${node}" is waiting on attempt ${p.attempts}`;
+  if (attempt !== undefined && attempt !== waitingAttempt(p)) {
+    return `the approval names attempt ${attempt}, but node "${node}" is waiting on attempt ${waitingAttempt(p)}`;
   }
   return null;
 }
@@ -64,7 +65,7 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
   if (p.approvals.includes(req.by)) {
     return {
       ok: false,
-      reason: `${req.by} has already approved attempt ${p.attempts} of "${req.node}" (${p.approvals.length} of ${required} approvals): another person must approve`,
+      reason: `${req.by} has already approved attempt ${waitingAttempt(p)} of "${req.node}" (${p.approvals.length} of ${required} approvals): another person must approve`,
     };
   }
   return {
@@ -73,7 +74,7 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
       {
         type: 'RerunApproved',
         node: req.node,
-        attempt: p.attempts,
+        attempt: waitingAttempt(p),
         approved_by: req.by,
         source: req.source,
         graph_hash: state.accepted_hash,
@@ -100,7 +101,7 @@ export function settleNode(
     {
       type: 'NodeRecorded',
       node: req.node,
-      attempt: p.attempts,
+      attempt: waitingAttempt(p),
       evidence: [{ check: 'person', passed: true, observed: `${req.by}: ${req.note} (${req.source})` }],
       outputs: {},
       usage,
