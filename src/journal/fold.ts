@@ -20,12 +20,15 @@ import {
 
 export type {
   Checkpoint,
+  CheckpointUsage,
   DispatchInfo,
   GraphShape,
   NodeProgress,
   NodeState,
+  NodeUsage,
   RunState,
   RunStatus,
+  Spent,
 } from './state.js';
 export { failedPrecheck, isResolved, JournalError, stateWords } from './state.js';
 

@@ -5,9 +5,8 @@
  */
 import type { Budget, Graph, GraphNode } from '../graph/model.js';
 import type { Failure, NewEvent, Usage } from '../journal/events.js';
-import type { RunState } from '../journal/fold.js';
+import type { RunState, Spent } from '../journal/fold.js';
 import { runSpent, spentOf, usageSinceRaise } from '../journal/run-usage.js';
-import type { Spent } from '../journal/state.js';
 import { addUsage, noUsage } from '../journal/usage.js';
 
 const LIMITS = ['cost_usd', 'tokens', 'turns', 'wall_minutes'] as const;

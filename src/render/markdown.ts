@@ -1,6 +1,7 @@
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
 import { statusMarkdown, statusMermaid } from './status.js';
+import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';
 
 /** The hidden marker that finds a run's progress comment. */
@@ -20,6 +21,18 @@ export function statusBlock(graph: Graph, state: RunState, opts: { diagram: 'sho
   ];
 }
 
+/** A line and a blank line after it, or nothing for an empty line. */
+function withBlank(line: string): string[] {
+  return line ? [line, ''] : [];
+}
+
+/** Why a node is escalated, after its name: its last attempt failed, or the run was at its budget. */
+function escalatedWhy(state: RunState, node: string): string {
+  return state.nodes.get(node)?.budget_escalated
+    ? 'instead of being dispatched: the run is at its budget'
+    : 'after its last allowed attempt failed';
+}
+
 /** Markdown commands that settle a held or escalated node, for a comment. */
 export function settleCommands(node: string, runId: string, several: boolean): string {
   const id = several ? ` ${runId}` : '';
@@ -37,6 +50,8 @@ export function reportMarkdown(state: RunState, node: string): string {
   const p = state.nodes.get(node);
   const report = p?.report;
   if (!report) return '';
+  if (report.budget)
+    return [...budgetReportMarkdown(report.budget), '', `**What is needed:** ${report.needed}`].join('\n');
   const rows = report.attempted.map((a) => {
     const f = report.failed.find((x) => x.attempt === a.attempt);
     const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : '';
@@ -61,6 +76,7 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
     progressMarker(cp.run_id),
     `### interlock · \`${cp.run_id}\` · ${statusWord(cp.status)}`,
     '',
+    ...withBlank(usageLine(graph, state)),
     ...statusBlock(graph, state, { diagram: 'folded' }),
   ];
   for (const n of cp.held_nodes) {
@@ -74,7 +90,7 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
   for (const n of cp.escalated_nodes) {
     lines.push(
       '',
-      `**\`${n}\` is escalated** after its last allowed attempt failed.`,
+      `**\`${n}\` is escalated** ${escalatedWhy(state, n)}.`,
       '',
       reportMarkdown(state, n),
       '',
@@ -91,7 +107,9 @@ export function attentionComment(state: RunState, node: string, runId: string): 
   const held = p?.state === 'held';
   const head = held
     ? `⚠️ **interlock: \`${node}\` (attempt ${p?.attempts}) was interrupted and is held.** It is \`replay: never\`: its attempt may have partly run, so it will not run again until a person decides.`
-    : `🛑 **interlock: \`${node}\` is escalated.** Its last allowed attempt failed.`;
+    : p?.budget_escalated
+      ? `🛑 **interlock: \`${node}\` is escalated.** It was not dispatched: the run is at its budget.`
+      : `🛑 **interlock: \`${node}\` is escalated.** Its last allowed attempt failed.`;
   return [
     `<!-- interlock:attention ${runId} ${node} ${p?.attempts ?? 0} -->`,
     head,
@@ -118,6 +136,7 @@ export function jobSummary(graph: Graph, state: RunState, headline: string): str
     '',
     `Run status: **${cp.status}** · graph \`${graph.name}\` (\`${cp.graph.hash.slice(0, 19)}…\`)`,
     '',
+    ...withBlank(usageLine(graph, state)),
     statusMarkdown(graph, state),
     '',
     '```mermaid',

@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import type { NodeProgress, NodeState, RunState } from '../journal/fold.js';
+import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
 export function displayState(state: RunState, id: string): string {
@@ -30,20 +31,29 @@ function lastEvidence(p: NodeProgress): string {
   return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}`;
 }
 
-/** Rows for a status table: node, state, attempts, time, last evidence. */
+/** Rows for a status table: node, state, attempts, time, usage (once some attempt reported it), last evidence. */
 export function statusRows(graph: Graph, state: RunState): string[][] {
+  const usage = showsUsage(state);
   return graph.nodes.map((n) => {
     const p = state.nodes.get(n.id)!;
-    return [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms), lastEvidence(p)];
+    const cells = [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms)];
+    if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[n.id]));
+    return [...cells, lastEvidence(p)];
   });
 }
 
 const HEADER = ['node', 'state', 'attempts', 'time', 'last evidence'];
 
+/** The table's header: with a usage column once some attempt reported agent usage. */
+function header(state: RunState): string[] {
+  return showsUsage(state) ? [...HEADER.slice(0, 4), 'usage', HEADER[4]!] : HEADER;
+}
+
 /** A plain-text table for terminals. */
 export function statusTable(graph: Graph, state: RunState, width = 120): string {
-  const rows = [HEADER, ...statusRows(graph, state)];
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const head = header(state);
+  const rows = [head, ...statusRows(graph, state)];
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => {
     const line = r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
     return line.length > width ? `${line.slice(0, width - 1)}…` : line;
@@ -54,8 +64,9 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
     widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? Math.min(w, 20) : w)).join('  '),
   );
   const cp = state.checkpoint;
-  const head = `run ${cp.run_id} (${cp.graph.name}): ${cp.status}${cp.ended ? ` (${cp.ended.reason}, by ${cp.ended.by})` : ''}`;
-  return [head, '', ...lines].join('\n');
+  const title = `run ${cp.run_id} (${cp.graph.name}): ${cp.status}${cp.ended ? ` (${cp.ended.reason}, by ${cp.ended.by})` : ''}`;
+  const usage = usageLine(graph, state);
+  return [title, ...(usage ? [usage] : []), '', ...lines].join('\n');
 }
 
 /** A Markdown table, for job summaries and comments. */
@@ -63,7 +74,8 @@ export function statusMarkdown(graph: Graph, state: RunState): string {
   // Cells quote what checks observed (untrusted text): no table break-out, and no @mention that notifies.
   const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
   const rows = statusRows(graph, state).map((r) => `| ${r.map(esc).join(' | ')} |`);
-  return [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`, ...rows].join('\n');
+  const head = header(state);
+  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n');
 }
 
 const CLASS: Record<NodeState | 'ready', string> = {
