@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseGraph } from '../../src/graph/load.js';
 import {
+  BudgetReportSchema,
   EscalationReportSchema,
   EventSchema,
   EvidenceSchema,
@@ -92,7 +93,14 @@ const CHECKPOINT: Array<[string, string, string]> = [
   [
     'usage',
     'object',
-    '`wall_ms`: the total; `nodes`: milliseconds per node, interrupted attempts counted by their lower bound.',
+    [
+      '`wall_ms`: the total; `nodes`: milliseconds per node, interrupted attempts counted by their lower bound.',
+      "Once some attempt reported agent usage: the run's `input_tokens`, `output_tokens`, `cost_usd` (summed in",
+      'millionths of a dollar) and `turns`, and `by_node` with the same and `wall_ms` per node. When the graph sets',
+      'a `budget`: `budget.limit` and `budget.spent` (`cost_usd`, `tokens`, `turns`, `wall_minutes` since a person',
+      'last raised it). These keys appear only when there is something to show, so an older journal folds to the',
+      'same bytes.',
+    ].join(' '),
   ],
   [
     'rolled_back_to',
@@ -184,6 +192,7 @@ export function journalReference(): string {
     { heading: 'evidence', schema: toJson(EvidenceSchema) },
     { heading: 'failure', schema: toJson(FailureSchema) },
     { heading: 'report', schema: toJson(EscalationReportSchema) },
+    { heading: 'budget report', schema: toJson(BudgetReportSchema) },
   ];
   const header = toJson(JournalHeaderSchema);
   shapes.push({ heading: 'graph', schema: header.properties!.graph! });

@@ -12,6 +12,7 @@ import {
 export type { GraphRef } from './event-fields.js';
 export {
   type BudgetReport,
+  BudgetReportSchema,
   type EscalationReport,
   EscalationReportSchema,
   type Evidence,
