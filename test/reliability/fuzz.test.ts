@@ -353,7 +353,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                       dec.kind === 'dispatch' || dec.kind === 'complete' ? dec.events : ([] as NewEvent[]),
                   };
                 },
-                true,
+                { create: true },
               );
               if (d.decision.dec.kind !== 'dispatch') return;
               const node = d.decision.dec.node.id;
@@ -368,8 +368,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                     outputs: {},
                     usage: { wall_ms: 1 },
                   }),
-                false,
-                d.cur,
+                { known: d.cur },
               );
             }
           };
