@@ -23,7 +23,13 @@ export async function postStep(ctx: ActionContext): Promise<void> {
         ...(state('subject-sha') ? { headSha: state('subject-sha') } : {}),
       }
     : { kind: 'ref' as const, label: state('subject') };
-  const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject, graph), '');
+  const setup = stepSetupFor(ctx, {
+    graph,
+    runId,
+    subject,
+    store: makeStore(ctx, runId, subject, graph),
+    intent: '',
+  });
   const me = ctx.me;
   setup.probe = (_node, d) => {
     const r = d.runner;
