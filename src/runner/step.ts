@@ -155,8 +155,12 @@ export async function runDispatched(
     d.runner,
     (c) => {
       const result = decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome);
+      // Only a recorded node is chained: a failure is written alone, so a crash right after it leaves the retry
+      // undispatched (ready), not in flight and held.
       const next =
-        executor && result.kind === 'write' ? chainNext(setup, c, result.events, executor) : undefined;
+        executor && result.kind === 'write' && result.recorded
+          ? chainNext(setup, c, result.events, executor)
+          : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
     { known: cur },
