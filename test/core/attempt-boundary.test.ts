@@ -2,12 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { type AttemptSetup, withinAttempt } from '../../src/runner/attempt.js';
 
-function recorder(): { setup: AttemptSetup; calls: string[] } {
+type Hooks = Pick<AttemptSetup, 'attemptStarted' | 'attemptEnded'>;
+
+function recorder(): { setup: Hooks; calls: string[] } {
   const calls: string[] = [];
-  const setup = {
+  const setup: Hooks = {
     attemptStarted: (m) => calls.push(`start ${m.node}#${m.attempt} ${m.approach}`),
     attemptEnded: (m) => calls.push(`end ${m.node}#${m.attempt} ${m.approach}`),
-  } as AttemptSetup;
+  };
   return { setup, calls };
 }
 
