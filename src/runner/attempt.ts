@@ -56,7 +56,7 @@ export interface AttemptOptions {
 
 /** Runs `work` between the setup's two boundary hooks; the closing one runs whatever happens. */
 export async function withinAttempt<T>(
-  setup: AttemptSetup,
+  setup: Pick<AttemptSetup, 'attemptStarted' | 'attemptEnded'>,
   mark: AttemptMark,
   work: () => Promise<T>,
 ): Promise<T> {
