@@ -16,7 +16,7 @@ import {
   decideNext,
   decideResult,
 } from '../protocol/decide.js';
-import { type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
+import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { failpoint } from './failpoint.js';
 import { type Current, isoNow } from './read.js';
@@ -30,16 +30,9 @@ export interface StepSetup extends RecoverySetup, AttemptSetup {
   say?: (message: string) => void;
 }
 
-/** A dispatch this process journaled and has not run yet. */
-export interface Dispatched {
-  cur: Current;
-  node: GraphNode;
-  attempt: number;
-  approach: Approach;
-  context: AttemptContext;
-  execTag: string;
+/** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
+export interface Dispatched extends Omit<AttemptOptions, 'dispatchedAt'> {
   runner: RunnerInfo;
-  gitBase: string | undefined;
 }
 
 /** What follows a recorded result in `node: all`: a dispatch already journaled, or a result already decided. */
