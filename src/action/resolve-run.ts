@@ -8,9 +8,9 @@ import { gatherAuthFacts } from '../app/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
-import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
 import {

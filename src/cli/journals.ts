@@ -4,9 +4,9 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadGraphFile } from '../graph/load-file.js';
 import { runIdProblem } from '../journal/run-id.js';
 import type { RunSetup } from '../runner/engine.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import { FileStore } from '../store/file.js';
 import { type Io, UsageError } from './io.js';
 

@@ -4,8 +4,8 @@
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { JournalError } from '../journal/fold.js';
+import { killAllChildren } from '../os/exec.js';
 import { RunRefused } from '../runner/engine.js';
-import { killAllChildren } from '../runner/exec.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';

@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
 import { runChecks } from './checks.js';
-import { parseOutputFile, runScript } from './exec.js';
 import { failpoint } from './failpoint.js';
+import { parseOutputFile } from './outputs.js';
 import type { Current } from './read.js';
 
 /** Which attempt a boundary hook is about. */

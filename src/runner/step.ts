@@ -5,17 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
-import type { Approach, GraphNode } from '../graph/model.js';
 import type { NewEvent, RunnerInfo } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
-import {
-  type AttemptContext,
-  type AttemptOutcome,
-  type Decision,
-  decideNext,
-  decideResult,
-} from '../protocol/decide.js';
+import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { failpoint } from './failpoint.js';

@@ -17,7 +17,7 @@ import { fold, JournalError } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { commit, type RunSetup } from '../../src/runner/engine.js';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseOutputFile } from '../../src/runner/outputs.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 /** Runs per property: the base in `npm test`, INTERLOCK_FUZZ_RUNS × base / 100 under `npm run fuzz`. */

@@ -4,8 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadGraphFile } from '../../graph/load-file.js';
 import { type RunSetup, runSteps, type StepResult } from '../../runner/engine.js';
+import { loadGraphFile } from '../../runner/graph-file.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath } from '../journals.js';

@@ -1,7 +1,7 @@
 /** `interlock validate <graph>`: loads the graph and says what it holds, or why it does not load. */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadGraphFile } from '../../graph/load-file.js';
+import { loadGraphFile } from '../../runner/graph-file.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 
 export function cmdValidate(io: Io, args: string[]): number {
