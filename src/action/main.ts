@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { authorize, screenEvent } from '../app/authorize.js';
-import { gatherAuthFacts } from '../app/permission.js';
+import { authorize, screenEvent } from '../approvals/authorize.js';
+import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';

@@ -1,11 +1,10 @@
 import { statusOf } from '../github/status.js';
+import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
 import { attentionComment, jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
 import type { Subject } from './subject.js';
-
-export const NEEDS_HUMAN_LABEL = 'interlock: needs human';
 
 export type Published =
   | { kind: 'step'; result: StepResult; interrupted: string[]; headline: string }

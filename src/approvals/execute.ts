@@ -1,9 +1,9 @@
-import { NEEDS_HUMAN_LABEL } from '../action/publish.js';
 import type { Config } from '../config/schema.js';
 import { statusOf } from '../github/status.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
+import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
 import { progressComment } from '../render/markdown.js';
 import { type Current, RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
 import { authorize, type Need } from './authorize.js';

@@ -1,6 +1,6 @@
 // The comment parser: pure, so every case is a plain input and output.
 import { describe, expect, it } from 'vitest';
-import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/app/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/approvals/commands.js';
 
 const cmd = (body: string) => {
   const r = parseComment(body);

@@ -1,4 +1,4 @@
-import { NEEDS_HUMAN_LABEL } from '../action/publish.js';
+import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
 import { isBot, screenEvent } from './authorize.js';
 import { nodeOfAction } from './check-run.js';
 import { type ParsedComment, parseComment, validRunId } from './commands.js';
