@@ -1,44 +1,50 @@
-import { statusOf } from '../github/status.js';
+/** Run lookup for a command: which runs on the journal branch are about the subject, and which one a command means. */
+import { runIsAbout, type SubjectRef, subjectLabel, subjectOfRun } from '../journal/run-id.js';
+import { GitRuns } from '../store/git-runs.js';
+import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 
-/** The subject label a run id ends with: `issue-<n>` or `pr-<n>`. */
-export function subjectLabel(issue: { number: number; pull_request?: unknown }): string {
-  return `${issue.pull_request ? 'pr' : 'issue'}-${issue.number}`;
-}
-
-/** The subject a run id names by its last part, when it names one. */
-export function subjectOfRun(runId: string): { kind: 'issue' | 'pr'; number: number } | undefined {
-  const m = /(?:^|\/)(issue|pr)-(\d+)$/.exec(runId);
-  return m ? { kind: m[1] as 'issue' | 'pr', number: Number(m[2]) } : undefined;
-}
-
-/** Run ids from journal paths (`runs/<run-id>.json`). Pure. */
-export function runIdsOf(paths: readonly string[]): string[] {
-  return paths.flatMap((p) => {
-    const m = /^runs\/(.+)\.json$/.exec(p);
-    return m ? [m[1]!] : [];
-  });
-}
-
-/** The runs about one subject: run ids whose file name is `issue-<n>.json` or `pr-<n>.json`. Pure. */
+/** The runs about one subject: run ids whose last part is its label (`issue-<n>`, `pr-<n>`). Pure. */
 export function runsAbout(runIds: readonly string[], label: string): string[] {
-  return runIds.filter((id) => id === label || id.endsWith(`/${label}`)).sort();
+  return runIds.filter((id) => runIsAbout(id, label)).sort();
 }
 
-/** Every run id on the journal branch, from one recursive tree read; none when the branch does not exist. */
+/** Every run id on the journal branch; none when the branch (or any commit) does not exist yet. */
 export async function listRunIds(deps: HandlerDeps): Promise<string[]> {
-  try {
-    const r = await deps.octokit.rest.git.getTree({
-      ...deps.repo,
-      tree_sha: deps.journalBranch,
-      recursive: '1',
-    });
-    if (r.data.truncated)
-      deps.log?.(`the ${deps.journalBranch} tree is truncated; some runs may be missing from the list`);
-    return runIdsOf(r.data.tree.flatMap((t) => (t.type === 'blob' && t.path ? [t.path] : [])));
-  } catch (e) {
-    // 404: no journal branch yet; 409: an empty repository.
-    if (statusOf(e) === 404 || statusOf(e) === 409) return [];
-    throw e;
+  const runs = await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns();
+  return (runs ?? []).map((r) => r.runId);
+}
+
+/** `issue #42` or `pull request #7`, for replies. */
+export const subjectWord = (s: SubjectRef) => `${s.kind === 'pr' ? 'pull request' : 'issue'} #${s.number}`;
+
+/** The most runs one `/interlock status` shows. */
+export const MAX_STATUS_RUNS = 10;
+
+/** The runs a command is about (with all of the subject's runs), why there are none, or which to ask about. */
+export type RunPick =
+  | { kind: 'runs'; runIds: string[]; mine: string[] }
+  | { kind: 'refused'; why: string }
+  | { kind: 'which'; runIds: string[] };
+
+/**
+ * The runs a command is about: the one it names, which must be a run of this subject; else the subject's only
+ * run; `status` takes up to ten. Several runs and no name is a question back, not a guess. Pure.
+ */
+export function pickRuns(command: Command, subject: SubjectRef, all: readonly string[]): RunPick {
+  const mine = runsAbout(all, subjectLabel(subject));
+  if (command.runId !== undefined) {
+    if (mine.includes(command.runId)) return { kind: 'runs', runIds: [command.runId], mine };
+    const other = subjectOfRun(command.runId);
+    return {
+      kind: 'refused',
+      why: all.includes(command.runId)
+        ? `run \`${command.runId}\` is about ${other ? subjectWord(other) : 'another subject'}, not ${subjectWord(subject)}: comment there`
+        : `there is no run \`${command.runId}\` on ${subjectWord(subject)}${mine.length ? ` (its runs: ${mine.map((r) => `\`${r}\``).join(', ')})` : ''}`,
+    };
   }
+  if (mine.length === 0)
+    return { kind: 'refused', why: `there is no interlock run on ${subjectWord(subject)}` };
+  if (mine.length > 1 && command.kind !== 'status') return { kind: 'which', runIds: mine };
+  return { kind: 'runs', runIds: mine.slice(0, MAX_STATUS_RUNS), mine };
 }
