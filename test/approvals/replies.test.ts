@@ -1,6 +1,7 @@
 /** Replies: what people read, with untrusted text that cannot mention, format or break out. */
 import { describe, expect, it } from 'vitest';
 import {
+  type ApprovalNews,
   approvalReply,
   commandFor,
   failedRunReply,
@@ -22,33 +23,26 @@ describe('replies', () => {
     expect(body).not.toContain('@alice');
   });
 
+  const news = (more: Partial<ApprovalNews>): ApprovalNews => ({
+    login: 'bob',
+    node: 'deploy',
+    attempt: 1,
+    runId: 'fix/issue-1',
+    approvers: ['bob'],
+    required: 1,
+    released: true,
+    interrupted: false,
+    ...more,
+  });
+
   it('say how many more approvals a rerun needs before it runs', () => {
-    const body = approvalReply({
-      login: 'bob',
-      node: 'deploy',
-      attempt: 1,
-      runId: 'fix/issue-1',
-      approvers: ['bob'],
-      required: 3,
-      released: false,
-      interrupted: true,
-    });
+    const body = approvalReply(news({ required: 3, released: false, interrupted: true }));
     expect(body).toContain('**approvals 1 of 3** (@bob)');
     expect(body).toContain('2 more people with permission must comment `/approve-rerun deploy`');
   });
 
   it('say when the workflow was not dispatched and how to go on', () => {
-    const body = approvalReply({
-      login: 'bob',
-      node: 'deploy',
-      attempt: 1,
-      runId: 'fix/issue-1',
-      approvers: ['bob'],
-      required: 1,
-      released: true,
-      interrupted: false,
-      dispatchProblem: 'no workflow',
-    });
+    const body = approvalReply(news({ dispatchProblem: 'no workflow' }));
     expect(body).toContain(
       '⚠️ The workflow was not dispatched: no workflow. Run it with `run-id: fix/issue-1` to go on.',
     );
