@@ -1,5 +1,5 @@
-import { loadGraphFile } from '../graph/load-file.js';
 import { recover } from '../runner/engine.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import { type ActionContext, makeStore, stepSetupFor } from './main.js';
 import { askForAttention } from './publish.js';
 import { subjectOfLabel } from './subject.js';

@@ -1,6 +1,6 @@
 import { statusOf } from '../github/status.js';
-import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
 import { attentionComment, jobSummary, progressComment, progressMarker } from '../render/markdown.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';

@@ -1,4 +1,4 @@
-import { killAllChildren } from '../runner/exec.js';
+import { killAllChildren } from '../os/exec.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
-import { statusMarkdown, statusMermaid } from '../render/status.js';
+import { statusBlock } from '../render/markdown.js';
 import type { HandlerDeps } from './deps.js';
 
 /** GitHub's limits: three actions a check run, 20-character labels and identifiers, 40-character descriptions. */
@@ -38,11 +38,7 @@ export function checkRunView(graph: Graph, state: RunState, runId: string) {
           ? ('action_required' as const)
           : undefined;
   let summary = [
-    statusMarkdown(graph, state),
-    '',
-    '```mermaid',
-    statusMermaid(graph, state),
-    '```',
+    ...statusBlock(graph, state, { diagram: 'shown' }),
     '',
     waiting.length
       ? `Waiting for a person: ${waiting.map((n) => `\`${n}\``).join(', ')}. "Approve rerun" counts as one approval, with the same permission rules as \`/approve-rerun\`.`

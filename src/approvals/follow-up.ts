@@ -5,8 +5,8 @@
 import { statusOf } from '../github/status.js';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
-import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
 import { progressComment } from '../render/markdown.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current } from '../runner/engine.js';
 import type { Target } from './apply.js';
 import { publishCheckRun } from './check-run.js';

@@ -1,5 +1,5 @@
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
-import { NEEDS_HUMAN_LABEL } from '../render/labels.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorize.js';
 import { nodeOfAction } from './check-run.js';
 import { type ParsedComment, parseComment } from './commands.js';

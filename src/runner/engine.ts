@@ -16,6 +16,7 @@ import {
 } from '../journal/events.js';
 import { type DispatchInfo, fold, JournalError, type RunState } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { runScript } from '../os/exec.js';
 import {
   type AttemptContext,
   type AttemptOutcome,
@@ -25,8 +26,8 @@ import {
 } from '../protocol/decide.js';
 import { graphChange, type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
 import type { JournalStore } from '../store/types.js';
-import { parseOutputFile as parseOutputs, runScript } from './exec.js';
 import { failpoint } from './failpoint.js';
+import { parseOutputFile as parseOutputs } from './outputs.js';
 
 export interface RunSetup {
   graph: Graph;

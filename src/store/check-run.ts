@@ -3,7 +3,7 @@ import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
-import { zlib } from '../lazy.js';
+import { zlib } from '../os/lazy.js';
 import {
   byRunId,
   type JournalStore,

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
 import { fold } from '../../src/journal/fold.js';
-import { NEEDS_HUMAN_LABEL } from '../../src/render/labels.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import {
   commentEvent,
   example,

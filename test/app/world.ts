@@ -11,7 +11,7 @@ import { parseGraph } from '../../src/graph/load.js';
 import type { Graph } from '../../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { NEEDS_HUMAN_LABEL } from '../../src/render/labels.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
 const require = createRequire(import.meta.url);

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandRequest } from '../../src/approvals/execute.js';
 import { executeCommand } from '../../src/approvals/execute.js';
 import { createClient } from '../../src/github/client.js';
-import { NEEDS_HUMAN_LABEL } from '../../src/render/labels.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { GRAPH_PATH, GRAPH_TEXT, observe, PEOPLE, startWorld, type World } from '../app/world.js';
 
 const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-700';

@@ -18,7 +18,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/
 import { validRunId } from '../../src/journal/run-id.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { commit, type RunSetup } from '../../src/runner/engine.js';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseOutputFile } from '../../src/runner/outputs.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 /** Runs per property: the base in `npm test`, INTERLOCK_FUZZ_RUNS × base / 100 under `npm run fuzz`. */

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseOutputFile } from '../../src/runner/outputs.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const DIST = join(REPO_ROOT, 'dist');
