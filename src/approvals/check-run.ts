@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
+import type { SubjectRef } from '../journal/run-id.js';
 import { statusBlock } from '../render/markdown.js';
 import type { HandlerDeps } from './deps.js';
 
@@ -67,7 +68,7 @@ export function checkRunView(graph: Graph, state: RunState, runId: string) {
 /** Creates or updates the run's check run on a pull request's head commit (runs of issues have no commit). */
 export async function publishCheckRun(
   deps: HandlerDeps,
-  subject: { kind: 'issue' | 'pr'; number: number },
+  subject: SubjectRef,
   graph: Graph,
   state: RunState,
   runId: string,
