@@ -1,3 +1,4 @@
+// The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';

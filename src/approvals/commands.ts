@@ -1,3 +1,5 @@
+// Comment commands: reading at most one `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status` from a
+// comment body, with the reason when one is refused.
 import { ID_PATTERN } from '../graph/schema.js';
 import { validRunId } from '../journal/run-id.js';
 

@@ -1,3 +1,4 @@
+// The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorize.js';

@@ -1,3 +1,4 @@
+// The App's watch on the journal branch: each pushed run of a pull request shown as a check run.
 import { subjectOfRun, validRunId } from '../journal/run-id.js';
 import { runIdOfPath } from '../store/git-runs.js';
 import { publishCheckRun } from './check-run.js';
