@@ -2,7 +2,7 @@
 // test knows the committed image is stale as soon as the graph or the renderer changes.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256 } from '../src/graph/load.js';
+import { sha256 } from '../src/graph/canonical.js';
 import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
 import { fold, type RunState } from '../src/journal/fold.js';

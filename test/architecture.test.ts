@@ -59,7 +59,7 @@ function withoutComments(text: string): string {
 const IMPORT =
   /\b(?:import|export)\s+(?:type\s+)?[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-export function importsOf(path: string, text: string): Import[] {
+function importsOf(path: string, text: string): Import[] {
   const code = withoutComments(text);
   const file = relative(ROOT, path);
   return [...code.matchAll(IMPORT)].map((m) => {
@@ -83,7 +83,7 @@ function floorOf(layer: string): number {
 }
 
 /** Why an import breaks a rule, or undefined when it is allowed. */
-export function violation(imp: Import): string | undefined {
+function violation(imp: Import): string | undefined {
   const from = layerOf(imp.file);
   const core = (CORE as readonly string[]).indexOf(from);
   if (core < 0 && floorOf(from) < 0)

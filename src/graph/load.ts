@@ -20,8 +20,6 @@ import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
 import { AGENT_EXPRESSION_FIX, checkConditions, checkTexts } from './texts.js';
 import { zodIssuesToErrors } from './zod-wording.js';
 
-export { canonicalJson, sha256 } from './canonical.js';
-export { findCycle } from './cycles.js';
 export type { SkillReader, SourceText } from './resolve.js';
 
 /** Parses and validates a graph text; throws GraphError listing every problem found. */

@@ -17,7 +17,8 @@ import { appendEvents } from '../journal/parse.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
 
-export { type AttemptContext, attemptContext, expressionContext, idempotencyKey } from './context.js';
+// The engine imports these from here.
+export { type AttemptContext, expressionContext } from './context.js';
 
 export type Decision =
   | { kind: 'ended'; status: 'completed' | 'failed'; reason: string }
@@ -171,8 +172,6 @@ function blockedReason(state: RunState): string {
   if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
   return parts.length ? parts.join('; ') : 'no node is ready';
 }
-
-export { failedPrecheck } from '../journal/fold.js';
 
 /** The outcome of an attempt, gathered by the shell. */
 export interface AttemptOutcome {
