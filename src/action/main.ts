@@ -9,6 +9,7 @@ import { createClient, type GitHubClient, parseRepository, type RepoRef } from '
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { RunnerInfo } from '../journal/events.js';
+import { defaultRunId } from '../journal/run-id.js';
 import { recover, type StepResult, type StepSetup, step } from '../runner/engine.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import { CheckRunStore } from '../store/check-run.js';
@@ -20,7 +21,7 @@ import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs
 import { type JobIdentity, probeActions } from './probe.js';
 import { publishResult } from './publish.js';
 import { stuckMode } from './stuck.js';
-import { defaultRunId, type Subject, subjectOf } from './subject.js';
+import { type Subject, subjectOf } from './subject.js';
 
 /** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
 export interface ActionIO {
@@ -214,7 +215,7 @@ export async function resolveRun(
     }
   }
   const graph = { ...loadGraphFile(resolve(ctx.workspace, graphPath)), path: graphPath };
-  const runId = givenRunId || defaultRunId(graph.name, subject);
+  const runId = givenRunId || defaultRunId(graph.name, subject.label);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }
 

@@ -1,10 +1,5 @@
 /** The Action's subject of a run, from the event payload: the issue or pull request, else the git ref. */
-import {
-  parseSubjectLabel,
-  payloadSubject,
-  defaultRunId as runIdFor,
-  subjectLabel,
-} from '../journal/run-id.js';
+import { parseSubjectLabel, payloadSubject, subjectLabel } from '../journal/run-id.js';
 
 /** The run's subject from the event payload: the issue or pull request it is about. */
 export interface Subject {
@@ -45,9 +40,4 @@ export function subjectOf(
 export function subjectOfLabel(label: string, headSha?: string): Subject {
   const found = parseSubjectLabel(label);
   return found ? { ...found, label, ...(headSha ? { headSha } : {}) } : { kind: 'ref', label };
-}
-
-/** The default run id: `<graph name>/issue-<n>`, `/pr-<n>`, else `/<ref>`. */
-export function defaultRunId(graphName: string, subject: Subject): string {
-  return runIdFor(graphName, subject.label);
 }
