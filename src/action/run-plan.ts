@@ -3,11 +3,11 @@
  * journal says when a run is resumed by id, what the routing table answers, and whether the commenter who
  * matched a command route may start a run. No I/O: `resolve-run.ts` gathers the facts and calls these.
  */
-import { type AuthFacts, authorize, screenEvent } from '../app/authorize.js';
+import { type AuthFacts, authorize, screenEvent } from '../approvals/authorize.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/events.js';
-import { parseSubjectLabel, runIdProblem, subjectLabel } from '../journal/run-id.js';
-import type { Subject } from './subject.js';
+import { runIdProblem } from '../journal/run-id.js';
+import { type Subject, subjectOfLabel } from './subject.js';
 
 /** What a step works on before its graph is loaded. */
 export interface RunTarget {
@@ -38,12 +38,9 @@ export function resumeFrom(stored: Journal | undefined, target: RunTarget): RunT
   const graphPath = target.graphPath || stored.graph.path;
   const started = stored.events[0];
   if (started?.type !== 'RunStarted') return { ...target, graphPath };
-  const ref = parseSubjectLabel(started.subject);
-  return {
-    graphPath,
-    intent: started.intent,
-    subject: ref ? { ...ref, label: subjectLabel(ref) } : target.subject,
-  };
+  const recorded = subjectOfLabel(started.subject);
+  // A label that names no issue or pull request (a ref) keeps the step's own subject.
+  return { graphPath, intent: started.intent, subject: recorded.kind === 'ref' ? target.subject : recorded };
 }
 
 /** The routing table's answer: the graph and intent, or why nothing runs; `command` when a comment matched. */

@@ -1,3 +1,4 @@
+// The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
 import { statusBlock } from '../render/markdown.js';
