@@ -1,5 +1,5 @@
-// `npm start` itself, as the README gives it: a child process that reads its configuration from the environment,
-// listens, and handles a signed delivery against the local GitHub. The server's logic is tested in server.test.ts.
+// `npm start` itself (node dist/app.js, so dist/ must be current), as the README gives it: a child process that
+// reads its configuration from the environment, listens, and handles a signed delivery against the local GitHub. The server's logic is tested in server.test.ts.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ const SECRET = 'npm-start-secret';
 let world: World | undefined;
 let child: ChildProcess | undefined;
 afterEach(async () => {
-  // npm, its shell and tsx: the whole process group.
+  // npm, its shell and node: the whole process group.
   if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
   child = undefined;
   await world?.close();
@@ -41,11 +41,10 @@ function npmStart(env: Record<string, string>) {
 }
 
 describe('npm start', () => {
-  it('refuses to start without its configuration, naming what is missing', async () => {
-    const r = await npmStart({});
+  it('with an APP_ID but not the rest, refuses to start and names what is missing', async () => {
+    const r = await npmStart({ APP_ID: '12' });
     expect(r.url).toBeUndefined();
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/APP_ID is not set/);
     expect(r.out).toMatch(/WEBHOOK_SECRET is not set/);
   });
 
