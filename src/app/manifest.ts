@@ -54,18 +54,31 @@ ${body}
 `;
 }
 
-/** The setup page: one button that posts the manifest to GitHub, and what to set instead by hand. */
-export function setupPage(manifest: Record<string, unknown>, target: ManifestTarget): string {
+/**
+ * The setup page: one button that posts the manifest to GitHub, and what to set instead by hand. Without
+ * `saveTo` (the credentials could not be saved) it offers no button: GitHub hands the credentials over once.
+ */
+export function setupPage(
+  manifest: Record<string, unknown>,
+  target: ManifestTarget,
+  saveTo?: string,
+): string {
   const settings = REQUIRED_SETTINGS.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
-  return page(
-    'Set up the interlock GitHub App',
-    `<p>This server has no <code>APP_ID</code> yet. Register the App on GitHub from its manifest
-(<code>app.yml</code>): GitHub creates it with the events and permissions listed there and sends you back here.</p>
+  const form = saveTo
+    ? `<p>This server has no <code>APP_ID</code> yet. Register the App on GitHub from its manifest
+(<code>app.yml</code>): GitHub creates it with the events and permissions listed there, sends you back here, and
+its credentials are saved in <code>${escapeHtml(saveTo)}</code>.</p>
 <form action="${escapeHtml(registerUrl(target))}" method="post">
 <input type="hidden" name="manifest" value="${escapeHtml(JSON.stringify(manifest))}">
 <button type="submit">Register the GitHub App</button>
 </form>
-<p>Or register it yourself and start the server with:</p>
+<p>Or register it yourself and start the server with:</p>`
+    : `<p>This server has no <code>APP_ID</code>, and it cannot save the credentials GitHub would hand back (its
+directory is not writable), so it does not offer GitHub's registration here. Run <code>npm start</code> where it can
+(e.g. on your machine), or register the App from <code>app.yml</code> by hand, then start this server with:</p>`;
+  return page(
+    'Set up the interlock GitHub App',
+    `${form}
 <ul>${settings}</ul>`,
   );
 }

@@ -1,7 +1,7 @@
 // Setup mode: what `npm start` serves when APP_ID is not set. It offers GitHub's App-manifest flow from app.yml
 // (register, get the credentials back, save them to .env) and says exactly what to set instead.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -35,6 +35,16 @@ const text = (res: ServerResponse, status: number, body: string) =>
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(`${body}\n`);
 const html = (res: ServerResponse, body: string) =>
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+
+/** Whether .env can be written there: the code GitHub hands back works once, so a failed save loses the App. */
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Trades the one-time code for the App's credentials (no authentication: the code is the secret). */
 async function convert(apiUrl: string, code: string): Promise<Conversion> {
@@ -70,6 +80,8 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
       return text(res, 400, 'Missing code, or a state this server did not issue: start again from /.');
     if (existsSync(envFile))
       return text(res, 409, `${envFile} exists already: remove it or set APP_ID there.`);
+    if (!writable(options.dir))
+      return text(res, 409, `${options.dir} is not writable: the credentials could not be saved.`);
     const app = await convert(apiUrl, code);
     writeFileSync(envFile, envText(app), { mode: 0o600, flag: 'wx' });
     registered = true;
@@ -81,7 +93,15 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
     const url = new URL(req.url ?? '/', 'http://setup.invalid');
     if (req.method !== 'GET') return text(res, 405, 'Setup mode answers GET only.');
     if (url.pathname === '/ping') return text(res, 503, 'setup mode: APP_ID is not set');
-    if (url.pathname === '/') return html(res, setupPage(buildManifest(appYml, target(req)), target(req)));
+    if (url.pathname === '/')
+      return html(
+        res,
+        setupPage(
+          buildManifest(appYml, target(req)),
+          target(req),
+          writable(options.dir) ? envFile : undefined,
+        ),
+      );
     if (url.pathname === SETUP_DONE_PATH)
       return void done(url, res).catch((e: Error) => text(res, 502, `Registration failed: ${e.message}`));
     return text(res, 404, 'not found (setup mode: open / to register the App)');

@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildManifest, setupPage } from '../../src/app/manifest.js';
 import { signature } from '../../src/app/receive.js';
 import type { RunningApp } from '../../src/app/server.js';
 import { startSetupServer } from '../../src/app/setup.js';
@@ -123,6 +124,14 @@ describe('setup mode (the App-manifest flow)', () => {
       default_events: ['issue_comment', 'check_run', 'push'],
       default_permissions: { contents: 'write', checks: 'write', metadata: 'read' },
     });
+  });
+
+  it('offers no registration when the credentials could not be saved, only what to set', () => {
+    const target = { baseUrl: 'http://x', webhookPath: '/hook', githubUrl: 'https://github.com', state: 's' };
+    const page = setupPage(buildManifest('name: interlock\n', target), target);
+    expect(page).not.toContain('<form');
+    expect(page).toContain('not writable');
+    expect(page).toContain('WEBHOOK_SECRET');
   });
 
   it('answers /ping with 503 while no webhook can be handled', async () => {
