@@ -18,7 +18,9 @@ interface ActionMetadata {
 export function splitDescription(text: string): { summary: string; rest: string } {
   const flat = text.replace(/\s+/g, ' ').trim();
   const cut = flat.indexOf('. ');
-  return cut < 0 ? { summary: flat, rest: '' } : { summary: flat.slice(0, cut + 1), rest: flat.slice(cut + 2) };
+  return cut < 0
+    ? { summary: flat, rest: '' }
+    : { summary: flat.slice(0, cut + 1), rest: flat.slice(cut + 2) };
 }
 
 const code = (s: string) => (s === '' ? '(empty)' : `\`${s}\``);
@@ -40,7 +42,9 @@ export function actionTables(actionYml: string): string {
     '',
     '| input | default | what it is |',
     '| --- | --- | --- |',
-    ...inputs.map(([n, e]) => `| \`${n}\` | ${code(e.default ?? '')} | ${splitDescription(e.description).summary} |`),
+    ...inputs.map(
+      ([n, e]) => `| \`${n}\` | ${code(e.default ?? '')} | ${splitDescription(e.description).summary} |`,
+    ),
     '',
     ...details(inputs),
     '',
@@ -60,6 +64,8 @@ export function withActionTables(readme: string, actionYml: string): string {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < start)
-    throw new Error(`README.md: the markers "${START}" and "${END}" are missing; put them where the tables go`);
+    throw new Error(
+      `README.md: the markers "${START}" and "${END}" are missing; put them where the tables go`,
+    );
   return readme.slice(0, start) + actionTables(actionYml) + readme.slice(end + END.length);
 }
