@@ -1,7 +1,6 @@
 // The App as it is deployed: the bundle dist/app.js started by `npm start` from a copy of the package that has no
 // node_modules at all (stricter than `npm ci --omit=dev`), its health check, setup mode without APP_ID, and the
 // Dockerfile's promises. Needs a current dist/ (`npm run build`; `npm test` builds it first).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,18 +9,17 @@ import { buildManifest, setupPage } from '../../src/app/manifest.js';
 import { signature } from '../../src/app/receive.js';
 import type { RunningApp } from '../../src/app/server.js';
 import { startSetupServer } from '../../src/app/setup.js';
+import { npmStart, stopNpmStart } from './npm-start.js';
 import { approvalDelivery, appServerEnv, observe, startWorld, type World } from './world.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SECRET = 'deploy-secret';
 
 let world: World | undefined;
-let child: ChildProcess | undefined;
 let setup: RunningApp | undefined;
 const temps: string[] = [];
 afterEach(async () => {
-  if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
-  child = undefined;
+  stopNpmStart();
   await setup?.close();
   setup = undefined;
   await world?.close();
@@ -41,28 +39,6 @@ function packageCopy(): string {
   for (const f of ['package.json', 'app.yml']) cpSync(join(ROOT, f), join(dir, f));
   cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
   return dir;
-}
-
-/** `npm start` in `dir`; resolves with the first line that matches `ready`, or the exit and output. */
-function npmStart(dir: string, env: Record<string, string>, ready: RegExp) {
-  const proc = spawn('npm', ['start', '--silent'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  child = proc;
-  let out = '';
-  return new Promise<{ match?: RegExpExecArray; code?: number | null; out: string }>((resolve) => {
-    const seen = (d: Buffer) => {
-      out += d.toString();
-      const match = ready.exec(out);
-      if (match) resolve({ match, out });
-    };
-    proc.stdout.on('data', seen);
-    proc.stderr.on('data', seen);
-    proc.on('exit', (code) => resolve({ code, out }));
-  });
 }
 
 describe('npm start from the bundle, with no node_modules', () => {
