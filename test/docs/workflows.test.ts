@@ -116,7 +116,7 @@ describe('the self-test workflow', () => {
     const { journal, checkpoint } = runGraph(dir);
     const env = {
       PATH: process.env.PATH,
-      STATUS: 'run-completed',
+      STATUS: 'completed',
       CHECKPOINT: checkpoint,
       RESUMED_STATUS: 'run-completed',
     };
@@ -128,12 +128,12 @@ describe('the self-test workflow', () => {
     cut.events = cut.events.filter((e: { type: string }) => e.type !== 'RunCompleted');
     writeFileSync(journal, JSON.stringify(cut));
     const bad = spawnSync('node', [verify, journal], {
-      env: { ...env, STATUS: 'completed' },
+      env: { ...env, STATUS: 'failed' },
       encoding: 'utf8',
     });
     expect(bad.status).toBe(1);
     expect(bad.stdout).toMatch(/^::error title=interlock self-test::journal events were \[/m);
-    expect(bad.stdout).toMatch(/status output was "completed", not "run-completed"/);
+    expect(bad.stdout).toMatch(/status output was "failed", not "completed"/);
   });
 });
 
