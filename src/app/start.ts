@@ -9,7 +9,14 @@ import { startSetupServer } from './setup.js';
 /** Resolves with an exit code, or undefined while a server keeps the process alive. */
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
   const dotenv = join(process.cwd(), '.env');
-  if (existsSync(dotenv)) process.loadEnvFile(dotenv);
+  if (existsSync(dotenv)) {
+    // Node 20.12 added loadEnvFile; the floor is 20.
+    if (typeof process.loadEnvFile !== 'function')
+      throw new Error(
+        `${dotenv}: reading .env needs Node 20.12 or later; set its variables in the environment instead`,
+      );
+    process.loadEnvFile(dotenv);
+  }
   if (argv[0] === 'receive') {
     const answer = await receive(parseReceiveArgs(argv.slice(1)), env);
     console.log(`interlock app: the delivery was answered ${answer.status} ${answer.body.trim()}`);

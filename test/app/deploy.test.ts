@@ -5,12 +5,12 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildManifest, setupPage } from '../../src/app/manifest.js';
+import { buildManifest, envText, setupPage } from '../../src/app/manifest.js';
 import { signature } from '../../src/app/receive.js';
 import type { RunningApp } from '../../src/app/server.js';
 import { startSetupServer } from '../../src/app/setup.js';
 import { npmStart, stopNpmStart } from './npm-start.js';
-import { approvalDelivery, appServerEnv, observe, startWorld, type World } from './world.js';
+import { APP_PRIVATE_KEY, approvalDelivery, appServerEnv, observe, startWorld, type World } from './world.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const SECRET = 'deploy-secret';
@@ -65,6 +65,24 @@ describe('npm start from the bundle, with no node_modules', () => {
     });
     expect(res.status).toBe(200);
     expect(observe(world, ev.payload.comment.id).approvals).toHaveLength(1);
+  });
+
+  it('reads the .env that setup mode writes, and starts with it', async () => {
+    const dir = packageCopy();
+    world = await startWorld();
+    const app = {
+      id: world.server.state.app.id,
+      pem: APP_PRIVATE_KEY,
+      webhook_secret: SECRET,
+      html_url: 'https://x',
+    };
+    writeFileSync(join(dir, '.env'), envText(app));
+    // Only where to listen and which GitHub: the App's id, key and secret come from .env.
+    const { APP_ID: _id, PRIVATE_KEY: _key, WEBHOOK_SECRET: _secret, ...rest } = appServerEnv(world, SECRET);
+    const r = await npmStart(dir, rest, /receiving webhooks at (\S+)/);
+    expect(r.match?.[1], r.out).toBeDefined();
+    const ping = await fetch(new URL('/ping', r.match![1]));
+    expect(ping.status).toBe(200);
   });
 
   it('without APP_ID starts setup mode and names every variable to set', async () => {
