@@ -35,12 +35,7 @@ const IO_MODULES =
  * Imports that break the rules at the branch point of issue 14 and are being removed by another engineer.
  * Delete each entry once its import is gone (the last test fails to say so).
  */
-const EXCEPTIONS: ReadonlyArray<{ from: string; to: string; owner: string }> = [
-  { from: 'src/action/main.ts', to: 'src/app/authorize.ts', owner: 'r-app moves it to src/approvals/' },
-  { from: 'src/action/main.ts', to: 'src/app/permission.ts', owner: 'r-app moves it to src/approvals/' },
-  { from: 'src/action/comment-mode.ts', to: 'src/app/deps.ts', owner: 'r-app moves it to src/approvals/' },
-  { from: 'src/action/comment-mode.ts', to: 'src/app/handler.ts', owner: 'r-app moves it to src/approvals/' },
-];
+const EXCEPTIONS: ReadonlyArray<{ from: string; to: string; owner: string }> = [];
 
 interface Import {
   file: string;

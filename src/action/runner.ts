@@ -13,12 +13,19 @@ export function logLine(message: string): string {
   return `${message.replace(/^(\s*)::/gm, '$1:\u200b:')}\n`;
 }
 
+/** A group title on one line: a newline in it would end the command. */
+function groupTitle(title: string): string {
+  return title.replace(/[\r\n]+/g, ' ');
+}
+
 /** The runner's interface: workflow commands on stdout and the files the runner names. */
 export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   const file = (variable: string, text: string) => {
     if (env[variable]) appendToRunnerFile(env, variable, text);
     else out(command('debug', `${variable} is not set; skipped`));
   };
+  // Whether the node's last output ended its line: `::endgroup::` is only read at the start of a line.
+  let midLine = false;
   return {
     setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
     summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
@@ -28,7 +35,14 @@ export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
     error: (m, where) => out(command('error', m, where)),
     saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
     echo: (chunk) => {
+      if (chunk.length) midLine = chunk[chunk.length - 1] !== 0x0a;
       process.stdout.write(chunk);
+    },
+    // One attempt's log, interlock's lines and the node's output, folds into one group.
+    group: (title) => out(`::group::${groupTitle(title)}\n`),
+    endGroup: () => {
+      out(`${midLine ? '\n' : ''}::endgroup::\n`);
+      midLine = false;
     },
   };
 }
@@ -49,7 +63,11 @@ export async function run(): Promise<void> {
   }
   try {
     const result = await runAction(buildContext(process.env, runnerIO()));
-    if (result.failed) setFailed(result.failed);
+    // A problem already annotated is not reported a second time as an error: its details go to the log.
+    if (result.failed && result.reported) {
+      out(logLine(`interlock: ${result.failed}`));
+      process.exitCode = 1;
+    } else if (result.failed) setFailed(result.failed);
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
   }

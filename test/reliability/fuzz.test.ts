@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
 import { logLine } from '../../src/action/runner.js';
-import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/app/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
@@ -15,6 +15,7 @@ import { ID_PATTERN } from '../../src/graph/schema.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { fold, JournalError } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { validRunId } from '../../src/journal/run-id.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { commit, type RunSetup } from '../../src/runner/engine.js';
 import { parseOutputFile } from '../../src/runner/outputs.js';
@@ -353,7 +354,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                       dec.kind === 'dispatch' || dec.kind === 'complete' ? dec.events : ([] as NewEvent[]),
                   };
                 },
-                true,
+                { create: true },
               );
               if (d.decision.dec.kind !== 'dispatch') return;
               const node = d.decision.dec.node.id;
@@ -368,8 +369,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                     outputs: {},
                     usage: { wall_ms: 1 },
                   }),
-                false,
-                d.cur,
+                { known: d.cur },
               );
             }
           };

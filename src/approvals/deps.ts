@@ -1,0 +1,70 @@
+// What the approval logic needs from the face that runs it, and the webhook payload fields it reads.
+import type { GitHubClient, RepoRef } from '../github/client.js';
+import type { Command } from './commands.js';
+
+/** What the handler needs from the face that runs it (the Probot app, or the Action's `mode: comment`). */
+export interface HandlerDeps {
+  /** Any Octokit with the REST methods: the Action's client, or Probot's `context.octokit`. */
+  octokit: GitHubClient;
+  repo: RepoRef;
+  /** The branch that holds `runs/<run-id>.json` (default `interlock-journal`). */
+  journalBranch: string;
+  /** The web root for links, e.g. `https://github.com` or a GitHub Enterprise Server's. */
+  webUrl: string;
+  /** Show runs of pull requests as check runs with an "Approve rerun" button (the App; not the Action). */
+  checkRuns?: boolean;
+  now?: () => string;
+  log?: (message: string) => void;
+}
+
+export interface AccountPayload {
+  login: string;
+  type?: string;
+}
+
+export interface RepositoryPayload {
+  name: string;
+  owner: { login: string };
+  default_branch?: string;
+  html_url?: string;
+}
+
+/** The fields of an `issue_comment` webhook payload the handler reads. */
+export interface CommentPayload {
+  action: string;
+  comment: {
+    id: number;
+    body?: string | null;
+    html_url: string;
+    user: AccountPayload | null;
+  };
+  issue: {
+    number: number;
+    pull_request?: unknown;
+    labels?: Array<{ name?: string } | string>;
+  };
+  changes?: { body?: { from?: string } };
+  sender: AccountPayload;
+  repository: RepositoryPayload;
+}
+
+/** The fields of a `check_run.requested_action` webhook payload the handler reads. */
+export interface RequestedActionPayload {
+  action: string;
+  check_run: {
+    id: number;
+    external_id?: string | null;
+    html_url?: string | null;
+    head_sha?: string;
+  };
+  requested_action?: { identifier?: string } | null;
+  sender: AccountPayload;
+  repository: RepositoryPayload;
+}
+
+/** What came of one comment or button press. */
+export type Outcome =
+  | { kind: 'ignored'; why: string }
+  | { kind: 'refused'; why: string; command?: Command }
+  | { kind: 'done'; what: string; command: Command; dispatched?: string }
+  | { kind: 'failed'; why: string };

@@ -1,0 +1,143 @@
+// The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
+import type { Graph } from '../graph/model.js';
+import type { RunState } from '../journal/fold.js';
+import { statusBlock } from '../render/markdown.js';
+import { statusWord } from '../render/words.js';
+import type { Command } from './commands.js';
+
+/** Marks interlock's replies, so people and tools can tell them apart. */
+export const REPLY_MARKER = '<!-- interlock:reply -->';
+
+const MAX_REPLY = 60_000;
+
+function reply(lines: string[]): string {
+  const text = [REPLY_MARKER, ...lines].join('\n');
+  return text.length > MAX_REPLY ? `${text.slice(0, MAX_REPLY)}\n\n…(cut: too long for a comment)` : text;
+}
+
+/** Echoes a person's free text as a quote, one line, cut short. */
+function quoted(text: string): string {
+  // A zero-width space after "@" keeps an echoed @mention from notifying anyone.
+  const one = text.replace(/\s+/g, ' ').trim().replace(/@/g, '@\u200b');
+  return `> ${one.length > 300 ? `${one.slice(0, 300)}…` : one}`;
+}
+
+export function refusedReply(login: string, reason: string): string {
+  return reply([`@${login} interlock did not act on this comment: ${reason}.`]);
+}
+
+export function failedReply(login: string, why: string): string {
+  return reply([
+    `@${login} interlock could not finish this command: ${why}`,
+    '',
+    'Nothing more was written than the journal shows; post the command again once the cause is fixed.',
+  ]);
+}
+
+export interface ApprovalNews {
+  login: string;
+  node: string;
+  attempt: number;
+  runId: string;
+  approvers: string[];
+  required: number;
+  released: boolean;
+  interrupted: boolean;
+  dispatched?: { link: string; file: string };
+  dispatchProblem?: string;
+}
+
+export function approvalReply(n: ApprovalNews): string {
+  const count = `${n.approvers.length} of ${n.required}`;
+  const who = n.approvers.map((a) => `@${a}`).join(', ');
+  if (!n.released) {
+    const left = n.required - n.approvers.length;
+    return reply([
+      `✋ @${n.login} approved a rerun of \`${n.node}\` (attempt ${n.attempt}) in run \`${n.runId}\`: **approvals ${count}** (${who}).`,
+      '',
+      `${left} more ${left === 1 ? 'person' : 'people'} with permission must comment \`/approve-rerun ${n.node}\` before it runs again.`,
+    ]);
+  }
+  return reply([
+    `✅ @${n.login} approved a rerun of \`${n.node}\` in run \`${n.runId}\`: approvals ${count} (${who}).`,
+    '',
+    n.interrupted
+      ? `Attempt ${n.attempt} was interrupted and may have partly run; attempt ${n.attempt + 1} comes next and is told so.`
+      : `Attempt ${n.attempt} failed; attempt ${n.attempt + 1} comes next.`,
+    '',
+    dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
+  ]);
+}
+
+function dispatchLine(runId: string, dispatched?: { link: string; file: string }, problem?: string): string {
+  if (dispatched) return `Dispatched [\`${dispatched.file}\`](${dispatched.link}) with \`run-id: ${runId}\`.`;
+  return `⚠️ The workflow was not dispatched: ${problem ?? 'the run records no workflow'}. Run it with \`run-id: ${runId}\` to go on.`;
+}
+
+export function settledReply(n: {
+  login: string;
+  node: string;
+  attempt: number;
+  runId: string;
+  note: string;
+  runStatus: string;
+  dispatched?: { link: string; file: string };
+  dispatchProblem?: string;
+  nothingToRun: boolean;
+}): string {
+  return reply([
+    `✅ @${n.login} settled \`${n.node}\` (attempt ${n.attempt}) in run \`${n.runId}\` as done:`,
+    '',
+    quoted(n.note),
+    '',
+    n.nothingToRun ? `The run is ${n.runStatus}.` : dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
+  ]);
+}
+
+export function failedRunReply(n: { login: string; runId: string; reason: string }): string {
+  return reply([`❌ @${n.login} ended run \`${n.runId}\` as failed:`, '', quoted(n.reason)]);
+}
+
+export function statusReply(
+  runs: Array<{ runId: string; graph?: Graph; state?: RunState; problem?: string }>,
+): string {
+  const lines: string[] = [];
+  for (const r of runs) {
+    if (!r.graph || !r.state) {
+      lines.push(`### \`${r.runId}\``, '', `⚠️ ${r.problem ?? 'could not be read'}`, '');
+      continue;
+    }
+    const cp = r.state.checkpoint;
+    lines.push(
+      `### \`${r.runId}\` · ${statusWord(cp.status)}`,
+      '',
+      ...statusBlock(r.graph, r.state, { diagram: 'shown' }),
+      '',
+    );
+  }
+  return reply(lines);
+}
+
+/** The command as it would be written for one run id, for the "which run?" reply. */
+export function commandFor(command: Command, runId: string): string {
+  switch (command.kind) {
+    case 'approve-rerun':
+      return `/approve-rerun ${command.node} ${runId}`;
+    case 'settle':
+      return `/settle --run=${runId} ${command.node} ${command.note.replace(/\s+/g, ' ')}`;
+    case 'fail-run':
+      return `/fail-run --run=${runId} ${command.reason.replace(/\s+/g, ' ')}`;
+    case 'status':
+      return `/interlock status ${runId}`;
+  }
+}
+
+export function whichRunReply(login: string, what: string, command: Command, runIds: string[]): string {
+  return reply([
+    `@${login} ${what} has ${runIds.length} interlock runs; say which one by commenting one of:`,
+    '',
+    '```',
+    ...runIds.map((id) => commandFor(command, id)),
+    '```',
+  ]);
+}
