@@ -17,6 +17,8 @@ export interface ExecRequest {
   echo?: (chunk: Buffer) => void;
   /** A file that keeps the whole output. */
   logFile?: string;
+  /** Keep the last this many bytes of stdout alone (an agent's JSON result) in `stdout`. */
+  keepStdout?: number;
 }
 
 export interface ExecResult {
@@ -25,6 +27,8 @@ export interface ExecResult {
   timedOut: boolean;
   tail: string;
   wallMs: number;
+  /** The end of stdout, when `keepStdout` asked for it. */
+  stdout?: string;
 }
 
 const TAIL_CHARS = 4000;
@@ -69,7 +73,12 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       log?.write(chunk);
       tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
     };
-    child.stdout.on('data', onData);
+    let stdout = Buffer.alloc(0);
+    const max = req.keepStdout ?? 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      onData(chunk);
+      if (max > 0) stdout = Buffer.concat([stdout, chunk]).subarray(-max);
+    });
     child.stderr.on('data', onData);
     child.stdin.on('error', () => {
       // the command may exit without reading its stdin
@@ -107,7 +116,9 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       } catch {
         // none left
       }
-      const done = () => resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started });
+      const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
+      const done = () =>
+        resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started, ...kept });
       if (log) log.end(done);
       else done();
     });

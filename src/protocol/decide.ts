@@ -14,7 +14,7 @@ import {
   stateWords,
 } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
-import { nodeBudgetFailures } from './budget.js';
+import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
 
@@ -34,6 +34,8 @@ export type Decision =
       events: NewEvent[];
     }
   | { kind: 'precheck_failed'; node: string; attempt: number; events: NewEvent[] }
+  /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
+  | { kind: 'budget_escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
   | { kind: 'blocked'; reason: string };
 
 /** What deciding on one ready node needs. */
@@ -100,6 +102,11 @@ export function decideNext(
   if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
     const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
     if (checked) return checked;
+  }
+  const overBudget = runBudgetEscalation(graph, state, id);
+  if (overBudget?.type === 'NodeEscalated') {
+    const reason = overBudget.report.needed;
+    return { kind: 'budget_escalated', node: id, attempt, reason, events: [overBudget] };
   }
   return {
     kind: 'dispatch',

@@ -11,6 +11,7 @@ import { type ExpressionContext, interpolate } from '../expressions/evaluate.js'
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
+import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
 import { failpoint } from './failpoint.js';
 import { parseOutputFile } from './outputs.js';
@@ -98,7 +99,7 @@ async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
   run: { env: NodeJS.ProcessEnv; stdin: string | undefined },
-): Promise<{ tail: string; failures: Failures }> {
+): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
@@ -112,6 +113,8 @@ async function runCommand(
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
     ...(setup.echo ? { echo: setup.echo } : {}),
     ...(logFile ? { logFile } : {}),
+    // A prompt node's agent may end with a JSON result that says what it used.
+    ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
@@ -123,7 +126,7 @@ async function runCommand(
       check: 'exit',
       message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
     });
-  return { tail: res?.tail ?? '', failures };
+  return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
 
 /** Runs the attempt's command and every evidence check; never throws for a failing node. */
@@ -134,7 +137,9 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   try {
     const outputFile = join(dir, 'output');
     const contextFile = join(dir, 'context.json');
+    const usageFile = join(dir, 'usage.json');
     writeFileSync(outputFile, '');
+    writeFileSync(usageFile, '');
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt);
     const inputs = expandInputs(opts.approach, exprCtx, context);
@@ -147,10 +152,11 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
       INTERLOCK_OUTPUT: outputFile,
       INTERLOCK_CONTEXT: contextFile,
+      INTERLOCK_USAGE: usageFile,
       INTERLOCK_EXEC_TAG: opts.execTag,
     };
     const ran = inputs.failures.length
-      ? { tail: '', failures: [] }
+      ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin });
     failpoint('after-command', node.id);
     const outputs = readOutputs(outputFile);
@@ -169,7 +175,12 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       },
     });
     const failures = [...inputs.failures, ...ran.failures, ...checked.failures];
-    const usage = { wall_ms: Date.now() - started };
+    const usage = readAttemptUsage({
+      wallMs: Date.now() - started,
+      agentStdout: ran.stdout,
+      usageFile,
+      warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
+    });
     return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail };
   } finally {
     rmSync(dir, { recursive: true, force: true });

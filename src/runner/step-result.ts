@@ -34,6 +34,14 @@ export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>
         cur,
         message: `skipped "${decision.node}": no execute_condition was true`,
       };
+    case 'budget_escalated':
+      return {
+        kind: 'escalated',
+        node: decision.node,
+        attempt: decision.attempt,
+        cur,
+        message: `"${decision.node}" escalated instead of dispatched: ${decision.reason}`,
+      };
     case 'precheck_failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');
       const why = decision.events.flatMap((e) =>

@@ -41,9 +41,9 @@ function withGitBase(runner: RunnerInfo, gitBase: string | undefined): RunnerInf
   return { ...runner, ...(gitBase ? { git_head: gitBase } : {}) };
 }
 
-/** Whether a decision is journaled (a dispatch, a skip, the run's completion, a failed pre-check). */
+/** Whether a decision is journaled (a dispatch, a skip, the run's completion, a failed pre-check, a budget escalation). */
 function writes(d: Decision): d is Exclude<Decision, { kind: 'ended' | 'blocked' }> {
-  return d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'complete' || d.kind === 'precheck_failed';
+  return d.kind !== 'ended' && d.kind !== 'blocked';
 }
 
 /** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
