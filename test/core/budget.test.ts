@@ -116,6 +116,34 @@ describe('rule: a node is not dispatched while the run is at or over its budget:
     expect(sim.cp.status).toBe('blocked');
   });
 
+  it('decideNext escalates instead of dispatching when the run is exactly at its budget', () => {
+    const g = graph(graphText(RUN_NODES, RUN_BUDGET));
+    const sim = new Sim(g);
+    sim.dispatch();
+    end(sim, 'plan', { wall_ms: 1, cost_usd: 1 });
+    const d = sim.step();
+    expect(d).toMatchObject({ kind: 'budget_escalated', node: 'build', attempt: 1 });
+    expect(sim.journal.events.at(-1)).toMatchObject({ type: 'NodeEscalated', node: 'build' });
+    expect(sim.journal.events.some((e) => e.type === 'NodeDispatched' && e.node === 'build')).toBe(false);
+  });
+
+  it('decideNext dispatches while the run is under its budget', () => {
+    const g = graph(graphText(RUN_NODES, RUN_BUDGET));
+    const sim = new Sim(g);
+    sim.dispatch();
+    end(sim, 'plan', { wall_ms: 1, cost_usd: 0.99 });
+    expect(sim.next()).toMatchObject({ kind: 'dispatch', attempt: 1 });
+  });
+
+  it('a skipped node is skipped, not escalated, at the budget (skipping spends nothing)', () => {
+    const nodes = `${RUN_NODES}    execute_conditions: ["\${{ inputs.go == 'yes' }}"]\n`;
+    const g = graph(graphText(nodes, RUN_BUDGET));
+    const sim = new Sim(g);
+    sim.dispatch();
+    end(sim, 'plan', { wall_ms: 1, cost_usd: 2 });
+    expect(sim.next()).toMatchObject({ kind: 'skip', node: 'build' });
+  });
+
   it('is refused by the fold for a node that is not pending', () => {
     const g = graph(graphText(RUN_NODES, RUN_BUDGET));
     const sim = new Sim(g);
