@@ -53,7 +53,8 @@ const FAKES: Record<string, string> = {
 # Stand-in for Claude Code: keeps its prompt, then fixes add() in calc.js as an agent would.
 cat > "$FAKE_DIR/prompt-$INTERLOCK_ATTEMPT.txt"
 sed -i 's/a - b/a + b/' calc.js
-echo "claude: fixed add() in calc.js"
+# --output-format json: one result object, as Claude Code prints it.
+echo '{"type":"result","subtype":"success","is_error":false,"num_turns":4,"result":"claude: fixed add() in calc.js","total_cost_usd":0.21,"usage":{"input_tokens":900,"output_tokens":300}}'
 `,
   npm: `#!/usr/bin/env bash
 # Stand-in for npm: logs each call; publish and view use a registry file.
@@ -270,6 +271,8 @@ describe('recipe: a Claude Code pipeline', () => {
       expect(sb.read('.fake/prompt-1.txt')).toContain('add() returns the wrong sum');
       expect(existsSync(sb.path('.interlock/runs/claude-fix/issue-42.logs/implement-1.log'))).toBe(true);
       const recorded = eventsOf(sb.journal('claude-fix/issue-42'), 'NodeRecorded', 'implement')[0]!;
+      // The agent's JSON result is the attempt's usage, under the recipe's budget.
+      expect(recorded.usage).toMatchObject({ cost_usd: 0.21, turns: 4, input_tokens: 900, output_tokens: 300 });
       expect(recorded.evidence.map((e) => [e.check, e.passed])).toEqual([
         ['command npm test', true],
         ['command test -n "$(git status --porcelain)"', true],
