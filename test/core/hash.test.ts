@@ -90,9 +90,25 @@ describe('the graph hash', () => {
     for (const file of graphs) {
       const g = parseGraph({ path: file, text: readFileSync(join(root, file), 'utf8') });
       expect(g.hash, file).toBe(
-        sha256(reference({ name: g.name, description: g.description, nodes: g.nodes })),
+        sha256(reference({ name: g.name, description: g.description, budget: g.budget, nodes: g.nodes })),
       );
     }
+  });
+
+  it("includes the graph's and each node's budget, and is unchanged for a graph that sets none", () => {
+    const plain = 'interlock: 1\nname: b\nnodes:\n  - id: a\n    run: x\n';
+    const runBudget = plain.replace('nodes:', 'budget: { turns: 9, cost_usd: 2 }\nnodes:');
+    const nodeBudget = `${plain}    budget: { wall_minutes: 5 }\n`;
+    const hashes = [plain, runBudget, nodeBudget].map((text) => parseGraph({ path: 'g.yml', text }).hash);
+    expect(new Set(hashes).size).toBe(3);
+    const g = parseGraph({ path: 'g.yml', text: runBudget });
+    // Keys in sorted order, as canonical JSON writes them: the same bytes whatever order the file used.
+    expect(g.budget).toEqual({ cost_usd: 2, turns: 9 });
+    expect(Object.keys(g.budget!)).toEqual(['cost_usd', 'turns']);
+    expect(g.hash).toBe(sha256(reference({ name: g.name, budget: g.budget, nodes: g.nodes })));
+    // Without a budget the hash is what it always was: sha256 of name and nodes only.
+    const p = parseGraph({ path: 'g.yml', text: plain });
+    expect(p.hash).toBe(sha256(reference({ name: p.name, nodes: p.nodes })));
   });
 
   it('canonical JSON keeps a key named __proto__ as a key (an env variable may be called that)', () => {
