@@ -56,7 +56,10 @@ const WRITTEN: Record<string, string> = {
   ].join(' '),
   RerunApproved:
     'A person approved a new attempt of a held or escalated node (`approve-rerun`, `/approve-rerun`).',
-  NodeEscalated: 'In the same write as the `NodeFailed` of the last allowed attempt.',
+  NodeEscalated: [
+    'In the same write as the `NodeFailed` of the last allowed attempt. Or, with `report.budget` set, instead of',
+    "a node's dispatch when the run had spent its budget: the node waits on the attempt that was not dispatched.",
+  ].join(' '),
   RunFailed: 'A person ended the run (`fail-run`, `/fail-run`).',
   RunCompleted: [
     'Every node is completed or skipped: in the same write as the `NodeRecorded` that completed the last',
@@ -344,7 +347,8 @@ export function journalReference(): string {
     '  or comes before the dependencies ended;',
     '- `NodeRecorded`, `NodeFailed` or `NodeInterrupted` names an attempt that is not in flight (a',
     "  person's `NodeRecorded` names the held or escalated attempt);",
-    '- `NodeEscalated` comes before the last allowed attempt failed;',
+    '- `NodeEscalated` comes before the last allowed attempt failed (with `report.budget`: for a node that is',
+    '  not waiting to be dispatched);',
     '- `NodeSkipped` is for a node that already ran (other than failing its pre-check) or comes before the',
     '  dependencies ended;',
     '- `RerunApproved` is for a node that is not held or escalated, or names another attempt;',
