@@ -72,6 +72,11 @@ async function answer(
       d: {},
     };
   const p = state.nodes.get(command.node)!;
+  // The attempt the command named: for a node escalated at the run's budget, the one that was not dispatched.
+  const named = [...s.cur.journal.events]
+    .reverse()
+    .find((e) => (e.type === 'RerunApproved' || e.type === 'NodeRecorded') && e.node === command.node);
+  const attempt = named && 'attempt' in named ? named.attempt : p.attempts;
   if (command.kind === 'approve-rerun') {
     const released = p.state !== 'held' && p.state !== 'escalated';
     const d = released ? await dispatchNext(deps, req, s, command.node) : {};
@@ -80,7 +85,7 @@ async function answer(
       reply: approvalReply({
         login: req.login,
         node: command.node,
-        attempt: p.attempts,
+        attempt,
         runId,
         approvers: p.approvals,
         required,
@@ -88,7 +93,7 @@ async function answer(
         interrupted: p.interrupted,
         ...shown(d),
       }),
-      what: `${released ? 'released' : 'approved'} ${command.node} attempt ${p.attempts} (${p.approvals.length} of ${required})`,
+      what: `${released ? 'released' : 'approved'} ${command.node} attempt ${attempt} (${p.approvals.length} of ${required})`,
       d,
     };
   }
@@ -99,14 +104,14 @@ async function answer(
     reply: settledReply({
       login: req.login,
       node: command.node,
-      attempt: p.attempts,
+      attempt,
       runId,
       note: command.note,
       runStatus: cp.status,
       nothingToRun,
       ...shown(d),
     }),
-    what: `settled ${command.node} attempt ${p.attempts}`,
+    what: `settled ${command.node} attempt ${attempt}`,
     d,
   };
 }

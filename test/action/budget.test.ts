@@ -101,5 +101,8 @@ describe('usage and budgets in the bundled action', () => {
     expect(progress?.body).toContain(
       '**`ship` is escalated** instead of being dispatched: the run is at its budget',
     );
+    // The report says what each node spent since the budget was last raised.
+    expect(progress?.body).toContain('**Budget:** cost_usd: 1.5. Spent since the budget was last raised:');
+    expect(progress?.body).toMatch(/\| plan \| \$1\.02 \| 2,100 tokens \| 6 turns \| [\d.]+ minutes \|/);
   });
 });
