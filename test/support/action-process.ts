@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseRunnerFile } from './runner-commands.js';
+import { interpretRunnerLog, type RunnerView } from './runner-log.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const DIST = join(REPO_ROOT, 'dist');
@@ -43,8 +44,13 @@ export interface StepResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** The GITHUB_OUTPUT file as the runner reads it. */
   outputs: Record<string, string>;
   summary: string;
+  /** stdout and stderr interleaved as they arrived, as the runner reads them. */
+  log: string;
+  /** What the runner would have done with the log and the output file (outputs, masks, annotations, stop state). */
+  runner: RunnerView;
   state: Record<string, string>;
 }
 
@@ -106,23 +112,29 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
   });
   let stdout = '';
   let stderr = '';
+  let log = '';
   child.stdout?.on('data', (b: Buffer) => {
     stdout += b.toString('utf8');
+    log += b.toString('utf8');
   });
   child.stderr?.on('data', (b: Buffer) => {
     stderr += b.toString('utf8');
+    log += b.toString('utf8');
   });
   const done = new Promise<StepResult>((resolve) => {
     child.on('close', (code, signal) => {
       const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+      const pairs = (f: string) => Object.fromEntries(parseRunnerFile(read(f)).pairs);
       resolve({
         code,
         signal,
         stdout,
         stderr,
-        outputs: parseOutputFile(read(files.output)),
+        outputs: pairs(files.output),
         summary: read(files.summary),
-        state: parseOutputFile(read(files.state)),
+        state: pairs(files.state),
+        log,
+        runner: interpretRunnerLog(log, read(files.output)),
       });
     });
   });
