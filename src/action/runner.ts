@@ -1,9 +1,13 @@
+import { prepareNodeUser } from '../os/node-user.js';
 import { killAllChildren } from '../runner/exec.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
-import { type ActionIO, buildContext, runAction } from './main.js';
+import { createLogGuard } from './log-guard.js';
+import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';
 
-const out = (text: string) => process.stdout.write(text);
+/** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
+const guard = createLogGuard({ write: (s) => process.stdout.write(s) });
+const out = (line: string) => guard.command(line);
 
 /**
  * interlock's own log lines may quote untrusted text (an issue title in a failed check, a comment's note): no
@@ -22,14 +26,12 @@ export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   return {
     setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
     summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
-    info: (m) => out(logLine(m)),
+    info: (m) => guard.text(logLine(m)),
     notice: (m) => out(command('notice', m)),
     warning: (m) => out(command('warning', m)),
     error: (m, where) => out(command('error', m, where)),
     saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
-    echo: (chunk) => {
-      process.stdout.write(chunk);
-    },
+    echo: (chunk) => guard.text(chunk),
   };
 }
 
@@ -38,8 +40,20 @@ function setFailed(message: string): void {
   process.exitCode = 1;
 }
 
+/** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
+function isolateNodes(ctx: ActionContext): void {
+  prepareNodeUser({
+    isolation: ctx.inputs.isolation,
+    user: ctx.inputs['node-user'],
+    workspace: ctx.workspace,
+    warn: (m) => ctx.io.warning(`interlock: ${m}`),
+    say: (m) => ctx.io.info(`interlock: ${m}`),
+  });
+}
+
 /** The main step: try/catch and the step's result; no other logic. */
 export async function run(): Promise<void> {
+  process.once('exit', () => guard.close());
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
@@ -48,7 +62,9 @@ export async function run(): Promise<void> {
     });
   }
   try {
-    const result = await runAction(buildContext(process.env, runnerIO()));
+    const ctx = buildContext(process.env, runnerIO());
+    if (ctx.inputs.mode === 'step') isolateNodes(ctx);
+    const result = await runAction(ctx);
     if (result.failed) setFailed(result.failed);
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
@@ -57,6 +73,7 @@ export async function run(): Promise<void> {
 
 /** The post step: marks this job's node interrupted when the main step did not finish. */
 export async function runPost(): Promise<void> {
+  process.once('exit', () => guard.close());
   try {
     await postStep(buildContext(process.env, runnerIO()));
   } catch (e) {
