@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
@@ -153,7 +154,7 @@ const NodeRecorded = z.strictObject({
     .array(EvidenceSchema)
     .register(z.globalRegistry, { description: 'Every check and what it observed.' }),
   outputs: z
-    .record(z.string(), z.string())
+    .record(z.string().regex(OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE), z.string())
     .register(z.globalRegistry, { description: 'The outputs the command set in `$INTERLOCK_OUTPUT`.' }),
   usage: UsageSchema,
   recorded_by: z.string().optional().register(z.globalRegistry, {

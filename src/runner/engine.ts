@@ -15,6 +15,7 @@ import {
   type RunnerInfo,
 } from '../journal/events.js';
 import { type DispatchInfo, fold, JournalError, type RunState } from '../journal/fold.js';
+import { splitOutputs } from '../journal/output-name.js';
 import { appendEvents } from '../journal/parse.js';
 import {
   type AttemptContext,
@@ -543,7 +544,8 @@ async function executeAttempt(
       }
     }
     failpoint('after-command', node.id);
-    const outputs = parseOutputFileSafe(outputFile);
+    const { outputs, failures: badOutputNames } = splitOutputs(parseOutputFileSafe(outputFile));
+    failures.push(...badOutputNames);
     const evidence: Evidence[] = [];
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;

@@ -1,5 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { childProcess } from '../lazy.js';
+import { scriptCommand, sweepNodeUser } from '../os/node-user.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -47,16 +48,15 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
 export function runScript(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = childProcess().spawn(
-      'bash',
-      ['--noprofile', '--norc', '-eo', 'pipefail', '-c', req.script],
-      {
-        cwd: req.cwd,
-        env: req.env,
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    // Graph code runs as the node user when one is configured (src/os/node-user.ts).
+    const how = scriptCommand(req.script, req.env);
+    const child = childProcess().spawn(how.file, how.args, {
+      cwd: req.cwd,
+      env: how.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...how.ids,
+    });
     let log: WriteStream | undefined;
     if (req.logFile) log = createWriteStream(req.logFile, { flags: 'a' });
     let tail = '';
@@ -103,6 +103,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       } catch {
         // none left
       }
+      sweepNodeUser();
       const done = () => resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started });
       if (log) log.end(done);
       else done();
@@ -117,7 +118,8 @@ export function parseOutputFile(text: string): Record<string, string> {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!line.trim()) continue;
-    const heredoc = /^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$/.exec(line);
+    // As the runner reads it: `<<` before any `=` starts a heredoc; names are checked by the caller.
+    const heredoc = /^([^=]*?)<<(.+)$/.exec(line);
     if (heredoc) {
       const delim = heredoc[2]!;
       const body: string[] = [];
