@@ -14,6 +14,9 @@ export const InputsSchema = z.object({
   'on-held': z.enum(['fail', 'succeed']).default('fail'),
   'stuck-after': z.string().default('24h'),
   'allow-graph-change': z.enum(['true', 'false']).default('false'),
+  isolation: z.enum(['auto', 'user', 'none']).default('auto'),
+  'node-user': z.string().default('interlock-node'),
+  'node-credentials': z.string().default(''),
 });
 export type Inputs = z.infer<typeof InputsSchema>;
 export type InputName = keyof Inputs;
@@ -56,20 +59,28 @@ export function readActionEnv(env: NodeJS.ProcessEnv): ActionEnv {
   return r.data;
 }
 
+/** Runner files a node would write to forge the step's outputs, environment, path, state or summary. */
+const RUNNER_FILES = new Set([
+  'GITHUB_OUTPUT',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
+]);
+/** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` names it. */
+const CREDENTIALS = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN']);
+
 /**
- * The environment a node's command inherits: the step's own (where workflows put an agent's API key),
- * without the action's inputs (the token among them) and the runner's internal tokens.
+ * The environment a node's command inherits: the step's own (where workflows put an agent's API key), without
+ * the action's inputs (the token among them), the runner's internal tokens and files, and the GitHub tokens the
+ * `node-credentials` input does not name.
  */
 export function nodeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const optIn = new Set((env['INPUT_NODE-CREDENTIALS'] ?? '').split(/[\s,]+/).filter(Boolean));
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
-    if (
-      k.startsWith('INPUT_') ||
-      k.startsWith('ACTIONS_RUNTIME_') ||
-      k.startsWith('ACTIONS_ID_TOKEN_REQUEST_')
-    )
-      continue;
-    if (k === 'ACTIONS_CACHE_URL' || k === 'ACTIONS_RESULTS_URL' || k.startsWith('STATE_')) continue;
+    if (k.startsWith('INPUT_') || k.startsWith('ACTIONS_') || k.startsWith('STATE_')) continue;
+    if (RUNNER_FILES.has(k) || (CREDENTIALS.has(k) && !optIn.has(k))) continue;
     out[k] = v;
   }
   return out;

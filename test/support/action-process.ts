@@ -52,6 +52,11 @@ export interface StepResult {
   /** What the runner would have done with the log and the output file (outputs, masks, annotations, stop state). */
   runner: RunnerView;
   state: Record<string, string>;
+  /** What reached GITHUB_ENV and GITHUB_PATH (interlock writes neither). */
+  envFile: string;
+  pathFile: string;
+  /** The runner's temporary directory for this step (RUNNER_TEMP). */
+  runnerTemp: string;
 }
 
 export function makeWorkspace(files: Record<string, string>): string {
@@ -72,9 +77,11 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     output: join(runnerDir, 'output'),
     summary: join(runnerDir, 'summary.md'),
     state: join(runnerDir, 'state'),
+    env: join(runnerDir, 'env'),
+    path: join(runnerDir, 'path'),
   };
   writeFileSync(files.event, JSON.stringify(opts.payload));
-  for (const f of [files.output, files.summary, files.state]) writeFileSync(f, '');
+  for (const f of [files.output, files.summary, files.state, files.env, files.path]) writeFileSync(f, '');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -97,12 +104,16 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     GITHUB_OUTPUT: files.output,
     GITHUB_STEP_SUMMARY: files.summary,
     GITHUB_STATE: files.state,
+    GITHUB_ENV: files.env,
+    GITHUB_PATH: files.path,
     RUNNER_TEMP: runnerDir,
     INTERLOCK_RETRY_BASE_MS: '5',
     INTERLOCK_WRITE_INTERVAL_MS: '0',
     INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
     ...(opts.env ?? {}),
   };
+  // Nodes run as the test's own user unless a test asks for isolation (test/reliability/hostile-node.test.ts).
+  env.INPUT_ISOLATION = 'none';
   for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
   for (const [k, v] of Object.entries(opts.state ?? {})) env[`STATE_${k}`] = v;
   const child = spawn(opts.node ?? process.execPath, [join(DIST, opts.entry ?? 'index.js')], {
@@ -135,6 +146,9 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
         state: pairs(files.state),
         log,
         runner: interpretRunnerLog(log, read(files.output)),
+        envFile: read(files.env),
+        pathFile: read(files.path),
+        runnerTemp: runnerDir,
       });
     });
   });
