@@ -37,6 +37,8 @@ export interface StepOptions {
   /** State saved by the main step, for the post step. */
   state?: Record<string, string>;
   node?: string;
+  /** Another build of the action (a baseline to compare with); default this tree's dist/. */
+  dist?: string;
 }
 
 export interface StepResult {
@@ -116,7 +118,7 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
   env.INPUT_ISOLATION = 'none';
   for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
   for (const [k, v] of Object.entries(opts.state ?? {})) env[`STATE_${k}`] = v;
-  const child = spawn(opts.node ?? process.execPath, [join(DIST, opts.entry ?? 'index.js')], {
+  const child = spawn(opts.node ?? process.execPath, [join(opts.dist ?? DIST, opts.entry ?? 'index.js')], {
     cwd: opts.workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
