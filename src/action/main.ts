@@ -10,6 +10,7 @@ import { formatSourceError, GraphError } from '../graph/errors.js';
 import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
 import type { RunnerInfo } from '../journal/events.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
 import { recover, type StepResult, type StepSetup, step } from '../runner/engine.js';
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
@@ -213,7 +214,10 @@ export async function resolveRun(
       if (refused) return { refused };
     }
   }
-  const graph = { ...loadGraphFile(resolve(ctx.workspace, graphPath)), path: graphPath };
+  const graph = {
+    ...loadGraphFile(confineToWorkspace(ctx.workspace, graphPath, 'graph path')),
+    path: graphPath,
+  };
   const runId = givenRunId || defaultRunId(graph.name, subject);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }

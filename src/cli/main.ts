@@ -8,6 +8,7 @@ import type { Graph } from '../graph/model.js';
 import type { EscalationReport } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseDuration, stuckRuns } from '../journal/stuck.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
 import { approveRerun, failRun, settleNode } from '../protocol/settle.js';
 import { statusMermaid, statusTable } from '../render/status.js';
 import {
@@ -176,7 +177,11 @@ async function openExisting(
   const stored = await store.read();
   if (!stored)
     throw new UsageError(`no journal at ${journalFile}: start the run with "interlock run <graph>"`);
-  const graph = loadGraphFile(resolve(io.cwd, graphPath ?? stored.journal.graph.path));
+  const graph = loadGraphFile(
+    graphPath
+      ? resolve(io.cwd, graphPath)
+      : confineToWorkspace(io.cwd, stored.journal.graph.path, "the journal's graph path"),
+  );
   const setup: RunSetup = {
     graph,
     store,
