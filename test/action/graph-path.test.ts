@@ -48,13 +48,13 @@ describe('the graph path a journal names', () => {
   it.each([
     [
       'relative, out through ".."',
-      (ws: string) => relative(ws, join(outside, 'evil.yml')),
+      (ws: string): string => relative(ws, join(outside, 'evil.yml')),
       'its ".." leads out of the workspace',
     ],
-    ['absolute', () => join(outside, 'evil.yml'), 'it is absolute'],
+    ['absolute', (): string => join(outside, 'evil.yml'), 'it is absolute'],
     [
       'a symlink out',
-      (ws: string) => {
+      (ws: string): string => {
         symlinkSync(join(outside, 'evil.yml'), join(ws, 'link.yml'));
         return 'link.yml';
       },
