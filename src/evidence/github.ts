@@ -89,13 +89,18 @@ export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<
       check_name: spec.name,
       filter: 'latest',
     });
-    const run = data.check_runs[0];
+    // Only the named app's check runs count: another app's (a node's token) are reported, never accepted.
+    const run = data.check_runs.find((r) => !spec.app || r.app?.slug === spec.app);
+    const others =
+      data.check_runs.length && !run
+        ? ` (only from ${data.check_runs[0]!.app?.slug ?? 'an unknown app'})`
+        : '';
     return {
-      check: `check "${spec.name}" on ${spec.ref} ${want}`,
+      check: `check "${spec.name}" on ${spec.ref} ${want}${spec.app ? ` by ${spec.app}` : ''}`,
       passed: run?.status === 'completed' && run.conclusion === want,
       observed: run
-        ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}`
-        : `no check run "${spec.name}" on ${spec.ref}`,
+        ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}${spec.app ? ` app ${spec.app}` : ''}`
+        : `no check run "${spec.name}" on ${spec.ref}${spec.app ? ` by ${spec.app}` : ''}${others}`,
     };
   }
   if ('issue' in check) {

@@ -98,11 +98,19 @@ const CheckRunCheck = z
         .enum(['success', 'neutral', 'skipped'])
         .optional()
         .register(z.globalRegistry, { description: 'The conclusion required (default `success`).' }),
+      app: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]*$/)
+        .optional()
+        .register(z.globalRegistry, {
+          description:
+            "The slug of the GitHub App that must own the check run (e.g. `github-actions`, or your CI's app). Check runs of that name made by any other app are not counted: a node that holds some token cannot satisfy the check by making one. See SECURITY.md.",
+        }),
     }),
   })
   .register(z.globalRegistry, {
     description:
-      'GitHub: the latest check run of this name on the ref has completed with the required conclusion.',
+      'GitHub: the latest check run of this name on the ref (made by `app`, when given) has completed with the required conclusion.',
   });
 
 const IssueCheck = z

@@ -15,14 +15,15 @@ import { type GitHubServer, startGitHubServer } from '../support/github-server.j
 import { ATTEMPTS, hostileTable, type Observed, type Outcome } from './hostile-node.js';
 
 const GRAPH_FILE = '.github/interlock/hostile.yml';
-const GRAPH = `interlock: 1
+/** The build before this suite has no `app` field on `check`: its graph leaves that check out. */
+const graphFor = (setup: Setup) => `interlock: 1
 name: hostile
 nodes:
   - id: agent
     run: node hostile.mjs
     validates:
       - check: { ref: main, name: ci/hostile }
-`;
+${setup === 'before' ? '' : '      - check: { ref: main, name: ci/hostile, app: trusted-ci }\n'}`;
 const SCRIPT = readFileSync(new URL('./hostile-node.mjs', import.meta.url), 'utf8');
 /** The node user: a uid no other process on the machine uses, with no passwd entry to make. */
 const NODE_USER = '47211:47211';
@@ -57,7 +58,7 @@ async function runSetup(setup: Setup): Promise<void> {
 
 async function observe(setup: Setup, server: GitHubServer): Promise<void> {
   const repo = server.state.repo(FULL);
-  const files: Record<string, string> = { [GRAPH_FILE]: GRAPH, 'hostile.mjs': SCRIPT };
+  const files: Record<string, string> = { [GRAPH_FILE]: graphFor(setup), 'hostile.mjs': SCRIPT };
   if (setup !== 'recommended') {
     const basic = Buffer.from(`x-access-token:${PLANTED.checkout}`).toString('base64');
     files['.git/config'] = `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`;

@@ -13,7 +13,7 @@ export interface Observed {
   report: Map<string, string>;
   repo: RepoState;
   /** Every evidence item, failure message and output name the journal holds. */
-  evidence: { check: string; passed: boolean }[];
+  evidence: { check: string; passed: boolean; observed: string }[];
   failures: string[];
   outputNames: string[];
 }
@@ -156,9 +156,17 @@ export const ATTEMPTS: Attempt[] = [
   {
     attempt: '… and so satisfy `check` evidence for `ci/hostile`',
     outcome: (o) =>
-      o.evidence.some((e) => e.check.includes('"ci/hostile"') && e.passed)
+      o.evidence.some((e) => e.check === 'check "ci/hostile" on main success' && e.passed)
         ? open('the evidence check passed')
         : shut('the evidence check did not pass'),
+  },
+  {
+    attempt: '… or `check` evidence that names the app (`app: trusted-ci`)',
+    outcome: (o) => {
+      const e = o.evidence.find((x) => x.check.endsWith('by trusted-ci'));
+      if (!e) return shut('no such check in the graph (the field is new)');
+      return e.passed ? open('the evidence check passed') : shut(`not counted: ${e.observed}`);
+    },
   },
   {
     attempt:
