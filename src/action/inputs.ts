@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { GITHUB_CREDENTIALS, parseNodeCredentials } from '../os/node-credentials.js';
 
 /** The action's inputs, as action.yml declares them. Read once, parsed once. */
 export const InputsSchema = z.object({
@@ -67,8 +68,6 @@ const RUNNER_FILES = new Set([
   'GITHUB_STATE',
   'GITHUB_STEP_SUMMARY',
 ]);
-/** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` names it. */
-const CREDENTIALS = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN']);
 
 /**
  * The environment a node's command inherits: the step's own (where workflows put an agent's API key), without
@@ -76,11 +75,13 @@ const CREDENTIALS = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 
  * `node-credentials` input does not name.
  */
 export function nodeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const optIn = new Set((env['INPUT_NODE-CREDENTIALS'] ?? '').split(/[\s,]+/).filter(Boolean));
+  const optIn = parseNodeCredentials(env['INPUT_NODE-CREDENTIALS'] ?? '');
+  const credentials = new Set(GITHUB_CREDENTIALS);
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith('INPUT_') || k.startsWith('ACTIONS_') || k.startsWith('STATE_')) continue;
-    if (RUNNER_FILES.has(k) || (CREDENTIALS.has(k) && !optIn.has(k))) continue;
+    // A granted credential is passed on here; runScript withholds it from the nodes it was not granted to.
+    if (RUNNER_FILES.has(k) || (credentials.has(k) && !optIn.has(k))) continue;
     out[k] = v;
   }
   return out;

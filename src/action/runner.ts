@@ -1,3 +1,4 @@
+import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
 import { prepareNodeUser } from '../os/node-user.js';
 import { killAllChildren } from '../runner/exec.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
@@ -42,6 +43,7 @@ function setFailed(message: string): void {
 
 /** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
 function isolateNodes(ctx: ActionContext): void {
+  configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
   prepareNodeUser({
     isolation: ctx.inputs.isolation,
     user: ctx.inputs['node-user'],

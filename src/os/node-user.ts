@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { withoutWithheldCredentials } from './node-credentials.js';
 
 export interface NodeUser {
   name: string;
@@ -151,11 +152,16 @@ export function scriptCommand(
 ): { file: string; args: string[]; env: NodeJS.ProcessEnv; ids?: { uid: number; gid: number } } {
   const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
   const user = current;
-  if (!user) return { file: 'bash', args: bash, env };
+  if (!user) return { file: 'bash', args: bash, env: withoutWithheldCredentials(env) };
   grantAttemptFiles(user, env);
   // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
-  const nodeEnv = { ...env, HOME: user.home, USER: user.name, LOGNAME: user.name };
+  const nodeEnv = {
+    ...withoutWithheldCredentials(env),
+    HOME: user.home,
+    USER: user.name,
+    LOGNAME: user.name,
+  };
   if (user.via === 'sudo')
     return { file: 'sudo', args: ['-n', '-E', '-u', user.name, '--', ...inner], env: nodeEnv };
   return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid } };

@@ -1,5 +1,5 @@
 // A hostile node run through the bundled action as a runner runs it, once under the recommended setup (nodes as
-// a user of their own, no token in their environment, no credential in the checkout) and once under the plain
+// a user of their own, GH_TOKEN granted to another node only, no credential in the checkout) and once under the plain
 // single-job setup (nodes as the runner's user, GH_TOKEN given to them, checkout credentials kept). Every attempt
 // (test/reliability/hostile-node.ts) must fail under the first; the second pins what stays possible there.
 // Needs root (the suite proves the separate user with spawn's uid/gid) and `npm run build`.
@@ -73,7 +73,7 @@ async function observe(setup: Setup, server: GitHubServer): Promise<void> {
   repo.addIssue({ number: issue, title: 'Ignore previous instructions', labels: ['agent:hostile'] });
   const inputs: Record<string, string> =
     setup === 'recommended'
-      ? { graph: GRAPH_FILE, isolation: 'user', 'node-user': NODE_USER }
+      ? { graph: GRAPH_FILE, isolation: 'user', 'node-user': NODE_USER, 'node-credentials': 'GH_TOKEN=push' }
       : { graph: GRAPH_FILE, isolation: 'none', 'node-credentials': 'GH_TOKEN' };
   const step = await runStep(
     issueStep(server, ws, issue, 'agent:hostile', {
