@@ -2,13 +2,13 @@
 // test knows the committed image is stale as soon as the graph or the renderer changes.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256 } from '../src/graph/load.js';
-import { loadGraphFile } from '../src/graph/load-file.js';
+import { sha256 } from '../src/graph/canonical.js';
 import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
 import { fold, type RunState } from '../src/journal/fold.js';
 import { appendEvents } from '../src/journal/parse.js';
 import { statusMermaid } from '../src/render/status.js';
+import { loadGraphFile } from '../src/runner/graph-file.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const EXAMPLE_GRAPH = 'examples/demo/fix-bug.yml';

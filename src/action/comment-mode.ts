@@ -1,5 +1,5 @@
-import type { CommentPayload } from '../app/deps.js';
-import { describe, handleComment } from '../app/handler.js';
+import type { CommentPayload } from '../approvals/deps.js';
+import { describe, handleComment } from '../approvals/handler.js';
 import type { ActionContext, ActionResult } from './main.js';
 
 const STATUS = { done: 'completed', refused: 'refused', ignored: 'ignored', failed: 'failed' } as const;

@@ -1,17 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { authorize, screenEvent } from '../app/authorize.js';
-import { gatherAuthFacts } from '../app/permission.js';
+import { authorize, screenEvent } from '../approvals/authorize.js';
+import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
 import { createClient, type GitHubClient, parseRepository, type RepoRef } from '../github/client.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
 import type { RunnerInfo } from '../journal/events.js';
+import { defaultRunId } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { recover, type StepResult, type StepSetup, step } from '../runner/engine.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
@@ -21,7 +22,7 @@ import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs
 import { type JobIdentity, probeActions } from './probe.js';
 import { publishResult } from './publish.js';
 import { stuckMode } from './stuck.js';
-import { defaultRunId, type Subject, subjectOf } from './subject.js';
+import { type Subject, subjectOf } from './subject.js';
 
 /** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
 export interface ActionIO {
@@ -218,7 +219,7 @@ export async function resolveRun(
     ...loadGraphFile(confineToWorkspace(ctx.workspace, graphPath, 'graph path')),
     path: graphPath,
   };
-  const runId = givenRunId || defaultRunId(graph.name, subject);
+  const runId = givenRunId || defaultRunId(graph.name, subject.label);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }
 

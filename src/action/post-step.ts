@@ -1,8 +1,8 @@
-import { loadGraphFile } from '../graph/load-file.js';
 import { recover } from '../runner/engine.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import { type ActionContext, makeStore, stepSetupFor } from './main.js';
 import { askForAttention } from './publish.js';
-import type { Subject } from './subject.js';
+import { subjectOfLabel } from './subject.js';
 
 /**
  * Runs after the job's steps, even when the main step was cancelled or killed. If the main step did not finish
@@ -14,15 +14,7 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   if (state('done') === 'true' || !state('run-id') || ctx.inputs.mode !== 'step') return;
   const runId = state('run-id');
   const graph = { ...loadGraphFile(`${ctx.workspace}/${state('graph')}`), path: state('graph') };
-  const m = /^(issue|pr)-(\d+)$/.exec(state('subject'));
-  const subject: Subject = m
-    ? {
-        kind: m[1] as 'issue' | 'pr',
-        number: Number(m[2]),
-        label: state('subject'),
-        ...(state('subject-sha') ? { headSha: state('subject-sha') } : {}),
-      }
-    : { kind: 'ref' as const, label: state('subject') };
+  const subject = subjectOfLabel(state('subject'), state('subject-sha') || undefined);
   const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject, graph), '');
   const me = ctx.me;
   setup.probe = (_node, d) => {

@@ -1,11 +1,11 @@
 import { statusOf } from '../github/status.js';
 import { attentionComment, jobSummary, progressComment, progressMarker } from '../render/markdown.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
 import type { Subject } from './subject.js';
-
-export const NEEDS_HUMAN_LABEL = 'interlock: needs human';
 
 export type Published =
   | { kind: 'step'; result: StepResult; interrupted: string[]; headline: string }
@@ -102,22 +102,17 @@ async function upsertProgress(
     created = true;
   }
   if (id === stored) return;
-  let now: { journal: Current['journal']; version: string | null } | null = cur;
-  for (let i = 0; i < 8; i++) {
-    if (i > 0) now = await store.read();
-    if (!now?.version || now.journal.progress_comment_id === id) return;
-    if (now.journal.progress_comment_id && now.journal.progress_comment_id !== stored) {
-      // Another job stored one first: keep theirs.
-      if (created) await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
-      return;
-    }
-    const w = await store.write(
-      { ...now.journal, progress_comment_id: id },
-      now.version,
-      `interlock: ${now.journal.run_id} progress comment ${id}`,
-    );
-    if (w.ok) return;
-  }
+  const final = await updateHeader(store, {
+    first: cur,
+    // Another job stored one first: keep theirs.
+    change: (j) =>
+      j.progress_comment_id === id || (j.progress_comment_id && j.progress_comment_id !== stored)
+        ? undefined
+        : { ...j, progress_comment_id: id },
+    message: (j) => `interlock: ${j.run_id} progress comment ${id}`,
+  });
+  if (created && final?.progress_comment_id && final.progress_comment_id !== id)
+    await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
 }
 
 async function findProgressComment(

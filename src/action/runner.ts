@@ -1,6 +1,6 @@
+import { killAllChildren } from '../os/exec.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
 import { prepareNodeUser } from '../os/node-user.js';
-import { killAllChildren } from '../runner/exec.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { createLogGuard } from './log-guard.js';
 import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';

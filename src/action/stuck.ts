@@ -1,4 +1,6 @@
+import { parseSubjectLabel } from '../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../journal/stuck.js';
+import { GitRuns } from '../store/git-runs.js';
 import type { ActionContext, ActionResult } from './main.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;
@@ -20,33 +22,26 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
       failed: `stuck-after "${ctx.inputs['stuck-after']}" is not a duration such as 90m, 24h or 7d`,
     };
   const branch = ctx.inputs['journal-branch'];
-  let tree: Array<{ path?: string; sha?: string; type?: string }>;
-  try {
-    const r = await ctx.octokit.rest.git.getTree({ ...ctx.repo, tree_sha: branch, recursive: 'true' });
-    tree = r.data.tree;
-  } catch (e) {
-    if ((e as { status?: number }).status === 404) {
-      ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
-      ctx.io.setOutput('stuck', '[]');
-      return { outputs: { stuck: '[]' } };
-    }
-    throw e;
+  const runs = await new GitRuns(ctx.octokit, ctx.repo, branch).listRuns();
+  if (runs === null) {
+    ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
+    ctx.io.setOutput('stuck', '[]');
+    return { outputs: { stuck: '[]' } };
   }
   const files: Array<{ file: string; text: string }> = [];
-  for (const item of tree) {
-    if (item.type !== 'blob' || !item.path?.startsWith('runs/') || !item.path.endsWith('.json') || !item.sha)
-      continue;
-    const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: item.sha });
-    files.push({ file: item.path, text: Buffer.from(blob.data.content, 'base64').toString('utf8') });
+  for (const run of runs) {
+    if (!run.version) continue;
+    const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
+    files.push({ file: run.where, text: Buffer.from(blob.data.content, 'base64').toString('utf8') });
   }
   const found = stuckRuns(files, Date.now(), threshold);
   for (const s of found) {
     ctx.io.warning(
       `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
     );
-    const m = /^(issue|pr)-(\d+)$/.exec(s.subject ?? '');
-    if (!m) continue;
-    const issue_number = Number(m[2]);
+    const subject = parseSubjectLabel(s.subject ?? '');
+    if (!subject) continue;
+    const issue_number = subject.number;
     const mark = marker(s.run_id, s.last_activity_at);
     const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
       ...ctx.repo,

@@ -1,3 +1,6 @@
+/** The Action's subject of a run, from the event payload: the issue or pull request, else the git ref. */
+import { parseSubjectLabel, payloadSubject, subjectLabel } from '../journal/run-id.js';
+
 /** The run's subject from the event payload: the issue or pull request it is about. */
 export interface Subject {
   kind: 'issue' | 'pr' | 'ref';
@@ -19,28 +22,22 @@ export function subjectOf(
   ref: string,
   inputs?: Record<string, unknown>,
 ): Subject {
-  const pr = payload.pull_request as { number?: number; head?: { sha?: string } } | undefined;
-  const issue = payload.issue as { number?: number; pull_request?: unknown } | undefined;
+  const found = payloadSubject(payload);
+  if (found) {
+    const pr = payload.pull_request as { head?: { sha?: string } } | undefined;
+    const headSha = found.kind === 'pr' ? pr?.head?.sha : undefined;
+    return { ...found, label: subjectLabel(found), ...(headSha ? { headSha } : {}) };
+  }
   const dispatched = Number(
     inputs?.subject ?? (payload.inputs as Record<string, unknown> | undefined)?.subject,
   );
-  if (pr?.number)
-    return {
-      kind: 'pr',
-      number: pr.number,
-      label: `pr-${pr.number}`,
-      ...(pr.head?.sha ? { headSha: pr.head.sha } : {}),
-    };
-  if (issue?.number) {
-    const kind = issue.pull_request ? 'pr' : 'issue';
-    return { kind, number: issue.number, label: `${kind}-${issue.number}` };
-  }
   if (Number.isInteger(dispatched) && dispatched > 0)
-    return { kind: 'issue', number: dispatched, label: `issue-${dispatched}` };
+    return { kind: 'issue', number: dispatched, label: subjectLabel({ kind: 'issue', number: dispatched }) };
   return { kind: 'ref', label: safeRef(ref) };
 }
 
-/** The default run id: `<graph name>/issue-<n>`, `/pr-<n>`, else `/<ref>`. */
-export function defaultRunId(graphName: string, subject: Subject): string {
-  return `${graphName}/${subject.label}`;
+/** The subject a label recorded in a step's state names (`issue-<n>`, `pr-<n>`), else a ref subject. Pure. */
+export function subjectOfLabel(label: string, headSha?: string): Subject {
+  const found = parseSubjectLabel(label);
+  return found ? { ...found, label, ...(headSha ? { headSha } : {}) } : { kind: 'ref', label };
 }

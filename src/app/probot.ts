@@ -1,9 +1,9 @@
 import type { Context, Probot } from 'probot';
+import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from '../approvals/deps.js';
+import { describe, handleComment, handleRequestedAction } from '../approvals/handler.js';
+import { handleJournalPush } from '../approvals/journal-push.js';
 import type { GitHubClient } from '../github/client.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
-import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
-import { describe, handleComment, handleRequestedAction } from './handler.js';
-import { handleJournalPush } from './journal-push.js';
 
 export interface AppOptions {
   /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */

@@ -3,11 +3,11 @@ import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { loadGraphFile } from '../graph/load-file.js';
 import type { Graph } from '../graph/model.js';
 import type { EscalationReport } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseDuration, stuckRuns } from '../journal/stuck.js';
+import { killAllChildren } from '../os/exec.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { approveRerun, failRun, settleNode } from '../protocol/settle.js';
 import { statusMermaid, statusTable } from '../render/status.js';
@@ -21,7 +21,7 @@ import {
   settleRun,
   step,
 } from '../runner/engine.js';
-import { killAllChildren } from '../runner/exec.js';
+import { loadGraphFile } from '../runner/graph-file.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
 import { FileStore } from '../store/file.js';
 

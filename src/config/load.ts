@@ -1,5 +1,6 @@
 import { GraphError } from '../graph/errors.js';
-import { parseSource, zodIssuesToErrors } from '../graph/source.js';
+import { parseSource } from '../graph/source.js';
+import { zodIssuesToErrors } from '../graph/zod-wording.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export const CONFIG_PATH = '.github/interlock.yml';

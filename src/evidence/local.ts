@@ -2,8 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Check } from '../graph/schema.js';
 import type { Evidence } from '../journal/events.js';
-import { childProcess } from '../lazy.js';
-import { runScript } from '../runner/exec.js';
+import { runScript } from '../os/exec.js';
+import { childProcess } from '../os/lazy.js';
 
 export interface CheckInput {
   cwd: string;

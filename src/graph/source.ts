@@ -1,11 +1,14 @@
+/**
+ * The YAML (and JSON) source of a graph, skill or config file: parsing with positions kept (a fast path, and
+ * the careful parser loaded only when an error must be located), and locating a path's line and column.
+ */
 import { createRequire } from 'node:module';
 import { CORE_SCHEMA, load as loadYamlFast } from 'js-yaml';
 import type * as Yaml from 'yaml';
 import type { Document, LineCounter } from 'yaml';
 
-import type { z } from 'zod';
-import { didYouMean, jsonParseError, type SourceError } from './errors.js';
-import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
+import { jsonParseError, type SourceError } from './errors.js';
+import { restString } from './places.js';
 
 // The careful, position-keeping parser is needed only when there is an error to locate: it is loaded on first
 // use, not when a step starts (evaluating its modules was a tenth of the Action's cold start).
@@ -24,9 +27,9 @@ const yaml = (): typeof Yaml => {
   }
   return yamlModule;
 };
-const isMap = (n: unknown): n is Yaml.YAMLMap => yaml().isMap(n);
-const isSeq = (n: unknown): n is Yaml.YAMLSeq => yaml().isSeq(n);
-const isScalar = (n: unknown): n is Yaml.Scalar => yaml().isScalar(n);
+export const isMap = (n: unknown): n is Yaml.YAMLMap => yaml().isMap(n);
+export const isSeq = (n: unknown): n is Yaml.YAMLSeq => yaml().isSeq(n);
+export const isScalar = (n: unknown): n is Yaml.Scalar => yaml().isScalar(n);
 const isNode = (n: unknown): n is Yaml.Node => yaml().isNode(n);
 
 /**
@@ -186,211 +189,5 @@ export function errorAt(src: SourceDoc, path: Path, message: string, key = false
 
 /** Renders a path like `nodes[2].depends_on[0]`. */
 export function pathString(path: Path): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? p : `.${p}`;
-  return out || '(top level)';
-}
-
-function describeValue(src: SourceDoc, path: Path): string {
-  const node = path.length === 0 ? src.doc.contents : src.doc.getIn(path, true);
-  if (node === undefined || node === null) return 'nothing';
-  if (isMap(node)) return 'a map';
-  if (isSeq(node)) return 'a list';
-  if (isScalar(node)) return JSON.stringify(node.value);
-  return 'something else';
-}
-
-/** Each check variant's kind is its first field, in the union's order. */
-const CHECK_KINDS: string[] = CheckSchema.options.map((o) => Object.keys(o.shape)[0]!);
-
-/** Turns zod issues into located, actionable messages. */
-export function zodIssuesToErrors(
-  src: SourceDoc,
-  issues: z.core.$ZodIssue[],
-  what: (p: Path) => string,
-  root: 'graph' | 'skill' = 'graph',
-  prefix: Path = [],
-): SourceError[] {
-  const out: SourceError[] = [];
-  for (const issue of issues) {
-    const path = [...prefix, ...issue.path] as Path;
-    const where = what(path);
-    switch (issue.code) {
-      case 'unrecognized_keys':
-        for (const k of issue.keys) {
-          out.push(
-            errorAt(
-              src,
-              [...path, k],
-              `${where}: unknown field ${JSON.stringify(k)}${unknownFieldHint(src, root, path, k)}`,
-              true,
-            ),
-          );
-        }
-        break;
-      case 'invalid_union': {
-        const isCheck = path.some((p) => p === 'validates');
-        if (!isCheck) {
-          out.push(errorAt(src, path, `${where}: ${issue.message}`));
-          break;
-        }
-        const node = src.doc.getIn(path, true);
-        const kinds = isMap(node)
-          ? CHECK_KINDS.filter((k) => node.items.some((p) => isScalar(p.key) && p.key.value === k))
-          : [];
-        const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS.indexOf(kinds[0]!)] : undefined;
-        if (variant) {
-          // The check names one kind: report that kind's own problem (e.g. a misspelt field).
-          out.push(...zodIssuesToErrors(src, variant, what, root, path));
-          break;
-        }
-        const got = isMap(node)
-          ? kinds.length
-            ? kinds.join(' and ')
-            : 'none of them'
-          : describeValue(src, path);
-        out.push(
-          errorAt(
-            src,
-            path,
-            `${where}: a check must name exactly one of ${CHECK_KINDS.join(', ')} (got ${got}); e.g. "- file: out.txt"`,
-          ),
-        );
-        break;
-      }
-      case 'invalid_key': {
-        const name = String(path[path.length - 1]);
-        out.push(
-          errorAt(
-            src,
-            path,
-            `${what(path.slice(0, -1))}: ${JSON.stringify(name)} is not a valid variable name: use letters, digits and "_", not starting with a digit`,
-            true,
-          ),
-        );
-        break;
-      }
-      case 'too_big':
-      case 'too_small': {
-        const value = describeValue(src, path);
-        const bound = issue.code === 'too_big' ? issue.maximum : issue.minimum;
-        if (issue.origin === 'array' && issue.code === 'too_big') {
-          const extra =
-            path[path.length - 1] === 'retry' ? ' (retry[0] for attempt 2, retry[1] for attempt 3)' : '';
-          out.push(
-            errorAt(
-              src,
-              [...path, Number(bound)],
-              `${where}: at most ${bound} entries are allowed${extra}; remove the rest`,
-            ),
-          );
-        } else if (issue.origin === 'array') {
-          out.push(errorAt(src, path, `${where}: list at least ${bound} entry; the list is empty`));
-        } else if (issue.origin === 'string') {
-          out.push(errorAt(src, path, `${where}: must not be empty`));
-        } else {
-          const cmp =
-            issue.code === 'too_big'
-              ? issue.inclusive === false
-                ? 'less than'
-                : 'at most'
-              : issue.inclusive === false
-                ? 'more than'
-                : 'at least';
-          out.push(errorAt(src, path, `${where}: ${value} is out of range: it must be ${cmp} ${bound}`));
-        }
-        break;
-      }
-      case 'invalid_type':
-        out.push(
-          errorAt(
-            src,
-            path,
-            describeValue(src, path) === 'nothing'
-              ? `${where}: required field is missing (expected ${issue.expected})`
-              : `${where}: expected ${issue.expected}, got ${describeValue(src, path)}`,
-            describeValue(src, path) === 'nothing',
-          ),
-        );
-        break;
-      case 'invalid_format':
-        out.push(
-          errorAt(src, path, `${where}: ${describeValue(src, path)} is not allowed: ${formatHint(path)}`),
-        );
-        break;
-      case 'invalid_value': {
-        const allowed = issue.values.map((v) => JSON.stringify(v));
-        const value = describeValue(src, path);
-        out.push(
-          value === 'nothing'
-            ? errorAt(
-                src,
-                path,
-                allowed.length === 1
-                  ? `${where}: required field is missing; add "${String(path[path.length - 1])}: ${String(issue.values[0])}"`
-                  : `${where}: required field is missing (one of ${allowed.join(', ')})`,
-                true,
-              )
-            : errorAt(
-                src,
-                path,
-                `${where}: ${value} is not allowed; use ${allowed.length === 1 ? allowed[0] : `one of ${allowed.join(', ')}`}`,
-              ),
-        );
-        break;
-      }
-      default:
-        out.push(errorAt(src, path, `${where}: ${issue.message}`));
-    }
-  }
-  return out;
-}
-
-const fieldsOf = (schema: { shape: object }) => Object.keys(schema.shape);
-const GRAPH_FIELDS = fieldsOf(GraphSchema);
-const DEFAULTS_FIELDS = fieldsOf(GraphSchema.shape.defaults.unwrap());
-const NODE_FIELDS = fieldsOf(NodeSchema);
-const SKILL_FIELDS = fieldsOf(SkillSchema);
-const RETRY_FIELDS = fieldsOf(NodeSchema.shape.retry.unwrap().element);
-const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
-
-/** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
-function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
-  let rel = path;
-  if (root === 'graph') {
-    if (path.length === 0) return GRAPH_FIELDS;
-    if (path.length === 1 && path[0] === 'defaults') return DEFAULTS_FIELDS;
-    if (path[0] !== 'nodes' || typeof path[1] !== 'number') return [];
-    if (path.length === 2) return NODE_FIELDS;
-    rel = path.slice(2);
-  } else if (path.length === 0) return SKILL_FIELDS;
-  if (rel.length === 2 && rel[0] === 'retry') return RETRY_FIELDS;
-  if (rel.length === 2 && rel[0] === 'validates') {
-    const item = src.doc.getIn(path, true);
-    const kind = CHECK_KINDS.findIndex(
-      (k) => isMap(item) && item.items.some((p) => isScalar(p.key) && p.key.value === k),
-    );
-    return CHECK_FIELDS[kind] ?? [];
-  }
-  if (rel.length === 3 && rel[0] === 'validates') {
-    // A kind with options of its own, e.g. `git: { branch, message }`.
-    const variant = CheckSchema.options[CHECK_KINDS.indexOf(String(rel[2]))];
-    const inner = (variant?.shape as Record<string, unknown> | undefined)?.[String(rel[2])];
-    return inner && typeof inner === 'object' && 'shape' in inner ? fieldsOf(inner as { shape: object }) : [];
-  }
-  return [];
-}
-
-function unknownFieldHint(src: SourceDoc, root: 'graph' | 'skill', path: Path, key: string): string {
-  const list = allowedFields(src, root, path);
-  const close = didYouMean(key.replace(/-/g, '_'), list);
-  return close ? ` (did you mean "${close}"?)` : list.length ? `; allowed: ${list.join(', ')}` : '';
-}
-
-function formatHint(path: Path): string {
-  const last = path[path.length - 1];
-  if (last === 'name')
-    return 'a graph name uses lowercase letters, digits, ".", "_" and "-", and starts with a letter or digit';
-  if (last === 'skill') return 'a skill name uses letters, digits, "_" and "-"';
-  return 'ids use letters, digits, "_" and "-", start with a letter or "_", at most 64 characters';
+  return restString(path) || '(top level)';
 }

@@ -1,96 +1,31 @@
+/** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
 import * as z from 'zod';
+import {
+  EscalationReportSchema,
+  EvidenceSchema,
+  FailureSchema,
+  GraphRef,
+  RunnerSchema,
+  UsageSchema,
+} from './event-fields.js';
+
+export type { GraphRef } from './event-fields.js';
+export {
+  type EscalationReport,
+  EscalationReportSchema,
+  type Evidence,
+  EvidenceSchema,
+  type Failure,
+  FailureSchema,
+  type RunnerInfo,
+  RunnerSchema,
+  type Usage,
+  UsageSchema,
+} from './event-fields.js';
+
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
-
-/** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
-export const RunnerSchema = z
-  .looseObject({
-    kind: z.enum(['local', 'actions', 'person']).register(z.globalRegistry, {
-      description:
-        '`local`: a process on a machine (the CLI); `actions`: a GitHub Actions job; `person`: a person settling a node (CLI or comment).',
-    }),
-    host: z.string().optional().register(z.globalRegistry, {
-      description:
-        'The machine (local); for a person, where they settled from: `cli:<user>` or `interlock-app`.',
-    }),
-    pid: z
-      .number()
-      .int()
-      .optional()
-      .register(z.globalRegistry, { description: 'The CLI process id (local).' }),
-    pid_start: z.string().optional().register(z.globalRegistry, {
-      description: 'When that process started, so a reused pid is told apart (local).',
-    }),
-    exec_tag: z.string().optional().register(z.globalRegistry, {
-      description:
-        "A random tag set in the attempt's environment (`INTERLOCK_EXEC_TAG`): recovery looks for processes that still carry it.",
-    }),
-    workflow_run_id: z
-      .number()
-      .optional()
-      .register(z.globalRegistry, { description: 'The workflow run (actions).' }),
-    run_attempt: z
-      .number()
-      .optional()
-      .register(z.globalRegistry, { description: 'The workflow run attempt (actions).' }),
-    job: z.string().optional().register(z.globalRegistry, { description: 'The job id (actions).' }),
-    runner_name: z
-      .string()
-      .optional()
-      .register(z.globalRegistry, { description: 'The runner that ran the job (actions).' }),
-  })
-  .register(z.globalRegistry, {
-    title: 'runner',
-    description:
-      'Who executes an attempt. Other fields may be present and are kept (e.g. `workflow_ref`, `git_head`).',
-  });
-export type RunnerInfo = z.infer<typeof RunnerSchema>;
-
-export const UsageSchema = z
-  .looseObject({
-    wall_ms: z.number().nonnegative().register(z.globalRegistry, { description: 'Wall-clock milliseconds.' }),
-  })
-  .register(z.globalRegistry, {
-    title: 'usage',
-    description: 'What an attempt used. Other fields may be present and are kept.',
-  });
-export type Usage = z.infer<typeof UsageSchema>;
-
-export const EvidenceSchema = z
-  .looseObject({
-    check: z.string().register(z.globalRegistry, {
-      description: 'The check in words, e.g. `file repro.log contains /FAILED/`, or `person`.',
-    }),
-    passed: z.boolean().register(z.globalRegistry, { description: 'Whether the check passed.' }),
-    observed: z.string().register(z.globalRegistry, {
-      description: 'What the check saw: a match, an exit code, a URL, a sha.',
-    }),
-  })
-  .register(z.globalRegistry, { title: 'evidence', description: 'The result of one evidence check.' });
-export type Evidence = z.infer<typeof EvidenceSchema>;
-
-export const FailureSchema = z
-  .looseObject({
-    check: z.string().register(z.globalRegistry, {
-      description:
-        'What failed: a check in words, or `exit`, `timeout`, `execute_conditions`, `env <NAME>`, `prompt`, `output <name>`.',
-    }),
-    message: z.string().register(z.globalRegistry, { description: 'Why, in words.' }),
-  })
-  .register(z.globalRegistry, { title: 'failure', description: 'One reason an attempt failed.' });
-export type Failure = z.infer<typeof FailureSchema>;
-
-const GraphRef = z
-  .strictObject({
-    name: z.string().register(z.globalRegistry, { description: "The graph's name." }),
-    hash: z.string().register(z.globalRegistry, {
-      description: '`sha256:` of the canonical JSON of the resolved graph (skills merged, defaults applied).',
-    }),
-    path: z.string().register(z.globalRegistry, { description: 'The graph file, as the run was given it.' }),
-  })
-  .register(z.globalRegistry, { title: 'graph', description: 'The graph a run is under.' });
-export type GraphRef = z.infer<typeof GraphRef>;
 
 const base = {
   seq: z.number().int().positive().register(z.globalRegistry, {
@@ -228,38 +163,6 @@ const RerunApproved = z.strictObject({
       'Distinct people who must approve this attempt before the node leaves its hold, from `approvals.required` (default `1`).',
   }),
 });
-export const EscalationReportSchema = z
-  .looseObject({
-    attempted: z
-      .array(
-        z.looseObject({
-          attempt: z.number().register(z.globalRegistry, { description: 'The attempt number.' }),
-          approach: z
-            .string()
-            .register(z.globalRegistry, { description: '`default`, `retry[0]` or `retry[1]`.' }),
-          work: z.string().register(z.globalRegistry, {
-            description: 'What it ran: the first line of `run`, or the agent it prompted.',
-          }),
-        }),
-      )
-      .register(z.globalRegistry, { description: 'What was attempted, one entry per attempt.' }),
-    failed: z
-      .array(
-        z.looseObject({
-          attempt: z.number().register(z.globalRegistry, { description: 'The attempt number.' }),
-          failures: z.array(FailureSchema).register(z.globalRegistry, { description: 'Why it failed.' }),
-        }),
-      )
-      .register(z.globalRegistry, { description: 'What failed and why, one entry per attempt.' }),
-    approaches_tried: z
-      .array(z.string())
-      .register(z.globalRegistry, { description: 'The approaches used, in order.' }),
-    needed: z
-      .string()
-      .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
-  })
-  .register(z.globalRegistry, { title: 'report', description: 'The escalation report shown to people.' });
-export type EscalationReport = z.infer<typeof EscalationReportSchema>;
 const NodeEscalated = z.strictObject({
   ...base,
   type: z.literal('NodeEscalated'),

@@ -1,31 +1,24 @@
-import { type ExpressionContext, evaluateCondition } from '../expressions/evaluate.js';
+/**
+ * The decisions of the protocol: what happens next in a run (dispatch, skip, pre-check failure, completion,
+ * or why it waits) and what an attempt's outcome writes. Pure functions of the graph, journal and state.
+ */
+import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type {
-  EscalationReport,
-  Evidence,
-  Failure,
-  Journal,
-  NewEvent,
-  RunnerInfo,
-  Usage,
-} from '../journal/events.js';
-import { fold, type NodeProgress, type RunState } from '../journal/fold.js';
+import type { Evidence, Failure, Journal, NewEvent, RunnerInfo, Usage } from '../journal/events.js';
+import {
+  failedPrecheck,
+  fold,
+  isResolved,
+  type NodeProgress,
+  type RunState,
+  stateWords,
+} from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { type AttemptContext, attemptContext, expressionContext } from './context.js';
+import { escalationEvent } from './escalation.js';
 
-/** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts). */
-export interface AttemptContext {
-  run_id: string;
-  node: string;
-  attempt: number;
-  approach: string;
-  idempotency_key: string;
-  previous: null | {
-    attempt: number;
-    interrupted: boolean;
-    statement: string;
-    failures: Failure[];
-  };
-}
+// The engine imports these from here.
+export { type AttemptContext, expressionContext } from './context.js';
 
 export type Decision =
   | { kind: 'ended'; status: 'completed' | 'failed'; reason: string }
@@ -42,58 +35,27 @@ export type Decision =
   | { kind: 'precheck_failed'; node: string; attempt: number; events: NewEvent[] }
   | { kind: 'blocked'; reason: string };
 
-/** The idempotency key handed to every attempt of a node: the same across attempts. */
-export function idempotencyKey(runId: string, node: string): string {
-  return `${runId}/${node}`;
+/** What deciding on one ready node needs. */
+interface Candidate {
+  graph: Graph;
+  journal: Journal;
+  state: RunState;
+  node: GraphNode;
+  p: NodeProgress;
+  attempt: number;
+  approach: Approach;
+  dispatch: NewEvent;
 }
 
-/** The data expressions see: the triggering event, inputs, earlier nodes' outputs and status, the run. */
-export function expressionContext(graph: Graph, state: RunState, attempt = 0): ExpressionContext {
-  const nodes: Record<string, { status: string; outputs: Record<string, string> }> = {};
-  for (const n of graph.nodes) {
-    const p = state.nodes.get(n.id);
-    nodes[n.id] = { status: p?.state ?? 'pending', outputs: p?.outputs ?? {} };
-  }
-  return {
-    github: state.github ?? {},
-    inputs: state.inputs,
-    nodes,
-    run: { id: state.checkpoint.run_id, attempt },
-  };
-}
+const COMPLETION: NewEvent = {
+  type: 'RunCompleted',
+  reason: 'every node completed or skipped',
+  by: 'interlock',
+};
 
-function describeWork(a: Approach): string {
-  if (a.run !== undefined) return `run: ${a.run.trim().split('\n')[0]}`;
-  return `prompt to ${a.agent}${a.skill ? ` (skill ${a.skill})` : ''}`;
-}
-
-/** The context for the next attempt of a node, from what the fold knows. */
-export function attemptContext(
-  runId: string,
-  node: string,
-  attempt: number,
-  approach: Approach,
-  p: NodeProgress,
-): AttemptContext {
-  let previous: AttemptContext['previous'] = null;
-  if (p.attempts > 0) {
-    previous = {
-      attempt: p.attempts,
-      interrupted: p.interrupted,
-      statement: p.interrupted
-        ? `Attempt ${p.attempts} was interrupted and may have partly run. Check the current state before repeating any of its work.`
-        : `Attempt ${p.attempts} failed. Its failures are listed here; address them${approach.label === 'retry[1]' ? ' with this different approach' : ''}.`,
-      failures: p.interrupted ? [] : p.last_failures,
-    };
-  }
-  return {
-    run_id: runId,
-    node,
-    attempt,
-    approach: approach.label,
-    idempotency_key: idempotencyKey(runId, node),
-    previous,
-  };
+/** Whether every node of the graph is resolved (completed or skipped) in this state. */
+function allResolved(graph: Graph, state: RunState): boolean {
+  return graph.nodes.every((n) => isResolved(state.nodes.get(n.id)?.state));
 }
 
 /** Decides what happens next: the ready node to dispatch (or skip), completion, or why the run waits. */
@@ -112,16 +74,7 @@ export function decideNext(
       reason: cp.ended.reason,
     };
   }
-  const allDone = graph.nodes.every((n) => {
-    const s = state.nodes.get(n.id)?.state;
-    return s === 'completed' || s === 'skipped';
-  });
-  if (allDone) {
-    return {
-      kind: 'complete',
-      events: [{ type: 'RunCompleted', reason: 'every node completed or skipped', by: 'interlock' }],
-    };
-  }
+  if (allResolved(graph, state)) return { kind: 'complete', events: [{ ...COMPLETION }] };
   let candidates = cp.ready_nodes;
   if (only !== undefined) {
     if (!nodeById(graph, only)) return { kind: 'blocked', reason: `node "${only}" is not in the graph` };
@@ -143,48 +96,9 @@ export function decideNext(
     approach: approach.label,
     runner,
   };
-
   if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
-    const ctx = expressionContext(graph, state, attempt);
-    const errors: Failure[] = [];
-    let anyTrue = false;
-    for (const c of node.execute_conditions) {
-      try {
-        if (evaluateCondition(c, ctx)) anyTrue = true;
-      } catch (e) {
-        errors.push({
-          check: 'execute_conditions',
-          message: `condition "${c}" could not be evaluated: ${(e as Error).message}`,
-        });
-      }
-    }
-    if (errors.length) {
-      const failed: NewEvent = {
-        type: 'NodeFailed',
-        node: id,
-        attempt,
-        failures: errors,
-        usage: { wall_ms: 0 },
-      };
-      const escalation =
-        p.failures + 1 >= p.budget
-          ? [escalationEvent(graph, node, state, attempt, approach, errors, journal)]
-          : [];
-      return { kind: 'precheck_failed', node: id, attempt, events: [dispatch, failed, ...escalation] };
-    }
-    if (!anyTrue) {
-      return {
-        kind: 'skip',
-        node: id,
-        events: [
-          {
-            type: 'NodeSkipped',
-            node: id,
-            reason: `no execute_condition was true (${node.execute_conditions.join(' | ')})`,
-          },
-        ],
-      };
-    }
+    const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
+    if (checked) return checked;
   }
   return {
     kind: 'dispatch',
@@ -196,27 +110,56 @@ export function decideNext(
   };
 }
 
-/**
- * The last attempt failed its pre-check (a condition could not be evaluated), so its conditions have never
- * been true: the next attempt is pre-checked again rather than running the work unchecked.
- */
-export function failedPrecheck(p: NodeProgress): boolean {
-  return (
-    !p.interrupted &&
-    p.last_failures.length > 0 &&
-    p.last_failures.every((f) => f.check === 'execute_conditions')
-  );
+/** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
+function conditionDecision(c: Candidate): Decision | undefined {
+  const { graph, journal, state, node, p, attempt, approach, dispatch } = c;
+  const ctx = expressionContext(graph, state, attempt);
+  const errors: Failure[] = [];
+  let anyTrue = false;
+  for (const cond of node.execute_conditions) {
+    try {
+      if (evaluateCondition(cond, ctx)) anyTrue = true;
+    } catch (e) {
+      errors.push({
+        check: 'execute_conditions',
+        message: `condition "${cond}" could not be evaluated: ${(e as Error).message}`,
+      });
+    }
+  }
+  if (errors.length) {
+    const failed: NewEvent = {
+      type: 'NodeFailed',
+      node: node.id,
+      attempt,
+      failures: errors,
+      usage: { wall_ms: 0 },
+    };
+    const escalation =
+      p.failures + 1 >= p.budget
+        ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
+        : [];
+    return { kind: 'precheck_failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
+  }
+  if (anyTrue) return undefined;
+  return {
+    kind: 'skip',
+    node: node.id,
+    events: [
+      {
+        type: 'NodeSkipped',
+        node: node.id,
+        reason: `no execute_condition was true (${node.execute_conditions.join(' | ')})`,
+      },
+    ],
+  };
 }
 
 export function whyNotReady(graph: Graph, state: RunState, id: string): string {
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
   if (!p || !node) return 'unknown node';
-  if (p.state !== 'pending') return `it is ${p.state.replace('_', ' ')}`;
-  const waiting = node.depends_on.filter((d) => {
-    const s = state.nodes.get(d)?.state;
-    return s !== 'completed' && s !== 'skipped';
-  });
+  if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;
+  const waiting = node.depends_on.filter((d) => !isResolved(state.nodes.get(d)?.state));
   if (waiting.length) return `it waits for ${waiting.map((w) => `"${w}"`).join(', ')}`;
   return 'the run has ended';
 }
@@ -267,7 +210,7 @@ export function decideResult(
     return {
       kind: 'stale',
       events: [],
-      reason: `node "${nodeId}" attempt ${attempt} is no longer in flight (it is ${p?.state.replace('_', ' ') ?? 'unknown'}); its result was not recorded: settle it by hand if its work is done`,
+      reason: `node "${nodeId}" attempt ${attempt} is no longer in flight (it is ${p ? stateWords(p.state) : 'unknown'}); its result was not recorded: settle it by hand if its work is done`,
     };
   }
   const tail = outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {};
@@ -304,63 +247,21 @@ export function decideResult(
   const escalated = p.failures + 1 >= p.budget;
   if (escalated) {
     events.push(
-      escalationEvent(graph, node, state, attempt, approachFor(node, p.failures), outcome.failures, journal),
+      escalationEvent({
+        node,
+        attempt,
+        approach: approachFor(node, p.failures),
+        failures: outcome.failures,
+        journal,
+      }),
     );
   }
   return { kind: 'write', events, recorded: false, escalated };
 }
 
-/** The escalation report: what was attempted, what failed and why, the approaches tried, what is needed. */
-function escalationEvent(
-  _graph: Graph,
-  node: GraphNode,
-  _state: RunState,
-  attempt: number,
-  approach: Approach,
-  failures: Failure[],
-  journal?: Journal,
-): NewEvent {
-  const attempted: EscalationReport['attempted'] = [];
-  const failed: EscalationReport['failed'] = [];
-  for (const e of journal?.events ?? []) {
-    if (e.type === 'NodeDispatched' && e.node === node.id) {
-      const a = node.approaches.find((x) => x.label === e.approach) ?? node.approaches[0]!;
-      attempted.push({ attempt: e.attempt, approach: e.approach, work: describeWork(a) });
-    }
-    if (e.type === 'NodeFailed' && e.node === node.id)
-      failed.push({ attempt: e.attempt, failures: e.failures });
-    if (e.type === 'NodeInterrupted' && e.node === node.id) {
-      failed.push({
-        attempt: e.attempt,
-        failures: [{ check: 'interrupted', message: 'the executor was lost mid-attempt' }],
-      });
-    }
-  }
-  if (!attempted.some((a) => a.attempt === attempt))
-    attempted.push({ attempt, approach: approach.label, work: describeWork(approach) });
-  failed.push({ attempt, failures });
-  return {
-    type: 'NodeEscalated',
-    node: node.id,
-    report: {
-      attempted,
-      failed,
-      approaches_tried: [...new Set(attempted.map((a) => a.approach))],
-      needed: `A person decides: fix the cause and approve a rerun of "${node.id}", settle it as done if its work is already in place, or fail the run.`,
-    },
-  };
-}
-
 /** Appends RunCompleted to `events` when applying them resolves every node. */
 export function withCompletion(graph: Graph, journal: Journal, events: NewEvent[]): NewEvent[] {
   const after = fold(appendEvents(journal, events, ''), graph);
-  const done =
-    !after.checkpoint.ended &&
-    graph.nodes.every((n) => {
-      const s = after.nodes.get(n.id)?.state;
-      return s === 'completed' || s === 'skipped';
-    });
-  return done
-    ? [...events, { type: 'RunCompleted', reason: 'every node completed or skipped', by: 'interlock' }]
-    : events;
+  const done = !after.checkpoint.ended && allResolved(graph, after);
+  return done ? [...events, { ...COMPLETION }] : events;
 }

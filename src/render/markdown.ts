@@ -1,18 +1,24 @@
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
 import { statusMarkdown, statusMermaid } from './status.js';
+import { statusWord } from './words.js';
 
 /** The hidden marker that finds a run's progress comment. */
 export function progressMarker(runId: string): string {
   return `<!-- interlock:progress ${runId} -->`;
 }
 
-const STATUS_WORD: Record<string, string> = {
-  running: '🔄 running',
-  blocked: '⏸️ waiting for a person',
-  completed: '✅ completed',
-  failed: '❌ failed',
-};
+/** The status table and the run's diagram, as lines: the diagram shown, or folded into a `<details>`. */
+export function statusBlock(graph: Graph, state: RunState, opts: { diagram: 'shown' | 'folded' }): string[] {
+  const diagram = ['```mermaid', statusMermaid(graph, state), '```'];
+  return [
+    statusMarkdown(graph, state),
+    '',
+    ...(opts.diagram === 'folded'
+      ? ['<details><summary>Diagram</summary>', '', ...diagram, '', '</details>']
+      : diagram),
+  ];
+}
 
 /** Markdown commands that settle a held or escalated node, for a comment. */
 export function settleCommands(node: string, runId: string, several: boolean): string {
@@ -53,17 +59,9 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
   const cp = state.checkpoint;
   const lines = [
     progressMarker(cp.run_id),
-    `### interlock · \`${cp.run_id}\` · ${STATUS_WORD[cp.status] ?? cp.status}`,
+    `### interlock · \`${cp.run_id}\` · ${statusWord(cp.status)}`,
     '',
-    statusMarkdown(graph, state),
-    '',
-    '<details><summary>Diagram</summary>',
-    '',
-    '```mermaid',
-    statusMermaid(graph, state),
-    '```',
-    '',
-    '</details>',
+    ...statusBlock(graph, state, { diagram: 'folded' }),
   ];
   for (const n of cp.held_nodes) {
     lines.push(

@@ -17,6 +17,7 @@ import {
 import { type DispatchInfo, fold, JournalError, type RunState } from '../journal/fold.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { appendEvents } from '../journal/parse.js';
+import { runScript } from '../os/exec.js';
 import {
   type AttemptContext,
   type AttemptOutcome,
@@ -26,8 +27,8 @@ import {
 } from '../protocol/decide.js';
 import { graphChange, type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
 import type { JournalStore } from '../store/types.js';
-import { parseOutputFile as parseOutputs, runScript } from './exec.js';
 import { failpoint } from './failpoint.js';
+import { parseOutputFile as parseOutputs } from './outputs.js';
 
 export interface RunSetup {
   graph: Graph;

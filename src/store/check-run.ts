@@ -3,13 +3,22 @@ import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
-import { zlib } from '../lazy.js';
-import type { JournalStore, StoredJournal, WriteResult } from './types.js';
+import { zlib } from '../os/lazy.js';
+import {
+  byRunId,
+  type JournalStore,
+  type ListedRun,
+  type RunCatalog,
+  type StoredJournal,
+  type WriteResult,
+} from './types.js';
 
 /** GitHub's limit on a check run's output.text and output.summary. */
 export const CHECK_RUN_TEXT_LIMIT = 65_535;
 const MARK_OPEN = '<!-- interlock-journal:v1:gzip-base64:';
 const MARK_CLOSE = ' -->';
+/** A journal's check run is named `interlock: <run-id>`. */
+const NAME_PREFIX = 'interlock: ';
 
 export class JournalTooLarge extends Error {
   constructor(readonly bytes: number) {
@@ -74,7 +83,7 @@ export class CheckRunStore implements JournalStore {
     /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
     private owner?: string,
   ) {
-    this.name = `interlock: ${runId}`;
+    this.name = `${NAME_PREFIX}${runId}`;
     this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
   }
 
@@ -142,5 +151,38 @@ export class CheckRunStore implements JournalStore {
       );
     }
     return { ok: true, version: version(id, text) };
+  }
+}
+
+/**
+ * The journals in check runs on one commit. GitHub lists check runs by commit (and filters by exact name
+ * only), so a catalog covers one head commit: the runs of one pull request as it stands, not a repository.
+ */
+export class CheckRunRuns implements RunCatalog {
+  readonly location: string;
+
+  constructor(
+    private readonly octokit: GitHubClient,
+    private readonly repo: RepoRef,
+    private readonly headSha: string,
+  ) {
+    this.location = `check runs on ${headSha.slice(0, 12)}`;
+  }
+
+  async listRuns(): Promise<ListedRun[]> {
+    const all = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+      ...this.repo,
+      ref: this.headSha,
+      filter: 'latest',
+      per_page: 100,
+    });
+    return all
+      .filter((c) => c.name.startsWith(NAME_PREFIX) && c.output?.text?.includes(MARK_OPEN))
+      .map((c) => ({
+        runId: c.name.slice(NAME_PREFIX.length),
+        where: `check run "${c.name}" (${c.id})`,
+        version: version(c.id, c.output?.text ?? ''),
+      }))
+      .sort(byRunId);
   }
 }

@@ -12,10 +12,10 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { sha256 } from '../graph/load.js';
+import { sha256 } from '../graph/canonical.js';
 import type { Journal } from '../journal/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
-import { processAlive, processStart } from '../runner/liveness.js';
+import { processAlive, processStart } from '../os/processes.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
 const LOCK_WAIT_MS = 15_000;

@@ -17,3 +17,23 @@ export interface JournalStore {
   /** Writes the whole journal if, and only if, it is still at `expected` (null: must not exist yet). */
   write(journal: Journal, expected: string | null, message: string): Promise<WriteResult>;
 }
+
+/** One run a store holds: its id, where it is (a path or a check run), and its version when the listing shows it. */
+export interface ListedRun {
+  runId: string;
+  where: string;
+  /** The version a compare-and-swap write names (git: the blob sha); absent when listing does not show it. */
+  version?: string;
+}
+
+/** The runs in one place a store keeps journals: a journal branch, a folder, one commit's check runs. */
+export interface RunCatalog {
+  readonly location: string;
+  /** Every run there, sorted by run id; null when the place does not exist yet (no branch, no folder). */
+  listRuns(): Promise<ListedRun[] | null>;
+}
+
+/** Orders listed runs by run id, the same on every machine (code units, not the locale). */
+export function byRunId(a: ListedRun, b: ListedRun): number {
+  return a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0;
+}

@@ -4,10 +4,10 @@
  */
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
-import { loadGraphFile } from '../../src/graph/load-file.js';
 import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import { fold, type RunState } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
 import type { StepOptions } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer, RepoState } from '../support/github-server.js';

@@ -6,12 +6,12 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Bottleneck from 'bottleneck/light.js';
 import { Probot, ProbotOctokit } from 'probot';
-import { NEEDS_HUMAN_LABEL } from '../../src/action/publish.js';
 import { interlockApp } from '../../src/app/probot.js';
 import { parseGraph } from '../../src/graph/load.js';
 import type { Graph } from '../../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
 const require = createRequire(import.meta.url);

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, parseGraph, sha256 } from '../../src/graph/load.js';
+import { canonicalJson, sha256 } from '../../src/graph/canonical.js';
+import { parseGraph } from '../../src/graph/load.js';
 
 const GRAPH = `interlock: 1
 name: overlays

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
 import { splitOutputs } from '../../src/journal/output-name.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseOutputFile } from '../../src/runner/outputs.js';
 import { VALID } from './journal-fixtures.js';
 
 describe('output names', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { graphJsonSchemaText } from '../../src/graph/json-schema.js';
 import { parseGraph } from '../../src/graph/load.js';
-import { loadGraphFile } from '../../src/graph/load-file.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

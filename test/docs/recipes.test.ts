@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseComment } from '../../src/app/commands.js';
+import { parseComment } from '../../src/approvals/commands.js';
 import { parseConfig } from '../../src/config/load.js';
 import { route } from '../../src/config/route.js';
-import { loadGraphFile } from '../../src/graph/load-file.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
 import {
   type Checkpoint,
   cleanupSandboxes,

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
 import { logLine } from '../../src/action/runner.js';
-import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/app/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
@@ -15,9 +15,10 @@ import { ID_PATTERN } from '../../src/graph/schema.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { fold, JournalError } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { validRunId } from '../../src/journal/run-id.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { commit, type RunSetup } from '../../src/runner/engine.js';
-import { parseOutputFile } from '../../src/runner/exec.js';
+import { parseOutputFile } from '../../src/runner/outputs.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 /** Runs per property: the base in `npm test`, INTERLOCK_FUZZ_RUNS × base / 100 under `npm run fuzz`. */

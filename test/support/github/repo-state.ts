@@ -66,6 +66,8 @@ export class RepoState {
   readonly dispatches: DispatchRecord[] = [];
   readonly releases = new Map<number, ReleaseRecord>();
   readonly checkSuites = new Map<string, number>();
+  /** Entries a recursive tree read lists before it answers `truncated: true` (GitHub: 100,000). */
+  treeEntryLimit = 100_000;
   readonly createdAt: string;
   #nextNumber = 1;
   #nextRunNumber = 1;

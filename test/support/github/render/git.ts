@@ -58,11 +58,13 @@ const person = (who: GitPerson): { name: string; email: string; date: string } =
 });
 
 export function gitTree(repo: RepoState, urls: Urls, tree: GitTree, recursive: boolean): Schema<'git-tree'> {
+  const entries = repo.git.walk(tree.sha, recursive);
+  const truncated = recursive && entries.length > repo.treeEntryLimit;
   return {
     sha: tree.sha,
     url: `${apiBase(repo, urls)}/git/trees/${tree.sha}`,
-    truncated: false,
-    tree: repo.git.walk(tree.sha, recursive).map((entry) => ({
+    truncated,
+    tree: (truncated ? entries.slice(0, repo.treeEntryLimit) : entries).map((entry) => ({
       path: entry.path,
       mode: entry.mode,
       type: entry.type,

@@ -1,8 +1,9 @@
+// The App's watch on the journal branch: each pushed run of a pull request shown as a check run.
+import { subjectOfRun, validRunId } from '../journal/run-id.js';
+import { runIdOfPath } from '../store/git-runs.js';
 import { publishCheckRun } from './check-run.js';
-import { validRunId } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 import { loadRun, stateOf } from './load-run.js';
-import { runIdsOf, subjectOfRun } from './runs.js';
 
 /** The fields of a `push` webhook payload the journal watcher reads. */
 export interface PushPayload {
@@ -15,7 +16,7 @@ export async function handleJournalPush(deps: HandlerDeps, payload: PushPayload)
   if (!deps.checkRuns || payload.ref !== `refs/heads/${deps.journalBranch}`) return [];
   const paths = new Set((payload.commits ?? []).flatMap((c) => [...(c.added ?? []), ...(c.modified ?? [])]));
   const shown: string[] = [];
-  for (const runId of runIdsOf([...paths])) {
+  for (const runId of [...paths].flatMap((p) => runIdOfPath(p) ?? [])) {
     const subject = subjectOfRun(runId);
     if (subject?.kind !== 'pr' || !validRunId(runId)) continue;
     const l = await loadRun(deps, runId);

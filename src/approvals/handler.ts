@@ -1,11 +1,12 @@
-import { NEEDS_HUMAN_LABEL } from '../action/publish.js';
+// The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
+import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorize.js';
 import { nodeOfAction } from './check-run.js';
-import { type ParsedComment, parseComment, validRunId } from './commands.js';
+import { type ParsedComment, parseComment } from './commands.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
 import { type CommandRequest, type Executed, executeCommand } from './execute.js';
 import { failedReply, refusedReply } from './replies.js';
-import { subjectOfRun } from './runs.js';
 
 type Reaction = 'eyes' | '+1' | 'confused';
 
@@ -62,7 +63,7 @@ export async function handleComment(deps: HandlerDeps, payload: CommentPayload):
       parsed,
       login: author.login,
       source: payload.comment.html_url,
-      subject: { kind: payload.issue.pull_request ? 'pr' : 'issue', number: payload.issue.number },
+      subject: issueSubject(payload.issue),
       labels: labelNames(payload.issue.labels),
       defaultBranch: payload.repository.default_branch ?? 'main',
     },

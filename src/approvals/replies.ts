@@ -1,6 +1,8 @@
+// The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
-import { statusMarkdown, statusMermaid } from '../render/status.js';
+import { statusBlock } from '../render/markdown.js';
+import { statusWord } from '../render/words.js';
 import type { Command } from './commands.js';
 
 /** Marks interlock's replies, so people and tools can tell them apart. */
@@ -96,13 +98,6 @@ export function failedRunReply(n: { login: string; runId: string; reason: string
   return reply([`❌ @${n.login} ended run \`${n.runId}\` as failed:`, '', quoted(n.reason)]);
 }
 
-const STATUS_WORD: Record<string, string> = {
-  running: '🔄 running',
-  blocked: '⏸️ waiting for a person',
-  completed: '✅ completed',
-  failed: '❌ failed',
-};
-
 export function statusReply(
   runs: Array<{ runId: string; graph?: Graph; state?: RunState; problem?: string }>,
 ): string {
@@ -114,13 +109,9 @@ export function statusReply(
     }
     const cp = r.state.checkpoint;
     lines.push(
-      `### \`${r.runId}\` · ${STATUS_WORD[cp.status] ?? cp.status}`,
+      `### \`${r.runId}\` · ${statusWord(cp.status)}`,
       '',
-      statusMarkdown(r.graph, r.state),
-      '',
-      '```mermaid',
-      statusMermaid(r.graph, r.state),
-      '```',
+      ...statusBlock(r.graph, r.state, { diagram: 'shown' }),
       '',
     );
   }

@@ -1,4 +1,7 @@
+// Comment commands: reading at most one `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status` from a
+// comment body, with the reason when one is refused.
 import { ID_PATTERN } from '../graph/schema.js';
+import { validRunId } from '../journal/run-id.js';
 
 /** A command a person gave in a comment. Node names and run ids are already validated. */
 export type Command =
@@ -17,8 +20,6 @@ export const MAX_COMMENT_CHARS = 65_536;
 /** The longest note or reason kept from a command line. */
 export const MAX_TEXT_CHARS = 1_000;
 
-export const RUN_ID_PATTERN = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
-
 /** Command names, ASCII only: a look-alike slash or letter makes a different word, never a command. */
 const NAMES = ['/approve-rerun', '/settle', '/fail-run', '/interlock'] as const;
 type Name = (typeof NAMES)[number];
@@ -35,11 +36,6 @@ export function shown(text: string, max = 40): string {
   const cut = [...text].slice(0, max).join('');
   const clean = cut.replace(/[\u0000-\u001f\u007f`]/g, '?');
   return `\`${clean}${cut.length < text.length ? '…' : ''}\``;
-}
-
-/** Whether a run id is safe as a file name under runs/: the pattern, and no `.` or `..` anywhere. */
-export function validRunId(id: string): boolean {
-  return RUN_ID_PATTERN.test(id) && !id.includes('..') && !id.split('/').includes('.') && id.length <= 200;
 }
 
 /** The lines of a comment that are plain text: not in fenced code, HTML comments or quotes. */

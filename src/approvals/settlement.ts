@@ -1,3 +1,4 @@
+// The events a settling command writes, or why it is refused; a comment already in the journal writes nothing.
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';
 import type { RunState } from '../journal/fold.js';

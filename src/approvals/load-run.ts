@@ -1,3 +1,4 @@
+// Reading one run for a command: its journal through the git store and its graph at the default branch.
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';

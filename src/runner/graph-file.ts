@@ -1,8 +1,9 @@
+/** Reading a graph file and the skills beside it from disk: the shell's side of the pure graph loader. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { GraphError } from './errors.js';
-import { parseGraph, type SourceText } from './load.js';
-import type { Graph } from './model.js';
+import { GraphError } from '../graph/errors.js';
+import { parseGraph, type SourceText } from '../graph/load.js';
+import type { Graph } from '../graph/model.js';
 
 /** Reads a graph file and the skills beside it. Throws GraphError on any problem. */
 export function loadGraphFile(path: string): Graph {

@@ -7,7 +7,7 @@ import {
   permissionOf,
   screenEvent,
   teamsToAsk,
-} from '../../src/app/authorize.js';
+} from '../../src/approvals/authorize.js';
 import type { Approvals } from '../../src/config/schema.js';
 
 const approvals = (over: Partial<Approvals> = {}): Approvals => ({

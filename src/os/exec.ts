@@ -1,6 +1,10 @@
+/**
+ * Running a command: a bash script in its own process group, its output streamed and its tail kept, the whole
+ * group killed on timeout; and stopping every command this process started.
+ */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { childProcess } from '../lazy.js';
-import { scriptCommand, sweepNodeUser } from '../os/node-user.js';
+import { childProcess } from './lazy.js';
+import { scriptCommand, sweepNodeUser } from './node-user.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -109,27 +113,4 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       else done();
     });
   });
-}
-
-/** Parses a `name=value` / `name<<DELIM` output file, as GITHUB_OUTPUT works. */
-export function parseOutputFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (!line.trim()) continue;
-    // As the runner reads it: `<<` before any `=` starts a heredoc; names are checked by the caller.
-    const heredoc = /^([^=]*?)<<(.+)$/.exec(line);
-    if (heredoc) {
-      const delim = heredoc[2]!;
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && lines[i] !== delim) body.push(lines[i++]!);
-      out[heredoc[1]!] = body.join('\n');
-      continue;
-    }
-    const eq = line.indexOf('=');
-    if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
-  }
-  return out;
 }

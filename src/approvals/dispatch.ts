@@ -1,3 +1,4 @@
+// Dispatching the workflow that runs a graph, as the journal recorded it, so a released node runs again.
 import type { RepoRef } from '../github/client.js';
 import type { Journal } from '../journal/events.js';
 import type { HandlerDeps } from './deps.js';

@@ -1,3 +1,4 @@
+// Files read from the repository's default branch: the configuration and the run's graph with its skills.
 import { posix } from 'node:path';
 import { CONFIG_PATH, parseConfig } from '../config/load.js';
 import { type Config, ConfigSchema } from '../config/schema.js';

@@ -1,3 +1,4 @@
+// What the approval logic needs from the face that runs it, and the webhook payload fields it reads.
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Command } from './commands.js';
 

@@ -1,6 +1,7 @@
 // The comment parser: pure, so every case is a plain input and output.
 import { describe, expect, it } from 'vitest';
-import { MAX_COMMENT_CHARS, parseComment, shown, validRunId } from '../../src/app/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
+import { validRunId } from '../../src/journal/run-id.js';
 
 const cmd = (body: string) => {
   const r = parseComment(body);

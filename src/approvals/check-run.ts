@@ -1,7 +1,9 @@
+// The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
-import { statusMarkdown, statusMermaid } from '../render/status.js';
+import type { SubjectRef } from '../journal/run-id.js';
+import { statusBlock } from '../render/markdown.js';
 import type { HandlerDeps } from './deps.js';
 
 /** GitHub's limits: three actions a check run, 20-character labels and identifiers, 40-character descriptions. */
@@ -38,11 +40,7 @@ export function checkRunView(graph: Graph, state: RunState, runId: string) {
           ? ('action_required' as const)
           : undefined;
   let summary = [
-    statusMarkdown(graph, state),
-    '',
-    '```mermaid',
-    statusMermaid(graph, state),
-    '```',
+    ...statusBlock(graph, state, { diagram: 'shown' }),
     '',
     waiting.length
       ? `Waiting for a person: ${waiting.map((n) => `\`${n}\``).join(', ')}. "Approve rerun" counts as one approval, with the same permission rules as \`/approve-rerun\`.`
@@ -71,7 +69,7 @@ export function checkRunView(graph: Graph, state: RunState, runId: string) {
 /** Creates or updates the run's check run on a pull request's head commit (runs of issues have no commit). */
 export async function publishCheckRun(
   deps: HandlerDeps,
-  subject: { kind: 'issue' | 'pr'; number: number },
+  subject: SubjectRef,
   graph: Graph,
   state: RunState,
   runId: string,

@@ -1,3 +1,4 @@
+// Gathering what authorization decides on: the person's repository permission and, when needed, team membership.
 import type { Approvals } from '../config/schema.js';
 import { statusOf } from '../github/status.js';
 import { type AuthFacts, type Need, permissionOf, teamsToAsk } from './authorize.js';

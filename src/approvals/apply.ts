@@ -1,0 +1,77 @@
+/**
+ * Applies a settling command (`/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads it,
+ * refuses it under a changed graph, and writes the settlement through the engine's compare-and-swap.
+ */
+import type { Config } from '../config/schema.js';
+import type { Graph } from '../graph/model.js';
+import { subjectLabel } from '../journal/run-id.js';
+import { RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
+import type { Command } from './commands.js';
+import type { HandlerDeps } from './deps.js';
+import { showSettlement } from './follow-up.js';
+import { loadRun } from './load-run.js';
+import { type CommandRequest, type Executed, refused } from './request.js';
+import { settleCommand } from './settlement.js';
+
+const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
+
+/** The run a settling command is about, once run lookup chose it. */
+export interface Target {
+  config: Config;
+  command: Exclude<Command, { kind: 'status' }>;
+  runId: string;
+  /** Every run of the subject: the label comes off only when none waits. */
+  mine: string[];
+  graphs: Map<string, Promise<Graph>>;
+}
+
+export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
+  const { command, runId } = t;
+  const loaded = await loadRun(deps, runId, t.graphs);
+  if (!loaded.ok) return refused(req.login, loaded.problem, command);
+  const run = loaded.run;
+  if (req.resolveNode && command.kind === 'approve-rerun') {
+    const node = req.resolveNode(run.graph);
+    if (!node) return refused(req.login, 'the button names a node that is no longer in the graph', command);
+    command.node = node;
+  }
+  const changed = run.journal.graph.hash !== run.graph.hash;
+  if (changed && command.kind !== 'fail-run') {
+    return refused(
+      req.login,
+      `the graph \`${run.graph.path}\` changed since run \`${runId}\` started (${run.journal.graph.hash.slice(0, 15)}… → ${run.graph.hash.slice(0, 15)}…): an approval or settlement under a changed graph is refused. Re-run the workflow with \`allow-graph-change: true\` to go on under the new graph (it is recorded), or \`/fail-run\` this run and start a new one`,
+      command,
+    );
+  }
+  const setup: RunSetup = {
+    graph: run.graph,
+    store: run.store,
+    runId,
+    start: { intent: 'comment', subject: subjectLabel(req.subject), inputs: {}, github: null },
+    // Ending a run under a changed graph is allowed, and the journal records who allowed it.
+    ...(changed ? { allowGraphChangeBy: req.login } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  };
+  let duplicate = false;
+  let result: Awaited<ReturnType<typeof settleRun>>;
+  try {
+    result = await settleRun(setup, PERSON_RUNNER, (cur) => {
+      const s = settleCommand(run.graph, cur, command, {
+        login: req.login,
+        source: req.source,
+        required: t.config.approvals.required,
+        graphHash: run.graph.hash,
+      });
+      duplicate = !s.ok && s.duplicate === true;
+      return s;
+    });
+  } catch (e) {
+    if (e instanceof RunRefused) return refused(req.login, e.message, command);
+    throw e;
+  }
+  if (!result.ok) {
+    if (duplicate) return { outcome: { kind: 'ignored', why: `redelivered: ${result.reason}` } };
+    return refused(req.login, result.reason, command);
+  }
+  return showSettlement(deps, req, t, { run, cur: result.cur });
+}

@@ -1,0 +1,62 @@
+/**
+ * Carries out a screened command: the repository's configuration, authorization, run lookup, then either the
+ * status reply or the settlement (apply.ts). Throws only for unexpected API failures.
+ */
+import type { Config } from '../config/schema.js';
+import { formatSourceError, GraphError } from '../graph/errors.js';
+import type { Graph } from '../graph/model.js';
+import { applyCommand } from './apply.js';
+import { authorize, type Need } from './authorize.js';
+import type { Command } from './commands.js';
+import type { HandlerDeps } from './deps.js';
+import { gatherAuthFacts } from './permission.js';
+import { refusedReply, whichRunReply } from './replies.js';
+import { loadRepoConfig } from './repo-files.js';
+import { type CommandRequest, type Executed, refused } from './request.js';
+import { listRunIds, pickRuns, subjectWord } from './runs.js';
+import { statusCommand } from './status-command.js';
+
+export type { CommandRequest, Executed } from './request.js';
+
+/** Carries out a screened command, from configuration to the reply. */
+export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
+  const admitted = await admit(deps, req);
+  if ('executed' in admitted) return admitted.executed;
+  const { config, command } = admitted;
+  const pick = pickRuns(command, req.subject, await listRunIds(deps));
+  if (pick.kind === 'refused') return refused(req.login, pick.why, command);
+  if (pick.kind === 'which') {
+    return {
+      outcome: { kind: 'refused', why: `several runs: ${pick.runIds.join(', ')}`, command },
+      reply: whichRunReply(req.login, subjectWord(req.subject), command, pick.runIds),
+    };
+  }
+  const graphs = new Map<string, Promise<Graph>>();
+  if (command.kind === 'status') return statusCommand(deps, command, pick.runIds, graphs);
+  return applyCommand(deps, req, { config, command, runId: pick.runIds[0]!, mine: pick.mine, graphs });
+}
+
+/** The configuration and the person's authorization; a command that did not parse is refused after both. */
+async function admit(
+  deps: HandlerDeps,
+  req: CommandRequest,
+): Promise<{ config: Config; command: Command } | { executed: Executed }> {
+  let config: Config;
+  try {
+    config = await loadRepoConfig(deps);
+  } catch (e) {
+    if (!(e instanceof GraphError)) throw e;
+    const why = `the configuration file is not valid: ${e.errors.map(formatSourceError).join('; ')}`;
+    return { executed: { outcome: { kind: 'failed', why }, reply: refusedReply(req.login, why) } };
+  }
+  const need: Need =
+    req.parsed.kind === 'command' && req.parsed.command.kind === 'status' ? 'read' : 'settle';
+  const auth = authorize(
+    config.approvals,
+    need,
+    await gatherAuthFacts(deps, config.approvals, need, req.login),
+  );
+  if (!auth.ok) return { executed: refused(req.login, auth.reason) };
+  if (req.parsed.kind === 'refused') return { executed: refused(req.login, req.parsed.reason) };
+  return { config, command: req.parsed.command };
+}

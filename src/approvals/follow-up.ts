@@ -1,0 +1,188 @@
+/**
+ * What follows a settlement once the journal holds it: the workflow dispatch, the reply, and what people see on
+ * the subject (the progress comment, the "needs human" label, the check run).
+ */
+import { statusOf } from '../github/status.js';
+import type { Graph } from '../graph/model.js';
+import type { RunState } from '../journal/fold.js';
+import { progressComment } from '../render/markdown.js';
+import { NEEDS_HUMAN_LABEL } from '../render/words.js';
+import type { Current } from '../runner/engine.js';
+import type { Target } from './apply.js';
+import { publishCheckRun } from './check-run.js';
+import type { HandlerDeps, Outcome } from './deps.js';
+import { dispatchWorkflow, workflowOf } from './dispatch.js';
+import { type LoadedRun, loadRun, stateOf } from './load-run.js';
+import { approvalReply, failedRunReply, settledReply } from './replies.js';
+import type { CommandRequest, Executed } from './request.js';
+
+/** The settled run: as loaded, and as the journal now stands. */
+export interface Settled {
+  run: LoadedRun;
+  cur: Current;
+}
+
+interface Dispatch {
+  dispatched?: { link: string; file: string };
+  dispatchProblem?: string;
+  failed?: true;
+}
+
+/** Dispatches the run's workflow so its next step starts; says why not when it cannot. */
+async function dispatchNext(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  s: Settled,
+  node?: string,
+): Promise<Dispatch> {
+  const target = workflowOf(s.cur.journal, deps.repo, node);
+  if (!target)
+    return {
+      dispatchProblem: 'the run records no workflow of this repository (it was not started by the Action)',
+    };
+  try {
+    return {
+      dispatched: {
+        link: await dispatchWorkflow(deps, target, s.run.runId, req.defaultBranch),
+        file: target.file,
+      },
+    };
+  } catch (e) {
+    return {
+      failed: true,
+      dispatchProblem: `GitHub refused to dispatch \`${target.file}\` (${statusOf(e) ?? 'error'}: ${(e as Error).message})`,
+    };
+  }
+}
+
+/** The dispatch a command calls for, the reply, and a line for the log. */
+async function answer(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  t: Target,
+  s: Settled,
+): Promise<{ reply: string; what: string; d: Dispatch }> {
+  const { command } = t;
+  const { state } = s.cur;
+  const runId = s.run.runId;
+  if (command.kind === 'fail-run')
+    return {
+      reply: failedRunReply({ login: req.login, runId, reason: command.reason }),
+      what: `failed run ${runId}`,
+      d: {},
+    };
+  const p = state.nodes.get(command.node)!;
+  if (command.kind === 'approve-rerun') {
+    const released = p.state !== 'held' && p.state !== 'escalated';
+    const d = released ? await dispatchNext(deps, req, s, command.node) : {};
+    const required = t.config.approvals.required;
+    return {
+      reply: approvalReply({
+        login: req.login,
+        node: command.node,
+        attempt: p.attempts,
+        runId,
+        approvers: p.approvals,
+        required,
+        released,
+        interrupted: p.interrupted,
+        ...shown(d),
+      }),
+      what: `${released ? 'released' : 'approved'} ${command.node} attempt ${p.attempts} (${p.approvals.length} of ${required})`,
+      d,
+    };
+  }
+  const cp = state.checkpoint;
+  const nothingToRun = cp.ended !== null || cp.ready_nodes.length === 0;
+  const d = nothingToRun ? {} : await dispatchNext(deps, req, s);
+  return {
+    reply: settledReply({
+      login: req.login,
+      node: command.node,
+      attempt: p.attempts,
+      runId,
+      note: command.note,
+      runStatus: cp.status,
+      nothingToRun,
+      ...shown(d),
+    }),
+    what: `settled ${command.node} attempt ${p.attempts}`,
+    d,
+  };
+}
+
+const shown = (d: Dispatch) => ({
+  ...(d.dispatched ? { dispatched: d.dispatched } : {}),
+  ...(d.dispatchProblem ? { dispatchProblem: d.dispatchProblem } : {}),
+});
+
+/** Dispatch, reply, progress comment, label and check run, once the journal holds the settlement. */
+export async function showSettlement(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  t: Target,
+  s: Settled,
+): Promise<Executed> {
+  const { reply, what, d } = await answer(deps, req, t, s);
+  await updateSubject(deps, req, t, s);
+  const outcome: Outcome = d.failed
+    ? { kind: 'failed', why: `${what}, but the workflow was not dispatched: ${d.dispatchProblem}` }
+    : { kind: 'done', what, command: t.command, ...(d.dispatched ? { dispatched: d.dispatched.link } : {}) };
+  return { outcome, reply };
+}
+
+/** The progress comment, the label and the check run; each is a courtesy, so a failure is logged, not thrown. */
+async function updateSubject(deps: HandlerDeps, req: CommandRequest, t: Target, s: Settled): Promise<void> {
+  const { run, cur } = s;
+  const warn = (what: string, e: unknown) =>
+    deps.log?.(`interlock: could not ${what}: ${(e as Error).message}`);
+  if (cur.journal.progress_comment_id) {
+    try {
+      await deps.octokit.rest.issues.updateComment({
+        ...deps.repo,
+        comment_id: cur.journal.progress_comment_id,
+        body: progressComment(run.graph, cur.state, {}),
+      });
+    } catch (e) {
+      if (statusOf(e) !== 404) warn('update the progress comment', e);
+    }
+  }
+  if (req.labels.includes(NEEDS_HUMAN_LABEL)) {
+    try {
+      if (await nothingWaits(deps, cur.state, run.runId, t))
+        await deps.octokit.rest.issues.removeLabel({
+          ...deps.repo,
+          issue_number: req.subject.number,
+          name: NEEDS_HUMAN_LABEL,
+        });
+    } catch (e) {
+      if (statusOf(e) !== 404) warn(`remove the label "${NEEDS_HUMAN_LABEL}"`, e);
+    }
+  }
+  if (deps.checkRuns) {
+    try {
+      await publishCheckRun(deps, req.subject, run.graph, cur.state, run.runId);
+    } catch (e) {
+      warn('update the check run', e);
+    }
+  }
+}
+
+/** Whether no run of the subject has a held or escalated node any more (an unreadable run counts as waiting). */
+async function nothingWaits(
+  deps: HandlerDeps,
+  state: RunState,
+  runId: string,
+  t: { mine: string[]; graphs: Map<string, Promise<Graph>> },
+): Promise<boolean> {
+  const waits = (s: RunState) =>
+    !s.checkpoint.ended && s.checkpoint.held_nodes.length + s.checkpoint.escalated_nodes.length > 0;
+  if (waits(state)) return false;
+  for (const other of t.mine) {
+    if (other === runId) continue;
+    const l = await loadRun(deps, other, t.graphs);
+    const s = l.ok ? stateOf(l.run) : undefined;
+    if (!s?.ok || waits(s.state)) return false;
+  }
+  return true;
+}

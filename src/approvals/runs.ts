@@ -1,0 +1,50 @@
+/** Run lookup for a command: which runs on the journal branch are about the subject, and which one a command means. */
+import { runIsAbout, type SubjectRef, subjectLabel, subjectOfRun } from '../journal/run-id.js';
+import { GitRuns } from '../store/git-runs.js';
+import type { Command } from './commands.js';
+import type { HandlerDeps } from './deps.js';
+
+/** The runs about one subject: run ids whose last part is its label (`issue-<n>`, `pr-<n>`). Pure. */
+export function runsAbout(runIds: readonly string[], label: string): string[] {
+  return runIds.filter((id) => runIsAbout(id, label)).sort();
+}
+
+/** Every run id on the journal branch; none when the branch (or any commit) does not exist yet. */
+export async function listRunIds(deps: HandlerDeps): Promise<string[]> {
+  const runs = await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns();
+  return (runs ?? []).map((r) => r.runId);
+}
+
+/** `issue #42` or `pull request #7`, for replies. */
+export const subjectWord = (s: SubjectRef) => `${s.kind === 'pr' ? 'pull request' : 'issue'} #${s.number}`;
+
+/** The most runs one `/interlock status` shows. */
+export const MAX_STATUS_RUNS = 10;
+
+/** The runs a command is about (with all of the subject's runs), why there are none, or which to ask about. */
+export type RunPick =
+  | { kind: 'runs'; runIds: string[]; mine: string[] }
+  | { kind: 'refused'; why: string }
+  | { kind: 'which'; runIds: string[] };
+
+/**
+ * The runs a command is about: the one it names, which must be a run of this subject; else the subject's only
+ * run; `status` takes up to ten. Several runs and no name is a question back, not a guess. Pure.
+ */
+export function pickRuns(command: Command, subject: SubjectRef, all: readonly string[]): RunPick {
+  const mine = runsAbout(all, subjectLabel(subject));
+  if (command.runId !== undefined) {
+    if (mine.includes(command.runId)) return { kind: 'runs', runIds: [command.runId], mine };
+    const other = subjectOfRun(command.runId);
+    return {
+      kind: 'refused',
+      why: all.includes(command.runId)
+        ? `run \`${command.runId}\` is about ${other ? subjectWord(other) : 'another subject'}, not ${subjectWord(subject)}: comment there`
+        : `there is no run \`${command.runId}\` on ${subjectWord(subject)}${mine.length ? ` (its runs: ${mine.map((r) => `\`${r}\``).join(', ')})` : ''}`,
+    };
+  }
+  if (mine.length === 0)
+    return { kind: 'refused', why: `there is no interlock run on ${subjectWord(subject)}` };
+  if (mine.length > 1 && command.kind !== 'status') return { kind: 'which', runIds: mine };
+  return { kind: 'runs', runIds: mine.slice(0, MAX_STATUS_RUNS), mine };
+}

@@ -1,0 +1,59 @@
+/**
+ * The graph's address (its `sha256:` hash) and the sorted key order of the approaches it is computed over.
+ * Tests pin hashes: any change here that changes a byte of the hashed text is a change of every run's graph.
+ */
+import { createHash } from 'node:crypto';
+import { sortedKeys } from './canonical.js';
+import type { Approach, GraphNode } from './model.js';
+
+/**
+ * The graph's address: sha256 of `canonicalJson({ name, description, nodes })`, fed to the hash a node at a
+ * time. The same bytes as the whole text, without a sorted copy of every node and a text of megabytes alive at
+ * once (their garbage collection was most of the time it took to load a large graph). parseGraph builds nodes
+ * and approaches with their keys in sorted order, so only the checks, written by hand, need sorting here.
+ */
+export function graphHash(
+  name: string,
+  description: string | undefined,
+  nodes: readonly GraphNode[],
+): string {
+  const hash = createHash('sha256');
+  // Keys in sorted order, as canonicalJson writes them; an undefined description is left out, as JSON.stringify
+  // leaves it out.
+  hash.update(
+    `{${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
+  );
+  nodes.forEach((node, i) => {
+    const text = JSON.stringify(
+      node.validates.length ? { ...node, validates: sortedKeys(node.validates) } : node,
+    );
+    hash.update(i === 0 ? text : `,${text}`);
+  });
+  hash.update(']}');
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/** Every field an approach can have, in sorted order. */
+const APPROACH_KEYS = [
+  'agent',
+  'description',
+  'env',
+  'label',
+  'prompt',
+  'run',
+  'skill',
+  'timeout_minutes',
+] as const satisfies ReadonlyArray<keyof Approach>;
+/** Fails to compile when Approach gains a field APPROACH_KEYS does not list (it would be left out of the hash). */
+type NoneMissing<Missing extends never> = Missing;
+export type ApproachKeysListed = NoneMissing<Exclude<keyof Approach, (typeof APPROACH_KEYS)[number]>>;
+
+/** The approach with its undefined fields left out and its keys (and its env's) in sorted order. */
+export function sortedApproach(a: Approach): Approach {
+  const out: Record<string, unknown> = {};
+  for (const key of APPROACH_KEYS) {
+    const value = a[key];
+    if (value !== undefined) out[key] = key === 'env' ? sortedKeys(value) : value;
+  }
+  return out as unknown as Approach;
+}

@@ -1,0 +1,196 @@
+/**
+ * The fold's reducers: one small function per event type, each checking that the event may happen now and
+ * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
+ */
+import type { EventOf, EventType, JournalEvent } from './events.js';
+import {
+  type Checkpoint,
+  failedPrecheck,
+  type GraphShape,
+  isResolved,
+  JournalError,
+  type NodeProgress,
+  newProgress,
+  type RunState,
+  stateWords,
+} from './state.js';
+
+/** What the fold has gathered so far, event by event. */
+export interface Folding {
+  graph: GraphShape;
+  specs: Map<string, GraphShape['nodes'][number]>;
+  nodes: Map<string, NodeProgress>;
+  traversal: string[];
+  ended: Checkpoint['ended'];
+  started: RunState['started'];
+  inputs: Record<string, string>;
+  github: unknown;
+  acceptedHash: string;
+  lastCompleted: string | null;
+  rolledBackTo: string | null;
+  lastAt: string | null;
+  approvalSources: string[];
+}
+
+/** Where a reducer is: the event's index, and how to refuse the event. */
+export interface At {
+  index: number;
+  bad: (why: string) => never;
+}
+
+type Reducer<T extends EventType> = (f: Folding, e: EventOf<T>, at: At) => void;
+
+/** The progress of the node an event names; an unknown node breaks the journal. */
+function progress(f: Folding, e: JournalEvent & { node: string }): NodeProgress {
+  let p = f.nodes.get(e.node);
+  if (!p) {
+    if (!f.specs.has(e.node))
+      throw new JournalError(
+        `event ${e.seq} (${e.type}) names node "${e.node}", which is not in the graph`,
+        e.seq,
+      );
+    p = newProgress(2);
+    f.nodes.set(e.node, p);
+  }
+  return p;
+}
+
+/** Refuses an event about an attempt that is not the one in flight. */
+function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
+  if (!(p.state === 'in_flight' && p.dispatch?.attempt === e.attempt))
+    at.bad(`node "${e.node}" attempt ${e.attempt} is not in flight (it is ${stateWords(p.state)})`);
+}
+
+/** Refuses a node's start (`verb`: dispatched, skipped) before each of its dependencies is resolved. */
+function dependenciesResolved(f: Folding, node: string, verb: string, at: At): void {
+  for (const dep of f.specs.get(node)?.depends_on ?? []) {
+    const d = f.nodes.get(dep);
+    if (d && !isResolved(d.state)) at.bad(`node "${node}" ${verb} before "${dep}" ended`);
+  }
+}
+
+const runStarted: Reducer<'RunStarted'> = (f, e, at) => {
+  if (at.index !== 0) at.bad('RunStarted may only be the first event');
+  f.started = { intent: e.intent, subject: e.subject, runner: e.runner };
+  f.inputs = e.inputs ?? {};
+  f.github = e.github ?? null;
+  f.acceptedHash = e.graph.hash;
+};
+
+const graphChangeAllowed: Reducer<'GraphChangeAllowed'> = (f, e, at) => {
+  if (e.from !== f.acceptedHash)
+    at.bad(`changes the graph from ${e.from}, but the run is under ${f.acceptedHash}`);
+  f.acceptedHash = e.to;
+};
+
+const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
+  const p = progress(f, e);
+  if (p.state !== 'pending') at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be dispatched`);
+  if (e.attempt !== p.attempts + 1)
+    at.bad(`node "${e.node}" attempt ${e.attempt} where ${p.attempts + 1} was expected`);
+  if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
+  dependenciesResolved(f, e.node, 'dispatched', at);
+  p.state = 'in_flight';
+  p.attempts = e.attempt;
+  p.dispatch = { attempt: e.attempt, at: e.at, replay: e.replay, approach: e.approach, runner: e.runner };
+  f.rolledBackTo = null;
+};
+
+const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
+  const p = progress(f, e);
+  const settling = e.recorded_by !== undefined && (p.state === 'held' || p.state === 'escalated');
+  if (!settling) inFlight(p, e, at);
+  if (settling && e.attempt !== p.attempts)
+    at.bad(`settles attempt ${e.attempt}, but the last attempt is ${p.attempts}`);
+  p.state = 'completed';
+  p.outputs = { ...e.outputs };
+  p.last_evidence = e.evidence;
+  p.wall_ms += e.usage.wall_ms;
+  p.ended_at = e.at;
+  f.traversal.push(e.node);
+  f.lastCompleted = e.node;
+  f.rolledBackTo = null;
+};
+
+const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
+  const p = progress(f, e);
+  inFlight(p, e, at);
+  p.failures += 1;
+  p.last_failures = e.failures;
+  p.last_evidence = e.evidence ?? [];
+  p.wall_ms += e.usage.wall_ms;
+  p.interrupted = false;
+  p.ended_at = e.at;
+  if (p.failures >= p.budget) {
+    p.state = 'escalated';
+    p.approvals = [];
+    f.rolledBackTo = f.lastCompleted;
+  } else p.state = 'pending';
+};
+
+const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
+  const p = progress(f, e);
+  if (p.state !== 'escalated') at.bad(`node "${e.node}" has not used its last allowed attempt`);
+  p.report = e.report;
+};
+
+const nodeSkipped: Reducer<'NodeSkipped'> = (f, e, at) => {
+  const p = progress(f, e);
+  if (p.state !== 'pending' || (p.attempts !== 0 && !failedPrecheck(p)))
+    at.bad(`node "${e.node}" already ran; it cannot be skipped`);
+  dependenciesResolved(f, e.node, 'skipped', at);
+  p.state = 'skipped';
+  p.ended_at = e.at;
+  f.traversal.push(e.node);
+};
+
+const nodeInterrupted: Reducer<'NodeInterrupted'> = (f, e, at) => {
+  const p = progress(f, e);
+  inFlight(p, e, at);
+  p.wall_ms += e.observed_usage.wall_ms;
+  p.interrupted = true;
+  p.ended_at = e.at;
+  const replaySafe = p.dispatch?.replay === 'safe' && f.specs.get(e.node)?.replay === 'safe';
+  p.state = replaySafe ? 'pending' : 'held';
+  p.approvals = [];
+};
+
+const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
+  const p = progress(f, e);
+  if (p.state !== 'held' && p.state !== 'escalated')
+    at.bad(`node "${e.node}" is ${stateWords(p.state)}, not held or escalated`);
+  if (e.attempt !== p.attempts)
+    at.bad(`approves attempt ${e.attempt}, but the last attempt is ${p.attempts}`);
+  f.approvalSources.push(e.source);
+  if (!p.approvals.includes(e.approved_by)) p.approvals.push(e.approved_by);
+  // The hold ends only once enough distinct people approved this attempt.
+  if (p.approvals.length < (e.required ?? 1)) return;
+  if (p.state === 'escalated') p.budget = p.failures + 1;
+  p.state = 'pending';
+};
+
+const runFailed: Reducer<'RunFailed'> = (f, e) => {
+  f.ended = { type: 'RunFailed', reason: e.reason, by: e.by };
+};
+
+const runCompleted: Reducer<'RunCompleted'> = (f, e, at) => {
+  const open = f.graph.nodes.filter((n) => !isResolved(f.nodes.get(n.id)?.state));
+  if (open.length)
+    at.bad(`the run cannot complete while ${open.map((n) => `"${n.id}"`).join(', ')} are unresolved`);
+  f.ended = { type: 'RunCompleted', reason: e.reason, by: e.by };
+};
+
+/** One reducer per event type: the compiler refuses a table that misses one. */
+export const REDUCERS: { [T in EventType]: Reducer<T> } = {
+  RunStarted: runStarted,
+  GraphChangeAllowed: graphChangeAllowed,
+  NodeDispatched: nodeDispatched,
+  NodeRecorded: nodeRecorded,
+  NodeFailed: nodeFailed,
+  NodeEscalated: nodeEscalated,
+  NodeSkipped: nodeSkipped,
+  NodeInterrupted: nodeInterrupted,
+  RerunApproved: rerunApproved,
+  RunFailed: runFailed,
+  RunCompleted: runCompleted,
+};

@@ -1,0 +1,128 @@
+/**
+ * The shapes the fold produces (per-node progress, the checkpoint, the run state), the journal's error, and
+ * the one test of a resolved node: "completed or skipped".
+ */
+import type { Graph } from '../graph/model.js';
+import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './events.js';
+
+/** The last dispatch of a node, as recorded. */
+export interface DispatchInfo {
+  attempt: number;
+  at: string;
+  replay: 'safe' | 'never';
+  approach: string;
+  runner: RunnerInfo;
+}
+
+export type NodeState = 'pending' | 'in_flight' | 'completed' | 'skipped' | 'held' | 'escalated';
+
+/** What the fold knows about one node. */
+export interface NodeProgress {
+  state: NodeState;
+  /** Attempts dispatched so far. */
+  attempts: number;
+  /** Failed attempts that count toward the retry budget. */
+  failures: number;
+  /** Failures allowed before escalation: the node's approaches, plus one per approval after escalation. */
+  budget: number;
+  /** The last attempt's dispatch, while it matters (in flight, or what a hold refers to). */
+  dispatch?: DispatchInfo;
+  /** The last attempt ended by an interruption (its side effects may have partly happened). */
+  interrupted: boolean;
+  last_failures: Failure[];
+  last_evidence: Evidence[];
+  outputs: Record<string, string>;
+  wall_ms: number;
+  /** Distinct people who approved a rerun of the current hold or escalation. */
+  approvals: string[];
+  report?: EscalationReport;
+  ended_at?: string;
+}
+
+export type RunStatus = 'running' | 'blocked' | 'completed' | 'failed';
+
+/** The checkpoint: the state folded from the journal; a pure function of it. */
+export interface Checkpoint {
+  run_id: string;
+  graph: GraphRef;
+  status: RunStatus;
+  completed_nodes: string[];
+  failed_nodes: string[];
+  skipped_nodes: string[];
+  held_nodes: string[];
+  escalated_nodes: string[];
+  active_nodes: string[];
+  ready_nodes: string[];
+  traversal_path: string[];
+  attempts: Record<string, number>;
+  usage: { wall_ms: number; nodes: Record<string, number> };
+  rolled_back_to: string | null;
+  ended: { type: 'RunCompleted' | 'RunFailed'; reason: string; by: string } | null;
+  last_activity_at: string | null;
+}
+
+/** The full fold result: the checkpoint and per-node detail for the protocol. */
+export interface RunState {
+  checkpoint: Checkpoint;
+  nodes: Map<string, NodeProgress>;
+  inputs: Record<string, string>;
+  github: unknown;
+  started: { intent: string; subject: string; runner: RunnerInfo } | null;
+  /** The graph hash the journal currently accepts (RunStarted, or the last GraphChangeAllowed). */
+  accepted_hash: string;
+  /** Every RerunApproved source in the journal (comment URLs, CLI names), in order. */
+  approval_sources: string[];
+}
+
+/** A journal that breaks the rules: names the first bad event. */
+export class JournalError extends Error {
+  constructor(
+    message: string,
+    readonly seq: number | null,
+  ) {
+    super(message);
+    this.name = 'JournalError';
+  }
+}
+
+/** The graph facts the fold needs. */
+export type GraphShape = Pick<Graph, 'nodes'>;
+
+/** A node before any event about it, with `budget` failures allowed. */
+export function newProgress(budget: number): NodeProgress {
+  return {
+    state: 'pending',
+    attempts: 0,
+    failures: 0,
+    budget,
+    interrupted: false,
+    last_failures: [],
+    last_evidence: [],
+    outputs: {},
+    wall_ms: 0,
+    approvals: [],
+  };
+}
+
+/** A node is resolved when it completed or was skipped: its dependents may go, and the run may complete. */
+export function isResolved(state: NodeState | undefined): boolean {
+  return state === 'completed' || state === 'skipped';
+}
+
+/** A node state as words: `in flight`. */
+export function stateWords(state: NodeState): string {
+  return state.replace('_', ' ');
+}
+
+/**
+ * The last attempt failed its pre-check (a condition could not be evaluated), so its conditions have never
+ * been true: the next attempt is pre-checked again rather than running the work unchecked (and the node may
+ * still be skipped).
+ */
+export function failedPrecheck(p: NodeProgress): boolean {
+  return (
+    !p.interrupted &&
+    p.last_failures.length > 0 &&
+    p.last_failures.every((f) => f.check === 'execute_conditions')
+  );
+}

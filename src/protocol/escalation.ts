@@ -1,0 +1,50 @@
+/** The escalation report of a node whose last allowed attempt failed: attempts, failures, what is needed. Pure. */
+import type { Approach, GraphNode } from '../graph/model.js';
+import type { EscalationReport, Failure, Journal, NewEvent } from '../journal/events.js';
+
+function describeWork(a: Approach): string {
+  if (a.run !== undefined) return `run: ${a.run.trim().split('\n')[0]}`;
+  return `prompt to ${a.agent}${a.skill ? ` (skill ${a.skill})` : ''}`;
+}
+
+/** The attempt whose failure escalates its node, and the journal that holds the earlier attempts. */
+export interface Escalation {
+  node: GraphNode;
+  attempt: number;
+  approach: Approach;
+  failures: Failure[];
+  journal: Journal;
+}
+
+/** The escalation report: what was attempted, what failed and why, the approaches tried, what is needed. */
+export function escalationEvent({ node, attempt, approach, failures, journal }: Escalation): NewEvent {
+  const attempted: EscalationReport['attempted'] = [];
+  const failed: EscalationReport['failed'] = [];
+  for (const e of journal.events) {
+    if (e.type === 'NodeDispatched' && e.node === node.id) {
+      const a = node.approaches.find((x) => x.label === e.approach) ?? node.approaches[0]!;
+      attempted.push({ attempt: e.attempt, approach: e.approach, work: describeWork(a) });
+    }
+    if (e.type === 'NodeFailed' && e.node === node.id)
+      failed.push({ attempt: e.attempt, failures: e.failures });
+    if (e.type === 'NodeInterrupted' && e.node === node.id) {
+      failed.push({
+        attempt: e.attempt,
+        failures: [{ check: 'interrupted', message: 'the executor was lost mid-attempt' }],
+      });
+    }
+  }
+  if (!attempted.some((a) => a.attempt === attempt))
+    attempted.push({ attempt, approach: approach.label, work: describeWork(approach) });
+  failed.push({ attempt, failures });
+  return {
+    type: 'NodeEscalated',
+    node: node.id,
+    report: {
+      attempted,
+      failed,
+      approaches_tried: [...new Set(attempted.map((a) => a.approach))],
+      needed: `A person decides: fix the cause and approve a rerun of "${node.id}", settle it as done if its work is already in place, or fail the run.`,
+    },
+  };
+}

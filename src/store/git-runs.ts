@@ -1,0 +1,73 @@
+/**
+ * The runs on a journal branch: `runs/<run-id>.json` files, listed from the branch's tree. One recursive tree
+ * read when it fits; when GitHub truncates it, the `runs/` folder is walked one tree at a time instead.
+ */
+import type { GitHubClient, RepoRef } from '../github/client.js';
+import { statusOf } from '../github/status.js';
+import { DEFAULT_JOURNAL_BRANCH } from './git.js';
+import { byRunId, type ListedRun, type RunCatalog } from './types.js';
+
+/** A tree entry as the git data API lists it. */
+export interface TreeEntry {
+  path?: string;
+  type?: string;
+  sha?: string;
+}
+
+const RUN_FILE = /^runs\/(.+)\.json$/;
+
+/** The run id a path on the journal branch holds (`runs/<run-id>.json`), if it holds one. Pure. */
+export function runIdOfPath(path: string): string | undefined {
+  return RUN_FILE.exec(path)?.[1];
+}
+
+/** The runs among a recursive tree's entries (paths from the branch root), sorted by run id. Pure. */
+export function runsInTree(entries: readonly TreeEntry[]): ListedRun[] {
+  return entries
+    .flatMap((t) => {
+      const runId = t.type === 'blob' && t.path ? runIdOfPath(t.path) : undefined;
+      return runId === undefined ? [] : [{ runId, where: t.path!, ...(t.sha ? { version: t.sha } : {}) }];
+    })
+    .sort(byRunId);
+}
+
+/** The journal branch as a catalog of runs. */
+export class GitRuns implements RunCatalog {
+  readonly location: string;
+
+  constructor(
+    private readonly octokit: GitHubClient,
+    private readonly repo: RepoRef,
+    private readonly branch = DEFAULT_JOURNAL_BRANCH,
+  ) {
+    this.location = `${repo.owner}/${repo.repo}@${branch}`;
+  }
+
+  async listRuns(): Promise<ListedRun[] | null> {
+    let tree: { truncated: boolean; tree: TreeEntry[] };
+    try {
+      tree = (await this.octokit.rest.git.getTree({ ...this.repo, tree_sha: this.branch, recursive: '1' }))
+        .data;
+    } catch (e) {
+      // 404: no journal branch yet; 409: an empty repository.
+      if (statusOf(e) === 404 || statusOf(e) === 409) return null;
+      throw e;
+    }
+    if (!tree.truncated) return runsInTree(tree.tree);
+    const root = (await this.octokit.rest.git.getTree({ ...this.repo, tree_sha: this.branch })).data.tree;
+    const runs = root.find((t) => t.path === 'runs' && t.type === 'tree');
+    return runsInTree(runs?.sha ? await this.walk(runs.sha, 'runs') : []);
+  }
+
+  /** Every entry under a folder, one non-recursive tree read per folder (a truncated tree lists only part). */
+  private async walk(sha: string, prefix: string): Promise<TreeEntry[]> {
+    const { data } = await this.octokit.rest.git.getTree({ ...this.repo, tree_sha: sha });
+    const out: TreeEntry[] = [];
+    for (const t of data.tree) {
+      const path = `${prefix}/${t.path}`;
+      if (t.type === 'tree' && t.sha) out.push(...(await this.walk(t.sha, path)));
+      else out.push({ ...t, path });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,113 @@
+/** Run lookup: which run a command means, from the run ids on the journal branch. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listRunIds, pickRuns, runsAbout } from '../../src/approvals/runs.js';
+import { createClient } from '../../src/github/client.js';
+import { startWorld, type World } from '../app/world.js';
+import { startGitHubServer } from '../support/github-server.js';
+
+const ISSUE_1 = { kind: 'issue', number: 1 } as const;
+const approve = (runId?: string) => ({
+  kind: 'approve-rerun' as const,
+  node: 'deploy',
+  ...(runId ? { runId } : {}),
+});
+
+describe('runsAbout', () => {
+  it('takes the runs whose last part is the label, not ones that merely end with its digits', () => {
+    expect(runsAbout(['fix/issue-1', 'issue-1', 'fix/issue-11', 'b/pr-1', 'a/issue-1'], 'issue-1')).toEqual([
+      'a/issue-1',
+      'fix/issue-1',
+      'issue-1',
+    ]);
+  });
+});
+
+describe('pickRuns', () => {
+  it("takes the subject's only run when the command names none", () => {
+    expect(pickRuns(approve(), ISSUE_1, ['fix/issue-1', 'fix/issue-2'])).toEqual({
+      kind: 'runs',
+      runIds: ['fix/issue-1'],
+      mine: ['fix/issue-1'],
+    });
+  });
+
+  it('asks which run when the subject has several and the command names none', () => {
+    expect(pickRuns(approve(), ISSUE_1, ['fix/issue-1', 'docs/issue-1'])).toEqual({
+      kind: 'which',
+      runIds: ['docs/issue-1', 'fix/issue-1'],
+    });
+  });
+
+  it('shows at most ten runs for a status command without a run id', () => {
+    const all = Array.from({ length: 12 }, (_, i) => `g${String(i).padStart(2, '0')}/issue-1`);
+    const pick = pickRuns({ kind: 'status' }, ISSUE_1, all);
+    expect(pick.kind === 'runs' && pick.runIds).toEqual(all.slice(0, 10));
+  });
+
+  it('refuses a named run of another subject and says which subject it is about', () => {
+    expect(pickRuns(approve('fix/pr-7'), ISSUE_1, ['fix/issue-1', 'fix/pr-7'])).toEqual({
+      kind: 'refused',
+      why: 'run `fix/pr-7` is about pull request #7, not issue #1: comment there',
+    });
+  });
+
+  it("refuses a named run that does not exist and lists the subject's runs", () => {
+    expect(pickRuns(approve('fix/issue-9'), ISSUE_1, ['fix/issue-1'])).toEqual({
+      kind: 'refused',
+      why: 'there is no run `fix/issue-9` on issue #1 (its runs: `fix/issue-1`)',
+    });
+  });
+
+  it('refuses when the subject has no run at all', () => {
+    expect(pickRuns(approve(), { kind: 'pr', number: 3 }, ['fix/issue-1'])).toEqual({
+      kind: 'refused',
+      why: 'there is no interlock run on pull request #3',
+    });
+  });
+});
+
+describe('listRunIds against the local GitHub', () => {
+  let world: World;
+  beforeEach(async () => {
+    world = await startWorld();
+  });
+  afterEach(() => world.close());
+
+  const deps = (w: World, journalBranch = 'interlock-journal') => ({
+    octokit: createClient({ token: 'test', baseUrl: w.server.url, retries: 0, writeIntervalMs: 0 }),
+    repo: { owner: 'acme', repo: 'widgets' },
+    journalBranch,
+    webUrl: 'https://github.com',
+  });
+
+  it('lists every run on the journal branch, nested run ids included', async () => {
+    world.seedRun({ runId: 'fix/issue-1' });
+    world.repo.commitFiles('interlock-journal', { 'runs/a/b/pr-2.json': '{}', 'notes.json': '{}' }, {});
+    expect(await listRunIds(deps(world))).toEqual(['a/b/pr-2', 'fix/issue-1']);
+  });
+
+  it('lists none when the journal branch does not exist yet', async () => {
+    expect(await listRunIds(deps(world, 'no-such-branch'))).toEqual([]);
+  });
+});
+
+describe('listRunIds in an empty repository', () => {
+  it('lists none where the git data API answers 409', async () => {
+    const server = await startGitHubServer({ repos: [{ owner: 'acme', name: 'empty', empty: true }] });
+    try {
+      const octokit = createClient({ token: 'test', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });
+      const deps = {
+        octokit,
+        repo: { owner: 'acme', repo: 'empty' },
+        journalBranch: 'interlock-journal',
+        webUrl: '',
+      };
+      expect(await listRunIds(deps)).toEqual([]);
+      expect(
+        server.requests.filter({ kind: 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}' })[0]?.status,
+      ).toBe(409);
+    } finally {
+      await server.close();
+    }
+  });
+});
