@@ -57,6 +57,7 @@ const entries = [
   { src: 'src/action/index.ts', out: 'index.js' },
   { src: 'src/action/post.ts', out: 'post.js' },
   { src: 'src/cli/index.ts', out: 'cli.js' },
+  { src: 'src/app/start.ts', out: 'app.js' },
 ];
 
 /**

@@ -80,7 +80,7 @@ export interface RunningApp {
 
 /**
  * The App as an HTTP server: Probot's webhook middleware (which refuses a missing or bad signature with 400)
- * behind a plain `node:http` server, so nothing but webhooks is served.
+ * behind a plain `node:http` server, so nothing but webhooks and `GET /ping` is served.
  */
 export async function startServer(
   env: NodeJS.ProcessEnv,
@@ -100,6 +100,11 @@ export async function startServer(
   );
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const server = createServer((req, res) => {
+    // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
+    if (req.method === 'GET' && req.url === '/ping') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('PONG');
+      return;
+    }
     // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
     // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
     if (req.method === 'POST') {

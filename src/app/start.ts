@@ -1,9 +1,39 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseReceiveArgs, receive } from './receive.js';
 import { startServer } from './server.js';
+import { startSetupServer } from './setup.js';
 
-// `npm start`: the App's entry. Only starts the server; the logic lives in server.ts and handler.ts.
-try {
-  const app = await startServer(process.env);
+// `npm start` (dist/app.js): the App's entry. Reads .env from the working directory when there is one; serves the
+// webhooks, or setup mode when APP_ID is not set; `receive` delivers a saved payload instead. No logic lives here.
+/** Resolves with an exit code, or undefined while a server keeps the process alive. */
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number | undefined> {
+  const dotenv = join(process.cwd(), '.env');
+  if (existsSync(dotenv)) {
+    // Node 20.12 added loadEnvFile; the floor is 20.
+    if (typeof process.loadEnvFile !== 'function')
+      throw new Error(
+        `${dotenv}: reading .env needs Node 20.12 or later; set its variables in the environment instead`,
+      );
+    process.loadEnvFile(dotenv);
+  }
+  if (argv[0] === 'receive') {
+    const answer = await receive(parseReceiveArgs(argv.slice(1)), env);
+    console.log(`interlock app: the delivery was answered ${answer.status} ${answer.body.trim()}`);
+    return answer.status >= 200 && answer.status < 300 ? 0 : 1;
+  }
+  if (!env.APP_ID) {
+    await startSetupServer(env, { dir: process.cwd() });
+    return undefined;
+  }
+  const app = await startServer(env);
   console.log(`interlock app: receiving webhooks at ${app.url}`);
+  return undefined;
+}
+
+try {
+  const code = await main(process.argv.slice(2), process.env);
+  if (code !== undefined) process.exit(code);
 } catch (e) {
   console.error((e as Error).message);
   process.exit(1);

@@ -175,7 +175,7 @@ describe('the recipe files', () => {
       expect(steps.length).toBeGreaterThan(0);
       const recipeRoot = file.slice(0, file.indexOf('/.github/'));
       for (const s of steps) {
-        expect(s.uses).toBe('OWNER/interlock@COMMIT_SHA');
+        expect(s.uses).toBe('OWNER/interlock@v1');
         // `${{ !inputs.run-id && '<graph>' || '' }}`: the graph, unless a run id names the run.
         const graph = /'(\.github\/interlock\/[^']+)'/.exec(s.with!.graph!)?.[1] ?? s.with!.graph!;
         expect(existsSync(at(`${recipeRoot}/${graph}`)), graph).toBe(true);
