@@ -71,7 +71,7 @@ export async function contention(jobs: number): Promise<ContentionRow> {
             const decision = decideNext(graph, cur.journal, cur.state, runner, node.id);
             return { events: decision.kind === 'dispatch' ? decision.events : ([] as NewEvent[]) };
           },
-          true,
+          { create: true },
         );
         latencies.push(performance.now() - t);
         conflicts += d.conflicts;
@@ -86,8 +86,7 @@ export async function contention(jobs: number): Promise<ContentionRow> {
               outputs: {},
               usage: { wall_ms: 1 },
             }),
-          false,
-          d.cur,
+          { known: d.cur },
         );
         latencies.push(performance.now() - t);
         conflicts += r.conflicts;

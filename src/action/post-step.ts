@@ -15,7 +15,13 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   const runId = state('run-id');
   const graph = { ...loadGraphFile(`${ctx.workspace}/${state('graph')}`), path: state('graph') };
   const subject = subjectOfLabel(state('subject'), state('subject-sha') || undefined);
-  const setup = stepSetupFor(ctx, graph, runId, subject, makeStore(ctx, runId, subject, graph), '');
+  const setup = stepSetupFor(ctx, {
+    graph,
+    runId,
+    subject,
+    store: makeStore(ctx, runId, subject, graph),
+    intent: '',
+  });
   const me = ctx.me;
   setup.probe = (_node, d) => {
     const r = d.runner;

@@ -18,6 +18,11 @@ export function logLine(message: string): string {
   return `${message.replace(/^(\s*)::/gm, '$1:\u200b:')}\n`;
 }
 
+/** A group title on one line: a newline in it would end the command. */
+function groupTitle(title: string): string {
+  return title.replace(/[\r\n]+/g, ' ');
+}
+
 /** The runner's interface: workflow commands on stdout and the files the runner names. */
 export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   const file = (variable: string, text: string) => {
@@ -33,6 +38,10 @@ export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
     error: (m, where) => out(command('error', m, where)),
     saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
     echo: (chunk) => guard.text(chunk),
+    // One attempt's log, interlock's lines and the node's output, folds into one group: the group is opened and
+    // closed with commands resumed, so the node's stretch of text sits inside it (the guard ends a cut line).
+    group: (title) => out(`::group::${groupTitle(title)}\n`),
+    endGroup: () => out('::endgroup::\n'),
   };
 }
 
@@ -67,7 +76,11 @@ export async function run(): Promise<void> {
     const ctx = buildContext(process.env, runnerIO());
     if (ctx.inputs.mode === 'step') isolateNodes(ctx);
     const result = await runAction(ctx);
-    if (result.failed) setFailed(result.failed);
+    // A problem already annotated is not reported a second time as an error: its details go to the log.
+    if (result.failed && result.reported) {
+      guard.text(logLine(`interlock: ${result.failed}`));
+      process.exitCode = 1;
+    } else if (result.failed) setFailed(result.failed);
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
   }

@@ -166,6 +166,15 @@ export function commandRan(b: Boundary): boolean {
   return b !== 'before-dispatch-write' && b !== 'after-dispatch-write';
 }
 
+/**
+ * How many times a node other than the target runs its command. In `node: all` one journal write records a node
+ * and dispatches the next, so dying before the target's dispatch (when it has a predecessor) loses the
+ * predecessor's record with it: the predecessor, `replay: safe` in these graphs, is recovered and runs again.
+ */
+export function expectedOtherRuns(s: Scenario, id: string): number {
+  return s.boundary === 'before-dispatch-write' && s.position > 0 && id === NODES[s.position - 1] ? 2 : 1;
+}
+
 /** A person acts (approve-rerun or settle) only when something is held; otherwise the act is refused. */
 export function personActs(s: Scenario): 'approve-rerun' | 'settle' | null {
   if (s.replay !== 'never' || !interrupts(s.boundary)) return null;

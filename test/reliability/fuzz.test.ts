@@ -354,7 +354,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                       dec.kind === 'dispatch' || dec.kind === 'complete' ? dec.events : ([] as NewEvent[]),
                   };
                 },
-                true,
+                { create: true },
               );
               if (d.decision.dec.kind !== 'dispatch') return;
               const node = d.decision.dec.node.id;
@@ -369,8 +369,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                     outputs: {},
                     usage: { wall_ms: 1 },
                   }),
-                false,
-                d.cur,
+                { known: d.cur },
               );
             }
           };

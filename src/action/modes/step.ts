@@ -1,0 +1,69 @@
+/**
+ * `mode: step`: runs the node asked for (`node: <id>`), the next ready one (`node: next`), or every step until
+ * the run stops (`node: all`) through the engine's `runSteps`; then sets the outputs, publishes the progress
+ * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
+ */
+import { runSteps, type StepResult } from '../../runner/engine.js';
+import type { ActionContext, ActionResult } from '../context.js';
+import { publishResult } from '../publish.js';
+import type { ResolvedRun } from '../resolve-run.js';
+import { stepSetupFor } from '../setup.js';
+import { stepStatus } from '../status.js';
+
+/** Nodes the journal shows interrupted, in the order they were. */
+function interruptedIn(r: StepResult): string[] {
+  const out: string[] = [];
+  for (const e of r.cur.journal.events)
+    if (e.type === 'NodeInterrupted' && !out.includes(e.node)) out.push(e.node);
+  return out;
+}
+
+/** The step's outputs: the node, its attempts and status, what is ready, the checkpoint, the node's outputs. */
+function stepOutputs(last: StepResult, wanted: string | undefined, runId: string): Record<string, string> {
+  const nodeId = 'node' in last ? last.node : (wanted ?? '');
+  const p = nodeId ? last.cur.state.nodes.get(nodeId) : undefined;
+  const outputs: Record<string, string> = {
+    'run-id': runId,
+    node: nodeId,
+    attempt: p ? String(p.attempts) : '',
+    status: stepStatus(last, wanted),
+    ready: JSON.stringify(last.cur.state.checkpoint.ready_nodes),
+    checkpoint: JSON.stringify(last.cur.state.checkpoint),
+  };
+  if (p?.state === 'completed') for (const [k, v] of Object.entries(p.outputs)) outputs[`output-${k}`] = v;
+  return outputs;
+}
+
+export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<ActionResult> {
+  const { graph, runId, subject } = run;
+  const node = ctx.inputs.node;
+  const wanted = node === 'next' || node === 'all' ? undefined : node;
+  if (wanted && !graph.nodes.some((n) => n.id === wanted)) {
+    ctx.io.setOutput('status', 'failed');
+    return {
+      outputs: { 'run-id': runId, status: 'failed' },
+      failed: `node "${wanted}" is not in ${graph.path}`,
+    };
+  }
+  const setup = stepSetupFor(ctx, run);
+  const last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {
+    onStep: (r) => ctx.io.info(`interlock: ${r.message}`),
+  });
+  const interrupted = interruptedIn(last);
+  const outputs = stepOutputs(last, wanted, runId);
+  for (const [k, v] of Object.entries(outputs)) ctx.io.setOutput(k, v);
+  ctx.io.saveState('done', 'true');
+  const what = { kind: 'step' as const, result: last, interrupted, headline: last.message };
+  await publishResult(ctx, setup, last.cur, what, subject);
+  const status = outputs.status;
+  const cp = last.cur.state.checkpoint;
+  if (status === 'failed') return { outputs, failed: `${last.message}. Run ${runId} is ${cp.status}.` };
+  if ((status === 'held' || status === 'escalated') && ctx.inputs['on-held'] === 'fail') {
+    const where = subject.kind === 'ref' ? 'job summary' : `${subject.kind} #${subject.number}`;
+    return {
+      outputs,
+      failed: `${last.message}. Run ${runId} waits for a person: see the comment on the ${where}.`,
+    };
+  }
+  return { outputs };
+}

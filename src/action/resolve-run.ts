@@ -1,0 +1,85 @@
+/**
+ * Run resolution, the shell: reads the stored journal (a run resumed by id), the routing table and the
+ * commenter's permission, asks `run-plan.ts` what they mean, and loads the graph.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gatherAuthFacts } from '../approvals/permission.js';
+import { parseConfig } from '../config/load.js';
+import { route } from '../config/route.js';
+import type { Config } from '../config/schema.js';
+import type { Graph } from '../graph/model.js';
+import { defaultRunId } from '../journal/run-id.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
+import { loadGraphFile } from '../runner/graph-file.js';
+import type { JournalStore } from '../store/types.js';
+import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
+import {
+  commenterOf,
+  intentOf,
+  type RunTarget,
+  resumeFrom,
+  resumesById,
+  routeAnswer,
+  runIdInputProblem,
+  startRefusal,
+} from './run-plan.js';
+import { type Subject, subjectOf } from './subject.js';
+
+export interface ResolvedRun {
+  graph: Graph;
+  runId: string;
+  subject: Subject;
+  store: JournalStore;
+  intent: string;
+}
+
+function loadConfig(ctx: ActionContext): Config | undefined {
+  const path = inWorkspace(ctx, CONFIG_FILE);
+  if (!existsSync(path)) return undefined;
+  return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
+}
+
+/** Why the comment that matched a command route may not start a run, or undefined when it may. */
+async function refuseCommenter(ctx: ActionContext, config: Config): Promise<string | undefined> {
+  const who = commenterOf(ctx.payload);
+  if ('refused' in who) return who.refused;
+  return startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+}
+
+/** The graph, run id, subject and store this step works on; or why there is none. */
+export async function resolveRun(
+  ctx: ActionContext,
+): Promise<ResolvedRun | { noRoute: string } | { refused: string }> {
+  let target: RunTarget = {
+    graphPath: ctx.inputs.graph,
+    intent: intentOf(ctx.env.GITHUB_EVENT_NAME, ctx.payload),
+    subject: subjectOf(ctx.payload, ctx.env.GITHUB_REF),
+  };
+  const givenRunId = ctx.inputs['run-id'];
+  const problem = givenRunId ? runIdInputProblem(givenRunId) : undefined;
+  if (problem) throw new Error(problem);
+  // Resuming a run by id (e.g. dispatched after an approval, with no subject): the journal names its graph and subject.
+  if (resumesById(givenRunId, target)) {
+    const stored = await makeStore(ctx, givenRunId, target.subject).read();
+    target = resumeFrom(stored?.journal, target);
+  }
+  if (!target.graphPath) {
+    const config = loadConfig(ctx);
+    const match = config ? route(config, { name: ctx.env.GITHUB_EVENT_NAME, payload: ctx.payload }) : null;
+    const answer = routeAnswer(config, match, target.intent, CONFIG_FILE);
+    if ('noRoute' in answer) return answer;
+    target = { ...target, graphPath: answer.graphPath, intent: answer.intent };
+    if (answer.command && config) {
+      const refused = await refuseCommenter(ctx, config);
+      if (refused) return { refused };
+    }
+  }
+  const { graphPath, subject, intent } = target;
+  const graph = {
+    ...loadGraphFile(confineToWorkspace(ctx.workspace, graphPath, 'graph path')),
+    path: graphPath,
+  };
+  const runId = givenRunId || defaultRunId(graph.name, subject.label);
+  return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
+}

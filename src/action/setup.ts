@@ -1,0 +1,56 @@
+/**
+ * The engine's step setup for the Action: the run's start as RunStarted keeps it, this job as the executor,
+ * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
+ */
+import type { Graph } from '../graph/model.js';
+import type { AttemptMark, StepSetup } from '../runner/engine.js';
+import type { JournalStore } from '../store/types.js';
+import { type ActionContext, actionsRunner, githubContext } from './context.js';
+import { nodeEnvironment } from './inputs.js';
+import { probeActions } from './probe.js';
+import type { Subject } from './subject.js';
+
+export interface SetupFor {
+  graph: Graph;
+  runId: string;
+  subject: Subject;
+  store: JournalStore;
+  intent: string;
+}
+
+/** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
+export function attemptTitle(a: AttemptMark): string {
+  return `${a.node} · attempt ${a.attempt} · ${a.approach}`;
+}
+
+export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
+  const inputsFromEvent = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
+  return {
+    graph: run.graph,
+    store: run.store,
+    runId: run.runId,
+    start: {
+      intent: run.intent,
+      subject: run.subject.label,
+      inputs: Object.fromEntries(Object.entries(inputsFromEvent).map(([k, v]) => [k, String(v)])),
+      github: githubContext(ctx),
+    },
+    ...(ctx.inputs['allow-graph-change'] === 'true'
+      ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }
+      : {}),
+    cwd: ctx.workspace,
+    baseEnv: nodeEnvironment(ctx.rawEnv),
+    runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
+    probe: (_node, d) => probeActions(ctx.octokit, ctx.repo, ctx.me, d, Date.now()),
+    recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
+    echo: (chunk) => ctx.io.echo(chunk),
+    say: (m) => ctx.io.info(`interlock: ${m}`),
+    attemptStarted: (a) => ctx.io.group?.(attemptTitle(a)),
+    attemptEnded: () => ctx.io.endGroup?.(),
+    github: {
+      octokit: ctx.octokit,
+      repo: ctx.repo,
+      ...(run.subject.number ? { subject: run.subject.number } : {}),
+    },
+  };
+}

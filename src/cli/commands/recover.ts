@@ -1,0 +1,36 @@
+/** `interlock recover`: marks in-flight attempts whose process is gone as interrupted, and says what follows. */
+import { parseArgs } from 'node:util';
+import { recover } from '../../runner/engine.js';
+import { EXIT, type Io, person } from '../io.js';
+import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { stepSetup } from '../setup.js';
+
+export async function cmdRecover(io: Io, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      ...runOptions,
+      'assume-dead': { type: 'boolean' },
+      'allow-graph-change': { type: 'boolean' },
+      by: { type: 'string' },
+    },
+  });
+  const journalFile = selectJournal(io, values);
+  const { setup } = await openExisting(io, {
+    journalFile,
+    graphPath: values.graph,
+    allowChangeBy: values['allow-graph-change'] ? person(io, values.by) : undefined,
+  });
+  const r = await recover(
+    stepSetup(io, setup, { journalFile, assumeDead: values['assume-dead'] ?? false, live: false }),
+  );
+  for (const id of r.interrupted) {
+    const held = r.cur.state.nodes.get(id)?.state === 'held';
+    io.out(
+      `interrupted: ${id} → ${held ? 'held (replay: never): approve-rerun or settle it' : 'ready again (replay: safe)'}\n`,
+    );
+  }
+  for (const l of r.left) io.out(`left alone: ${l.node}: ${l.why}\n`);
+  if (!r.interrupted.length && !r.left.length) io.out('nothing in flight\n');
+  return EXIT.ok;
+}

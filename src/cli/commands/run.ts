@@ -1,0 +1,101 @@
+/**
+ * `interlock run <graph>`: one step (`--node ID`, or the next ready node), or every step until the run stops
+ * (`--all`), through the engine's `runSteps`; each step's result on stderr, and an exit code for scripts.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type RunSetup, runSteps, type StepResult } from '../../runner/engine.js';
+import { loadGraphFile } from '../../runner/graph-file.js';
+import { FileStore } from '../../store/file.js';
+import { EXIT, type Io, person, UsageError } from '../io.js';
+import { checkRunId, journalPath } from '../journals.js';
+import { parseInputs, readEvent, stepSetup } from '../setup.js';
+
+const STEP_EXIT: Record<string, number> = {
+  recorded: EXIT.ok,
+  skipped: EXIT.ok,
+  'run-completed': EXIT.ok,
+  failed: EXIT.failed,
+  escalated: EXIT.failed,
+  stale: EXIT.failed,
+  blocked: EXIT.blocked,
+};
+
+const MARK: Record<StepResult['kind'], string> = {
+  recorded: '✓',
+  skipped: '↷',
+  failed: '✗',
+  escalated: '⚠',
+  'run-completed': '★',
+  ended: '■',
+  blocked: '⏸',
+  stale: '?',
+};
+
+/** Prints one step's result, and the run's end when this step ended it. */
+function report(io: Io, r: StepResult, ms: number): void {
+  io.err(`${MARK[r.kind]} ${r.message}${'node' in r ? ` [${(ms / 1000).toFixed(1)}s]` : ''}\n`);
+  const ended = r.cur.state.checkpoint.ended;
+  if (ended && r.kind !== 'ended' && r.kind !== 'run-completed')
+    io.err(`${ended.type === 'RunCompleted' ? '★ run completed' : '■ run failed'}: ${ended.reason}\n`);
+}
+
+/**
+ * The exit code: a failed run fails; a node asked for that was already completed counts as blocked (this process
+ * ran nothing, as when another process holds the node); otherwise the last step's kind.
+ */
+function exitCode(r: StepResult, all: boolean): number {
+  const ended = r.cur.state.checkpoint.ended;
+  if (r.kind === 'ended' || (all && ended))
+    return ended?.type === 'RunFailed' ? EXIT.failed : (STEP_EXIT[r.kind] ?? EXIT.ok);
+  if (r.kind === 'recorded' && r.already) return EXIT.blocked;
+  return STEP_EXIT[r.kind]!;
+}
+
+export async function cmdRun(io: Io, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      journal: { type: 'string' },
+      'run-id': { type: 'string' },
+      node: { type: 'string' },
+      all: { type: 'boolean' },
+      event: { type: 'string' },
+      input: { type: 'string', multiple: true },
+      'allow-graph-change': { type: 'boolean' },
+      'assume-dead': { type: 'boolean' },
+      by: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+  });
+  const graphPath = positionals[0];
+  if (!graphPath || positionals.length > 1) throw new UsageError('usage: interlock run <graph> [options]');
+  if (values.node && values.all) throw new UsageError('give --node ID or --all, not both');
+  const graph = loadGraphFile(resolve(io.cwd, graphPath));
+  const runId = checkRunId(values['run-id'] ?? graph.name);
+  const journalFile = journalPath(io, values.journal, runId);
+  const ev = readEvent(io, values.event);
+  const base: RunSetup = {
+    graph: { ...graph, path: graphPath },
+    store: new FileStore(journalFile),
+    runId,
+    start: { intent: ev.intent, subject: ev.subject, inputs: parseInputs(values.input), github: ev.github },
+    ...(values['allow-graph-change'] ? { allowGraphChangeBy: person(io, values.by) } : {}),
+  };
+  const setup = stepSetup(io, base, {
+    journalFile,
+    assumeDead: values['assume-dead'] ?? false,
+    live: !values.quiet,
+  });
+  const all = values.all ?? false;
+  const started = Date.now();
+  const last = await runSteps(setup, all ? { all: true } : { node: values.node }, {
+    onStep: (r, ms) => report(io, r, ms),
+  });
+  if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended))
+    io.err(
+      `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+    );
+  return exitCode(last, all);
+}

@@ -1,0 +1,58 @@
+/** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
+import { parseArgs } from 'node:util';
+import type { EscalationReport } from '../../journal/events.js';
+import { statusMermaid, statusTable } from '../../render/status.js';
+import { type Current, readRun } from '../../runner/engine.js';
+import { EXIT, type Io } from '../io.js';
+import { openExisting, runOptions, selectJournal } from '../journals.js';
+
+export async function cmdStatus(io: Io, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { ...runOptions, json: { type: 'boolean' }, mermaid: { type: 'boolean' } },
+  });
+  const journalFile = selectJournal(io, values);
+  const { graph, setup } = await openExisting(io, { journalFile, graphPath: values.graph });
+  const cur = await readRun(setup, { kind: 'local' });
+  if (cur.state.accepted_hash !== graph.hash) {
+    io.err(
+      `interlock: note: ${graph.path} changed since the run started (${cur.state.accepted_hash} → ${graph.hash})\n`,
+    );
+  }
+  if (values.json) io.out(`${JSON.stringify(cur.state.checkpoint, null, 2)}\n`);
+  else if (values.mermaid) io.out(`${statusMermaid(graph, cur.state)}\n`);
+  else io.out(`${statusTable(graph, cur.state)}\n${nextHint(cur)}`);
+  return EXIT.ok;
+}
+
+function nextHint(cur: Current): string {
+  const cp = cur.state.checkpoint;
+  const run = `--run-id ${cp.run_id}`;
+  const lines: string[] = [];
+  for (const n of cp.held_nodes) {
+    lines.push(
+      `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,
+      `  interlock approve-rerun ${n} --by NAME ${run}     # run it again`,
+      `  interlock settle ${n} --by NAME --note "..." ${run}   # it is done: record it`,
+    );
+  }
+  for (const n of cp.escalated_nodes) {
+    lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report));
+    lines.push(
+      `  interlock approve-rerun ${n} --by NAME ${run}  |  interlock settle ${n} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
+    );
+  }
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
+
+/** The escalation report in plain lines. */
+export function reportLines(report: EscalationReport | undefined): string[] {
+  if (!report) return [];
+  const out = report.attempted.map((a) => {
+    const f = report.failed.find((x) => x.attempt === a.attempt);
+    const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : 'no failure recorded';
+    return `  attempt ${a.attempt} (${a.approach}) ${a.work} — failed: ${why}`;
+  });
+  out.push(`  approaches tried: ${report.approaches_tried.join(', ')}`, `  needed: ${report.needed}`);
+  return out;
+}

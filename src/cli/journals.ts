@@ -1,0 +1,94 @@
+/**
+ * Where the CLI's journals are: `.interlock/runs/<run-id>.json` unless --journal names one, the run found when
+ * the folder holds exactly one, and an existing run opened with the graph it names.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runIdProblem } from '../journal/run-id.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
+import type { RunSetup } from '../runner/engine.js';
+import { loadGraphFile } from '../runner/graph-file.js';
+import { FileStore } from '../store/file.js';
+import { type Io, UsageError } from './io.js';
+
+/** The options that name a run, shared by the verbs that work on an existing one. */
+export const runOptions = {
+  journal: { type: 'string' },
+  'run-id': { type: 'string' },
+  graph: { type: 'string' },
+} as const;
+
+export function checkRunId(id: string): string {
+  const problem = runIdProblem(id);
+  if (problem) throw new UsageError(`run id "${id}" is not allowed: ${problem}`);
+  return id;
+}
+
+/** The default folder of journals: .interlock/runs under the working directory. */
+function defaultRunsDir(io: Io): string {
+  return resolve(io.cwd, '.interlock', 'runs');
+}
+
+/** Every `.json` file under `dir`, sorted; none when the folder does not exist. */
+export function listJson(dir: string): string[] {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    const p = join(dir, e);
+    const s = statSync(p);
+    if (s.isDirectory()) out.push(...listJson(p));
+    else if (e.endsWith('.json')) out.push(p);
+  }
+  return out.sort();
+}
+
+export function journalPath(io: Io, journal: string | undefined, runId: string | undefined): string {
+  if (journal) return resolve(io.cwd, journal);
+  if (runId) return join(defaultRunsDir(io), `${checkRunId(runId)}.json`);
+  // With one run in the default folder, there is nothing to ask.
+  const runsDir = defaultRunsDir(io);
+  const found = listJson(runsDir);
+  if (found.length === 1) return found[0]!;
+  const names = found.map((f) => f.slice(runsDir.length + 1, -'.json'.length));
+  throw new UsageError(
+    found.length
+      ? `${found.length} runs in .interlock/runs (${names.join(', ')}): name one with --run-id ID`
+      : 'no run in .interlock/runs: name the journal with --journal F, or start a run with "interlock run <graph>"',
+  );
+}
+
+export function selectJournal(
+  io: Io,
+  values: { journal?: string | undefined; 'run-id'?: string | undefined },
+): string {
+  return journalPath(io, values.journal, values['run-id']);
+}
+
+/** Opens an existing run for status and settlement: the journal, and the graph it names. */
+export async function openExisting(
+  io: Io,
+  run: { journalFile: string; graphPath: string | undefined; allowChangeBy?: string | undefined },
+) {
+  const store = new FileStore(run.journalFile);
+  const stored = await store.read();
+  if (!stored)
+    throw new UsageError(`no journal at ${run.journalFile}: start the run with "interlock run <graph>"`);
+  const graph = loadGraphFile(
+    run.graphPath
+      ? resolve(io.cwd, run.graphPath)
+      : confineToWorkspace(io.cwd, stored.journal.graph.path, "the journal's graph path"),
+  );
+  const setup: RunSetup = {
+    graph,
+    store,
+    runId: stored.journal.run_id,
+    start: { intent: '', subject: '', inputs: {}, github: null },
+    ...(run.allowChangeBy ? { allowGraphChangeBy: run.allowChangeBy } : {}),
+  };
+  return { graph, setup, store };
+}

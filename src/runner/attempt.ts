@@ -1,0 +1,186 @@
+/**
+ * One attempt of a node: its environment and prompt, its command (with a timeout), then its checks; and the
+ * attempt boundary the faces may mark (`attemptStarted` / `attemptEnded`, always called as a pair).
+ * Never throws for a failing node: every failure is in the outcome.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GitHubEvidence } from '../evidence/github.js';
+import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
+import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import { splitOutputs } from '../journal/output-name.js';
+import { runScript } from '../os/exec.js';
+import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
+import { runChecks } from './checks.js';
+import { failpoint } from './failpoint.js';
+import { parseOutputFile } from './outputs.js';
+import type { Current } from './read.js';
+
+/** Which attempt a boundary hook is about. */
+export interface AttemptMark {
+  node: string;
+  attempt: number;
+  /** The approach's label (`default`, or the retry's). */
+  approach: string;
+}
+
+/** What an attempt needs from the step's setup. */
+export interface AttemptSetup {
+  graph: Graph;
+  cwd: string;
+  /** The environment the node's command inherits (PATH, HOME, the step's secrets). */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Answers the GitHub evidence checks; without it they fail with a clear reason. */
+  github?: GitHubEvidence;
+  /** Live output of the node's command. */
+  echo?: (chunk: Buffer) => void;
+  /** A file that keeps an attempt's whole output. */
+  logFile?: (node: string, attempt: number) => string | undefined;
+  /** Called before an attempt's work starts (before its dispatch is announced and its command runs). */
+  attemptStarted?: (mark: AttemptMark) => void;
+  /** Called after the attempt's checks, also when it failed, timed out or threw. */
+  attemptEnded?: (mark: AttemptMark) => void;
+}
+
+export interface AttemptOptions {
+  cur: Current;
+  node: GraphNode;
+  attempt: number;
+  approach: Approach;
+  context: AttemptContext;
+  execTag: string;
+  /** When the dispatch was journaled: `git` checks count commits since then. */
+  dispatchedAt: string;
+  /** The commit checked out at dispatch, for `git` checks. */
+  gitBase: string | undefined;
+}
+
+/** Runs `work` between the setup's two boundary hooks; the closing one runs whatever happens. */
+export async function withinAttempt<T>(
+  setup: Pick<AttemptSetup, 'attemptStarted' | 'attemptEnded'>,
+  mark: AttemptMark,
+  work: () => Promise<T>,
+): Promise<T> {
+  setup.attemptStarted?.(mark);
+  try {
+    return await work();
+  } finally {
+    setup.attemptEnded?.(mark);
+  }
+}
+
+type Failures = AttemptOutcome['failures'];
+
+/** The node's own env values and prompt, expanded; a value that cannot be expanded is a failure. */
+function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: AttemptContext) {
+  const failures: Failures = [];
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(approach.env)) {
+    try {
+      env[k] = interpolate(v, exprCtx);
+    } catch (e) {
+      failures.push({ check: `env ${k}`, message: (e as Error).message });
+    }
+  }
+  let stdin: string | undefined;
+  if (approach.prompt !== undefined) {
+    try {
+      stdin = `${interpolate(approach.prompt, exprCtx)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
+    } catch (e) {
+      failures.push({ check: 'prompt', message: (e as Error).message });
+    }
+  }
+  return { env, stdin, failures };
+}
+
+/** Runs the approach's command; a command that cannot start, times out or exits non-zero is a failure. */
+async function runCommand(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  run: { env: NodeJS.ProcessEnv; stdin: string | undefined },
+): Promise<{ tail: string; failures: Failures }> {
+  const { approach, node, attempt } = opts;
+  const failures: Failures = [];
+  const logFile = setup.logFile?.(node.id, attempt);
+  // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
+  // crash that would leave the attempt in flight.
+  const res = await runScript({
+    script: approach.run ?? approach.agent!,
+    env: run.env,
+    cwd: setup.cwd,
+    timeoutMs: approach.timeout_minutes * 60_000,
+    ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
+    ...(setup.echo ? { echo: setup.echo } : {}),
+    ...(logFile ? { logFile } : {}),
+  }).catch((e: unknown) => {
+    failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
+    return undefined;
+  });
+  if (res?.timedOut)
+    failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
+  else if (res && res.exitCode !== 0)
+    failures.push({
+      check: 'exit',
+      message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
+    });
+  return { tail: res?.tail ?? '', failures };
+}
+
+/** Runs the attempt's command and every evidence check; never throws for a failing node. */
+export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions): Promise<AttemptOutcome> {
+  const { cur, node, attempt, context } = opts;
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-'));
+  try {
+    const outputFile = join(dir, 'output');
+    const contextFile = join(dir, 'context.json');
+    writeFileSync(outputFile, '');
+    writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
+    const exprCtx = expressionContext(setup.graph, cur.state, attempt);
+    const inputs = expandInputs(opts.approach, exprCtx, context);
+    const env: NodeJS.ProcessEnv = {
+      ...setup.baseEnv,
+      ...inputs.env,
+      INTERLOCK_RUN_ID: cur.journal.run_id,
+      INTERLOCK_NODE: node.id,
+      INTERLOCK_ATTEMPT: String(attempt),
+      INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
+      INTERLOCK_OUTPUT: outputFile,
+      INTERLOCK_CONTEXT: contextFile,
+      INTERLOCK_EXEC_TAG: opts.execTag,
+    };
+    const ran = inputs.failures.length
+      ? { tail: '', failures: [] }
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin });
+    failpoint('after-command', node.id);
+    const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
+    // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
+    const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
+    const checked = await runChecks({
+      node,
+      context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
+      github: setup.github,
+      input: {
+        cwd: setup.cwd,
+        env,
+        outputs,
+        dispatchedAt: opts.dispatchedAt,
+        ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
+      },
+    });
+    const failures = [...inputs.failures, ...ran.failures, ...badOutputNames, ...checked.failures];
+    const usage = { wall_ms: Date.now() - started };
+    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function readOutputs(path: string): Record<string, string> {
+  try {
+    return parseOutputFile(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The compare-and-swap commit: read, decide from the state read, write if the journal is still at that version;
+ * on a conflict re-read and decide again (never re-append blindly), and recognise a write that landed although
+ * its answer was lost. Also the error a step throws when the store could not be read or written.
+ */
+import type { Journal, NewEvent, RunnerInfo } from '../journal/events.js';
+import { fold, JournalError } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
+import { graphChange } from '../protocol/settle.js';
+import type { JournalStore } from '../store/types.js';
+import { type Current, isoNow, RunRefused, type RunSetup, readRun } from './read.js';
+
+/**
+ * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
+ * moved on), so the budget is generous: 32 parallel jobs on one journal met up to 33 each.
+ */
+const MAX_CONFLICTS = 200;
+/**
+ * A write refused although the journal did not move on is no race: the store keeps refusing it (GitHub answering
+ * 409 to every try, say). Try it this many times, then give up rather than spend the conflict budget.
+ */
+const MAX_STALLED = 3;
+/**
+ * Writes whose outcome stayed unknown (5xx, dropped connections) after the client's own retries: re-read and
+ * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
+ */
+const MAX_UNKNOWN_OUTCOMES = 2;
+
+/** Thrown when the journal could not be read or written: says what state this step left the run in. */
+export class StoreUnavailable extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'StoreUnavailable';
+  }
+}
+
+/** Refusals and damaged journals say what they mean already; any other error is the store failing. */
+export function storeFailure(e: unknown, say: (why: string) => string): unknown {
+  if (e instanceof RunRefused || e instanceof JournalError) return e;
+  return new StoreUnavailable(say((e as Error)?.message ?? String(e)), e);
+}
+
+/**
+ * JSON with every object's keys sorted. A journal read back is parsed through the schema, which orders keys its
+ * own way (a runner's known fields first, then its extra ones), so the events written and the same events read
+ * back differ as plain JSON.
+ */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. */
+function landed(attempt: Journal, from: number, now: Journal): boolean {
+  const ours = attempt.events.slice(from);
+  if (ours.length === 0 || now.events.length < attempt.events.length) return false;
+  const theirs = now.events.slice(from, from + ours.length);
+  return canonical(theirs) === canonical(ours);
+}
+
+/** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */
+function transient(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  if (typeof status === 'number') return status >= 500 || status === 0;
+  const code =
+    (e as { code?: unknown; cause?: { code?: unknown } })?.code ??
+    (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR)/.test(code);
+}
+
+function describe(events: NewEvent[]): string {
+  return events
+    .map((e) => ('node' in e ? `${e.type} ${e.node}${'attempt' in e ? `#${e.attempt}` : ''}` : e.type))
+    .join(', ');
+}
+
+export interface CommitOptions {
+  /** Store the run's start even when the decision adds no event (a run that has not started is created). */
+  create?: boolean;
+  /** The state just written by this process: the first try decides from it without reading again. */
+  known?: Current;
+}
+
+interface Tried<T> {
+  journal: Journal;
+  decision: T;
+  from: number;
+  version: string | null;
+  why: string;
+}
+
+/** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
+function nextJournal(setup: RunSetup, cur: Current, events: NewEvent[], graphChanged: boolean): Journal {
+  const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
+  if (!graphChanged) return journal;
+  return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
+}
+
+function commitMessage(setup: RunSetup, cur: Current, events: NewEvent[]): string {
+  const start = cur.version === null ? 'RunStarted' : '';
+  return `interlock: ${setup.runId} ${start}${start && events.length ? ', ' : ''}${describe(events)}`;
+}
+
+/**
+ * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
+ * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
+ */
+export async function commit<T extends { events: NewEvent[] }>(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: Current) => T | Promise<T>,
+  options: CommitOptions = {},
+): Promise<{ cur: Current; decision: T; conflicts: number }> {
+  let conflicts = 0;
+  let unknown = 0;
+  let stalled = 0;
+  let tried: Tried<T> | undefined;
+  let start = options.known;
+  while (true) {
+    let cur = start ?? (await readRun(setup, runner));
+    start = undefined;
+    if (tried && landed(tried.journal, tried.from, cur.journal)) {
+      // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
+      return { cur, decision: tried.decision, conflicts };
+    }
+    if (tried && cur.version === tried.version && ++stalled > MAX_STALLED) {
+      throw new Error(
+        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+      );
+    }
+    const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
+    if (!change.ok) throw new RunRefused(change.reason);
+    const decision = await decide(cur);
+    const events = [...change.events, ...decision.events];
+    if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, decision, conflicts };
+    const journal = nextJournal(setup, cur, events, change.events.length > 0);
+    let r: Awaited<ReturnType<JournalStore['write']>>;
+    try {
+      r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
+    } catch (e) {
+      // Unknown outcome: read again before anything else, and recognise the write if it landed.
+      if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
+      r = { ok: false, conflict: (e as Error).message };
+    }
+    if (r.ok) {
+      cur = { journal, version: r.version, state: fold(journal, setup.graph) };
+      return { cur, decision, conflicts };
+    }
+    tried = { journal, decision, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    conflicts++;
+    if (conflicts > MAX_CONFLICTS) {
+      throw new Error(
+        `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
+      );
+    }
+    await new Promise((res) =>
+      setTimeout(res, Math.random() * Math.min(200, 5 * 2 ** Math.min(conflicts, 6))),
+    );
+  }
+}

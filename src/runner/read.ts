@@ -1,0 +1,86 @@
+/**
+ * Reading a run: the setup every engine operation shares, the journal as read and folded (`Current`), and the
+ * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
+ */
+import type { Graph } from '../graph/model.js';
+import { JOURNAL_FORMAT, type Journal, type RunnerInfo } from '../journal/events.js';
+import { fold, JournalError, type RunState } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
+import type { JournalStore } from '../store/types.js';
+
+export interface RunSetup {
+  graph: Graph;
+  store: JournalStore;
+  runId: string;
+  /** Recorded in RunStarted when the run starts here. */
+  start: { intent: string; subject: string; inputs: Record<string, string>; github: unknown };
+  /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
+  allowGraphChangeBy?: string;
+  now?: () => string;
+}
+
+export interface Current {
+  journal: Journal;
+  version: string | null;
+  state: RunState;
+}
+
+export class RunRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunRefused';
+  }
+}
+
+export function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
+export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Current> {
+  const stored = await setup.store.read();
+  if (stored) {
+    if (stored.journal.run_id !== setup.runId) {
+      throw new RunRefused(
+        `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
+      );
+    }
+    return { journal: stored.journal, version: stored.version, state: foldStored(setup, stored.journal) };
+  }
+  const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
+  const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };
+  const journal = appendEvents(
+    fresh,
+    [
+      {
+        type: 'RunStarted',
+        graph: g,
+        intent: setup.start.intent,
+        subject: setup.start.subject,
+        runner,
+        inputs: setup.start.inputs,
+        ...(setup.start.github ? { github: setup.start.github } : {}),
+      },
+    ],
+    (setup.now ?? isoNow)(),
+  );
+  return { journal, version: null, state: fold(journal, setup.graph) };
+}
+
+/** Folds a stored journal; any error names the store's file as well as the first bad event, and nothing is written. */
+function foldStored(setup: RunSetup, journal: Journal): RunState {
+  try {
+    const state = fold(journal, setup.graph);
+    // The header names the graph the events accepted; a header that disagrees was edited or forged.
+    if (journal.graph.hash !== state.accepted_hash)
+      throw new JournalError(
+        `the header names graph ${journal.graph.hash} but its events accepted ${state.accepted_hash}`,
+        null,
+      );
+    return state;
+  } catch (e) {
+    if (e instanceof JournalError)
+      throw new JournalError(`${setup.store.location}: ${e.message}; the journal was left untouched`, e.seq);
+    throw e;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Settling and recovering through the compare-and-swap commit: a person's settlement (approve, settle, fail),
+ * and recovery, which marks in-flight attempts whose executor is provably gone as interrupted (rule 3).
+ */
+import type { NewEvent, RunnerInfo } from '../journal/events.js';
+import type { DispatchInfo, RunState } from '../journal/fold.js';
+import { type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
+import { commit } from './commit.js';
+import { failpoint } from './failpoint.js';
+import type { Current, RunSetup } from './read.js';
+
+/** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */
+export interface RecoverySetup extends RunSetup {
+  /** Whether an in-flight attempt's executor is provably gone (may ask an API). */
+  probe: (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
+  recoveredBy: string;
+  /** Describes this executor for the journal, given an execution tag. */
+  runner: (execTag: string) => RunnerInfo;
+}
+
+/** Applies a person's settlement (approve, settle, fail) through the same compare-and-swap. */
+export async function settleRun(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: Current) => Settlement,
+): Promise<{ ok: true; cur: Current } | { ok: false; reason: string }> {
+  const r = await commit(setup, runner, (cur) => {
+    if (cur.version === null)
+      return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
+    const s = decide(cur);
+    if (s.ok) failpoint('before-settle-write');
+    return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
+  });
+  if (!r.decision.refusal) failpoint('after-settle-write');
+  return r.decision.refusal ? { ok: false, reason: r.decision.refusal } : { ok: true, cur: r.cur };
+}
+
+/** The recovery events for the state read: none for a run not yet stored. */
+export async function recoveryFor(
+  setup: RecoverySetup,
+  cur: Current,
+): Promise<{ events: NewEvent[]; left: Array<{ node: string; why: string }> }> {
+  if (cur.version === null) return { events: [], left: [] };
+  return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
+}
+
+/** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
+export async function recover(
+  setup: RecoverySetup,
+): Promise<{ cur: Current; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
+  const runner = setup.runner('recovery');
+  const r = await commit(setup, runner, async (cur) => {
+    const rec = await recoveryFor(setup, cur);
+    if (rec.events.length) failpoint('before-recover-write');
+    return rec;
+  });
+  if (r.decision.events.length) failpoint('after-recover-write');
+  return {
+    cur: r.cur,
+    interrupted: r.decision.events.map((e) => ('node' in e ? e.node : '')),
+    left: r.decision.left,
+  };
+}
+
+/** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */
+async function probed(
+  state: RunState,
+  probe: RecoverySetup['probe'],
+): Promise<(node: string, dispatch: DispatchInfo) => Probe> {
+  const results = new Map<string, Probe>();
+  for (const id of state.checkpoint.active_nodes) {
+    const d = state.nodes.get(id)?.dispatch;
+    if (d) results.set(id, await probe(id, d));
+  }
+  return (node) => results.get(node) ?? { gone: false, why: 'not probed', observed_ms: 0 };
+}

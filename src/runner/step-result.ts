@@ -1,0 +1,103 @@
+/**
+ * What a step did, in words for people: the result of a decision that ran nothing (ended, blocked, skipped,
+ * completed, a failed pre-check) and of an attempt whose result was recorded. Pure.
+ */
+import type { AttemptOutcome, Decision, ResultDecision } from '../protocol/decide.js';
+import type { Current } from './read.js';
+
+export type StepResult =
+  | {
+      kind: 'recorded' | 'failed' | 'escalated';
+      node: string;
+      attempt: number;
+      cur: Current;
+      message: string;
+      /** Set when the node asked for was completed before this step, which ran nothing. */
+      already?: true;
+    }
+  | { kind: 'skipped'; node: string; cur: Current; message: string }
+  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: Current; message: string };
+
+/** The result of a step whose decision dispatched nothing. */
+export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>, cur: Current): StepResult {
+  switch (decision.kind) {
+    case 'ended':
+      return { kind: 'ended', cur, message: `the run has ended (${decision.status}: ${decision.reason})` };
+    case 'blocked':
+      return { kind: 'blocked', cur, message: decision.reason };
+    case 'complete':
+      return { kind: 'run-completed', cur, message: 'run completed: every node completed or skipped' };
+    case 'skip':
+      return {
+        kind: 'skipped',
+        node: decision.node,
+        cur,
+        message: `skipped "${decision.node}": no execute_condition was true`,
+      };
+    case 'precheck_failed': {
+      const esc = decision.events.some((e) => e.type === 'NodeEscalated');
+      const why = decision.events.flatMap((e) =>
+        e.type === 'NodeFailed' ? e.failures.map((f) => f.message) : [],
+      );
+      return {
+        kind: esc ? 'escalated' : 'failed',
+        node: decision.node,
+        attempt: decision.attempt,
+        cur,
+        message: `"${decision.node}" failed its pre-check: ${why.join('; ')}`,
+      };
+    }
+  }
+}
+
+/** The result of an attempt, once its result decision was written (or found stale). */
+export function outcomeResult(r: {
+  node: string;
+  attempt: number;
+  outcome: AttemptOutcome;
+  decision: ResultDecision;
+  cur: Current;
+}): StepResult {
+  const { node, attempt, outcome, decision, cur } = r;
+  if (decision.kind === 'stale') return { kind: 'stale', cur, message: decision.reason };
+  const secs = (outcome.usage.wall_ms / 1000).toFixed(1);
+  if (decision.recorded) {
+    return {
+      kind: 'recorded',
+      node,
+      attempt,
+      cur,
+      message: `"${node}" attempt ${attempt} recorded in ${secs}s: ${outcome.evidence.length} check(s) passed`,
+    };
+  }
+  const why = outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ');
+  return {
+    kind: decision.escalated ? 'escalated' : 'failed',
+    node,
+    attempt,
+    cur,
+    message: `"${node}" attempt ${attempt} failed in ${secs}s (${why})${decision.escalated ? '; escalated: it needs a person' : '; it will be retried'}`,
+  };
+}
+
+/** A node whose result may be lost, said with what happens to it next. */
+export function heldOrRerun(replay: string): string {
+  return replay === 'safe'
+    ? 'replay: safe, it runs again'
+    : 'replay: never, so it is held until a person records it (/settle) or approves a rerun (/approve-rerun)';
+}
+
+/** A step for a node that is already completed reports what it recorded and runs nothing. */
+export function alreadyCompleted(r: StepResult, wanted: string | undefined): StepResult {
+  const mine = wanted ? r.cur.state.nodes.get(wanted) : undefined;
+  if (r.kind !== 'blocked' || mine?.state !== 'completed') return r;
+  // Re-running a workflow resumes where the run stands: a completed node only reports what it recorded.
+  return {
+    kind: 'recorded',
+    node: wanted!,
+    attempt: mine.attempts,
+    cur: r.cur,
+    message: `"${wanted}" was already completed (attempt ${mine.attempts}); nothing to do`,
+    already: true,
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * One step of the protocol: recover and decide in one write, dispatch (journaled before the work), run the
+ * attempt, record its result. The record may carry the next node's dispatch (see `chainNext`), so that in
+ * `node: all` one write both ends a node and starts the next.
+ */
+import { randomUUID } from 'node:crypto';
+import { gitHead } from '../evidence/local.js';
+import type { NewEvent, RunnerInfo } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
+import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
+import { commit, storeFailure } from './commit.js';
+import { failpoint } from './failpoint.js';
+import { type Current, isoNow } from './read.js';
+import { type RecoverySetup, recoveryFor } from './recover.js';
+import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
+
+export type { StepResult } from './step-result.js';
+
+export interface StepSetup extends RecoverySetup, AttemptSetup {
+  /** Progress messages for people. */
+  say?: (message: string) => void;
+}
+
+/** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
+export interface Dispatched extends Omit<AttemptOptions, 'dispatchedAt'> {
+  runner: RunnerInfo;
+}
+
+/** What follows a recorded result in `node: all`: a dispatch already journaled, or a result already decided. */
+export type Chained = { dispatched: Dispatched } | { result: StepResult };
+
+/** The runner of a new attempt: its execution tag, and the commit checked out when it is dispatched. */
+function newExecutor(setup: StepSetup): { execTag: string; runner: RunnerInfo; gitBase: string | undefined } {
+  const execTag = randomUUID();
+  return { execTag, runner: setup.runner(execTag), gitBase: gitHead(setup.cwd) };
+}
+
+function withGitBase(runner: RunnerInfo, gitBase: string | undefined): RunnerInfo {
+  return { ...runner, ...(gitBase ? { git_head: gitBase } : {}) };
+}
+
+/** Whether a decision is journaled (a dispatch, a skip, the run's completion, a failed pre-check). */
+function writes(d: Decision): d is Exclude<Decision, { kind: 'ended' | 'blocked' }> {
+  return d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'complete' || d.kind === 'precheck_failed';
+}
+
+/** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
+export async function dispatchStep(setup: StepSetup, only?: string): Promise<Chained> {
+  const say = setup.say ?? (() => {});
+  let executor: ReturnType<typeof newExecutor> | undefined;
+  const execTag = randomUUID();
+  const runner = setup.runner(execTag);
+  failpoint('before-dispatch-write');
+  let planned: { node: string; attempt: number; replay: string } | undefined;
+  const d = await commit(
+    setup,
+    runner,
+    async (cur) => {
+      const rec = await recoveryFor(setup, cur);
+      let { journal, state } = cur;
+      if (rec.events.length) {
+        journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());
+        state = fold(journal, setup.graph);
+      }
+      executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
+      const decision = decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only);
+      planned =
+        decision.kind === 'dispatch'
+          ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
+          : undefined;
+      if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
+      const events = [...rec.events, ...(writes(decision) ? decision.events : [])];
+      return { decision, recovered: rec.events, left: rec.left, events };
+    },
+    { create: true },
+  ).catch((e: unknown) => {
+    throw storeFailure(
+      e,
+      (why) =>
+        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
+    );
+  });
+  for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
+  for (const e of d.decision.recovered) {
+    if (e.type !== 'NodeInterrupted') continue;
+    const held = d.cur.state.nodes.get(e.node)?.state === 'held';
+    say(
+      `recovered: "${e.node}" attempt ${e.attempt} was interrupted; ${held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again'}`,
+    );
+  }
+  const decision = d.decision.decision;
+  if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
+  const { node, attempt, approach, context } = decision;
+  return { dispatched: { cur: d.cur, node, attempt, approach, context, ...executor! } };
+}
+
+/**
+ * The next node's dispatch, decided from the state the result leaves, to go into the result's own write; or the
+ * run's completion. Only when recovery would have nothing to probe (no attempt in flight) and the run goes on:
+ * anything else is left to a whole step, which recovers first.
+ */
+function chainNext(
+  setup: StepSetup,
+  cur: Current,
+  result: NewEvent[],
+  executor: ReturnType<typeof newExecutor>,
+): { decision: Decision; events: NewEvent[] } | undefined {
+  const journal = appendEvents(cur.journal, result, (setup.now ?? isoNow)());
+  const state = fold(journal, setup.graph);
+  if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
+  const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
+  if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
+  return decision.kind === 'dispatch' || decision.kind === 'complete'
+    ? { decision, events: decision.events }
+    : undefined;
+}
+
+/** Runs a journaled dispatch and records its result; with `chain`, the same write dispatches the next node. */
+export async function runDispatched(
+  setup: StepSetup,
+  d: Dispatched,
+  options: { chain: boolean },
+): Promise<{ result: StepResult; following?: Chained }> {
+  const { node, attempt, approach, cur } = d;
+  failpoint('after-dispatch-write', node.id);
+  const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
+  const mark = { node: node.id, attempt, approach: approach.label };
+  const outcome = await withinAttempt(setup, mark, () => {
+    (setup.say ?? (() => {}))(
+      `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
+    );
+    return executeAttempt(setup, { ...d, dispatchedAt });
+  });
+  failpoint('before-record-write', node.id);
+  const executor = options.chain ? newExecutor(setup) : undefined;
+  // One write for the result: from the state the dispatch write left, re-reading only on a conflict.
+  const r = await commit(
+    setup,
+    d.runner,
+    (c) => {
+      const result = decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome);
+      // Only a recorded node is chained: a failure is written alone, so a crash right after it leaves the retry
+      // undispatched (ready), not in flight and held.
+      const next =
+        executor && result.kind === 'write' && result.recorded
+          ? chainNext(setup, c, result.events, executor)
+          : undefined;
+      return { result, next, events: [...result.events, ...(next?.events ?? [])] };
+    },
+    { known: cur },
+  ).catch((e: unknown) => {
+    throw storeFailure(e, (why) => unstoredResult(setup, d, outcome, why));
+  });
+  failpoint('after-record-write', node.id);
+  const result = outcomeResult({ node: node.id, attempt, outcome, decision: r.decision.result, cur: r.cur });
+  const next = r.decision.next?.decision;
+  if (!next || !executor) return { result };
+  if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
+  const { node: n, attempt: a, approach: ap, context } = next;
+  return {
+    result,
+    following: { dispatched: { cur: r.cur, node: n, attempt: a, approach: ap, context, ...executor } },
+  };
+}
+
+function unstoredResult(setup: StepSetup, d: Dispatched, outcome: AttemptOutcome, why: string): string {
+  const result = outcome.failures.length
+    ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
+    : outcome.evidence.length
+      ? `${outcome.evidence.length} check(s) passed`
+      : 'it succeeded';
+  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${heldOrRerun(d.node.replay)}).`;
+}
+
+/** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */
+export async function step(setup: StepSetup, only?: string): Promise<StepResult> {
+  const first = await dispatchStep(setup, only);
+  if ('result' in first) return first.result;
+  return (await runDispatched(setup, first.dispatched, { chain: false })).result;
+}

@@ -1,0 +1,52 @@
+/**
+ * `runSteps`: the one loop both faces run. `{ node }` (or `{}` for the next ready node) is one step; `{ all: true }`
+ * steps until the run completes, ends, blocks or goes stale, and writes each node's record together with the
+ * next node's dispatch (one journal write per node). A node asked for that is already completed is answered here.
+ */
+
+import { type Chained, dispatchStep, runDispatched, type StepResult, type StepSetup } from './step.js';
+import { alreadyCompleted } from './step-result.js';
+
+export type StepsTarget = { node?: string | undefined } | { all: true };
+
+export interface StepsOptions {
+  /** Told of each step's result as it comes, with the step's wall time. */
+  onStep?: (result: StepResult, ms: number) => void;
+}
+
+/** The stop rule of `node: all`: nothing more this job can do. */
+function stops(r: StepResult): boolean {
+  return (
+    r.kind === 'run-completed' ||
+    r.kind === 'ended' ||
+    r.kind === 'blocked' ||
+    r.kind === 'stale' ||
+    r.cur.state.checkpoint.ended !== null
+  );
+}
+
+/** Runs one step, or every step until the run stops; returns the last step's result. */
+export async function runSteps(
+  setup: StepSetup,
+  target: StepsTarget,
+  options: StepsOptions = {},
+): Promise<StepResult> {
+  const all = 'all' in target;
+  const only = 'all' in target ? undefined : target.node;
+  let pending: Chained | undefined;
+  while (true) {
+    const t0 = Date.now();
+    const first = pending ?? (await dispatchStep(setup, only));
+    pending = undefined;
+    let r: StepResult;
+    if ('result' in first) r = first.result;
+    else {
+      const ran = await runDispatched(setup, first.dispatched, { chain: all });
+      r = ran.result;
+      pending = ran.following;
+    }
+    r = alreadyCompleted(r, only);
+    options.onStep?.(r, Date.now() - t0);
+    if (!all || (stops(r) && !pending)) return r;
+  }
+}
