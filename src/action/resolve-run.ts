@@ -3,7 +3,6 @@
  * commenter's permission, asks `run-plan.ts` what they mean, and loads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
