@@ -130,8 +130,49 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   if (via === 'spawn') chownSync(home, ids.uid, ids.gid);
   else execFileSync('sudo', ['-n', 'chown', `${ids.uid}:${ids.gid}`, home], quiet);
   share(opts.workspace, user);
+  const blocked = unreachable(opts.workspace, user);
+  if (blocked) {
+    const why = `node-user "${opts.user}" cannot reach the workspace: ${blocked}`;
+    if (opts.isolation === 'user') throw new Error(`isolation: user: ${why}`);
+    opts.warn(`isolation: auto: ${why}, so ${SAME_USER}. See SECURITY.md.`);
+    return undefined;
+  }
   configureNodeUser(user);
   return user;
+}
+
+/** Runs `test` as the node user: whether it may enter `path` (and write it, with `write`). */
+function nodeUserCan(path: string, user: NodeUser, write: boolean): boolean {
+  const args = write ? ['-w', path, '-a', '-x', path] : ['-x', path];
+  try {
+    if (user.via === 'sudo') execFileSync('sudo', ['-n', '-u', user.name, '--', 'test', ...args], quiet);
+    else execFileSync('test', args, { ...quiet, uid: user.uid, gid: user.gid });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the node user cannot enter and write the workspace (a parent directory it may not pass through, such as a
+ * home directory of mode 750), after granting it passage through each parent with an ACL where sudo can; undefined
+ * when it can.
+ */
+function unreachable(workspace: string, user: NodeUser): string | undefined {
+  if (nodeUserCan(workspace, user, true)) return undefined;
+  const parents: string[] = [];
+  for (let d = dirname(workspace); d !== dirname(d); d = dirname(d)) parents.unshift(d);
+  for (const dir of parents) {
+    if (nodeUserCan(dir, user, false)) continue;
+    try {
+      const acl = ['setfacl', '-m', `u:${user.uid}:x`, dir];
+      if (user.via === 'sudo') execFileSync('sudo', ['-n', ...acl], quiet);
+      else execFileSync(acl[0]!, acl.slice(1), quiet);
+    } catch {
+      return `it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
+    }
+  }
+  return nodeUserCan(workspace, user, true) ? undefined : `it may not write ${workspace}`;
 }
 
 /** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`). */
