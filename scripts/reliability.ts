@@ -270,6 +270,7 @@ async function hostile(): Promise<void> {
     'test/app/server.test.ts',
     'test/reliability/hostile.test.ts',
     'test/reliability/webhooks.test.ts',
+    'test/reliability/hostile-node.test.ts',
   ];
   const json = vitestJson(files);
   const tests = (
@@ -317,6 +318,14 @@ async function hostile(): Promise<void> {
     'hostile',
     'webhook deliveries to the App server (signatures, content types, headers, sizes)',
     `${deliveries.length}, ${passed(deliveries)} passed`,
+  );
+  const node = tests('test/reliability/hostile-node.test.ts', (t) =>
+    /under the recommended setup/.test(t.ancestorTitles.join()),
+  );
+  row(
+    'hostile',
+    'a hostile node through the bundled action: attempts with no effect under the recommended setup',
+    `${node.length}, ${passed(node)} passed (table: docs/RELIABILITY.md)`,
   );
   if (json.numFailedTests)
     failures.push(

@@ -34,6 +34,11 @@ export function command(
 
 /** `name<<delimiter` … `delimiter`, so values may hold newlines; the delimiter never occurs in the value. */
 export function fileCommand(name: string, value: string): string {
+  // The runner splits a line at its first `=` or `<<`: a name holding either (or a line break) breaks the file.
+  if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(name))
+    throw new Error(
+      `"${name.slice(0, 80)}" cannot be written to a runner file: names use letters, digits, "_" and "-"`,
+    );
   let delimiter = `ghadelimiter_${randomUUID()}`;
   while (name.includes(delimiter) || value.includes(delimiter)) delimiter = `ghadelimiter_${randomUUID()}`;
   return `${name}<<${delimiter}${EOL}${value}${EOL}${delimiter}${EOL}`;

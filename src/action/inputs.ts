@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { GITHUB_CREDENTIALS, parseNodeCredentials } from '../os/node-credentials.js';
 
 /** The action's inputs, as action.yml declares them. Read once, parsed once. */
 export const InputsSchema = z.object({
@@ -14,6 +15,9 @@ export const InputsSchema = z.object({
   'on-held': z.enum(['fail', 'succeed']).default('fail'),
   'stuck-after': z.string().default('24h'),
   'allow-graph-change': z.enum(['true', 'false']).default('false'),
+  isolation: z.enum(['auto', 'user', 'none']).default('auto'),
+  'node-user': z.string().default('interlock-node'),
+  'node-credentials': z.string().default(''),
 });
 export type Inputs = z.infer<typeof InputsSchema>;
 export type InputName = keyof Inputs;
@@ -56,20 +60,28 @@ export function readActionEnv(env: NodeJS.ProcessEnv): ActionEnv {
   return r.data;
 }
 
+/** Runner files a node would write to forge the step's outputs, environment, path, state or summary. */
+const RUNNER_FILES = new Set([
+  'GITHUB_OUTPUT',
+  'GITHUB_ENV',
+  'GITHUB_PATH',
+  'GITHUB_STATE',
+  'GITHUB_STEP_SUMMARY',
+]);
+
 /**
- * The environment a node's command inherits: the step's own (where workflows put an agent's API key),
- * without the action's inputs (the token among them) and the runner's internal tokens.
+ * The environment a node's command inherits: the step's own (where workflows put an agent's API key), without
+ * the action's inputs (the token among them), the runner's internal tokens and files, and the GitHub tokens the
+ * `node-credentials` input does not name.
  */
 export function nodeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const optIn = parseNodeCredentials(env['INPUT_NODE-CREDENTIALS'] ?? '');
+  const credentials = new Set(GITHUB_CREDENTIALS);
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {
-    if (
-      k.startsWith('INPUT_') ||
-      k.startsWith('ACTIONS_RUNTIME_') ||
-      k.startsWith('ACTIONS_ID_TOKEN_REQUEST_')
-    )
-      continue;
-    if (k === 'ACTIONS_CACHE_URL' || k === 'ACTIONS_RESULTS_URL' || k.startsWith('STATE_')) continue;
+    if (k.startsWith('INPUT_') || k.startsWith('ACTIONS_') || k.startsWith('STATE_')) continue;
+    // A granted credential is passed on here; runScript withholds it from the nodes it was not granted to.
+    if (RUNNER_FILES.has(k) || (credentials.has(k) && !optIn.has(k))) continue;
     out[k] = v;
   }
   return out;

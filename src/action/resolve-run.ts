@@ -3,13 +3,13 @@
  * commenter's permission, asks `run-plan.ts` what they mean, and loads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
@@ -75,7 +75,10 @@ export async function resolveRun(
     }
   }
   const { graphPath, subject, intent } = target;
-  const graph = { ...loadGraphFile(resolve(ctx.workspace, graphPath)), path: graphPath };
+  const graph = {
+    ...loadGraphFile(confineToWorkspace(ctx.workspace, graphPath, 'graph path')),
+    path: graphPath,
+  };
   const runId = givenRunId || defaultRunId(graph.name, subject.label);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }

@@ -1,9 +1,14 @@
 import { killAllChildren } from '../os/exec.js';
+import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
+import { prepareNodeUser } from '../os/node-user.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
-import { type ActionIO, buildContext, runAction } from './main.js';
+import { createLogGuard } from './log-guard.js';
+import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';
 
-const out = (text: string) => process.stdout.write(text);
+/** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
+const guard = createLogGuard({ write: (s) => process.stdout.write(s) });
+const out = (line: string) => guard.command(line);
 
 /**
  * interlock's own log lines may quote untrusted text (an issue title in a failed check, a comment's note): no
@@ -24,26 +29,19 @@ export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
     if (env[variable]) appendToRunnerFile(env, variable, text);
     else out(command('debug', `${variable} is not set; skipped`));
   };
-  // Whether the node's last output ended its line: `::endgroup::` is only read at the start of a line.
-  let midLine = false;
   return {
     setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
     summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
-    info: (m) => out(logLine(m)),
+    info: (m) => guard.text(logLine(m)),
     notice: (m) => out(command('notice', m)),
     warning: (m) => out(command('warning', m)),
     error: (m, where) => out(command('error', m, where)),
     saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
-    echo: (chunk) => {
-      if (chunk.length) midLine = chunk[chunk.length - 1] !== 0x0a;
-      process.stdout.write(chunk);
-    },
-    // One attempt's log, interlock's lines and the node's output, folds into one group.
+    echo: (chunk) => guard.text(chunk),
+    // One attempt's log, interlock's lines and the node's output, folds into one group: the group is opened and
+    // closed with commands resumed, so the node's stretch of text sits inside it (the guard ends a cut line).
     group: (title) => out(`::group::${groupTitle(title)}\n`),
-    endGroup: () => {
-      out(`${midLine ? '\n' : ''}::endgroup::\n`);
-      midLine = false;
-    },
+    endGroup: () => out('::endgroup::\n'),
   };
 }
 
@@ -52,8 +50,21 @@ function setFailed(message: string): void {
   process.exitCode = 1;
 }
 
+/** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
+function isolateNodes(ctx: ActionContext): void {
+  configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
+  prepareNodeUser({
+    isolation: ctx.inputs.isolation,
+    user: ctx.inputs['node-user'],
+    workspace: ctx.workspace,
+    warn: (m) => ctx.io.warning(`interlock: ${m}`),
+    say: (m) => ctx.io.info(`interlock: ${m}`),
+  });
+}
+
 /** The main step: try/catch and the step's result; no other logic. */
 export async function run(): Promise<void> {
+  process.once('exit', () => guard.close());
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
@@ -62,10 +73,12 @@ export async function run(): Promise<void> {
     });
   }
   try {
-    const result = await runAction(buildContext(process.env, runnerIO()));
+    const ctx = buildContext(process.env, runnerIO());
+    if (ctx.inputs.mode === 'step') isolateNodes(ctx);
+    const result = await runAction(ctx);
     // A problem already annotated is not reported a second time as an error: its details go to the log.
     if (result.failed && result.reported) {
-      out(logLine(`interlock: ${result.failed}`));
+      guard.text(logLine(`interlock: ${result.failed}`));
       process.exitCode = 1;
     } else if (result.failed) setFailed(result.failed);
   } catch (e) {
@@ -75,6 +88,7 @@ export async function run(): Promise<void> {
 
 /** The post step: marks this job's node interrupted when the main step did not finish. */
 export async function runPost(): Promise<void> {
+  process.once('exit', () => guard.close());
   try {
     await postStep(buildContext(process.env, runnerIO()));
   } catch (e) {

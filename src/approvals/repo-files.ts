@@ -6,6 +6,7 @@ import { statusOf } from '../github/status.js';
 import { GraphError } from '../graph/errors.js';
 import { parseGraph, type SourceText } from '../graph/load.js';
 import type { Graph } from '../graph/model.js';
+import { workspaceRelative } from '../os/workspace-path.js';
 import type { HandlerDeps } from './deps.js';
 
 /** A text file from the repository's default branch through the contents API; undefined when missing. */
@@ -29,24 +30,20 @@ export async function loadRepoConfig(deps: HandlerDeps): Promise<Config> {
   return text === undefined ? ConfigSchema.parse({}) : parseConfig(CONFIG_PATH, text);
 }
 
-/** A graph path as the journal records it, made safe to ask the contents API for. */
-export function repoPath(path: string): string | undefined {
-  const clean = posix.normalize(path.replace(/^\.\//, ''));
-  if (clean.startsWith('/') || clean === '..' || clean.startsWith('../') || clean.includes('/../'))
-    return undefined;
-  return clean;
-}
-
 /**
  * The graph the journal names, read at the default branch with the skills beside it. Skills are fetched after
  * a first parse names them, so only the files the graph uses are read. Throws GraphError.
  */
 export async function loadRepoGraph(deps: HandlerDeps, path: string): Promise<Graph> {
-  const file = repoPath(path);
   const fail = (message: string): never => {
     throw new GraphError([{ file: path, line: 1, col: 1, message }]);
   };
-  if (!file) return fail('the graph path in the journal leaves the repository');
+  let file: string;
+  try {
+    file = workspaceRelative(path, "the journal's graph path");
+  } catch (e) {
+    return fail((e as Error).message);
+  }
   const text = await readRepoText(deps, file);
   if (text === undefined) return fail(`no graph file at ${file} on the default branch`);
   const wanted = new Set<string>();

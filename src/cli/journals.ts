@@ -5,6 +5,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runIdProblem } from '../journal/run-id.js';
+import { confineToWorkspace } from '../os/workspace-path.js';
 import type { RunSetup } from '../runner/engine.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import { FileStore } from '../store/file.js';
@@ -77,7 +78,11 @@ export async function openExisting(
   const stored = await store.read();
   if (!stored)
     throw new UsageError(`no journal at ${run.journalFile}: start the run with "interlock run <graph>"`);
-  const graph = loadGraphFile(resolve(io.cwd, run.graphPath ?? stored.journal.graph.path));
+  const graph = loadGraphFile(
+    run.graphPath
+      ? resolve(io.cwd, run.graphPath)
+      : confineToWorkspace(io.cwd, stored.journal.graph.path, "the journal's graph path"),
+  );
   const setup: RunSetup = {
     graph,
     store,

@@ -20,9 +20,10 @@ async function exists(fn: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-/** Runs one check through the GitHub API and says what it observed (URLs, shas, states). */
-export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<Evidence> {
-  const { octokit, repo } = gh;
+type Spec<K extends string> = Extract<Check, Record<K, unknown>> extends Record<K, infer S> ? S : never;
+
+/** A check whose name, head or ref interpolated to nothing fails here, before any request. */
+function emptyTarget(check: Check): Evidence | undefined {
   const named =
     'branch' in check
       ? check.branch
@@ -31,110 +32,107 @@ export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<
         : 'release' in check
           ? check.release
           : undefined;
+  const hint = '(did its expression name an output that was not set?)';
   if (named !== undefined && !named.trim()) {
     const kind = Object.keys(check)[0] ?? 'check';
-    return {
-      check: kind,
-      passed: false,
-      observed: `the ${kind} name is empty (did its expression name an output that was not set?)`,
-    };
+    return { check: kind, passed: false, observed: `the ${kind} name is empty ${hint}` };
   }
-  if ('pull_request' in check && !check.pull_request.head.trim()) {
+  if ('pull_request' in check && !check.pull_request.head.trim())
+    return { check: 'pull_request', passed: false, observed: `the head branch is empty ${hint}` };
+  if ('check' in check && !check.check.ref.trim())
+    return { check: 'check', passed: false, observed: `the ref is empty ${hint}` };
+  return undefined;
+}
+
+async function pullRequestCheck(spec: Spec<'pull_request'>, gh: GitHubEvidence): Promise<Evidence> {
+  const { octokit, repo } = gh;
+  const want = spec.state ?? 'open_or_merged';
+  const name = `pull_request head ${spec.head}${spec.base ? ` base ${spec.base}` : ''} ${want}${spec.label ? ` label ${spec.label}` : ''}`;
+  const { data } = await octokit.rest.pulls.list({
+    ...repo,
+    head: `${repo.owner}:${spec.head}`,
+    state: 'all',
+    per_page: 20,
+    ...(spec.base ? { base: spec.base } : {}),
+  });
+  const stateOf = (p: (typeof data)[number]) => (p.merged_at ? 'merged' : p.state);
+  const ok = data.filter((p) => {
+    const st = stateOf(p);
+    const stateOk = want === 'open_or_merged' ? st === 'open' || st === 'merged' : st === want;
+    const labelOk = !spec.label || p.labels.some((l) => l.name === spec.label);
+    return stateOk && labelOk;
+  });
+  const shown = (ok[0] ?? data[0]) as (typeof data)[number] | undefined;
+  return {
+    check: name,
+    passed: ok.length > 0,
+    observed: shown
+      ? `#${shown.number} ${stateOf(shown)} ${shown.html_url} head ${shown.head.sha.slice(0, 12)}${ok.length ? '' : ' (not as required)'}`
+      : `no pull request for head ${spec.head}`,
+  };
+}
+
+async function checkRunCheck(spec: Spec<'check'>, gh: GitHubEvidence): Promise<Evidence> {
+  const want = spec.conclusion ?? 'success';
+  const { data } = await gh.octokit.rest.checks.listForRef({
+    ...gh.repo,
+    ref: spec.ref,
+    check_name: spec.name,
+    filter: 'latest',
+  });
+  // Only the named app's check runs count: another app's (a node's token) are reported, never accepted.
+  const run = data.check_runs.find((r) => !spec.app || r.app?.slug === spec.app);
+  const others =
+    data.check_runs.length && !run ? ` (only from ${data.check_runs[0]!.app?.slug ?? 'an unknown app'})` : '';
+  const by = spec.app ? ` by ${spec.app}` : '';
+  return {
+    check: `check "${spec.name}" on ${spec.ref} ${want}${by}`,
+    passed: run?.status === 'completed' && run.conclusion === want,
+    observed: run
+      ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}${spec.app ? ` app ${spec.app}` : ''}`
+      : `no check run "${spec.name}" on ${spec.ref}${by}${others}`,
+  };
+}
+
+async function issueCheck(spec: Spec<'issue'>, gh: GitHubEvidence): Promise<Evidence> {
+  const { octokit, repo } = gh;
+  const number = spec.number !== undefined ? Number(spec.number) : gh.subject;
+  if (!number || !Number.isInteger(number))
     return {
-      check: 'pull_request',
+      check: 'issue',
       passed: false,
-      observed: 'the head branch is empty (did its expression name an output that was not set?)',
+      observed: 'no issue number: the run has no subject; give issue.number',
     };
+  const { data } = await octokit.rest.issues.get({ ...repo, issue_number: number });
+  const parts: string[] = [`#${number} ${data.state}`];
+  let passed = !spec.state || data.state === spec.state;
+  if (spec.label) {
+    const has = data.labels.some((l) => (typeof l === 'string' ? l : l.name) === spec.label);
+    parts.push(has ? `label ${spec.label}` : `no label ${spec.label}`);
+    passed &&= has;
   }
-  if ('check' in check && !check.check.ref.trim()) {
-    return {
-      check: 'check',
-      passed: false,
-      observed: 'the ref is empty (did its expression name an output that was not set?)',
-    };
-  }
-  if ('pull_request' in check) {
-    const spec = check.pull_request;
-    const want = spec.state ?? 'open_or_merged';
-    const name = `pull_request head ${spec.head}${spec.base ? ` base ${spec.base}` : ''} ${want}${spec.label ? ` label ${spec.label}` : ''}`;
-    const { data } = await octokit.rest.pulls.list({
+  if (spec.comment) {
+    const re = new RegExp(spec.comment);
+    const comments = await octokit.paginate(octokit.rest.issues.listComments, {
       ...repo,
-      head: `${repo.owner}:${spec.head}`,
-      state: 'all',
-      per_page: 20,
-      ...(spec.base ? { base: spec.base } : {}),
+      issue_number: number,
+      per_page: 100,
     });
-    const stateOf = (p: (typeof data)[number]) => (p.merged_at ? 'merged' : p.state);
-    const ok = data.filter((p) => {
-      const st = stateOf(p);
-      const stateOk = want === 'open_or_merged' ? st === 'open' || st === 'merged' : st === want;
-      const labelOk = !spec.label || p.labels.some((l) => l.name === spec.label);
-      return stateOk && labelOk;
-    });
-    const shown = (ok[0] ?? data[0]) as (typeof data)[number] | undefined;
-    return {
-      check: name,
-      passed: ok.length > 0,
-      observed: shown
-        ? `#${shown.number} ${stateOf(shown)} ${shown.html_url} head ${shown.head.sha.slice(0, 12)}${ok.length ? '' : ' (not as required)'}`
-        : `no pull request for head ${spec.head}`,
-    };
+    // interlock's own comments (progress, attention, stuck) name nodes and commands: never evidence.
+    const hit = comments.find((c) => !c.body?.includes('<!-- interlock:') && re.test(c.body ?? ''));
+    parts.push(hit ? `comment ${hit.html_url}` : `no comment matching /${spec.comment}/`);
+    passed &&= Boolean(hit);
   }
-  if ('check' in check) {
-    const spec = check.check;
-    const want = spec.conclusion ?? 'success';
-    const { data } = await octokit.rest.checks.listForRef({
-      ...repo,
-      ref: spec.ref,
-      check_name: spec.name,
-      filter: 'latest',
-    });
-    const run = data.check_runs[0];
-    return {
-      check: `check "${spec.name}" on ${spec.ref} ${want}`,
-      passed: run?.status === 'completed' && run.conclusion === want,
-      observed: run
-        ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}`
-        : `no check run "${spec.name}" on ${spec.ref}`,
-    };
-  }
-  if ('issue' in check) {
-    const spec = check.issue;
-    const number = spec.number !== undefined ? Number(spec.number) : gh.subject;
-    if (!number || !Number.isInteger(number)) {
-      return {
-        check: 'issue',
-        passed: false,
-        observed: 'no issue number: the run has no subject; give issue.number',
-      };
-    }
-    const { data } = await octokit.rest.issues.get({ ...repo, issue_number: number });
-    const parts: string[] = [`#${number} ${data.state}`];
-    let passed = true;
-    if (spec.state && data.state !== spec.state) passed = false;
-    if (spec.label) {
-      const has = data.labels.some((l) => (typeof l === 'string' ? l : l.name) === spec.label);
-      parts.push(has ? `label ${spec.label}` : `no label ${spec.label}`);
-      passed &&= has;
-    }
-    if (spec.comment) {
-      const re = new RegExp(spec.comment);
-      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-        ...repo,
-        issue_number: number,
-        per_page: 100,
-      });
-      // interlock's own comments (progress, attention, stuck) name nodes and commands: never evidence.
-      const hit = comments.find((c) => !c.body?.includes('<!-- interlock:') && re.test(c.body ?? ''));
-      parts.push(hit ? `comment ${hit.html_url}` : `no comment matching /${spec.comment}/`);
-      passed &&= Boolean(hit);
-    }
-    return {
-      check: `issue #${number}${spec.state ? ` ${spec.state}` : ''}`,
-      passed,
-      observed: `${parts.join(', ')} ${data.html_url}`,
-    };
-  }
+  return {
+    check: `issue #${number}${spec.state ? ` ${spec.state}` : ''}`,
+    passed,
+    observed: `${parts.join(', ')} ${data.html_url}`,
+  };
+}
+
+/** branch, tag and release: a thing that exists under a name, or does not. */
+async function namedRefCheck(check: Check, gh: GitHubEvidence): Promise<Evidence | undefined> {
+  const { octokit, repo } = gh;
   if ('branch' in check) {
     const found = await exists(() => octokit.rest.repos.getBranch({ ...repo, branch: check.branch }));
     return {
@@ -167,5 +165,21 @@ export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<
       observed: found ? `release ${url}` : `no release for tag ${check.release}`,
     };
   }
-  return { check: Object.keys(check)[0] ?? 'check', passed: false, observed: 'not a GitHub check' };
+  return undefined;
+}
+
+/** Runs one check through the GitHub API and says what it observed (URLs, shas, states). */
+export async function runGitHubCheck(check: Check, gh: GitHubEvidence): Promise<Evidence> {
+  const empty = emptyTarget(check);
+  if (empty) return empty;
+  if ('pull_request' in check) return pullRequestCheck(check.pull_request, gh);
+  if ('check' in check) return checkRunCheck(check.check, gh);
+  if ('issue' in check) return issueCheck(check.issue, gh);
+  return (
+    (await namedRefCheck(check, gh)) ?? {
+      check: Object.keys(check)[0] ?? 'check',
+      passed: false,
+      observed: 'not a GitHub check',
+    }
+  );
 }

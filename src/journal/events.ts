@@ -25,6 +25,8 @@ export {
   UsageSchema,
 } from './event-fields.js';
 
+import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
+
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
 const base = {
@@ -89,7 +91,7 @@ const NodeRecorded = z.strictObject({
     .array(EvidenceSchema)
     .register(z.globalRegistry, { description: 'Every check and what it observed.' }),
   outputs: z
-    .record(z.string(), z.string())
+    .record(z.string().regex(OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE), z.string())
     .register(z.globalRegistry, { description: 'The outputs the command set in `$INTERLOCK_OUTPUT`.' }),
   usage: UsageSchema,
   recorded_by: z.string().optional().register(z.globalRegistry, {

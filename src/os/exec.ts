@@ -4,6 +4,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { childProcess } from './lazy.js';
+import { scriptCommand, sweepNodeUser } from './node-user.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -55,16 +56,15 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
 export function runScript(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = childProcess().spawn(
-      'bash',
-      ['--noprofile', '--norc', '-eo', 'pipefail', '-c', req.script],
-      {
-        cwd: req.cwd,
-        env: req.env,
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    // Graph code runs as the node user when one is configured (src/os/node-user.ts).
+    const how = scriptCommand(req.script, req.env);
+    const child = childProcess().spawn(how.file, how.args, {
+      cwd: req.cwd,
+      env: how.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...how.ids,
+    });
     let log: WriteStream | undefined;
     if (req.logFile) log = createWriteStream(req.logFile, { flags: 'a' });
     let tail = '';
@@ -116,6 +116,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       } catch {
         // none left
       }
+      sweepNodeUser();
       const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
       const done = () =>
         resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started, ...kept });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
@@ -159,7 +160,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin });
     failpoint('after-command', node.id);
-    const outputs = readOutputs(outputFile);
+    const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
     const checked = await runChecks({
@@ -174,7 +175,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
         ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
       },
     });
-    const failures = [...inputs.failures, ...ran.failures, ...checked.failures];
+    const failures = [...inputs.failures, ...ran.failures, ...badOutputNames, ...checked.failures];
     const usage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,

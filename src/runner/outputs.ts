@@ -7,7 +7,8 @@ export function parseOutputFile(text: string): Record<string, string> {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (!line.trim()) continue;
-    const heredoc = /^([A-Za-z_][A-Za-z0-9_-]*)<<(.+)$/.exec(line);
+    // As the runner reads it: `<<` before any `=` starts a heredoc; names are checked by the caller.
+    const heredoc = /^([^=]*?)<<(.+)$/.exec(line);
     if (heredoc) {
       const delim = heredoc[2]!;
       const body: string[] = [];

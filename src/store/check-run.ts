@@ -80,6 +80,8 @@ export class CheckRunStore implements JournalStore {
     private readonly repo: RepoRef,
     runId: string,
     private readonly headSha: string,
+    /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
+    private owner?: string,
   ) {
     this.name = `${NAME_PREFIX}${runId}`;
     this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
@@ -92,9 +94,10 @@ export class CheckRunStore implements JournalStore {
       ref: this.headSha,
       check_name: this.name,
       filter: 'latest',
-      per_page: 1,
+      per_page: 20,
     });
-    const run = data.check_runs[0];
+    // By name and owner: a check run of the same name made by another app (a node's token) is not the journal.
+    const run = data.check_runs.find((r) => !this.owner || r.app?.slug === this.owner);
     if (!run) return null;
     return { id: run.id, text: run.output?.text ?? '' };
   }
@@ -130,6 +133,7 @@ export class CheckRunStore implements JournalStore {
         output,
       });
       id = r.data.id;
+      this.owner ??= r.data.app?.slug;
     } else {
       await this.octokit.rest.checks.update({
         ...this.repo,

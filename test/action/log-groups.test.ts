@@ -35,9 +35,11 @@ describe('log groups', () => {
       '::group::flaky · attempt 2 · default',
       '::endgroup::',
     ]);
+    // Inside a group the text sits between stop-commands and its resume token (src/action/log-guard.ts).
+    const guardLine = /^::(stop-commands::)?interlock-[0-9a-f]{32}(::)?$/;
     const inside = (attempt: number) => {
       const from = lines.indexOf(`::group::flaky · attempt ${attempt} · default`);
-      return lines.slice(from + 1, lines.indexOf('::endgroup::', from));
+      return lines.slice(from + 1, lines.indexOf('::endgroup::', from)).filter((l) => !guardLine.test(l));
     };
     expect(inside(1)).toEqual(['interlock: dispatched "flaky" attempt 1 (default)', 'flaky says hi']);
     expect(inside(2)).toEqual(['interlock: dispatched "flaky" attempt 2 (default)', 'flaky says hi']);

@@ -350,7 +350,7 @@ export async function actionInjection(name: string, make: (dir: string) => strin
     // A run id given as input (workflow_dispatch inputs are attacker-reachable): refused before anything runs.
     const bad = await step({ inputs: { graph: graphPath, 'run-id': `x/${value}` } });
     p.check(
-      bad.code === 1 && /run-id .* may only hold/.test(bad.stdout),
+      bad.code === 1 && /run-id .* is not allowed: /.test(bad.stdout),
       'a run-id input made of the payload was not refused',
     );
     paths.push('run-id input');

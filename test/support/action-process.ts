@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseOutputFile } from '../../src/runner/outputs.js';
+import { parseRunnerFile } from './runner-commands.js';
+import { interpretRunnerLog, type RunnerView } from './runner-log.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const DIST = join(REPO_ROOT, 'dist');
@@ -36,6 +37,8 @@ export interface StepOptions {
   /** State saved by the main step, for the post step. */
   state?: Record<string, string>;
   node?: string;
+  /** Another build of the action (a baseline to compare with); default this tree's dist/. */
+  dist?: string;
 }
 
 export interface StepResult {
@@ -43,9 +46,19 @@ export interface StepResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** The GITHUB_OUTPUT file as the runner reads it. */
   outputs: Record<string, string>;
   summary: string;
+  /** stdout and stderr interleaved as they arrived, as the runner reads them. */
+  log: string;
+  /** What the runner would have done with the log and the output file (outputs, masks, annotations, stop state). */
+  runner: RunnerView;
   state: Record<string, string>;
+  /** What reached GITHUB_ENV and GITHUB_PATH (interlock writes neither). */
+  envFile: string;
+  pathFile: string;
+  /** The runner's temporary directory for this step (RUNNER_TEMP). */
+  runnerTemp: string;
 }
 
 export function makeWorkspace(files: Record<string, string>): string {
@@ -66,9 +79,11 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     output: join(runnerDir, 'output'),
     summary: join(runnerDir, 'summary.md'),
     state: join(runnerDir, 'state'),
+    env: join(runnerDir, 'env'),
+    path: join(runnerDir, 'path'),
   };
   writeFileSync(files.event, JSON.stringify(opts.payload));
-  for (const f of [files.output, files.summary, files.state]) writeFileSync(f, '');
+  for (const f of [files.output, files.summary, files.state, files.env, files.path]) writeFileSync(f, '');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -91,38 +106,51 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     GITHUB_OUTPUT: files.output,
     GITHUB_STEP_SUMMARY: files.summary,
     GITHUB_STATE: files.state,
+    GITHUB_ENV: files.env,
+    GITHUB_PATH: files.path,
     RUNNER_TEMP: runnerDir,
     INTERLOCK_RETRY_BASE_MS: '5',
     INTERLOCK_WRITE_INTERVAL_MS: '0',
     INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
     ...(opts.env ?? {}),
   };
+  // Nodes run as the test's own user unless a test asks for isolation (test/reliability/hostile-node.test.ts).
+  env.INPUT_ISOLATION = 'none';
   for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
   for (const [k, v] of Object.entries(opts.state ?? {})) env[`STATE_${k}`] = v;
-  const child = spawn(opts.node ?? process.execPath, [join(DIST, opts.entry ?? 'index.js')], {
+  const child = spawn(opts.node ?? process.execPath, [join(opts.dist ?? DIST, opts.entry ?? 'index.js')], {
     cwd: opts.workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
+  let log = '';
   child.stdout?.on('data', (b: Buffer) => {
     stdout += b.toString('utf8');
+    log += b.toString('utf8');
   });
   child.stderr?.on('data', (b: Buffer) => {
     stderr += b.toString('utf8');
+    log += b.toString('utf8');
   });
   const done = new Promise<StepResult>((resolve) => {
     child.on('close', (code, signal) => {
       const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+      const pairs = (f: string) => Object.fromEntries(parseRunnerFile(read(f)).pairs);
       resolve({
         code,
         signal,
         stdout,
         stderr,
-        outputs: parseOutputFile(read(files.output)),
+        outputs: pairs(files.output),
         summary: read(files.summary),
-        state: parseOutputFile(read(files.state)),
+        state: pairs(files.state),
+        log,
+        runner: interpretRunnerLog(log, read(files.output)),
+        envFile: read(files.env),
+        pathFile: read(files.path),
+        runnerTemp: runnerDir,
       });
     });
   });

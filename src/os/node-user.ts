@@ -1,0 +1,243 @@
+/**
+ * Runs graph code (a node's command, a `command` evidence check) as a user of its own, so it cannot read the
+ * action's process (`/proc/<pid>/environ`, `/proc/<pid>/fd`), write the runner's files or the action's bundle,
+ * or reach a credential only the runner's user can read. As root (a container) the child is spawned with that
+ * uid and gid; as a user with passwordless sudo (GitHub-hosted runners) through `sudo -n -E -u`. The workspace is
+ * shared through the node user's group. Where neither is possible the caller decides: fail, or go on loudly.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { withoutWithheldCredentials } from './node-credentials.js';
+
+export interface NodeUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+  /** `spawn`: this process is root and sets the uid itself; `sudo`: through passwordless sudo. */
+  via: 'spawn' | 'sudo';
+}
+
+let current: NodeUser | undefined;
+
+/** Every script runScript starts from now on runs as `user` (undefined: as this process's own user). */
+export function configureNodeUser(user: NodeUser | undefined): void {
+  current = user;
+}
+
+export function nodeUser(): NodeUser | undefined {
+  return current;
+}
+
+const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
+
+function sudoWorks(): boolean {
+  try {
+    execFileSync('sudo', ['-n', 'true'], quiet);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function idOf(name: string, flag: '-u' | '-g'): number | undefined {
+  try {
+    return Number(execFileSync('id', [flag, name], quiet).trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/** `uid:gid` (numbers, root only) or a user name, made (with its own group and home) when missing. */
+function lookUp(spec: string, via: NodeUser['via']): { uid: number; gid: number } {
+  const numeric = /^(\d+):(\d+)$/.exec(spec);
+  if (numeric) {
+    if (via !== 'spawn')
+      throw new Error(`node-user "${spec}" is numeric, which only works when the action runs as root`);
+    return { uid: Number(numeric[1]), gid: Number(numeric[2]) };
+  }
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(spec))
+    throw new Error(`node-user "${spec}" is not a user name or uid:gid`);
+  if (idOf(spec, '-u') === undefined) {
+    const add = ['useradd', '--create-home', '--user-group', '--shell', '/bin/bash', spec];
+    if (via === 'sudo') execFileSync('sudo', ['-n', ...add], quiet);
+    else execFileSync(add[0]!, add.slice(1), quiet);
+  }
+  return { uid: idOf(spec, '-u')!, gid: idOf(spec, '-g')! };
+}
+
+/** Makes `path` (a directory tree) readable and writable by the node user's group; the owner stays. */
+function share(path: string, user: NodeUser): void {
+  if (user.via === 'sudo') {
+    execFileSync('sudo', ['-n', 'chgrp', '-R', String(user.gid), path], quiet);
+    execFileSync('chmod', ['-R', 'g+rwX', path], quiet);
+    return;
+  }
+  const walk = (p: string) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    chownSync(p, st.uid, user.gid);
+    chmodSync(p, (st.mode & 0o7777) | (st.isDirectory() ? 0o2070 : 0o060));
+    if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
+  };
+  walk(path);
+}
+
+export interface PrepareOptions {
+  isolation: 'auto' | 'user' | 'none';
+  /** A user name, or `uid:gid` when the action runs as root. */
+  user: string;
+  workspace: string;
+  /** Said loudly (an annotation) when nodes run as this process's own user although isolation was asked for. */
+  warn: (message: string) => void;
+  /** Said in the log when `isolation: none` was chosen. */
+  say: (message: string) => void;
+}
+
+const SAME_USER =
+  "node commands run as the runner's own user: a hostile node can read the action's token from /proc, write the runner's files and reach any credential the job holds";
+
+/** Decides how nodes run, prepares the user and the workspace, and configures runScript. */
+export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
+  if (opts.isolation === 'none') {
+    opts.say(`isolation: none: ${SAME_USER}. See SECURITY.md.`);
+    return undefined;
+  }
+  const via: NodeUser['via'] | undefined =
+    process.getuid?.() === 0 ? 'spawn' : process.platform === 'linux' && sudoWorks() ? 'sudo' : undefined;
+  if (!via) {
+    const why = 'this process is not root and has no passwordless sudo (a self-hosted runner?)';
+    if (opts.isolation === 'user')
+      throw new Error(`isolation: user: cannot run nodes as "${opts.user}": ${why}`);
+    opts.warn(
+      `isolation: auto: ${why}, so ${SAME_USER}. Set isolation: none to say you accept it. See SECURITY.md.`,
+    );
+    return undefined;
+  }
+  let ids: { uid: number; gid: number };
+  try {
+    ids = lookUp(opts.user, via);
+  } catch (e) {
+    const why = `node-user "${opts.user}" could not be found or made (${(e as Error).message.split('\n')[0]})`;
+    if (opts.isolation === 'user') throw new Error(`isolation: user: ${why}`);
+    opts.warn(`isolation: auto: ${why}, so ${SAME_USER}. See SECURITY.md.`);
+    return undefined;
+  }
+  const home = mkdtempSync(join(tmpdir(), 'interlock-node-home-'));
+  const user: NodeUser = { name: opts.user, ...ids, home, via };
+  if (via === 'spawn') chownSync(home, ids.uid, ids.gid);
+  else execFileSync('sudo', ['-n', 'chown', `${ids.uid}:${ids.gid}`, home], quiet);
+  share(opts.workspace, user);
+  const blocked = unreachable(opts.workspace, user);
+  if (blocked) {
+    const why = `node-user "${opts.user}" cannot reach the workspace: ${blocked}`;
+    if (opts.isolation === 'user') throw new Error(`isolation: user: ${why}`);
+    opts.warn(`isolation: auto: ${why}, so ${SAME_USER}. See SECURITY.md.`);
+    return undefined;
+  }
+  configureNodeUser(user);
+  return user;
+}
+
+/** Runs `test` as the node user: whether it may enter `path` (and write it, with `write`). */
+function nodeUserCan(path: string, user: NodeUser, write: boolean): boolean {
+  const args = write ? ['-w', path, '-a', '-x', path] : ['-x', path];
+  try {
+    if (user.via === 'sudo') execFileSync('sudo', ['-n', '-u', user.name, '--', 'test', ...args], quiet);
+    else execFileSync('test', args, { ...quiet, uid: user.uid, gid: user.gid });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the node user cannot enter and write the workspace (a parent directory it may not pass through, such as a
+ * home directory of mode 750), after granting it passage through each parent with an ACL where sudo can; undefined
+ * when it can.
+ */
+function unreachable(workspace: string, user: NodeUser): string | undefined {
+  if (nodeUserCan(workspace, user, true)) return undefined;
+  const parents: string[] = [];
+  for (let d = dirname(workspace); d !== dirname(d); d = dirname(d)) parents.unshift(d);
+  for (const dir of parents) {
+    if (nodeUserCan(dir, user, false)) continue;
+    try {
+      const acl = ['setfacl', '-m', `u:${user.uid}:x`, dir];
+      if (user.via === 'sudo') execFileSync('sudo', ['-n', ...acl], quiet);
+      else execFileSync(acl[0]!, acl.slice(1), quiet);
+    } catch {
+      return `it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
+    }
+  }
+  return nodeUserCan(workspace, user, true) ? undefined : `it may not write ${workspace}`;
+}
+
+/** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
+export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
+  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE].filter(
+    (f): f is string => !!f,
+  );
+  const dirs = [...new Set(files.map((f) => dirname(f)))];
+  for (const p of [...dirs, ...files]) {
+    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'chgrp', String(user.gid), p], quiet);
+    else chownSync(p, lstatSync(p).uid, user.gid);
+    chmodSync(p, dirs.includes(p) ? 0o770 : 0o660);
+  }
+}
+
+/** The command line and spawn options that run `script` as the node user (or as this process's user). */
+export function scriptCommand(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): { file: string; args: string[]; env: NodeJS.ProcessEnv; ids?: { uid: number; gid: number } } {
+  const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
+  const user = current;
+  if (!user) return { file: 'bash', args: bash, env: withoutWithheldCredentials(env) };
+  grantAttemptFiles(user, env);
+  // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
+  const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
+  const nodeEnv = {
+    ...withoutWithheldCredentials(env),
+    HOME: user.home,
+    USER: user.name,
+    LOGNAME: user.name,
+  };
+  if (user.via === 'sudo')
+    return { file: 'sudo', args: ['-n', '-E', '-u', user.name, '--', ...inner], env: nodeEnv };
+  return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid } };
+}
+
+/** Kills every process the node user still has: a command may not leave anything running past its attempt. */
+export function sweepNodeUser(): void {
+  const user = current;
+  if (!user) return;
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      if (Number(uid) === user.uid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (pids.length === 0) return;
+  if (user.via === 'sudo') {
+    try {
+      execFileSync('sudo', ['-n', 'kill', '-KILL', ...pids.map(String)], quiet);
+    } catch {
+      // some were gone
+    }
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}

@@ -1,0 +1,87 @@
+// prepareNodeUser as root (spawn mode): isolation never leaves nodes on a workspace they cannot reach. `user`
+// refuses with the directory that blocks; `auto` says so loudly and runs nodes as this process's user.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configureNodeUser, nodeUser, prepareNodeUser } from '../../src/os/node-user.js';
+
+const root = process.getuid?.() === 0;
+const hasSetfacl = (() => {
+  try {
+    execFileSync('sh', ['-c', 'command -v setfacl'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const USER = '47213:47213';
+
+const made: string[] = [];
+function workspaceUnder(parentMode: number): { parent: string; workspace: string } {
+  const parent = mkdtempSync(join(tmpdir(), 'interlock-parent-'));
+  made.push(parent);
+  const workspace = join(parent, 'ws');
+  mkdirSync(workspace);
+  chmodSync(parent, parentMode);
+  return { parent, workspace };
+}
+
+afterEach(() => {
+  configureNodeUser(undefined);
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe.skipIf(!root)('the node user and the workspace (as root)', () => {
+  it('runs nodes as the node user when it can reach the workspace', () => {
+    const { workspace } = workspaceUnder(0o755);
+    const warnings: string[] = [];
+    const user = prepareNodeUser({
+      isolation: 'user',
+      user: USER,
+      workspace,
+      warn: (m) => warnings.push(m),
+      say: () => {},
+    });
+    expect(user).toMatchObject({ uid: 47213, gid: 47213, via: 'spawn' });
+    expect(nodeUser()).toBe(user);
+    expect(warnings).toEqual([]);
+  });
+
+  it.skipIf(hasSetfacl)(
+    'isolation: user refuses a workspace behind a directory the node user cannot pass',
+    () => {
+      const { parent, workspace } = workspaceUnder(0o700);
+      expect(() =>
+        prepareNodeUser({ isolation: 'user', user: USER, workspace, warn: () => {}, say: () => {} }),
+      ).toThrow(
+        `isolation: user: node-user "${USER}" cannot reach the workspace: it may not pass through ${parent} (mode 700)`,
+      );
+      expect(nodeUser()).toBeUndefined();
+    },
+  );
+
+  it.skipIf(hasSetfacl)('isolation: auto says so loudly and runs nodes as its own user instead', () => {
+    const { parent, workspace } = workspaceUnder(0o700);
+    const warnings: string[] = [];
+    const user = prepareNodeUser({
+      isolation: 'auto',
+      user: USER,
+      workspace,
+      warn: (m) => warnings.push(m),
+      say: () => {},
+    });
+    expect(user).toBeUndefined();
+    expect(nodeUser()).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`may not pass through ${parent}`);
+    expect(warnings[0]).toContain("node commands run as the runner's own user");
+  });
+
+  it.runIf(hasSetfacl)('grants passage through a closed parent with an ACL where setfacl exists', () => {
+    const { workspace } = workspaceUnder(0o700);
+    const user = prepareNodeUser({ isolation: 'user', user: USER, workspace, warn: () => {}, say: () => {} });
+    expect(user).toMatchObject({ uid: 47213 });
+  });
+});
