@@ -38,7 +38,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     name: '__proto__ as a top-level key',
     text: `${H}__proto__: { polluted: true }\nnodes:\n  - id: a\n    run: make\n`,
     errors: [
-      'graph.yml:3:1: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, nodes',
+      'graph.yml:3:1: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, nodes',
     ],
   },
   {
@@ -50,7 +50,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     name: '__proto__ in a JSON graph',
     text: '{"interlock":1,"name":"demo","__proto__":{"x":1},"nodes":[{"id":"a","run":"make"}]}',
     errors: [
-      'graph.yml:1:30: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, nodes',
+      'graph.yml:1:30: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, nodes',
     ],
   },
   {
@@ -155,7 +155,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     text: `${H}x-base: &base\n  run: make\nnodes:\n  - id: a\n    <<: *base\n`,
     errors: [
       'graph.yml:7:5: node "a": unknown field "<<" (did you mean "id"?)',
-      'graph.yml:3:1: graph: unknown field "x-base"; allowed: $schema, interlock, name, description, defaults, nodes',
+      'graph.yml:3:1: graph: unknown field "x-base"; allowed: $schema, interlock, name, description, defaults, budget, nodes',
     ],
   },
   {
