@@ -2,6 +2,7 @@
  * The graph loader: a graph text in, a checked, content-addressed Graph out (or a GraphError listing every
  * problem with its file, line and column). It orders the steps; each rule lives in the file it names.
  */
+import { gateFields } from './approval-gate.js';
 import { GraphError, type SourceError } from './errors.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
 import type { Graph, GraphNode } from './model.js';
@@ -91,6 +92,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   // Keys in sorted order, here and in each approach (see graphHash).
   return {
     approaches: approaches.map(sortedApproach),
+    ...gateFields(file, merged),
     depends_on: n.depends_on ?? [],
     ...(merged.description !== undefined ? { description: merged.description } : {}),
     execute_conditions: merged.execute_conditions ?? [],

@@ -1,4 +1,7 @@
+import type { ApprovalPolicy } from './approval-schema.js';
 import type { Check, Replay } from './schema.js';
+
+export type { ApprovalPolicy } from './approval-schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';
@@ -26,6 +29,10 @@ export interface GraphNode {
   outputs: string[];
   /** Approach per attempt: [attempt 1, attempt 2, attempt 3?]. Its length is the number of allowed attempts. */
   approaches: Approach[];
+  /** `before`: people approve before the first attempt; absent otherwise, so graphs without it hash as before. */
+  approval?: 'before';
+  /** The graph's then the node's `approvals:` (each level that sets one); absent when neither does. */
+  approvals?: ApprovalPolicy[];
 }
 
 /** A loaded, validated graph. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 /** Node and graph ids: safe in file names, run ids and Mermaid diagrams. */
@@ -238,6 +239,8 @@ export const NodeSchema = z.strictObject({
   outputs: z.array(z.string().regex(ID_PATTERN)).optional().register(z.globalRegistry, {
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
   }),
+  // The gate and approval policy (issue 15): approval-schema.ts.
+  ...nodeApprovalFields,
 });
 
 /** A skill file: a node template without identity or edges. */
@@ -278,6 +281,8 @@ export const GraphSchema = z
       })
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
+    // The approval policy of every node (issue 15): approval-schema.ts.
+    ...graphApprovalFields,
     nodes: z
       .array(NodeSchema)
       .min(1)

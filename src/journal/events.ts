@@ -1,5 +1,6 @@
 /** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
 import * as z from 'zod';
+import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 import {
   EscalationReportSchema,
   EvidenceSchema,
@@ -61,6 +62,7 @@ const RunStarted = z.strictObject({
     description:
       'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
   }),
+  started_by: StartedBy.optional(),
 });
 const NodeDispatched = z.strictObject({
   ...base,
@@ -160,6 +162,7 @@ const RerunApproved = z.strictObject({
     description:
       'Distinct people who must approve this attempt before the node leaves its hold, from `approvals.required` (default `1`).',
   }),
+  guidance: GuidanceText.optional(),
 });
 const NodeEscalated = z.strictObject({
   ...base,
@@ -202,6 +205,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   RunFailed,
   RunCompleted,
   GraphChangeAllowed,
+  ...GATE_EVENTS,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;
