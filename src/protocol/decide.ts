@@ -16,6 +16,7 @@ import {
 import { appendEvents } from '../journal/parse.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
+import { gateEvents } from './gate.js';
 
 // The engine imports these from here.
 export { type AttemptContext, expressionContext } from './context.js';
@@ -33,6 +34,7 @@ export type Decision =
       events: NewEvent[];
     }
   | { kind: 'precheck_failed'; node: string; attempt: number; events: NewEvent[] }
+  | { kind: 'awaiting-approval'; node: string; events: NewEvent[] }
   | { kind: 'blocked'; reason: string };
 
 /** What deciding on one ready node needs. */
@@ -96,10 +98,13 @@ export function decideNext(
     approach: approach.label,
     runner,
   };
+  const gate = gateEvents(graph, node, p);
   if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
     const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
-    if (checked) return checked;
+    // A skip needs nobody's approval; a failed pre-check would dispatch, so a closed gate comes first.
+    if (checked && (checked.kind === 'skip' || !gate)) return checked;
   }
+  if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
   return {
     kind: 'dispatch',
     node,
@@ -170,6 +175,8 @@ function blockedReason(state: RunState): string {
   if (cp.active_nodes.length) parts.push(`in flight: ${cp.active_nodes.join(', ')}`);
   if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
   if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
+  if (cp.awaiting_approval_nodes)
+    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
   return parts.length ? parts.join('; ') : 'no node is ready';
 }
 

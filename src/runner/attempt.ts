@@ -11,6 +11,7 @@ import { type ExpressionContext, interpolate } from '../expressions/evaluate.js'
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
+import { guidanceSection } from '../protocol/guidance.js';
 import { runChecks } from './checks.js';
 import { failpoint } from './failpoint.js';
 import { parseOutputFile } from './outputs.js';
@@ -85,7 +86,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
   let stdin: string | undefined;
   if (approach.prompt !== undefined) {
     try {
-      stdin = `${interpolate(approach.prompt, exprCtx)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
+      stdin = `${interpolate(approach.prompt, exprCtx)}${guidanceSection(context.guidance)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
     } catch (e) {
       failures.push({ check: 'prompt', message: (e as Error).message });
     }

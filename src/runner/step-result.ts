@@ -15,7 +15,7 @@ export type StepResult =
       /** Set when the node asked for was completed before this step, which ran nothing. */
       already?: true;
     }
-  | { kind: 'skipped'; node: string; cur: Current; message: string }
+  | { kind: 'skipped' | 'awaiting-approval'; node: string; cur: Current; message: string }
   | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: Current; message: string };
 
 /** The result of a step whose decision dispatched nothing. */
@@ -33,6 +33,13 @@ export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>
         node: decision.node,
         cur,
         message: `skipped "${decision.node}": no execute_condition was true`,
+      };
+    case 'awaiting-approval':
+      return {
+        kind: 'awaiting-approval',
+        node: decision.node,
+        cur,
+        message: `"${decision.node}" awaits approval before it runs: /approve ${decision.node} (or interlock approve ${decision.node} --by NAME)`,
       };
     case 'precheck_failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');

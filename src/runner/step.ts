@@ -43,7 +43,13 @@ function withGitBase(runner: RunnerInfo, gitBase: string | undefined): RunnerInf
 
 /** Whether a decision is journaled (a dispatch, a skip, the run's completion, a failed pre-check). */
 function writes(d: Decision): d is Exclude<Decision, { kind: 'ended' | 'blocked' }> {
-  return d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'complete' || d.kind === 'precheck_failed';
+  return (
+    d.kind === 'dispatch' ||
+    d.kind === 'skip' ||
+    d.kind === 'complete' ||
+    d.kind === 'precheck_failed' ||
+    d.kind === 'awaiting-approval'
+  );
 }
 
 /** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
