@@ -7,8 +7,8 @@
 import { suggestion } from '../graph/errors.js';
 import type { Graph, GraphNode } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
-import { MAX_GUIDANCE_CHARS } from '../journal/gate-events.js';
 import type { NodeProgress, RunState } from '../journal/fold.js';
+import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
 import { isDeliverySource, type Settlement } from './settle.js';
 
 /** The events that stop a gated node before its first attempt; undefined when it may be dispatched. */
@@ -29,22 +29,6 @@ export interface NodeApprovalRequest {
   /** When true, the person recorded as the run's starter cannot approve. */
   prevent_self_approval?: boolean;
   guidance?: string;
-}
-
-/** Why `by` may not approve as the person who started the run, or null. */
-export function selfApprovalRefusal(
-  state: RunState,
-  req: { by: string; prevent_self_approval?: boolean | undefined },
-): string | null {
-  const starter = state.started?.started_by;
-  if (!req.prevent_self_approval || !starter || starter.toLowerCase() !== req.by.toLowerCase()) return null;
-  return `@${req.by} started this run and cannot approve it (prevent_self_approval): another person must approve`;
-}
-
-/** Why the guidance cannot be recorded (over its bound), or null. */
-export function guidanceRefusal(guidance: string | undefined): string | null {
-  if (guidance === undefined || [...guidance].length <= MAX_GUIDANCE_CHARS) return null;
-  return `the guidance is ${[...guidance].length} characters long, over ${MAX_GUIDANCE_CHARS}: shorten it and approve again (nothing was recorded)`;
 }
 
 function awaitingRefusal(graph: Graph, state: RunState, node: string): string | null {
