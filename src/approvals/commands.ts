@@ -151,7 +151,8 @@ function parseArgs(name: Name, args: string): { command: Command } | { reason: s
       if (bad) return bad;
       const run = runId !== undefined ? { runId } : {};
       return {
-        command: name === '/approve' ? { kind: 'approve', node, ...run } : { kind: 'approve-rerun', node, ...run },
+        command:
+          name === '/approve' ? { kind: 'approve', node, ...run } : { kind: 'approve-rerun', node, ...run },
       };
     }
     case '/settle': {

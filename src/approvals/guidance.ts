@@ -2,7 +2,10 @@
 // trimmed), bounded; text for the next attempt to read, never run.
 import { MAX_GUIDANCE_CHARS } from '../journal/gate-events.js';
 
-export type GuidanceLines = { kind: 'none' } | { kind: 'some'; text: string } | { kind: 'refused'; reason: string };
+export type GuidanceLines =
+  | { kind: 'none' }
+  | { kind: 'some'; text: string }
+  | { kind: 'refused'; reason: string };
 
 /** The guidance after the command on line `line` (1-based) of the comment body. */
 export function guidanceAfter(body: string, line: number): GuidanceLines {

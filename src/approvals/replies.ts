@@ -69,7 +69,11 @@ export function approvalReply(n: ApprovalNews): string {
   ]);
 }
 
-export function dispatchLine(runId: string, dispatched?: { link: string; file: string }, problem?: string): string {
+export function dispatchLine(
+  runId: string,
+  dispatched?: { link: string; file: string },
+  problem?: string,
+): string {
   if (dispatched) return `Dispatched [\`${dispatched.file}\`](${dispatched.link}) with \`run-id: ${runId}\`.`;
   return `⚠️ The workflow was not dispatched: ${problem ?? 'the run records no workflow'}. Run it with \`run-id: ${runId}\` to go on.`;
 }
