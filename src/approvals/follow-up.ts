@@ -12,8 +12,8 @@ import type { Target } from './apply.js';
 import { publishCheckRun } from './check-run.js';
 import type { HandlerDeps, Outcome } from './deps.js';
 import { dispatchWorkflow, workflowOf } from './dispatch.js';
-import { type LoadedRun, loadRun, stateOf } from './load-run.js';
 import { gateApprovalReply } from './gate-reply.js';
+import { type LoadedRun, loadRun, stateOf } from './load-run.js';
 import { approvalReply, failedRunReply, settledReply } from './replies.js';
 import type { CommandRequest, Executed } from './request.js';
 

@@ -1,7 +1,7 @@
 // Whether a person may approve one node under its graph's and its own `approvals:` (over the repository's, which
 // `execute.ts` already checked): the facts per level, then the pure level rule; and the count the node needs.
 import type { Config } from '../config/schema.js';
-import { nodeById, type Graph } from '../graph/model.js';
+import { type Graph, nodeById } from '../graph/model.js';
 import { type EffectivePolicy, effectivePolicy, type PolicyLevel } from '../protocol/policy.js';
 import { type Authorization, authorize, type Permission } from './authorize.js';
 import type { HandlerDeps } from './deps.js';

@@ -15,14 +15,10 @@ export const ApprovalPolicySchema = z
       description:
         'Distinct people who must approve (`/approve`, `/approve-rerun`) before the node goes on; the largest of the repository, graph and node values applies.',
     }),
-    approvers: z
-      .array(z.string().regex(APPROVER_PATTERN))
-      .min(1)
-      .optional()
-      .register(z.globalRegistry, {
-        description:
-          'People (login) or teams (org/team-slug) who may approve these nodes. When set, an approver must also be listed here (or hold `permission`, when this level sets one).',
-      }),
+    approvers: z.array(z.string().regex(APPROVER_PATTERN)).min(1).optional().register(z.globalRegistry, {
+      description:
+        'People (login) or teams (org/team-slug) who may approve these nodes. When set, an approver must also be listed here (or hold `permission`, when this level sets one).',
+    }),
     permission: z
       .enum(['admin', 'maintain', 'write', 'triage', 'read'])
       .optional()

@@ -1,6 +1,5 @@
 /** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
 import * as z from 'zod';
-import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 import {
   EscalationReportSchema,
   EvidenceSchema,
@@ -9,6 +8,7 @@ import {
   RunnerSchema,
   UsageSchema,
 } from './event-fields.js';
+import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 
 export type { GraphRef } from './event-fields.js';
 export {

@@ -28,9 +28,13 @@ export interface Guidance {
 }
 
 /** The guidance an approval carries; who gave it is the event's `approved_by`. */
-export const GuidanceText = z.string().min(1).max(MAX_GUIDANCE_CHARS).register(z.globalRegistry, {
-  description: `Guidance given with the approval (the comment's lines after the command, or \`--guidance\`), at most ${MAX_GUIDANCE_CHARS} characters: later attempts of the node get it as data (\`$INTERLOCK_CONTEXT\` \`guidance\`, appended to a prompt), never as code.`,
-});
+export const GuidanceText = z
+  .string()
+  .min(1)
+  .max(MAX_GUIDANCE_CHARS)
+  .register(z.globalRegistry, {
+    description: `Guidance given with the approval (the comment's lines after the command, or \`--guidance\`), at most ${MAX_GUIDANCE_CHARS} characters: later attempts of the node get it as data (\`$INTERLOCK_CONTEXT\` \`guidance\`, appended to a prompt), never as code.`,
+  });
 
 export const StartedBy = z.string().min(1).register(z.globalRegistry, {
   description:

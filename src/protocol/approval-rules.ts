@@ -20,4 +20,3 @@ export function guidanceRefusal(guidance: string | undefined): string | null {
   if (guidance === undefined || [...guidance].length <= MAX_GUIDANCE_CHARS) return null;
   return `the guidance is ${[...guidance].length} characters long, over ${MAX_GUIDANCE_CHARS}: shorten it and approve again (nothing was recorded)`;
 }
-

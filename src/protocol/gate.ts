@@ -42,7 +42,9 @@ function awaitingRefusal(graph: Graph, state: RunState, node: string): string | 
     )}`;
   if (p.state !== 'awaiting_approval') {
     const hint =
-      p.state === 'held' || p.state === 'escalated' ? ': use /approve-rerun for a held or escalated node' : '';
+      p.state === 'held' || p.state === 'escalated'
+        ? ': use /approve-rerun for a held or escalated node'
+        : '';
     return `node "${node}" is ${p.state.replace('_', ' ')}, not awaiting approval${hint}`;
   }
   return null;
