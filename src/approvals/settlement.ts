@@ -47,23 +47,19 @@ export function settleCommand(
   }
   switch (command.kind) {
     case 'approve-rerun':
-      return approveRerun(graph, cur.state, {
+    case 'approve': {
+      const req = {
         node: command.node,
         by: giver.login,
         source: giver.source,
         graph_hash: giver.graphHash,
         required: giver.required,
         ...approvalExtras(command, giver),
-      });
-    case 'approve':
-      return approveNode(graph, cur.state, {
-        node: command.node,
-        by: giver.login,
-        source: giver.source,
-        graph_hash: giver.graphHash,
-        required: giver.required,
-        ...approvalExtras(command, giver),
-      });
+      };
+      return command.kind === 'approve'
+        ? approveNode(graph, cur.state, req)
+        : approveRerun(graph, cur.state, req);
+    }
     case 'settle':
       return settleNode(graph, cur.journal, cur.state, {
         node: command.node,

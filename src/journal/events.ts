@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import {
   EscalationReportSchema,
+  EVENT_BASE,
   EvidenceSchema,
   FailureSchema,
   GraphRef,
@@ -26,20 +27,7 @@ export {
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
-const base = {
-  seq: z.number().int().positive().register(z.globalRegistry, {
-    description: 'The position in the journal: 1 for the first event, then each next number.',
-  }),
-  at: z
-    .string()
-    .min(1)
-    // A journal whose times are not times was edited by hand: refused like any other malformed event.
-    .refine(
-      (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
-      'not an ISO 8601 time',
-    )
-    .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
-};
+const base = EVENT_BASE;
 const nodeId = (d = 'The node.') => z.string().register(z.globalRegistry, { description: d });
 const attemptNo = (d: string) => z.number().int().positive().register(z.globalRegistry, { description: d });
 

@@ -3,23 +3,12 @@
  * `NodeApproved`, the `guidance` an approval carries and the `started_by` of `RunStarted`.
  */
 import * as z from 'zod';
+import { EVENT_BASE } from './event-fields.js';
 
 /** The most characters of guidance one approval carries; longer guidance is refused, never cut. */
 export const MAX_GUIDANCE_CHARS = 4_000;
 
-const base = {
-  seq: z.number().int().positive().register(z.globalRegistry, {
-    description: 'The position in the journal: 1 for the first event, then each next number.',
-  }),
-  at: z
-    .string()
-    .min(1)
-    .refine(
-      (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
-      'not an ISO 8601 time',
-    )
-    .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
-};
+const base = EVENT_BASE;
 
 /** One person's guidance: what they told later attempts, as data (`$INTERLOCK_CONTEXT` `guidance`). */
 export interface Guidance {
