@@ -48,5 +48,6 @@ export async function postStep(ctx: ActionContext): Promise<void> {
     );
   }
   // A held node waits for a person: ask now, not when some later step happens to run.
-  if (held.length && subject.number) await askForAttention(ctx, r.cur.state, runId, held, subject.number);
+  if (held.length && subject.number)
+    await askForAttention(ctx, { graph: setup.graph, state: r.cur.state }, runId, held, subject.number);
 }

@@ -1,5 +1,6 @@
 import { statusOf } from '../github/status.js';
-import { attentionComment, jobSummary, progressComment, progressMarker } from '../render/markdown.js';
+import { attentionFor } from '../render/gate-attention.js';
+import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
 import { updateHeader } from '../store/header.js';
@@ -34,9 +35,13 @@ export async function publishResult(
       issue_number,
     );
     const attention = new Set<string>();
-    if (what.kind === 'step' && what.result.kind === 'escalated') attention.add(what.result.node);
+    if (
+      what.kind === 'step' &&
+      (what.result.kind === 'escalated' || what.result.kind === 'awaiting-approval')
+    )
+      attention.add(what.result.node);
     for (const n of what.interrupted) if (state.nodes.get(n)?.state === 'held') attention.add(n);
-    await askForAttention(ctx, state, cur.journal.run_id, [...attention], issue_number);
+    await askForAttention(ctx, { graph, state }, cur.journal.run_id, [...attention], issue_number);
   } catch (e) {
     // Showing the run must not fail a step whose journal is already written.
     ctx.io.warning(
@@ -51,7 +56,7 @@ export async function publishResult(
  */
 export async function askForAttention(
   ctx: ActionContext,
-  state: Current['state'],
+  run: { graph: StepSetup['graph']; state: Current['state'] },
   runId: string,
   nodes: string[],
   issue_number: number,
@@ -64,7 +69,7 @@ export async function askForAttention(
   });
   let asked = false;
   for (const node of nodes) {
-    const body = attentionComment(state, node, runId);
+    const body = attentionFor(run.graph, run.state, node, runId);
     const marker = body.slice(0, body.indexOf('\n'));
     if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });

@@ -23,6 +23,13 @@ export function attemptTitle(a: AttemptMark): string {
   return `${a.node} · attempt ${a.attempt} · ${a.approach}`;
 }
 
+/** Who started the run: the event's sender (the labeler, commenter, dispatcher), else the workflow's actor. */
+function startedBy(ctx: ActionContext): { started_by?: string } {
+  const login = (ctx.payload.sender as { login?: unknown } | undefined)?.login;
+  const who = typeof login === 'string' && login ? login : ctx.env.GITHUB_ACTOR;
+  return who ? { started_by: who } : {};
+}
+
 export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
   const inputsFromEvent = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
   return {
@@ -34,6 +41,7 @@ export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
       subject: run.subject.label,
       inputs: Object.fromEntries(Object.entries(inputsFromEvent).map(([k, v]) => [k, String(v)])),
       github: githubContext(ctx),
+      ...startedBy(ctx),
     },
     ...(ctx.inputs['allow-graph-change'] === 'true'
       ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }

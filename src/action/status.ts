@@ -12,6 +12,7 @@ export type ActionStatus =
   | 'skipped'
   | 'run-completed'
   | 'held'
+  | 'awaiting-approval'
   | 'not-ready'
   | 'running';
 
@@ -22,11 +23,13 @@ export type ActionStatus =
 export function checkpointStatus(cp: Checkpoint, wanted?: string): ActionStatus {
   if (wanted && cp.held_nodes.includes(wanted)) return 'held';
   if (wanted && cp.escalated_nodes.includes(wanted)) return 'escalated';
+  if (wanted && cp.awaiting_approval_nodes?.includes(wanted)) return 'awaiting-approval';
   if (cp.status === 'completed') return 'run-completed';
   if (cp.status === 'failed') return 'failed';
   const waiting = !wanted && !cp.ready_nodes.length && !cp.active_nodes.length;
   if (waiting && cp.held_nodes.length) return 'held';
   if (waiting && cp.escalated_nodes.length) return 'escalated';
+  if (waiting && cp.awaiting_approval_nodes) return 'awaiting-approval';
   return cp.status === 'blocked' ? 'not-ready' : 'running';
 }
 
@@ -42,6 +45,8 @@ export function stepStatus(r: StepResult, wanted: string | undefined): ActionSta
       return 'escalated';
     case 'skipped':
       return 'skipped';
+    case 'awaiting-approval':
+      return 'awaiting-approval';
     case 'run-completed':
       return 'run-completed';
     case 'ended':

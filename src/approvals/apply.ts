@@ -6,6 +6,8 @@ import type { Config } from '../config/schema.js';
 import type { Graph } from '../graph/model.js';
 import { subjectLabel } from '../journal/run-id.js';
 import { RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
+import { approvalTerms } from './approval-policy.js';
+import { cancelInFlight } from './cancel.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 import { showSettlement } from './follow-up.js';
@@ -43,6 +45,8 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
       command,
     );
   }
+  const terms = await approvalTerms(deps, { ...t, graph: run.graph, login: req.login });
+  if (!terms.ok) return refused(req.login, terms.reason, command);
   const setup: RunSetup = {
     graph: run.graph,
     store: run.store,
@@ -59,7 +63,8 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
       const s = settleCommand(run.graph, cur, command, {
         login: req.login,
         source: req.source,
-        required: t.config.approvals.required,
+        required: terms.required,
+        preventSelfApproval: terms.preventSelfApproval,
         graphHash: run.graph.hash,
       });
       duplicate = !s.ok && s.duplicate === true;
@@ -73,5 +78,12 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     if (duplicate) return { outcome: { kind: 'ignored', why: `redelivered: ${result.reason}` } };
     return refused(req.login, result.reason, command);
   }
-  return showSettlement(deps, req, t, { run, cur: result.cur });
+  // The journal holds the failure first; only then is the work it stopped cancelled.
+  const cancelled = command.kind === 'fail-run' ? await cancelInFlight(deps, result.cur.state) : undefined;
+  return showSettlement(deps, req, t, {
+    run,
+    cur: result.cur,
+    required: terms.required,
+    ...(cancelled ? { cancelled } : {}),
+  });
 }

@@ -1,11 +1,13 @@
-// Comment commands: reading at most one `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status` from a
-// comment body, with the reason when one is refused.
+// Comment commands: reading at most one `/approve`, `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status`
+// from a comment body (and the guidance lines after an approval), with the reason when one is refused.
 import { ID_PATTERN } from '../graph/schema.js';
 import { validRunId } from '../journal/run-id.js';
+import { guidanceAfter } from './guidance.js';
 
 /** A command a person gave in a comment. Node names and run ids are already validated. */
 export type Command =
-  | { kind: 'approve-rerun'; node: string; runId?: string }
+  | { kind: 'approve-rerun'; node: string; runId?: string; guidance?: string }
+  | { kind: 'approve'; node: string; runId?: string; guidance?: string }
   | { kind: 'settle'; node: string; note: string; runId?: string }
   | { kind: 'fail-run'; reason: string; runId?: string }
   | { kind: 'status'; runId?: string };
@@ -21,11 +23,12 @@ export const MAX_COMMENT_CHARS = 65_536;
 export const MAX_TEXT_CHARS = 1_000;
 
 /** Command names, ASCII only: a look-alike slash or letter makes a different word, never a command. */
-const NAMES = ['/approve-rerun', '/settle', '/fail-run', '/interlock'] as const;
+const NAMES = ['/approve', '/approve-rerun', '/settle', '/fail-run', '/interlock'] as const;
 type Name = (typeof NAMES)[number];
 
 const USAGE: Record<Name, string> = {
-  '/approve-rerun': '/approve-rerun <node> [run-id]',
+  '/approve': '/approve <node> [run-id], then guidance for the node on the lines below',
+  '/approve-rerun': '/approve-rerun <node> [run-id], then guidance on the lines below',
   '/settle': '/settle [--run=<run-id>] <node> <what you checked>',
   '/fail-run': '/fail-run [--run=<run-id>] <reason>',
   '/interlock': '/interlock status [run-id]',
@@ -81,7 +84,7 @@ function commandOf(text: string): { name: Name; args: string } | null {
   return { name, args };
 }
 
-const LOOKS_LIKE_COMMAND = /(^|\n) {0,3}\/(approve-rerun|settle|fail-run|interlock[ \t]+status)\b/;
+const LOOKS_LIKE_COMMAND = /(^|\n) {0,3}\/(approve|approve-rerun|settle|fail-run|interlock[ \t]+status)\b/;
 
 /**
  * Reads at most one command from a comment body: a line of its own, outside code blocks, HTML comments and
@@ -110,9 +113,14 @@ export function parseComment(body: string | null | undefined): ParsedComment {
   }
   const { name, args, line } = found[0]!;
   const r = parseArgs(name, args);
-  return 'reason' in r
-    ? { kind: 'refused', reason: r.reason, name }
-    : { kind: 'command', command: r.command, line };
+  if ('reason' in r) return { kind: 'refused', reason: r.reason, name };
+  const { command } = r;
+  if (command.kind === 'approve' || command.kind === 'approve-rerun') {
+    const g = guidanceAfter(body, line);
+    if (g.kind === 'refused') return { kind: 'refused', reason: g.reason, name };
+    if (g.kind === 'some') command.guidance = g.text;
+  }
+  return { kind: 'command', command, line };
 }
 
 function parseArgs(name: Name, args: string): { command: Command } | { reason: string } {
@@ -134,13 +142,18 @@ function parseArgs(name: Name, args: string): { command: Command } | { reason: s
   const text = (t: string, what: string) =>
     [...t].length > MAX_TEXT_CHARS ? usage(`the ${what} is longer than ${MAX_TEXT_CHARS} characters`) : null;
   switch (name) {
+    case '/approve':
     case '/approve-rerun': {
       if (runId === undefined && words.length === 2) runId = words.pop();
       if (words.length !== 1) return usage(words.length ? 'too many words' : 'name the node');
       const node = words[0]!;
       const bad = badNode(node) ?? checkRun(runId, usage);
       if (bad) return bad;
-      return { command: { kind: 'approve-rerun', node, ...(runId !== undefined ? { runId } : {}) } };
+      const run = runId !== undefined ? { runId } : {};
+      return {
+        command:
+          name === '/approve' ? { kind: 'approve', node, ...run } : { kind: 'approve-rerun', node, ...run },
+      };
     }
     case '/settle': {
       const node = words[0];

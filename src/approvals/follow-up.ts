@@ -12,6 +12,7 @@ import type { Target } from './apply.js';
 import { publishCheckRun } from './check-run.js';
 import type { HandlerDeps, Outcome } from './deps.js';
 import { dispatchWorkflow, workflowOf } from './dispatch.js';
+import { gateApprovalReply } from './gate-reply.js';
 import { type LoadedRun, loadRun, stateOf } from './load-run.js';
 import { approvalReply, failedRunReply, settledReply } from './replies.js';
 import type { CommandRequest, Executed } from './request.js';
@@ -20,6 +21,10 @@ import type { CommandRequest, Executed } from './request.js';
 export interface Settled {
   run: LoadedRun;
   cur: Current;
+  /** The approvals required under the node's policy, when it sets a stricter one than the repository. */
+  required?: number;
+  /** What `/fail-run` did to the workflow run in progress, in words for the reply. */
+  cancelled?: string;
 }
 
 interface Dispatch {
@@ -67,8 +72,13 @@ async function answer(
   const runId = s.run.runId;
   if (command.kind === 'fail-run')
     return {
-      reply: failedRunReply({ login: req.login, runId, reason: command.reason }),
-      what: `failed run ${runId}`,
+      reply: failedRunReply({
+        login: req.login,
+        runId,
+        reason: command.reason,
+        ...(s.cancelled ? { cancelled: s.cancelled } : {}),
+      }),
+      what: `failed run ${runId}${s.cancelled ? ` (${s.cancelled})` : ''}`,
       d: {},
     };
   const p = state.nodes.get(command.node)!;
@@ -77,10 +87,29 @@ async function answer(
     .reverse()
     .find((e) => (e.type === 'RerunApproved' || e.type === 'NodeRecorded') && e.node === command.node);
   const attempt = named && 'attempt' in named ? named.attempt : p.attempts;
+  if (command.kind === 'approve') {
+    const released = p.state !== 'awaiting_approval';
+    const d = released ? await dispatchNext(deps, req, s, command.node) : {};
+    const required = s.required ?? t.config.approvals.required;
+    return {
+      reply: gateApprovalReply({
+        login: req.login,
+        node: command.node,
+        runId,
+        approvers: p.approvals,
+        required,
+        released,
+        guided: command.guidance !== undefined,
+        ...shown(d),
+      }),
+      what: `${released ? 'released' : 'approved'} ${command.node} before its first attempt (${p.approvals.length} of ${required})`,
+      d,
+    };
+  }
   if (command.kind === 'approve-rerun') {
     const released = p.state !== 'held' && p.state !== 'escalated';
     const d = released ? await dispatchNext(deps, req, s, command.node) : {};
-    const required = t.config.approvals.required;
+    const required = s.required ?? t.config.approvals.required;
     return {
       reply: approvalReply({
         login: req.login,
@@ -181,7 +210,11 @@ async function nothingWaits(
   t: { mine: string[]; graphs: Map<string, Promise<Graph>> },
 ): Promise<boolean> {
   const waits = (s: RunState) =>
-    !s.checkpoint.ended && s.checkpoint.held_nodes.length + s.checkpoint.escalated_nodes.length > 0;
+    !s.checkpoint.ended &&
+    s.checkpoint.held_nodes.length +
+      s.checkpoint.escalated_nodes.length +
+      (s.checkpoint.awaiting_approval_nodes?.length ?? 0) >
+      0;
   if (waits(state)) return false;
   for (const other of t.mine) {
     if (other === runId) continue;

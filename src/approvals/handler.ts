@@ -23,7 +23,12 @@ async function react(deps: HandlerDeps, commentId: number | undefined, content: 
 const labelNames = (labels: CommentPayload['issue']['labels']) =>
   (labels ?? []).map((l) => (typeof l === 'string' ? l : (l.name ?? '')));
 
-const sameCommand = (a: ParsedComment, b: ParsedComment) => JSON.stringify(a) === JSON.stringify(b);
+/** The same command, whatever guidance follows it (editing only the guidance adds no command). */
+const sameCommand = (a: ParsedComment, b: ParsedComment) => {
+  const bare = (p: ParsedComment) =>
+    JSON.stringify(p.kind === 'command' ? { ...p, command: { ...p.command, guidance: undefined } } : p);
+  return bare(a) === bare(b);
+};
 
 /**
  * Handles an `issue_comment` event: reacts `eyes` as soon as a command is seen, then authorizes it, applies

@@ -10,7 +10,7 @@ export const REPLY_MARKER = '<!-- interlock:reply -->';
 
 const MAX_REPLY = 60_000;
 
-function reply(lines: string[]): string {
+export function reply(lines: string[]): string {
   const text = [REPLY_MARKER, ...lines].join('\n');
   return text.length > MAX_REPLY ? `${text.slice(0, MAX_REPLY)}\n\n…(cut: too long for a comment)` : text;
 }
@@ -69,7 +69,11 @@ export function approvalReply(n: ApprovalNews): string {
   ]);
 }
 
-function dispatchLine(runId: string, dispatched?: { link: string; file: string }, problem?: string): string {
+export function dispatchLine(
+  runId: string,
+  dispatched?: { link: string; file: string },
+  problem?: string,
+): string {
   if (dispatched) return `Dispatched [\`${dispatched.file}\`](${dispatched.link}) with \`run-id: ${runId}\`.`;
   return `⚠️ The workflow was not dispatched: ${problem ?? 'the run records no workflow'}. Run it with \`run-id: ${runId}\` to go on.`;
 }
@@ -94,8 +98,19 @@ export function settledReply(n: {
   ]);
 }
 
-export function failedRunReply(n: { login: string; runId: string; reason: string }): string {
-  return reply([`❌ @${n.login} ended run \`${n.runId}\` as failed:`, '', quoted(n.reason)]);
+export function failedRunReply(n: {
+  login: string;
+  runId: string;
+  reason: string;
+  /** What became of the run's workflow run in progress (`/fail-run` cancels it), when there was one. */
+  cancelled?: string;
+}): string {
+  return reply([
+    `❌ @${n.login} ended run \`${n.runId}\` as failed:`,
+    '',
+    quoted(n.reason),
+    ...(n.cancelled ? ['', n.cancelled] : []),
+  ]);
 }
 
 export function statusReply(
@@ -122,7 +137,8 @@ export function statusReply(
 export function commandFor(command: Command, runId: string): string {
   switch (command.kind) {
     case 'approve-rerun':
-      return `/approve-rerun ${command.node} ${runId}`;
+    case 'approve':
+      return `/${command.kind} ${command.node} ${runId}`;
     case 'settle':
       return `/settle --run=${runId} ${command.node} ${command.note.replace(/\s+/g, ' ')}`;
     case 'fail-run':

@@ -2,6 +2,7 @@
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';
 import type { RunState } from '../journal/fold.js';
+import { approveNode } from '../protocol/gate.js';
 import { approveRerun, failRun, type Settlement, settleNode } from '../protocol/settle.js';
 import type { Command } from './commands.js';
 
@@ -11,6 +12,8 @@ export interface Giver {
   /** The comment's URL (or the button delivery's): recorded, and never applied twice. */
   source: string;
   required: number;
+  /** The node's policy forbids the run's starter from approving it. */
+  preventSelfApproval?: boolean;
   /** The graph hash the person acted under (the graph at the default branch). */
   graphHash: string;
 }
@@ -22,7 +25,7 @@ export function handledBefore(journal: Journal, source: string): boolean {
   const tail = `(${source})`;
   return journal.events.some(
     (e) =>
-      (e.type === 'RerunApproved' && e.source === source) ||
+      ((e.type === 'RerunApproved' || e.type === 'NodeApproved') && e.source === source) ||
       (e.type === 'NodeRecorded' && e.evidence.some((x) => x.observed.endsWith(tail))) ||
       (e.type === 'RunFailed' && e.reason.endsWith(tail)),
   );
@@ -44,13 +47,19 @@ export function settleCommand(
   }
   switch (command.kind) {
     case 'approve-rerun':
-      return approveRerun(graph, cur.state, {
+    case 'approve': {
+      const req = {
         node: command.node,
         by: giver.login,
         source: giver.source,
         graph_hash: giver.graphHash,
         required: giver.required,
-      });
+        ...approvalExtras(command, giver),
+      };
+      return command.kind === 'approve'
+        ? approveNode(graph, cur.state, req)
+        : approveRerun(graph, cur.state, req);
+    }
     case 'settle':
       return settleNode(graph, cur.journal, cur.state, {
         node: command.node,
@@ -61,4 +70,15 @@ export function settleCommand(
     case 'fail-run':
       return failRun(cur.state, { by: giver.login, reason: `${command.reason} (${giver.source})` });
   }
+}
+
+/** The guidance and the self-approval rule an approval carries, when set. */
+function approvalExtras(
+  command: { guidance?: string },
+  giver: Giver,
+): { guidance?: string; prevent_self_approval?: boolean } {
+  return {
+    ...(command.guidance !== undefined ? { guidance: command.guidance } : {}),
+    ...(giver.preventSelfApproval ? { prevent_self_approval: true } : {}),
+  };
 }

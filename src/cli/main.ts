@@ -25,7 +25,8 @@ usage:
                         [--allow-graph-change] [--assume-dead]
   interlock status [--journal F | --run-id ID] [--json | --mermaid]
   interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]
-  interlock approve-rerun <node> --by NAME [--reason T] [--attempt N] [--journal F | --run-id ID]
+  interlock approve <node> --by NAME [--guidance T] [--journal F | --run-id ID]
+  interlock approve-rerun <node> --by NAME [--reason T] [--guidance T] [--attempt N] [--journal F | --run-id ID]
   interlock settle <node> --by NAME --note T [--journal F | --run-id ID]
   interlock fail-run --by NAME --reason T [--journal F | --run-id ID]
   interlock stuck [--dir D] [--older-than 24h] [--json]
@@ -43,6 +44,7 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
       return await cmdStatus(io, rest);
     case 'recover':
       return await cmdRecover(io, rest);
+    case 'approve':
     case 'approve-rerun':
     case 'settle':
     case 'fail-run':

@@ -2,6 +2,8 @@
  * The graph loader: a graph text in, a checked, content-addressed Graph out (or a GraphError listing every
  * problem with its file, line and column). It orders the steps; each rule lives in the file it names.
  */
+
+import { gateFields } from './approval-gate.js';
 import { resolvedBudget } from './budget-schema.js';
 import { GraphError, type SourceError } from './errors.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
@@ -95,6 +97,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   return {
     approaches: approaches.map(sortedApproach),
     ...(merged.budget ? { budget: resolvedBudget(merged.budget) } : {}),
+    ...gateFields(file, merged),
     depends_on: n.depends_on ?? [],
     ...(merged.description !== undefined ? { description: merged.description } : {}),
     execute_conditions: merged.execute_conditions ?? [],

@@ -3,6 +3,10 @@ import type { Check, Replay } from './schema.js';
 
 export type { Budget } from './budget-schema.js';
 
+import type { ApprovalPolicy } from './approval-schema.js';
+
+export type { ApprovalPolicy } from './approval-schema.js';
+
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';
 
@@ -31,6 +35,10 @@ export interface GraphNode {
   approaches: Approach[];
   /** Limits for each attempt (`budget:`); absent when the node sets none, so graphs without one hash as before. */
   budget?: Budget;
+  /** `before`: people approve before the first attempt; absent otherwise, so graphs without it hash as before. */
+  approval?: 'before';
+  /** The graph's then the node's `approvals:` (each level that sets one); absent when neither does. */
+  approvals?: ApprovalPolicy[];
 }
 
 /** A loaded, validated graph. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
@@ -77,6 +78,8 @@ export const NodeSchema = z.strictObject({
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
   }),
   budget: NodeBudgetField,
+  // The gate and approval policy (issue 15): approval-schema.ts.
+  ...nodeApprovalFields,
 });
 
 /** A skill file: a node template without identity or edges. */
@@ -118,6 +121,8 @@ export const GraphSchema = z
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
     budget: RunBudgetField,
+    // The approval policy of every node (issue 15): approval-schema.ts.
+    ...graphApprovalFields,
     nodes: z
       .array(NodeSchema)
       .min(1)

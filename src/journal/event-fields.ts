@@ -172,3 +172,19 @@ export const EscalationReportSchema = z
   })
   .register(z.globalRegistry, { title: 'report', description: 'The escalation report shown to people.' });
 export type EscalationReport = z.infer<typeof EscalationReportSchema>;
+
+/** The fields every event has: its place in the journal and when it was written. */
+export const EVENT_BASE = {
+  seq: z.number().int().positive().register(z.globalRegistry, {
+    description: 'The position in the journal: 1 for the first event, then each next number.',
+  }),
+  at: z
+    .string()
+    .min(1)
+    // A journal whose times are not times was edited by hand: refused like any other malformed event.
+    .refine(
+      (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
+      'not an ISO 8601 time',
+    )
+    .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
+};

@@ -2,12 +2,14 @@
 import * as z from 'zod';
 import {
   EscalationReportSchema,
+  EVENT_BASE,
   EvidenceSchema,
   FailureSchema,
   GraphRef,
   RunnerSchema,
   UsageSchema,
 } from './event-fields.js';
+import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 
 export type { GraphRef } from './event-fields.js';
 export {
@@ -29,20 +31,7 @@ import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
-const base = {
-  seq: z.number().int().positive().register(z.globalRegistry, {
-    description: 'The position in the journal: 1 for the first event, then each next number.',
-  }),
-  at: z
-    .string()
-    .min(1)
-    // A journal whose times are not times was edited by hand: refused like any other malformed event.
-    .refine(
-      (t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t) && !Number.isNaN(Date.parse(t)),
-      'not an ISO 8601 time',
-    )
-    .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
-};
+const base = EVENT_BASE;
 const nodeId = (d = 'The node.') => z.string().register(z.globalRegistry, { description: d });
 const attemptNo = (d: string) => z.number().int().positive().register(z.globalRegistry, { description: d });
 
@@ -65,6 +54,7 @@ const RunStarted = z.strictObject({
     description:
       'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
   }),
+  started_by: StartedBy.optional(),
 });
 const NodeDispatched = z.strictObject({
   ...base,
@@ -164,6 +154,7 @@ const RerunApproved = z.strictObject({
     description:
       'Distinct people who must approve this attempt before the node leaves its hold, from `approvals.required` (default `1`).',
   }),
+  guidance: GuidanceText.optional(),
 });
 const NodeEscalated = z.strictObject({
   ...base,
@@ -206,6 +197,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   RunFailed,
   RunCompleted,
   GraphChangeAllowed,
+  ...GATE_EVENTS,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

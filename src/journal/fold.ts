@@ -109,6 +109,7 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     skipped_nodes: f.traversal.filter((id) => nodes.get(id)?.state === 'skipped'),
     held_nodes: byState('held'),
     escalated_nodes: byState('escalated'),
+    ...nonEmpty('awaiting_approval_nodes', byState('awaiting_approval')),
     active_nodes: active,
     ready_nodes: ready,
     traversal_path: f.traversal,
@@ -118,6 +119,11 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     ended,
     last_activity_at: f.lastAt,
   };
+}
+
+/** `{ key: list }` when the list has items, else nothing: a key old journals never had stays absent for them. */
+function nonEmpty<K extends string>(key: K, list: string[]): Partial<Record<K, string[]>> {
+  return list.length ? ({ [key]: list } as Record<K, string[]>) : {};
 }
 
 /** Rule 1: dependencies completed or skipped, the node itself pending with attempts left; declaration order. */

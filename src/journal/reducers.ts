@@ -3,6 +3,7 @@
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
  */
 import type { EventOf, EventType, JournalEvent } from './events.js';
+import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import {
   type Checkpoint,
   failedPrecheck,
@@ -40,10 +41,10 @@ export interface At {
   bad: (why: string) => never;
 }
 
-type Reducer<T extends EventType> = (f: Folding, e: EventOf<T>, at: At) => void;
+export type Reducer<T extends EventType> = (f: Folding, e: EventOf<T>, at: At) => void;
 
 /** The progress of the node an event names; an unknown node breaks the journal. */
-function progress(f: Folding, e: JournalEvent & { node: string }): NodeProgress {
+export function progress(f: Folding, e: JournalEvent & { node: string }): NodeProgress {
   let p = f.nodes.get(e.node);
   if (!p) {
     if (!f.specs.has(e.node))
@@ -64,7 +65,7 @@ function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At)
 }
 
 /** Refuses a node's start (`verb`: dispatched, skipped) before each of its dependencies is resolved. */
-function dependenciesResolved(f: Folding, node: string, verb: string, at: At): void {
+export function dependenciesResolved(f: Folding, node: string, verb: string, at: At): void {
   for (const dep of f.specs.get(node)?.depends_on ?? []) {
     const d = f.nodes.get(dep);
     if (d && !isResolved(d.state)) at.bad(`node "${node}" ${verb} before "${dep}" ended`);
@@ -80,7 +81,12 @@ function waitsOn(p: NodeProgress): string {
 
 const runStarted: Reducer<'RunStarted'> = (f, e, at) => {
   if (at.index !== 0) at.bad('RunStarted may only be the first event');
-  f.started = { intent: e.intent, subject: e.subject, runner: e.runner };
+  f.started = {
+    intent: e.intent,
+    subject: e.subject,
+    runner: e.runner,
+    ...(e.started_by !== undefined ? { started_by: e.started_by } : {}),
+  };
   f.inputs = e.inputs ?? {};
   f.github = e.github ?? null;
   f.acceptedHash = e.graph.hash;
@@ -107,7 +113,9 @@ const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
 
 const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   const p = progress(f, e);
-  const settling = e.recorded_by !== undefined && (p.state === 'held' || p.state === 'escalated');
+  const settling =
+    e.recorded_by !== undefined &&
+    (p.state === 'held' || p.state === 'escalated' || p.state === 'awaiting_approval');
   if (!settling) inFlight(p, e, at);
   if (settling && e.attempt !== waitingAttempt(p)) at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
   p.state = 'completed';
@@ -179,6 +187,7 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   if (e.attempt !== waitingAttempt(p)) at.bad(`approves attempt ${e.attempt}, but ${waitsOn(p)}`);
   f.approvalSources.push(e.source);
   if (!p.approvals.includes(e.approved_by)) p.approvals.push(e.approved_by);
+  keepGuidance(p, e);
   // The hold ends only once enough distinct people approved this attempt.
   if (p.approvals.length < (e.required ?? 1)) return;
   if (p.budget_escalated) {
@@ -200,7 +209,7 @@ const runCompleted: Reducer<'RunCompleted'> = (f, e, at) => {
   f.ended = { type: 'RunCompleted', reason: e.reason, by: e.by };
 };
 
-/** One reducer per event type: the compiler refuses a table that misses one. */
+/** One reducer per event type: the compiler refuses a table that misses one (the gate's are in gate-reducers.ts). */
 export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RunStarted: runStarted,
   GraphChangeAllowed: graphChangeAllowed,
@@ -213,4 +222,6 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RerunApproved: rerunApproved,
   RunFailed: runFailed,
   RunCompleted: runCompleted,
+  NodeAwaitingApproval: nodeAwaitingApproval,
+  NodeApproved: nodeApproved,
 };

@@ -4,6 +4,7 @@
  */
 import type { Graph } from '../graph/model.js';
 import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './events.js';
+import type { Guidance } from './gate-events.js';
 import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
 
 /** The last dispatch of a node, as recorded. */
@@ -15,7 +16,14 @@ export interface DispatchInfo {
   runner: RunnerInfo;
 }
 
-export type NodeState = 'pending' | 'in_flight' | 'completed' | 'skipped' | 'held' | 'escalated';
+export type NodeState =
+  | 'pending'
+  | 'in_flight'
+  | 'completed'
+  | 'skipped'
+  | 'held'
+  | 'escalated'
+  | 'awaiting_approval';
 
 /** What the fold knows about one node. */
 export interface NodeProgress {
@@ -43,6 +51,10 @@ export interface NodeProgress {
   approvals: string[];
   report?: EscalationReport;
   ended_at?: string;
+  /** `approval: before` was satisfied (NodeApproved from enough people): the node may be dispatched. */
+  gate_passed?: boolean;
+  /** Guidance people gave with approvals of this node, in journal order: every later attempt gets it. */
+  guidance?: Guidance[];
 }
 
 export type RunStatus = 'running' | 'blocked' | 'completed' | 'failed';
@@ -57,6 +69,8 @@ export interface Checkpoint {
   skipped_nodes: string[];
   held_nodes: string[];
   escalated_nodes: string[];
+  /** Nodes with `approval: before` waiting for people; present only when non-empty (old journals fold unchanged). */
+  awaiting_approval_nodes?: string[];
   active_nodes: string[];
   ready_nodes: string[];
   traversal_path: string[];
@@ -100,7 +114,7 @@ export interface RunState {
   nodes: Map<string, NodeProgress>;
   inputs: Record<string, string>;
   github: unknown;
-  started: { intent: string; subject: string; runner: RunnerInfo } | null;
+  started: { intent: string; subject: string; runner: RunnerInfo; started_by?: string } | null;
   /** The graph hash the journal currently accepts (RunStarted, or the last GraphChangeAllowed). */
   accepted_hash: string;
   /** Every RerunApproved source in the journal (comment URLs, CLI names), in order. */

@@ -6,6 +6,7 @@ import type { ExpressionContext } from '../expressions/evaluate.js';
 import type { Approach, Graph } from '../graph/model.js';
 import type { Failure } from '../journal/events.js';
 import type { NodeProgress, RunState } from '../journal/fold.js';
+import type { Guidance } from '../journal/gate-events.js';
 
 /** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts). */
 export interface AttemptContext {
@@ -20,6 +21,8 @@ export interface AttemptContext {
     statement: string;
     failures: Failure[];
   };
+  /** What people said with their approvals of this node, in order (`/approve`, `/approve-rerun`, `--guidance`). */
+  guidance: Guidance[];
 }
 
 /** The idempotency key handed to every attempt of a node: the same across attempts. */
@@ -68,5 +71,6 @@ export function attemptContext(
     approach: approach.label,
     idempotency_key: idempotencyKey(runId, node),
     previous,
+    guidance: p.guidance ?? [],
   };
 }

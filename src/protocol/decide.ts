@@ -17,6 +17,7 @@ import { appendEvents } from '../journal/parse.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
+import { gateEvents } from './gate.js';
 
 // The engine imports these from here.
 export { type AttemptContext, expressionContext } from './context.js';
@@ -36,6 +37,7 @@ export type Decision =
   | { kind: 'precheck_failed'; node: string; attempt: number; events: NewEvent[] }
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
   | { kind: 'budget_escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
+  | { kind: 'awaiting-approval'; node: string; events: NewEvent[] }
   | { kind: 'blocked'; reason: string };
 
 /** What deciding on one ready node needs. */
@@ -99,15 +101,18 @@ export function decideNext(
     approach: approach.label,
     runner,
   };
+  const gate = gateEvents(graph, node, p);
   if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
     const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
-    if (checked) return checked;
+    // A skip needs nobody's approval; a failed pre-check would dispatch, so a closed gate comes first.
+    if (checked && (checked.kind === 'skip' || !gate)) return checked;
   }
   const overBudget = runBudgetEscalation(graph, state, id);
   if (overBudget?.type === 'NodeEscalated') {
     const reason = overBudget.report.needed;
     return { kind: 'budget_escalated', node: id, attempt, reason, events: [overBudget] };
   }
+  if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
   return {
     kind: 'dispatch',
     node,
@@ -178,6 +183,8 @@ function blockedReason(state: RunState): string {
   if (cp.active_nodes.length) parts.push(`in flight: ${cp.active_nodes.join(', ')}`);
   if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
   if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
+  if (cp.awaiting_approval_nodes)
+    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
   return parts.length ? parts.join('; ') : 'no node is ready';
 }
 

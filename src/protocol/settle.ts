@@ -3,6 +3,7 @@ import type { Graph } from '../graph/model.js';
 import type { Journal, NewEvent, Usage } from '../journal/events.js';
 import type { DispatchInfo, RunState } from '../journal/fold.js';
 import { waitingAttempt } from '../journal/state.js';
+import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
 import { withCompletion } from './decide.js';
 
 export type Settlement = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
@@ -18,6 +19,10 @@ export interface ApprovalRequest {
   graph_hash?: string;
   /** Distinct people who must approve before the node leaves its hold (default 1); recorded in the event. */
   required?: number;
+  /** When true, the person recorded as the run's starter cannot approve. */
+  prevent_self_approval?: boolean;
+  /** What the approver tells the next attempt (recorded with the approval). */
+  guidance?: string;
 }
 
 /** A source that is a URL names one comment or one delivery: it approves at most once per run. */
@@ -46,7 +51,10 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
 
 /** A named person approves a new attempt of a held or escalated node. */
 export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): Settlement {
-  const why = checkNode(graph, state, req.node, req.attempt);
+  const why =
+    checkNode(graph, state, req.node, req.attempt) ??
+    selfApprovalRefusal(state, req) ??
+    guidanceRefusal(req.guidance);
   if (why) return { ok: false, reason: why };
   if (req.graph_hash !== undefined && req.graph_hash !== state.accepted_hash) {
     return {
@@ -80,6 +88,7 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
         graph_hash: state.accepted_hash,
         ...(req.reason !== undefined ? { reason: req.reason } : {}),
         ...(req.required !== undefined ? { required: req.required } : {}),
+        ...(req.guidance ? { guidance: req.guidance } : {}),
       },
     ],
   };

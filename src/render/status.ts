@@ -18,7 +18,9 @@ function seconds(ms: number): string {
   return ms >= 60_000 ? `${(ms / 60_000).toFixed(1)}m` : `${(ms / 1000).toFixed(1)}s`;
 }
 
-function lastEvidence(p: NodeProgress): string {
+function lastEvidence(p: NodeProgress, id: string): string {
+  if (p.state === 'awaiting_approval')
+    return `⏸ approve before it runs: /approve ${id}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   const failing =
@@ -38,7 +40,7 @@ export function statusRows(graph: Graph, state: RunState): string[][] {
     const p = state.nodes.get(n.id)!;
     const cells = [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms)];
     if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[n.id]));
-    return [...cells, lastEvidence(p)];
+    return [...cells, lastEvidence(p, n.id)];
   });
 }
 
@@ -86,6 +88,7 @@ const CLASS: Record<NodeState | 'ready', string> = {
   skipped: 'skipped',
   held: 'held',
   escalated: 'escalated',
+  awaiting_approval: 'awaiting',
 };
 
 /** Mermaid ids: prefixed, since words such as `end` are reserved in flowcharts. */
@@ -109,6 +112,9 @@ export function statusMermaid(graph: Graph, state?: RunState): string {
       '  classDef escalated fill:#cf222e,color:#fff,stroke:#a40e26',
       '  classDef pending fill:#fff,color:#24292f,stroke:#8c959f',
     );
+    // Only when a node awaits approval: diagrams of runs without a gate stay as they were.
+    if (state.checkpoint.awaiting_approval_nodes)
+      lines.push('  classDef awaiting fill:#8250df,color:#fff,stroke:#6639ba');
     for (const n of graph.nodes) {
       const p = state.nodes.get(n.id);
       const key =

@@ -13,7 +13,14 @@ export interface RunSetup {
   store: JournalStore;
   runId: string;
   /** Recorded in RunStarted when the run starts here. */
-  start: { intent: string; subject: string; inputs: Record<string, string>; github: unknown };
+  start: {
+    intent: string;
+    subject: string;
+    inputs: Record<string, string>;
+    github: unknown;
+    /** Who started the run (recorded in RunStarted; `prevent_self_approval` refuses their approvals). */
+    started_by?: string;
+  };
   /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
   allowGraphChangeBy?: string;
   now?: () => string;
@@ -60,6 +67,7 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Curr
         runner,
         inputs: setup.start.inputs,
         ...(setup.start.github ? { github: setup.start.github } : {}),
+        ...(setup.start.started_by ? { started_by: setup.start.started_by } : {}),
       },
     ],
     (setup.now ?? isoNow)(),

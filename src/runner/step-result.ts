@@ -15,7 +15,7 @@ export type StepResult =
       /** Set when the node asked for was completed before this step, which ran nothing. */
       already?: true;
     }
-  | { kind: 'skipped'; node: string; cur: Current; message: string }
+  | { kind: 'skipped' | 'awaiting-approval'; node: string; cur: Current; message: string }
   | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: Current; message: string };
 
 /** The result of a step whose decision dispatched nothing. */
@@ -41,6 +41,13 @@ export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>
         attempt: decision.attempt,
         cur,
         message: `"${decision.node}" escalated instead of dispatched: ${decision.reason}`,
+      };
+    case 'awaiting-approval':
+      return {
+        kind: 'awaiting-approval',
+        node: decision.node,
+        cur,
+        message: `"${decision.node}" awaits approval before it runs: /approve ${decision.node} (or interlock approve ${decision.node} --by NAME)`,
       };
     case 'precheck_failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');

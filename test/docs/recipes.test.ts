@@ -272,7 +272,12 @@ describe('recipe: a Claude Code pipeline', () => {
       expect(existsSync(sb.path('.interlock/runs/claude-fix/issue-42.logs/implement-1.log'))).toBe(true);
       const recorded = eventsOf(sb.journal('claude-fix/issue-42'), 'NodeRecorded', 'implement')[0]!;
       // The agent's JSON result is the attempt's usage, under the recipe's budget.
-      expect(recorded.usage).toMatchObject({ cost_usd: 0.21, turns: 4, input_tokens: 900, output_tokens: 300 });
+      expect(recorded.usage).toMatchObject({
+        cost_usd: 0.21,
+        turns: 4,
+        input_tokens: 900,
+        output_tokens: 300,
+      });
       expect(recorded.evidence.map((e) => [e.check, e.passed])).toEqual([
         ['command npm test', true],
         ['command test -n "$(git status --porcelain)"', true],

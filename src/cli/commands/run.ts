@@ -19,6 +19,7 @@ const STEP_EXIT: Record<string, number> = {
   escalated: EXIT.failed,
   stale: EXIT.failed,
   blocked: EXIT.blocked,
+  'awaiting-approval': EXIT.blocked,
 };
 
 const MARK: Record<StepResult['kind'], string> = {
@@ -29,6 +30,7 @@ const MARK: Record<StepResult['kind'], string> = {
   'run-completed': '★',
   ended: '■',
   blocked: '⏸',
+  'awaiting-approval': '✋',
   stale: '?',
 };
 
@@ -80,7 +82,13 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     graph: { ...graph, path: graphPath },
     store: new FileStore(journalFile),
     runId,
-    start: { intent: ev.intent, subject: ev.subject, inputs: parseInputs(values.input), github: ev.github },
+    start: {
+      intent: ev.intent,
+      subject: ev.subject,
+      inputs: parseInputs(values.input),
+      github: ev.github,
+      started_by: person(io, values.by),
+    },
     ...(values['allow-graph-change'] ? { allowGraphChangeBy: person(io, values.by) } : {}),
   };
   const setup = stepSetup(io, base, {

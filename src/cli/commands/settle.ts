@@ -1,15 +1,18 @@
 /**
- * The settlement verbs, each a person's decision recorded with their name: `approve-rerun <node>` (run a held or
- * escalated node again), `settle <node>` (it is done: record it), `fail-run` (end the run as failed).
+ * The settlement verbs, each a person's decision recorded with their name: `approve <node>` (let a node with
+ * `approval: before` run), `approve-rerun <node>` (run a held or escalated node again), `settle <node>` (it is
+ * done: record it), `fail-run` (end the run as failed). Approvals take `--guidance T` for the next attempt.
  */
 import { parseArgs } from 'node:util';
-import type { Graph } from '../../graph/model.js';
+import { type Graph, nodeById } from '../../graph/model.js';
+import { approveNode } from '../../protocol/gate.js';
+import { effectivePolicy } from '../../protocol/policy.js';
 import { approveRerun, failRun, type Settlement, settleNode } from '../../protocol/settle.js';
 import { type Current, settleRun } from '../../runner/engine.js';
 import { EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 
-export type SettleVerb = 'approve-rerun' | 'settle' | 'fail-run';
+export type SettleVerb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run';
 
 interface Decision {
   verb: SettleVerb;
@@ -18,6 +21,7 @@ interface Decision {
   reason: string | undefined;
   note: string | undefined;
   attempt: number | undefined;
+  guidance: string | undefined;
 }
 
 function parseSettle(verb: SettleVerb, args: string[]) {
@@ -30,6 +34,7 @@ function parseSettle(verb: SettleVerb, args: string[]) {
       reason: { type: 'string' },
       note: { type: 'string' },
       attempt: { type: 'string' },
+      guidance: { type: 'string' },
       'allow-graph-change': { type: 'boolean' },
     },
   });
@@ -43,13 +48,38 @@ function parseSettle(verb: SettleVerb, args: string[]) {
   const attempt = values.attempt !== undefined ? Number(values.attempt) : undefined;
   if (attempt !== undefined && !(Number.isInteger(attempt) && attempt > 0))
     throw new UsageError('--attempt must be a positive whole number');
-  const decision: Decision = { verb, node, by: values.by, reason: values.reason, note: values.note, attempt };
+  if (values.guidance !== undefined && verb !== 'approve' && verb !== 'approve-rerun')
+    throw new UsageError('--guidance goes with approve or approve-rerun');
+  const decision: Decision = {
+    verb,
+    node,
+    by: values.by,
+    reason: values.reason,
+    note: values.note,
+    attempt,
+    guidance: values.guidance?.trim() || undefined,
+  };
   return { values, decision };
 }
 
 /** The settlement the person's decision makes of the run as it stands. */
 function settlementOf(d: Decision, graph: Graph, cur: Current, source: string): Settlement {
   const attempt = d.attempt !== undefined ? { attempt: d.attempt } : {};
+  // Without a repository configuration, the graph's and the node's `approvals:` are the policy.
+  const policy = effectivePolicy(undefined, nodeById(graph, d.node ?? ''));
+  const terms = {
+    required: policy.required,
+    ...(policy.prevent_self_approval ? { prevent_self_approval: true } : {}),
+    ...(d.guidance ? { guidance: d.guidance } : {}),
+  };
+  if (d.verb === 'approve')
+    return approveNode(graph, cur.state, {
+      node: d.node!,
+      by: d.by,
+      source,
+      graph_hash: graph.hash,
+      ...terms,
+    });
   if (d.verb === 'approve-rerun')
     return approveRerun(graph, cur.state, {
       node: d.node!,
@@ -57,6 +87,7 @@ function settlementOf(d: Decision, graph: Graph, cur: Current, source: string): 
       source,
       ...attempt,
       ...(d.reason ? { reason: d.reason } : {}),
+      ...terms,
     });
   if (d.verb === 'settle')
     return settleNode(graph, cur.journal, cur.state, {
@@ -86,11 +117,13 @@ export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promi
     return EXIT.usage;
   }
   const what =
-    verb === 'approve-rerun'
-      ? `approved a rerun of "${decision.node}"`
-      : verb === 'settle'
-        ? `settled "${decision.node}" as done`
-        : 'failed the run';
+    verb === 'approve'
+      ? `approved "${decision.node}" (${r.cur.state.nodes.get(decision.node!)?.state === 'awaiting_approval' ? 'it waits for more approvals' : 'it may run now'})`
+      : verb === 'approve-rerun'
+        ? `approved a rerun of "${decision.node}"`
+        : verb === 'settle'
+          ? `settled "${decision.node}" as done`
+          : 'failed the run';
   io.out(`${decision.by} ${what}; run is ${r.cur.state.checkpoint.status}\n`);
   return EXIT.ok;
 }

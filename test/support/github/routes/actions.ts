@@ -2,7 +2,7 @@
  * GitHub Actions: workflows, workflow runs per attempt, their jobs (status, conclusion, timing),
  * and `workflow_dispatch`, which is recorded and queues a run as GitHub does.
  */
-import { invalidRequest, notFound, unprocessable } from '../http-error.js';
+import { conflict, invalidRequest, notFound, unprocessable } from '../http-error.js';
 import type { AttemptRecord, WorkflowRecord, WorkflowRunRecord } from '../records.js';
 import { job, workflow, workflowRun } from '../render/actions.js';
 import type { RepoState } from '../repo-state.js';
@@ -90,6 +90,16 @@ export const actionsRoutes: RouteDef[] = [
   route('get', '/repos/{owner}/{repo}/actions/runs/{run_id}', (ctx) => {
     const repo = ctx.repo();
     return ctx.reply(200, workflowRun(repo, ctx.urls, findRun(repo, ctx.params.run_id)));
+  }),
+
+  // Cancelling a run that is still going: 202, and the run ends cancelled; a finished run answers 409 as GitHub does.
+  route('post', '/repos/{owner}/{repo}/actions/runs/{run_id}/cancel', (ctx) => {
+    const repo = ctx.repo();
+    const run = findRun(repo, ctx.params.run_id);
+    if (repo.latestAttempt(run).status === 'completed')
+      throw conflict('Cannot cancel a workflow run that is completed.');
+    repo.updateWorkflowRun(run.id, { status: 'completed', conclusion: 'cancelled' });
+    return ctx.reply(202, {});
   }),
 
   route('get', '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', (ctx) => {

@@ -1,0 +1,18 @@
+/**
+ * A node's gate and approval levels as the loader resolves them: `approval: before` and the graph's and the
+ * node's `approvals:`, present only when set so graphs without them keep their hash.
+ */
+import type { ApprovalPolicy } from './approval-schema.js';
+import type { GraphFile, NodeFile } from './schema.js';
+
+/** The node fields, in sorted key order (`approval`, `approvals`), to spread after `approaches`. */
+export function gateFields(
+  file: GraphFile,
+  node: NodeFile,
+): { approval?: 'before'; approvals?: ApprovalPolicy[] } {
+  const levels = [file.approvals, node.approvals].filter((l): l is ApprovalPolicy => l !== undefined);
+  return {
+    ...(node.approval !== undefined ? { approval: node.approval } : {}),
+    ...(levels.length ? { approvals: levels } : {}),
+  };
+}

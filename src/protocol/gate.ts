@@ -1,0 +1,86 @@
+/**
+ * The gate before a node (`approval: before`) and the rules every approval shares: a gated node that never ran
+ * waits for people (`NodeAwaitingApproval`) instead of being dispatched; `/approve` counts one person
+ * (`NodeApproved`), bound to the node and the graph hash, refused when the node is not awaiting, when the person
+ * already approved, or when they started the run under `prevent_self_approval`. Pure.
+ */
+import { suggestion } from '../graph/errors.js';
+import type { Graph, GraphNode } from '../graph/model.js';
+import type { NewEvent } from '../journal/events.js';
+import type { NodeProgress, RunState } from '../journal/fold.js';
+import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
+import { isDeliverySource, type Settlement } from './settle.js';
+
+/** The events that stop a gated node before its first attempt; undefined when it may be dispatched. */
+export function gateEvents(graph: Graph, node: GraphNode, p: NodeProgress): NewEvent[] | undefined {
+  if (node.approval !== 'before' || p.attempts !== 0 || p.gate_passed) return undefined;
+  return [{ type: 'NodeAwaitingApproval', node: node.id, graph_hash: graph.hash }];
+}
+
+/** One approval of a gated node (or of a rerun): who, where, and what they were bound to. */
+export interface NodeApprovalRequest {
+  node: string;
+  by: string;
+  source: string;
+  /** The graph hash the approver acted under; refused when the run is under another. */
+  graph_hash: string;
+  /** Distinct people who must approve (the strictest `required` of repository, graph and node). */
+  required: number;
+  /** When true, the person recorded as the run's starter cannot approve. */
+  prevent_self_approval?: boolean;
+  guidance?: string;
+}
+
+function awaitingRefusal(graph: Graph, state: RunState, node: string): string | null {
+  const cp = state.checkpoint;
+  if (cp.ended) return `the run has already ended (${cp.ended.type}: ${cp.ended.reason})`;
+  const p = state.nodes.get(node);
+  if (!p || !graph.nodes.some((n) => n.id === node))
+    return `"${node}" is not a node of ${graph.name}${suggestion(
+      node,
+      graph.nodes.map((n) => n.id),
+    )}`;
+  if (p.state !== 'awaiting_approval') {
+    const hint =
+      p.state === 'held' || p.state === 'escalated'
+        ? ': use /approve-rerun for a held or escalated node'
+        : '';
+    return `node "${node}" is ${p.state.replace('_', ' ')}, not awaiting approval${hint}`;
+  }
+  return null;
+}
+
+/** A named person approves a gated node awaiting approval; enough distinct approvals let it run. */
+export function approveNode(graph: Graph, state: RunState, req: NodeApprovalRequest): Settlement {
+  const why =
+    awaitingRefusal(graph, state, req.node) ??
+    (req.graph_hash !== state.accepted_hash
+      ? `the graph changed since this approval was asked for (${req.graph_hash} → ${state.accepted_hash})`
+      : null) ??
+    (isDeliverySource(req.source) && state.approval_sources.includes(req.source)
+      ? `this approval (${req.source}) is already in the journal: one comment approves once`
+      : null) ??
+    selfApprovalRefusal(state, req) ??
+    guidanceRefusal(req.guidance);
+  if (why) return { ok: false, reason: why };
+  const p = state.nodes.get(req.node)!;
+  if (p.approvals.includes(req.by))
+    return {
+      ok: false,
+      reason: `${req.by} has already approved "${req.node}" (${p.approvals.length} of ${req.required} approvals): another person must approve`,
+    };
+  return {
+    ok: true,
+    events: [
+      {
+        type: 'NodeApproved',
+        node: req.node,
+        approved_by: req.by,
+        source: req.source,
+        graph_hash: state.accepted_hash,
+        required: req.required,
+        ...(req.guidance ? { guidance: req.guidance } : {}),
+      },
+    ],
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The approval policy that applies to one node: the repository's `approvals` tightened by the graph's and the
+ * node's `approvals:`. The strictest applies where several set a rule: the largest `required`, self-approval
+ * prevented when any level prevents it, and an approver must satisfy every level that names approvers or a
+ * permission. Pure; who satisfies a level is decided with the person's facts in `approvals/node-policy.ts`.
+ */
+import type { ApprovalPolicy, GraphNode } from '../graph/model.js';
+
+/** One level an approver must satisfy: the permission it asks for, or a listing among its approvers. */
+export interface PolicyLevel {
+  where: 'repository' | 'graph or node';
+  permission?: string;
+  approvers: string[];
+}
+
+export interface EffectivePolicy {
+  required: number;
+  prevent_self_approval: boolean;
+  levels: PolicyLevel[];
+}
+
+/** The repository's approvals, as `.github/interlock.yml` gives them (absent where the face has none). */
+export interface RepoApprovals {
+  permission: string;
+  approvers: string[];
+  required: number;
+}
+
+/** The policy for `node`: the repository's (when known) with the graph's and the node's levels over it. */
+export function effectivePolicy(
+  repo: RepoApprovals | undefined,
+  node: Pick<GraphNode, 'approvals'> | undefined,
+): EffectivePolicy {
+  const own: ApprovalPolicy[] = node?.approvals ?? [];
+  const levels: PolicyLevel[] = repo
+    ? [{ where: 'repository', permission: repo.permission, approvers: repo.approvers }]
+    : [];
+  for (const l of own) {
+    if (l.permission === undefined && l.approvers === undefined) continue;
+    levels.push({
+      where: 'graph or node',
+      ...(l.permission !== undefined ? { permission: l.permission } : {}),
+      approvers: l.approvers ?? [],
+    });
+  }
+  return {
+    required: Math.max(repo?.required ?? 1, ...own.map((l) => l.required ?? 1)),
+    prevent_self_approval: own.some((l) => l.prevent_self_approval === true),
+    levels,
+  };
+}
+
+/** The policy in words for the attention comment: "needs 2 approvals from release-team; @alice started …". */
+export function policyWords(policy: EffectivePolicy, starter: string | undefined): string {
+  const from = policy.levels
+    .filter((l) => l.where !== 'repository')
+    .map((l) =>
+      [
+        ...(l.permission ? [`${l.permission} permission`] : []),
+        ...l.approvers.map((a) => a.split('/').pop()!),
+      ].join(' or '),
+    );
+  const count = `needs ${policy.required} approval${policy.required === 1 ? '' : 's'}`;
+  const who = from.length ? ` from ${from.join(' and from ')}` : '';
+  const self =
+    policy.prevent_self_approval && starter ? `; @${starter} started this run and cannot approve it` : '';
+  return `${count}${who}${self}`;
+}

@@ -1,0 +1,53 @@
+/**
+ * The attention comment of a node that waits for approval before it runs (`approval: before`): what it will do
+ * (its command or prompt), the evidence that will prove it, its replay rule, who may approve, and the commands.
+ */
+import { type Graph, nodeById } from '../graph/model.js';
+import type { RunState } from '../journal/fold.js';
+import { effectivePolicy, policyWords } from '../protocol/policy.js';
+import { attentionComment } from './markdown.js';
+
+/** A fenced block that no backtick run inside the text can close. */
+function fenced(text: string, lang = ''): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${lang}`, text, fence].join('\n');
+}
+
+/** The comment that asks people to approve (or settle, or fail) a gated node. */
+export function gateAttentionComment(graph: Graph, state: RunState, node: string, runId: string): string {
+  const n = nodeById(graph, node);
+  const work = n?.approaches[0];
+  const policy = effectivePolicy(undefined, n);
+  const evidence = n?.validates.length ? n.validates.map((c) => `- \`${JSON.stringify(c)}\``) : ['- (none)'];
+  return [
+    `<!-- interlock:attention ${runId} ${node} 0 -->`,
+    `✋ **interlock: \`${node}\` waits for approval before it runs** (\`approval: before\`): ${policyWords(policy, state.started?.started_by)}.`,
+    '',
+    work?.run !== undefined ? 'It will run:' : 'It will give the agent this prompt:',
+    '',
+    fenced(work?.run ?? work?.prompt ?? '', work?.run !== undefined ? 'bash' : ''),
+    '',
+    'Evidence checked after it:',
+    ...evidence,
+    '',
+    `Replay rule: \`${n?.replay ?? 'never'}\`${n?.replay === 'safe' ? ' (an interrupted attempt runs again)' : ' (an interrupted attempt is held for a person)'}.`,
+    '',
+    'Comment one of these, on a line of its own; lines after `/approve` are guidance the node receives as data:',
+    '',
+    '```',
+    `/approve ${node}`,
+    `/settle ${node} <what you checked>`,
+    '/fail-run <reason>',
+    '```',
+    '',
+    `Run \`${runId}\`.`,
+  ].join('\n');
+}
+
+/** The attention comment for any node that waits for people: the gate's, or a hold's or an escalation's. */
+export function attentionFor(graph: Graph, state: RunState, node: string, runId: string): string {
+  return state.nodes.get(node)?.state === 'awaiting_approval'
+    ? gateAttentionComment(graph, state, node, runId)
+    : attentionComment(state, node, runId);
+}

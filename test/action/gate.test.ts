@@ -1,0 +1,110 @@
+// The gate before a node through the bundled action as a runner runs it (`node dist/index.js` against the local
+// GitHub): a gated node is never dispatched before its approvals and exactly once after, and the guidance given
+// with the approvals reaches the attempt's context and prompt byte for byte, inert.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NewEvent } from '../../src/journal/events.js';
+import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { makeWorkspace, runStep } from '../support/action-process.js';
+import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { eventsOf, FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
+
+const GRAPH = `interlock: 1
+name: ship
+approvals:
+  required: 2
+nodes:
+  - id: build
+    run: echo built > built.txt
+  - id: publish
+    depends_on: [build]
+    approval: before
+    agent: cat > prompt.txt; cp "$INTERLOCK_CONTEXT" context.json
+    prompt: Publish the release.
+    validates:
+      - file: prompt.txt
+`;
+
+const GUIDANCE = 'Use the staging registry.\n$(touch CANARY) `touch CANARY2`';
+
+let server: GitHubServer;
+let ws: string;
+beforeAll(async () => {
+  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO, labels: [NEEDS_HUMAN_LABEL] }] });
+  server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
+  ws = makeWorkspace({
+    '.github/interlock.yml': routeLabel('ship', '.github/interlock/ship.yml'),
+    '.github/interlock/ship.yml': GRAPH,
+  });
+});
+afterAll(async () => server?.close());
+
+/** Two people approve `publish`, as `/approve publish` writes it; the first gives guidance. */
+function approveTwice(): void {
+  const j = readJournal(server, 'ship/issue-7');
+  const approval = (by: string, n: number, guidance?: string): NewEvent => ({
+    type: 'NodeApproved',
+    node: 'publish',
+    approved_by: by,
+    source: `https://github.com/${FULL}/issues/7#issuecomment-${n}`,
+    graph_hash: j.graph.hash,
+    required: 2,
+    ...(guidance ? { guidance } : {}),
+  });
+  const next = appendEvents(
+    j,
+    [approval('bob', 1, GUIDANCE), approval('carol', 2)],
+    new Date().toISOString(),
+  );
+  server.state.repo(FULL).commitFiles(JOURNAL_BRANCH, { 'runs/ship/issue-7.json': serializeJournal(next) });
+}
+
+describe('approval: before, through the bundled action', () => {
+  it('the step ends awaiting-approval, asks with a comment and the label, and runs nothing of the gated node', async () => {
+    const r = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ node: 'publish', status: 'awaiting-approval' });
+    expect(JSON.parse(r.outputs.checkpoint!).awaiting_approval_nodes).toEqual(['publish']);
+    const j = readJournal(server, 'ship/issue-7');
+    expect(eventsOf(j, 'NodeDispatched', 'publish')).toEqual([]);
+    expect(eventsOf(j, 'NodeAwaitingApproval', 'publish')).toHaveLength(1);
+    const attention = server.state
+      .repo(FULL)
+      .commentsOn(7)
+      .filter((c) => c.body.startsWith('<!-- interlock:attention ship/issue-7 publish 0 -->'));
+    expect(attention).toHaveLength(1);
+    expect(attention[0]!.body).toContain(
+      'waits for approval before it runs** (`approval: before`): needs 2 approvals',
+    );
+    expect(attention[0]!.body).toContain('Publish the release.');
+    expect(server.state.repo(FULL).issue(7)!.labels).toContain(NEEDS_HUMAN_LABEL);
+    expect(existsSync(join(ws, 'prompt.txt'))).toBe(false);
+  });
+
+  it('a step before the approvals runs nothing and still reports awaiting-approval', async () => {
+    const r = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'publish' } }));
+    expect(r.outputs.status).toBe('awaiting-approval');
+    expect(eventsOf(readJournal(server, 'ship/issue-7'), 'NodeDispatched', 'publish')).toEqual([]);
+  });
+
+  it('after two approvals the node runs once; the guidance reaches its prompt and context byte for byte, inert', async () => {
+    approveTwice();
+    const r = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
+    expect(r.stderr).toBe('');
+    expect(r.outputs).toMatchObject({ node: 'publish', status: 'completed' });
+    expect(JSON.parse(r.outputs.checkpoint!).status).toBe('completed');
+    const prompt = readFileSync(join(ws, 'prompt.txt'), 'utf8');
+    expect(prompt).toContain(`Publish the release.\n\n---\nguidance from people who approved this node`);
+    expect(prompt).toContain(`guidance from bob:\n${GUIDANCE}\n`);
+    const context = JSON.parse(readFileSync(join(ws, 'context.json'), 'utf8'));
+    expect(context.guidance).toEqual([{ by: 'bob', text: GUIDANCE }]);
+    expect(existsSync(join(ws, 'CANARY'))).toBe(false);
+    expect(existsSync(join(ws, 'CANARY2'))).toBe(false);
+    const again = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
+    expect(again.outputs.status).toBe('run-completed');
+    expect(eventsOf(readJournal(server, 'ship/issue-7'), 'NodeDispatched', 'publish')).toHaveLength(1);
+  });
+});
