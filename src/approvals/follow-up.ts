@@ -60,6 +60,33 @@ async function dispatchNext(
   }
 }
 
+/** The reply to `/fail-run`: the run failed, and which workflow runs were cancelled. */
+function failRunAnswer(
+  req: CommandRequest,
+  s: Settled,
+  reason: string,
+): { reply: string; what: string; d: Dispatch } {
+  const runId = s.run.runId;
+  return {
+    reply: failedRunReply({
+      login: req.login,
+      runId,
+      reason,
+      ...(s.cancelled ? { cancelled: s.cancelled } : {}),
+    }),
+    what: `failed run ${runId}${s.cancelled ? ` (${s.cancelled})` : ''}`,
+    d: {},
+  };
+}
+
+/** The attempt the command named: for a node escalated at the run's budget, the one that was not dispatched. */
+function namedAttempt(s: Settled, node: string, attempts: number): number {
+  const named = [...s.cur.journal.events]
+    .reverse()
+    .find((e) => (e.type === 'RerunApproved' || e.type === 'NodeRecorded') && e.node === node);
+  return named && 'attempt' in named ? named.attempt : attempts;
+}
+
 /** The dispatch a command calls for, the reply, and a line for the log. */
 async function answer(
   deps: HandlerDeps,
@@ -70,23 +97,9 @@ async function answer(
   const { command } = t;
   const { state } = s.cur;
   const runId = s.run.runId;
-  if (command.kind === 'fail-run')
-    return {
-      reply: failedRunReply({
-        login: req.login,
-        runId,
-        reason: command.reason,
-        ...(s.cancelled ? { cancelled: s.cancelled } : {}),
-      }),
-      what: `failed run ${runId}${s.cancelled ? ` (${s.cancelled})` : ''}`,
-      d: {},
-    };
+  if (command.kind === 'fail-run') return failRunAnswer(req, s, command.reason);
   const p = state.nodes.get(command.node)!;
-  // The attempt the command named: for a node escalated at the run's budget, the one that was not dispatched.
-  const named = [...s.cur.journal.events]
-    .reverse()
-    .find((e) => (e.type === 'RerunApproved' || e.type === 'NodeRecorded') && e.node === command.node);
-  const attempt = named && 'attempt' in named ? named.attempt : p.attempts;
+  const attempt = namedAttempt(s, command.node, p.attempts);
   if (command.kind === 'approve') {
     const released = p.state !== 'awaiting_approval';
     const d = released ? await dispatchNext(deps, req, s, command.node) : {};
