@@ -8,6 +8,7 @@ import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
+import { GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
 import { loadGraphFile } from '../runner/graph-file.js';
@@ -16,6 +17,7 @@ import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './conte
 import {
   commenterOf,
   intentOf,
+  missingRouteGraph,
   type RunTarget,
   resumeFrom,
   resumesById,
@@ -46,6 +48,22 @@ async function refuseCommenter(ctx: ActionContext, config: Config): Promise<stri
   return startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
 }
 
+/** A route whose graph file is missing is reported on the route, in the config file, not as a bare ENOENT. */
+function checkRouteGraph(ctx: ActionContext, answer: { graphPath: string; route: number }): void {
+  const path = resolve(ctx.workspace, answer.graphPath);
+  if (existsSync(path)) return;
+  const configText = readFileSync(inWorkspace(ctx, CONFIG_FILE), 'utf8');
+  const why = 'no such file';
+  const err = missingRouteGraph({
+    configFile: CONFIG_FILE,
+    configText,
+    route: answer.route,
+    graphPath: answer.graphPath,
+    why,
+  });
+  throw new GraphError([err]);
+}
+
 /** The graph, run id, subject and store this step works on; or why there is none. */
 export async function resolveRun(
   ctx: ActionContext,
@@ -69,6 +87,7 @@ export async function resolveRun(
     const answer = routeAnswer(config, match, target.intent, CONFIG_FILE);
     if ('noRoute' in answer) return answer;
     target = { ...target, graphPath: answer.graphPath, intent: answer.intent };
+    checkRouteGraph(ctx, answer);
     if (answer.command && config) {
       const refused = await refuseCommenter(ctx, config);
       if (refused) return { refused };

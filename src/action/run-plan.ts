@@ -49,7 +49,7 @@ export function routeAnswer(
   match: { graph: string; intent: string; index: number } | null,
   intent: string,
   configFile: string,
-): { noRoute: string } | { graphPath: string; intent: string; command: boolean } {
+): { noRoute: string } | { graphPath: string; intent: string; command: boolean; route: number } {
   if (!match)
     return {
       noRoute: config
@@ -60,6 +60,29 @@ export function routeAnswer(
     graphPath: match.graph,
     intent: match.intent,
     command: config?.routes[match.index]?.command !== undefined,
+    route: match.index,
+  };
+}
+
+/**
+ * Why a route's graph file cannot be used, naming the route and the path, with the line of the config file
+ * that names it (the first line naming the path, else the first line).
+ */
+export function missingRouteGraph(opts: {
+  configFile: string;
+  configText: string;
+  route: number;
+  graphPath: string;
+  why: string;
+}): { file: string; line: number; col: number; message: string } {
+  const lines = opts.configText.split('\n');
+  const at = lines.findIndex((l) => /^\s*-?\s*graph:/.test(l) && l.includes(opts.graphPath));
+  const col = at >= 0 ? lines[at]!.indexOf(opts.graphPath) + 1 : 1;
+  return {
+    file: opts.configFile,
+    line: at >= 0 ? at + 1 : 1,
+    col,
+    message: `routes[${opts.route}] names the graph ${opts.graphPath}, which cannot be read (${opts.why}): add that file, or fix the route's graph: path (from the repository root)`,
   };
 }
 

@@ -2,6 +2,7 @@ import { killAllChildren } from '../os/exec.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';
+import { reportingIO } from './step-report.js';
 
 const out = (text: string) => process.stdout.write(text);
 
@@ -61,8 +62,10 @@ export async function run(): Promise<void> {
       process.exit(1);
     });
   }
+  const report = reportingIO(runnerIO());
   try {
-    const result = await runAction(buildContext(process.env, runnerIO()));
+    const result = await runAction(buildContext(process.env, report.io));
+    await report.finish({ result });
     // A problem already annotated is not reported a second time as an error: its details go to the log.
     if (result.failed && result.reported) {
       out(logLine(`interlock: ${result.failed}`));
@@ -70,6 +73,7 @@ export async function run(): Promise<void> {
     } else if (result.failed) setFailed(result.failed);
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
+    await report.finish({ error: e as Error }).catch(() => undefined);
   }
 }
 

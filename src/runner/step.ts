@@ -151,7 +151,13 @@ export async function runDispatched(
     });
   }
   failpoint('after-record-write', node.id);
-  const result = outcomeResult({ node: node.id, attempt, outcome: recorded, decision: r.decision.result, cur: r.cur });
+  const result = outcomeResult({
+    node: node.id,
+    attempt,
+    outcome: recorded,
+    decision: r.decision.result,
+    cur: r.cur,
+  });
   const next = r.decision.next?.decision;
   if (!next || !executor) return { result };
   if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
