@@ -14,6 +14,7 @@ import { defaultRunId } from '../journal/run-id.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
+import { resumeLookup, withPullHead } from './pull-head.js';
 import {
   commenterOf,
   intentOf,
@@ -64,6 +65,12 @@ function checkRouteGraph(ctx: ActionContext, answer: { graphPath: string; route:
   throw new GraphError([err]);
 }
 
+/** What a dispatch that names a run which has no journal (and no graph to start it with) is told. */
+function noJournalToResume(runId: string, where: Subject, ctx: ActionContext): string {
+  const store = makeStore(ctx, runId, where).location;
+  return `run-id "${runId}": no journal at ${store} to resume, and no graph input to start it with: check the run id, or give the graph input (graph: .github/interlock/<graph>.yml) to start run "${runId}" afresh`;
+}
+
 /** The graph, run id, subject and store this step works on; or why there is none. */
 export async function resolveRun(
   ctx: ActionContext,
@@ -77,14 +84,20 @@ export async function resolveRun(
   const problem = givenRunId ? runIdInputProblem(givenRunId) : undefined;
   if (problem) throw new Error(problem);
   // Resuming a run by id (e.g. dispatched after an approval, with no subject): the journal names its graph and subject.
+  let missing: string | undefined;
   if (resumesById(givenRunId, target)) {
-    const stored = await makeStore(ctx, givenRunId, target.subject).read();
+    const where = await resumeLookup(ctx, givenRunId, target.subject);
+    const stored = await makeStore(ctx, givenRunId, where).read();
     target = resumeFrom(stored?.journal, target);
+    if (!stored) missing = noJournalToResume(givenRunId, where, ctx);
+    target = { ...target, subject: await withPullHead(ctx, target.subject) };
   }
   if (!target.graphPath) {
     const config = loadConfig(ctx);
     const match = config ? route(config, { name: ctx.env.GITHUB_EVENT_NAME, payload: ctx.payload }) : null;
     const answer = routeAnswer(config, match, target.intent, CONFIG_FILE);
+    // A run named by id that has no journal is no routing question: say what is missing instead.
+    if ('noRoute' in answer && missing) throw new Error(missing);
     if ('noRoute' in answer) return answer;
     target = { ...target, graphPath: answer.graphPath, intent: answer.intent };
     checkRouteGraph(ctx, answer);
