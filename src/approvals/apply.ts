@@ -9,7 +9,7 @@ import { RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 import { showSettlement } from './follow-up.js';
-import { loadRun } from './load-run.js';
+import { loadRun, type RunPlace } from './load-run.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
 import { settleCommand } from './settlement.js';
 
@@ -23,11 +23,13 @@ export interface Target {
   /** Every run of the subject: the label comes off only when none waits. */
   mine: string[];
   graphs: Map<string, Promise<Graph>>;
+  /** Where lookup found each run (either store). */
+  places?: ReadonlyMap<string, RunPlace>;
 }
 
 export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
   const { command, runId } = t;
-  const loaded = await loadRun(deps, runId, t.graphs);
+  const loaded = await loadRun(deps, runId, t.graphs, t.places);
   if (!loaded.ok) return refused(req.login, loaded.problem, command);
   const run = loaded.run;
   if (req.resolveNode && command.kind === 'approve-rerun') {

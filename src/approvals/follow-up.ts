@@ -12,7 +12,7 @@ import type { Target } from './apply.js';
 import { publishCheckRun } from './check-run.js';
 import type { HandlerDeps, Outcome } from './deps.js';
 import { dispatchWorkflow, workflowOf } from './dispatch.js';
-import { type LoadedRun, loadRun, stateOf } from './load-run.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from './load-run.js';
 import { approvalReply, failedRunReply, settledReply } from './replies.js';
 import type { CommandRequest, Executed } from './request.js';
 
@@ -173,14 +173,14 @@ async function nothingWaits(
   deps: HandlerDeps,
   state: RunState,
   runId: string,
-  t: { mine: string[]; graphs: Map<string, Promise<Graph>> },
+  t: { mine: string[]; graphs: Map<string, Promise<Graph>>; places?: ReadonlyMap<string, RunPlace> },
 ): Promise<boolean> {
   const waits = (s: RunState) =>
     !s.checkpoint.ended && s.checkpoint.held_nodes.length + s.checkpoint.escalated_nodes.length > 0;
   if (waits(state)) return false;
   for (const other of t.mine) {
     if (other === runId) continue;
-    const l = await loadRun(deps, other, t.graphs);
+    const l = await loadRun(deps, other, t.graphs, t.places);
     const s = l.ok ? stateOf(l.run) : undefined;
     if (!s?.ok || waits(s.state)) return false;
   }
