@@ -19,6 +19,7 @@ import {
   commenterOf,
   intentOf,
   missingRouteGraph,
+  previousRunId,
   type RunTarget,
   resumeFrom,
   resumesById,
@@ -88,8 +89,11 @@ export async function resolveRun(
   if (resumesById(givenRunId, target)) {
     const where = await resumeLookup(ctx, givenRunId, target.subject);
     const stored = await makeStore(ctx, givenRunId, where).read();
-    target = resumeFrom(stored?.journal, target);
-    if (!stored) missing = noJournalToResume(givenRunId, where, ctx);
+    // A new id for the same subject (`<name>/issue-<n>-2`) starts afresh from the run before it.
+    const before = stored ? undefined : previousRunId(givenRunId);
+    const earlier = before ? await makeStore(ctx, before, where).read() : null;
+    target = resumeFrom((stored ?? earlier)?.journal, target);
+    if (!stored && !earlier) missing = noJournalToResume(givenRunId, where, ctx);
     target = { ...target, subject: await withPullHead(ctx, target.subject) };
   }
   if (!target.graphPath) {
