@@ -43,11 +43,18 @@ function loadConfig(ctx: ActionContext): Config | undefined {
   return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
 }
 
-/** Why the comment that matched a command route may not start a run, or undefined when it may. */
-async function refuseCommenter(ctx: ActionContext, config: Config): Promise<string | undefined> {
+/**
+ * Why the comment that matched a command route may not start a run, or undefined when it may; `commenter` when
+ * a person was refused for permission (they get a reply; a bot or an edit does not).
+ */
+async function refuseCommenter(
+  ctx: ActionContext,
+  config: Config,
+): Promise<{ refused: string; commenter?: string } | undefined> {
   const who = commenterOf(ctx.payload);
-  if ('refused' in who) return who.refused;
-  return startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  if ('refused' in who) return { refused: who.refused };
+  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  return why ? { refused: why, commenter: who.login } : undefined;
 }
 
 /** A route whose graph file is missing is reported on the route, in the config file, not as a bare ENOENT. */
@@ -75,7 +82,7 @@ function noJournalToResume(runId: string, where: Subject, ctx: ActionContext): s
 /** The graph, run id, subject and store this step works on; or why there is none. */
 export async function resolveRun(
   ctx: ActionContext,
-): Promise<ResolvedRun | { noRoute: string } | { refused: string }> {
+): Promise<ResolvedRun | { noRoute: string } | { refused: string; commenter?: string }> {
   let target: RunTarget = {
     graphPath: ctx.inputs.graph,
     intent: intentOf(ctx.env.GITHUB_EVENT_NAME, ctx.payload),
@@ -107,7 +114,7 @@ export async function resolveRun(
     checkRouteGraph(ctx, answer);
     if (answer.command && config) {
       const refused = await refuseCommenter(ctx, config);
-      if (refused) return { refused };
+      if (refused) return refused;
     }
   }
   const { graphPath, subject, intent } = target;
