@@ -9,7 +9,8 @@ import { RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 import { showSettlement } from './follow-up.js';
-import { loadRun, type RunPlace } from './load-run.js';
+import { loadRun, type RunPlace, stateOf } from './load-run.js';
+import { recoverFirst } from './recover-first.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
 import { settleCommand } from './settlement.js';
 
@@ -54,6 +55,20 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     ...(changed ? { allowGraphChangeBy: req.login } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   };
+  const before = stateOf(run);
+  if (before.ok) {
+    const first = await recoverFirst(deps, {
+      setup,
+      state: before.state,
+      command,
+      runner: PERSON_RUNNER,
+      login: req.login,
+    }).catch((e: unknown) => {
+      if (e instanceof RunRefused) return { ok: false as const, why: e.message };
+      throw e;
+    });
+    if (!first.ok) return refused(req.login, first.why, command);
+  }
   let duplicate = false;
   let result: Awaited<ReturnType<typeof settleRun>>;
   try {

@@ -114,8 +114,8 @@ const RUNNER: RunnerInfo = {
 export interface RunSeed {
   runId?: string;
   subject?: string;
-  /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed). */
-  shape?: 'held' | 'escalated' | 'failed';
+  /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed), `in-flight` (deploy dispatched by workflow run 7001, nothing after). */
+  shape?: 'held' | 'escalated' | 'failed' | 'in-flight';
   progressCommentOn?: number;
 }
 
@@ -180,7 +180,7 @@ export function buildJournal(graph: Graph, seed: RunSeed): Journal {
         report: { attempted: [], failed: [], approaches_tried: ['default'], needed: 'a person' },
       },
     ]);
-  } else {
+  } else if (seed.shape !== 'in-flight') {
     add([{ type: 'NodeInterrupted', node: 'deploy', attempt: 1, observed_usage: { wall_ms: 9 } }]);
   }
   if (seed.shape === 'failed') add([{ type: 'RunFailed', reason: 'abandoned', by: 'alice' }]);
