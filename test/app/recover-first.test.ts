@@ -3,8 +3,17 @@
 // then the approval. While the run is still going, the reply says so and what to do, in the command's words.
 // Through the bundle's `mode: comment` and through the App (Probot receiving the delivery).
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, runStep } from '../support/action-process.js';
-import { commentEvent, OWNER, observe, PEOPLE, REPO, receive, startWorld, type World } from './world.js';
+import {
+  commentEvent,
+  modeCommentStep,
+  OWNER,
+  observe,
+  PEOPLE,
+  REPO,
+  receive,
+  startWorld,
+  type World,
+} from './world.js';
 
 let world: World;
 afterEach(async () => world?.close());
@@ -33,17 +42,7 @@ async function lostRunner(status: 'completed' | 'in_progress'): Promise<void> {
   });
 }
 
-function commentStep(payload: Record<string, unknown>) {
-  return runStep({
-    apiUrl: world.server.url,
-    repository: `${OWNER}/${REPO}`,
-    workspace: makeWorkspace({}),
-    eventName: 'issue_comment',
-    payload,
-    inputs: { mode: 'comment' },
-    job: { runId: 8201 },
-  });
-}
+const commentStep = (payload: Record<string, unknown>) => modeCommentStep(world, payload, 8201);
 
 describe('an approval for a node whose runner was lost', () => {
   it('mode: comment records the interruption first, then the approval', async () => {

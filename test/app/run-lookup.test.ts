@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/github/client.js';
 import { CheckRunStore, decodeJournal } from '../../src/store/check-run.js';
-import { makeWorkspace, runStep } from '../support/action-process.js';
 import {
   buildJournal,
   commentEvent,
+  modeCommentStep,
   OWNER,
   observe,
   PEOPLE,
@@ -21,17 +21,7 @@ import {
 let world: World;
 afterEach(async () => world?.close());
 
-function commentStep(payload: Record<string, unknown>) {
-  return runStep({
-    apiUrl: world.server.url,
-    repository: `${OWNER}/${REPO}`,
-    workspace: makeWorkspace({}),
-    eventName: 'issue_comment',
-    payload,
-    inputs: { mode: 'comment' },
-    job: { runId: 8101 },
-  });
-}
+const commentStep = (payload: Record<string, unknown>) => modeCommentStep(world, payload, 8101);
 
 /** A held run of pull request #30 kept in a check run on the pull request's head, written through the API. */
 async function seedCheckRunRun(): Promise<string> {
