@@ -3,17 +3,7 @@
 // then the approval. While the run is still going, the reply says so and what to do, in the command's words.
 // Through the bundle's `mode: comment` and through the App (Probot receiving the delivery).
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  commentEvent,
-  modeCommentStep,
-  OWNER,
-  observe,
-  PEOPLE,
-  REPO,
-  receive,
-  startWorld,
-  type World,
-} from './world.js';
+import { commentEvent, modeCommentStep, observe, PEOPLE, receive, startWorld, type World } from './world.js';
 
 let world: World;
 afterEach(async () => world?.close());
