@@ -1,8 +1,14 @@
 import type { CommentPayload } from '../approvals/deps.js';
 import { describe, handleComment } from '../approvals/handler.js';
 import type { ActionContext, ActionResult } from './main.js';
+import type { AnyActionStatus } from './status.js';
 
-const STATUS = { done: 'completed', refused: 'refused', ignored: 'ignored', failed: 'failed' } as const;
+const STATUS = {
+  done: 'completed',
+  refused: 'refused',
+  ignored: 'ignored',
+  failed: 'failed',
+} as const satisfies Record<string, AnyActionStatus>;
 
 /**
  * `mode: comment`: the approval app's handler inside a workflow triggered `on: issue_comment`, with the job's

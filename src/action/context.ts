@@ -14,6 +14,7 @@ import type { JournalStore } from '../store/types.js';
 import { checkRunView } from './check-run-view.js';
 import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
 import type { JobIdentity } from './probe.js';
+import { pullHistory } from './pull-head.js';
 import type { Subject } from './subject.js';
 
 /** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
@@ -139,7 +140,8 @@ export function inWorkspace(ctx: ActionContext, path: string): string {
 
 export function makeStore(ctx: ActionContext, runId: string, subject: Subject, graph?: Graph): JournalStore {
   if (ctx.inputs.store === 'check-run') {
-    const store = new CheckRunStore(ctx.octokit, ctx.repo, runId, subject.headSha ?? ctx.env.GITHUB_SHA);
+    const head = subject.headSha ?? ctx.env.GITHUB_SHA;
+    const store = new CheckRunStore(ctx.octokit, ctx.repo, runId, head, pullHistory(ctx, subject));
     if (graph) store.render = checkRunView(graph);
     return store;
   }

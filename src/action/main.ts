@@ -7,7 +7,9 @@ import { commentMode } from './comment-mode.js';
 import { type ActionContext, type ActionResult, fromWorkspace } from './context.js';
 import { planMode } from './modes/plan.js';
 import { stepMode } from './modes/step.js';
+import { replyRefusal } from './refusal-reply.js';
 import { resolveRun } from './resolve-run.js';
+import { fallbackSummary } from './step-report.js';
 import { stuckMode } from './stuck.js';
 
 // The context and the setup live in their own files; these names stay importable from here.
@@ -50,12 +52,15 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   }
   if ('refused' in resolved) {
     ctx.io.notice(`interlock: not started: ${resolved.refused}`);
+    if (resolved.commenter) await replyRefusal(ctx, resolved.commenter, resolved.refused);
     ctx.io.setOutput('status', 'refused');
+    await ctx.io.summary(fallbackSummary('refused', `Not started: ${resolved.refused}`));
     return { outputs: { status: 'refused' } };
   }
   if ('noRoute' in resolved) {
     ctx.io.notice(resolved.noRoute);
     ctx.io.setOutput('status', 'no-route');
+    await ctx.io.summary(fallbackSummary('no-route', resolved.noRoute));
     return { outputs: { status: 'no-route' } };
   }
   const { runId, graph, subject } = resolved;

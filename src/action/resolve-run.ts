@@ -3,19 +3,24 @@
  * commenter's permission, asks `run-plan.ts` what they mean, and loads the graph.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
+import { GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
+import { resumeLookup, withPullHead } from './pull-head.js';
 import {
   commenterOf,
   intentOf,
+  missingRouteGraph,
+  previousRunId,
   type RunTarget,
   resumeFrom,
   resumesById,
@@ -39,17 +44,46 @@ function loadConfig(ctx: ActionContext): Config | undefined {
   return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
 }
 
-/** Why the comment that matched a command route may not start a run, or undefined when it may. */
-async function refuseCommenter(ctx: ActionContext, config: Config): Promise<string | undefined> {
+/**
+ * Why the comment that matched a command route may not start a run, or undefined when it may; `commenter` when
+ * a person was refused for permission (they get a reply; a bot or an edit does not).
+ */
+async function refuseCommenter(
+  ctx: ActionContext,
+  config: Config,
+): Promise<{ refused: string; commenter?: string } | undefined> {
   const who = commenterOf(ctx.payload);
-  if ('refused' in who) return who.refused;
-  return startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  if ('refused' in who) return { refused: who.refused };
+  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  return why ? { refused: why, commenter: who.login } : undefined;
+}
+
+/** A route whose graph file is missing is reported on the route, in the config file, not as a bare ENOENT. */
+function checkRouteGraph(ctx: ActionContext, answer: { graphPath: string; route: number }): void {
+  const path = resolve(ctx.workspace, answer.graphPath);
+  if (existsSync(path)) return;
+  const configText = readFileSync(inWorkspace(ctx, CONFIG_FILE), 'utf8');
+  const why = 'no such file';
+  const err = missingRouteGraph({
+    configFile: CONFIG_FILE,
+    configText,
+    route: answer.route,
+    graphPath: answer.graphPath,
+    why,
+  });
+  throw new GraphError([err]);
+}
+
+/** What a dispatch that names a run which has no journal (and no graph to start it with) is told. */
+function noJournalToResume(runId: string, where: Subject, ctx: ActionContext): string {
+  const store = makeStore(ctx, runId, where).location;
+  return `run-id "${runId}": no journal at ${store} to resume, and no graph input to start it with: check the run id, or give the graph input (graph: .github/interlock/<graph>.yml) to start run "${runId}" afresh`;
 }
 
 /** The graph, run id, subject and store this step works on; or why there is none. */
 export async function resolveRun(
   ctx: ActionContext,
-): Promise<ResolvedRun | { noRoute: string } | { refused: string }> {
+): Promise<ResolvedRun | { noRoute: string } | { refused: string; commenter?: string }> {
   let target: RunTarget = {
     graphPath: ctx.inputs.graph,
     intent: intentOf(ctx.env.GITHUB_EVENT_NAME, ctx.payload),
@@ -59,19 +93,29 @@ export async function resolveRun(
   const problem = givenRunId ? runIdInputProblem(givenRunId) : undefined;
   if (problem) throw new Error(problem);
   // Resuming a run by id (e.g. dispatched after an approval, with no subject): the journal names its graph and subject.
+  let missing: string | undefined;
   if (resumesById(givenRunId, target)) {
-    const stored = await makeStore(ctx, givenRunId, target.subject).read();
-    target = resumeFrom(stored?.journal, target);
+    const where = await resumeLookup(ctx, givenRunId, target.subject);
+    const stored = await makeStore(ctx, givenRunId, where).read();
+    // A new id for the same subject (`<name>/issue-<n>-2`) starts afresh from the run before it.
+    const before = stored ? undefined : previousRunId(givenRunId);
+    const earlier = before ? await makeStore(ctx, before, where).read() : null;
+    target = resumeFrom((stored ?? earlier)?.journal, target);
+    if (!stored && !earlier) missing = noJournalToResume(givenRunId, where, ctx);
+    target = { ...target, subject: await withPullHead(ctx, target.subject) };
   }
   if (!target.graphPath) {
     const config = loadConfig(ctx);
     const match = config ? route(config, { name: ctx.env.GITHUB_EVENT_NAME, payload: ctx.payload }) : null;
     const answer = routeAnswer(config, match, target.intent, CONFIG_FILE);
+    // A run named by id that has no journal is no routing question: say what is missing instead.
+    if ('noRoute' in answer && missing) throw new Error(missing);
     if ('noRoute' in answer) return answer;
     target = { ...target, graphPath: answer.graphPath, intent: answer.intent };
+    checkRouteGraph(ctx, answer);
     if (answer.command && config) {
       const refused = await refuseCommenter(ctx, config);
-      if (refused) return { refused };
+      if (refused) return refused;
     }
   }
   const { graphPath, subject, intent } = target;

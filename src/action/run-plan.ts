@@ -32,6 +32,17 @@ export function resumesById(givenRunId: string, target: RunTarget): boolean {
   return givenRunId !== '' && (!target.graphPath || target.subject.kind === 'ref');
 }
 
+/**
+ * The run a new run id starts afresh from: `fix/issue-80-2` → `fix/issue-80` (and `-3` → `-2`), whose journal
+ * names the graph and subject the new run takes. Undefined for an id with no `-<k>` suffix.
+ */
+export function previousRunId(id: string): string | undefined {
+  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(id);
+  if (!m) return undefined;
+  const k = Number(m[2]);
+  return k > 2 ? `${m[1]}-${k - 1}` : m[1];
+}
+
 /** A run resumed by id (after an approval, from a dispatch): the journal names its graph, intent and subject. */
 export function resumeFrom(stored: Journal | undefined, target: RunTarget): RunTarget {
   if (!stored) return target;
@@ -49,7 +60,7 @@ export function routeAnswer(
   match: { graph: string; intent: string; index: number } | null,
   intent: string,
   configFile: string,
-): { noRoute: string } | { graphPath: string; intent: string; command: boolean } {
+): { noRoute: string } | { graphPath: string; intent: string; command: boolean; route: number } {
   if (!match)
     return {
       noRoute: config
@@ -60,6 +71,29 @@ export function routeAnswer(
     graphPath: match.graph,
     intent: match.intent,
     command: config?.routes[match.index]?.command !== undefined,
+    route: match.index,
+  };
+}
+
+/**
+ * Why a route's graph file cannot be used, naming the route and the path, with the line of the config file
+ * that names it (the first line naming the path, else the first line).
+ */
+export function missingRouteGraph(opts: {
+  configFile: string;
+  configText: string;
+  route: number;
+  graphPath: string;
+  why: string;
+}): { file: string; line: number; col: number; message: string } {
+  const lines = opts.configText.split('\n');
+  const at = lines.findIndex((l) => /^\s*-?\s*graph:/.test(l) && l.includes(opts.graphPath));
+  const col = at >= 0 ? lines[at]!.indexOf(opts.graphPath) + 1 : 1;
+  return {
+    file: opts.configFile,
+    line: at >= 0 ? at + 1 : 1,
+    col,
+    message: `routes[${opts.route}] names the graph ${opts.graphPath}, which cannot be read (${opts.why}): add that file, or fix the route's graph: path (from the repository root)`,
   };
 }
 

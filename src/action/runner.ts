@@ -5,6 +5,7 @@ import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { createLogGuard } from './log-guard.js';
 import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';
 import { postStep } from './post-step.js';
+import { reportingIO } from './step-report.js';
 
 /** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
 const guard = createLogGuard({ write: (s) => process.stdout.write(s) });
@@ -72,10 +73,12 @@ export async function run(): Promise<void> {
       process.exit(1);
     });
   }
+  const report = reportingIO(runnerIO());
   try {
-    const ctx = buildContext(process.env, runnerIO());
+    const ctx = buildContext(process.env, report.io);
     if (ctx.inputs.mode === 'step') isolateNodes(ctx);
     const result = await runAction(ctx);
+    await report.finish({ result });
     // A problem already annotated is not reported a second time as an error: its details go to the log.
     if (result.failed && result.reported) {
       guard.text(logLine(`interlock: ${result.failed}`));
@@ -83,6 +86,7 @@ export async function run(): Promise<void> {
     } else if (result.failed) setFailed(result.failed);
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
+    await report.finish({ error: e as Error }).catch(() => undefined);
   }
 }
 

@@ -5,16 +5,29 @@
 import type { Checkpoint } from '../journal/fold.js';
 import type { StepResult } from '../runner/engine.js';
 
-export type ActionStatus =
-  | 'completed'
-  | 'failed'
-  | 'escalated'
-  | 'skipped'
-  | 'run-completed'
-  | 'held'
-  | 'awaiting-approval'
-  | 'not-ready'
-  | 'running';
+/**
+ * Every value the action's `status` output can take, in every mode: README and action.yml list exactly these
+ * (a test compares them). `refused` and `ignored` come from routing and `mode: comment`; `no-route` from routing.
+ */
+export const ACTION_STATUSES = [
+  'completed',
+  'failed',
+  'skipped',
+  'held',
+  'awaiting-approval',
+  'escalated',
+  'not-ready',
+  'running',
+  'run-completed',
+  'no-route',
+  'refused',
+  'ignored',
+] as const;
+
+export type AnyActionStatus = (typeof ACTION_STATUSES)[number];
+
+/** What a step or a checkpoint says; routing and `mode: comment` add `no-route`, `refused` and `ignored`. */
+export type ActionStatus = Exclude<AnyActionStatus, 'no-route' | 'refused' | 'ignored'>;
 
 /**
  * Where the run stands: the node asked for, when it is held or escalated; else the run's own status, with a run

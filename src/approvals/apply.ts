@@ -11,7 +11,8 @@ import { cancelInFlight } from './cancel.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
 import { showSettlement } from './follow-up.js';
-import { loadRun } from './load-run.js';
+import { loadRun, type RunPlace, stateOf } from './load-run.js';
+import { recoverFirst } from './recover-first.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
 import { settleCommand } from './settlement.js';
 
@@ -25,11 +26,13 @@ export interface Target {
   /** Every run of the subject: the label comes off only when none waits. */
   mine: string[];
   graphs: Map<string, Promise<Graph>>;
+  /** Where lookup found each run (either store). */
+  places?: ReadonlyMap<string, RunPlace>;
 }
 
 export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
   const { command, runId } = t;
-  const loaded = await loadRun(deps, runId, t.graphs);
+  const loaded = await loadRun(deps, runId, t.graphs, t.places);
   if (!loaded.ok) return refused(req.login, loaded.problem, command);
   const run = loaded.run;
   if (req.resolveNode && command.kind === 'approve-rerun') {
@@ -56,6 +59,20 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     ...(changed ? { allowGraphChangeBy: req.login } : {}),
     ...(deps.now ? { now: deps.now } : {}),
   };
+  const before = stateOf(run);
+  if (before.ok) {
+    const first = await recoverFirst(deps, {
+      setup,
+      state: before.state,
+      command,
+      runner: PERSON_RUNNER,
+      login: req.login,
+    }).catch((e: unknown) => {
+      if (e instanceof RunRefused) return { ok: false as const, why: e.message };
+      throw e;
+    });
+    if (!first.ok) return refused(req.login, first.why, command);
+  }
   let duplicate = false;
   let result: Awaited<ReturnType<typeof settleRun>>;
   try {

@@ -9,11 +9,12 @@ import { applyCommand } from './apply.js';
 import { authorize, type Need } from './authorize.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
+import { findRuns } from './find-runs.js';
 import { gatherAuthFacts } from './permission.js';
 import { refusedReply, whichRunReply } from './replies.js';
 import { loadRepoConfig } from './repo-files.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
-import { listRunIds, pickRuns, subjectWord } from './runs.js';
+import { pickRuns, subjectWord } from './runs.js';
 import { statusCommand } from './status-command.js';
 
 export type { CommandRequest, Executed } from './request.js';
@@ -23,7 +24,8 @@ export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Pr
   const admitted = await admit(deps, req);
   if ('executed' in admitted) return admitted.executed;
   const { config, command } = admitted;
-  const pick = pickRuns(command, req.subject, await listRunIds(deps));
+  const found = await findRuns(deps, req.subject, command.runId);
+  const pick = pickRuns(command, req.subject, found);
   if (pick.kind === 'refused') return refused(req.login, pick.why, command);
   if (pick.kind === 'which') {
     return {
@@ -32,8 +34,10 @@ export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Pr
     };
   }
   const graphs = new Map<string, Promise<Graph>>();
-  if (command.kind === 'status') return statusCommand(deps, command, pick.runIds, graphs);
-  return applyCommand(deps, req, { config, command, runId: pick.runIds[0]!, mine: pick.mine, graphs });
+  const places = new Map(found.map((f) => [f.runId, f]));
+  if (command.kind === 'status') return statusCommand(deps, command, pick.runIds, { graphs, places });
+  const runId = pick.runIds[0]!;
+  return applyCommand(deps, req, { config, command, runId, mine: pick.mine, graphs, places });
 }
 
 /** The configuration and the person's authorization; a command that did not parse is refused after both. */

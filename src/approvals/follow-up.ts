@@ -13,7 +13,7 @@ import { publishCheckRun } from './check-run.js';
 import type { HandlerDeps, Outcome } from './deps.js';
 import { dispatchWorkflow, workflowOf } from './dispatch.js';
 import { gateApprovalReply } from './gate-reply.js';
-import { type LoadedRun, loadRun, stateOf } from './load-run.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from './load-run.js';
 import { approvalReply, failedRunReply, settledReply } from './replies.js';
 import type { CommandRequest, Executed } from './request.js';
 
@@ -220,7 +220,7 @@ async function nothingWaits(
   deps: HandlerDeps,
   state: RunState,
   runId: string,
-  t: { mine: string[]; graphs: Map<string, Promise<Graph>> },
+  t: { mine: string[]; graphs: Map<string, Promise<Graph>>; places?: ReadonlyMap<string, RunPlace> },
 ): Promise<boolean> {
   const waits = (s: RunState) =>
     !s.checkpoint.ended &&
@@ -231,7 +231,7 @@ async function nothingWaits(
   if (waits(state)) return false;
   for (const other of t.mine) {
     if (other === runId) continue;
-    const l = await loadRun(deps, other, t.graphs);
+    const l = await loadRun(deps, other, t.graphs, t.places);
     const s = l.ok ? stateOf(l.run) : undefined;
     if (!s?.ok || waits(s.state)) return false;
   }

@@ -20,16 +20,27 @@ export interface LoadedRun {
 
 export type RunLoad = { ok: true; run: LoadedRun } | { ok: false; problem: string };
 
-/** Reads a run's journal and its graph (graphs are cached by path for one command). Never throws for a bad run. */
+/** Where run lookup found a run: its store and the journal it read there. */
+export interface RunPlace {
+  store: JournalStore;
+  stored: StoredJournal;
+}
+
+/**
+ * Reads a run's journal and its graph (graphs are cached by path for one command); a run lookup found is taken
+ * from its `places` (either store), any other from the journal branch. Never throws for a bad run.
+ */
 export async function loadRun(
   deps: HandlerDeps,
   runId: string,
   graphs: Map<string, Promise<Graph>> = new Map(),
+  places: ReadonlyMap<string, RunPlace> = new Map(),
 ): Promise<RunLoad> {
-  const store = new GitStore(deps.octokit, deps.repo, runId, deps.journalBranch);
-  let stored: Awaited<ReturnType<GitStore['read']>>;
+  const place = places.get(runId);
+  const store = place?.store ?? new GitStore(deps.octokit, deps.repo, runId, deps.journalBranch);
+  let stored: StoredJournal | null;
   try {
-    stored = await store.read();
+    stored = place?.stored ?? (await store.read());
   } catch (e) {
     if (e instanceof JournalError) return { ok: false, problem: e.message };
     throw e;

@@ -2,7 +2,7 @@
 import type { Graph } from '../graph/model.js';
 import type { Command } from './commands.js';
 import type { HandlerDeps } from './deps.js';
-import { loadRun, stateOf } from './load-run.js';
+import { loadRun, type RunPlace, stateOf } from './load-run.js';
 import { statusReply } from './replies.js';
 import type { Executed } from './request.js';
 
@@ -10,11 +10,11 @@ export async function statusCommand(
   deps: HandlerDeps,
   command: Extract<Command, { kind: 'status' }>,
   runIds: string[],
-  graphs: Map<string, Promise<Graph>>,
+  found: { graphs: Map<string, Promise<Graph>>; places: ReadonlyMap<string, RunPlace> },
 ): Promise<Executed> {
   const shown = [];
   for (const runId of runIds) {
-    const l = await loadRun(deps, runId, graphs);
+    const l = await loadRun(deps, runId, found.graphs, found.places);
     const s = l.ok ? stateOf(l.run) : undefined;
     shown.push(
       l.ok && s?.ok

@@ -25,8 +25,11 @@ interface IssueContext {
   path: Path;
   where: string;
   what: (p: Path) => string;
-  root: 'graph' | 'skill';
+  root: FieldRoot;
 }
+
+/** Which schema names the allowed fields: the graph's, a skill's, or the caller's own (e.g. the config file's). */
+export type FieldRoot = 'graph' | 'skill' | ((path: Path) => string[]);
 
 type Issue = z.core.$ZodIssue;
 type IssueOf<C extends Issue['code']> = Extract<Issue, { code: C }>;
@@ -37,7 +40,7 @@ export function zodIssuesToErrors(
   src: SourceDoc,
   issues: Issue[],
   what: (p: Path) => string,
-  root: 'graph' | 'skill' = 'graph',
+  root: FieldRoot = 'graph',
   prefix: Path = [],
 ): SourceError[] {
   return issues.flatMap((issue) => {
@@ -167,7 +170,8 @@ const RETRY_FIELDS = fieldsOf(NodeSchema.shape.retry.unwrap().element);
 const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
 
 /** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
-function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
+function allowedFields(src: SourceDoc, root: FieldRoot, path: Path): string[] {
+  if (typeof root === 'function') return root(path);
   let rel = path;
   if (root === 'graph') {
     if (path.length === 0) return GRAPH_FIELDS;
@@ -193,7 +197,7 @@ function allowedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): str
   return [];
 }
 
-function unknownFieldHint(src: SourceDoc, root: 'graph' | 'skill', path: Path, key: string): string {
+function unknownFieldHint(src: SourceDoc, root: FieldRoot, path: Path, key: string): string {
   const list = allowedFields(src, root, path);
   const close = didYouMean(key.replace(/-/g, '_'), list);
   return close ? ` (did you mean "${close}"?)` : list.length ? `; allowed: ${list.join(', ')}` : '';

@@ -15,6 +15,7 @@ import { failpoint } from './failpoint.js';
 import { type Current, isoNow } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
+import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 
 export type { StepResult } from './step-result.js';
 
@@ -134,9 +135,48 @@ export async function runDispatched(
     return executeAttempt(setup, { ...d, dispatchedAt });
   });
   failpoint('before-record-write', node.id);
-  const executor = options.chain ? newExecutor(setup) : undefined;
-  // One write for the result: from the state the dispatch write left, re-reading only on a conflict.
-  const r = await commit(
+  let executor = options.chain ? newExecutor(setup) : undefined;
+  let recorded = outcome;
+  let r: Awaited<ReturnType<typeof recordResult>>;
+  try {
+    r = await recordResult(setup, d, outcome, executor);
+  } catch (e) {
+    if (!isPermanentWriteError(e)) throw storeFailure(e, (why) => unstoredResult(setup, d, outcome, why));
+    // The result can never be stored as it is: record the attempt failed, saying why, rather than leave it in flight.
+    (setup.say ?? (() => {}))(`"${node.id}" attempt ${attempt}: ${e.message}; recording it as failed`);
+    recorded = unstorableOutcome(outcome, e.message);
+    executor = undefined;
+    r = await recordResult(setup, d, recorded, undefined).catch((e2: unknown) => {
+      throw storeFailure(e2, (why) => unstoredResult(setup, d, outcome, why));
+    });
+  }
+  failpoint('after-record-write', node.id);
+  const result = outcomeResult({
+    node: node.id,
+    attempt,
+    outcome: recorded,
+    decision: r.decision.result,
+    cur: r.cur,
+  });
+  const next = r.decision.next?.decision;
+  if (!next || !executor) return { result };
+  if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
+  const { node: n, attempt: a, approach: ap, context } = next;
+  return {
+    result,
+    following: { dispatched: { cur: r.cur, node: n, attempt: a, approach: ap, context, ...executor } },
+  };
+}
+
+/** One write for the result: from the state the dispatch write left, re-reading only on a conflict. */
+function recordResult(
+  setup: StepSetup,
+  d: Dispatched,
+  outcome: AttemptOutcome,
+  executor: ReturnType<typeof newExecutor> | undefined,
+) {
+  const { node, attempt, cur } = d;
+  return commit(
     setup,
     d.runner,
     (c) => {
@@ -150,19 +190,7 @@ export async function runDispatched(
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
     { known: cur },
-  ).catch((e: unknown) => {
-    throw storeFailure(e, (why) => unstoredResult(setup, d, outcome, why));
-  });
-  failpoint('after-record-write', node.id);
-  const result = outcomeResult({ node: node.id, attempt, outcome, decision: r.decision.result, cur: r.cur });
-  const next = r.decision.next?.decision;
-  if (!next || !executor) return { result };
-  if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
-  const { node: n, attempt: a, approach: ap, context } = next;
-  return {
-    result,
-    following: { dispatched: { cur: r.cur, node: n, attempt: a, approach: ap, context, ...executor } },
-  };
+  );
 }
 
 function unstoredResult(setup: StepSetup, d: Dispatched, outcome: AttemptOutcome, why: string): string {

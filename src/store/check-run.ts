@@ -63,6 +63,14 @@ export function decodeJournal(text: string, where: string): Journal {
 const version = (id: number, text: string) =>
   `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 
+/** Where else a run's check run may be: the subject's earlier commits, newest first (a pull request's history). */
+export interface CheckRunHistory {
+  earlierShas?: () => Promise<string[]>;
+}
+
+/** How many earlier commits a read looks through for a run that has not yet moved to the head. */
+const EARLIER_LIMIT = 30;
+
 /**
  * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
  * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
@@ -80,6 +88,7 @@ export class CheckRunStore implements JournalStore {
     private readonly repo: RepoRef,
     runId: string,
     private readonly headSha: string,
+    private readonly history: CheckRunHistory = {},
     /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
     private owner?: string,
   ) {
@@ -87,11 +96,27 @@ export class CheckRunStore implements JournalStore {
     this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
   }
 
-  private async find(): Promise<{ id: number; text: string } | null> {
+  /**
+   * The run's check run: on the head commit, else (a push moved the head) the newest one on an earlier commit of
+   * the subject, so a run goes on under its id instead of starting again on the new head.
+   */
+  private async find(): Promise<{ id: number; text: string; sha: string } | null> {
+    const here = await this.findOn(this.headSha);
+    if (here || !this.history.earlierShas) return here;
+    const earlier = (await this.history.earlierShas()).filter((s) => s !== this.headSha);
+    for (const sha of earlier.slice(0, EARLIER_LIMIT)) {
+      const found = await this.findOn(sha);
+      // A check run the run moved away from keeps no journal: look further back only past those.
+      if (found?.text.includes(MARK_OPEN)) return found;
+    }
+    return null;
+  }
+
+  private async findOn(sha: string): Promise<{ id: number; text: string; sha: string } | null> {
     this.requests.read++;
     const { data } = await this.octokit.rest.checks.listForRef({
       ...this.repo,
-      ref: this.headSha,
+      ref: sha,
       check_name: this.name,
       filter: 'latest',
       per_page: 20,
@@ -99,7 +124,22 @@ export class CheckRunStore implements JournalStore {
     // By name and owner: a check run of the same name made by another app (a node's token) is not the journal.
     const run = data.check_runs.find((r) => !this.owner || r.app?.slug === this.owner);
     if (!run) return null;
-    return { id: run.id, text: run.output?.text ?? '' };
+    return { id: run.id, text: run.output?.text ?? '', sha };
+  }
+
+  /** The check run of an old head, once the run moved to the new head: concluded, saying where it went. */
+  private async supersede(old: { id: number; sha: string }): Promise<void> {
+    await this.octokit.rest.checks.update({
+      ...this.repo,
+      check_run_id: old.id,
+      status: 'completed',
+      conclusion: 'neutral',
+      output: {
+        title: `${this.name}: moved to ${this.headSha.slice(0, 12)}`,
+        summary: `This run moved to the new head ${this.headSha} of its subject and goes on in the check run "${this.name}" there, under the same run id.`,
+        text: '',
+      },
+    });
   }
 
   async read(): Promise<StoredJournal | null> {
@@ -123,7 +163,8 @@ export class CheckRunStore implements JournalStore {
       return { ok: false, conflict: `${this.location} changed since it was read` };
     this.requests.write++;
     let id: number;
-    if (!current) {
+    const moved = current && current.sha !== this.headSha ? current : null;
+    if (!current || moved) {
       const r = await this.octokit.rest.checks.create({
         ...this.repo,
         name: this.name,
@@ -144,12 +185,13 @@ export class CheckRunStore implements JournalStore {
       });
       id = current.id;
     }
-    const back = await this.find();
+    const back = await this.findOn(this.headSha);
     if (!back || back.id !== id || back.text !== text) {
       throw new Error(
         `${this.location}: another writer replaced the journal while this one wrote (a lost update). Run one writer at a time (a workflow concurrency group per run), or use the git store.`,
       );
     }
+    if (moved) await this.supersede(moved);
     return { ok: true, version: version(id, text) };
   }
 }

@@ -116,19 +116,32 @@ describe('store: check-run on a pull request', () => {
     expect(checkRuns()[0]!.output.summary).toMatch(/\| test \| .*completed/);
   });
 
-  it(`a journal over ${CHECK_RUN_TEXT_LIMIT} characters fails the step with a message that suggests the git store`, async () => {
+  it(`a result too big for a check run (over ${CHECK_RUN_TEXT_LIMIT} characters) is recorded as failed with that reason, never left in flight`, async () => {
     const r = await runStep(step());
     expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ node: 'big', attempt: '1', status: 'failed' });
     const error = r.stdout.split('\n').find((l) => l.startsWith('::error::'));
     expect(error).toContain(`over GitHub's limit of ${CHECK_RUN_TEXT_LIMIT}`);
     expect(error).toContain('use the git store (store: git)');
-    expect(error).toContain('"big" attempt 1 ran');
-    // The journal in the check run is the last one that fit: intact, with the node in flight.
+    expect(r.summary).toContain('big');
+    // The journal records the attempt failed, saying why and that its outputs were dropped: nothing in flight.
     const journal = storedJournal();
     const state = validJournal(journal, join(ws, GRAPH_FILE));
-    expect(journal.events.at(-1)).toMatchObject({ type: 'NodeDispatched', node: 'big' });
+    const [failed] = eventsOf(journal, 'NodeFailed', 'big');
+    expect(failed?.attempt).toBe(1);
+    expect(failed?.failures[0]?.check).toBe('journal');
+    expect(failed?.failures[0]?.message).toContain(`over GitHub's limit of ${CHECK_RUN_TEXT_LIMIT}`);
+    expect(failed?.failures[0]?.message).toContain('its outputs (blob) were dropped');
     expect(eventsOf(journal, 'NodeRecorded', 'big')).toEqual([]);
-    expect(state.checkpoint.active_nodes).toEqual(['big']);
+    expect(state.checkpoint.active_nodes).toEqual([]);
     expect(checkRuns()).toHaveLength(1);
+  });
+
+  it('a later step does not recover the too-big attempt as interrupted: the failure stands as attempt 1', async () => {
+    const r = await runStep(step());
+    expect(r.outputs.status, r.stdout).toBeDefined();
+    const journal = storedJournal();
+    expect(eventsOf(journal, 'NodeInterrupted', 'big')).toEqual([]);
+    expect(eventsOf(journal, 'NodeFailed', 'big')[0]?.attempt).toBe(1);
   });
 });

@@ -64,7 +64,7 @@ describe('a run started by a slash command', () => {
     ['a stranger', PEOPLE.stranger],
     ['a triager', PEOPLE.triager],
   ] as const)
-    it(`${who} cannot: status=refused, nothing runs, nothing is written`, async () => {
+    it(`${who} cannot: status=refused, a reply on the issue says why, nothing runs, nothing is written`, async () => {
       const { r, writes, worked } = await comment({ body: '/interlock fix', login });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.outputs.status).toBe('refused');
@@ -75,6 +75,11 @@ describe('a run started by a slash command', () => {
       );
       expect(worked).toBe('');
       expect(writes).toBe(0);
+      // The commenter is told on the issue, not only in a job log they may not see.
+      const replies = world.repo.commentsOn(1).filter((c) => c.body.startsWith('<!-- interlock:reply -->'));
+      expect(replies).toHaveLength(1);
+      expect(replies[0]!.body).toContain(`@${login} interlock did not act on this comment: not started:`);
+      expect(replies[0]!.body).toContain('starting a run from a comment needs write');
     });
 
   it('a bot cannot, and an edited comment cannot', async () => {
@@ -82,6 +87,8 @@ describe('a run started by a slash command', () => {
     expect(bot.r.outputs.status).toBe('refused');
     expect(bot.r.stdout).toContain('bots never settle nodes');
     expect(bot.worked).toBe('');
+    // No reply to a bot: that is how two bots answer each other for ever.
+    expect(world.repo.commentsOn(1).filter((c) => c.body.startsWith('<!-- interlock:reply -->'))).toEqual([]);
     await world.close();
     const edited = await comment({ body: '/interlock fix', login: PEOPLE.writer, action: 'edited' });
     expect(edited.r.outputs.status).toBe('refused');

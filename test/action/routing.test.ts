@@ -58,10 +58,59 @@ describe('routing', () => {
     expect(r.code).toBe(1);
     expect(r.outputs.status).toBe('failed');
     expect(errors(r.stdout)).toEqual([
-      '::error file=.github/interlock.yml,line=4,col=5::routes[0]: unknown field "lable"',
+      '::error file=.github/interlock.yml,line=4,col=5::routes[0]: unknown field "lable" (did you mean "label"?)',
     ]);
     // The located message is still in the log, as a plain line.
     expect(r.stdout).toContain('.github/interlock.yml:4:5: routes[0]: unknown field "lable"');
+  });
+
+  it("a misspelt top-level field of .github/interlock.yml is worded from the config schema, not the graph's", async () => {
+    const ws = makeWorkspace({
+      '.github/interlock.yml': `${routeLabel('agent:fix', '.github/interlock/fix.yml')}approval:\n  permission: write\n`,
+      '.github/interlock/fix.yml': GRAPH,
+    });
+    const r = await runStep(issueStep(server, ws, 61, 'agent:fix'));
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('failed');
+    expect(errors(r.stdout)).toEqual([
+      '::error file=.github/interlock.yml,line=6,col=1::config: unknown field "approval" (did you mean "approvals"?)',
+    ]);
+    expect(r.stdout).not.toContain('nodes');
+    expect(r.summary).toContain('unknown field "approval"');
+  });
+
+  it('a route whose graph file is missing is reported on the route, naming it and the path', async () => {
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:fix', '.github/interlock/fixx.yml'),
+      '.github/interlock/fix.yml': GRAPH,
+    });
+    const r = await runStep(issueStep(server, ws, 61, 'agent:fix'));
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('failed');
+    expect(errors(r.stdout)).toEqual([
+      "::error file=.github/interlock.yml,line=5,col=12::routes[0] names the graph .github/interlock/fixx.yml, which cannot be read (no such file): add that file, or fix the route's graph: path (from the repository root)",
+    ]);
+    expect(r.summary).toContain('routes[0]');
+  });
+
+  it('no route writes a job summary that says why', async () => {
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:fix', '.github/interlock/fix.yml'),
+      '.github/interlock/fix.yml': GRAPH,
+    });
+    const r = await runStep(issueStep(server, ws, 61, 'agent:docs'));
+    expect(r.outputs.status).toBe('no-route');
+    expect(r.summary).toContain('`no-route`');
+    expect(r.summary).toContain('no route in .github/interlock.yml matches issues.labeled');
+  });
+
+  it('a step that throws before any mode runs still sets status=failed and writes a job summary', async () => {
+    const ws = makeWorkspace({ '.github/interlock/fix.yml': GRAPH });
+    const r = await runStep({ ...issueStep(server, ws, 61, 'agent:fix'), inputs: { 'run-id': '../escape' } });
+    expect(r.code).toBe(1);
+    expect(r.outputs.status).toBe('failed');
+    expect(r.summary).toContain('`failed`');
+    expect(r.summary).toContain('run-id "../escape" is not allowed');
   });
 
   it('a bad graph fails the step with one file:line:col annotation relative to the repository, and no second error line', async () => {

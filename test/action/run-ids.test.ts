@@ -60,4 +60,28 @@ describe('run ids', () => {
       subject: 'issue-64',
     });
   });
+
+  it('starting afresh is one dispatch: run-id <name>/issue-<n>-2 with no graph input starts a new run of the same graph and issue', async () => {
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:fix', '.github/interlock/fix.yml'),
+      '.github/interlock/fix.yml': GRAPH,
+    });
+    // fix/issue-63 ended in the first test; the example workflow passes only run-id on dispatch.
+    expect(readJournal(server, 'fix/issue-63').events.at(-1)?.type).toBe('RunCompleted');
+    const r = await runStep({
+      ...issueStep(server, ws, 63, 'agent:fix'),
+      eventName: 'workflow_dispatch',
+      payload: { inputs: { 'run-id': 'fix/issue-63-2' } },
+      inputs: { 'run-id': 'fix/issue-63-2', node: 'all' },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.outputs).toMatchObject({ 'run-id': 'fix/issue-63-2', node: 'ship', status: 'completed' });
+    expect(readJournal(server, 'fix/issue-63-2').events[0]).toMatchObject({
+      type: 'RunStarted',
+      subject: 'issue-63',
+      graph: { path: '.github/interlock/fix.yml' },
+    });
+    // The old run stays as it ended.
+    expect(readJournal(server, 'fix/issue-63').events.at(-1)?.type).toBe('RunCompleted');
+  });
 });

@@ -82,6 +82,7 @@ describe('run resolution', () => {
       graphPath: 'f.yml',
       intent: 'cmd',
       command: true,
+      route: 0,
     });
     expect(routeAnswer(config, { graph: 'g.yml', intent: 'iss', index: 1 }, 'x', 'c.yml')).toMatchObject({
       command: false,

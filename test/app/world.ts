@@ -2,6 +2,7 @@
  * A repository on the local GitHub with a run waiting for a person, and real webhook payloads pointed at it.
  * Every test builds its own world: a fresh server, so no test sees another's journal.
  */
+
 import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Bottleneck from 'bottleneck/light.js';
@@ -12,6 +13,7 @@ import type { Graph } from '../../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
 const require = createRequire(import.meta.url);
@@ -114,8 +116,8 @@ const RUNNER: RunnerInfo = {
 export interface RunSeed {
   runId?: string;
   subject?: string;
-  /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed). */
-  shape?: 'held' | 'escalated' | 'failed';
+  /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed), `in-flight` (deploy dispatched by workflow run 7001, nothing after). */
+  shape?: 'held' | 'escalated' | 'failed' | 'in-flight';
   progressCommentOn?: number;
 }
 
@@ -180,7 +182,7 @@ export function buildJournal(graph: Graph, seed: RunSeed): Journal {
         report: { attempted: [], failed: [], approaches_tried: ['default'], needed: 'a person' },
       },
     ]);
-  } else {
+  } else if (seed.shape !== 'in-flight') {
     add([{ type: 'NodeInterrupted', node: 'deploy', attempt: 1, observed_usage: { wall_ms: 9 } }]);
   }
   if (seed.shape === 'failed') add([{ type: 'RunFailed', reason: 'abandoned', by: 'alice' }]);
@@ -396,4 +398,17 @@ export function approvalDelivery(world: World) {
   const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
   const body = JSON.stringify({ ...ev.payload, installation: { id: world.server.state.app.installationId } });
   return { ev, body };
+}
+
+/** The bundle's `mode: comment` on a comment payload, as a runner runs it against this world's GitHub. */
+export function modeCommentStep(world: World, payload: Record<string, unknown>, runId = 8001) {
+  return runStep({
+    apiUrl: world.server.url,
+    repository: `${OWNER}/${REPO}`,
+    workspace: makeWorkspace({}),
+    eventName: 'issue_comment',
+    payload,
+    inputs: { mode: 'comment' },
+    job: { runId },
+  });
 }

@@ -6,6 +6,9 @@ import { startWorld, type World } from '../app/world.js';
 import { startGitHubServer } from '../support/github-server.js';
 
 const ISSUE_1 = { kind: 'issue', number: 1 } as const;
+/** Runs as lookup finds them: each about the subject its id's last part names, unless given. */
+const runs = (...ids: string[]) =>
+  ids.map((runId) => ({ runId, subject: runId.split('/').at(-1), ended: false }));
 const approve = (runId?: string) => ({
   kind: 'approve-rerun' as const,
   node: 'deploy',
@@ -24,7 +27,7 @@ describe('runsAbout', () => {
 
 describe('pickRuns', () => {
   it("takes the subject's only run when the command names none", () => {
-    expect(pickRuns(approve(), ISSUE_1, ['fix/issue-1', 'fix/issue-2'])).toEqual({
+    expect(pickRuns(approve(), ISSUE_1, runs('fix/issue-1', 'fix/issue-2'))).toEqual({
       kind: 'runs',
       runIds: ['fix/issue-1'],
       mine: ['fix/issue-1'],
@@ -32,7 +35,7 @@ describe('pickRuns', () => {
   });
 
   it('asks which run when the subject has several and the command names none', () => {
-    expect(pickRuns(approve(), ISSUE_1, ['fix/issue-1', 'docs/issue-1'])).toEqual({
+    expect(pickRuns(approve(), ISSUE_1, runs('fix/issue-1', 'docs/issue-1'))).toEqual({
       kind: 'which',
       runIds: ['docs/issue-1', 'fix/issue-1'],
     });
@@ -40,26 +43,46 @@ describe('pickRuns', () => {
 
   it('shows at most ten runs for a status command without a run id', () => {
     const all = Array.from({ length: 12 }, (_, i) => `g${String(i).padStart(2, '0')}/issue-1`);
-    const pick = pickRuns({ kind: 'status' }, ISSUE_1, all);
+    const pick = pickRuns({ kind: 'status' }, ISSUE_1, runs(...all));
     expect(pick.kind === 'runs' && pick.runIds).toEqual(all.slice(0, 10));
   });
 
   it('refuses a named run of another subject and says which subject it is about', () => {
-    expect(pickRuns(approve('fix/pr-7'), ISSUE_1, ['fix/issue-1', 'fix/pr-7'])).toEqual({
+    expect(pickRuns(approve('fix/pr-7'), ISSUE_1, runs('fix/issue-1', 'fix/pr-7'))).toEqual({
       kind: 'refused',
       why: 'run `fix/pr-7` is about pull request #7, not issue #1: comment there',
     });
   });
 
   it("refuses a named run that does not exist and lists the subject's runs", () => {
-    expect(pickRuns(approve('fix/issue-9'), ISSUE_1, ['fix/issue-1'])).toEqual({
+    expect(pickRuns(approve('fix/issue-9'), ISSUE_1, runs('fix/issue-1'))).toEqual({
       kind: 'refused',
       why: 'there is no run `fix/issue-9` on issue #1 (its runs: `fix/issue-1`)',
     });
   });
 
+  it('matches a run to its subject by the subject its journal records, not by its id', () => {
+    const afresh = [
+      { runId: 'fix/issue-80', subject: 'issue-80', ended: true },
+      { runId: 'fix/issue-80-2', subject: 'issue-80', ended: false },
+    ];
+    const issue80 = { kind: 'issue', number: 80 } as const;
+    expect(pickRuns(approve('fix/issue-80-2'), issue80, afresh)).toMatchObject({
+      kind: 'runs',
+      runIds: ['fix/issue-80-2'],
+    });
+    // With no run named, the one that has not ended is meant: the run started afresh, not the old, ended one.
+    expect(pickRuns(approve(), issue80, afresh)).toMatchObject({ kind: 'runs', runIds: ['fix/issue-80-2'] });
+    // An id that looks like this subject's is still another subject's run when its journal says so.
+    const lookalike = [{ runId: 'fix/issue-80', subject: 'issue-81', ended: false }];
+    expect(pickRuns(approve('fix/issue-80'), issue80, lookalike)).toEqual({
+      kind: 'refused',
+      why: 'run `fix/issue-80` is about issue #81, not issue #80: comment there',
+    });
+  });
+
   it('refuses when the subject has no run at all', () => {
-    expect(pickRuns(approve(), { kind: 'pr', number: 3 }, ['fix/issue-1'])).toEqual({
+    expect(pickRuns(approve(), { kind: 'pr', number: 3 }, runs('fix/issue-1'))).toEqual({
       kind: 'refused',
       why: 'there is no interlock run on pull request #3',
     });

@@ -53,6 +53,22 @@ describe('the examples a maintainer copies', () => {
     expect(graph.nodes.map((n) => n.id)).toEqual(['branch', 'implement', 'commit', 'push', 'pull-request']);
   });
 
+  it('the slash-command example names a route that parses and routes `/interlock fix` from a comment', () => {
+    const text = readFileSync(join(workflows, 'interlock-command.yml'), 'utf8');
+    const routes = text
+      .split('\n')
+      .filter((l) => l.startsWith('#   '))
+      .map((l) => l.slice(2))
+      .join('\n');
+    const config = parseConfig('interlock-command.yml', routes);
+    const m = route(config, {
+      name: 'issue_comment',
+      payload: { action: 'created', comment: { body: '/interlock fix' }, issue: { number: 5 } },
+    });
+    expect(m?.graph).toBe('.github/interlock/claude-fix.yml');
+    expect(text).toContain("startsWith(github.event.comment.body, '/interlock fix')");
+  });
+
   it('schema/config.schema.json is what the zod schema generates (run npm run schema)', () => {
     expect(readFileSync(join(root, 'schema/config.schema.json'), 'utf8')).toBe(configJsonSchemaText());
   });

@@ -1,5 +1,6 @@
 /** Pull requests: get, list (with GitHub's `head` filter quirk), create. */
 import { invalidRequest, notFound, validationFailed } from '../http-error.js';
+import { commit } from '../render/git.js';
 import { pullRequest, pullRequestSimple } from '../render/pulls.js';
 import { type RouteDef, route } from '../router.js';
 
@@ -36,6 +37,28 @@ export const pullRoutes: RouteDef[] = [
     const record = repo.issue(Number(ctx.params.pull_number));
     if (!record?.pull) throw notFound();
     return ctx.reply(200, pullRequest(repo, ctx.urls, record));
+  }),
+
+  // The pull request's commits, oldest first, as GitHub lists them: from the head back (first parents) to the base.
+  route('get', '/repos/{owner}/{repo}/pulls/{pull_number}/commits', (ctx) => {
+    const repo = ctx.repo();
+    const record = repo.issue(Number(ctx.params.pull_number));
+    if (!record?.pull) throw notFound();
+    const base = repo.branchSha(record.pull.base.ref) ?? record.pull.base.sha;
+    const found = [];
+    for (let sha: string | undefined = repo.pullHeadSha(record); sha && found.length < 250; ) {
+      if (base && repo.git.isAncestor(sha, base)) break;
+      const c = repo.git.commit(sha);
+      if (!c) break;
+      found.unshift(c);
+      sha = c.parents[0];
+    }
+    const { items, headers } = ctx.page(found);
+    return ctx.reply(
+      200,
+      items.map((c) => commit(repo, ctx.urls, c)),
+      headers,
+    );
   }),
 
   route('post', '/repos/{owner}/{repo}/pulls', (ctx) => {
