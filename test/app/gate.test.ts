@@ -1,16 +1,21 @@
 // The gate before a node, guidance, per-node policy and /fail-run's cancel, through the App as Probot documents:
 // real webhook payloads received by a Probot with retry and throttle off, against the local GitHub.
+import { existsSync } from 'node:fs';
+import { sign } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/app/server.js';
 import { parseGraph } from '../../src/graph/load.js';
 import type { Graph } from '../../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import {
+  appServerEnv,
   commentEvent,
   GRAPH_PATH,
   observe,
   PEOPLE,
+  quietOctokit,
   receive,
   startWorld,
   WORKFLOW,
@@ -161,5 +166,50 @@ describe('/fail-run stops the work', () => {
     expect(seen.replies.at(-1)).toContain(
       `The journal records the run as failed first; then interlock cancelled workflow run ${RUN_ID}.`,
     );
+  });
+});
+
+describe('the gate through the App server, over signed HTTP deliveries', () => {
+  const SECRET = 'gate-webhook-secret';
+
+  async function deliver(url: string, ev: ReturnType<typeof commentEvent>, delivery: string) {
+    const body = JSON.stringify({
+      ...ev.payload,
+      installation: { id: world.server.state.app.installationId },
+    });
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': delivery,
+        'x-hub-signature-256': await sign(SECRET, body),
+      },
+      body,
+    });
+  }
+
+  it('two signed approvals (one of them redelivered) release the node once, with the guidance as data', async () => {
+    world = await startWorld();
+    seed('      required: 2');
+    const app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
+    try {
+      const guidance = 'Use the blue-green script.\n$(touch /tmp/interlock-gate-canary)';
+      const first = commentEvent(world, { body: `/approve deploy\n${guidance}`, login: PEOPLE.writer });
+      expect((await deliver(app.url, first, 'g1')).status).toBe(200);
+      // GitHub redelivers the same delivery: it is no second approval.
+      expect((await deliver(app.url, first, 'g1')).status).toBe(200);
+      expect(world.repo.dispatches).toHaveLength(0);
+      const second = commentEvent(world, { body: '/approve deploy', login: PEOPLE.writer2 });
+      expect((await deliver(app.url, second, 'g2')).status).toBe(200);
+      expect(approvedOf(world)).toEqual([
+        expect.objectContaining({ approved_by: PEOPLE.writer, guidance }),
+        expect.objectContaining({ approved_by: PEOPLE.writer2 }),
+      ]);
+      expect(world.repo.dispatches).toHaveLength(1);
+      expect(existsSync('/tmp/interlock-gate-canary')).toBe(false);
+    } finally {
+      await app.close();
+    }
   });
 });
