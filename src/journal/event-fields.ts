@@ -188,3 +188,15 @@ export const EVENT_BASE = {
     )
     .register(z.globalRegistry, { description: 'When the event was written (ISO 8601, UTC).' }),
 };
+
+/** Who approved and where: the same two fields on every approval event (`RerunApproved`, `NodeApproved`). */
+export const APPROVER_FIELDS = {
+  approved_by: z
+    .string()
+    .min(1)
+    .register(z.globalRegistry, { description: 'The person who approved (a login, or `--by NAME`).' }),
+  source: z.string().register(z.globalRegistry, {
+    description:
+      'Where the approval came from: a comment URL (which approves once per run), or `cli:<user>`.',
+  }),
+};

@@ -1,6 +1,7 @@
 /** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
 import * as z from 'zod';
 import {
+  APPROVER_FIELDS,
   EscalationReportSchema,
   EVENT_BASE,
   EvidenceSchema,
@@ -136,14 +137,7 @@ const RerunApproved = z.strictObject({
   type: z.literal('RerunApproved'),
   node: nodeId(),
   attempt: attemptNo('The held or escalated attempt this approval settles.'),
-  approved_by: z
-    .string()
-    .min(1)
-    .register(z.globalRegistry, { description: 'The person who approved (a login, or `--by NAME`).' }),
-  source: z.string().register(z.globalRegistry, {
-    description:
-      'Where the approval came from: a comment URL (which approves once per run), or `cli:<user>`.',
-  }),
+  ...APPROVER_FIELDS,
   graph_hash: z
     .string()
     .optional()

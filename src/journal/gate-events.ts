@@ -3,7 +3,7 @@
  * `NodeApproved`, the `guidance` an approval carries and the `started_by` of `RunStarted`.
  */
 import * as z from 'zod';
-import { EVENT_BASE } from './event-fields.js';
+import { APPROVER_FIELDS, EVENT_BASE } from './event-fields.js';
 
 /** The most characters of guidance one approval carries; longer guidance is refused, never cut. */
 export const MAX_GUIDANCE_CHARS = 4_000;
@@ -43,14 +43,7 @@ const NodeApproved = z.strictObject({
   ...base,
   type: z.literal('NodeApproved'),
   node: z.string().register(z.globalRegistry, { description: 'The node awaiting approval.' }),
-  approved_by: z
-    .string()
-    .min(1)
-    .register(z.globalRegistry, { description: 'The person who approved (a login, or `--by NAME`).' }),
-  source: z.string().register(z.globalRegistry, {
-    description:
-      'Where the approval came from: a comment URL (which approves once per run), or `cli:<user>`.',
-  }),
+  ...APPROVER_FIELDS,
   graph_hash: z.string().register(z.globalRegistry, { description: 'The graph hash the approver saw.' }),
   required: z.number().int().min(1).register(z.globalRegistry, {
     description:
