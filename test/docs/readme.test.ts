@@ -39,6 +39,8 @@ describe('README', () => {
     expect(usage).toBeDefined();
     expect(usage).toMatch(/^permissions:$/m);
     expect(usage).toMatch(/^ +- uses: OWNER\/interlock@v1$/m);
+    // The recommended setup (SECURITY.md): the checkout leaves no token in .git/config for a node to read.
+    expect(usage).toMatch(/^ +persist-credentials: false\b/m);
   });
 
   it('the Usage block is a valid workflow by GitHub and actionlint, with least permissions', async () => {
