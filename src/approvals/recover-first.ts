@@ -17,6 +17,7 @@ const NO_JOB: JobIdentity = { workflow_run_id: -1, run_attempt: -1, job: '', run
 /** The command as a person would post it again. */
 function commandWords(command: Exclude<Command, { kind: 'status' }>): string {
   if (command.kind === 'approve-rerun') return `/approve-rerun ${command.node}`;
+  if (command.kind === 'approve') return `/approve ${command.node}`;
   if (command.kind === 'settle') return `/settle ${command.node} <what you checked>`;
   return '/fail-run <reason>';
 }
