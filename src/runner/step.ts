@@ -11,7 +11,7 @@ import { appendEvents } from '../journal/parse.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
-import { failpoint } from './failpoint.js';
+import { decisionFailpoint, failpoint } from './failpoint.js';
 import { type Current, isoNow } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
@@ -72,6 +72,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
           ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
           : undefined;
       if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
+      decisionFailpoint('before', decision);
       const events = [...rec.events, ...(writes(decision) ? decision.events : [])];
       return { decision, recovered: rec.events, left: rec.left, events };
     },
@@ -83,6 +84,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
         `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
     );
   });
+  decisionFailpoint('after', d.decision.decision);
   for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
   for (const e of d.decision.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
@@ -113,6 +115,7 @@ function chainNext(
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
   const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
   if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
+  if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
   return decision.kind === 'dispatch' || decision.kind === 'complete'
     ? { decision, events: decision.events }
     : undefined;
@@ -151,6 +154,8 @@ export async function runDispatched(
     });
   }
   failpoint('after-record-write', node.id);
+  if (r.decision.next?.decision.kind === 'dispatch')
+    failpoint('after-chain-write', r.decision.next.decision.node.id);
   const result = outcomeResult({
     node: node.id,
     attempt,

@@ -3,6 +3,7 @@ import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
+import { failpoint } from '../os/failpoint.js';
 import { zlib } from '../os/lazy.js';
 import {
   byRunId,
@@ -157,6 +158,7 @@ export class CheckRunStore implements JournalStore {
       text,
     };
     const ended = shown.conclusion !== undefined;
+    failpoint('check-run:before-read');
     const current = await this.find();
     const currentVersion = current ? version(current.id, current.text) : null;
     if (currentVersion !== expected)
@@ -165,6 +167,7 @@ export class CheckRunStore implements JournalStore {
     let id: number;
     const moved = current && current.sha !== this.headSha ? current : null;
     if (!current || moved) {
+      failpoint('check-run:before-create');
       const r = await this.octokit.rest.checks.create({
         ...this.repo,
         name: this.name,
@@ -175,7 +178,9 @@ export class CheckRunStore implements JournalStore {
       });
       id = r.data.id;
       this.owner ??= r.data.app?.slug;
+      failpoint('check-run:after-create');
     } else {
+      failpoint('check-run:before-update');
       await this.octokit.rest.checks.update({
         ...this.repo,
         check_run_id: current.id,
@@ -184,6 +189,7 @@ export class CheckRunStore implements JournalStore {
         output,
       });
       id = current.id;
+      failpoint('check-run:after-update');
     }
     const back = await this.findOn(this.headSha);
     if (!back || back.id !== id || back.text !== text) {
@@ -191,6 +197,7 @@ export class CheckRunStore implements JournalStore {
         `${this.location}: another writer replaced the journal while this one wrote (a lost update). Run one writer at a time (a workflow concurrency group per run), or use the git store.`,
       );
     }
+    failpoint('check-run:after-read-back');
     if (moved) await this.supersede(moved);
     return { ok: true, version: version(id, text) };
   }
