@@ -7,15 +7,15 @@ import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import {
+  endStatus,
+  expectedApprovals,
   expectedOtherRuns,
   expectedTargetLines,
-  graphPath,
-  graphText,
-  NODES,
   personActs,
-  type Scenario,
-  target,
-} from './crash-model.js';
+  writeLost,
+} from './crash-expect.js';
+import { GUIDANCE, graphPath, graphText } from './crash-graphs.js';
+import { NODES, type Scenario, target } from './crash-model.js';
 import { canonical, Problems } from './support.js';
 
 /** An event a process said it wrote (a line of its output, or its exit status for a settlement). */
@@ -57,7 +57,7 @@ function present(journal: Journal, ack: Ack): boolean {
       e.node === ack.node &&
       (ack.attempt === undefined || !('attempt' in e) || e.attempt === ack.attempt) &&
       (ack.person === undefined ||
-        (e.type === 'RerunApproved' && e.approved_by === ack.person) ||
+        ((e.type === 'RerunApproved' || e.type === 'NodeApproved') && e.approved_by === ack.person) ||
         (e.type === 'NodeRecorded' && e.recorded_by === ack.person)),
   );
 }
@@ -68,6 +68,8 @@ export interface CheckInput {
   acks: Ack[];
   /** effects.log, one `<node> <attempt>` line per command that ran. */
   effects: string[];
+  /** The target's `$INTERLOCK_CONTEXT` of each attempt that ran, by attempt (ctx-<attempt>.json). */
+  contexts?: Map<number, string>;
 }
 
 /** Every invariant, each failure named; an empty list means the scenario held. */
@@ -135,18 +137,18 @@ export function checkScenario(input: CheckInput): string[] {
   );
   for (const line of effects) p.check(dispatched.has(line), `side effect "${line}" has no NodeDispatched`);
   const t = target(s);
-  const want = expectedTargetLines(s);
+  const wantLines = expectedTargetLines(s);
   const got = effects.filter((l) => l.startsWith(`${t} `));
   p.check(
-    canonical(got) === canonical(want),
-    () => `target "${t}" side effects ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`,
+    canonical(got) === canonical(wantLines),
+    () => `target "${t}" side effects ${JSON.stringify(got)}, expected ${JSON.stringify(wantLines)}`,
   );
   for (const id of NODES)
     if (id !== t) {
       const runs = expectedOtherRuns(s, id);
       p.check(
         effects.filter((l) => l.startsWith(`${id} `)).length === runs,
-        `node "${id}" side effect did not happen exactly ${runs === 1 ? 'once' : `${runs} times`}`,
+        `node "${id}" side effect did not happen exactly ${runs} time(s)`,
       );
     }
 
@@ -164,22 +166,54 @@ export function checkScenario(input: CheckInput): string[] {
           `never node "${node.id}" attempt ${e.attempt} was dispatched after attempt ${interrupted} was interrupted, with no approval`,
         );
     }
-    const approved = journal.events.filter((e) => e.type === 'RerunApproved' && e.node === node.id).length;
-    p.check(
-      approved === (personActs(s) === 'approve-rerun' ? 1 : 0),
-      `never node "${node.id}" has ${approved} approvals recorded`,
-    );
+  }
+  // ... and each approval is recorded exactly once, however often it was delivered or re-run.
+  const want = expectedApprovals(s);
+  for (const type of ['NodeApproved', 'RerunApproved'] as const) {
+    const n = journal.events.filter((e) => e.type === type && e.node === t).length;
+    p.check(n === want[type], `target "${t}" has ${n} ${type} recorded, expected ${want[type]}`);
   }
 
-  // 6. The run was finished by recover, approve or settle; a safe node finished on its own.
+  // 6. The run was finished: completed by recover, approve or settle (a safe node finished on its own), or failed
+  // by the person who refused it.
   p.check(
-    state.checkpoint.status === 'completed',
-    () => `the run ended ${state.checkpoint.status}: ${JSON.stringify(state.checkpoint)}`,
+    state.checkpoint.status === endStatus(s),
+    () =>
+      `the run ended ${state.checkpoint.status}, expected ${endStatus(s)}: ${JSON.stringify(state.checkpoint)}`,
   );
   const settled = journal.events.some((e) => e.type === 'NodeRecorded' && e.node === t && e.recorded_by);
   p.check(
     settled === (personActs(s) === 'settle'),
     `target "${t}" ${settled ? 'was' : 'was not'} recorded by a person`,
   );
+
+  // 7. Guidance reaches every attempt after the approval exactly once, byte for byte, as data.
+  if (s.feature === 'guidance' && input.contexts)
+    for (const [attempt, text] of input.contexts) {
+      const g = (JSON.parse(text) as { guidance?: Array<{ text: string }> }).guidance ?? [];
+      p.check(
+        g.length === 1 && g[0]!.text === GUIDANCE,
+        () =>
+          `attempt ${attempt} of "${t}" got the guidance ${JSON.stringify(g)}, expected it once, byte for byte`,
+      );
+    }
+
+  // 8. A write that records one node and dispatches the next lands whole or not at all.
+  if (s.boundary.startsWith('chain:') || (s.boundary.startsWith('check-run:') && s.position > 0))
+    checkChainHalves(s, snapshots, p);
   return p.list;
+}
+
+/** After the crash, the predecessor's record and the target's dispatch are both in the journal, or neither is. */
+function checkChainHalves(s: Scenario, snapshots: Snapshot[], p: Problems): void {
+  const crashed = snapshots.find((x) => x.after === 'crash');
+  if (!crashed?.text) return void p.add('no journal after the crash');
+  const j = parseJournal(crashed.text, 'after the crash');
+  const before = NODES[s.position - 1]!;
+  const recorded = j.events.some((e) => e.type === 'NodeRecorded' && e.node === before);
+  const dispatched = j.events.some((e) => e.type === 'NodeDispatched' && e.node === target(s));
+  p.check(
+    recorded === dispatched && recorded === !writeLost(s),
+    `after the crash, "${before}" ${recorded ? 'is' : 'is not'} recorded and "${target(s)}" ${dispatched ? 'is' : 'is not'} dispatched (the write ${writeLost(s) ? 'was lost' : 'had landed'})`,
+  );
 }

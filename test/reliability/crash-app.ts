@@ -1,0 +1,145 @@
+/**
+ * The App face of the crash matrix: the App server (`node dist/app.js`, as `npm start` runs it) receives real
+ * signed deliveries of a person's comment and is SIGKILLed around the comment's journal write; then GitHub
+ * redelivers the same delivery (same id), and/or the person comments anew, to a fresh server. The steps before and
+ * after are the Action's (crash-action.ts).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sign } from '@octokit/webhooks-methods';
+import { parseJournal } from '../../src/journal/parse.js';
+import { actionRig, checkRig, commentBody } from './crash-action.js';
+import type { Scenario } from './crash-model.js';
+import { target } from './crash-model.js';
+import { play, type Verb } from './crash-play.js';
+import { type ActionWorld, APPROVER } from './github-world.js';
+import { killTagged } from './support.js';
+
+const APP = fileURLToPath(new URL('../../dist/app.js', import.meta.url));
+const SECRET = 'crash-webhook-secret';
+let privateKey: string | undefined;
+const key = () =>
+  (privateKey ??= generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey);
+
+/** `node dist/app.js` on a free port; resolves with its URL once it listens. */
+async function startApp(
+  world: ActionWorld,
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; exited: Promise<void> }> {
+  const child = spawn(process.execPath, [APP], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      APP_ID: String(world.server.state.app.id),
+      PRIVATE_KEY: key(),
+      WEBHOOK_SECRET: SECRET,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      GITHUB_API_URL: world.server.url,
+      LOG_LEVEL: 'fatal',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((r) => child.on('close', () => r()));
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const seen = (d: Buffer) => {
+      out += d.toString();
+      const m = /receiving webhooks at (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    void exited.then(() => reject(new Error(`the App exited before it listened: ${out}`)));
+  });
+  return { url, child, exited };
+}
+
+/** A signed `issue_comment` delivery; undefined when the server died before it answered. */
+async function deliver(url: string, payload: Record<string, unknown>, id: string, installation: number) {
+  const body = JSON.stringify({ ...payload, installation: { id: installation } });
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'issue_comment',
+        'x-github-delivery': id,
+        'x-hub-signature-256': await sign(SECRET, body),
+      },
+      body,
+    });
+    await res.text();
+    return res.status;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many events of the person's kind the target has: what tells whether a delivery was applied. */
+function applications(text: string | undefined, verb: Verb, node: string): number {
+  if (!text) return 0;
+  const type = verb === 'approve' ? 'NodeApproved' : verb === 'settle' ? 'NodeRecorded' : 'RerunApproved';
+  return parseJournal(text, 'journal').events.filter(
+    (e) => e.type === type && e.node === node && (type !== 'NodeRecorded' || 'recorded_by' in e),
+  ).length;
+}
+
+/** Runs one scenario with the App server as the face people act through. */
+export async function runApp(
+  s: Scenario,
+  world: ActionWorld,
+  root: string,
+): Promise<{ problems: string[]; processes: number }> {
+  const rig = actionRig(s, world, root);
+  const { rec, subject } = rig;
+  const t = target(s);
+  let last: { payload: Record<string, unknown>; id: string } | undefined;
+  rig.driver.person = async (label, verb, opts) => {
+    const d =
+      opts.delivery === 'again' && last
+        ? last
+        : { payload: subject.comment(commentBody(s, verb)), id: randomUUID() };
+    last = d;
+    rec.processes++;
+    const app = await startApp(world, {
+      INTERLOCK_TEST_TAG: rig.tag,
+      ...(opts.failpoint ? { INTERLOCK_FAILPOINTS: opts.failpoint } : {}),
+    });
+    const before = applications(subject.journalText(), verb, t);
+    const status = await deliver(app.url, d.payload, d.id, world.server.state.app.installationId);
+    if (opts.failpoint) {
+      await app.exited;
+      rec.expect(
+        status === undefined && app.child.signalCode === 'SIGKILL',
+        `the App did not die at ${opts.failpoint} (answered ${status})`,
+      );
+    } else {
+      rec.expect(status === 200, `${label}: the App answered ${status}`);
+      app.child.kill('SIGTERM');
+      await app.exited;
+    }
+    const text = subject.journalText();
+    rec.snapshots.push({ after: label, text });
+    const applied = applications(text, verb, t) > before;
+    if (applied && status === 200 && verb !== 'fail-run') {
+      const type = verb === 'approve' ? 'NodeApproved' : verb === 'settle' ? 'NodeRecorded' : 'RerunApproved';
+      rec.acks.push({ by: label, type, node: t, person: APPROVER });
+    }
+    return applied;
+  };
+  try {
+    await play(rig.driver, rec, s);
+    return { problems: checkRig(s, rig), processes: rec.processes };
+  } finally {
+    await killTagged(rig.tag);
+    rmSync(rig.ws, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * What each crash scenario must leave behind, derived from its boundary and what follows it: the target's side
+ * effects, how often the other nodes run, the approvals and settlements recorded, and how the run ends. Pure.
+ */
+import { NODES, type Scenario, target } from './crash-model.js';
+
+const has = (s: Scenario, ...parts: string[]) => parts.some((p) => s.boundary.includes(p));
+
+/** The write the scenario dies around is lost: nothing of it landed. */
+export function writeLost(s: Scenario): boolean {
+  return /before-(dispatch|read|create|update|write)|chain:before/.test(s.boundary);
+}
+
+/** Whether the target's first attempt is left in flight with its executor gone. */
+export function interrupts(s: Scenario): boolean {
+  const b = s.boundary;
+  if (b === 'before-dispatch-write' || b === 'after-record-write') return false;
+  if (s.feature === 'gate' || s.feature === 'guidance' || s.feature === 'budget')
+    return b === 'gate:after-dispatch-write' || b === 'gate:mid-command' || b === 'budget:mid-command';
+  if (s.face === 'app') return true; // /approve-rerun and /settle act on a node held after a kill mid-command
+  if (b.startsWith('check-run:') || b.startsWith('chain:')) return !writeLost(s);
+  return true;
+}
+
+/** Whether the target's first attempt started its command before the crash. */
+export function commandRan(s: Scenario): boolean {
+  if (!interrupts(s)) return false;
+  return !has(s, 'after-dispatch-write', 'chain:', 'check-run:');
+}
+
+/** The approval that starts the target (gate: `approve`; budget: the raise, an `approve-rerun`), if any. */
+export function opening(s: Scenario): 'approve' | 'approve-rerun' | null {
+  if (s.follow === 'fail-run') return null;
+  if (s.feature === 'gate' || s.feature === 'guidance') return 'approve';
+  if (s.feature === 'budget') return 'approve-rerun';
+  return null;
+}
+
+/** What a person does about the held target after its interruption: approve a rerun, settle it, or nothing. */
+export function personActs(s: Scenario): 'approve-rerun' | 'settle' | null {
+  if (s.replay !== 'never' || !interrupts(s)) return null;
+  if (s.face === 'app') return has(s, '-settle-') ? 'settle' : 'approve-rerun';
+  if (s.boundary.startsWith('approval:')) return 'approve-rerun';
+  return s.follow === 'approve-rerun' || s.follow === 'settle' ? s.follow : null;
+}
+
+/** How the run ends. */
+export const endStatus = (s: Scenario): 'completed' | 'failed' =>
+  s.follow === 'fail-run' ? 'failed' : 'completed';
+
+/**
+ * How many times a node other than the target runs its command: once; never after a target whose run failed; and
+ * twice for the node before the target when the write that records it (and dispatches the target) is lost, since
+ * that node (`replay: safe` here) is recovered and runs again.
+ */
+export function expectedOtherRuns(s: Scenario, id: string): number {
+  const i = NODES.indexOf(id as (typeof NODES)[number]);
+  if (s.follow === 'fail-run' && i > s.position) return 0;
+  const chainedLost = s.position > 0 && writeLost(s) && (has(s, 'chain:', 'check-run:') || false);
+  return chainedLost && i === s.position - 1 ? 2 : 1;
+}
+
+/** The target's side-effect lines the scenario must leave, exactly: `<node> <attempt>` in order. */
+export function expectedTargetLines(s: Scenario): string[] {
+  const t = target(s);
+  if (s.follow === 'fail-run') return [];
+  const once = s.outcome === 'fail-once';
+  if (!interrupts(s)) return once ? [`${t} 1`, `${t} 2`] : [`${t} 1`];
+  const first = commandRan(s) ? [`${t} 1`] : [];
+  if (s.replay === 'safe') return [...first, `${t} 2`];
+  // never: held; only a person's approval runs it again, and a settlement records it without running it.
+  return personActs(s) === 'settle' ? first : [...first, `${t} 2`];
+}
+
+/** How many of each approval event the target must end with. */
+export function expectedApprovals(s: Scenario): { NodeApproved: number; RerunApproved: number } {
+  const open = opening(s);
+  return {
+    NodeApproved: open === 'approve' ? 1 : 0,
+    RerunApproved: (open === 'approve-rerun' ? 1 : 0) + (personActs(s) === 'approve-rerun' ? 1 : 0),
+  };
+}
+
+/** Whether the killed approval (or settlement) had landed before the process died. */
+export const landed = (s: Scenario) => s.boundary.includes('after-');
