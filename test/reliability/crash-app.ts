@@ -128,8 +128,9 @@ export async function runApp(
     }
     const text = subject.journalText();
     rec.snapshots.push({ after: label, text });
-    const applied = applications(text, verb, t) > before;
-    if (applied && status === 200 && verb !== 'fail-run') {
+    // Applied and answered: a delivery the server died on was acknowledged to nobody, whatever it wrote.
+    const applied = applications(text, verb, t) > before && status === 200;
+    if (applied && verb !== 'fail-run') {
       const type = verb === 'approve' ? 'NodeApproved' : verb === 'settle' ? 'NodeRecorded' : 'RerunApproved';
       rec.acks.push({ by: label, type, node: t, person: APPROVER });
     }
