@@ -8,14 +8,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { serializeJournal } from '../../src/journal/parse.js';
 import { decodeJournal } from '../../src/store/check-run.js';
+import { pullRequestOpened } from '../action/world.js';
 import { type StepOptions, type StepResult, startStep } from '../support/action-process.js';
-import { issuesLabeled, webhookExample } from '../support/fixtures.js';
+import { issuesLabeled } from '../support/fixtures.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import { GUIDANCE, graphName, graphPath, graphText } from './crash-graphs.js';
 import { NODES, type Scenario, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER, FULL, OWNER, REPO, workspace } from './github-world.js';
-import { gone, killGroup, killTagged, taggedProcesses, waitUntil } from './support.js';
+import { gone, killGroup, killTagged, waitUntil } from './support.js';
 
 const CALL_TIMEOUT_MS = 60_000;
 export const NOTE = 'checked by hand: the side effect is there';
@@ -67,22 +68,8 @@ export function subjectFor(s: Scenario, world: ActionWorld): Subject {
   world.repo.createBranch(head, 'main');
   world.repo.commitFiles(head, { 'pr.txt': `${number}\n` });
   const issue = world.repo.addPull({ number, head, base: 'main', title: `crash ${s.id}` });
-  const sha = world.repo.pullHeadSha(issue);
   const runId = `${graphName(s)}/pr-${number}`;
-  const p = webhookExample('pull_request', 'opened') as Record<string, any>;
-  p.number = number;
-  p.pull_request = {
-    ...p.pull_request,
-    number,
-    head: { ...p.pull_request.head, ref: head, sha },
-    base: { ...p.pull_request.base, ref: 'main', sha: issue.pull!.base.sha },
-  };
-  p.repository = {
-    ...p.repository,
-    name: REPO,
-    full_name: FULL,
-    owner: { ...p.repository.owner, login: OWNER },
-  };
+  const p = pullRequestOpened(world.repo, issue.number);
   return {
     number,
     runId,
@@ -95,9 +82,9 @@ export function subjectFor(s: Scenario, world: ActionWorld): Subject {
       return run ? serializeJournal(decodeJournal(run.output.text ?? '', runId)) : undefined;
     },
     comment(body) {
-      const c = world.comment(number, body) as Record<string, any>;
+      const c = world.comment(number, body) as { issue: Record<string, unknown> };
       c.issue = { ...c.issue, pull_request: { url: `https://api.github.com/repos/${FULL}/pulls/${number}` } };
-      return c;
+      return c as unknown as Record<string, unknown>;
     },
   };
 }
@@ -173,7 +160,7 @@ export function actionRig(s: Scenario, world: ActionWorld, root: string): Action
       child.kill('SIGKILL');
       killGroup(pid);
       const r = await done;
-      await waitUntil(() => taggedProcesses(tag).every(gone), 'the killed processes to exit');
+      await waitUntil(() => gone(pid), 'the killed command to exit');
       rmSync(join(ws, 'started'), { force: true });
       rec.snapshots.push({ after: 'killed mid-command', text: subject.journalText() });
       rec.acks.push(...acksIn('killed mid-command', r.stdout));
