@@ -5,6 +5,7 @@
  * boundary crosses with (a value that would run the same path twice is left out, so every scenario is distinct).
  * The graphs are in crash-graphs.ts, what each scenario must leave in crash-expect.ts.
  */
+import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
@@ -50,14 +51,9 @@ export const BUDGET_BOUNDARIES = [
   'budget:mid-command',
 ] as const;
 /** The check-run store's write, killed at its `n`-th write in the step (the write that dispatches the target). */
-export const STORE_BOUNDARIES = [
-  'check-run:before-read',
-  'check-run:before-create',
-  'check-run:after-create',
-  'check-run:before-update',
-  'check-run:after-update',
-  'check-run:after-read-back',
-] as const;
+export const STORE_BOUNDARIES = FAILPOINTS.filter((p): p is Extract<Failpoint, `check-run:${string}`> =>
+  p.startsWith('check-run:'),
+);
 /** The App server (dist/app.js), killed around the journal write of a signed delivery. */
 export const APP_BOUNDARIES = [
   'app:before-approve-write',

@@ -121,36 +121,24 @@ async function plain(d: Driver, t: Trail, s: Scenario): Promise<void> {
   } else await afterInterruption(d, t, s);
 }
 
-/** The gate: the write that stops the node, the approval, and the dispatch once it is approved. */
-async function gate(d: Driver, t: Trail, s: Scenario): Promise<void> {
+/**
+ * A node stopped for people: the gate (`NodeAwaitingApproval`, then `/approve`) or a budget (`NodeEscalated`,
+ * then the raise, an `approve-rerun`). The write that stops it, the approval, and the step after it.
+ */
+async function stopped(d: Driver, t: Trail, s: Scenario, verb: 'approve' | 'approve-rerun'): Promise<void> {
   const b = s.boundary;
-  if (b.endsWith('-await-write')) {
+  const label = verb === 'approve' ? 'to the gate' : 'to the escalation';
+  if (/-(await|escalate)-write$/.test(b)) {
     await d.crashAt(stepFailpoint(s));
-    await d.step('to the gate');
-    await must(d, t, s.follow, s.follow === 'fail-run' ? 'fail-run' : 'approve');
+    await d.step(label);
+    await must(d, t, s.follow, s.follow === 'fail-run' ? 'fail-run' : verb);
     return;
   }
-  await d.step('to the gate');
-  if (b.endsWith('-approve-write')) return killedApproval(d, t, s, 'approve');
-  await must(d, t, 'approve', 'approve');
-  if (b === 'gate:mid-command') await d.killMidCommand();
+  await d.step(label);
+  if (/-(approve|raise)-write$/.test(b)) return killedApproval(d, t, s, verb);
+  await must(d, t, verb, verb);
+  if (b.endsWith('mid-command')) await d.killMidCommand();
   else await d.crashAt(stepFailpoint(s));
-  await afterInterruption(d, t, s);
-}
-
-/** A budget escalation: its write, the person's raise, and the rerun the raise allows. */
-async function budget(d: Driver, t: Trail, s: Scenario): Promise<void> {
-  const b = s.boundary;
-  if (b.endsWith('-escalate-write')) {
-    await d.crashAt(stepFailpoint(s));
-    await d.step('to the escalation');
-    await must(d, t, s.follow, s.follow === 'fail-run' ? 'fail-run' : 'approve-rerun');
-    return;
-  }
-  await d.step('to the escalation');
-  if (b.endsWith('-raise-write')) return killedApproval(d, t, s, 'approve-rerun');
-  await must(d, t, 'raise', 'approve-rerun');
-  await d.killMidCommand();
   await afterInterruption(d, t, s);
 }
 
@@ -168,8 +156,8 @@ async function app(d: Driver, t: Trail, s: Scenario): Promise<void> {
 /** Plays the scenario through the driver, then finishes the run (a failed run is finished already). */
 export async function play(d: Driver, t: Trail, s: Scenario): Promise<void> {
   if (s.face === 'app') await app(d, t, s);
-  else if (s.feature === 'gate' || s.feature === 'guidance') await gate(d, t, s);
-  else if (s.feature === 'budget') await budget(d, t, s);
+  else if (s.feature === 'gate' || s.feature === 'guidance') await stopped(d, t, s, 'approve');
+  else if (s.feature === 'budget') await stopped(d, t, s, 'approve-rerun');
   else await plain(d, t, s);
   if (s.follow !== 'fail-run') await d.finish();
 }
