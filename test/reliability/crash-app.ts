@@ -102,17 +102,25 @@ export async function runApp(
   const { rec, subject } = rig;
   const t = target(s);
   let last: { payload: Record<string, unknown>; id: string } | undefined;
+  /** The server that dies at the failpoint is started for that delivery; one clean server takes the rest. */
+  let clean: Awaited<ReturnType<typeof startApp>> | undefined;
+  const server = async (failpoint: string | undefined) => {
+    if (!failpoint && clean) return clean;
+    rec.processes++;
+    const app = await startApp(world, {
+      INTERLOCK_TEST_TAG: rig.tag,
+      ...(failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {}),
+    });
+    if (!failpoint) clean = app;
+    return app;
+  };
   rig.driver.person = async (label, verb, opts) => {
     const d =
       opts.delivery === 'again' && last
         ? last
         : { payload: subject.comment(commentBody(s, verb)), id: randomUUID() };
     last = d;
-    rec.processes++;
-    const app = await startApp(world, {
-      INTERLOCK_TEST_TAG: rig.tag,
-      ...(opts.failpoint ? { INTERLOCK_FAILPOINTS: opts.failpoint } : {}),
-    });
+    const app = await server(opts.failpoint);
     const before = applications(subject.journalText(), verb, t);
     const status = await deliver(app.url, d.payload, d.id, world.server.state.app.installationId);
     if (opts.failpoint) {
@@ -121,11 +129,7 @@ export async function runApp(
         status === undefined && app.child.signalCode === 'SIGKILL',
         `the App did not die at ${opts.failpoint} (answered ${status})`,
       );
-    } else {
-      rec.expect(status === 200, `${label}: the App answered ${status}`);
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    } else rec.expect(status === 200, `${label}: the App answered ${status}`);
     const text = subject.journalText();
     rec.snapshots.push({ after: label, text });
     // Applied and answered: a delivery the server died on was acknowledged to nobody, whatever it wrote.
@@ -140,6 +144,8 @@ export async function runApp(
     await play(rig.driver, rec, s);
     return { problems: checkRig(s, rig), processes: rec.processes };
   } finally {
+    clean?.child.kill('SIGTERM');
+    await clean?.exited;
     await killTagged(rig.tag);
     rmSync(rig.ws, { recursive: true, force: true });
   }
