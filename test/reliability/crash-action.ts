@@ -102,136 +102,161 @@ export function commentBody(s: Scenario, verb: Verb): string {
   return `/${verb} ${t}${verb === 'approve' && s.feature === 'guidance' ? `\n${GUIDANCE}` : ''}`;
 }
 
-/** The pieces of an Action scenario a driver shares with the App's (which replaces only `person`). */
-export interface ActionRig {
-  driver: Driver;
-  rec: Trail;
-  ws: string;
-  tag: string;
-  subject: Subject;
-}
+/**
+ * The Action's driver: each piece of a scenario as a step of its own, in a new job that has ended by the time the
+ * next piece starts (recovery asks GitHub about it). The App's driver (crash-app.ts) replaces only `person`.
+ */
+export class ActionDriver implements Driver {
+  readonly rec = new Trail();
+  readonly subject: Subject;
+  readonly ws: string;
+  readonly tag = randomUUID();
+  private readonly env: Record<string, string>;
+  private killed: { o: StepOptions; state: Record<string, string> } | undefined;
+  private lastComment: Record<string, unknown> | undefined;
 
-export function actionRig(s: Scenario, world: ActionWorld, root: string): ActionRig {
-  const rec = new Trail();
-  const subject = subjectFor(s, world);
-  const ws = workspace(join(root, 'action'), {
-    [graphPath(s)]: graphText(s),
-    ...(s.outcome === 'fail-once' ? { 'fail-once': '' } : {}),
-  });
-  const tmp = join(ws, '.tmp');
-  mkdirSync(tmp);
-  const tag = randomUUID();
-  const env = { INTERLOCK_TEST_TAG: tag, TMPDIR: tmp };
-  const base = (job = world.job(), inputs: Record<string, string> = {}, extra: Record<string, string> = {}) =>
-    ({
-      apiUrl: world.server.url,
+  constructor(
+    readonly s: Scenario,
+    readonly world: ActionWorld,
+    root: string,
+  ) {
+    this.subject = subjectFor(s, world);
+    this.ws = workspace(join(root, 'action'), {
+      [graphPath(s)]: graphText(s),
+      ...(s.outcome === 'fail-once' ? { 'fail-once': '' } : {}),
+    });
+    const tmp = join(this.ws, '.tmp');
+    mkdirSync(tmp);
+    this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp };
+  }
+
+  /** A `node: all` step of the scenario's run (in a new job unless given one), with more inputs or env. */
+  options(job = this.world.job(), inputs: Record<string, string> = {}, env: Record<string, string> = {}) {
+    return {
+      apiUrl: this.world.server.url,
       repository: FULL,
-      workspace: ws,
-      eventName: subject.event.name,
-      payload: subject.event.payload,
-      inputs: { graph: graphPath(s), node: 'all', 'on-held': 'succeed', ...subject.inputs, ...inputs },
+      workspace: this.ws,
+      eventName: this.subject.event.name,
+      payload: this.subject.event.payload,
+      inputs: {
+        graph: graphPath(this.s),
+        node: 'all',
+        'on-held': 'succeed',
+        ...this.subject.inputs,
+        ...inputs,
+      },
       job,
-      env: { ...env, ...extra },
-    }) satisfies StepOptions;
-  const call = async (label: string, o: StepOptions) => {
-    rec.processes++;
+      env: { ...this.env, ...env },
+    } satisfies StepOptions;
+  }
+
+  /** Runs a step to its end, keeping the journal after it and what it acknowledged. */
+  async call(label: string, o: StepOptions) {
+    this.rec.processes++;
     const r = await stepOnce(o);
-    rec.expect(!r.timedOut, `${label} hung for a minute and was killed`, r.stdout);
-    rec.snapshots.push({ after: label, text: subject.journalText() });
-    rec.acks.push(...acksIn(label, r.stdout));
+    this.rec.expect(!r.timedOut, `${label} hung for a minute and was killed`, r.stdout);
+    this.rec.snapshots.push({ after: label, text: this.subject.journalText() });
+    this.rec.acks.push(...acksIn(label, r.stdout));
     return r;
-  };
-  let killed: { o: StepOptions; state: Record<string, string> } | undefined;
-  let lastComment: Record<string, unknown> | undefined;
-  const driver: Driver = {
-    async crashAt(fp) {
-      const job = world.job();
-      const r = await call('crash', base(job, {}, { INTERLOCK_FAILPOINTS: fp }));
-      rec.expect(r.signal === 'SIGKILL', `the failpoint ${fp} did not fire`, r.stdout);
-      world.endJob(job.runId);
-    },
-    async killMidCommand() {
-      writeFileSync(join(ws, 'hang'), '');
-      const o = base();
-      rec.processes++;
-      const { child, done } = startStep(o);
-      await waitUntil(() => existsSync(join(ws, 'started')), 'the command to start hanging');
-      const pid = Number(readFileSync(join(ws, 'pid'), 'utf8').trim());
-      child.kill('SIGKILL');
-      killGroup(pid);
-      const r = await done;
-      await waitUntil(() => gone(pid), 'the killed command to exit');
-      rmSync(join(ws, 'started'), { force: true });
-      rec.snapshots.push({ after: 'killed mid-command', text: subject.journalText() });
-      rec.acks.push(...acksIn('killed mid-command', r.stdout));
-      rec.expect(r.signal === 'SIGKILL', 'the step was not killed mid-command', r.stdout);
-      killed = { o, state: r.state };
-      // The post step of a killed job runs before GitHub shows the job ended; without one, it has ended.
-      if (!/post-step|recovery:/.test(s.boundary)) world.endJob(o.job.runId);
-    },
-    async recoverAfterKill(fp) {
-      const { o, state } = killed!;
-      const post = await call('post step', {
-        ...o,
-        entry: 'post.js',
-        state,
-        env: { ...env, ...(fp ? { INTERLOCK_FAILPOINTS: fp } : {}) },
-      });
-      const t = target(s);
-      if (fp) rec.expect(post.signal === 'SIGKILL', `the post step did not die at ${fp}`, post.stdout);
-      else
-        rec.expect(
-          post.code === 0 && post.stdout.includes(`"${t}" was interrupted when the step stopped`),
-          'the post step did not mark the node interrupted',
-          post.stdout,
-        );
-      world.endJob(o.job.runId);
-    },
-    async step(label) {
-      const job = world.job();
-      await call(label, base(job));
-      world.endJob(job.runId);
-    },
-    async recover(label) {
-      const job = world.job();
-      await call(label, base(job, { mode: 'recover' }));
-      world.endJob(job.runId);
-    },
-    async person(label, verb, opts: { delivery: Delivery; failpoint?: string }) {
-      const payload =
-        opts.delivery === 'again' && lastComment ? lastComment : subject.comment(commentBody(s, verb));
-      lastComment = payload;
-      const job = world.job();
-      const r = await call(label, {
-        ...base(job, { mode: 'comment' }, opts.failpoint ? { INTERLOCK_FAILPOINTS: opts.failpoint } : {}),
-        eventName: 'issue_comment',
-        payload,
-        inputs: { mode: 'comment', ...subject.inputs },
-      });
-      world.endJob(job.runId);
-      if (opts.failpoint)
-        rec.expect(r.signal === 'SIGKILL', `${verb} did not die at ${opts.failpoint}`, r.stdout);
-      const applied = r.code === 0 && r.outputs.status === 'completed';
-      if (!opts.failpoint && !applied && !['refused', 'ignored'].includes(r.outputs.status ?? ''))
-        rec.expect(false, `${label}: mode: comment said ${r.outputs.status} (exit ${r.code})`, r.stdout);
-      const type = COMMENT_ACK[verb];
-      if (applied && type) rec.acks.push({ by: label, type, node: target(s), person: APPROVER });
-      return applied;
-    },
-    async finish() {
-      const fin = await call('finish', base());
-      rec.expect(
-        fin.code === 0 && ['completed', 'run-completed'].includes(fin.outputs.status ?? ''),
-        `the final step said ${fin.outputs.status} (exit ${fin.code})`,
-        fin.stdout,
+  }
+
+  /** A step in a job of its own, which has ended when the step returns. */
+  private async inJob(label: string, inputs: Record<string, string> = {}, env: Record<string, string> = {}) {
+    const job = this.world.job();
+    const r = await this.call(label, this.options(job, inputs, env));
+    this.world.endJob(job.runId);
+    return r;
+  }
+
+  async crashAt(fp: string) {
+    const r = await this.inJob('crash', {}, { INTERLOCK_FAILPOINTS: fp });
+    this.rec.expect(r.signal === 'SIGKILL', `the failpoint ${fp} did not fire`, r.stdout);
+  }
+
+  async killMidCommand() {
+    const { ws, rec } = this;
+    writeFileSync(join(ws, 'hang'), '');
+    const o = this.options();
+    rec.processes++;
+    const { child, done } = startStep(o);
+    await waitUntil(() => existsSync(join(ws, 'started')), 'the command to start hanging');
+    const pid = Number(readFileSync(join(ws, 'pid'), 'utf8').trim());
+    child.kill('SIGKILL');
+    killGroup(pid);
+    const r = await done;
+    await waitUntil(() => gone(pid), 'the killed command to exit');
+    rmSync(join(ws, 'started'), { force: true });
+    rec.snapshots.push({ after: 'killed mid-command', text: this.subject.journalText() });
+    rec.acks.push(...acksIn('killed mid-command', r.stdout));
+    rec.expect(r.signal === 'SIGKILL', 'the step was not killed mid-command', r.stdout);
+    this.killed = { o, state: r.state };
+    // The post step of a killed job runs before GitHub shows the job ended; without one, it has ended.
+    if (!/post-step|recovery:/.test(this.s.boundary)) this.world.endJob(o.job.runId);
+  }
+
+  async recoverAfterKill(fp?: string) {
+    const { o, state } = this.killed!;
+    const env = { ...this.env, ...(fp ? { INTERLOCK_FAILPOINTS: fp } : {}) };
+    const post = await this.call('post step', { ...o, entry: 'post.js', state, env });
+    if (fp) this.rec.expect(post.signal === 'SIGKILL', `the post step did not die at ${fp}`, post.stdout);
+    else
+      this.rec.expect(
+        post.code === 0 && post.stdout.includes(`"${target(this.s)}" was interrupted when the step stopped`),
+        'the post step did not mark the node interrupted',
+        post.stdout,
       );
-    },
-  };
-  return { driver, rec, ws, tag, subject };
+    this.world.endJob(o.job.runId);
+  }
+
+  async step(label: string) {
+    await this.inJob(label);
+  }
+
+  async recover(label: string) {
+    await this.inJob(label, { mode: 'recover' });
+  }
+
+  /** `mode: comment` on a new comment, or on the last one again (a re-run job on the same event). */
+  async person(label: string, verb: Verb, opts: { delivery: Delivery; failpoint?: string }) {
+    const { rec, s } = this;
+    const payload =
+      opts.delivery === 'again' && this.lastComment
+        ? this.lastComment
+        : this.subject.comment(commentBody(s, verb));
+    this.lastComment = payload;
+    const job = this.world.job();
+    const r = await this.call(label, {
+      ...this.options(job, {}, opts.failpoint ? { INTERLOCK_FAILPOINTS: opts.failpoint } : {}),
+      eventName: 'issue_comment',
+      payload,
+      inputs: { mode: 'comment', ...this.subject.inputs },
+    });
+    this.world.endJob(job.runId);
+    if (opts.failpoint)
+      rec.expect(r.signal === 'SIGKILL', `${verb} did not die at ${opts.failpoint}`, r.stdout);
+    const applied = r.code === 0 && r.outputs.status === 'completed';
+    if (!opts.failpoint && !applied && !['refused', 'ignored'].includes(r.outputs.status ?? ''))
+      rec.expect(false, `${label}: mode: comment said ${r.outputs.status} (exit ${r.code})`, r.stdout);
+    const type = COMMENT_ACK[verb];
+    if (applied && type) rec.acks.push({ by: label, type, node: target(s), person: APPROVER });
+    return applied;
+  }
+
+  /** Stops what the driver keeps running between pieces (nothing, for the Action). */
+  async close(): Promise<void> {}
+
+  async finish() {
+    const fin = await this.call('finish', this.options());
+    this.rec.expect(
+      fin.code === 0 && ['completed', 'run-completed'].includes(fin.outputs.status ?? ''),
+      `the final step said ${fin.outputs.status} (exit ${fin.code})`,
+      fin.stdout,
+    );
+  }
 }
 
 /** What the scenario left in the workspace, checked. */
-export function checkRig(s: Scenario, rig: ActionRig): string[] {
+export function checkRig(s: Scenario, rig: ActionDriver): string[] {
   const log = join(rig.ws, 'effects.log');
   const effects = existsSync(log)
     ? readFileSync(log, 'utf8')
@@ -248,18 +273,21 @@ export function checkRig(s: Scenario, rig: ActionRig): string[] {
   ];
 }
 
-/** Runs one scenario through the Action. */
-export async function runAction(
+/** Runs one scenario through the face of `driver` (the Action's, or the App's). */
+export async function runDriver(
   s: Scenario,
-  world: ActionWorld,
-  root: string,
+  driver: ActionDriver,
 ): Promise<{ problems: string[]; processes: number }> {
-  const rig = actionRig(s, world, root);
   try {
-    await play(rig.driver, rig.rec, s);
-    return { problems: checkRig(s, rig), processes: rig.rec.processes };
+    await play(driver, driver.rec, s);
+    return { problems: checkRig(s, driver), processes: driver.rec.processes };
   } finally {
-    await killTagged(rig.tag);
-    rmSync(rig.ws, { recursive: true, force: true });
+    await driver.close();
+    await killTagged(driver.tag);
+    rmSync(driver.ws, { recursive: true, force: true });
   }
 }
+
+/** Runs one scenario through the Action. */
+export const runAction = (s: Scenario, world: ActionWorld, root: string) =>
+  runDriver(s, new ActionDriver(s, world, root));

@@ -6,16 +6,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
 import { parseJournal } from '../../src/journal/parse.js';
-import { actionRig, checkRig, commentBody } from './crash-action.js';
+import { ActionDriver, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
-import { play, type Verb } from './crash-play.js';
+import type { Delivery, Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER } from './github-world.js';
-import { killTagged } from './support.js';
 
 const APP = fileURLToPath(new URL('../../dist/app.js', import.meta.url));
 const SECRET = 'crash-webhook-secret';
@@ -92,37 +90,35 @@ function applications(text: string | undefined, verb: Verb, node: string): numbe
   ).length;
 }
 
-/** Runs one scenario with the App server as the face people act through. */
-export async function runApp(
-  s: Scenario,
-  world: ActionWorld,
-  root: string,
-): Promise<{ problems: string[]; processes: number }> {
-  const rig = actionRig(s, world, root);
-  const { rec, subject } = rig;
-  const t = target(s);
-  let last: { payload: Record<string, unknown>; id: string } | undefined;
+/** The Action's driver, but people act through the App server, over signed deliveries. */
+class AppDriver extends ActionDriver {
+  private last: { payload: Record<string, unknown>; id: string } | undefined;
   /** The server that dies at the failpoint is started for that delivery; one clean server takes the rest. */
-  let clean: Awaited<ReturnType<typeof startApp>> | undefined;
-  const server = async (failpoint: string | undefined) => {
-    if (!failpoint && clean) return clean;
-    rec.processes++;
-    const app = await startApp(world, {
-      INTERLOCK_TEST_TAG: rig.tag,
+  private clean: Awaited<ReturnType<typeof startApp>> | undefined;
+
+  private async server(failpoint: string | undefined) {
+    if (!failpoint && this.clean) return this.clean;
+    this.rec.processes++;
+    const app = await startApp(this.world, {
+      INTERLOCK_TEST_TAG: this.tag,
       ...(failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {}),
     });
-    if (!failpoint) clean = app;
+    if (!failpoint) this.clean = app;
     return app;
-  };
-  rig.driver.person = async (label, verb, opts) => {
+  }
+
+  /** GitHub delivers a new comment, or the last delivery again (same id); applied when written and answered. */
+  override async person(label: string, verb: Verb, opts: { delivery: Delivery; failpoint?: string }) {
+    const { rec, s, subject } = this;
+    const t = target(s);
     const d =
-      opts.delivery === 'again' && last
-        ? last
+      opts.delivery === 'again' && this.last
+        ? this.last
         : { payload: subject.comment(commentBody(s, verb)), id: randomUUID() };
-    last = d;
-    const app = await server(opts.failpoint);
+    this.last = d;
+    const app = await this.server(opts.failpoint);
     const before = applications(subject.journalText(), verb, t);
-    const status = await deliver(app.url, d.payload, d.id, world.server.state.app.installationId);
+    const status = await deliver(app.url, d.payload, d.id, this.world.server.state.app.installationId);
     if (opts.failpoint) {
       await app.exited;
       rec.expect(
@@ -139,14 +135,14 @@ export async function runApp(
       rec.acks.push({ by: label, type, node: t, person: APPROVER });
     }
     return applied;
-  };
-  try {
-    await play(rig.driver, rec, s);
-    return { problems: checkRig(s, rig), processes: rec.processes };
-  } finally {
-    clean?.child.kill('SIGTERM');
-    await clean?.exited;
-    await killTagged(rig.tag);
-    rmSync(rig.ws, { recursive: true, force: true });
+  }
+
+  override async close() {
+    this.clean?.child.kill('SIGTERM');
+    await this.clean?.exited;
   }
 }
+
+/** Runs one scenario with the App server as the face people act through. */
+export const runApp = (s: Scenario, world: ActionWorld, root: string) =>
+  runDriver(s, new AppDriver(s, world, root));

@@ -56,7 +56,7 @@ export const endStatus = (s: Scenario): 'completed' | 'failed' =>
 export function expectedOtherRuns(s: Scenario, id: string): number {
   const i = NODES.indexOf(id as (typeof NODES)[number]);
   if (s.follow === 'fail-run' && i > s.position) return 0;
-  const chainedLost = s.position > 0 && writeLost(s) && (has(s, 'chain:', 'check-run:') || false);
+  const chainedLost = s.position > 0 && writeLost(s) && has(s, 'chain:', 'check-run:');
   return chainedLost && i === s.position - 1 ? 2 : 1;
 }
 
