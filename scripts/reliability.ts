@@ -88,56 +88,22 @@ async function crash(): Promise<void> {
   const where = (f: (s: Scenario) => boolean) => held(results.filter((r) => f(r.scenario)));
   row('crash', 'distinct scenarios run (SIGKILL, recover, continue, check)', `${all.length}`);
   row('crash', 'scenarios that held every check', held(results));
-  row(
-    'crash',
-    '… CLI + file store',
-    where((s) => s.face === 'cli'),
-  );
-  row(
-    'crash',
-    '… Action bundle + git store (local GitHub)',
-    where((s) => s.face === 'action' && s.store === 'git'),
-  );
-  row(
-    'crash',
-    '… Action bundle + check-run store (each read and write)',
-    where((s) => s.store === 'check-run'),
-  );
-  row(
-    'crash',
-    '… App server (dist/app.js, signed deliveries, redelivered)',
-    where((s) => s.face === 'app'),
-  );
-  row(
-    'crash',
-    '… the gate (awaiting approval, /approve, the dispatch after)',
-    where((s) => s.feature === 'gate'),
-  );
-  row(
-    'crash',
-    '… the gate with guidance (once, byte for byte)',
-    where((s) => s.feature === 'guidance'),
-  );
-  row(
-    'crash',
-    '… a budget escalation (its write, the raise, the rerun)',
-    where((s) => s.feature === 'budget'),
-  );
-  row(
-    'crash',
-    "… node: all's one write recording a node and dispatching the next",
-    where((s) => s.boundary.startsWith('chain:')),
-  );
-  row(
-    'crash',
-    '… replay: never (side effect at most once, once more per approval)',
-    where((s) => s.replay === 'never'),
-  );
-  row(
-    'crash',
-    '… replay: safe (finishes with no approval)',
-    where((s) => s.replay === 'safe'),
-  );
+  const slices: Array<[string, (s: Scenario) => boolean]> = [
+    ['… CLI + file store', (s) => s.face === 'cli'],
+    ['… Action bundle + git store (local GitHub)', (s) => s.face === 'action' && s.store === 'git'],
+    ['… Action bundle + check-run store (each read and write)', (s) => s.store === 'check-run'],
+    ['… App server (dist/app.js, signed deliveries, redelivered)', (s) => s.face === 'app'],
+    ['… the gate (awaiting approval, /approve, the dispatch after)', (s) => s.feature === 'gate'],
+    ['… the gate with guidance (once, byte for byte)', (s) => s.feature === 'guidance'],
+    ['… a budget escalation (its write, the raise, the rerun)', (s) => s.feature === 'budget'],
+    [
+      "… node: all's one write recording a node and dispatching the next",
+      (s) => s.boundary.startsWith('chain:'),
+    ],
+    ['… replay: never (side effect at most once, once more per approval)', (s) => s.replay === 'never'],
+    ['… replay: safe (finishes with no approval)', (s) => s.replay === 'safe'],
+  ];
+  for (const [what, f] of slices) row('crash', what, where(f));
   const boundaries = [...new Set(all.map((s) => s.boundary))];
   row('crash', 'boundaries (listed below)', boundaries.length);
   notes.push(`Crash boundaries: ${boundaries.map((b) => `\`${b}\``).join(', ')}.`);
