@@ -3,6 +3,7 @@ import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
@@ -31,7 +32,8 @@ export async function publishResult(
       ctx,
       setup.store,
       cur,
-      progressComment(graph, state, { workflowRun: runUrl }),
+      progressComment(graph, state, { workflowRun: runUrl }) +
+        checkRunPointer(setup.store, cur.journal.run_id),
       issue_number,
     );
     const attention = new Set<string>();
