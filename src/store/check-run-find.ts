@@ -17,19 +17,18 @@ export const movedMark = (sha: string) => `<!-- interlock-moved:v1:${sha} -->`;
 /** The line interlock ends its progress comment with: where the run's check run is now. */
 export const pointerLine = (runId: string, sha: string) => `<!-- interlock:check-run ${runId} ${sha} -->`;
 
-/** The sha a comment's last line points to for `runId`, if it is interlock's pointer. Pure. */
-export function pointedSha(body: string, runId: string): string | undefined {
-  const last = body.trimEnd().split('\n').pop() ?? '';
-  const m = POINTER.exec(last);
-  return m && m[1] === runId ? m[2] : undefined;
+/** The run and commit a comment's last line points to, if it is interlock's pointer. Pure. */
+export function pointerOf(body: string): { runId: string; sha: string } | undefined {
+  const m = POINTER.exec(body.trimEnd().split('\n').pop() ?? '');
+  return m?.[1] && m[2] ? { runId: m[1], sha: m[2] } : undefined;
 }
 
 /** Where else a run's check run may be besides the head of its pull request. */
 export interface CheckRunHistory {
   /** The head before the push that started this step (a `synchronize` event's `before`). */
   before?: string;
-  /** Where interlock's own progress comment (by a bot) says the run's check run is. */
-  pointer?: (runId: string) => Promise<string | undefined>;
+  /** Where interlock's own progress comments (by a bot) say each run's check run is: run id to sha. */
+  pointers?: () => Promise<Map<string, string>>;
   /** The pull request's earlier commits, newest first. */
   earlierShas?: () => Promise<string[]>;
 }
@@ -58,7 +57,7 @@ export function nextRunId(runId: string): string {
 }
 
 /** How far back through a pull request's commits a read looks. */
-const EARLIER_LIMIT = 30;
+export const EARLIER_LIMIT = 30;
 /** How many "moved to" marks a read follows from one place. */
 const MAX_HOPS = 10;
 
@@ -92,7 +91,7 @@ export async function locate(o: LocateOptions): Promise<FoundCheckRun | null> {
     const found = await visit(h.before, 'the head before the push');
     if (found) return found;
   }
-  const pointed = await h.pointer?.(o.runId);
+  const pointed = (await h.pointers?.())?.get(o.runId);
   if (pointed) {
     traces.unshift(`interlock's progress comment names its check run on ${pointed.slice(0, 12)}`);
     const found = await visit(pointed, "where interlock's progress comment points");

@@ -4,7 +4,8 @@
  * is asked for at most once, and only when the head holds no check run of the run.
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
-import { type CheckRunHistory, pointedSha } from './check-run-find.js';
+import { CheckRunRuns } from './check-run.js';
+import { type CheckRunHistory, EARLIER_LIMIT, pointerOf } from './check-run-find.js';
 
 const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
   let p: Promise<T> | undefined;
@@ -45,12 +46,37 @@ export function pullRequestHistory(o: PullHistoryOptions): CheckRunHistory {
   return {
     ...(o.before && /^[0-9a-f]{40}$/.test(o.before) ? { before: o.before } : {}),
     // Only a bot's comment: the pointer is plain text anyone could paste, and it only says where to look.
-    pointer: async (runId) =>
-      (await comments())
-        .filter((c) => c.user?.type === 'Bot')
-        .map((c) => pointedSha(c.body ?? '', runId))
-        .filter((sha) => sha !== undefined)
-        .pop(),
+    pointers: async () => {
+      const found = new Map<string, string>();
+      for (const c of await comments()) {
+        const p = c.user?.type === 'Bot' ? pointerOf(c.body ?? '') : undefined;
+        if (p) found.set(p.runId, p.sha);
+      }
+      return found;
+    },
     earlierShas: commits,
   };
+}
+
+/**
+ * The check-run runs of one pull request, each with the commit to look at first: those with a journal on its head
+ * or on one of its earlier commits (the newest commit wins), and those interlock's progress comments point to
+ * (after a force-push). A pull request of k commits costs one listing of its commits, one of its comments, and
+ * one listing of check runs per commit, at most 1 + EARLIER_LIMIT of them.
+ */
+export async function pullRequestRuns(o: {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  head: string;
+  history: CheckRunHistory;
+}): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const earlier = ((await o.history.earlierShas?.()) ?? []).filter((s) => s !== o.head);
+  for (const sha of [o.head, ...earlier.slice(0, EARLIER_LIMIT)]) {
+    for (const run of (await new CheckRunRuns(o.octokit, o.repo, sha).listRuns()) ?? [])
+      if (!found.has(run.runId)) found.set(run.runId, sha);
+  }
+  for (const [runId, sha] of (await o.history.pointers?.()) ?? [])
+    if (!found.has(runId)) found.set(runId, sha);
+  return found;
 }
