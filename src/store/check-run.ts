@@ -1,3 +1,7 @@
+/**
+ * The check-run store: a run's journal, compressed, in the output of a check run named `interlock: <run-id>` on the
+ * subject's head commit; finding it on a living pull request is check-run-find.ts, lost updates check-run-lost.ts.
+ */
 import { createHash } from 'node:crypto';
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
@@ -13,6 +17,7 @@ import {
   movedMark,
   pointerLine,
 } from './check-run-find.js';
+import { LostUpdate, WriteWitness } from './check-run-lost.js';
 import {
   byRunId,
   type JournalStore,
@@ -30,6 +35,7 @@ const MARK_CLOSE = ' -->';
 const NAME_PREFIX = 'interlock: ';
 
 export { type CheckRunHistory, RunLost } from './check-run-find.js';
+export { LostUpdate } from './check-run-lost.js';
 
 export class JournalTooLarge extends Error {
   constructor(readonly bytes: number) {
@@ -85,6 +91,7 @@ export class CheckRunStore implements JournalStore {
   readonly name: string;
   readonly requests = { read: 0, write: 0 };
   render: CheckRunRenderer | undefined;
+  private readonly witness = new WriteWitness();
 
   constructor(
     private readonly octokit: GitHubClient,
@@ -111,6 +118,7 @@ export class CheckRunStore implements JournalStore {
       lookup: (sha) => this.findOn(sha),
     });
     if (found) this.journalSha = found.sha;
+    this.witnessCheck(found);
     return found;
   }
 
@@ -134,6 +142,20 @@ export class CheckRunStore implements JournalStore {
     const run = data.check_runs.find((r) => !this.owner || r.app?.slug === this.owner);
     if (!run) return null;
     return { id: run.id, text: run.output?.text ?? '', sha };
+  }
+
+  /** Throws LostUpdate when the check run read no longer holds what this store last wrote. */
+  private witnessCheck(found: FoundCheckRun | null): void {
+    const journal = () => decodeJournal(found?.text ?? '', this.location);
+    this.witness.check(this.location, found ? { text: found.text, journal } : null);
+  }
+
+  /**
+   * Reads the check run once more after this store's last write, so a write another writer overwrote after its
+   * read-back is still reported (LostUpdate) by the step that made it. Nothing to do when it wrote nothing.
+   */
+  async confirm(): Promise<void> {
+    if (this.witness.wrote) await this.find();
   }
 
   /** The check run of an old head, once the run moved to the new head: concluded, saying where it went. */
@@ -194,12 +216,9 @@ export class CheckRunStore implements JournalStore {
       });
       id = current.id;
     }
-    const back = await this.findOn(this.headSha);
-    if (!back || back.id !== id || back.text !== text) {
-      throw new Error(
-        `${this.location}: another writer replaced the journal while this one wrote (a lost update). Run one writer at a time (a workflow concurrency group per run), or use the git store.`,
-      );
-    }
+    // Read back: a writer that overwrote this one between its check and its write shows here as events missing.
+    this.witness.remember(text, journal);
+    this.witnessCheck(await this.findOn(this.headSha));
     this.journalSha = this.headSha;
     if (moved) await this.supersede(moved);
     return { ok: true, version: version(id, text) };
@@ -213,6 +232,27 @@ export class CheckRunStore implements JournalStore {
 export function checkRunPointer(store: JournalStore, runId: string): string {
   const sha = store instanceof CheckRunStore ? store.journalSha : undefined;
   return sha ? `\n\n${pointerLine(runId, sha)}` : '';
+}
+
+/**
+ * For a step that ends: the LostUpdate message when another writer overwrote the check-run store's last write after its
+ * read-back. Any other store has compare-and-swap and nothing to confirm.
+ */
+export async function confirmWrites(
+  store: JournalStore,
+  warn: (message: string) => void,
+): Promise<string | undefined> {
+  if (!(store instanceof CheckRunStore)) return undefined;
+  try {
+    await store.confirm();
+  } catch (e) {
+    if (e instanceof LostUpdate) return e.message;
+    // The writes were read back already: a check that cannot be made now fails nothing.
+    warn(
+      `interlock: could not read ${store.location} once more to confirm its last write: ${(e as Error).message}`,
+    );
+  }
+  return undefined;
 }
 
 /**
