@@ -83,8 +83,9 @@ const version = (id: number, text: string) =>
 /**
  * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
  * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
- * moved on) and reads it back after (reporting a lost update). That is safe for one writer at a time, which a
- * workflow `concurrency` group per run gives; parallel jobs on one run need the git store.
+ * moved on), reads it back after, and once more when the step ends (`confirm`): a writer whose events another
+ * writer overwrote says so (LostUpdate). That detects lost updates, it cannot prevent them: one writer at a time,
+ * which a workflow `concurrency` group per run gives; parallel jobs on one run need the git store.
  */
 export class CheckRunStore implements JournalStore {
   readonly location: string;
