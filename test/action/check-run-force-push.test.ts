@@ -9,31 +9,13 @@ import { decodeJournal } from '../../src/store/check-run.js';
 import { makeWorkspace, runStep, type StepOptions } from '../support/action-process.js';
 import { webhookExample } from '../support/fixtures.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { reviewFiles, runningJob } from './check-run-world.js';
 import { eventsOf, FULL, OWNER, pullRequestOpened, REPO } from './world.js';
 
-const CONFIG = `routes:
-  - event: pull_request
-    action: [opened, synchronize, labeled]
-    graph: .github/interlock/review.yml
-`;
-const GRAPH = `interlock: 1
-name: review
-nodes:
-  - id: lint
-    replay: never
-    run: echo "lint $INTERLOCK_ATTEMPT" >> effects.log
-  - id: test
-    depends_on: [lint]
-    run: echo "test $INTERLOCK_ATTEMPT" >> effects.log
-  - id: ship
-    depends_on: [test]
-    run: echo "ship $INTERLOCK_ATTEMPT" >> effects.log
-`;
 const nameOf = (n: number) => `interlock: review/pr-${n}`;
 
 let server: GitHubServer;
 let repo: RepoState;
-let runNo = 7600;
 
 beforeAll(async () => {
   server = await startGitHubServer({
@@ -47,17 +29,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-function job() {
-  const runId = ++runNo;
-  repo.addWorkflowRun({
-    workflow: 'review.yml',
-    id: runId,
-    event: 'pull_request',
-    status: 'in_progress',
-    jobs: [{ name: 'interlock', runner_name: `runner-${runId}` }],
-  });
-  return { runId, runner: `runner-${runId}` };
-}
+const counter = { next: 7600 };
+const job = () => runningJob(repo, counter, 'pull_request');
 
 /** Rewrites the branch as `git push --force` does: a new commit on the base, the old head no longer in it. */
 function forcePush(branch: string, files: Record<string, string>): { before: string; after: string } {
@@ -97,7 +70,7 @@ const checkRuns = (n: number, sha: string) =>
 const effects = (ws: string) => readFileSync(join(ws, 'effects.log'), 'utf8').trim().split('\n');
 
 describe('store: check-run, when a force-push takes the run’s commit out of the pull request', () => {
-  const ws = makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/review.yml': GRAPH });
+  const ws = makeWorkspace(reviewFiles(['opened', 'synchronize', 'labeled']));
   let first: string;
   let second: string;
 
@@ -149,7 +122,7 @@ describe('store: check-run, when a force-push takes the run’s commit out of th
 });
 
 describe('store: check-run, when the run existed but its check run cannot be found', () => {
-  const ws = makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/review.yml': GRAPH });
+  const ws = makeWorkspace(reviewFiles(['opened', 'synchronize', 'labeled']));
 
   it('refuses to start the run over under the same id, and says how to start afresh', async () => {
     const first = repo.branchSha('feat-g')!;
