@@ -1,0 +1,295 @@
+// The gate before a node settled by comments, through the bundled action's `mode: comment` (a runner runs
+// `node dist/index.js` on the `issue_comment` event) and, for comparison, through the App as Probot receives
+// the same payloads: a step leaves `publish` awaiting approval, `/approve publish` comments arrive as GitHub's
+// `issue_comment.created` payloads, and the workflow run they dispatch runs the node exactly once, with the
+// guidance byte for byte. The refusals a maintainer meets on the way are answered on the issue, write nothing,
+// and read the same from both faces.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { components } from '@octokit/openapi-types';
+import { Probot } from 'probot';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { interlockApp } from '../../src/app/probot.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { quietOctokit } from '../app/world.js';
+import { makeWorkspace, runStep } from '../support/action-process.js';
+import { issuesLabeled, webhookExample } from '../support/fixtures.js';
+import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { eventsOf, FULL, OWNER, REPO, readJournal, routeLabel, workflowRun } from './world.js';
+
+type CommentCreated = components['schemas']['webhook-issue-comment-created'];
+
+const GRAPH = `interlock: 1
+name: ship
+nodes:
+  - id: build
+    run: echo built > built.txt
+  - id: publish
+    depends_on: [build]
+    approval: before
+    approvals:
+      required: 2
+      prevent_self_approval: true
+    agent: cat > prompt.txt; cp "$INTERLOCK_CONTEXT" context.json
+    prompt: Publish the release.
+    validates:
+      - file: prompt.txt
+`;
+
+const CONFIG = `${routeLabel('ship', '.github/interlock/ship.yml')}approvals:
+  permission: write
+`;
+
+/** alice labels the issue (so she started the run); bob and carol maintain; rita only reads. */
+const PEOPLE = { starter: 'alice', first: 'bob', second: 'carol', reader: 'rita' } as const;
+const RUN_ID = 'ship/issue-7';
+const GUIDANCE = 'Publish to the staging registry first.\n  $(touch CANARY) `touch CANARY2` ; touch CANARY3';
+
+type Face = 'mode: comment' | 'the App';
+
+/** Every reply each face posted, in order: the two faces must answer the same comments in the same words. */
+const replies: Record<Face, string[]> = { 'mode: comment': [], 'the App': [] };
+
+/** One repository with the graph, people and workflow the story needs, on a GitHub of its own. */
+async function startRepository(): Promise<{ server: GitHubServer; ws: string }> {
+  const server = await startGitHubServer({
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        labels: [NEEDS_HUMAN_LABEL],
+        collaborators: {
+          [PEOPLE.starter]: 'write',
+          [PEOPLE.first]: 'maintain',
+          [PEOPLE.second]: 'write',
+          [PEOPLE.reader]: 'read',
+        },
+        workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }],
+        files: { '.github/interlock.yml': CONFIG, '.github/interlock/ship.yml': GRAPH },
+      },
+    ],
+  });
+  server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
+  return {
+    server,
+    ws: makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/ship.yml': GRAPH }),
+  };
+}
+
+/** The step of the workflow alice's label started (`issues.labeled`, sent by her). */
+function labeledStep(server: GitHubServer, ws: string) {
+  const payload = issuesLabeled(OWNER, REPO, 7, 'ship', 'Ship 1.2') as { sender: { login: string } };
+  payload.sender = { ...payload.sender, login: PEOPLE.starter };
+  const runner = 'runner-labeled';
+  return runStep({
+    apiUrl: server.url,
+    repository: FULL,
+    workspace: ws,
+    eventName: 'issues',
+    payload,
+    inputs: { node: 'all' },
+    job: { runId: workflowRun(server.state.repo(FULL), [runner]), runner },
+  });
+}
+
+/** A comment made on issue 7, and the `issue_comment.created` payload GitHub sends for it. */
+function commentCreated(server: GitHubServer, body: string, login: string): CommentCreated {
+  const repo = server.state.repo(FULL);
+  const made = repo.addComment(7, body, login);
+  const p = webhookExample('issue_comment', 'created') as unknown as CommentCreated;
+  const web = `https://github.com/${FULL}`;
+  p.comment = {
+    ...p.comment,
+    id: made.id,
+    body,
+    html_url: `${web}/issues/7#issuecomment-${made.id}`,
+    user: { ...p.comment.user!, login, type: 'User' },
+  };
+  const { pull_request: _, ...issue } = p.issue;
+  p.issue = {
+    ...issue,
+    number: 7,
+    html_url: `${web}/issues/7`,
+    labels: repo.issue(7)!.labels.map((name) => ({ ...p.issue.labels![0]!, name })),
+  };
+  p.sender = { ...p.sender, login, type: 'User' };
+  p.repository = {
+    ...p.repository,
+    name: REPO,
+    full_name: FULL,
+    html_url: web,
+    default_branch: 'main',
+    owner: { ...p.repository.owner, login: OWNER },
+  };
+  delete p.installation;
+  return p;
+}
+
+interface Answer {
+  /** The step's `status` output (mode: comment only). */
+  status?: string;
+  reply?: string;
+  /** The reaction interlock left last on the comment: `+1` or `confused`. */
+  reaction?: string;
+}
+
+/** Delivers a comment to the face: a `mode: comment` step with the job's token, or Probot's `receive`. */
+function deliverer(
+  face: Face,
+  server: GitHubServer,
+): (payload: CommentCreated) => Promise<string | undefined> {
+  if (face === 'mode: comment')
+    return async (payload) => {
+      const r = await runStep({
+        apiUrl: server.url,
+        repository: FULL,
+        workspace: makeWorkspace({}),
+        eventName: 'issue_comment',
+        payload: payload as unknown as Record<string, unknown>,
+        inputs: { mode: 'comment' },
+        job: { runId: workflowRun(server.state.repo(FULL), ['runner-comment']) },
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      return r.outputs.status;
+    };
+  const probot = new Probot({
+    githubToken: 'test',
+    baseUrl: server.url,
+    logLevel: 'fatal',
+    Octokit: quietOctokit(),
+  });
+  const loaded = probot.load(interlockApp());
+  return async (payload) => {
+    await loaded;
+    await probot.receive({ id: `delivery-${payload.comment.id}`, name: 'issue_comment', payload } as never);
+    return undefined;
+  };
+}
+
+describe.each<Face>(['mode: comment', 'the App'])(
+  '/approve through %s releases a gated node once',
+  (face) => {
+    let server: GitHubServer;
+    let ws: string;
+    let deliver: ReturnType<typeof deliverer>;
+    beforeAll(async () => {
+      ({ server, ws } = await startRepository());
+      deliver = deliverer(face, server);
+    });
+    afterAll(async () => server?.close());
+
+    const repo = () => server.state.repo(FULL);
+
+    async function comment(body: string, login: string): Promise<Answer> {
+      const payload = commentCreated(server, body, login);
+      const before = repo().commentsOn(7).length;
+      const status = await deliver(payload);
+      const reply = repo()
+        .commentsOn(7)
+        .slice(before)
+        .find((c) => c.body.startsWith('<!-- interlock:reply'));
+      replies[face].push(reply?.body ?? '(no reply)');
+      const reaction = repo().comments.get(Number(payload.comment.id))?.reactions.at(-1)?.content;
+      return {
+        ...(status ? { status } : {}),
+        ...(reply ? { reply: reply.body } : {}),
+        ...(reaction ? { reaction } : {}),
+      };
+    }
+
+    /** What a refused command shows: the step's status (mode: comment), the reply, the confused reaction. */
+    function expectRefused(a: Answer, words: string): void {
+      if (face === 'mode: comment') expect(a.status).toBe('refused');
+      expect(a.reaction).toBe('confused');
+      expect(a.reply).toContain(words);
+    }
+
+    const approvals = () => eventsOf(readJournal(server, RUN_ID), 'NodeApproved', 'publish');
+
+    it('a step leaves publish awaiting approval and runs nothing of it', async () => {
+      const r = await labeledStep(server, ws);
+      expect(r.stderr).toBe('');
+      expect(r.outputs).toMatchObject({ node: 'publish', status: 'awaiting-approval' });
+      expect(readJournal(server, RUN_ID).events[0]).toMatchObject({ started_by: PEOPLE.starter });
+      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toEqual([]);
+    });
+
+    it("a reader's /approve is refused with a reply on the issue, and nothing is written", async () => {
+      const a = await comment('/approve publish', PEOPLE.reader);
+      expectRefused(a, `@${PEOPLE.reader} has read permission; settling needs write`);
+      expect(approvals()).toEqual([]);
+    });
+
+    it('the person who started the run is refused under prevent_self_approval', async () => {
+      const a = await comment('/approve publish', PEOPLE.starter);
+      expectRefused(a, `@${PEOPLE.starter} started this run and cannot approve it (prevent_self_approval)`);
+      expect(approvals()).toEqual([]);
+    });
+
+    it('the first approval is recorded with its guidance byte for byte, and nothing is dispatched', async () => {
+      const a = await comment(`/approve publish\n${GUIDANCE}`, PEOPLE.first);
+      if (face === 'mode: comment') expect(a.status).toBe('completed');
+      expect(a.reaction).toBe('+1');
+      expect(approvals()).toEqual([
+        expect.objectContaining({ approved_by: PEOPLE.first, required: 2, guidance: GUIDANCE }),
+      ]);
+      expect(a.reply).toContain('approvals 1 of 2');
+      expect(repo().dispatches).toEqual([]);
+    });
+
+    it('the same person approving again is refused: the policy needs two different people', async () => {
+      const a = await comment('/approve publish', PEOPLE.first);
+      expectRefused(a, `${PEOPLE.first} has already approved "publish" (1 of 2 approvals)`);
+      expect(approvals()).toHaveLength(1);
+      expect(repo().dispatches).toEqual([]);
+    });
+
+    it('a second person approves: the workflow is dispatched once with the run id', async () => {
+      const a = await comment('/approve publish', PEOPLE.second);
+      if (face === 'mode: comment') expect(a.status).toBe('completed');
+      expect(a.reaction).toBe('+1');
+      expect(approvals().map((e) => e.approved_by)).toEqual([PEOPLE.first, PEOPLE.second]);
+      expect(repo().dispatches).toEqual([
+        expect.objectContaining({ workflow_id: 'interlock.yml', inputs: { 'run-id': RUN_ID } }),
+      ]);
+      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toEqual([]);
+    });
+
+    it('the dispatched run runs publish once; its prompt and context carry the guidance byte for byte, inert', async () => {
+      const dispatch = repo().dispatches[0]!;
+      const payload = webhookExample('workflow_dispatch') as Record<string, unknown>;
+      const step = (runId: number) =>
+        runStep({
+          apiUrl: server.url,
+          repository: FULL,
+          workspace: ws,
+          eventName: 'workflow_dispatch',
+          payload: { ...payload, inputs: dispatch.inputs },
+          inputs: { node: 'all', 'run-id': RUN_ID },
+          job: { runId },
+        });
+      const r = await step(dispatch.run_id);
+      expect(r.stderr).toBe('');
+      expect(r.outputs).toMatchObject({ node: 'publish', status: 'completed' });
+      expect(readFileSync(join(ws, 'prompt.txt'), 'utf8')).toContain(
+        `guidance from ${PEOPLE.first}:\n${GUIDANCE}\n`,
+      );
+      const context = JSON.parse(readFileSync(join(ws, 'context.json'), 'utf8'));
+      expect(context.guidance).toEqual([{ by: PEOPLE.first, text: GUIDANCE }]);
+      for (const canary of ['CANARY', 'CANARY2', 'CANARY3']) expect(existsSync(join(ws, canary))).toBe(false);
+      const again = await step(workflowRun(repo(), ['runner-again']));
+      expect(again.outputs.status).toBe('run-completed');
+      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toHaveLength(1);
+    });
+  },
+);
+
+describe('both faces', () => {
+  it('answer the same comments with the same replies', () => {
+    expect(replies['the App']).toHaveLength(5);
+    // The dispatched run's number is the local GitHub's next id, which differs between the two servers.
+    const runLinks = (list: string[]) =>
+      list.map((r) => r.replace(/\/actions\/runs\/\d+/g, '/actions/runs/N'));
+    expect(runLinks(replies['the App'])).toEqual(runLinks(replies['mode: comment']));
+  });
+});
