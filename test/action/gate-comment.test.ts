@@ -10,12 +10,12 @@ import type { components } from '@octokit/openapi-types';
 import { Probot } from 'probot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interlockApp } from '../../src/app/probot.js';
-import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { quietOctokit } from '../app/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
-import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { eventsOf, FULL, OWNER, REPO, readJournal, routeLabel, workflowRun } from './world.js';
+import type { GitHubServer } from '../support/github-server.js';
+import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
+import { eventsOf, FULL, OWNER, REPO, readJournal, workflowRun } from './world.js';
 
 type CommentCreated = components['schemas']['webhook-issue-comment-created'];
 
@@ -36,7 +36,7 @@ nodes:
       - file: prompt.txt
 `;
 
-const CONFIG = `${routeLabel('ship', '.github/interlock/ship.yml')}approvals:
+const CONFIG = `${SHIP_ROUTES}approvals:
   permission: write
 `;
 
@@ -51,29 +51,19 @@ type Face = 'mode: comment' | 'the App';
 const replies: Record<Face, string[]> = { 'mode: comment': [], 'the App': [] };
 
 /** One repository with the graph, people and workflow the story needs, on a GitHub of its own. */
-async function startRepository(): Promise<{ server: GitHubServer; ws: string }> {
-  const server = await startGitHubServer({
-    repos: [
-      {
-        owner: OWNER,
-        name: REPO,
-        labels: [NEEDS_HUMAN_LABEL],
-        collaborators: {
-          [PEOPLE.starter]: 'write',
-          [PEOPLE.first]: 'maintain',
-          [PEOPLE.second]: 'write',
-          [PEOPLE.reader]: 'read',
-        },
-        workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }],
-        files: { '.github/interlock.yml': CONFIG, '.github/interlock/ship.yml': GRAPH },
+function startRepository(): Promise<{ server: GitHubServer; ws: string }> {
+  return startShipRepository(GRAPH, {
+    config: CONFIG,
+    repo: {
+      collaborators: {
+        [PEOPLE.starter]: 'write',
+        [PEOPLE.first]: 'maintain',
+        [PEOPLE.second]: 'write',
+        [PEOPLE.reader]: 'read',
       },
-    ],
+      workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }],
+    },
   });
-  server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
-  return {
-    server,
-    ws: makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/ship.yml': GRAPH }),
-  };
 }
 
 /** The step of the workflow alice's label started (`issues.labeled`, sent by her). */

@@ -5,12 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../src/journal/events.js';
-import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
-import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
-import { makeWorkspace, runStep } from '../support/action-process.js';
-import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { eventsOf, FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
+import { runStep } from '../support/action-process.js';
+import type { GitHubServer } from '../support/github-server.js';
+import { startShipRepository, writeApprovals } from './gate-world.js';
+import { eventsOf, issueStep, readJournal } from './world.js';
 
 const GRAPH = `interlock: 1
 name: ship
@@ -32,12 +30,7 @@ const RUN_ID = 'ship/issue-7';
 let server: GitHubServer;
 let ws: string;
 beforeAll(async () => {
-  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO, labels: [NEEDS_HUMAN_LABEL] }] });
-  server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
-  ws = makeWorkspace({
-    '.github/interlock.yml': routeLabel('ship', '.github/interlock/ship.yml'),
-    '.github/interlock/ship.yml': GRAPH,
-  });
+  ({ server, ws } = await startShipRepository(GRAPH));
 });
 afterAll(async () => server?.close());
 
@@ -67,17 +60,7 @@ describe('mode: plan with a node that has approval: before', () => {
   });
 
   it('after the approval the node is ready again, and its job runs it', async () => {
-    const j = readJournal(server, RUN_ID);
-    const approved: NewEvent = {
-      type: 'NodeApproved',
-      node: 'publish',
-      approved_by: 'bob',
-      source: `https://github.com/${FULL}/issues/7#issuecomment-1`,
-      graph_hash: j.graph.hash,
-      required: 1,
-    };
-    const next = appendEvents(j, [approved], new Date().toISOString());
-    server.state.repo(FULL).commitFiles(JOURNAL_BRANCH, { [`runs/${RUN_ID}.json`]: serializeJournal(next) });
+    writeApprovals(server, RUN_ID, 'publish', [{ by: 'bob', comment: 1, required: 1 }]);
     expect(JSON.parse((await plan()).outputs.ready!)).toEqual(['publish']);
     expect((await matrixJob('publish')).outputs.status).toBe('completed');
     expect(existsSync(join(ws, 'published.txt'))).toBe(true);
