@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { runStep } from '../support/action-process.js';
 import type { GitHubServer } from '../support/github-server.js';
-import { startShipRepository, writeApprovals } from './gate-world.js';
+import { SHIP_ROUTES, startShipRepository, writeApprovals } from './gate-world.js';
 import { eventsOf, FULL, issueStep, readJournal } from './world.js';
 
 const GRAPH = `interlock: 1
@@ -88,5 +88,23 @@ describe('approval: before, through the bundled action', () => {
     const again = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
     expect(again.outputs.status).toBe('run-completed');
     expect(eventsOf(readJournal(server, 'ship/issue-7'), 'NodeDispatched', 'publish')).toHaveLength(1);
+  });
+});
+
+describe("the gate's attention comment counts the repository's rule too", () => {
+  it('a graph that sets no count, in a repository that requires 3 approvals, is said to need 3', async () => {
+    const plain = GRAPH.replace('approvals:\n  required: 2\n', '');
+    const repo = await startShipRepository(plain, { config: `${SHIP_ROUTES}approvals:\n  required: 3\n` });
+    try {
+      const r = await runStep(issueStep(repo.server, repo.ws, 7, 'ship', { inputs: { node: 'all' } }));
+      expect(r.outputs.status).toBe('awaiting-approval');
+      const attention = repo.server.state
+        .repo(FULL)
+        .commentsOn(7)
+        .find((c) => c.body.startsWith('<!-- interlock:attention ship/issue-7 publish 0 -->'));
+      expect(attention?.body).toContain('(`approval: before`): needs 3 approvals.');
+    } finally {
+      await repo.server.close();
+    }
   });
 });
