@@ -156,70 +156,94 @@ function deliverer(
   };
 }
 
+/** One face's run of the story: its GitHub, the runner's workspace, and how a comment reaches the face. */
+interface Story {
+  face: Face;
+  server: GitHubServer;
+  ws: string;
+  deliver: ReturnType<typeof deliverer>;
+}
+
+/** Comments on issue 7 as `login` and delivers it; what the face answered. */
+async function comment(story: Story, body: string, login: string): Promise<Answer> {
+  const repo = story.server.state.repo(FULL);
+  const payload = commentCreated(story.server, body, login);
+  const before = repo.commentsOn(7).length;
+  const status = await story.deliver(payload);
+  const reply = repo
+    .commentsOn(7)
+    .slice(before)
+    .find((c) => c.body.startsWith('<!-- interlock:reply'));
+  replies[story.face].push(reply?.body ?? '(no reply)');
+  const reaction = repo.comments.get(Number(payload.comment.id))?.reactions.at(-1)?.content;
+  return {
+    ...(status ? { status } : {}),
+    ...(reply ? { reply: reply.body } : {}),
+    ...(reaction ? { reaction } : {}),
+  };
+}
+
+/** What an answered command shows: the step's status (mode: comment only) and the reaction. */
+function expectAnswer(story: Story, a: Answer, kind: 'refused' | 'completed'): void {
+  if (story.face === 'mode: comment') expect(a.status).toBe(kind);
+  expect(a.reaction).toBe(kind === 'refused' ? 'confused' : '+1');
+}
+
+/** The workflow run an approval dispatched (`workflow_dispatch` with the run id), or another like it. */
+function dispatchedStep(story: Story, runId: number) {
+  const dispatch = story.server.state.repo(FULL).dispatches[0]!;
+  const payload = webhookExample('workflow_dispatch') as Record<string, unknown>;
+  return runStep({
+    apiUrl: story.server.url,
+    repository: FULL,
+    workspace: story.ws,
+    eventName: 'workflow_dispatch',
+    payload: { ...payload, inputs: dispatch.inputs },
+    inputs: { node: 'all', 'run-id': RUN_ID },
+    job: { runId },
+  });
+}
+
 describe.each<Face>(['mode: comment', 'the App'])(
   '/approve through %s releases a gated node once',
   (face) => {
-    let server: GitHubServer;
-    let ws: string;
-    let deliver: ReturnType<typeof deliverer>;
+    const story = {} as Story;
     beforeAll(async () => {
-      ({ server, ws } = await startRepository());
-      deliver = deliverer(face, server);
+      Object.assign(story, { face, ...(await startRepository()) });
+      story.deliver = deliverer(face, story.server);
     });
-    afterAll(async () => server?.close());
-
-    const repo = () => server.state.repo(FULL);
-
-    async function comment(body: string, login: string): Promise<Answer> {
-      const payload = commentCreated(server, body, login);
-      const before = repo().commentsOn(7).length;
-      const status = await deliver(payload);
-      const reply = repo()
-        .commentsOn(7)
-        .slice(before)
-        .find((c) => c.body.startsWith('<!-- interlock:reply'));
-      replies[face].push(reply?.body ?? '(no reply)');
-      const reaction = repo().comments.get(Number(payload.comment.id))?.reactions.at(-1)?.content;
-      return {
-        ...(status ? { status } : {}),
-        ...(reply ? { reply: reply.body } : {}),
-        ...(reaction ? { reaction } : {}),
-      };
-    }
-
-    /** What a refused command shows: the step's status (mode: comment), the reply, the confused reaction. */
-    function expectRefused(a: Answer, words: string): void {
-      if (face === 'mode: comment') expect(a.status).toBe('refused');
-      expect(a.reaction).toBe('confused');
-      expect(a.reply).toContain(words);
-    }
-
-    const approvals = () => eventsOf(readJournal(server, RUN_ID), 'NodeApproved', 'publish');
+    afterAll(async () => story.server?.close());
+    const repo = () => story.server.state.repo(FULL);
+    const journal = () => readJournal(story.server, RUN_ID);
+    const approvals = () => eventsOf(journal(), 'NodeApproved', 'publish');
 
     it('a step leaves publish awaiting approval and runs nothing of it', async () => {
-      const r = await labeledStep(server, ws);
+      const r = await labeledStep(story.server, story.ws);
       expect(r.stderr).toBe('');
       expect(r.outputs).toMatchObject({ node: 'publish', status: 'awaiting-approval' });
-      expect(readJournal(server, RUN_ID).events[0]).toMatchObject({ started_by: PEOPLE.starter });
-      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toEqual([]);
+      expect(journal().events[0]).toMatchObject({ started_by: PEOPLE.starter });
+      expect(eventsOf(journal(), 'NodeDispatched', 'publish')).toEqual([]);
     });
 
     it("a reader's /approve is refused with a reply on the issue, and nothing is written", async () => {
-      const a = await comment('/approve publish', PEOPLE.reader);
-      expectRefused(a, `@${PEOPLE.reader} has read permission; settling needs write`);
+      const a = await comment(story, '/approve publish', PEOPLE.reader);
+      expectAnswer(story, a, 'refused');
+      expect(a.reply).toContain(`@${PEOPLE.reader} has read permission; settling needs write`);
       expect(approvals()).toEqual([]);
     });
 
     it('the person who started the run is refused under prevent_self_approval', async () => {
-      const a = await comment('/approve publish', PEOPLE.starter);
-      expectRefused(a, `@${PEOPLE.starter} started this run and cannot approve it (prevent_self_approval)`);
+      const a = await comment(story, '/approve publish', PEOPLE.starter);
+      expectAnswer(story, a, 'refused');
+      expect(a.reply).toContain(
+        `@${PEOPLE.starter} started this run and cannot approve it (prevent_self_approval)`,
+      );
       expect(approvals()).toEqual([]);
     });
 
     it('the first approval is recorded with its guidance byte for byte, and nothing is dispatched', async () => {
-      const a = await comment(`/approve publish\n${GUIDANCE}`, PEOPLE.first);
-      if (face === 'mode: comment') expect(a.status).toBe('completed');
-      expect(a.reaction).toBe('+1');
+      const a = await comment(story, `/approve publish\n${GUIDANCE}`, PEOPLE.first);
+      expectAnswer(story, a, 'completed');
       expect(approvals()).toEqual([
         expect.objectContaining({ approved_by: PEOPLE.first, required: 2, guidance: GUIDANCE }),
       ]);
@@ -228,48 +252,36 @@ describe.each<Face>(['mode: comment', 'the App'])(
     });
 
     it('the same person approving again is refused: the policy needs two different people', async () => {
-      const a = await comment('/approve publish', PEOPLE.first);
-      expectRefused(a, `${PEOPLE.first} has already approved "publish" (1 of 2 approvals)`);
+      const a = await comment(story, '/approve publish', PEOPLE.first);
+      expectAnswer(story, a, 'refused');
+      expect(a.reply).toContain(`${PEOPLE.first} has already approved "publish" (1 of 2 approvals)`);
       expect(approvals()).toHaveLength(1);
       expect(repo().dispatches).toEqual([]);
     });
 
     it('a second person approves: the workflow is dispatched once with the run id', async () => {
-      const a = await comment('/approve publish', PEOPLE.second);
-      if (face === 'mode: comment') expect(a.status).toBe('completed');
-      expect(a.reaction).toBe('+1');
+      const a = await comment(story, '/approve publish', PEOPLE.second);
+      expectAnswer(story, a, 'completed');
       expect(approvals().map((e) => e.approved_by)).toEqual([PEOPLE.first, PEOPLE.second]);
       expect(repo().dispatches).toEqual([
         expect.objectContaining({ workflow_id: 'interlock.yml', inputs: { 'run-id': RUN_ID } }),
       ]);
-      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toEqual([]);
+      expect(eventsOf(journal(), 'NodeDispatched', 'publish')).toEqual([]);
     });
 
     it('the dispatched run runs publish once; its prompt and context carry the guidance byte for byte, inert', async () => {
-      const dispatch = repo().dispatches[0]!;
-      const payload = webhookExample('workflow_dispatch') as Record<string, unknown>;
-      const step = (runId: number) =>
-        runStep({
-          apiUrl: server.url,
-          repository: FULL,
-          workspace: ws,
-          eventName: 'workflow_dispatch',
-          payload: { ...payload, inputs: dispatch.inputs },
-          inputs: { node: 'all', 'run-id': RUN_ID },
-          job: { runId },
-        });
-      const r = await step(dispatch.run_id);
+      const r = await dispatchedStep(story, repo().dispatches[0]!.run_id);
       expect(r.stderr).toBe('');
       expect(r.outputs).toMatchObject({ node: 'publish', status: 'completed' });
-      expect(readFileSync(join(ws, 'prompt.txt'), 'utf8')).toContain(
-        `guidance from ${PEOPLE.first}:\n${GUIDANCE}\n`,
-      );
-      const context = JSON.parse(readFileSync(join(ws, 'context.json'), 'utf8'));
+      const prompt = readFileSync(join(story.ws, 'prompt.txt'), 'utf8');
+      expect(prompt).toContain(`guidance from ${PEOPLE.first}:\n${GUIDANCE}\n`);
+      const context = JSON.parse(readFileSync(join(story.ws, 'context.json'), 'utf8'));
       expect(context.guidance).toEqual([{ by: PEOPLE.first, text: GUIDANCE }]);
-      for (const canary of ['CANARY', 'CANARY2', 'CANARY3']) expect(existsSync(join(ws, canary))).toBe(false);
-      const again = await step(workflowRun(repo(), ['runner-again']));
+      for (const canary of ['CANARY', 'CANARY2', 'CANARY3'])
+        expect(existsSync(join(story.ws, canary))).toBe(false);
+      const again = await dispatchedStep(story, workflowRun(repo(), ['runner-again']));
       expect(again.outputs.status).toBe('run-completed');
-      expect(eventsOf(readJournal(server, RUN_ID), 'NodeDispatched', 'publish')).toHaveLength(1);
+      expect(eventsOf(journal(), 'NodeDispatched', 'publish')).toHaveLength(1);
     });
   },
 );
