@@ -448,10 +448,14 @@ describe('check runs', () => {
     const jobId = repoState.latestAttempt(run).jobs[0]!.id;
     repoState.updateWorkflowRun(run.id, { jobs: [{ name: 'test', conclusion: 'success' }] });
 
-    const { data: listed } = await octokit.rest.checks.listForRef({ ...repo, ref: 'main', check_name: 'test' });
-    expect(listed.check_runs.map((c) => [c.id, c.app?.slug, c.status, c.conclusion, c.check_suite?.id])).toEqual(
-      [[jobId, 'github-actions', 'completed', 'success', run.id + 1]],
-    );
+    const { data: listed } = await octokit.rest.checks.listForRef({
+      ...repo,
+      ref: 'main',
+      check_name: 'test',
+    });
+    expect(
+      listed.check_runs.map((c) => [c.id, c.app?.slug, c.status, c.conclusion, c.check_suite?.id]),
+    ).toEqual([[jobId, 'github-actions', 'completed', 'success', run.id + 1]]);
     const { data: job } = await octokit.rest.actions.getJobForWorkflowRun({ ...repo, job_id: jobId });
     expect([job.id, job.check_run_url.endsWith(`/check-runs/${jobId}`), job.head_sha]).toEqual([
       jobId,

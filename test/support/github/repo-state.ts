@@ -598,7 +598,9 @@ export class RepoState {
   #jobCheckRun(run: WorkflowRunRecord, job: JobRecord): void {
     const existing = this.checkRuns.get(job.id);
     if (existing && existing.check_suite_id !== run.id + 1)
-      throw new Error(`${this.fullName}: job id ${job.id} is a check run already (ids are shared, as on GitHub)`);
+      throw new Error(
+        `${this.fullName}: job id ${job.id} is a check run already (ids are shared, as on GitHub)`,
+      );
     const record: CheckRunRecord = existing ?? {
       id: job.id,
       node_id: job.node_id,
