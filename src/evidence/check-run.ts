@@ -44,12 +44,12 @@ export function standing(appSlug: string | undefined, app: string | undefined): 
   const by = appSlug ?? 'an unknown app';
   if (app === undefined || app === ACTIONS_APP) {
     if (appSlug === ACTIONS_APP) return { is: 'needs-job' };
-    return app
-      ? { is: 'refused', why: `made by ${by}, not by a GitHub Actions job` }
-      : {
-          is: 'refused',
-          why: `made by ${by}; only GitHub Actions jobs count unless the check names an app (app: ${by})`,
-        };
+    // Naming the app is the fix only when GitHub said which app it is.
+    if (app || !appSlug) return { is: 'refused', why: `made by ${by}, not by a GitHub Actions job` };
+    return {
+      is: 'refused',
+      why: `made by ${by}; only GitHub Actions jobs count unless the check names an app (app: ${appSlug})`,
+    };
   }
   return appSlug === app ? { is: 'counted' } : { is: 'refused', why: `made by ${by}, not ${app}` };
 }
