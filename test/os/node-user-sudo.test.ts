@@ -108,3 +108,54 @@ describe.skipIf(!sudoRunner)('isolation through passwordless sudo (not root)', (
     expect(processesOf(uid)).toEqual([]);
   });
 });
+
+// A node that ignores SIGTERM past its timeout: the group's signals reach sudo, not the node user's processes, so
+// the action must kill them as that user or the attempt would wait on their open output for ever.
+const STUBBORN = `interlock: 1
+name: sudo
+nodes:
+  - id: isolated
+    timeout_minutes: 0.05
+    run: |
+      trap '' TERM
+      echo $$ > stubborn.pid
+      while true; do sleep 1; done
+`;
+
+describe.skipIf(!sudoRunner)('a node past its timeout, through sudo', () => {
+  let server: GitHubServer;
+  let ws: string;
+  let step: StepResult;
+  let ms: number;
+
+  beforeAll(async () => {
+    server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    server.state.repo(FULL).addIssue({ number: 91, title: 'Stubborn', labels: ['agent:sudo'] });
+    ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:sudo', GRAPH_FILE),
+      [GRAPH_FILE]: STUBBORN,
+    });
+    const t0 = Date.now();
+    step = await runStep(
+      issueStep(server, ws, 91, 'agent:sudo', {
+        inputs: { isolation: 'user', 'node-user': NODE_USER },
+        token: TOKEN,
+      }),
+    );
+    ms = Date.now() - t0;
+  }, 90_000);
+  afterAll(async () => server?.close());
+
+  it('fails the attempt as timed out instead of waiting for the node', () => {
+    expect(step.stdout).toMatch(/killed after timeout_minutes 0.05/);
+    // 3 s of timeout and 3 s of grace; the loop runs for ever unless it is killed as the node user.
+    expect(ms).toBeLessThan(60_000);
+  });
+
+  it('leaves nothing of the node user running', () => {
+    const uid = Number(execFileSync('id', ['-u', NODE_USER], { encoding: 'utf8' }).trim());
+    const pid = readFileSync(join(ws, 'stubborn.pid'), 'utf8').trim();
+    expect(alive(pid)).toBe(false);
+    expect(processesOf(uid)).toEqual([]);
+  });
+});
