@@ -99,7 +99,11 @@ const CHECKPOINT: Array<[string, string, string]> = [
   ['held_nodes', 'list of string', 'Interrupted `replay: never` nodes waiting for a person.'],
   ['escalated_nodes', 'list of string', 'Nodes whose last allowed attempt failed, waiting for a person.'],
   ['active_nodes', 'list of string', 'Nodes in flight: dispatched, with no result yet.'],
-  ['ready_nodes', 'list of string', 'Nodes that may be dispatched now, in declaration order (rule 1).'],
+  [
+    'ready_nodes',
+    'list of string',
+    'Nodes the next step acts on, in declaration order (rule 1): it dispatches them, skips them by their `execute_conditions`, or, for a node with `approval: before` never asked about, records that it awaits approval (`NodeAwaitingApproval`) and runs nothing.',
+  ],
   ['traversal_path', 'list of string', 'Nodes in the order they completed or were skipped.'],
   ['attempts', 'map of number', 'Attempts dispatched per node (0 for a node never dispatched).'],
   [

@@ -7,6 +7,7 @@ import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
+import { workspaceApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 
 export type Published =
@@ -70,8 +71,10 @@ export async function askForAttention(
     per_page: 100,
   });
   let asked = false;
+  const gated = nodes.some((n) => run.state.nodes.get(n)?.state === 'awaiting_approval');
+  const opts = gated ? { repoApprovals: workspaceApprovals(ctx) } : {};
   for (const node of nodes) {
-    const body = attentionFor(run.graph, run.state, node, runId);
+    const body = attentionFor(run.graph, run.state, node, runId, opts);
     const marker = body.slice(0, body.indexOf('\n'));
     if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
