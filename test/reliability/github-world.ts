@@ -41,6 +41,11 @@ export interface WorldOptions {
   files?: Record<string, string>;
   /** Tokens that act as logins of their own (`x[bot]` logins are bots), to tell writers apart in the log. */
   tokens?: Record<string, string>;
+  /**
+   * Called as each request arrives, before it is answered or faulted: what another job does at that moment
+   * (a race at a chosen request, made deterministic).
+   */
+  onRequest?: (request: { method: string; path: string }) => void;
 }
 
 export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionWorld> {
@@ -48,6 +53,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
+    ...(opts.onRequest ? { latencyMs: (r: { method: string; path: string }) => (opts.onRequest?.(r), 0) } : {}),
     repos: [
       {
         owner: OWNER,
