@@ -171,7 +171,7 @@ function requestsInSource(): string[] {
 
 async function faults(): Promise<void> {
   say('faults: recording the normal flows');
-  const { cases, baselines, points } = await faultCases(FLOWS, { every: true });
+  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs });
   say(`faults: ${cases.length} cases, ${jobs} at a time`);
   const t0 = Date.now();
   let done = 0;
@@ -191,8 +191,8 @@ async function faults(): Promise<void> {
   notes.push(`Fault flows: ${FLOWS.join('; ')}.`);
   row(
     'faults',
-    'request points (each request of each flow) / distinct request kinds',
-    `${points.length} / ${kinds.length}`,
+    'requests in the flows / points faulted (each kind once per face that makes it, a journal write first and last) / distinct kinds',
+    `${points.length} / ${faulted.length} / ${kinds.length}`,
   );
   row('faults', 'fault kinds (listed below)', FAULT_NAMES.length);
   notes.push(`Fault kinds: ${FAULT_NAMES.join(', ')}.`);

@@ -291,26 +291,57 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
   }
 }
 
-/** Every case of the given flows: each point × each fault, once and (when `every`) with retries run out. */
+/** The part of interlock a flow exercises: a step, its recovery, the post step, one of the modes, or the App. */
+export function faceOf(flow: FlowName): string {
+  if (flow.startsWith('app:')) return 'the App';
+  if (flow === 'action: post step') return 'the post step';
+  // Recovery writes what the last job left unfinished: a write of its own, before the step's.
+  if (flow.startsWith('action: recovery step')) return 'recovery';
+  if (flow.startsWith('action: mode')) return flow.slice('action: '.length);
+  return 'a step';
+}
+
+/** Requests that write the journal: a step's first and last writes (dispatch, record) play different parts. */
+const JOURNAL_WRITE = /^(PUT \/repos\/\{owner\}\/\{repo\}\/contents\/|PATCH \/repos\/\{owner\}\/\{repo\}\/check-runs\/)/;
+
+/**
+ * The points faulted: each request kind once for each face that makes it (its first place in the first flow of
+ * that face that makes it), and a journal write's last place there too. A kind's other places in the same face
+ * go through the same client call and the same handling; the flows are still all recorded, and every request
+ * kind in them is faulted.
+ */
+export function distinctPoints(points: Point[]): Point[] {
+  const firstFlow = new Map<string, FlowName>();
+  for (const p of points) {
+    const key = `${faceOf(p.flow)} ${p.kind}`;
+    if (!firstFlow.has(key)) firstFlow.set(key, p.flow);
+  }
+  return points.filter((p) => {
+    if (firstFlow.get(`${faceOf(p.flow)} ${p.kind}`) !== p.flow) return false;
+    if (p.nth === 1) return true;
+    const last = Math.max(...points.filter((q) => q.flow === p.flow && q.kind === p.kind).map((q) => q.nth));
+    return JOURNAL_WRITE.test(p.kind) && p.nth === last;
+  });
+}
+
+/**
+ * Every case of the given flows: each distinct point × each fault, once and (when `every`) with retries run out.
+ * The flows' normal runs are recorded once, side by side.
+ */
 export async function faultCases(
   flows: FlowName[] = FLOWS,
-  opts: { every?: boolean; sample?: boolean } = {},
-): Promise<{ cases: FaultCase[]; baselines: Map<FlowName, Baseline>; points: Point[] }> {
+  opts: { every?: boolean; jobs?: number } = {},
+): Promise<{ cases: FaultCase[]; baselines: Map<FlowName, Baseline>; points: Point[]; faulted: Point[] }> {
+  const recorded = await pool(flows, opts.jobs ?? concurrency(), recordPoints);
+  const baselines = new Map<FlowName, Baseline>(flows.map((f, i) => [f, recorded[i]!.baseline]));
+  const points = recorded.flatMap((r) => r.points);
+  const faulted = distinctPoints(points);
   const cases: FaultCase[] = [];
-  const baselines = new Map<FlowName, Baseline>();
-  const all: Point[] = [];
-  let k = 0;
-  for (const flow of flows) {
-    const { points, baseline } = await recordPoints(flow);
-    baselines.set(flow, baseline);
-    all.push(...points);
-    for (const point of points) {
-      const faults = opts.sample ? [FAULT_NAMES[k++ % FAULT_NAMES.length]!] : FAULT_NAMES;
-      for (const fault of faults) cases.push({ point, fault, mode: 'once' });
-      if (opts.every) for (const fault of faults) cases.push({ point, fault, mode: 'every' });
-    }
+  for (const point of faulted) {
+    for (const fault of FAULT_NAMES) cases.push({ point, fault, mode: 'once' });
+    if (opts.every) for (const fault of FAULT_NAMES) cases.push({ point, fault, mode: 'every' });
   }
-  return { cases, baselines, points: all };
+  return { cases, baselines, points, faulted };
 }
 
 export async function runFaultCases(
