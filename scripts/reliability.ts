@@ -18,6 +18,7 @@ import {
   type FaultResult,
   FLOWS,
   faultCases,
+  faultJobs,
   runFaultCases,
 } from '../test/reliability/api-faults.js';
 import { type Boundary, crashMatrix } from '../test/reliability/crash-model.js';
@@ -171,12 +172,13 @@ function requestsInSource(): string[] {
 
 async function faults(): Promise<void> {
   say('faults: recording the normal flows');
-  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs });
-  say(`faults: ${cases.length} cases, ${jobs} at a time`);
+  const at = values.jobs ? jobs : faultJobs();
+  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs: at });
+  say(`faults: ${cases.length} cases, ${at} at a time`);
   const t0 = Date.now();
   let done = 0;
   const results: FaultResult[] = await runFaultCases(cases, baselines, {
-    jobs,
+    jobs: at,
     onResult: (r) => {
       done++;
       if (r.outcome === 'broken') say(`  BROKEN ${r.id}\n    ${r.problems.join('\n    ')}`);
@@ -191,7 +193,7 @@ async function faults(): Promise<void> {
   notes.push(`Fault flows: ${FLOWS.join('; ')}.`);
   row(
     'faults',
-    'requests in the flows / points faulted (each kind once per face that makes it, a journal write first and last) / distinct kinds',
+    'requests in the flows / points faulted (each kind once per part that meets its failure, a journal write first and last) / distinct kinds',
     `${points.length} / ${faulted.length} / ${kinds.length}`,
   );
   row('faults', 'fault kinds (listed below)', FAULT_NAMES.length);
@@ -220,7 +222,11 @@ async function faults(): Promise<void> {
   const tries = percentiles(results.map((r) => r.tries));
   row('faults', 'tries of the faulted request: p50 / max', `${tries.p50} / ${tries.max}`);
   const t = percentiles(results.map((r) => r.ms));
-  row('faults', 'time: all cases / slowest case', `${secs(ms)} / ${(t.max / 1000).toFixed(1)} s`);
+  row(
+    'faults',
+    'time: all cases / slowest case',
+    `${secs(ms)} (${at} at a time) / ${(t.max / 1000).toFixed(1)} s`,
+  );
   const inSource = requestsInSource();
   const missed = inSource.filter((k) => !kinds.includes(k));
   row(

@@ -110,7 +110,12 @@ export function seed(c: Case, events: NewEvent[], opts: { progress?: boolean; ag
 export function writeJournal(c: Case, j: Journal): void {
   const path = `runs/${c.runId}.json`;
   const orphan = c.world.journalText(c.runId) === undefined && !c.world.repo.branchSha(JOURNAL_BRANCH);
-  c.world.repo.commitFiles(JOURNAL_BRANCH, { [path]: serializeJournal(j) }, {}, orphan ? { orphan: true } : {});
+  c.world.repo.commitFiles(
+    JOURNAL_BRANCH,
+    { [path]: serializeJournal(j) },
+    {},
+    orphan ? { orphan: true } : {},
+  );
 }
 
 /** Runs the bundle as a runner runs a step, killed after STEP_LIMIT_MS. */
@@ -132,9 +137,18 @@ export async function step(opts: StepOptions): Promise<FlowRun> {
 }
 
 /** Step options for the run's own event (an issue labeled, or a pull request opened) in a new running job. */
-export function stepFor(c: Case, inputs: Record<string, string>, extra: Partial<StepOptions> = {}): StepOptions {
+export function stepFor(
+  c: Case,
+  inputs: Record<string, string>,
+  extra: Partial<StepOptions> = {},
+): StepOptions {
   const base = c.world.step(c.ws, c.subject.number, {
-    inputs: { graph: c.graph.path, 'on-held': 'succeed', ...(c.store === 'git' ? {} : { store: c.store }), ...inputs },
+    inputs: {
+      graph: c.graph.path,
+      'on-held': 'succeed',
+      ...(c.store === 'git' ? {} : { store: c.store }),
+      ...inputs,
+    },
     env: c.env,
     ...extra,
   });

@@ -3,9 +3,8 @@
  * step of the bundled Action, a delivery to the App) and runs it, with payloads shaped as GitHub sends them.
  * Together they make every REST request in src/ (scripts/reliability.ts computes that list from the source).
  */
-import { checkRunName } from '../../src/approvals/check-run.js';
-import { actionIdentifier } from '../../src/approvals/check-run.js';
-import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
+import { parseJournal } from '../../src/journal/parse.js';
 import { webhookExample } from '../support/fixtures.js';
 import {
   type Case,
@@ -77,7 +76,10 @@ export interface FlowSpec {
 function planRecorded(c: Case): { earlier: Job; events: ReturnType<typeof started>[] } {
   const earlier = c.world.job();
   c.world.endJob(earlier.runId);
-  return { earlier, events: [started(c, earlier), dispatched('plan', 1, runnerOf(earlier)), recorded('plan', 1)] };
+  return {
+    earlier,
+    events: [started(c, earlier), dispatched('plan', 1, runnerOf(earlier)), recorded('plan', 1)],
+  };
 }
 
 /** ship was interrupted and waits for `/approve-rerun ship`. */
@@ -168,7 +170,12 @@ export const FLOW_SPECS = {
           {
             entry: 'post.js',
             job: c.job!,
-            state: { 'run-id': c.runId, graph: c.graph.path, subject: `issue-${c.subject.number}`, 'subject-sha': '' },
+            state: {
+              'run-id': c.runId,
+              graph: c.graph.path,
+              subject: `issue-${c.subject.number}`,
+              'subject-sha': '',
+            },
           },
         ),
       ),
@@ -191,7 +198,8 @@ export const FLOW_SPECS = {
       seed(c, planRecorded(c).events, { progress: false });
       let raced = false;
       c.onRequest = (r) => {
-        if (raced || r.method !== 'POST' || r.path !== `/repos/${FULL}/issues/${c.subject.number}/comments`) return;
+        if (raced || r.method !== 'POST' || r.path !== `/repos/${FULL}/issues/${c.subject.number}/comments`)
+          return;
         raced = true;
         const body = `<!-- interlock:progress ${c.runId} -->\nanother job`;
         const theirs = c.world.repo.addComment(c.subject.number, body, 'github-actions[bot]');
@@ -246,7 +254,13 @@ export const FLOW_SPECS = {
     subject: 'pr',
     prepare: (c) => {
       const repo = c.world.repo;
-      repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', title: 'Feature', labels: [NEEDS_HUMAN] });
+      repo.addPull({
+        number: PR_NUMBER,
+        head: 'feature',
+        base: 'main',
+        title: 'Feature',
+        labels: [NEEDS_HUMAN],
+      });
       repo.commitFiles('main', { '.github/interlock.yml': TEAM_CONFIG });
       repo.setCollaborator(TEAM_MEMBER, 'read');
       c.world.server.state.addOrg(OWNER, { reviewers: { members: { [TEAM_MEMBER]: 'member' } } });

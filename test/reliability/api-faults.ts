@@ -19,8 +19,8 @@ import {
   GRAPH_PATH,
   observe,
   REQUEST_TIMEOUT_MS,
-  STEP_LIMIT_MS,
   receive,
+  STEP_LIMIT_MS,
   step,
   stepFor,
 } from './api-faults-case.js';
@@ -291,18 +291,29 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
   }
 }
 
-/** The part of interlock a flow exercises: a step, its recovery, the post step, one of the modes, or the App. */
+/**
+ * Fault cases mostly wait (held sockets, `retry-after`, steps polling nothing): twice the usual scenarios at a
+ * time keep two cores busy. An explicit INTERLOCK_RELIABILITY_JOBS is taken as it is.
+ */
+export const faultJobs = (): number =>
+  process.env.INTERLOCK_RELIABILITY_JOBS ? concurrency() : 2 * concurrency();
+
+/**
+ * The part of interlock that meets a flow's failures: a step, its recovery, the post step, stuck mode, or the
+ * comment handler (src/approvals), which `mode: comment` and the App share.
+ */
 export function faceOf(flow: FlowName): string {
-  if (flow.startsWith('app:')) return 'the App';
+  if (flow.startsWith('app:') || flow === 'action: mode comment') return 'the comment handler';
   if (flow === 'action: post step') return 'the post step';
   // Recovery writes what the last job left unfinished: a write of its own, before the step's.
   if (flow.startsWith('action: recovery step')) return 'recovery';
-  if (flow.startsWith('action: mode')) return flow.slice('action: '.length);
+  if (flow === 'action: mode stuck') return 'stuck mode';
   return 'a step';
 }
 
 /** Requests that write the journal: a step's first and last writes (dispatch, record) play different parts. */
-const JOURNAL_WRITE = /^(PUT \/repos\/\{owner\}\/\{repo\}\/contents\/|PATCH \/repos\/\{owner\}\/\{repo\}\/check-runs\/)/;
+const JOURNAL_WRITE =
+  /^(PUT \/repos\/\{owner\}\/\{repo\}\/contents\/|PATCH \/repos\/\{owner\}\/\{repo\}\/check-runs\/)/;
 
 /**
  * The points faulted: each request kind once for each face that makes it (its first place in the first flow of
@@ -332,7 +343,7 @@ export async function faultCases(
   flows: FlowName[] = FLOWS,
   opts: { every?: boolean; jobs?: number } = {},
 ): Promise<{ cases: FaultCase[]; baselines: Map<FlowName, Baseline>; points: Point[]; faulted: Point[] }> {
-  const recorded = await pool(flows, opts.jobs ?? concurrency(), recordPoints);
+  const recorded = await pool(flows, opts.jobs ?? faultJobs(), recordPoints);
   const baselines = new Map<FlowName, Baseline>(flows.map((f, i) => [f, recorded[i]!.baseline]));
   const points = recorded.flatMap((r) => r.points);
   const faulted = distinctPoints(points);
@@ -349,7 +360,7 @@ export async function runFaultCases(
   baselines: Map<FlowName, Baseline>,
   opts: { jobs?: number; onResult?: (r: FaultResult) => void } = {},
 ): Promise<FaultResult[]> {
-  return pool(cases, opts.jobs ?? concurrency(), async (c) => {
+  return pool(cases, opts.jobs ?? faultJobs(), async (c) => {
     let r: FaultResult;
     try {
       r = await runFaultCase(c, baselines.get(c.point.flow)!);

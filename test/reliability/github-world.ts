@@ -48,12 +48,20 @@ export interface WorldOptions {
   onRequest?: (request: { method: string; path: string }) => void;
 }
 
+/** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
+function hookOnly(hook: (r: { method: string; path: string }) => void) {
+  return (r: { method: string; path: string }): number => {
+    hook(r);
+    return 0;
+  };
+}
+
 export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionWorld> {
   const server = await startGitHubServer({
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
-    ...(opts.onRequest ? { latencyMs: (r: { method: string; path: string }) => (opts.onRequest?.(r), 0) } : {}),
+    ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),
     repos: [
       {
         owner: OWNER,
