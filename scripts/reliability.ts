@@ -18,7 +18,6 @@ import {
   type FaultResult,
   FLOWS,
   faultCases,
-  faultJobs,
   runFaultCases,
 } from '../test/reliability/api-faults.js';
 import { type Boundary, crashMatrix } from '../test/reliability/crash-model.js';
@@ -172,13 +171,12 @@ function requestsInSource(): string[] {
 
 async function faults(): Promise<void> {
   say('faults: recording the normal flows');
-  const at = values.jobs ? jobs : faultJobs();
-  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs: at });
-  say(`faults: ${cases.length} cases, ${at} at a time`);
+  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs });
+  say(`faults: ${cases.length} cases, ${jobs} at a time`);
   const t0 = Date.now();
   let done = 0;
   const results: FaultResult[] = await runFaultCases(cases, baselines, {
-    jobs: at,
+    jobs,
     onResult: (r) => {
       done++;
       if (r.outcome === 'broken') say(`  BROKEN ${r.id}\n    ${r.problems.join('\n    ')}`);
@@ -222,11 +220,7 @@ async function faults(): Promise<void> {
   const tries = percentiles(results.map((r) => r.tries));
   row('faults', 'tries of the faulted request: p50 / max', `${tries.p50} / ${tries.max}`);
   const t = percentiles(results.map((r) => r.ms));
-  row(
-    'faults',
-    'time: all cases / slowest case',
-    `${secs(ms)} (${at} at a time) / ${(t.max / 1000).toFixed(1)} s`,
-  );
+  row('faults', 'time: all cases / slowest case', `${secs(ms)} / ${(t.max / 1000).toFixed(1)} s`);
   const inSource = requestsInSource();
   const missed = inSource.filter((k) => !kinds.includes(k));
   row(

@@ -292,13 +292,6 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
 }
 
 /**
- * Fault cases mostly wait (held sockets, `retry-after`, steps polling nothing): twice the usual scenarios at a
- * time keep two cores busy. An explicit INTERLOCK_RELIABILITY_JOBS is taken as it is.
- */
-export const faultJobs = (): number =>
-  process.env.INTERLOCK_RELIABILITY_JOBS ? concurrency() : 2 * concurrency();
-
-/**
  * The part of interlock that meets a flow's failures: a step, its recovery, the post step, stuck mode, or the
  * comment handler (src/approvals), which `mode: comment` and the App share.
  */
@@ -343,7 +336,7 @@ export async function faultCases(
   flows: FlowName[] = FLOWS,
   opts: { every?: boolean; jobs?: number } = {},
 ): Promise<{ cases: FaultCase[]; baselines: Map<FlowName, Baseline>; points: Point[]; faulted: Point[] }> {
-  const recorded = await pool(flows, opts.jobs ?? faultJobs(), recordPoints);
+  const recorded = await pool(flows, opts.jobs ?? concurrency(), recordPoints);
   const baselines = new Map<FlowName, Baseline>(flows.map((f, i) => [f, recorded[i]!.baseline]));
   const points = recorded.flatMap((r) => r.points);
   const faulted = distinctPoints(points);
@@ -360,7 +353,7 @@ export async function runFaultCases(
   baselines: Map<FlowName, Baseline>,
   opts: { jobs?: number; onResult?: (r: FaultResult) => void } = {},
 ): Promise<FaultResult[]> {
-  return pool(cases, opts.jobs ?? faultJobs(), async (c) => {
+  return pool(cases, opts.jobs ?? concurrency(), async (c) => {
     let r: FaultResult;
     try {
       r = await runFaultCase(c, baselines.get(c.point.flow)!);
