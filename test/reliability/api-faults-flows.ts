@@ -218,23 +218,6 @@ export const FLOW_SPECS = {
         payload: { schedule: '17 * * * *' },
       }),
   },
-  'action: mode comment': {
-    prepare: (c) => {
-      shipHeld(c);
-      c.delivery = commentDelivery(c, '/approve-rerun ship');
-    },
-    run: (c) =>
-      step({
-        apiUrl: c.world.server.url,
-        repository: FULL,
-        workspace: c.ws,
-        eventName: 'issue_comment',
-        payload: c.delivery!.payload,
-        inputs: { mode: 'comment' },
-        job: c.world.job(),
-        env: c.env,
-      }),
-  },
   'action: check-run store on a pull request': {
     subject: 'pr',
     store: 'check-run',
@@ -294,6 +277,23 @@ export const FLOW_SPECS = {
       c.delivery = commentDelivery(c, '/fail-run the release is called off');
     },
     run: deliver,
+  },
+  'action: mode comment': {
+    prepare: (c) => {
+      shipHeld(c);
+      c.delivery = commentDelivery(c, '/approve-rerun ship');
+    },
+    run: (c) =>
+      step({
+        apiUrl: c.world.server.url,
+        repository: FULL,
+        workspace: c.ws,
+        eventName: 'issue_comment',
+        payload: c.delivery!.payload,
+        inputs: { mode: 'comment' },
+        job: c.world.job(),
+        env: c.env,
+      }),
   },
 } satisfies Record<string, FlowSpec>;
 

@@ -293,7 +293,8 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
 
 /**
  * The part of interlock that meets a flow's failures: a step, its recovery, the post step, stuck mode, or the
- * comment handler (src/approvals), which `mode: comment` and the App share.
+ * comment handler (src/approvals), which the App and `mode: comment` share (the App's flows come first, so its
+ * own client meets the faults; the Action's client meets them in every other part).
  */
 export function faceOf(flow: FlowName): string {
   if (flow.startsWith('app:') || flow === 'action: mode comment') return 'the comment handler';
