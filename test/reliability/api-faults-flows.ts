@@ -20,10 +20,10 @@ import {
   stepFor,
   writeJournal,
 } from './api-faults-case.js';
-import { APPROVER, FULL, OWNER, REPO } from './github-world.js';
+import { APPROVER, FULL, OWNER, ourRepository } from './github-world.js';
 
 /** plan then ship, both `replay: never`, each leaving one line per attempt; ship's evidence asks GitHub. */
-export const GRAPH = `interlock: 1
+const graphValidating = (checks: string[]) => `interlock: 1
 name: faults
 nodes:
   - id: plan
@@ -32,25 +32,17 @@ nodes:
     depends_on: [plan]
     run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
     validates:
-      - branch: main
-      - issue: { state: open }
-`;
+${checks.map((c) => `      - ${c}\n`).join('')}`;
+
+export const GRAPH = graphValidating(['branch: main', 'issue: { state: open }']);
 
 /** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
-export const EVIDENCE_GRAPH = `interlock: 1
-name: faults
-nodes:
-  - id: plan
-    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
-  - id: ship
-    depends_on: [plan]
-    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
-    validates:
-      - pull_request: { head: feature }
-      - tag: v1.0.0
-      - release: v1.0.0
-      - check: { ref: main, name: ci/test }
-`;
+export const EVIDENCE_GRAPH = graphValidating([
+  'pull_request: { head: feature }',
+  'tag: v1.0.0',
+  'release: v1.0.0',
+  'check: { ref: main, name: ci/test }',
+]);
 
 /** Approvers listed by team: a person without write permission approves as a member. */
 const TEAM_CONFIG = `approvals:
@@ -108,7 +100,7 @@ export function commentDelivery(c: Case, body: string, login = APPROVER, labels:
 function buttonDelivery(c: Case, checkRunId: number, node: string) {
   const p = webhookExample('check_run', 'requested_action') as Record<string, unknown> & {
     check_run: Record<string, unknown>;
-    repository: Record<string, unknown> & { owner: Record<string, unknown> };
+    repository: Record<string, unknown>;
     sender: Record<string, unknown>;
   };
   p.check_run = {
@@ -120,14 +112,7 @@ function buttonDelivery(c: Case, checkRunId: number, node: string) {
   };
   p.requested_action = { identifier: actionIdentifier(c.graph, node) };
   p.sender = { ...p.sender, login: APPROVER, type: 'User' };
-  p.repository = {
-    ...p.repository,
-    name: REPO,
-    full_name: FULL,
-    html_url: `https://github.com/${FULL}`,
-    default_branch: 'main',
-    owner: { ...p.repository.owner, login: OWNER },
-  };
+  p.repository = ourRepository(p.repository);
   delete p.installation;
   return { name: 'check_run', payload: p };
 }

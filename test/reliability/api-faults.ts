@@ -186,6 +186,70 @@ export async function recordPoints(
 export const caseId = (c: FaultCase) =>
   `${c.point.flow} · ${c.point.kind} #${c.point.nth} · ${c.fault}${c.mode === 'every' ? ' (every try)' : ''}`;
 
+type Observed = ReturnType<typeof observe>;
+
+/** Right after the flow: the journal parses, folds and kept every earlier event and every acknowledged one. */
+function checkAfterFlow(k: Case, before: Observed, after: Observed, r: FlowRun, p: Problems): void {
+  if (after.text !== undefined && !after.journal) p.add('the journal no longer parses');
+  if (before.journal && after.journal) {
+    const lost = before.journal.events.findIndex(
+      (e, i) => canonical(e) !== canonical(after.journal!.events[i]),
+    );
+    p.check(lost < 0, `event ${lost + 1} of the journal before the flow is missing or changed`);
+  }
+  if (after.journal) {
+    try {
+      fold(after.journal, k.graph);
+    } catch (e) {
+      p.add(`the journal does not fold: ${(e as Error).message}`);
+    }
+    for (const a of acksIn('flow', r.log))
+      p.check(
+        after.journal.events.some((e) => e.type === a.type && 'node' in e && e.node === a.node),
+        `acknowledged ${a.type} ${a.node} is missing`,
+      );
+  }
+  const dup = after.effects.filter((l, i) => after.effects.indexOf(l) !== i);
+  p.check(dup.length === 0, `side effects repeated: ${dup.join(', ')}`);
+}
+
+/** At the end: the run ended as it should (when it had to be finished), nothing repeated, no rerun unapproved. */
+function checkEnd(k: Case, flow: FlowName, continued: boolean, p: Problems): void {
+  const end = observe(k);
+  if (!end.journal) return;
+  const cp = fold(end.journal, k.graph).checkpoint;
+  const ends = flowSpec(flow).ends ?? 'completed';
+  if (continued) p.check(cp.status === ends, `the run ended ${cp.status}, not ${ends}`);
+  const dupEnd = end.effects.filter((l, i) => end.effects.indexOf(l) !== i);
+  p.check(dupEnd.length === 0, `side effects repeated by the end: ${dupEnd.join(', ')}`);
+  // A never node runs again after an interruption only with an approval.
+  const events = end.journal.events;
+  for (const node of k.graph.nodes.map((n) => n.id)) {
+    let interrupted = 0;
+    for (const e of events) {
+      if (!('node' in e) || e.node !== node) continue;
+      if (e.type === 'NodeInterrupted') interrupted = e.attempt;
+      if (e.type === 'NodeDispatched' && interrupted && e.attempt === interrupted + 1)
+        p.check(
+          events.some((x) => x.type === 'RerunApproved' && x.node === node && x.attempt === interrupted),
+          `${node} attempt ${e.attempt} ran after an interruption without approval`,
+        );
+    }
+  }
+}
+
+/** How the flow came out against its normal run; a give-up must say what state the run is in. */
+function classify(r: FlowRun, same: boolean, baseline: Baseline, p: Problems): FaultResult['outcome'] {
+  if (r.ok && same) return warningsIn(r.log) > baseline.warnings ? 'degraded' : 'recovered';
+  // The step succeeded with another end state: acceptable only when it says so (a failed check, say).
+  if (r.ok) return 'degraded';
+  p.check(
+    SAYS_STATE.test(r.error ?? ''),
+    `the failure does not say what state the run is in: ${r.error ?? '(no ::error:: line)'}`,
+  );
+  return 'gave-up';
+}
+
 /** Runs one case in a world of its own. */
 export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<FaultResult> {
   const root = mkdtempSync(join(tmpdir(), 'interlock-faults-'));
@@ -214,66 +278,13 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
     const bound = 16;
     p.check(tries <= bound, `${tries} tries of the faulted request (at most ${bound})`);
     const after = observe(k);
-    if (after.text !== undefined && !after.journal) p.add('the journal no longer parses');
-    if (before.journal && after.journal) {
-      const lost = before.journal.events.findIndex(
-        (e, i) => canonical(e) !== canonical(after.journal!.events[i]),
-      );
-      p.check(lost < 0, `event ${lost + 1} of the journal before the flow is missing or changed`);
-    }
-    if (after.journal) {
-      try {
-        fold(after.journal, k.graph);
-      } catch (e) {
-        p.add(`the journal does not fold: ${(e as Error).message}`);
-      }
-      for (const a of acksIn('flow', r.log))
-        p.check(
-          after.journal.events.some((e) => e.type === a.type && 'node' in e && e.node === a.node),
-          `acknowledged ${a.type} ${a.node} is missing`,
-        );
-    }
-    const dup = after.effects.filter((l, i) => after.effects.indexOf(l) !== i);
-    p.check(dup.length === 0, `side effects repeated: ${dup.join(', ')}`);
+    checkAfterFlow(k, before, after, r, p);
     const same = canonical(shape(after.journal)) === canonical(baseline.shape);
-    let outcome: FaultResult['outcome'];
-    if (r.ok && same) outcome = warningsIn(r.log) > baseline.warnings ? 'degraded' : 'recovered';
-    else if (!r.ok) {
-      outcome = 'gave-up';
-      p.check(
-        SAYS_STATE.test(r.error ?? ''),
-        `the failure does not say what state the run is in: ${r.error ?? '(no ::error:: line)'}`,
-      );
-    } else {
-      // The step succeeded with another end state: acceptable only when it says so (a failed check, say).
-      outcome = 'degraded';
-    }
+    let outcome = classify(r, same, baseline, p);
     // A flow that ended elsewhere than the normal run: GitHub heals, and the run must still be finished.
     const continued = !same || !r.ok;
     if (continued) await finish(k, c.point.flow, p);
-    const end = observe(k);
-    if (end.journal) {
-      const cp = fold(end.journal, k.graph).checkpoint;
-      const ends = flowSpec(c.point.flow).ends ?? 'completed';
-      if (continued) p.check(cp.status === ends, `the run ended ${cp.status}, not ${ends}`);
-      const dupEnd = end.effects.filter((l, i) => end.effects.indexOf(l) !== i);
-      p.check(dupEnd.length === 0, `side effects repeated by the end: ${dupEnd.join(', ')}`);
-      // A never node runs again after an interruption only with an approval.
-      for (const node of k.graph.nodes.map((n) => n.id)) {
-        let interrupted = 0;
-        for (const e of end.journal.events) {
-          if (!('node' in e) || e.node !== node) continue;
-          if (e.type === 'NodeInterrupted') interrupted = e.attempt;
-          if (e.type === 'NodeDispatched' && interrupted && e.attempt === interrupted + 1)
-            p.check(
-              end.journal.events.some(
-                (x) => x.type === 'RerunApproved' && x.node === node && x.attempt === interrupted,
-              ),
-              `${node} attempt ${e.attempt} ran after an interruption without approval`,
-            );
-        }
-      }
-    }
+    checkEnd(k, c.point.flow, continued, p);
     if (p.list.length) outcome = 'broken';
     return {
       id: caseId(c),

@@ -147,14 +147,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
         user: { ...(p.comment.user as object), login, type: 'User' },
       };
       p.sender = { ...p.sender, login, type: 'User' };
-      p.repository = {
-        ...p.repository,
-        name: REPO,
-        full_name: FULL,
-        html_url: `https://github.com/${FULL}`,
-        default_branch: 'main',
-        owner: { ...p.repository.owner, login: OWNER },
-      };
+      p.repository = ourRepository(p.repository);
       delete p.installation;
       return p as unknown as Record<string, unknown>;
     },
@@ -167,6 +160,20 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     close: () => server.close(),
   };
   return world;
+}
+
+/** A webhook example's `repository`, made this world's repository. */
+export function ourRepository(repository: Record<string, unknown>): Record<string, unknown> & {
+  owner: Record<string, unknown>;
+} {
+  return {
+    ...repository,
+    name: REPO,
+    full_name: FULL,
+    html_url: `https://github.com/${FULL}`,
+    default_branch: 'main',
+    owner: { ...(repository.owner as Record<string, unknown>), login: OWNER },
+  };
 }
 
 /** A workspace directory with these files (a checkout of the repository, as the runner gives a step). */
