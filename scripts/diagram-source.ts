@@ -16,8 +16,9 @@ export const DIAGRAM_SVG = 'docs/images/example-graph.svg';
 
 /**
  * The moment of the demo (`npm run demo`) when a person is asked: `implement` passed on its third
- * approach, `docs` was interrupted and reran by itself (replay: safe), and `publish` was interrupted
- * and is held (replay: never). Folded by the journal code, like `interlock status` does.
+ * approach, `docs` was interrupted and reran by itself (replay: safe), and `publish`, approved before it ran
+ * (approval: before), was interrupted and is held (replay: never). Folded by the journal code, like
+ * `interlock status` does.
  */
 export function demoState(graph: Graph): RunState {
   const runner = { kind: 'local' as const, host: 'demo' };
@@ -68,6 +69,15 @@ export function demoState(graph: Graph): RunState {
       interrupted('docs', 1),
       dispatched('docs', 2),
       ok('docs', 2),
+      { type: 'NodeAwaitingApproval', node: 'publish', graph_hash: graph.hash },
+      {
+        type: 'NodeApproved',
+        node: 'publish',
+        approved_by: 'alice',
+        source: 'cli:alice',
+        graph_hash: graph.hash,
+        required: 1,
+      },
       dispatched('publish', 1),
       interrupted('publish', 1),
     ],

@@ -31,6 +31,7 @@ import {
   payloads,
 } from '../test/reliability/injection.js';
 import { fileStoreRace, gitStoreRace, type RaceResult } from '../test/reliability/races.js';
+import { type CheckRunRaceResult, checkRunStoreRace } from '../test/reliability/races-check-run.js';
 import { concurrency, percentiles, pool } from '../test/reliability/support.js';
 
 const SUITES = ['crash', 'races', 'faults', 'hostile', 'injection', 'fuzz'] as const;
@@ -140,10 +141,35 @@ function raceRows(r: RaceResult): void {
   for (const p of r.problems) failures.push(`races ${s}: ${p}`);
 }
 
+/** The check-run store has no compare-and-swap: its rows say what was lost and that no loss went unreported. */
+function checkRunRaceRows(r: CheckRunRaceResult): void {
+  const s = `check-run store, ${r.writers} Action steps on one run`;
+  row(
+    'races',
+    `${s}: events / nodes run twice / dispatches lost / nodes unrecorded`,
+    `${r.events} / ${r.ranTwice} / ${r.lostDispatches} / ${r.unrecorded}`,
+  );
+  row(
+    'races',
+    `${s}: steps that failed saying "a lost update" / for another reason`,
+    `${r.detected} / ${r.otherFailures}`,
+  );
+  row(
+    'races',
+    `${s}: check-run writes / reads; the run after one more step / time`,
+    `${r.writes} / ${r.reads}; ${r.finishedAs} / ${secs(r.ms)}`,
+  );
+  for (const p of r.problems) failures.push(`races ${s}: ${p}`);
+}
+
 async function races(): Promise<void> {
   say(`races: ${WRITERS} writers on each store`);
   raceRows(await fileStoreRace(WRITERS));
   raceRows(await gitStoreRace(WRITERS));
+  for (const n of [2, 4, 8]) {
+    say(`races: ${n} writers on the check-run store`);
+    checkRunRaceRows(await checkRunStoreRace(n));
+  }
 }
 
 // --- API faults -----------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const GUIDANCE = 'Publish to the staging channel first.';
 const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'interlock-demo-'));
 copyFileSync(join(here, 'fix-bug.yml'), join(dir, 'fix-bug.yml'));
@@ -68,7 +69,7 @@ async function main() {
   );
   say(
     'Validate the graph',
-    'Four nodes: reproduce → implement (an agent) → docs (replay: safe) → publish (replay: never).',
+    'Four nodes: reproduce → implement (an agent) → docs (replay: safe) → publish (approval: before, replay: never).',
   );
   await interlock('validate', 'fix-bug.yml');
 
@@ -81,10 +82,24 @@ async function main() {
 
   say(
     'Run again: recovery finds "docs" interrupted; it is replay: safe, so it simply runs again',
-    'Then "publish" starts, and the machine dies again.',
+    'Then the run stops before "publish": it has approval: before, so it waits for a person. No process waits.',
   );
+  await interlock('run', 'fix-bug.yml', '--all');
+
+  say(
+    'A person decides before the risky step: alice approves "publish", with a line of guidance for it',
+    'The guidance is recorded with her approval and given to the node as data, never run.',
+  );
+  await interlock('approve', 'publish', '--by', 'alice', '--guidance', GUIDANCE);
+
+  say('Run again: "publish" starts with the guidance in its context, and the machine dies mid-publish');
   writeFileSync(join(dir, '.slow-publish'), '');
   await crash(start(['run', 'fix-bug.yml', '--all']), 'publish');
+  const context = JSON.parse(readFileSync(join(dir, 'publish-context.json'), 'utf8')) as {
+    guidance?: Array<{ by: string; text: string }>;
+  };
+  for (const g of context.guidance ?? [])
+    process.stdout.write(`   $INTERLOCK_CONTEXT gave "publish" the guidance from ${g.by}: ${g.text}\n`);
 
   say('Run again: "publish" is replay: never, so it is held — nothing runs it again on its own');
   await interlock('run', 'fix-bug.yml');

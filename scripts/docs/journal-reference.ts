@@ -99,7 +99,11 @@ const CHECKPOINT: Array<[string, string, string]> = [
   ['held_nodes', 'list of string', 'Interrupted `replay: never` nodes waiting for a person.'],
   ['escalated_nodes', 'list of string', 'Nodes whose last allowed attempt failed, waiting for a person.'],
   ['active_nodes', 'list of string', 'Nodes in flight: dispatched, with no result yet.'],
-  ['ready_nodes', 'list of string', 'Nodes that may be dispatched now, in declaration order (rule 1).'],
+  [
+    'ready_nodes',
+    'list of string',
+    'Nodes the next step acts on, in declaration order (rule 1): it dispatches them, skips them by their `execute_conditions`, or, for a node with `approval: before` never asked about, records that it awaits approval (`NodeAwaitingApproval`) and runs nothing.',
+  ],
   ['traversal_path', 'list of string', 'Nodes in the order they completed or were skipped.'],
   ['attempts', 'map of number', 'Attempts dispatched per node (0 for a node never dispatched).'],
   [
@@ -286,7 +290,9 @@ export function journalReference(): string {
     '  journal.',
     "- `git`: the version is the file's blob sha; GitHub refuses a write that names a stale sha (409, or 422).",
     '- `check-run`: GitHub has no compare-and-swap for check runs. A write re-reads the check run first and',
-    '  reads it back after: that detects a lost update but cannot prevent one. Use it with one writer per run.',
+    '  reads it back after, and the step reads it once more when it ends: a writer whose events another writer',
+    '  overwrote fails saying which were lost. That detects a lost update but cannot prevent one (racing',
+    '  steps lost records and dispatches, and a `never` node ran twice: docs/RELIABILITY.md). One writer per run.',
     '',
     'On a conflict the writer reads again, folds, and decides again from the new state: it never appends the',
     'events it had decided on without looking. A write whose answer was lost (a timeout, a 5xx) is followed',

@@ -3,9 +3,11 @@ import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
+import { workspaceApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 
 export type Published =
@@ -31,7 +33,8 @@ export async function publishResult(
       ctx,
       setup.store,
       cur,
-      progressComment(graph, state, { workflowRun: runUrl }),
+      progressComment(graph, state, { workflowRun: runUrl }) +
+        checkRunPointer(setup.store, cur.journal.run_id),
       issue_number,
     );
     const attention = new Set<string>();
@@ -68,8 +71,10 @@ export async function askForAttention(
     per_page: 100,
   });
   let asked = false;
+  const gated = nodes.some((n) => run.state.nodes.get(n)?.state === 'awaiting_approval');
+  const opts = gated ? { repoApprovals: workspaceApprovals(ctx) } : {};
   for (const node of nodes) {
-    const body = attentionFor(run.graph, run.state, node, runId);
+    const body = attentionFor(run.graph, run.state, node, runId, opts);
     const marker = body.slice(0, body.indexOf('\n'));
     if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });

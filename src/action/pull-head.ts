@@ -1,26 +1,26 @@
 /**
- * A pull request subject's commits, for the check-run store: its head (where a run's check run goes) and its
- * earlier commits (where a run that has not moved to the head yet still is). Resuming by run id from a
+ * A pull request subject's commits, for the check-run store: its head (where a run's check run goes) and where a
+ * run that has not moved to the head yet still is (after a push, or a force-push). Resuming by run id from a
  * `workflow_dispatch` runs at the default branch's sha, not the pull request's head: the head is asked for.
  */
 import type { CheckRunHistory } from '../store/check-run.js';
+import { pullRequestHistory } from '../store/check-run-pull.js';
 import type { ActionContext } from './context.js';
 import type { Subject } from './subject.js';
 
-/** The pull request's earlier commits, newest first, asked for only when the head holds no check run. */
+/**
+ * Where the pull request's run may have its check run besides the head: a `synchronize` event's `before`, the
+ * pointer in interlock's progress comment, the pull request's earlier commits (asked for only when needed).
+ */
 export function pullHistory(ctx: ActionContext, subject: Subject): CheckRunHistory {
   if (subject.kind !== 'pr' || !subject.number) return {};
-  const pull_number = subject.number;
-  return {
-    earlierShas: async () => {
-      const commits = await ctx.octokit.paginate(ctx.octokit.rest.pulls.listCommits, {
-        ...ctx.repo,
-        pull_number,
-        per_page: 100,
-      });
-      return commits.map((c) => c.sha).reverse();
-    },
-  };
+  const before = ctx.payload.action === 'synchronize' ? ctx.payload.before : undefined;
+  return pullRequestHistory({
+    octokit: ctx.octokit,
+    repo: ctx.repo,
+    pull: subject.number,
+    ...(typeof before === 'string' ? { before } : {}),
+  });
 }
 
 /** A pull request subject with its head commit, asked of GitHub when the event did not carry it. */

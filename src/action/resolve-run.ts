@@ -13,6 +13,7 @@ import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
+import { RunLost } from '../store/check-run.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
 import { resumeLookup, withPullHead } from './pull-head.js';
@@ -80,6 +81,11 @@ function noJournalToResume(runId: string, where: Subject, ctx: ActionContext): s
   return `run-id "${runId}": no journal at ${store} to resume, and no graph input to start it with: check the run id, or give the graph input (graph: .github/interlock/<graph>.yml) to start run "${runId}" afresh`;
 }
 
+const unlessLost = (e: unknown): null => {
+  if (e instanceof RunLost) return null;
+  throw e;
+};
+
 /** The graph, run id, subject and store this step works on; or why there is none. */
 export async function resolveRun(
   ctx: ActionContext,
@@ -99,9 +105,11 @@ export async function resolveRun(
     const stored = await makeStore(ctx, givenRunId, where).read();
     // A new id for the same subject (`<name>/issue-<n>-2`) starts afresh from the run before it.
     const before = stored ? undefined : previousRunId(givenRunId);
-    const earlier = before ? await makeStore(ctx, before, where).read() : null;
+    // The run before it may be lost (a force-push took its check run away): starting afresh is the way out of that.
+    const earlier = before ? await makeStore(ctx, before, where).read().catch(unlessLost) : null;
     target = resumeFrom((stored ?? earlier)?.journal, target);
     if (!stored && !earlier) missing = noJournalToResume(givenRunId, where, ctx);
+    if (!stored && !earlier && before && where.kind === 'pr') target = { ...target, subject: where };
     target = { ...target, subject: await withPullHead(ctx, target.subject) };
   }
   if (!target.graphPath) {

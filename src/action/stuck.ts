@@ -1,13 +1,15 @@
 import { parseSubjectLabel } from '../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../journal/stuck.js';
 import { GitRuns } from '../store/git-runs.js';
+import { type JournalFile, recoverLostRunners } from './lost-runners.js';
 import type { ActionContext, ActionResult } from './main.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;
 
 /**
- * For a scheduled workflow: finds runs on the journal branch with no activity past `stuck-after`, and reports
- * each on its subject once per stall (a marker names the run and its last event), not once per schedule tick.
+ * For a scheduled workflow: first records the attempts of runners that were lost (lost-runners.ts), then finds
+ * runs on the journal branch with no activity past `stuck-after`, and reports each on its subject once per stall
+ * (a marker names the run and its last event), not once per schedule tick.
  */
 export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   if (ctx.inputs.store !== 'git')
@@ -28,13 +30,21 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
     ctx.io.setOutput('stuck', '[]');
     return { outputs: { stuck: '[]' } };
   }
-  const files: Array<{ file: string; text: string }> = [];
+  const files: Array<JournalFile & { file: string }> = [];
   for (const run of runs) {
     if (!run.version) continue;
     const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
-    files.push({ file: run.where, text: Buffer.from(blob.data.content, 'base64').toString('utf8') });
+    const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
+    files.push({ file: run.where, runId: run.runId, version: run.version, text });
   }
-  const found = stuckRuns(files, Date.now(), threshold);
+  // First the runs whose runner was lost: recorded now, they are active again, not idle.
+  const lost = await recoverLostRunners(ctx, files);
+  const recovered = new Set(lost.map((l) => l.run_id));
+  const found = stuckRuns(
+    files.filter((f) => !recovered.has(f.runId)),
+    Date.now(),
+    threshold,
+  );
   for (const s of found) {
     ctx.io.warning(
       `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
@@ -57,8 +67,12 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   }
   const out = JSON.stringify(found);
   ctx.io.setOutput('stuck', out);
+  const lostLines = lost.map(
+    (l) =>
+      `- \`${l.run_id}\`: its runner was lost; interrupted ${l.interrupted.map((n) => `\`${n}\``).join(', ')}${l.held.length ? `; held for a person: ${l.held.map((n) => `\`/approve-rerun ${n}\``).join(', ')}` : ''}`,
+  );
   await ctx.io.summary(
-    `## interlock · stuck runs\n\n${found.length ? found.map((s) => `- \`${s.run_id}\`: idle ${s.idle}, last ${s.last_event}`).join('\n') : `No run idle for over ${ctx.inputs['stuck-after']}.`}\n`,
+    `## interlock · stuck runs\n\n${found.length ? found.map((s) => `- \`${s.run_id}\`: idle ${s.idle}, last ${s.last_event}`).join('\n') : `No run idle for over ${ctx.inputs['stuck-after']}.`}\n${lostLines.length ? `\n### Lost runners\n\n${lostLines.join('\n')}\n` : ''}`,
   );
   return { outputs: { stuck: out } };
 }

@@ -1,11 +1,13 @@
 /**
  * Run lookup, the shell: the runs a command may mean, read from both stores (the journal branch, and for a pull
- * request the check runs on its head and earlier commits), each with the subject its journal records. Run ids
+ * request the check runs on its head and earlier commits and where interlock's progress comments point), each
+ * with the subject its journal records. Run ids
  * only narrow which journals are read (the subject's label as the last part, or with a `-<k>` suffix for a run
  * started afresh); a run named in the command is always read; the recorded subject decides.
  */
 import { runIsAbout, type SubjectRef, subjectLabel } from '../journal/run-id.js';
-import { CheckRunRuns, CheckRunStore } from '../store/check-run.js';
+import { CheckRunStore, RunLost } from '../store/check-run.js';
+import { pullRequestHistory, pullRequestRuns } from '../store/check-run-pull.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore, StoredJournal } from '../store/types.js';
 import type { HandlerDeps } from './deps.js';
@@ -17,20 +19,13 @@ export interface FoundRun extends RunFacts {
   stored: StoredJournal;
 }
 
-/** A pull request's head and its earlier commits (newest first), where its check-run journals are. */
-async function pullCommits(deps: HandlerDeps, number: number) {
+/** A pull request's head, its history, and the check-run runs on it with the commit each was seen on. */
+async function pullRuns(deps: HandlerDeps, number: number) {
   const { data } = await deps.octokit.rest.pulls.get({ ...deps.repo, pull_number: number });
-  const earlierShas = async () =>
-    (
-      await deps.octokit.paginate(deps.octokit.rest.pulls.listCommits, {
-        ...deps.repo,
-        pull_number: number,
-        per_page: 100,
-      })
-    )
-      .map((c) => c.sha)
-      .reverse();
-  return { head: data.head.sha, earlierShas };
+  const { octokit, repo } = deps;
+  const history = pullRequestHistory({ octokit, repo, pull: number });
+  const runs = await pullRequestRuns({ octokit, repo, head: data.head.sha, history });
+  return { head: data.head.sha, history, runs };
 }
 
 const hinted = (runId: string, label: string) =>
@@ -38,7 +33,11 @@ const hinted = (runId: string, label: string) =>
 
 async function readFound(runId: string, stores: JournalStore[]): Promise<FoundRun | undefined> {
   for (const store of stores) {
-    const stored = await store.read();
+    // A run lost to a force-push has nothing a command could settle: the step that meets it says how to go on.
+    const stored = await store.read().catch((e: unknown) => {
+      if (e instanceof RunLost) return null;
+      throw e;
+    });
     if (!stored) continue;
     const started = stored.journal.events[0];
     const ended = stored.journal.events.some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed');
@@ -52,16 +51,19 @@ async function readFound(runId: string, stores: JournalStore[]): Promise<FoundRu
 export async function findRuns(deps: HandlerDeps, subject: SubjectRef, named?: string): Promise<FoundRun[]> {
   const label = subjectLabel(subject);
   const gitIds = await listRunIds(deps);
-  const pull = subject.kind === 'pr' ? await pullCommits(deps, subject.number) : undefined;
-  const checkIds = pull
-    ? ((await new CheckRunRuns(deps.octokit, deps.repo, pull.head).listRuns()) ?? []).map((r) => r.runId)
-    : [];
+  const pull = subject.kind === 'pr' ? await pullRuns(deps, subject.number) : undefined;
+  const checkIds = pull ? [...pull.runs.keys()] : [];
   const ids = named ? [named] : [...new Set([...gitIds, ...checkIds])].filter((id) => hinted(id, label));
   const found: FoundRun[] = [];
   for (const runId of ids.sort()) {
     const git = new GitStore(deps.octokit, deps.repo, runId, deps.journalBranch);
+    // Where the listing saw the run is where its read looks first, after the head.
+    const seen = pull?.runs.get(runId);
     const check = pull
-      ? new CheckRunStore(deps.octokit, deps.repo, runId, pull.head, { earlierShas: pull.earlierShas })
+      ? new CheckRunStore(deps.octokit, deps.repo, runId, pull.head, {
+          ...pull.history,
+          ...(seen ? { before: seen } : {}),
+        })
       : undefined;
     const order: (JournalStore | undefined)[] = checkIds.includes(runId) ? [check, git] : [git, check];
     const f = await readFound(

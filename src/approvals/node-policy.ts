@@ -37,7 +37,9 @@ export async function checkNodePolicy(
 ): Promise<NodePolicyCheck> {
   const policy = effectivePolicy(t.config.approvals, nodeById(t.graph, t.node));
   for (const level of policy.levels.filter((l) => l.where !== 'repository')) {
-    const facts = await gatherAuthFacts(deps, asApprovals(level), 'settle', t.login);
+    const facts = await gatherAuthFacts(deps, asApprovals(level), 'settle', t.login, {
+      permissionSatisfies: level.permission !== undefined,
+    });
     const r = authorizeLevel(level, facts);
     if (!r.ok)
       return { ok: false, reason: `${r.reason} (the graph's or node's \`approvals:\` for "${t.node}")` };

@@ -4,6 +4,15 @@ import { statusOf } from '../github/status.js';
 import { type AuthFacts, type Need, permissionOf, teamsToAsk } from './authorize.js';
 import type { HandlerDeps } from './deps.js';
 
+/** How a level counts a person's permission. */
+export interface Counting {
+  /**
+   * `false` for a graph's or node's level that names only approvers: no permission satisfies it, so the teams
+   * are asked about whatever the person's permission (an admin in the listed team approves). Default `true`.
+   */
+  permissionSatisfies?: boolean;
+}
+
 /**
  * Gathers what `authorize` decides on: the person's permission (collaborator permission API) and, only when
  * that does not settle it, their membership of the teams listed under `approvals.approvers`.
@@ -13,6 +22,7 @@ export async function gatherAuthFacts(
   approvals: Approvals,
   need: Need,
   login: string,
+  counting: Counting = {},
 ): Promise<AuthFacts> {
   let answer: { permission?: string; role_name?: string } | null = null;
   try {
@@ -23,7 +33,8 @@ export async function gatherAuthFacts(
   }
   const permission = permissionOf(answer);
   const teams: AuthFacts['teams'] = {};
-  for (const team of teamsToAsk(approvals, need, login, permission)) {
+  const counted = counting.permissionSatisfies === false ? 'none' : permission;
+  for (const team of teamsToAsk(approvals, need, login, counted)) {
     const [org, slug] = team.split('/') as [string, string];
     try {
       const r = await deps.octokit.rest.teams.getMembershipForUserInOrg({

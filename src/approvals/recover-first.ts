@@ -22,6 +22,22 @@ function commandWords(command: Exclude<Command, { kind: 'status' }>): string {
   return '/fail-run <reason>';
 }
 
+/**
+ * Recovery from outside any job (the comment handler, `mode: stuck`): asks GitHub whether each in-flight
+ * attempt's workflow run has ended and records those that have as interrupted. One home for the rule.
+ */
+export function recoverEnded(
+  deps: Pick<HandlerDeps, 'octokit' | 'repo'>,
+  opts: { setup: RunSetup; recoveredBy: string; runner: RunnerInfo },
+): ReturnType<typeof recover> {
+  return recover({
+    ...opts.setup,
+    probe: (_node, d) => probeActions(deps.octokit, deps.repo, NO_JOB, d, Date.now()),
+    recoveredBy: opts.recoveredBy,
+    runner: () => opts.runner,
+  });
+}
+
 /** Recovers the named node when its executor is gone; else why the command must wait, and what to do. */
 export async function recoverFirst(
   deps: HandlerDeps,
@@ -36,11 +52,10 @@ export async function recoverFirst(
   const { command, state } = opts;
   if (command.kind === 'fail-run') return { ok: true };
   if (state.nodes.get(command.node)?.state !== 'in_flight') return { ok: true };
-  const r = await recover({
-    ...opts.setup,
-    probe: (_node, d) => probeActions(deps.octokit, deps.repo, NO_JOB, d, Date.now()),
+  const r = await recoverEnded(deps, {
+    setup: opts.setup,
     recoveredBy: `interlock, on ${opts.login}'s ${command.kind === 'approve-rerun' ? '/approve-rerun' : '/settle'}`,
-    runner: () => opts.runner,
+    runner: opts.runner,
   });
   if (r.interrupted.includes(command.node)) return { ok: true };
   const left = r.left.find((l) => l.node === command.node);

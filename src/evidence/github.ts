@@ -2,6 +2,7 @@ import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
 import type { Check } from '../graph/schema.js';
 import type { Evidence } from '../journal/events.js';
+import { checkRunCheck } from './check-run.js';
 
 /** What GitHub checks need: a client, the repository, and the run's subject (issue or pull request number). */
 export interface GitHubEvidence {
@@ -69,28 +70,6 @@ async function pullRequestCheck(spec: Spec<'pull_request'>, gh: GitHubEvidence):
     observed: shown
       ? `#${shown.number} ${stateOf(shown)} ${shown.html_url} head ${shown.head.sha.slice(0, 12)}${ok.length ? '' : ' (not as required)'}`
       : `no pull request for head ${spec.head}`,
-  };
-}
-
-async function checkRunCheck(spec: Spec<'check'>, gh: GitHubEvidence): Promise<Evidence> {
-  const want = spec.conclusion ?? 'success';
-  const { data } = await gh.octokit.rest.checks.listForRef({
-    ...gh.repo,
-    ref: spec.ref,
-    check_name: spec.name,
-    filter: 'latest',
-  });
-  // Only the named app's check runs count: another app's (a node's token) are reported, never accepted.
-  const run = data.check_runs.find((r) => !spec.app || r.app?.slug === spec.app);
-  const others =
-    data.check_runs.length && !run ? ` (only from ${data.check_runs[0]!.app?.slug ?? 'an unknown app'})` : '';
-  const by = spec.app ? ` by ${spec.app}` : '';
-  return {
-    check: `check "${spec.name}" on ${spec.ref} ${want}${by}`,
-    passed: run?.status === 'completed' && run.conclusion === want,
-    observed: run
-      ? `${run.status}/${run.conclusion ?? 'none'} ${run.html_url ?? ''} sha ${run.head_sha.slice(0, 12)}${spec.app ? ` app ${spec.app}` : ''}`
-      : `no check run "${spec.name}" on ${spec.ref}${by}${others}`,
   };
 }
 

@@ -95,17 +95,17 @@ const CheckRunCheck = z
         .register(z.globalRegistry, { description: 'The conclusion required (default `success`).' }),
       app: z
         .string()
-        .regex(/^[a-z0-9][a-z0-9-]*$/)
+        .regex(/^(\*|[a-z0-9][a-z0-9-]*)$/)
         .optional()
         .register(z.globalRegistry, {
           description:
-            "The slug of the GitHub App that must own the check run (e.g. `github-actions`, or your CI's app). Check runs of that name made by any other app are not counted: a node that holds some token cannot satisfy the check by making one. See SECURITY.md.",
+            "Whose check runs count. Absent (or `github-actions`): only the check run of a GitHub Actions job, proven by asking GitHub for the job with the check run's id (needs `actions: read`), so one a node made with a `GITHUB_TOKEN` is refused. The slug of another GitHub App (your CI's): only that app's. `*`: any app's, including one a node holding a token made. Check runs that do not count are named in the check's result, never counted. See SECURITY.md.",
         }),
     }),
   })
   .register(z.globalRegistry, {
     description:
-      'GitHub: the latest check run of this name on the ref (made by `app`, when given) has completed with the required conclusion.',
+      'GitHub: the latest check run of this name on the ref that counts under `app` (default: a GitHub Actions job) has completed with the required conclusion.',
   });
 
 const IssueCheck = z

@@ -100,6 +100,9 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
         } catch {
           // exited meanwhile
         }
+        // Through sudo the group's signal reaches sudo, not the node user's processes, which hold the output
+        // open: killed as that user, or the attempt would wait for them past its timeout.
+        sweepNodeUser();
       }, KILL_GRACE_MS);
     }, req.timeoutMs);
     child.on('error', (e) => {

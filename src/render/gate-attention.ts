@@ -4,7 +4,7 @@
  */
 import { type Graph, nodeById } from '../graph/model.js';
 import type { RunState } from '../journal/fold.js';
-import { effectivePolicy, policyWords } from '../protocol/policy.js';
+import { effectivePolicy, policyWords, type RepoApprovals } from '../protocol/policy.js';
 import { attentionComment } from './markdown.js';
 
 /** A fenced block that no backtick run inside the text can close. */
@@ -14,11 +14,22 @@ function fenced(text: string, lang = ''): string {
   return [`${fence}${lang}`, text, fence].join('\n');
 }
 
+/** What the comment may know beyond the run: the repository's approval rules, when the face has them. */
+export interface AttentionOptions {
+  repoApprovals?: RepoApprovals | undefined;
+}
+
 /** The comment that asks people to approve (or settle, or fail) a gated node. */
-export function gateAttentionComment(graph: Graph, state: RunState, node: string, runId: string): string {
+export function gateAttentionComment(
+  graph: Graph,
+  state: RunState,
+  node: string,
+  runId: string,
+  opts: AttentionOptions = {},
+): string {
   const n = nodeById(graph, node);
   const work = n?.approaches[0];
-  const policy = effectivePolicy(undefined, n);
+  const policy = effectivePolicy(opts.repoApprovals, n);
   const evidence = n?.validates.length ? n.validates.map((c) => `- \`${JSON.stringify(c)}\``) : ['- (none)'];
   return [
     `<!-- interlock:attention ${runId} ${node} 0 -->`,
@@ -46,8 +57,14 @@ export function gateAttentionComment(graph: Graph, state: RunState, node: string
 }
 
 /** The attention comment for any node that waits for people: the gate's, or a hold's or an escalation's. */
-export function attentionFor(graph: Graph, state: RunState, node: string, runId: string): string {
+export function attentionFor(
+  graph: Graph,
+  state: RunState,
+  node: string,
+  runId: string,
+  opts: AttentionOptions = {},
+): string {
   return state.nodes.get(node)?.state === 'awaiting_approval'
-    ? gateAttentionComment(graph, state, node, runId)
+    ? gateAttentionComment(graph, state, node, runId, opts)
     : attentionComment(state, node, runId);
 }

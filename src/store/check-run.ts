@@ -1,9 +1,23 @@
+/**
+ * The check-run store: a run's journal, compressed, in the output of a check run named `interlock: <run-id>` on the
+ * subject's head commit; finding it on a living pull request is check-run-find.ts, lost updates check-run-lost.ts.
+ */
 import { createHash } from 'node:crypto';
 import type { GitHubClient, RepoRef } from '../github/client.js';
+import { statusOf } from '../github/status.js';
 import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 import { zlib } from '../os/lazy.js';
+import {
+  type CheckRunHistory,
+  type FoundCheckRun,
+  JOURNAL_MARK,
+  locate,
+  movedMark,
+  pointerLine,
+} from './check-run-find.js';
+import { LostUpdate, WriteWitness } from './check-run-lost.js';
 import {
   byRunId,
   type JournalStore,
@@ -15,10 +29,13 @@ import {
 
 /** GitHub's limit on a check run's output.text and output.summary. */
 export const CHECK_RUN_TEXT_LIMIT = 65_535;
-const MARK_OPEN = '<!-- interlock-journal:v1:gzip-base64:';
+const MARK_OPEN = JOURNAL_MARK;
 const MARK_CLOSE = ' -->';
 /** A journal's check run is named `interlock: <run-id>`. */
 const NAME_PREFIX = 'interlock: ';
+
+export { type CheckRunHistory, RunLost } from './check-run-find.js';
+export { LostUpdate } from './check-run-lost.js';
 
 export class JournalTooLarge extends Error {
   constructor(readonly bytes: number) {
@@ -63,30 +80,24 @@ export function decodeJournal(text: string, where: string): Journal {
 const version = (id: number, text: string) =>
   `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 
-/** Where else a run's check run may be: the subject's earlier commits, newest first (a pull request's history). */
-export interface CheckRunHistory {
-  earlierShas?: () => Promise<string[]>;
-}
-
-/** How many earlier commits a read looks through for a run that has not yet moved to the head. */
-const EARLIER_LIMIT = 30;
-
 /**
  * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
  * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
- * moved on) and reads it back after (reporting a lost update). That is safe for one writer at a time, which a
- * workflow `concurrency` group per run gives; parallel jobs on one run need the git store.
+ * moved on), reads it back after, and once more when the step ends (`confirm`): a writer whose events another
+ * writer overwrote says so (LostUpdate). That detects lost updates, it cannot prevent them: one writer at a time,
+ * which a workflow `concurrency` group per run gives; parallel jobs on one run need the git store.
  */
 export class CheckRunStore implements JournalStore {
   readonly location: string;
   readonly name: string;
   readonly requests = { read: 0, write: 0 };
   render: CheckRunRenderer | undefined;
+  private readonly witness = new WriteWitness();
 
   constructor(
     private readonly octokit: GitHubClient,
     private readonly repo: RepoRef,
-    runId: string,
+    private readonly runId: string,
     private readonly headSha: string,
     private readonly history: CheckRunHistory = {},
     /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
@@ -96,35 +107,56 @@ export class CheckRunStore implements JournalStore {
     this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
   }
 
-  /**
-   * The run's check run: on the head commit, else (a push moved the head) the newest one on an earlier commit of
-   * the subject, so a run goes on under its id instead of starting again on the new head.
-   */
-  private async find(): Promise<{ id: number; text: string; sha: string } | null> {
-    const here = await this.findOn(this.headSha);
-    if (here || !this.history.earlierShas) return here;
-    const earlier = (await this.history.earlierShas()).filter((s) => s !== this.headSha);
-    for (const sha of earlier.slice(0, EARLIER_LIMIT)) {
-      const found = await this.findOn(sha);
-      // A check run the run moved away from keeps no journal: look further back only past those.
-      if (found?.text.includes(MARK_OPEN)) return found;
-    }
-    return null;
+  /** The commit whose check run holds the journal as this store last saw or wrote it. */
+  journalSha: string | undefined;
+
+  /** The run's check run: on the head, else where the pull request's history leads (check-run-find.ts). */
+  private async find(): Promise<FoundCheckRun | null> {
+    const found = await locate({
+      runId: this.runId,
+      head: this.headSha,
+      history: this.history,
+      lookup: (sha) => this.findOn(sha),
+    });
+    if (found) this.journalSha = found.sha;
+    this.witnessCheck(found);
+    return found;
   }
 
-  private async findOn(sha: string): Promise<{ id: number; text: string; sha: string } | null> {
+  private async findOn(sha: string): Promise<FoundCheckRun | null> {
     this.requests.read++;
-    const { data } = await this.octokit.rest.checks.listForRef({
-      ...this.repo,
-      ref: sha,
-      check_name: this.name,
-      filter: 'latest',
-      per_page: 20,
-    });
+    let data: Awaited<ReturnType<GitHubClient['rest']['checks']['listForRef']>>['data'];
+    try {
+      ({ data } = await this.octokit.rest.checks.listForRef({
+        ...this.repo,
+        ref: sha,
+        check_name: this.name,
+        filter: 'latest',
+        per_page: 20,
+      }));
+    } catch (e) {
+      // A commit a force-push left behind may be gone from GitHub: nothing of the run is there any more.
+      if (statusOf(e) === 422 && sha !== this.headSha) return null;
+      throw e;
+    }
     // By name and owner: a check run of the same name made by another app (a node's token) is not the journal.
     const run = data.check_runs.find((r) => !this.owner || r.app?.slug === this.owner);
     if (!run) return null;
     return { id: run.id, text: run.output?.text ?? '', sha };
+  }
+
+  /** Throws LostUpdate when the check run read no longer holds what this store last wrote. */
+  private witnessCheck(found: FoundCheckRun | null): void {
+    const journal = () => decodeJournal(found?.text ?? '', this.location);
+    this.witness.check(this.location, found ? { text: found.text, journal } : null);
+  }
+
+  /**
+   * Reads the check run once more after this store's last write, so a write another writer overwrote after its
+   * read-back is still reported (LostUpdate) by the step that made it. Nothing to do when it wrote nothing.
+   */
+  async confirm(): Promise<void> {
+    if (this.witness.wrote) await this.find();
   }
 
   /** The check run of an old head, once the run moved to the new head: concluded, saying where it went. */
@@ -137,7 +169,7 @@ export class CheckRunStore implements JournalStore {
       output: {
         title: `${this.name}: moved to ${this.headSha.slice(0, 12)}`,
         summary: `This run moved to the new head ${this.headSha} of its subject and goes on in the check run "${this.name}" there, under the same run id.`,
-        text: '',
+        text: movedMark(this.headSha),
       },
     });
   }
@@ -185,15 +217,43 @@ export class CheckRunStore implements JournalStore {
       });
       id = current.id;
     }
-    const back = await this.findOn(this.headSha);
-    if (!back || back.id !== id || back.text !== text) {
-      throw new Error(
-        `${this.location}: another writer replaced the journal while this one wrote (a lost update). Run one writer at a time (a workflow concurrency group per run), or use the git store.`,
-      );
-    }
+    // Read back: a writer that overwrote this one between its check and its write shows here as events missing.
+    this.witness.remember(text, journal);
+    this.witnessCheck(await this.findOn(this.headSha));
+    this.journalSha = this.headSha;
     if (moved) await this.supersede(moved);
     return { ok: true, version: version(id, text) };
   }
+}
+
+/**
+ * The line that ends a run's progress comment when its journal is in a check run: the commit it is on, so the run
+ * is found after a force-push takes that commit out of the pull request. Empty for any other store.
+ */
+export function checkRunPointer(store: JournalStore, runId: string): string {
+  const sha = store instanceof CheckRunStore ? store.journalSha : undefined;
+  return sha ? `\n\n${pointerLine(runId, sha)}` : '';
+}
+
+/**
+ * For a step that ends: the LostUpdate message when another writer overwrote the check-run store's last write after its
+ * read-back. Any other store has compare-and-swap and nothing to confirm.
+ */
+export async function confirmWrites(
+  store: JournalStore,
+  warn: (message: string) => void,
+): Promise<string | undefined> {
+  if (!(store instanceof CheckRunStore)) return undefined;
+  try {
+    await store.confirm();
+  } catch (e) {
+    if (e instanceof LostUpdate) return e.message;
+    // The writes were read back already: a check that cannot be made now fails nothing.
+    warn(
+      `interlock: could not read ${store.location} once more to confirm its last write: ${(e as Error).message}`,
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -5,33 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJournal } from '../../src/store/check-run.js';
 import { makeWorkspace, runStep, type StepOptions } from '../support/action-process.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { reviewFiles, runningJob } from './check-run-world.js';
 import { eventsOf, FULL, OWNER, pullRequestOpened, REPO } from './world.js';
 
-const CONFIG = `routes:
-  - event: pull_request
-    action: [opened, synchronize]
-    graph: .github/interlock/review.yml
-`;
-const GRAPH = `interlock: 1
-name: review
-nodes:
-  - id: lint
-    replay: never
-    run: echo "lint $INTERLOCK_ATTEMPT" >> effects.log
-  - id: test
-    depends_on: [lint]
-    run: echo "test $INTERLOCK_ATTEMPT" >> effects.log
-  - id: ship
-    depends_on: [test]
-    run: echo "ship $INTERLOCK_ATTEMPT" >> effects.log
-`;
 const RUN = 'review/pr-22';
 const NAME = `interlock: ${RUN}`;
 
 let server: GitHubServer;
 let repo: RepoState;
-let runNo = 7300;
-const ws = makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/review.yml': GRAPH });
+const ws = makeWorkspace(reviewFiles(['opened', 'synchronize']));
 
 beforeAll(async () => {
   server = await startGitHubServer({
@@ -42,17 +24,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-function job(event: string) {
-  const runId = ++runNo;
-  repo.addWorkflowRun({
-    workflow: 'review.yml',
-    id: runId,
-    event,
-    status: 'in_progress',
-    jobs: [{ name: 'interlock', runner_name: `runner-${runId}` }],
-  });
-  return { runId, runner: `runner-${runId}` };
-}
+const counter = { next: 7300 };
+const job = (event: string) => runningJob(repo, counter, event);
 
 function pullStep(action: 'opened' | 'synchronize'): StepOptions {
   const payload = { ...pullRequestOpened(repo, 22), action };

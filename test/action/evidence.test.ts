@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Evidence } from '../../src/journal/events.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
+import type { WorkflowRunRecord } from '../support/github/records.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel, validJournal } from './world.js';
 
@@ -33,6 +34,8 @@ let server: GitHubServer;
 let repo: RepoState;
 let pr1: number;
 let pr2: number;
+let ci: WorkflowRunRecord;
+let made: { id: number };
 const ws = makeWorkspace({
   '.github/interlock.yml': routeLabel('agent:evidence', GRAPH_FILE),
   [GRAPH_FILE]: GRAPH,
@@ -55,10 +58,18 @@ beforeAll(async () => {
   // What the server holds first: every check has something to look at, and every one of them falls short.
   pr1 = repo.addPull({ head: 'feature-1', base: 'main', title: 'Feature 1' }).number;
   pr2 = repo.addPull({ head: 'feature-2', base: 'main', title: 'Feature 2' }).number;
-  repo.addCheckRun({ name: 'ci/test', head_sha: repo.branchSha('feature-1'), status: 'in_progress' });
+  // CI's job `ci/test` is still running; a check run of that name made with an Actions token says success.
+  ci = repo.addWorkflowRun({
+    workflow: 'ci.yml',
+    head_branch: 'feature-1',
+    status: 'in_progress',
+    jobs: [{ name: 'ci/test', status: 'in_progress' }],
+  });
+  made = repo.addCheckRun({ name: 'ci/test', head_sha: repo.branchSha('feature-1'), conclusion: 'success' });
 });
 afterAll(async () => server?.close());
 
+const jobId = () => repo.latestAttempt(ci).jobs[0]!.id;
 const step = () => runStep(issueStep(server, ws, 12, 'agent:evidence'));
 
 function evidenceOf(type: 'NodeRecorded' | 'NodeFailed', node: string, attempt: number): Evidence[] {
@@ -89,8 +100,12 @@ describe('evidence through the GitHub API', () => {
       ],
       [
         false,
-        'check "ci/test" on feature-1 success',
-        expect.stringMatching(/^in_progress\/none .*\/runs\/\d+ sha /),
+        'check "ci/test" on feature-1 success from a GitHub Actions job',
+        expect.stringMatching(
+          new RegExp(
+            `^in_progress/none .*/runs/${jobId()} sha \\w{12} job .* of workflow run ${ci.id}; refused: .*/runs/${made.id} \\(made with a GitHub Actions token, not by a job`,
+          ),
+        ),
       ],
       [false, 'issue #12', `#12 open, no label triaged https://github.com/${FULL}/issues/12`],
       [false, 'issue #99 closed', `#99 open https://github.com/${FULL}/issues/99`],
@@ -104,10 +119,10 @@ describe('evidence through the GitHub API', () => {
     repo.issue(pr1)!.labels.push(repo.ensureLabel('ready').name);
     Object.assign(repo.issue(pr2)!.pull!, { merged_at: new Date().toISOString() });
     repo.issue(pr2)!.state = 'closed';
-    const ci = repo.addCheckRun({
-      name: 'ci/test',
-      head_sha: repo.branchSha('feature-1'),
+    repo.updateWorkflowRun(ci.id, {
+      status: 'completed',
       conclusion: 'success',
+      jobs: [{ name: 'ci/test', conclusion: 'success' }],
     });
     repo.issue(12)!.labels.push(repo.ensureLabel('triaged').name);
     repo.issue(99)!.state = 'closed';
@@ -123,7 +138,7 @@ describe('evidence through the GitHub API', () => {
     expect(ev.map((e) => e.observed)).toEqual([
       expect.stringMatching(new RegExp(`^#${pr1} open .*/pull/${pr1} head \\w{12}$`)),
       expect.stringMatching(new RegExp(`^#${pr2} merged .*/pull/${pr2} head \\w{12}$`)),
-      `completed/success https://github.com/${FULL}/runs/${ci.id} sha ${ci.head_sha.slice(0, 12)}`,
+      `completed/success https://github.com/${FULL}/runs/${jobId()} sha ${ci.head_sha.slice(0, 12)} job https://github.com/${FULL}/actions/runs/${ci.id}/job/${jobId()} of workflow run ${ci.id}; refused: https://github.com/${FULL}/runs/${made.id} (made with a GitHub Actions token, not by a job of a workflow run (no job has its id): a node holding GITHUB_TOKEN can make one)`,
       `#12 open, label triaged https://github.com/${FULL}/issues/12`,
       `#99 closed https://github.com/${FULL}/issues/99`,
       'branch release-1 exists',

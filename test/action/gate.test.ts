@@ -4,12 +4,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../src/journal/events.js';
-import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
-import { makeWorkspace, runStep } from '../support/action-process.js';
-import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { eventsOf, FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
+import { runStep } from '../support/action-process.js';
+import type { GitHubServer } from '../support/github-server.js';
+import { SHIP_ROUTES, startShipRepository, writeApprovals } from './gate-world.js';
+import { eventsOf, FULL, issueStep, readJournal } from './world.js';
 
 const GRAPH = `interlock: 1
 name: ship
@@ -32,33 +31,16 @@ const GUIDANCE = 'Use the staging registry.\n$(touch CANARY) `touch CANARY2`';
 let server: GitHubServer;
 let ws: string;
 beforeAll(async () => {
-  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO, labels: [NEEDS_HUMAN_LABEL] }] });
-  server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
-  ws = makeWorkspace({
-    '.github/interlock.yml': routeLabel('ship', '.github/interlock/ship.yml'),
-    '.github/interlock/ship.yml': GRAPH,
-  });
+  ({ server, ws } = await startShipRepository(GRAPH));
 });
 afterAll(async () => server?.close());
 
 /** Two people approve `publish`, as `/approve publish` writes it; the first gives guidance. */
 function approveTwice(): void {
-  const j = readJournal(server, 'ship/issue-7');
-  const approval = (by: string, n: number, guidance?: string): NewEvent => ({
-    type: 'NodeApproved',
-    node: 'publish',
-    approved_by: by,
-    source: `https://github.com/${FULL}/issues/7#issuecomment-${n}`,
-    graph_hash: j.graph.hash,
-    required: 2,
-    ...(guidance ? { guidance } : {}),
-  });
-  const next = appendEvents(
-    j,
-    [approval('bob', 1, GUIDANCE), approval('carol', 2)],
-    new Date().toISOString(),
-  );
-  server.state.repo(FULL).commitFiles(JOURNAL_BRANCH, { 'runs/ship/issue-7.json': serializeJournal(next) });
+  writeApprovals(server, 'ship/issue-7', 'publish', [
+    { by: 'bob', comment: 1, required: 2, guidance: GUIDANCE },
+    { by: 'carol', comment: 2, required: 2 },
+  ]);
 }
 
 describe('approval: before, through the bundled action', () => {
@@ -106,5 +88,23 @@ describe('approval: before, through the bundled action', () => {
     const again = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
     expect(again.outputs.status).toBe('run-completed');
     expect(eventsOf(readJournal(server, 'ship/issue-7'), 'NodeDispatched', 'publish')).toHaveLength(1);
+  });
+});
+
+describe("the gate's attention comment counts the repository's rule too", () => {
+  it('a graph that sets no count, in a repository that requires 3 approvals, is said to need 3', async () => {
+    const plain = GRAPH.replace('approvals:\n  required: 2\n', '');
+    const repo = await startShipRepository(plain, { config: `${SHIP_ROUTES}approvals:\n  required: 3\n` });
+    try {
+      const r = await runStep(issueStep(repo.server, repo.ws, 7, 'ship', { inputs: { node: 'all' } }));
+      expect(r.outputs.status).toBe('awaiting-approval');
+      const attention = repo.server.state
+        .repo(FULL)
+        .commentsOn(7)
+        .find((c) => c.body.startsWith('<!-- interlock:attention ship/issue-7 publish 0 -->'));
+      expect(attention?.body).toContain('(`approval: before`): needs 3 approvals.');
+    } finally {
+      await repo.server.close();
+    }
   });
 });

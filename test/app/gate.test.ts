@@ -152,6 +152,17 @@ describe('approval policy of a node', () => {
     await comment('/approve deploy', PEOPLE.teamActive);
     expect(approvedOf(world)).toEqual([expect.objectContaining({ approved_by: PEOPLE.teamActive })]);
   });
+
+  it("at a level that names only approvers, an admin's team membership is looked up: a member approves, others not", async () => {
+    world = await startWorld();
+    seed('      approvers: [acme-org/releasers]\n      required: 2');
+    const refused = await comment('/approve deploy', PEOPLE.admin);
+    expect(refused.seen.replies.at(-1)).toContain(`@${PEOPLE.admin} is not among this node's approvers`);
+    expect(approvedOf(world)).toEqual([]);
+    world.server.state.setTeamMember('acme-org', 'releasers', PEOPLE.admin);
+    await comment('/approve deploy', PEOPLE.admin);
+    expect(approvedOf(world)).toEqual([expect.objectContaining({ approved_by: PEOPLE.admin })]);
+  });
 });
 
 describe('/fail-run stops the work', () => {

@@ -1,7 +1,9 @@
-// The README's "Approving and settling" section shows a configuration file people copy: it must validate.
+// The README's "Approving and settling" section shows a configuration file and gated nodes people copy: they
+// must validate.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
+import { parseGraph } from '../../src/graph/load.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -22,11 +24,25 @@ describe('README: Approving and settling', () => {
 
   it('names every command the parser knows', () => {
     for (const c of [
+      '/approve <node> [run-id]',
       '/approve-rerun <node> [run-id]',
       '/settle <node>',
       '/fail-run <reason>',
       '/interlock status',
     ])
       expect(section).toContain(c);
+  });
+
+  it('its gated nodes (approval: before with a policy) load as nodes of a graph', () => {
+    const nodes = [...section.matchAll(/```yaml\n((?:#[^\n]*\n)?- id: [\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(nodes).toHaveLength(2);
+    for (const node of nodes) {
+      const text = `interlock: 1\nname: release\nnodes:\n  - id: build\n    run: make\n${node
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n')}`;
+      const graph = parseGraph({ path: 'README.md', text });
+      expect(graph.nodes.find((n) => n.id === 'publish')).toMatchObject({ approval: 'before' });
+    }
   });
 });

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 describe('npm run demo:cli', () => {
-  it('shows every part of the protocol and ends with the run completed and one publication', () => {
+  it('shows every part of the protocol, the gate before publish included, and ends with the run completed and one publication', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/demo/run-demo.ts'], {
       cwd: new URL('../..', import.meta.url).pathname,
       encoding: 'utf8',
@@ -13,6 +14,12 @@ describe('npm run demo:cli', () => {
     expect(out).toContain('dispatched "implement" attempt 3 (retry[1]');
     expect(out).toContain('"implement" attempt 3 recorded');
     expect(out).toContain('recovered: "docs" attempt 1 was interrupted; replay: safe, it runs again');
+    // The gate: the run stops before publish, alice approves with guidance, and publish gets it as data.
+    expect(out).toContain('✋ "publish" awaits approval before it runs: /approve publish');
+    expect(out).toContain('alice approved "publish" (it may run now)');
+    expect(out).toContain(
+      '$INTERLOCK_CONTEXT gave "publish" the guidance from alice: Publish to the staging channel first.',
+    );
     expect(out).toContain('recovered: "publish" attempt 1 was interrupted; held until a person approves');
     expect(out).toContain('alice approved a rerun of "publish"');
     expect(out).toMatch(/run fix-bug \(fix-bug\): completed/);
@@ -21,7 +28,7 @@ describe('npm run demo:cli', () => {
 });
 
 describe('npm run demo (the GitHub story, simulated locally)', () => {
-  it('routes a label, survives two runner deaths, holds publish, takes a signed approval and completes', () => {
+  it('routes a label, survives two runner deaths, gates publish on a signed /approve with guidance, holds it, takes a signed rerun approval and completes', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'examples/demo/github-demo.ts'], {
       cwd: new URL('../..', import.meta.url).pathname,
       encoding: 'utf8',
@@ -30,14 +37,35 @@ describe('npm run demo (the GitHub story, simulated locally)', () => {
     expect(out).toContain('GitHub is simulated by a local server');
     expect(out).toContain('dispatched "implement" attempt 3 (retry[1]');
     expect(out).toContain('recovered: "docs" attempt 1 was interrupted; replay: safe, it runs again');
+    // The gate: the step ends awaiting approval and the issue shows what publish will do and how to approve it.
+    expect(out).toContain('status=awaiting-approval');
+    expect(out).toContain(
+      '│ ✋ **interlock: `publish` waits for approval before it runs** (`approval: before`)',
+    );
+    expect(out).toContain('│ /approve publish\n');
+    expect(out).toMatch(/\/approve publish\n.*│ Publish to the staging channel first;.*\n.*HTTP 200\n/);
+    expect(out).toContain('@alice approved `publish` in run `fix-bug/issue-42`: approvals 1 of 1 (@alice)');
+    expect(out).toContain(
+      '"publish" got in $INTERLOCK_CONTEXT the guidance from alice: "Publish to the staging channel first; the release notes are in CHANGELOG.md."',
+    );
+    expect(out).toMatch(
+      /workflow run #3 \(workflow_dispatch\)[^\n]*\n(.*\n)*.*dispatched "publish" attempt 1/,
+    );
     expect(out).toContain('recovered: "publish" attempt 1 was interrupted; held until a person approves');
     expect(out).toContain('status=held');
     expect(out).toContain('/approve-rerun publish');
-    expect(out).toContain('the app received the signed webhook: HTTP 200');
+    expect(out.match(/the app received the signed webhook: HTTP 200/g)).toHaveLength(2);
     expect(out).toContain('approved a rerun of `publish`');
     expect(out).toContain('"publish" attempt 2 recorded');
     expect(out).toContain('published.log: 1 line(s): fix-bug/issue-42/publish');
     expect(out).toContain('ending with RunCompleted');
+    // README's excerpt of this output is this output: every line it shows is a line printed here.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const excerpt = /<!-- demo-output:[^\n]*-->\n```text\n([\s\S]*?)```/.exec(readme)?.[1];
+    const shown = (excerpt ?? '').split('\n').filter((l) => l && l !== '…');
+    expect(shown.length).toBeGreaterThan(5);
+    const printed = new Set(out.split('\n'));
+    expect(shown.filter((l) => !printed.has(l))).toEqual([]);
     const took = Number(/finished in ([\d.]+) s/.exec(out)?.[1]);
     expect(took).toBeLessThan(60);
   }, 120_000);

@@ -150,7 +150,6 @@ const PLAIN_OPEN: string[] = [
   "rewrite the action's bundle (its post step runs with the token)",
   'write `runs/…` on the journal branch with every token found',
   'create a check run `ci/hostile` with every token found',
-  '… and so satisfy `check` evidence for `ci/hostile`',
 ];
 
 afterAll(() => {

@@ -31,6 +31,8 @@ export interface Attempt {
   racy?: true;
 }
 
+/** `https://github.com/acme/widgets/runs/1013` as `runs/1013`, to keep the table's cells short. */
+const shortUrls = (text: string) => text.replace(/https:\/\/github\.com\/[\w.-]+\/[\w.-]+\/runs\//g, 'runs/');
 const open = (what: string): Outcome => ({ blocked: false, what });
 const shut = (what: string): Outcome => ({ blocked: true, what });
 
@@ -154,18 +156,22 @@ export const ATTEMPTS: Attempt[] = [
         : shut(o.report.get('create a check run') ?? 'not tried'),
   },
   {
-    attempt: '… and so satisfy `check` evidence for `ci/hostile`',
-    outcome: (o) =>
-      o.evidence.some((e) => e.check === 'check "ci/hostile" on main success' && e.passed)
-        ? open('the evidence check passed')
-        : shut('the evidence check did not pass'),
+    attempt: '… and so satisfy `check` evidence for `ci/hostile` (no `app:`)',
+    outcome: (o) => {
+      // Today's words end "from a GitHub Actions job"; the build before the suite said no more than this.
+      const e = o.evidence.find(
+        (x) => x.check.startsWith('check "ci/hostile" on main success') && !x.check.includes(' by '),
+      );
+      if (!e) return shut('no such check in the journal');
+      return e.passed ? open('the evidence check passed') : shut(`the check fails: ${shortUrls(e.observed)}`);
+    },
   },
   {
     attempt: '… or `check` evidence that names the app (`app: trusted-ci`)',
     outcome: (o) => {
       const e = o.evidence.find((x) => x.check.endsWith('by trusted-ci'));
       if (!e) return shut('no such check in the graph (the field is new)');
-      return e.passed ? open('the evidence check passed') : shut(`not counted: ${e.observed}`);
+      return e.passed ? open('the evidence check passed') : shut(`the check fails: ${shortUrls(e.observed)}`);
     },
   },
   {

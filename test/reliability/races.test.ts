@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
 import { fileStoreRace, gitStoreRace } from './races.js';
+import { checkRunStoreRace } from './races-check-run.js';
 
 const WRITERS = 12;
 
@@ -24,6 +25,17 @@ describe(`${WRITERS} writers on one journal`, () => {
     expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedWriters: 0 });
     console.info(
       `git store, ${r.writers} Action steps: ${r.events} events, ${r.writes} writes, ${r.conflicts} conflicts (409/422), ${r.reads} reads, ${r.ms} ms`,
+    );
+  }, 300_000);
+});
+
+describe('the check-run store, which has no compare-and-swap: 4 Action steps on one run of one pull request', () => {
+  it('a lost update is never silent: whatever was lost or run twice, a step failed saying so; the run can be finished', async () => {
+    const r = await checkRunStoreRace(4);
+    expect(r.problems).toEqual([]);
+    expect(r.otherFailures).toBe(0);
+    console.info(
+      `check-run store, ${r.writers} Action steps: ${r.events} events, ${r.ranTwice} ran twice, ${r.lostDispatches} dispatches lost, ${r.unrecorded} unrecorded, ${r.detected} steps reported a lost update, finished ${r.finishedAs}, ${r.ms} ms`,
     );
   }, 300_000);
 });

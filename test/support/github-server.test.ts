@@ -437,6 +437,41 @@ describe('check runs', () => {
     expect(listed.total_count).toBe(1);
     expect(listed.check_runs[0]?.id).toBe(created.id);
   });
+
+  it("gives each job a check run with the job's id, which follows the job; an API-made one is no job", async () => {
+    const repoState = server.state.repo(`${OWNER}/${REPO}`);
+    const run = repoState.addWorkflowRun({
+      workflow: 'ci.yml',
+      status: 'in_progress',
+      jobs: [{ name: 'test', status: 'in_progress' }],
+    });
+    const jobId = repoState.latestAttempt(run).jobs[0]!.id;
+    repoState.updateWorkflowRun(run.id, { jobs: [{ name: 'test', conclusion: 'success' }] });
+
+    const { data: listed } = await octokit.rest.checks.listForRef({
+      ...repo,
+      ref: 'main',
+      check_name: 'test',
+    });
+    expect(
+      listed.check_runs.map((c) => [c.id, c.app?.slug, c.status, c.conclusion, c.check_suite?.id]),
+    ).toEqual([[jobId, 'github-actions', 'completed', 'success', run.id + 1]]);
+    const { data: job } = await octokit.rest.actions.getJobForWorkflowRun({ ...repo, job_id: jobId });
+    expect([job.id, job.check_run_url.endsWith(`/check-runs/${jobId}`), job.head_sha]).toEqual([
+      jobId,
+      true,
+      listed.check_runs[0]!.head_sha,
+    ]);
+    // The same app's token makes a check run of the same name; GitHub has no job with its id.
+    const { data: made } = await octokit.rest.checks.create({
+      ...repo,
+      name: 'test',
+      head_sha: run.head_sha,
+      conclusion: 'success',
+    });
+    expect(made.app?.slug).toBe('github-actions');
+    expect(await statusOf(octokit.rest.actions.getJobForWorkflowRun({ ...repo, job_id: made.id }))).toBe(404);
+  });
 });
 
 describe('permissions, teams, Actions, pulls, tags and releases', () => {

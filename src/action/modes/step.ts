@@ -4,6 +4,7 @@
  * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
  */
 import { runSteps, type StepResult } from '../../runner/engine.js';
+import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
@@ -55,6 +56,11 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   ctx.io.saveState('done', 'true');
   const what = { kind: 'step' as const, result: last, interrupted, headline: last.message };
   await publishResult(ctx, setup, last.cur, what, subject);
+  const lost = await confirmWrites(setup.store, (m) => ctx.io.warning(m));
+  if (lost) {
+    ctx.io.setOutput('status', 'failed');
+    return { outputs: { ...outputs, status: 'failed' }, failed: lost };
+  }
   const status = outputs.status;
   const cp = last.cur.state.checkpoint;
   if (status === 'failed') return { outputs, failed: `${last.message}. Run ${runId} is ${cp.status}.` };

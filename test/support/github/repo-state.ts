@@ -461,7 +461,7 @@ export class RepoState {
       attempts: [],
     };
     attemptSpecs.forEach((attempt, index) => {
-      run.attempts.push(this.#makeAttempt(index + 1, attempt.status, attempt.conclusion, attempt.jobs));
+      run.attempts.push(this.#makeAttempt(run, index + 1, attempt.status, attempt.conclusion, attempt.jobs));
     });
     this.workflowRuns.set(id, run);
     return run;
@@ -488,10 +488,11 @@ export class RepoState {
     for (const jobSpec of patch.jobs ?? []) {
       const job = attempt.jobs.find((candidate) => candidate.name === jobSpec.name);
       if (!job) {
-        attempt.jobs.push(this.#makeJob(jobSpec, attempt.status));
+        attempt.jobs.push(this.#makeJob(run, jobSpec, attempt.status));
         continue;
       }
       if (jobSpec.status) job.status = jobSpec.status;
+      else if (jobSpec.conclusion) job.status = 'completed';
       if (jobSpec.conclusion !== undefined) job.conclusion = jobSpec.conclusion;
       if (jobSpec.started_at) job.started_at = jobSpec.started_at;
       if (jobSpec.completed_at !== undefined) job.completed_at = jobSpec.completed_at;
@@ -506,6 +507,7 @@ export class RepoState {
         job.completed_at = now;
       }
     }
+    for (const job of attempt.jobs) this.#jobCheckRun(run, job);
     return attempt;
   }
 
@@ -515,6 +517,7 @@ export class RepoState {
     if (!run) throw new Error(`${this.fullName}: no workflow run ${runId}`);
     const previous = this.latestAttempt(run);
     const attempt = this.#makeAttempt(
+      run,
       run.attempts.length + 1,
       'queued',
       null,
@@ -545,7 +548,13 @@ export class RepoState {
     return release;
   }
 
-  #makeAttempt(number: number, status?: string, conclusion?: string | null, jobs?: JobSpec[]): AttemptRecord {
+  #makeAttempt(
+    run: WorkflowRunRecord,
+    number: number,
+    status?: string,
+    conclusion?: string | null,
+    jobs?: JobSpec[],
+  ): AttemptRecord {
     const now = this.env.now();
     const runStatus = status ?? (conclusion ? 'completed' : 'in_progress');
     return {
@@ -554,17 +563,17 @@ export class RepoState {
       conclusion: conclusion ?? null,
       run_started_at: now,
       updated_at: now,
-      jobs: (jobs ?? []).map((job) => this.#makeJob(job, runStatus)),
+      jobs: (jobs ?? []).map((job) => this.#makeJob(run, job, runStatus)),
     };
   }
 
-  #makeJob(spec: JobSpec, runStatus: string): JobRecord {
+  #makeJob(run: WorkflowRunRecord, spec: JobSpec, runStatus: string): JobRecord {
     const id = spec.id ?? this.env.nextId();
     const now = this.env.now();
     const status =
       spec.status ??
       (spec.conclusion ? 'completed' : runStatus === 'completed' ? 'completed' : 'in_progress');
-    return {
+    const job: JobRecord = {
       id,
       node_id: nodeId('CR', id),
       name: spec.name,
@@ -578,5 +587,44 @@ export class RepoState {
       labels: spec.labels ?? ['ubuntu-latest'],
       steps: [],
     };
+    this.#jobCheckRun(run, job);
+    return job;
+  }
+
+  /**
+   * The check run GitHub Actions keeps for a job: the job's own id (its `check_run_url`), the job's name, status
+   * and conclusion, by the `github-actions` app, in the workflow run's check suite.
+   */
+  #jobCheckRun(run: WorkflowRunRecord, job: JobRecord): void {
+    const existing = this.checkRuns.get(job.id);
+    if (existing && existing.check_suite_id !== run.id + 1)
+      throw new Error(
+        `${this.fullName}: job id ${job.id} is a check run already (ids are shared, as on GitHub)`,
+      );
+    const record: CheckRunRecord = existing ?? {
+      id: job.id,
+      node_id: job.node_id,
+      head_sha: run.head_sha,
+      name: job.name,
+      status: job.status,
+      conclusion: null,
+      started_at: null,
+      completed_at: null,
+      external_id: null,
+      details_url: null,
+      output: { title: null, summary: null, text: null, annotations_count: 0 },
+      actions: [],
+      app: 'github-actions',
+      // What `workflowRun` renders as the run's `check_suite_id`.
+      check_suite_id: run.id + 1,
+    };
+    Object.assign(record, {
+      name: job.name,
+      status: job.status,
+      conclusion: job.conclusion,
+      started_at: job.started_at,
+      completed_at: job.completed_at,
+    });
+    this.checkRuns.set(job.id, record);
   }
 }
