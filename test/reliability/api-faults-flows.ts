@@ -172,7 +172,14 @@ export const FLOW_SPECS = {
       repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', title: 'Feature' });
       repo.createTag('v1.0.0');
       repo.addRelease({ tag: 'v1.0.0' });
-      repo.addCheckRun({ name: 'ci/test', head_sha: repo.branchSha('main')!, conclusion: 'success' });
+      // CI's job ci/test passed on main: its check run is the job's own (same id), as GitHub Actions keeps it.
+      repo.addWorkflowRun({
+        workflow: 'ci.yml',
+        head_branch: 'main',
+        status: 'completed',
+        conclusion: 'success',
+        jobs: [{ name: 'ci/test', conclusion: 'success' }],
+      });
       seed(c, planRecorded(c).events);
     },
     run: nextStep,
