@@ -38,10 +38,17 @@ function badGraph(ctx: ActionContext, e: GraphError): ActionResult {
   };
 }
 
+/** A stuck-mode failure says what it left: it only reads journals and posts reports. */
+function stuckFailed(e: unknown): never {
+  throw new Error(
+    `${(e as Error).message}; mode: stuck only reads journals and posts reports, so every journal is intact and it reports again on its next schedule`,
+  );
+}
+
 /** Runs the action; never calls process.exit and never throws for a node's failure. */
 export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   const mode = ctx.inputs.mode;
-  if (mode === 'stuck') return stuckMode(ctx);
+  if (mode === 'stuck') return stuckMode(ctx).catch(stuckFailed);
   if (mode === 'comment') return commentMode(ctx);
   let resolved: Awaited<ReturnType<typeof resolveRun>>;
   try {

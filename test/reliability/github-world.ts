@@ -41,6 +41,19 @@ export interface WorldOptions {
   files?: Record<string, string>;
   /** Tokens that act as logins of their own (`x[bot]` logins are bots), to tell writers apart in the log. */
   tokens?: Record<string, string>;
+  /**
+   * Called as each request arrives, before it is answered or faulted: what another job does at that moment
+   * (a race at a chosen request, made deterministic).
+   */
+  onRequest?: (request: { method: string; path: string }) => void;
+}
+
+/** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
+function hookOnly(hook: (r: { method: string; path: string }) => void) {
+  return (r: { method: string; path: string }): number => {
+    hook(r);
+    return 0;
+  };
 }
 
 export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionWorld> {
@@ -48,6 +61,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
+    ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),
     repos: [
       {
         owner: OWNER,
@@ -133,14 +147,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
         user: { ...(p.comment.user as object), login, type: 'User' },
       };
       p.sender = { ...p.sender, login, type: 'User' };
-      p.repository = {
-        ...p.repository,
-        name: REPO,
-        full_name: FULL,
-        html_url: `https://github.com/${FULL}`,
-        default_branch: 'main',
-        owner: { ...p.repository.owner, login: OWNER },
-      };
+      p.repository = ourRepository(p.repository);
       delete p.installation;
       return p as unknown as Record<string, unknown>;
     },
@@ -153,6 +160,20 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     close: () => server.close(),
   };
   return world;
+}
+
+/** A webhook example's `repository`, made this world's repository. */
+export function ourRepository(repository: Record<string, unknown>): Record<string, unknown> & {
+  owner: Record<string, unknown>;
+} {
+  return {
+    ...repository,
+    name: REPO,
+    full_name: FULL,
+    html_url: `https://github.com/${FULL}`,
+    default_branch: 'main',
+    owner: { ...(repository.owner as Record<string, unknown>), login: OWNER },
+  };
 }
 
 /** A workspace directory with these files (a checkout of the repository, as the runner gives a step). */

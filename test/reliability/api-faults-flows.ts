@@ -1,0 +1,294 @@
+/**
+ * The flows the API-fault suite breaks: each brings a fresh world to the moment before a user-visible action (a
+ * step of the bundled Action, a delivery to the App) and runs it, with payloads shaped as GitHub sends them.
+ * Together they make every REST request in src/ (scripts/reliability.ts computes that list from the source).
+ */
+import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
+import { parseJournal } from '../../src/journal/parse.js';
+import { webhookExample } from '../support/fixtures.js';
+import {
+  type Case,
+  dispatched,
+  type FlowRun,
+  type Job,
+  receive,
+  recorded,
+  runnerOf,
+  seed,
+  started,
+  step,
+  stepFor,
+  writeJournal,
+} from './api-faults-case.js';
+import { APPROVER, FULL, OWNER, ourRepository } from './github-world.js';
+
+/** plan then ship, both `replay: never`, each leaving one line per attempt; ship's evidence asks GitHub. */
+const graphValidating = (checks: string[]) => `interlock: 1
+name: faults
+nodes:
+  - id: plan
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+  - id: ship
+    depends_on: [plan]
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+    validates:
+${checks.map((c) => `      - ${c}\n`).join('')}`;
+
+export const GRAPH = graphValidating(['branch: main', 'issue: { state: open }']);
+
+/** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
+export const EVIDENCE_GRAPH = graphValidating([
+  'pull_request: { head: feature }',
+  'tag: v1.0.0',
+  'release: v1.0.0',
+  'check: { ref: main, name: ci/test }',
+]);
+
+/** Approvers listed by team: a person without write permission approves as a member. */
+const TEAM_CONFIG = `approvals:
+  permission: write
+  approvers: [${OWNER}/reviewers]
+`;
+const TEAM_MEMBER = 'tom';
+const NEEDS_HUMAN = 'interlock: needs human';
+const PR_NUMBER = 100;
+
+export interface FlowSpec {
+  graph?: string;
+  subject?: 'issue' | 'pr';
+  store?: 'git' | 'check-run';
+  /** How a finished run ends: completed (default), or failed (a `/fail-run`). */
+  ends?: 'completed' | 'failed';
+  /** Brings the world to the moment before the flow. */
+  prepare(c: Case): void;
+  run(c: Case): Promise<FlowRun>;
+}
+
+/** An earlier job's run, ended (its runner is gone), and the journal it left: plan recorded. */
+function planRecorded(c: Case): { earlier: Job; events: ReturnType<typeof started>[] } {
+  const earlier = c.world.job();
+  c.world.endJob(earlier.runId);
+  return {
+    earlier,
+    events: [started(c, earlier), dispatched('plan', 1, runnerOf(earlier)), recorded('plan', 1)],
+  };
+}
+
+/** ship was interrupted and waits for `/approve-rerun ship`. */
+function shipHeld(c: Case): void {
+  const { earlier, events } = planRecorded(c);
+  seed(c, [
+    ...events,
+    dispatched('ship', 1, runnerOf(earlier)),
+    { type: 'NodeInterrupted', node: 'ship', attempt: 1, observed_usage: { wall_ms: 9 }, by: 'interlock' },
+  ]);
+}
+
+/** An `issue_comment.created` delivery; on a pull request it carries `issue.pull_request`, as GitHub sends it. */
+export function commentDelivery(c: Case, body: string, login = APPROVER, labels: string[] = []) {
+  const payload = c.world.comment(c.subject.number, body, login) as { issue: Record<string, unknown> };
+  payload.issue.labels = labels.map((name, i) => ({ id: i + 1, name, color: 'ededed', default: false }));
+  if (c.subject.kind === 'pr')
+    payload.issue.pull_request = {
+      url: `${c.world.server.url}/repos/${FULL}/pulls/${c.subject.number}`,
+      html_url: `https://github.com/${FULL}/pull/${c.subject.number}`,
+    };
+  return { name: 'issue_comment', payload: payload as Record<string, unknown> };
+}
+
+/** A press of the check run's "Approve rerun" button: a `check_run.requested_action` delivery. */
+function buttonDelivery(c: Case, checkRunId: number, node: string) {
+  const p = webhookExample('check_run', 'requested_action') as Record<string, unknown> & {
+    check_run: Record<string, unknown>;
+    repository: Record<string, unknown>;
+    sender: Record<string, unknown>;
+  };
+  p.check_run = {
+    ...p.check_run,
+    id: checkRunId,
+    external_id: c.runId,
+    name: checkRunName(c.runId),
+    html_url: `https://github.com/${FULL}/runs/${checkRunId}`,
+  };
+  p.requested_action = { identifier: actionIdentifier(c.graph, node) };
+  p.sender = { ...p.sender, login: APPROVER, type: 'User' };
+  p.repository = ourRepository(p.repository);
+  delete p.installation;
+  return { name: 'check_run', payload: p };
+}
+
+const nextStep = (c: Case) => step(stepFor(c, { node: 'next' }));
+const deliver = (c: Case) => receive(c, c.delivery!);
+
+export const FLOW_SPECS = {
+  'action: first step': { prepare: () => {}, run: nextStep },
+  'action: later step': {
+    prepare: (c) => seed(c, planRecorded(c).events),
+    run: nextStep,
+  },
+  'action: recovery step': {
+    prepare: (c) => {
+      const { earlier, events } = planRecorded(c);
+      seed(c, [...events, dispatched('ship', 1, runnerOf(earlier))]);
+    },
+    run: nextStep,
+  },
+  'action: recovery step, job not listed in its run': {
+    // The attempt's job is not among its workflow run's jobs: recovery asks for the run attempt itself.
+    prepare: (c) => {
+      const { earlier, events } = planRecorded(c);
+      seed(c, [...events, dispatched('ship', 1, runnerOf({ ...earlier, runner: 'runner-gone' }, 'deploy'))]);
+    },
+    run: nextStep,
+  },
+  'action: post step': {
+    prepare: (c) => {
+      const { events } = planRecorded(c);
+      c.job = c.world.job();
+      seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
+    },
+    run: (c) =>
+      step(
+        stepFor(
+          c,
+          { node: 'next' },
+          {
+            entry: 'post.js',
+            job: c.job!,
+            state: {
+              'run-id': c.runId,
+              graph: c.graph.path,
+              subject: `issue-${c.subject.number}`,
+              'subject-sha': '',
+            },
+          },
+        ),
+      ),
+  },
+  'action: evidence step (pull request, tag, release, check)': {
+    graph: EVIDENCE_GRAPH,
+    prepare: (c) => {
+      const repo = c.world.repo;
+      repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', title: 'Feature' });
+      repo.createTag('v1.0.0');
+      repo.addRelease({ tag: 'v1.0.0' });
+      // CI's job ci/test passed on main: its check run is the job's own (same id), as GitHub Actions keeps it.
+      repo.addWorkflowRun({
+        workflow: 'ci.yml',
+        head_branch: 'main',
+        status: 'completed',
+        conclusion: 'success',
+        jobs: [{ name: 'ci/test', conclusion: 'success' }],
+      });
+      seed(c, planRecorded(c).events);
+    },
+    run: nextStep,
+  },
+  'action: progress comment race': {
+    // No progress comment yet; as this step posts one, another job stores its own first: this one deletes its.
+    prepare: (c) => {
+      seed(c, planRecorded(c).events, { progress: false });
+      let raced = false;
+      c.onRequest = (r) => {
+        if (raced || r.method !== 'POST' || r.path !== `/repos/${FULL}/issues/${c.subject.number}/comments`)
+          return;
+        raced = true;
+        const body = `<!-- interlock:progress ${c.runId} -->\nanother job`;
+        const theirs = c.world.repo.addComment(c.subject.number, body, 'github-actions[bot]');
+        const j = parseJournal(c.world.journalText(c.runId)!, 'journal');
+        writeJournal(c, { ...j, progress_comment_id: theirs.id });
+      };
+    },
+    run: nextStep,
+  },
+  'action: mode stuck': {
+    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
+    run: (c) =>
+      step({
+        ...stepFor(c, { mode: 'stuck', 'stuck-after': '1h' }),
+        eventName: 'schedule',
+        payload: { schedule: '17 * * * *' },
+      }),
+  },
+  'action: check-run store on a pull request': {
+    subject: 'pr',
+    store: 'check-run',
+    prepare: (c) => {
+      c.world.repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', title: 'Feature' });
+    },
+    run: nextStep,
+  },
+  'app: comment': {
+    prepare: (c) => {
+      shipHeld(c);
+      c.delivery = commentDelivery(c, '/approve-rerun ship');
+    },
+    run: deliver,
+  },
+  'app: comment on a pull request by a team member': {
+    subject: 'pr',
+    prepare: (c) => {
+      const repo = c.world.repo;
+      repo.addPull({
+        number: PR_NUMBER,
+        head: 'feature',
+        base: 'main',
+        title: 'Feature',
+        labels: [NEEDS_HUMAN],
+      });
+      repo.commitFiles('main', { '.github/interlock.yml': TEAM_CONFIG });
+      repo.setCollaborator(TEAM_MEMBER, 'read');
+      c.world.server.state.addOrg(OWNER, { reviewers: { members: { [TEAM_MEMBER]: 'member' } } });
+      shipHeld(c);
+      c.delivery = commentDelivery(c, '/approve-rerun ship', TEAM_MEMBER, [NEEDS_HUMAN]);
+    },
+    run: deliver,
+  },
+  'app: Approve rerun button': {
+    subject: 'pr',
+    prepare: (c) => {
+      const repo = c.world.repo;
+      const pr = repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', labels: [NEEDS_HUMAN] });
+      shipHeld(c);
+      const run = repo.addCheckRun({
+        name: checkRunName(c.runId),
+        head_sha: repo.pullHeadSha(pr),
+        status: 'in_progress',
+        external_id: c.runId,
+      });
+      c.delivery = buttonDelivery(c, run.id, 'ship');
+    },
+    run: deliver,
+  },
+  'app: /fail-run': {
+    ends: 'failed',
+    prepare: (c) => {
+      const { events } = planRecorded(c);
+      c.job = c.world.job();
+      seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
+      c.delivery = commentDelivery(c, '/fail-run the release is called off');
+    },
+    run: deliver,
+  },
+  'action: mode comment': {
+    prepare: (c) => {
+      shipHeld(c);
+      c.delivery = commentDelivery(c, '/approve-rerun ship');
+    },
+    run: (c) =>
+      step({
+        apiUrl: c.world.server.url,
+        repository: FULL,
+        workspace: c.ws,
+        eventName: 'issue_comment',
+        payload: c.delivery!.payload,
+        inputs: { mode: 'comment' },
+        job: c.world.job(),
+        env: c.env,
+      }),
+  },
+} satisfies Record<string, FlowSpec>;
+
+export type FlowName = keyof typeof FLOW_SPECS;
+export const FLOWS = Object.keys(FLOW_SPECS) as FlowName[];
+export const flowSpec = (name: FlowName): FlowSpec => FLOW_SPECS[name];
