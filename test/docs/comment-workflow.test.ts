@@ -39,3 +39,15 @@ describe(`${FILE}`, () => {
     expect(evaluateCondition(job.if ?? 'true', { github: { event: { comment: { body } } } })).toBe(false);
   });
 });
+
+describe('README', () => {
+  it("shows the example's filter wherever it shows a mode: comment workflow (a copied snippet must not drop a command)", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((m) => m[1]!)
+      .filter((b) => /mode: comment/.test(b) && /^\s+if: /m.test(b));
+    expect(blocks.length).toBeGreaterThan(0);
+    const [job] = Object.values(workflow.jobs).filter((j) => j.steps.some((s) => s.with?.mode === 'comment'));
+    for (const block of blocks) expect(/^\s+if: (.*)$/m.exec(block)?.[1]).toBe(job!.if);
+  });
+});
