@@ -13,6 +13,7 @@ import type { Journal } from '../journal/events.js';
 import { JournalError } from '../journal/fold.js';
 import { parseJournal } from '../journal/parse.js';
 import { parseSubjectLabel } from '../journal/run-id.js';
+import { runEnded } from '../journal/state.js';
 import { RunRefused } from '../runner/engine.js';
 import { GitStore } from '../store/git.js';
 import { type ActionContext, actionsRunner } from './context.js';
@@ -33,8 +34,6 @@ export interface LostRun {
   subject?: string;
 }
 
-const ended = (j: Journal) => j.events.some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed');
-
 /** The run with its graph from the default branch (the stuck workflow has no checkout), or why not. */
 async function load(
   ctx: ActionContext,
@@ -49,7 +48,7 @@ async function load(
     if (e instanceof JournalError) return {};
     throw e;
   }
-  if (ended(journal)) return {};
+  if (runEnded(journal)) return {};
   const branch = ctx.inputs['journal-branch'];
   const deps: HandlerDeps = {
     octokit: ctx.octokit,

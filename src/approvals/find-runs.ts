@@ -6,6 +6,7 @@
  * started afresh); a run named in the command is always read; the recorded subject decides.
  */
 import { runIsAbout, type SubjectRef, subjectLabel } from '../journal/run-id.js';
+import { runEnded } from '../journal/state.js';
 import { CheckRunStore, RunLost } from '../store/check-run.js';
 import { pullRequestHistory, pullRequestRuns } from '../store/check-run-pull.js';
 import { GitStore } from '../store/git.js';
@@ -40,7 +41,7 @@ async function readFound(runId: string, stores: JournalStore[]): Promise<FoundRu
     });
     if (!stored) continue;
     const started = stored.journal.events[0];
-    const ended = stored.journal.events.some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed');
+    const ended = runEnded(stored.journal);
     const subject = started?.type === 'RunStarted' ? started.subject : undefined;
     return { runId, subject, ended, store, stored };
   }

@@ -3,7 +3,7 @@
  * the one test of a resolved node: "completed or skipped".
  */
 import type { Graph } from '../graph/model.js';
-import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './events.js';
+import type { EscalationReport, Evidence, Failure, GraphRef, Journal, RunnerInfo } from './events.js';
 import type { Guidance } from './gate-events.js';
 import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
 
@@ -183,3 +183,7 @@ export function failedPrecheck(p: NodeProgress): boolean {
     p.last_failures.every((f) => f.check === 'execute_conditions')
   );
 }
+
+/** Whether a run has ended: its journal records `RunCompleted` or `RunFailed`. */
+export const runEnded = (journal: Journal): boolean =>
+  journal.events.some((e) => e.type === 'RunCompleted' || e.type === 'RunFailed');
