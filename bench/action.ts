@@ -13,7 +13,8 @@ import { startGitHubServer } from '../test/support/github-server.js';
 const root = new URL('..', import.meta.url).pathname;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const GRAPH = `interlock: 1
+/** Three nodes in a chain, each proven by a file; the last also by a GitHub check (the branch exists). */
+export const GRAPH = `interlock: 1
 name: bench
 nodes:
   - id: a

@@ -12,6 +12,7 @@ import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
+import { cpuFigures } from './cpu.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -297,6 +298,24 @@ md.push(
   'What is left, beyond `node -e 0`: about 30 ms compiling the bundle, 15 ms running its top level (zod and Octokit',
   "build their tables), 15 ms of garbage collection, 10 ms loading Node built-ins, and the step's own work (reading the",
   'inputs, the event and the graph).',
+  '',
+);
+const cpu = await cpuFigures(QUICK ? 1 : 9);
+md.push(
+  '## CPU time of a step',
+  '',
+  "Each process's own user + system time, read as it exits (`bench/cpu.ts`); medians of " +
+    `${QUICK ? 1 : 9} interleaved runs. A runner pays this for every step.`,
+  '',
+  '| process | CPU (ms) | baseline | baseline CPU (ms) | ratio |',
+  '| --- | --- | --- | --- | --- |',
+  `| a \`node: all\` step of dist/index.js: 3 nodes, git store, local GitHub | ${cpu.step_ms.toFixed(0)} | \`node -e 0\` | ${cpu.empty_ms.toFixed(0)} | ${(cpu.step_ms / cpu.empty_ms).toFixed(1)}x |`,
+  `| ${cpu.requests} requests through httpFetch (\`src/github/http-fetch.ts\`) | ${cpu.http_fetch_ms.toFixed(0)} | the same through Node's \`fetch\` | ${cpu.fetch_ms.toFixed(0)} | ${(cpu.http_fetch_ms / cpu.fetch_ms).toFixed(2)}x |`,
+  '',
+  "Node's own `fetch` loads its bundled HTTP client and compiles a WebAssembly HTTP parser in each process on first",
+  "use; the Action's client and the App's send their requests through `httpFetch`, over `node:http`, instead",
+  '(2026-12-01). With it, the crash matrix of `npm run reliability`, which starts thousands of steps, took a third',
+  'less CPU per Action scenario (docs/RELIABILITY.md).',
   '',
 );
 const size = await bundleSize();

@@ -5,7 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { createClient, type GitHubClient, parseRepository, type RepoRef } from '../github/client.js';
+import {
+  clientTuning,
+  createClient,
+  type GitHubClient,
+  parseRepository,
+  type RepoRef,
+} from '../github/client.js';
 import type { Graph } from '../graph/model.js';
 import type { RunnerInfo } from '../journal/events.js';
 import { CheckRunStore } from '../store/check-run.js';
@@ -60,23 +66,6 @@ function readEventPayload(path: string | undefined): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 }
 
-/** Optional tuning from the step's env, in ms: INTERLOCK_RETRY_BASE_MS, _WRITE_INTERVAL_MS, _REQUEST_TIMEOUT_MS. */
-function tuning(env: NodeJS.ProcessEnv): {
-  retryAfterBaseValue?: number;
-  writeIntervalMs?: number;
-  requestTimeoutMs?: number;
-} {
-  const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
-  const retry = num(env.INTERLOCK_RETRY_BASE_MS);
-  const write = num(env.INTERLOCK_WRITE_INTERVAL_MS);
-  const timeout = num(env.INTERLOCK_REQUEST_TIMEOUT_MS);
-  return {
-    ...(retry !== undefined ? { retryAfterBaseValue: retry } : {}),
-    ...(write !== undefined ? { writeIntervalMs: write } : {}),
-    ...(timeout ? { requestTimeoutMs: timeout } : {}),
-  };
-}
-
 export function buildContext(
   rawEnv: NodeJS.ProcessEnv,
   io: ActionIO,
@@ -89,7 +78,7 @@ export function buildContext(
     token: inputs.token,
     baseUrl: env.GITHUB_API_URL,
     log: (m) => io.info(m),
-    ...tuning(rawEnv),
+    ...clientTuning(rawEnv),
     ...(clientOptions.retryAfterBaseValue !== undefined
       ? { retryAfterBaseValue: clientOptions.retryAfterBaseValue }
       : {}),

@@ -1,8 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Bottleneck from 'bottleneck/light.js';
 import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
 import * as z from 'zod';
-import { DO_NOT_RETRY, fetchWithTimeout, resendable } from '../github/client.js';
+import {
+  type ClientTuning,
+  clientTuning,
+  DO_NOT_RETRY,
+  fetchWithTimeout,
+  resendable,
+} from '../github/client.js';
 import { interlockApp } from './probot.js';
 
 /**
@@ -10,19 +17,36 @@ import { interlockApp } from './probot.js';
  * retried up to three times after its retry-after (Probot's own setup never retries a secondary rate limit),
  * statuses a resend cannot fix are not resent, a POST that creates something (a reply, a check run, a
  * workflow dispatch) is not sent again after a lost answer (see `resendable`), and every request has a
- * deadline (a connection GitHub never answers would hold the handler forever).
+ * deadline (a connection GitHub never answers would hold the handler forever). The tuning is the Action's
+ * (`clientTuning`): the deadline, the least time between two writes' starts (the throttling plugin's, 1 s by
+ * default, GitHub's guidance), and a second of a retry wait.
  */
 export function appOctokit(
   base: typeof ProbotOctokit = ProbotOctokit,
-  requestTimeoutMs = 30_000,
+  tuning: ClientTuning = {},
 ): typeof ProbotOctokit {
   const retry = (_after: number, _options: unknown, _octokit: unknown, count: number) => count < 3;
+  const { requestTimeoutMs = 30_000, writeIntervalMs, retryAfterBaseValue } = tuning;
+  const waits = retryAfterBaseValue === undefined ? {} : { retryAfterBaseValue };
+  // The plugin spaces writes (and, further, writes that notify people) through Bottleneck groups of its own;
+  // groups of ours carry another interval, the same for both.
+  const group = (id: string) => new Bottleneck.Group({ id, maxConcurrent: 1, minTime: writeIntervalMs });
+  const write =
+    writeIntervalMs === undefined
+      ? {}
+      : { write: group('interlock-write'), notifications: group('interlock-notifications') };
   return base
     .defaults((options: Record<string, unknown>) => ({
       ...options,
       request: { ...(options.request as object), fetch: fetchWithTimeout(requestTimeoutMs) },
-      retry: { ...(options.retry as object), doNotRetry: DO_NOT_RETRY },
-      throttle: { ...(options.throttle as object), onRateLimit: retry, onSecondaryRateLimit: retry },
+      retry: { ...(options.retry as object), doNotRetry: DO_NOT_RETRY, ...waits },
+      throttle: {
+        ...(options.throttle as object),
+        ...waits,
+        ...write,
+        onRateLimit: retry,
+        onSecondaryRateLimit: retry,
+      },
     }))
     .plugin(noResendAfterLostAnswer) as typeof ProbotOctokit;
 }
@@ -91,7 +115,7 @@ export async function startServer(
     env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
     overrides: {
       ...(cfg.GITHUB_API_URL ? { baseUrl: cfg.GITHUB_API_URL.replace(/\/+$/, '') } : {}),
-      Octokit: extras.Octokit ?? appOctokit(),
+      Octokit: extras.Octokit ?? appOctokit(ProbotOctokit, clientTuning(env)),
       webhookPath: cfg.WEBHOOK_PATH,
     },
   });

@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Check } from '../graph/schema.js';
 import type { Evidence } from '../journal/events.js';
 import { runScript } from '../os/exec.js';
@@ -92,8 +92,22 @@ function git(cwd: string, args: string[]): string {
     .trim();
 }
 
+/**
+ * Whether git could find a repository from `cwd`: `GIT_DIR` is set, or `cwd` or a directory above it holds a
+ * `.git` (a repository or a worktree's link) or a `HEAD` (a bare repository). Where none does, `git rev-parse`
+ * can only fail, and is not started (a process per dispatch, in workspaces that are not checkouts).
+ */
+function mayBeRepository(cwd: string): boolean {
+  if (process.env.GIT_DIR) return true;
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git')) || existsSync(join(dir, 'HEAD'))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
 /** The HEAD commit of the working directory, or undefined outside a git repository. */
 export function gitHead(cwd: string): string | undefined {
+  if (!mayBeRepository(cwd)) return undefined;
   try {
     return git(cwd, ['rev-parse', 'HEAD']);
   } catch {

@@ -1,8 +1,9 @@
 // The App's Octokit (appOctokit, what `npm start` gives Probot) against the local GitHub: what it sends again
 // after a failure, and what it must not.
-import type { ProbotOctokit } from 'probot';
+import { ProbotOctokit } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appOctokit } from '../../src/app/server.js';
+import { clientTuning } from '../../src/github/client.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { fastProbotOctokit } from './world.js';
 
@@ -16,7 +17,7 @@ function client(Client: typeof ProbotOctokit): InstanceType<typeof ProbotOctokit
   >[0]);
 }
 
-const fastAppOctokit = () => client(appOctokit(fastProbotOctokit('app-client'), 2_000));
+const fastAppOctokit = () => client(appOctokit(fastProbotOctokit('app-client'), { requestTimeoutMs: 2_000 }));
 
 let server: GitHubServer;
 beforeEach(async () => {
@@ -70,5 +71,23 @@ describe("the App's Octokit", () => {
     await octokit.rest.issues.createComment({ ...repo, issue_number: 1, body: 'twice' });
     const { data } = await octokit.rest.issues.listComments({ ...repo, issue_number: 1 });
     expect(data.map((c) => c.body)).toEqual(['twice', 'twice']);
+  });
+
+  it('spaces the starts of writes by INTERLOCK_WRITE_INTERVAL_MS, as the Action does, and reads not at all', async () => {
+    const gaps = async (env: NodeJS.ProcessEnv) => {
+      const octokit = client(appOctokit(ProbotOctokit, clientTuning(env)));
+      const since = server.requests.mark();
+      for (const body of ['one', 'two', 'three'])
+        await octokit.rest.issues.createComment({ ...repo, issue_number: 1, body });
+      await octokit.rest.issues.listComments({ ...repo, issue_number: 1 });
+      await octokit.rest.issues.listComments({ ...repo, issue_number: 1 });
+      const at = server.requests.filter({ since }).map((r) => r.at);
+      return at.slice(1).map((t, i) => t - at[i]!);
+    };
+    const spaced = await gaps({ INTERLOCK_WRITE_INTERVAL_MS: '400' });
+    expect(spaced.slice(0, 2).every((g) => g >= 380)).toBe(true);
+    expect(spaced.slice(2).every((g) => g < 300)).toBe(true);
+    const unspaced = await gaps({ INTERLOCK_WRITE_INTERVAL_MS: '0' });
+    expect(unspaced.every((g) => g < 300)).toBe(true);
   });
 });

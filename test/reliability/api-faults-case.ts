@@ -158,7 +158,7 @@ export function stepFor(
 
 /** The App's Octokit as `npm start` builds it (src/app/server.ts), with its waits made tiny. */
 function appClient(): typeof ProbotOctokit {
-  return appOctokit(fastProbotOctokit('reliability'), REQUEST_TIMEOUT_MS);
+  return appOctokit(fastProbotOctokit('reliability'), { requestTimeoutMs: REQUEST_TIMEOUT_MS });
 }
 
 /** The App receives one delivery, as Probot's webhook server hands it over. */

@@ -41,6 +41,8 @@ async function startApp(
       HOST: '127.0.0.1',
       GITHUB_API_URL: world.server.url,
       LOG_LEVEL: 'fatal',
+      // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
+      INTERLOCK_WRITE_INTERVAL_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,57 @@
+// gitHead, the commit an attempt is dispatched on: found wherever git finds a repository (a checkout, a
+// directory inside one, a bare repository, GIT_DIR), and undefined elsewhere without starting git.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { gitHead } from '../../src/evidence/local.js';
+
+const root = mkdtempSync(join(tmpdir(), 'interlock-git-head-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+
+function checkout(name: string): { dir: string; head: string } {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  git(dir, 'init', '-q');
+  git(dir, 'commit', '-q', '--allow-empty', '-m', 'first');
+  return { dir, head: git(dir, 'rev-parse', 'HEAD') };
+}
+
+describe('gitHead', () => {
+  it('finds the commit in a checkout and in a directory inside it', () => {
+    const { dir, head } = checkout('work');
+    mkdirSync(join(dir, 'deep', 'er'), { recursive: true });
+    expect(gitHead(dir)).toBe(head);
+    expect(gitHead(join(dir, 'deep', 'er'))).toBe(head);
+  });
+
+  it('finds it in a bare repository and through GIT_DIR', () => {
+    const { dir, head } = checkout('origin');
+    const bare = join(root, 'bare.git');
+    git(root, 'clone', '-q', '--bare', dir, bare);
+    expect(gitHead(bare)).toBe(head);
+    const elsewhere = join(root, 'elsewhere');
+    mkdirSync(elsewhere);
+    vi.stubEnv('GIT_DIR', join(dir, '.git'));
+    try {
+      expect(gitHead(elsewhere)).toBe(head);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('is undefined outside any repository', () => {
+    const plain = mkdtempSync(join(tmpdir(), 'interlock-no-repo-'));
+    try {
+      expect(gitHead(plain)).toBeUndefined();
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,0 @@
-// Bottleneck's light build (no clustering, no Redis) has the same API as the full one, but ships no types.
-declare module 'bottleneck/light.js' {
-  import Bottleneck from 'bottleneck';
-  export default Bottleneck;
-}
