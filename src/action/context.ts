@@ -130,7 +130,11 @@ export function inWorkspace(ctx: ActionContext, path: string): string {
 export function makeStore(ctx: ActionContext, runId: string, subject: Subject, graph?: Graph): JournalStore {
   if (ctx.inputs.store === 'check-run') {
     const head = subject.headSha ?? ctx.env.GITHUB_SHA;
-    const store = new CheckRunStore(ctx.octokit, ctx.repo, runId, head, pullHistory(ctx, subject));
+    const store = new CheckRunStore(ctx.octokit, ctx.repo, {
+      runId,
+      head,
+      history: pullHistory(ctx, subject),
+    });
     if (graph) store.render = checkRunView(graph);
     return store;
   }

@@ -61,9 +61,10 @@ export async function findRuns(deps: HandlerDeps, subject: SubjectRef, named?: s
     // Where the listing saw the run is where its read looks first, after the head.
     const seen = pull?.runs.get(runId);
     const check = pull
-      ? new CheckRunStore(deps.octokit, deps.repo, runId, pull.head, {
-          ...pull.history,
-          ...(seen ? { before: seen } : {}),
+      ? new CheckRunStore(deps.octokit, deps.repo, {
+          runId,
+          head: pull.head,
+          history: { ...pull.history, ...(seen ? { before: seen } : {}) },
         })
       : undefined;
     const order: (JournalStore | undefined)[] = checkIds.includes(runId) ? [check, git] : [git, check];

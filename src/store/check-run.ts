@@ -81,6 +81,17 @@ export function decodeJournal(text: string, where: string): Journal {
 const version = (id: number, text: string) =>
   `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 
+/** Which run a check-run store holds, and where its check run is. */
+export interface CheckRunWhere {
+  runId: string;
+  /** The subject's head commit: where the check run is written. */
+  head: string;
+  /** Where an earlier head's check run may be, after a force-push. */
+  history?: CheckRunHistory;
+  /** The app whose check runs hold the journal; learned from the first one the store makes when not given. */
+  owner?: string;
+}
+
 /**
  * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
  * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
@@ -95,17 +106,23 @@ export class CheckRunStore implements JournalStore {
   render: CheckRunRenderer | undefined;
   private readonly witness = new WriteWitness();
 
+  private readonly runId: string;
+  private readonly headSha: string;
+  private readonly history: CheckRunHistory;
+  /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
+  private owner: string | undefined;
+
   constructor(
     private readonly octokit: GitHubClient,
     private readonly repo: RepoRef,
-    private readonly runId: string,
-    private readonly headSha: string,
-    private readonly history: CheckRunHistory = {},
-    /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
-    private owner?: string,
+    run: CheckRunWhere,
   ) {
-    this.name = `${NAME_PREFIX}${runId}`;
-    this.location = `check run "${this.name}" on ${headSha.slice(0, 12)}`;
+    this.runId = run.runId;
+    this.headSha = run.head;
+    this.history = run.history ?? {};
+    this.owner = run.owner;
+    this.name = `${NAME_PREFIX}${this.runId}`;
+    this.location = `check run "${this.name}" on ${this.headSha.slice(0, 12)}`;
   }
 
   /** The commit whose check run holds the journal as this store last saw or wrote it. */

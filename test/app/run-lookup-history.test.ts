@@ -29,7 +29,7 @@ async function runOnAnEarlierCommit(pushes: number): Promise<{ first: string; he
   world.repo.addPull({ number: 31, head: 'feat-h', base: 'main', title: 'Deploy it' });
   const first = world.repo.pullHeadSha(world.repo.issue(31)!);
   const octokit = createClient({ token: 'ghs_actions_token', baseUrl: world.server.url });
-  const store = new CheckRunStore(octokit, { owner: OWNER, repo: REPO }, 'fix/pr-31', first);
+  const store = new CheckRunStore(octokit, { owner: OWNER, repo: REPO }, { runId: 'fix/pr-31', head: first });
   const journal = buildJournal(world.graph, { runId: 'fix/pr-31', subject: 'pr-31' });
   expect(await store.write(journal, null, 'seed')).toMatchObject({ ok: true });
   for (let i = 0; i < pushes; i++) world.repo.commitFiles('feat-h', { [`h${i}.txt`]: `${i}\n` });

@@ -28,7 +28,7 @@ async function seedCheckRunRun(): Promise<string> {
   world.repo.addPull({ number: 30, head: 'feat-z', base: 'main', title: 'Deploy it' });
   const head = world.repo.pullHeadSha(world.repo.issue(30)!);
   const octokit = createClient({ token: 'ghs_actions_token', baseUrl: world.server.url });
-  const store = new CheckRunStore(octokit, { owner: OWNER, repo: REPO }, 'fix/pr-30', head);
+  const store = new CheckRunStore(octokit, { owner: OWNER, repo: REPO }, { runId: 'fix/pr-30', head });
   const journal = buildJournal(world.graph, { runId: 'fix/pr-30', subject: 'pr-30' });
   expect(await store.write(journal, null, 'seed')).toMatchObject({ ok: true });
   return head;

@@ -41,7 +41,7 @@ describe('CheckRunStore, when another writer overwrites a write it already read 
   it('reports a lost update naming the events lost, at its next write and when its step confirms', async () => {
     const octokit = createClient({ token: 'test', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });
     const sha = server.state.repo('acme/widgets').resolveCommit('main')!;
-    const store = new CheckRunStore(octokit, REPO, 'fix/pr-3', sha);
+    const store = new CheckRunStore(octokit, REPO, { runId: 'fix/pr-3', head: sha });
     const first = start();
     const created = await store.write(first, null, 'start');
     expect(created.ok).toBe(true);

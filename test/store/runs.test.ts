@@ -112,7 +112,7 @@ describe('CheckRunRuns against the local GitHub', () => {
     const sha = repo.resolveCommit('main')!;
     const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
     for (const runId of ['fix/pr-2', 'docs/pr-2']) {
-      const store = new CheckRunStore(octokit, REPO, runId, sha);
+      const store = new CheckRunStore(octokit, REPO, { runId, head: sha });
       const w = await store.write(buildJournal(graph, { runId }), null, 'test');
       expect(w.ok).toBe(true);
     }
@@ -120,7 +120,7 @@ describe('CheckRunRuns against the local GitHub', () => {
     await octokit.rest.checks.create({ ...REPO, name: 'interlock: not-a-journal', head_sha: sha });
     const runs = await new CheckRunRuns(octokit, REPO, sha).listRuns();
     expect(ids(runs)).toEqual(['docs/pr-2', 'fix/pr-2']);
-    const read = await new CheckRunStore(octokit, REPO, 'fix/pr-2', sha).read();
+    const read = await new CheckRunStore(octokit, REPO, { runId: 'fix/pr-2', head: sha }).read();
     expect(runs.find((r) => r.runId === 'fix/pr-2')?.version).toBe(read?.version);
   });
 });
