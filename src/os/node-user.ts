@@ -60,12 +60,33 @@ function lookUp(spec: string, via: NodeUser['via']): { uid: number; gid: number 
   }
   if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(spec))
     throw new Error(`node-user "${spec}" is not a user name or uid:gid`);
-  if (idOf(spec, '-u') === undefined) {
-    const add = ['useradd', '--create-home', '--user-group', '--shell', '/bin/bash', spec];
-    if (via === 'sudo') execFileSync('sudo', ['-n', ...add], quiet);
-    else execFileSync(add[0]!, add.slice(1), quiet);
+  const found = idsOf(spec);
+  if (found) return found;
+  const add = ['useradd', '--create-home', '--user-group', '--shell', '/bin/bash', spec];
+  if (via === 'sudo') execFileSync('sudo', ['-n', ...add], quiet);
+  else execFileSync(add[0]!, add.slice(1), quiet);
+  const made = idsOf(spec);
+  if (!made) throw new Error(`useradd made no user "${spec}"`);
+  return made;
+}
+
+/**
+ * A user's uid and primary gid: from /etc/passwd, where useradd writes it (read, not a process per id: this is
+ * on every step's way to its first request), else from `id` (a user from a directory service).
+ */
+function idsOf(name: string): { uid: number; gid: number } | undefined {
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const f = line.split(':');
+      if (f[0] === name && f.length >= 7 && /^\d+$/.test(f[2]!) && /^\d+$/.test(f[3]!))
+        return { uid: Number(f[2]), gid: Number(f[3]) };
+    }
+  } catch {
+    // No readable /etc/passwd: ask id.
   }
-  return { uid: idOf(spec, '-u')!, gid: idOf(spec, '-g')! };
+  const uid = idOf(name, '-u');
+  const gid = idOf(name, '-g');
+  return uid === undefined || gid === undefined ? undefined : { uid, gid };
 }
 
 /** Makes `path` (a directory tree) readable and writable by the node user's group; the owner stays. */
