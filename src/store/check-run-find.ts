@@ -33,6 +33,17 @@ export interface CheckRunHistory {
   earlierShas?: () => Promise<string[]>;
 }
 
+/** Which run a check-run store holds, and where its check run is. */
+export interface CheckRunWhere {
+  runId: string;
+  /** The subject's head commit: where the check run is written. */
+  head: string;
+  /** Where an earlier head's check run may be, after a force-push. */
+  history?: CheckRunHistory;
+  /** The app whose check runs hold the journal; learned from the first one the store makes when not given. */
+  owner?: string;
+}
+
 /** A check run of the run's name (and owner) on one commit. */
 export interface FoundCheckRun {
   id: number;

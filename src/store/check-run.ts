@@ -12,6 +12,7 @@ import { failpoint } from '../os/failpoint.js';
 import { zlib } from '../os/lazy.js';
 import {
   type CheckRunHistory,
+  type CheckRunWhere,
   type FoundCheckRun,
   JOURNAL_MARK,
   locate,
@@ -35,7 +36,7 @@ const MARK_CLOSE = ' -->';
 /** A journal's check run is named `interlock: <run-id>`. */
 const NAME_PREFIX = 'interlock: ';
 
-export { type CheckRunHistory, RunLost } from './check-run-find.js';
+export { type CheckRunHistory, type CheckRunWhere, RunLost } from './check-run-find.js';
 export { LostUpdate } from './check-run-lost.js';
 
 export class JournalTooLarge extends Error {
@@ -81,17 +82,6 @@ export function decodeJournal(text: string, where: string): Journal {
 const version = (id: number, text: string) =>
   `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 
-/** Which run a check-run store holds, and where its check run is. */
-export interface CheckRunWhere {
-  runId: string;
-  /** The subject's head commit: where the check run is written. */
-  head: string;
-  /** Where an earlier head's check run may be, after a force-push. */
-  history?: CheckRunHistory;
-  /** The app whose check runs hold the journal; learned from the first one the store makes when not given. */
-  owner?: string;
-}
-
 /**
  * The journal inside a check run on the subject's head commit, so the run shows in the pull request's Checks
  * tab. GitHub offers no compare-and-swap on check runs: a write re-reads the check run first (refusing when it
@@ -108,8 +98,7 @@ export class CheckRunStore implements JournalStore {
 
   private readonly runId: string;
   private readonly headSha: string;
-  private readonly history: CheckRunHistory;
-  /** The app whose check runs hold the journal; learned from the first one this store makes when not given. */
+  private readonly history: CheckRunHistory | undefined;
   private owner: string | undefined;
 
   constructor(
@@ -117,10 +106,7 @@ export class CheckRunStore implements JournalStore {
     private readonly repo: RepoRef,
     run: CheckRunWhere,
   ) {
-    this.runId = run.runId;
-    this.headSha = run.head;
-    this.history = run.history ?? {};
-    this.owner = run.owner;
+    ({ runId: this.runId, head: this.headSha, history: this.history, owner: this.owner } = run);
     this.name = `${NAME_PREFIX}${this.runId}`;
     this.location = `check run "${this.name}" on ${this.headSha.slice(0, 12)}`;
   }
@@ -133,7 +119,7 @@ export class CheckRunStore implements JournalStore {
     const found = await locate({
       runId: this.runId,
       head: this.headSha,
-      history: this.history,
+      history: this.history ?? {},
       lookup: (sha) => this.findOn(sha),
     });
     if (found) this.journalSha = found.sha;
