@@ -15,7 +15,8 @@
  * - `signal`: an abort or a deadline rejects with the signal's reason (`AbortError`, `TimeoutError`);
  * - a failed connection rejects with `TypeError('fetch failed')` whose `cause` is the socket's error, the shape
  *   Octokit turns into a status-500 error;
- * - connections kept alive between requests (Node's agent drops one before the server's `Keep-Alive` timeout).
+ * - Node's global agents: connections kept alive between requests (dropped before the server's `Keep-Alive`
+ *   timeout), and, with `NODE_USE_ENV_PROXY=1` on Node 24, sent through `HTTP_PROXY`/`HTTPS_PROXY` as `fetch` is.
  *
  * Unlike `fetch`, the whole body is read before the promise resolves: a body cut off midway fails the request
  * (Octokit would otherwise read a broken JSON answer as an empty one).
@@ -25,7 +26,6 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 const MAX_REDIRECTS = 20;
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
 type Body = string | Uint8Array | ArrayBuffer | null | undefined;
 
@@ -137,7 +137,7 @@ function once(
       signal?.removeEventListener('abort', onAbort);
       f();
     };
-    const req = send(url, { method, headers, agent: agents[protocol] }, (res) => {
+    const req = send(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', (e) => settle(() => reject(failed(e))));

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, REPO_ROOT, runStep, type StepOptions, startStep } from '../support/action-process.js';
@@ -107,5 +109,41 @@ describe.skipIf(!run)(title, () => {
         .commentsOn(24)
         .filter((c) => c.body.startsWith(`<!-- interlock:attention ${RUN} implement 1 -->`)),
     ).toHaveLength(1);
+  });
+  it('behind a proxy (NODE_USE_ENV_PROXY=1, HTTP_PROXY), every request of the step goes through it', async () => {
+    // A forward proxy: GitHub's requests arrive in absolute form and are passed on as they came.
+    const seen: string[] = [];
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      const out = httpRequest(req.url!, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.writeHead(502).end());
+      req.pipe(out);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      server.state.repo(FULL).addIssue({ number: 25, title: 'Behind a proxy', labels: ['agent:n24'] });
+      const since = server.requests.mark();
+      const r = await runStep(
+        issueStep(server, ws, 25, 'agent:n24', {
+          node: NODE24,
+          env: {
+            NODE_USE_ENV_PROXY: '1',
+            HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+          },
+        }),
+      );
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.outputs).toMatchObject({ 'run-id': 'n24/issue-25', node: 'plan', status: 'completed' });
+      const made = server.requests.filter({ since });
+      expect(made.length).toBeGreaterThan(0);
+      expect(seen).toHaveLength(made.length);
+      expect(seen.every((line) => line.includes(`${server.url}/repos/${FULL}/`))).toBe(true);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });
