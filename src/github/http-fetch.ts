@@ -21,8 +21,8 @@
  * Unlike `fetch`, the whole body is read before the promise resolves: a body cut off midway fails the request
  * (Octokit would otherwise read a broken JSON answer as an empty one).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 const MAX_REDIRECTS = 20;
