@@ -1,7 +1,7 @@
 // gitHead, the commit an attempt is dispatched on: found wherever git finds a repository (a checkout, a
 // directory inside one, a bare repository, GIT_DIR), and undefined elsewhere without starting git.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -46,11 +46,22 @@ describe('gitHead', () => {
     }
   });
 
-  it('is undefined outside any repository', () => {
+  it('is undefined outside any repository, and starts no git there', () => {
     const plain = mkdtempSync(join(tmpdir(), 'interlock-no-repo-'));
+    // A git first on PATH that leaves a mark: whether gitHead started one.
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\ntouch "${join(root, 'git-started')}"\nexit 128\n`, {
+      mode: 0o755,
+    });
+    vi.stubEnv('PATH', `${bin}:${process.env.PATH}`);
     try {
       expect(gitHead(plain)).toBeUndefined();
+      expect(existsSync(join(root, 'git-started'))).toBe(false);
+      expect(gitHead(join(root, 'work'))).toBeUndefined(); // a checkout: the fake git is asked, and fails
+      expect(existsSync(join(root, 'git-started'))).toBe(true);
     } finally {
+      vi.unstubAllEnvs();
       rmSync(plain, { recursive: true, force: true });
     }
   });

@@ -15,7 +15,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/
 import { decodeJournal } from '../../src/store/check-run.js';
 import { pullRequestOpened } from '../action/world.js';
 import { fastProbotOctokit } from '../app/world.js';
-import { type StepOptions, type StepResult, startStep } from '../support/action-process.js';
+import { runStepWithin, type StepOptions } from '../support/action-process.js';
 import { type ActionWorld, FULL, JOURNAL_BRANCH, WORKFLOW } from './github-world.js';
 
 /** A request's timeout in these runs: a held connection fails after this, and is retried. */
@@ -120,18 +120,7 @@ export function writeJournal(c: Case, j: Journal): void {
 
 /** Runs the bundle as a runner runs a step, killed after STEP_LIMIT_MS. */
 export async function step(opts: StepOptions): Promise<FlowRun> {
-  const { child, done } = startStep(opts);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, STEP_LIMIT_MS);
-  let r: StepResult;
-  try {
-    r = await done;
-  } finally {
-    clearTimeout(timer);
-  }
+  const { timedOut, ...r } = await runStepWithin(opts, STEP_LIMIT_MS);
   const error = r.stdout.split('\n').find((l) => l.startsWith('::error'));
   return { ok: r.code === 0 && !timedOut, log: r.stdout + r.stderr, ...(error ? { error } : {}), timedOut };
 }

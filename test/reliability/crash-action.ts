@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { serializeJournal } from '../../src/journal/parse.js';
 import { decodeJournal } from '../../src/store/check-run.js';
 import { pullRequestOpened } from '../action/world.js';
-import { type StepOptions, type StepResult, startStep } from '../support/action-process.js';
+import { runStepWithin, type StepOptions, startStep } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import { GUIDANCE, graphName, graphPath, graphText } from './crash-graphs.js';
@@ -20,21 +20,6 @@ import { gone, killGroup, killTagged, waitUntil } from './support.js';
 
 const CALL_TIMEOUT_MS = 60_000;
 export const NOTE = 'checked by hand: the side effect is there';
-
-/** A step as a runner starts it; a step that hangs is killed after a minute and reported. */
-async function stepOnce(opts: StepOptions): Promise<StepResult & { timedOut: boolean }> {
-  const { child, done } = startStep(opts);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, CALL_TIMEOUT_MS);
-  try {
-    return { ...(await done), timedOut };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The subject a scenario's run is about: an issue (git store) or a pull request (check-run store). */
 export interface Subject {
@@ -153,7 +138,7 @@ export class ActionDriver implements Driver {
   /** Runs a step to its end, keeping the journal after it and what it acknowledged. */
   async call(label: string, o: StepOptions) {
     this.rec.processes++;
-    const r = await stepOnce(o);
+    const r = await runStepWithin(o, CALL_TIMEOUT_MS);
     this.rec.expect(!r.timedOut, `${label} hung for a minute and was killed`, r.stdout);
     this.rec.snapshots.push({ after: label, text: this.subject.journalText() });
     this.rec.acks.push(...acksIn(label, r.stdout));

@@ -160,3 +160,21 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
 export function runStep(opts: StepOptions): Promise<StepResult> {
   return startStep(opts).done;
 }
+
+/** A step as a runner starts it, SIGKILLed when it runs past `limitMs` (a hang the suites report, not wait on). */
+export async function runStepWithin(
+  opts: StepOptions,
+  limitMs: number,
+): Promise<StepResult & { timedOut: boolean }> {
+  const { child, done } = startStep(opts);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, limitMs);
+  try {
+    return { ...(await done), timedOut };
+  } finally {
+    clearTimeout(timer);
+  }
+}
