@@ -43,6 +43,8 @@ export const ActionEnvSchema = z.object({
   GITHUB_EVENT_NAME: z.string().default('workflow_dispatch'),
   GITHUB_EVENT_PATH: z.string().optional(),
   GITHUB_WORKSPACE: z.string().optional(),
+  /** The job's own temporary directory (only the runner's user writes it): the git guard keeps its copy there. */
+  RUNNER_TEMP: z.string().optional(),
   GITHUB_RUN_ID: z.coerce.number().int().default(0),
   GITHUB_RUN_ATTEMPT: z.coerce.number().int().default(1),
   GITHUB_JOB: z.string().default('job'),

@@ -8,9 +8,11 @@ import { gatherAuthFacts } from '../approvals/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
+import { grantsMisfit } from '../graph/credential-grants.js';
 import { GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
+import { parseNodeCredentials } from '../os/node-credentials.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import { RunLost } from '../store/check-run.js';
@@ -131,6 +133,11 @@ export async function resolveRun(
     ...loadGraphFile(confineToWorkspace(ctx.workspace, graphPath, 'graph path')),
     path: graphPath,
   };
+  const misfit = grantsMisfit(
+    parseNodeCredentials(ctx.inputs['node-credentials']),
+    graph.nodes.map((n) => n.id),
+  );
+  if (misfit) throw new Error(`${misfit} (${graphPath})`);
   const runId = givenRunId || defaultRunId(graph.name, subject.label);
   return { graph, runId, subject, store: makeStore(ctx, runId, subject, graph), intent };
 }

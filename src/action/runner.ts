@@ -1,6 +1,7 @@
 import { killAllChildren } from '../os/exec.js';
+import { guardCheckout } from '../os/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
-import { prepareNodeUser } from '../os/node-user.js';
+import { claimNodeUser, prepareNodeUser } from '../os/node-user.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { createLogGuard } from './log-guard.js';
 import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';
@@ -52,14 +53,24 @@ function setFailed(message: string): void {
 }
 
 /** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
-function isolateNodes(ctx: ActionContext): void {
+async function isolateNodes(ctx: ActionContext): Promise<void> {
   configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
-  prepareNodeUser({
+  const user = prepareNodeUser({
     isolation: ctx.inputs.isolation,
-    user: ctx.inputs['node-user'],
+    user:
+      ctx.inputs.isolation === 'none'
+        ? ctx.inputs['node-user']
+        : await claimNodeUser(ctx.inputs['node-user']),
     workspace: ctx.workspace,
     warn: (m) => ctx.io.warning(`interlock: ${m}`),
     say: (m) => ctx.io.info(`interlock: ${m}`),
+  });
+  // What git reads and runs from .git/ stays as this job's first interlock step found it (src/os/git-guard.ts).
+  guardCheckout({
+    workspace: ctx.workspace,
+    stateDir: ctx.env.RUNNER_TEMP,
+    nodeUid: user?.uid,
+    warn: (m) => ctx.io.warning(`interlock: ${m}`),
   });
 }
 
@@ -76,7 +87,7 @@ export async function run(): Promise<void> {
   const report = reportingIO(runnerIO());
   try {
     const ctx = buildContext(process.env, report.io);
-    if (ctx.inputs.mode === 'step') isolateNodes(ctx);
+    if (ctx.inputs.mode === 'step') await isolateNodes(ctx);
     const result = await runAction(ctx);
     await report.finish({ result });
     // A problem already annotated is not reported a second time as an error: its details go to the log.

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Check } from '../graph/schema.js';
 import type { Evidence } from '../journal/events.js';
 import { runScript } from '../os/exec.js';
+import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';
 
 export interface CheckInput {
@@ -86,9 +87,15 @@ export function isLocalCheck(check: Check): boolean {
   return 'file' in check || 'command' in check || 'output' in check || 'git' in check;
 }
 
+/**
+ * interlock's own git: what a node changed in .git/ is put back first (src/os/git-guard.ts), and the commands it
+ * could name are off for this call besides (no fsmonitor, no hooks, no pager).
+ */
 function git(cwd: string, args: string[]): string {
+  restoreCheckout();
+  const safe = ['--no-pager', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];
   return childProcess()
-    .execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    .execFileSync('git', [...safe, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
     .trim();
 }
 

@@ -3,6 +3,7 @@
  * group killed on timeout; and stopping every command this process started.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { restoreCheckout } from './git-guard.js';
 import { childProcess } from './lazy.js';
 import { scriptCommand, sweepNodeUser } from './node-user.js';
 
@@ -56,8 +57,16 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
 export function runScript(req: ExecRequest): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    // Graph code runs as the node user when one is configured (src/os/node-user.ts).
-    const how = scriptCommand(req.script, req.env);
+    // What git reads and runs from .git/ is put back first (src/os/git-guard.ts); graph code runs as the node user
+    // when one is configured (src/os/node-user.ts).
+    let how: ReturnType<typeof scriptCommand>;
+    try {
+      restoreCheckout();
+      how = scriptCommand(req.script, req.env);
+    } catch (e) {
+      reject(e);
+      return;
+    }
     const child = childProcess().spawn(how.file, how.args, {
       cwd: req.cwd,
       env: how.env,
@@ -107,6 +116,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     }, req.timeoutMs);
     child.on('error', (e) => {
       clearTimeout(timer);
+      how.done();
       reject(e);
     });
     child.on('close', (code, signal) => {
@@ -120,6 +130,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
         // none left
       }
       sweepNodeUser();
+      how.done();
       const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
       const done = () =>
         resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started, ...kept });

@@ -1,7 +1,8 @@
 /**
- * Which nodes may receive which GitHub token from the step's environment (the `node-credentials` input):
- * `GH_TOKEN` gives it to every node, `GH_TOKEN=push,pull-request` only to those nodes, so an agent node never
- * holds the token that pushes. Parsed once; applied to every script runScript starts, by its INTERLOCK_NODE.
+ * Which nodes may receive which secret from the step's environment (the `node-credentials` input). A GitHub token
+ * (`GITHUB_TOKEN`, `GH_TOKEN`, ...) is withheld from every node unless granted; any other variable the input
+ * names (`NPM_TOKEN=release`) is withheld from every node it does not name. `NAME` alone gives it to every node.
+ * Parsed once; applied to every script runScript starts, by its INTERLOCK_NODE.
  */
 
 /** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` grants it. */
@@ -15,7 +16,7 @@ export const GITHUB_CREDENTIALS = [
 /** Credential name to the nodes given it ('all' for every node). */
 export type CredentialGrants = Map<string, Set<string> | 'all'>;
 
-const ENTRY = /^([A-Z_][A-Z0-9_]*)(?:=([A-Za-z_][A-Za-z0-9_-]*(?:,[A-Za-z_][A-Za-z0-9_-]*)*))?$/;
+const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)(?:=([A-Za-z_][A-Za-z0-9_-]*(?:,[A-Za-z_][A-Za-z0-9_-]*)*))?$/;
 
 export function parseNodeCredentials(text: string): CredentialGrants {
   const grants: CredentialGrants = new Map();
@@ -25,7 +26,11 @@ export function parseNodeCredentials(text: string): CredentialGrants {
       throw new Error(
         `node-credentials: "${entry}" is not NAME or NAME=node,node (e.g. GH_TOKEN=push,pull-request); entries are separated by spaces or lines`,
       );
-    grants.set(m[1]!, m[2] ? new Set(m[2].split(',')) : 'all');
+    const nodes = m[2] ? new Set(m[2].split(',')) : 'all';
+    const before = grants.get(m[1]!);
+    // The same name twice adds nodes; "every node" stays every node.
+    if (before === 'all' || nodes === 'all') grants.set(m[1]!, 'all');
+    else grants.set(m[1]!, new Set([...(before ?? []), ...nodes]));
   }
   return grants;
 }
@@ -36,11 +41,14 @@ export function configureNodeCredentials(grants: CredentialGrants): void {
   configured = grants;
 }
 
-/** The environment without the GitHub tokens this node (env.INTERLOCK_NODE) was not granted. */
+/**
+ * The environment without the secrets this node (env.INTERLOCK_NODE) was not granted: every GitHub token and
+ * every name `node-credentials` lists, unless it names this node (or every node).
+ */
 export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const node = env.INTERLOCK_NODE ?? '';
   const out = { ...env };
-  for (const name of GITHUB_CREDENTIALS) {
+  for (const name of new Set([...GITHUB_CREDENTIALS, ...configured.keys()])) {
     const grant = configured.get(name);
     if (grant === 'all' || grant?.has(node)) continue;
     delete out[name];

@@ -4,7 +4,7 @@
  * state.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunnerFile } from './runner-commands.js';
@@ -39,6 +39,11 @@ export interface StepOptions {
   node?: string;
   /** Another build of the action (a baseline to compare with); default this tree's dist/. */
   dist?: string;
+  /**
+   * The runner's user, when not this process's (test/support/sudo-runner.ts: a user with passwordless sudo, as on
+   * GitHub-hosted runners). The runner's files for the step are made its own.
+   */
+  as?: { uid: number; gid: number; home: string };
 }
 
 export interface StepResult {
@@ -114,14 +119,19 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
     ...(opts.env ?? {}),
   };
-  // Nodes run as the test's own user unless a test asks for isolation (test/reliability/hostile-node.test.ts).
-  env.INPUT_ISOLATION = 'none';
+  // No isolation input: nodes run under the default (`auto`), as users' steps do; as root here, as a user of
+  // their own (interlock-node). Only tests about another mode set `isolation`.
   for (const [k, v] of Object.entries(opts.inputs)) env[`INPUT_${k.replace(/ /g, '_').toUpperCase()}`] = v;
   for (const [k, v] of Object.entries(opts.state ?? {})) env[`STATE_${k}`] = v;
+  if (opts.as) {
+    env.HOME = opts.as.home;
+    for (const p of [runnerDir, ...Object.values(files)]) chownSync(p, opts.as.uid, opts.as.gid);
+  }
   const child = spawn(opts.node ?? process.execPath, [join(opts.dist ?? DIST, opts.entry ?? 'index.js')], {
     cwd: opts.workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.as ? { uid: opts.as.uid, gid: opts.as.gid } : {}),
   });
   let stdout = '';
   let stderr = '';

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { guardCheckout } from '../../os/git-guard.js';
 import { type RunSetup, runSteps, type StepResult } from '../../runner/engine.js';
 import { loadGraphFile } from '../../runner/graph-file.js';
 import { FileStore } from '../../store/file.js';
@@ -96,6 +97,8 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     assumeDead: values['assume-dead'] ?? false,
     live: !values.quiet,
   });
+  // What git reads and runs from .git/ stays as this invocation found it (src/os/git-guard.ts).
+  guardCheckout({ workspace: io.cwd, warn: (m) => io.err(`interlock: ${m}\n`) });
   const all = values.all ?? false;
   const started = Date.now();
   const last = await runSteps(setup, all ? { all: true } : { node: values.node }, {

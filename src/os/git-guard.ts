@@ -1,0 +1,301 @@
+/**
+ * The repository's git configuration stays the repository's. Git runs what its configuration names (`core.fsmonitor`,
+ * `core.hooksPath`, hooks, `credential.helper`, filters, textconv, aliases, `include` …), and a node can write
+ * `.git/`: so a node could plant a command that runs in a later node holding a secret, or in interlock's own git.
+ * The guard keeps a copy of everything git reads and runs from `.git/` (the config and every file it includes,
+ * `config.worktree`, `commondir`, `hooks/`, `info/`, the same for each submodule's git directory) as it was when
+ * the first interlock step of the job reached the checkout, and puts it back before every node command, every
+ * `command` check and every git interlock runs itself; each change it undoes is reported. A checkout whose `.git`
+ * was replaced (another directory, or a link to one) is refused: nothing git would read there can be trusted.
+ */
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { childProcess } from './lazy.js';
+import { nodeUser } from './node-user.js';
+
+type Entry =
+  | { kind: 'file'; mode: number; data: string }
+  | { kind: 'dir'; mode: number }
+  | { kind: 'link'; target: string };
+
+interface Snapshot {
+  /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
+  gitdir: string;
+  identity: { dev: number; ino: number };
+  /** Each guarded path (absolute) to what it held; null: it did not exist. */
+  roots: Record<string, Record<string, Entry> | null>;
+}
+
+interface Guard {
+  workspace: string;
+  snapshot: Snapshot;
+  warn: (message: string) => void;
+}
+
+const guards = new Map<string, Guard>();
+let active: Guard | undefined;
+
+/** Thrown when the checkout's `.git` is not the one the guard copied: the attempt and the step stop. */
+export class ReplacedGitError extends Error {}
+
+/** Where `.git` points: the directory itself, or the target of a `gitdir:` link file (worktrees, submodules). */
+function gitdirOf(workspace: string): string | undefined {
+  const dotgit = join(workspace, '.git');
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(dotgit);
+  } catch {
+    return undefined;
+  }
+  if (st.isDirectory()) return dotgit;
+  if (!st.isFile()) return undefined;
+  const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
+  return m ? resolve(workspace, m[1]!) : undefined;
+}
+
+/** `path = …` values of `[include]` and `[includeIf "…"]` sections, resolved as git resolves them. */
+function includesOf(configFile: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(configFile, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/^\s+/, '');
+    const head = /^\[\s*([A-Za-z0-9.-]+)/.exec(line);
+    if (head) section = head[1]!.toLowerCase();
+    const rest = head ? line.slice(line.indexOf(']') + 1) : line;
+    const kv = /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^;#]*)/i.exec(rest);
+    if (!kv || (section !== 'include' && section !== 'includeif')) continue;
+    const value = kv[1]!.trim().replace(/^"(.*)"$/, '$1');
+    // `~/…` is the user's own home, which a node cannot write; only repository-relative and absolute paths are kept.
+    if (!value || value.startsWith('~')) continue;
+    out.push(isAbsolute(value) ? value : resolve(dirname(configFile), value));
+  }
+  return out;
+}
+
+/** The paths git reads configuration and commands from for the git directory `gitdir`, submodules included. */
+function guardedPaths(gitdir: string, depth = 0): string[] {
+  const paths = ['config', 'config.worktree', 'commondir', 'hooks', 'info'].map((p) => join(gitdir, p));
+  const modules = join(gitdir, 'modules');
+  if (depth < 3 && existsSync(modules)) {
+    const walk = (dir: string, level: number) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue;
+        const sub = join(dir, e.name);
+        if (existsSync(join(sub, 'HEAD'))) paths.push(...guardedPaths(sub, depth + 1));
+        else if (level < 4) walk(sub, level + 1);
+      }
+    };
+    walk(modules, 0);
+  }
+  const included = new Set<string>();
+  const queue = paths.filter((p) => /config(\.worktree)?$/.test(p));
+  while (queue.length) {
+    const f = queue.shift()!;
+    for (const inc of includesOf(f)) {
+      if (included.has(inc) || paths.includes(inc)) continue;
+      included.add(inc);
+      queue.push(inc);
+    }
+  }
+  return [...paths, ...included];
+}
+
+/** What a path holds, without following links: every entry below it, keyed by absolute path. */
+function read(root: string): Record<string, Entry> | null {
+  const out: Record<string, Entry> = {};
+  const visit = (p: string): boolean => {
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(p);
+    } catch {
+      return false;
+    }
+    if (st.isSymbolicLink()) out[p] = { kind: 'link', target: readlinkSync(p) };
+    else if (st.isDirectory()) {
+      out[p] = { kind: 'dir', mode: st.mode & 0o7777 };
+      for (const e of readdirSync(p).sort()) visit(join(p, e));
+    } else if (st.isFile()) {
+      out[p] = { kind: 'file', mode: st.mode & 0o7777, data: readFileSync(p).toString('base64') };
+    }
+    // Sockets, fifos and devices are left out: git runs none of them.
+    return true;
+  };
+  return visit(root) ? out : null;
+}
+
+function same(a: Entry | undefined, b: Entry | undefined): boolean {
+  if (!a || !b || a.kind !== b.kind) return false;
+  if (a.kind === 'link') return a.target === (b as typeof a).target;
+  if (a.kind === 'dir') return true;
+  return a.data === (b as typeof a).data && (a.mode & 0o777) === ((b as typeof a).mode & 0o777);
+}
+
+/** Removes a path this process may not remove alone (a node user's tree through sudo). */
+function remove(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (e) {
+    if (nodeUser()?.via !== 'sudo') throw e;
+    childProcess().execFileSync('sudo', ['-n', 'rm', '-rf', '--', path], { stdio: 'ignore' });
+  }
+}
+
+function write(path: string, entry: Entry): void {
+  if (entry.kind === 'dir') {
+    mkdirSync(path, { recursive: true });
+    chmodSync(path, entry.mode);
+  } else if (entry.kind === 'link') symlinkSync(entry.target, path);
+  else {
+    writeFileSync(path, Buffer.from(entry.data, 'base64'), { mode: entry.mode & 0o777 });
+    chmodSync(path, entry.mode & 0o777);
+  }
+}
+
+/** Puts one guarded path back as the snapshot holds it; the paths it changed. */
+function restoreRoot(root: string, want: Record<string, Entry> | null): string[] {
+  const have = read(root) ?? {};
+  const wanted = want ?? {};
+  const changed: string[] = [];
+  // What is not as it was goes first, deepest first; a directory that is still wanted stays.
+  for (const p of Object.keys(have).sort((a, b) => b.length - a.length)) {
+    const h = have[p]!;
+    const w = wanted[p];
+    if (w && (same(h, w) || (h.kind === 'dir' && w.kind === 'dir'))) continue;
+    if (!exists(p)) continue;
+    remove(p);
+    changed.push(p);
+  }
+  // Then what is missing, shallowest first, so each directory is there before what it holds.
+  for (const p of Object.keys(wanted).sort((a, b) => a.length - b.length)) {
+    if (exists(p)) continue;
+    write(p, wanted[p]!);
+    changed.push(p);
+  }
+  // One name per change: a path inside another changed one is part of it.
+  return [...new Set(changed)].filter((p) => !changed.some((q) => q !== p && p.startsWith(`${q}/`)));
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function identityOf(gitdir: string): { dev: number; ino: number } {
+  const st = lstatSync(gitdir);
+  return { dev: st.dev, ino: st.ino };
+}
+
+function take(workspace: string): Snapshot | undefined {
+  const gitdir = gitdirOf(workspace);
+  if (!gitdir || !exists(gitdir)) return undefined;
+  const roots: Snapshot['roots'] = {};
+  for (const p of guardedPaths(gitdir)) roots[p] = read(p);
+  const dotgit = join(workspace, '.git');
+  if (lstatSync(dotgit).isFile()) roots[dotgit] = read(dotgit);
+  return { gitdir, identity: identityOf(gitdir), roots };
+}
+
+export interface GuardOptions {
+  /** The checkout nodes run in. */
+  workspace: string;
+  /**
+   * A directory only this process's user can write (the job's RUNNER_TEMP): the copy is kept there, so every
+   * interlock step of the job restores the one the first step made. Without it the copy lives in this process.
+   */
+  stateDir?: string | undefined;
+  /** Told each time the guard undoes a change, and when it takes a new copy. */
+  warn: (message: string) => void;
+  /** The uid nodes run as, to tell a checkout a node replaced from one a workflow step made again. */
+  nodeUid?: number | undefined;
+}
+
+function stateFile(stateDir: string, workspace: string): string {
+  const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+  return join(stateDir, `interlock-git-guard-${key}.json`);
+}
+
+/**
+ * Starts guarding the checkout at `workspace`: takes the copy, or loads the one an earlier step of this job took.
+ * Outside a git repository there is nothing to guard (a repository a node makes later is the node's own).
+ */
+export function guardCheckout(opts: GuardOptions): void {
+  const workspace = realpathSync(opts.workspace);
+  const file = opts.stateDir ? stateFile(opts.stateDir, workspace) : undefined;
+  let snapshot: Snapshot | undefined;
+  if (file && existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+    const gitdir = gitdirOf(workspace);
+    const now = gitdir && exists(gitdir) ? lstatSync(gitdir) : undefined;
+    if (now && now.dev === kept.identity.dev && now.ino === kept.identity.ino) snapshot = kept;
+    else if (now && opts.nodeUid !== undefined && now.uid === opts.nodeUid)
+      throw new ReplacedGitError(
+        `${join(workspace, '.git')} was replaced by the node user since this job's first interlock step: its configuration and hooks cannot be trusted, so no node runs in this checkout. Check out the repository again in a new job.`,
+      );
+    else if (now)
+      opts.warn(`the checkout's .git is new since this job's last interlock step: guarding it as it is now`);
+  }
+  snapshot ??= take(workspace);
+  if (file && snapshot) writeFileSync(file, JSON.stringify(snapshot), { mode: 0o600 });
+  if (!snapshot) {
+    guards.delete(workspace);
+    active = undefined;
+    return;
+  }
+  active = { workspace, snapshot, warn: opts.warn };
+  guards.set(workspace, active);
+}
+
+/** Stops guarding (tests, and a CLI invocation that moves to another checkout). */
+export function unguardCheckout(): void {
+  active = undefined;
+  guards.clear();
+}
+
+/**
+ * Puts back what git reads and runs from the guarded checkout's `.git` before graph code or interlock's own git
+ * runs; reports what it undid. Throws ReplacedGitError when `.git` itself is no longer the one copied.
+ */
+export function restoreCheckout(): void {
+  const g = active;
+  if (!g) return;
+  const gitdir = gitdirOf(g.workspace);
+  const now = gitdir && exists(gitdir) ? identityOf(gitdir) : undefined;
+  if (
+    gitdir !== g.snapshot.gitdir ||
+    !now ||
+    now.dev !== g.snapshot.identity.dev ||
+    now.ino !== g.snapshot.identity.ino
+  )
+    throw new ReplacedGitError(
+      `${join(g.workspace, '.git')} is not the git directory interlock saw when this job's first interlock step began (a node moved, replaced or removed it): its configuration and hooks cannot be trusted, so nothing more runs in this checkout`,
+    );
+  const changed: string[] = [];
+  for (const [root, want] of Object.entries(g.snapshot.roots)) changed.push(...restoreRoot(root, want));
+  if (changed.length)
+    g.warn(
+      `put back ${changed.map((p) => p.replace(`${g.workspace}/`, '')).join(', ')} as they were when this job's first interlock step began: a node changed what git reads or runs from .git/, which stays the repository's (SECURITY.md)`,
+    );
+}
