@@ -7,7 +7,7 @@ import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './main.js';
-import { workspaceApprovals } from './repo-approvals.js';
+import { defaultBranchApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 
 export type Published =
@@ -72,7 +72,7 @@ export async function askForAttention(
   });
   let asked = false;
   const gated = nodes.some((n) => run.state.nodes.get(n)?.state === 'awaiting_approval');
-  const opts = gated ? { repoApprovals: workspaceApprovals(ctx) } : {};
+  const opts = gated ? { repoApprovals: await defaultBranchApprovals(ctx) } : {};
   for (const node of nodes) {
     const body = attentionFor(run.graph, run.state, node, runId, opts);
     const marker = body.slice(0, body.indexOf('\n'));

@@ -1,20 +1,20 @@
 /**
- * The repository's approval rules as the step's checkout holds them (`.github/interlock.yml`), for the words of
- * a gate's attention comment: the count it names is the strictest of the repository's, the graph's and the
- * node's, as `/approve` counts.
+ * The repository's approval rules for the words of a gate's attention comment, read where `/approve` reads them:
+ * `.github/interlock.yml` on the default branch, never the step's checkout (which a node may have edited). The
+ * count the comment names is the strictest of the repository's, the graph's and the node's, as `/approve` counts.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { parseConfig } from '../config/load.js';
+import { loadRepoConfig } from '../approvals/repo-files.js';
 import type { RepoApprovals } from '../protocol/policy.js';
-import { type ActionContext, CONFIG_FILE, inWorkspace } from './context.js';
+import type { ActionContext } from './context.js';
 
-/** The checkout's `approvals`, or undefined without a readable configuration (routing reports a bad one). */
-export function workspaceApprovals(ctx: ActionContext): RepoApprovals | undefined {
-  const path = inWorkspace(ctx, CONFIG_FILE);
-  if (!existsSync(path)) return undefined;
+/** The default branch's `approvals`; undefined (and said) when it cannot be read or does not parse. */
+export async function defaultBranchApprovals(ctx: ActionContext): Promise<RepoApprovals | undefined> {
   try {
-    return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8')).approvals;
-  } catch {
+    return (await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo })).approvals;
+  } catch (e) {
+    ctx.io.info(
+      `interlock: the approval rules on the default branch could not be read (${(e as Error).message.split('\n')[0]}): the comment names the graph's and the node's rules only`,
+    );
     return undefined;
   }
 }

@@ -10,7 +10,10 @@ import { workspaceRelative } from '../os/workspace-path.js';
 import type { HandlerDeps } from './deps.js';
 
 /** A text file from the repository's default branch through the contents API; undefined when missing. */
-export async function readRepoText(deps: HandlerDeps, path: string): Promise<string | undefined> {
+export async function readRepoText(
+  deps: Pick<HandlerDeps, 'octokit' | 'repo'>,
+  path: string,
+): Promise<string | undefined> {
   try {
     const r = await deps.octokit.rest.repos.getContent({ ...deps.repo, path });
     const file = r.data as { type?: string; content?: string; encoding?: string };
@@ -25,7 +28,7 @@ export async function readRepoText(deps: HandlerDeps, path: string): Promise<str
 }
 
 /** `.github/interlock.yml` at the default branch, validated by the same schema as the routes; defaults when absent. */
-export async function loadRepoConfig(deps: HandlerDeps): Promise<Config> {
+export async function loadRepoConfig(deps: Pick<HandlerDeps, 'octokit' | 'repo'>): Promise<Config> {
   const text = await readRepoText(deps, CONFIG_PATH);
   return text === undefined ? ConfigSchema.parse({}) : parseConfig(CONFIG_PATH, text);
 }

@@ -1,7 +1,7 @@
 // The gate before a node through the bundled action as a runner runs it (`node dist/index.js` against the local
 // GitHub): a gated node is never dispatched before its approvals and exactly once after, and the guidance given
 // with the approvals reaches the attempt's context and prompt byte for byte, inert.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
@@ -105,6 +105,25 @@ describe("the gate's attention comment counts the repository's rule too", () => 
       expect(attention?.body).toContain('(`approval: before`): needs 3 approvals.');
     } finally {
       await repo.server.close();
+    }
+  });
+});
+
+describe("the attention comment's approval rules", () => {
+  it('come from the default branch, as /approve reads them, never from the step checkout a node may edit', async () => {
+    const strict = `${SHIP_ROUTES}approvals:\n  required: 3\n`;
+    const { server: s, ws: checkout } = await startShipRepository(GRAPH, { config: strict });
+    try {
+      // What a node could have left in the checkout: the rules loosened.
+      writeFileSync(join(checkout, '.github/interlock.yml'), `${SHIP_ROUTES}approvals:\n  required: 1\n`);
+      await runStep(issueStep(s, checkout, 7, 'ship', { inputs: { node: 'all' } }));
+      const attention = s.state
+        .repo(FULL)
+        .commentsOn(7)
+        .find((c) => c.body.startsWith('<!-- interlock:attention ship/issue-7 publish 0 -->'));
+      expect(attention?.body).toContain('needs 3 approvals');
+    } finally {
+      await s.close();
     }
   });
 });
