@@ -1,7 +1,8 @@
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
-import { claimNodeUser, prepareNodeUser } from '../os/node-user.js';
+import { prepareNodeUser } from '../os/node-user.js';
+import { claimNodeUser } from '../os/node-user-claim.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { createLogGuard } from './log-guard.js';
 import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';

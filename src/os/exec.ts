@@ -5,7 +5,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { restoreCheckout } from './git-guard.js';
 import { childProcess } from './lazy.js';
-import { scriptCommand, sweepNodeUser } from './node-user.js';
+import { scriptCommand } from './node-script.js';
+import { sweepNodeUser } from './node-user.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -48,6 +49,33 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
       // already gone
     }
   }
+}
+
+/** TERM to the process group `pid` leads once `ms` pass, KILL after a grace; returns what cancels both. */
+function killAfter(pid: number, ms: number, onTimeout: () => void): () => void {
+  let killTimer: NodeJS.Timeout | undefined;
+  const timer = setTimeout(() => {
+    onTimeout();
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      // exited meanwhile
+    }
+    killTimer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // exited meanwhile
+      }
+      // Through sudo the group's signal reaches sudo, not the node user's processes, which hold the output
+      // open: killed as that user, or the attempt would wait for them past its timeout.
+      sweepNodeUser();
+    }, KILL_GRACE_MS);
+  }, ms);
+  return () => {
+    clearTimeout(timer);
+    if (killTimer) clearTimeout(killTimer);
+  };
 }
 
 /**
@@ -95,33 +123,16 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     child.stdin.end(req.stdin ?? '');
     if (child.pid !== undefined) running.add(child.pid);
     let timedOut = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
+    const stopTimer = killAfter(child.pid!, req.timeoutMs, () => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // exited meanwhile
-      }
-      killTimer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // exited meanwhile
-        }
-        // Through sudo the group's signal reaches sudo, not the node user's processes, which hold the output
-        // open: killed as that user, or the attempt would wait for them past its timeout.
-        sweepNodeUser();
-      }, KILL_GRACE_MS);
-    }, req.timeoutMs);
+    });
     child.on('error', (e) => {
-      clearTimeout(timer);
+      stopTimer();
       how.done();
       reject(e);
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
+      stopTimer();
       if (child.pid !== undefined) running.delete(child.pid);
       // The group may hold background children of the script; they do not outlive the attempt.
       try {

@@ -14,22 +14,16 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
-  readlinkSync,
   realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { type Entry, gitdirOf, guardedPaths, read, same } from './git-snapshot.js';
 import { childProcess } from './lazy.js';
 import { nodeUser } from './node-user.js';
-
-type Entry =
-  | { kind: 'file'; mode: number; data: string }
-  | { kind: 'dir'; mode: number }
-  | { kind: 'link'; target: string };
 
 interface Snapshot {
   /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
@@ -50,104 +44,6 @@ let active: Guard | undefined;
 
 /** Thrown when the checkout's `.git` is not the one the guard copied: the attempt and the step stop. */
 export class ReplacedGitError extends Error {}
-
-/** Where `.git` points: the directory itself, or the target of a `gitdir:` link file (worktrees, submodules). */
-function gitdirOf(workspace: string): string | undefined {
-  const dotgit = join(workspace, '.git');
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(dotgit);
-  } catch {
-    return undefined;
-  }
-  if (st.isDirectory()) return dotgit;
-  if (!st.isFile()) return undefined;
-  const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
-  return m ? resolve(workspace, m[1]!) : undefined;
-}
-
-/** `path = …` values of `[include]` and `[includeIf "…"]` sections, resolved as git resolves them. */
-function includesOf(configFile: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(configFile, 'utf8');
-  } catch {
-    return [];
-  }
-  const out: string[] = [];
-  let section = '';
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/^\s+/, '');
-    const head = /^\[\s*([A-Za-z0-9.-]+)/.exec(line);
-    if (head) section = head[1]!.toLowerCase();
-    const rest = head ? line.slice(line.indexOf(']') + 1) : line;
-    const kv = /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^;#]*)/i.exec(rest);
-    if (!kv || (section !== 'include' && section !== 'includeif')) continue;
-    const value = kv[1]!.trim().replace(/^"(.*)"$/, '$1');
-    // `~/…` is the user's own home, which a node cannot write; only repository-relative and absolute paths are kept.
-    if (!value || value.startsWith('~')) continue;
-    out.push(isAbsolute(value) ? value : resolve(dirname(configFile), value));
-  }
-  return out;
-}
-
-/** The paths git reads configuration and commands from for the git directory `gitdir`, submodules included. */
-function guardedPaths(gitdir: string, depth = 0): string[] {
-  const paths = ['config', 'config.worktree', 'commondir', 'hooks', 'info'].map((p) => join(gitdir, p));
-  const modules = join(gitdir, 'modules');
-  if (depth < 3 && existsSync(modules)) {
-    const walk = (dir: string, level: number) => {
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        if (!e.isDirectory()) continue;
-        const sub = join(dir, e.name);
-        if (existsSync(join(sub, 'HEAD'))) paths.push(...guardedPaths(sub, depth + 1));
-        else if (level < 4) walk(sub, level + 1);
-      }
-    };
-    walk(modules, 0);
-  }
-  const included = new Set<string>();
-  const queue = paths.filter((p) => /config(\.worktree)?$/.test(p));
-  while (queue.length) {
-    const f = queue.shift()!;
-    for (const inc of includesOf(f)) {
-      if (included.has(inc) || paths.includes(inc)) continue;
-      included.add(inc);
-      queue.push(inc);
-    }
-  }
-  return [...paths, ...included];
-}
-
-/** What a path holds, without following links: every entry below it, keyed by absolute path. */
-function read(root: string): Record<string, Entry> | null {
-  const out: Record<string, Entry> = {};
-  const visit = (p: string): boolean => {
-    let st: ReturnType<typeof lstatSync>;
-    try {
-      st = lstatSync(p);
-    } catch {
-      return false;
-    }
-    if (st.isSymbolicLink()) out[p] = { kind: 'link', target: readlinkSync(p) };
-    else if (st.isDirectory()) {
-      out[p] = { kind: 'dir', mode: st.mode & 0o7777 };
-      for (const e of readdirSync(p).sort()) visit(join(p, e));
-    } else if (st.isFile()) {
-      out[p] = { kind: 'file', mode: st.mode & 0o7777, data: readFileSync(p).toString('base64') };
-    }
-    // Sockets, fifos and devices are left out: git runs none of them.
-    return true;
-  };
-  return visit(root) ? out : null;
-}
-
-function same(a: Entry | undefined, b: Entry | undefined): boolean {
-  if (!a || !b || a.kind !== b.kind) return false;
-  if (a.kind === 'link') return a.target === (b as typeof a).target;
-  if (a.kind === 'dir') return true;
-  return a.data === (b as typeof a).data && (a.mode & 0o777) === ((b as typeof a).mode & 0o777);
-}
 
 /** Removes a path this process may not remove alone (a node user's tree through sudo). */
 function remove(path: string): void {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace, runStep, type StepOptions, type StepResult } from '../support/action-process.js';
+import {
+  makeWorkspace,
+  runStep,
+  type StepOptions,
+  type StepResult,
+  worldLog,
+} from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import {
@@ -23,20 +29,23 @@ name: fan
 nodes:
 ${FANOUT.map(
   (id) => `  - id: ${id}
-    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> "$EFFECTS"
 `,
 ).join('')}  - id: join
     depends_on: [${FANOUT.join(', ')}]
-    run: echo "join $INTERLOCK_ATTEMPT" >> effects.log
+    run: echo "join $INTERLOCK_ATTEMPT" >> "$EFFECTS"
 `;
 const RUN = 'fan/issue-7';
 const RUN_ID = 4242;
 
 let server: GitHubServer;
-const ws = makeWorkspace({
+const FILES = {
   '.github/interlock.yml': routeLabel('agent:fan', '.github/interlock/fan.yml'),
   '.github/interlock/fan.yml': GRAPH,
-});
+};
+// Each job has a checkout of its own, as on GitHub; the side effects land outside all of them.
+const ws = makeWorkspace(FILES);
+const EFFECTS = worldLog();
 
 beforeAll(async () => {
   server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
@@ -65,11 +74,12 @@ function job(key: string, runner: string, inputs: Record<string, string>): StepO
   return {
     apiUrl: server.url,
     repository: FULL,
-    workspace: ws,
+    workspace: makeWorkspace(FILES),
     eventName: 'issues',
     payload: issuesLabeled(OWNER, REPO, 7, 'agent:fan', 'Fan out'),
     inputs,
     job: { runId: RUN_ID, attempt: 1, job: key, runner },
+    env: { EFFECTS },
   };
 }
 
@@ -111,7 +121,7 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
     expect(journal.events).toHaveLength(1 + 2 * FANOUT.length);
     expect([...state.checkpoint.completed_nodes].sort()).toEqual(FANOUT);
     expect(state.checkpoint.ready_nodes).toEqual(['join']);
-    const effects = readFileSync(join(ws, 'effects.log'), 'utf8').trim().split('\n').sort();
+    const effects = readFileSync(EFFECTS, 'utf8').trim().split('\n').sort();
     expect(effects).toEqual(FANOUT.map((id) => `${id} 1`).sort());
   });
 
@@ -157,6 +167,6 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
     );
     expect(joinAt).toBeGreaterThan(lastRecorded);
     expect(eventsOf(journal, 'RunCompleted')).toHaveLength(1);
-    expect(readFileSync(join(ws, 'effects.log'), 'utf8').match(/^join/gm)).toHaveLength(1);
+    expect(readFileSync(EFFECTS, 'utf8').match(/^join/gm)).toHaveLength(1);
   });
 });

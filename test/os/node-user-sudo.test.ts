@@ -1,7 +1,8 @@
 // The sudo path of `isolation` through the bundled action, as a GitHub-hosted runner runs it: the action is not
 // root, its user has passwordless sudo, and nodes run as `node-user` (made with `sudo useradd` when missing)
-// through `sudo -n -E -u`. It makes a system user, so it runs only on a GitHub-hosted runner or when asked
-// (INTERLOCK_SUDO_TEST=1, as a non-root user with passwordless sudo); it needs `npm run build`.
+// through sudo. As root (this machine, CI) the suite makes such a runner user (test/support/sudo-runner.ts) and runs
+// the action as it; as a non-root user with passwordless sudo it runs as that user; elsewhere it says why it skips.
+// It needs `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,17 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, issueStep, OWNER, REPO, routeLabel } from '../action/world.js';
 import { DIST, makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { giveTo, sudoRunner as makeRunner, noSudoRunner, type RunnerUser } from '../support/sudo-runner.js';
 
-const sudoWorks = (() => {
-  try {
-    execFileSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const asked = process.env.RUNNER_ENVIRONMENT === 'github-hosted' || process.env.INTERLOCK_SUDO_TEST === '1';
-const sudoRunner = process.getuid?.() !== 0 && sudoWorks && asked;
+const why = noSudoRunner();
+if (why) console.warn(`node-user-sudo.test.ts skipped: ${why}`);
+const sudoRunner = !why;
+let runnerUser: RunnerUser | undefined;
+/** The step as the runner's user, its checkout given to that user as a checkout belongs to the runner. */
+function asRunner(ws: string) {
+  runnerUser ??= makeRunner();
+  giveTo(ws, runnerUser);
+  return { as: { uid: runnerUser.uid, gid: runnerUser.gid, home: runnerUser.home } };
+}
 
 const NODE_USER = 'interlock-sudo-test';
 const TOKEN = 'ghs_sudoPathActionToken';
@@ -81,6 +83,7 @@ describe.skipIf(!sudoRunner)('isolation through passwordless sudo (not root)', (
       issueStep(server, ws, 90, 'agent:sudo', {
         inputs: { isolation: 'user', 'node-user': NODE_USER },
         token: TOKEN,
+        ...asRunner(ws),
       }),
     );
   }, 60_000);
@@ -140,6 +143,7 @@ describe.skipIf(!sudoRunner)('a node past its timeout, through sudo', () => {
       issueStep(server, ws, 91, 'agent:sudo', {
         inputs: { isolation: 'user', 'node-user': NODE_USER },
         token: TOKEN,
+        ...asRunner(ws),
       }),
     );
     ms = Date.now() - t0;

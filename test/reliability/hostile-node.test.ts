@@ -23,7 +23,10 @@ nodes:
     run: node hostile.mjs
     validates:
       - check: { ref: main, name: ci/hostile }
-${setup === 'before' ? '' : '      - check: { ref: main, name: ci/hostile, app: trusted-ci }\n'}`;
+${setup === 'before' ? '' : '      - check: { ref: main, name: ci/hostile, app: trusted-ci }\n'}  - id: push
+    depends_on: [agent]
+    run: "true" # the node GH_TOKEN is granted to under the recommended setup
+`;
 const SCRIPT = readFileSync(new URL('./hostile-node.mjs', import.meta.url), 'utf8');
 /** The node user: a uid no other process on the machine uses, with no passwd entry to make. */
 const NODE_USER = '47211:47211';

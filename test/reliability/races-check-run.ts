@@ -5,13 +5,19 @@
  * missing, is matched by a step that failed saying "a lost update", and the run can still be finished.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseGraph } from '../../src/graph/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { decodeJournal } from '../../src/store/check-run.js';
-import { runStep, type StepOptions, type StepResult, startStep } from '../support/action-process.js';
+import {
+  runStep,
+  type StepOptions,
+  type StepResult,
+  startStep,
+  worldLog,
+} from '../support/action-process.js';
 import { webhookExample } from '../support/fixtures.js';
 import { FULL, OWNER, REPO, startActionWorld, workspace } from './github-world.js';
 import { raceGraph } from './races.js';
@@ -82,15 +88,16 @@ export async function checkRunStoreRace(writers: number, nodes = writers): Promi
     world.repo.commitFiles('race', { 'race.txt': 'race\n' });
     world.repo.addPull({ number: PULL, head: 'race', base: 'main', title: 'Race' });
     const head = world.repo.branchSha('race')!;
-    const ws = workspace(root, { [path]: graph });
+    // Each job has a checkout of its own, as on GitHub; the nodes' side effects land outside them.
+    const log = worldLog();
     const step = (job = world.job()): StepOptions => ({
       apiUrl: world.server.url,
       repository: FULL,
-      workspace: ws,
+      workspace: workspace(root, { [path]: graph }),
       eventName: 'pull_request',
       payload: pullPayload(head),
       inputs: { graph: path, node: 'all', store: 'check-run' },
-      env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root },
+      env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root, SHARED: log },
       job,
     });
     const jobs = Array.from({ length: writers }, () => world.job());
@@ -119,9 +126,7 @@ export async function checkRunStoreRace(writers: number, nodes = writers): Promi
     };
     const journal = journalNow();
     const ids = [...Array.from({ length: nodes }, (_, i) => `w${i + 1}`), 'join'];
-    const effects = existsSync(join(ws, 'shared.txt'))
-      ? readFileSync(join(ws, 'shared.txt'), 'utf8').split('\n').filter(Boolean)
-      : [];
+    const effects = readFileSync(log, 'utf8').split('\n').filter(Boolean);
     const count = (type: string, n: string) =>
       journal.events.filter((e) => e.type === type && 'node' in e && e.node === n).length;
     let ranTwice = 0;

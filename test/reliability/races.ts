@@ -16,7 +16,7 @@ import type { Journal } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { CLI } from '../crash/harness.js';
-import { type StepResult, startStep } from '../support/action-process.js';
+import { type StepResult, startStep, worldLog } from '../support/action-process.js';
 import { startActionWorld, workspace } from './github-world.js';
 import { killTagged, Problems, percentiles } from './support.js';
 
@@ -56,9 +56,9 @@ export function raceGraph(name: string, n: number): string {
   return `interlock: 1
 name: ${name}
 nodes:
-${ids.map((id) => `  - id: ${id}\n    replay: never\n    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> shared.txt\n`).join('')}  - id: join
+${ids.map((id) => `  - id: ${id}\n    replay: never\n    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> "$SHARED"\n`).join('')}  - id: join
     depends_on: [${ids.join(', ')}]
-    run: echo "join $INTERLOCK_ATTEMPT" >> shared.txt
+    run: echo "join $INTERLOCK_ATTEMPT" >> "$SHARED"
 `;
 }
 
@@ -139,6 +139,7 @@ export async function fileStoreRace(writers: number, nodes = writers): Promise<R
                   TMPDIR: dir,
                   INTERLOCK_TEST_TAG: tag,
                   INTERLOCK_RACE_COUNTS: countsFile,
+                  SHARED: join(dir, 'shared.txt'),
                 },
                 stdio: ['ignore', 'ignore', 'pipe'],
               },
@@ -214,7 +215,8 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
   const p = new Problems();
   try {
     const issue = world.issue('race');
-    const ws = workspace(root, { [path]: graph });
+    // Each writer is a job with a checkout of its own, as on GitHub; the nodes' side effects land outside them.
+    const log = worldLog();
     const mark = world.server.requests.mark();
     const t0 = Date.now();
     const steps: StepResult[] = await Promise.all(
@@ -222,9 +224,9 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
         { length: writers },
         (_, i) =>
           startStep({
-            ...world.step(ws, issue, {
+            ...world.step(workspace(root, { [path]: graph }), issue, {
               inputs: { graph: path, node: 'all' },
-              env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root },
+              env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root, SHARED: log },
             }),
             token: `ghs_writer_${i}`,
           }).done,
@@ -240,7 +242,6 @@ export async function gitStoreRace(writers: number, nodes = writers): Promise<Ra
           .join(' | ')}`,
       );
     const text = world.journalText(`race/issue-${issue}`);
-    const log = join(ws, 'shared.txt');
     const effects = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
     const ids = [...Array.from({ length: nodes }, (_, i) => `w${i + 1}`), 'join'];
     const c = checkRace(p, text, graph, ids, effects);

@@ -4,7 +4,15 @@
  * state.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunnerFile } from './runner-commands.js';
@@ -187,4 +195,17 @@ export async function runStepWithin(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A file outside every checkout that any node user may append to: the world a node's side effect reaches (jobs on
+ * GitHub each have a checkout of their own, so a side effect shared by several jobs cannot live in one).
+ */
+export function worldLog(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-world-'));
+  chmodSync(dir, 0o777);
+  const file = join(dir, 'effects.log');
+  writeFileSync(file, '', { mode: 0o666 });
+  chmodSync(file, 0o666);
+  return file;
 }

@@ -1,0 +1,129 @@
+/**
+ * How one script (a node's command, a `command` check) is started as the node user: a home of its own, made for
+ * it and removed after it; the checkout safe for its git alone; the runner's git identity; and through sudo, the
+ * environment from a file rather than through sudo's env_reset.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { withoutWithheldCredentials } from './node-credentials.js';
+import { type NodeUser, nodeUser, removeTree } from './node-user.js';
+
+const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
+
+/** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
+export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
+  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE].filter(
+    (f): f is string => !!f,
+  );
+  const dirs = [...new Set(files.map((f) => dirname(f)))];
+  for (const p of [...dirs, ...files]) {
+    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'chgrp', String(user.gid), p], quiet);
+    else chownSync(p, lstatSync(p).uid, user.gid);
+    chmodSync(p, dirs.includes(p) ? 0o770 : 0o660);
+  }
+}
+
+/** How runScript starts a script: the command, its options, and what to clean up once it has exited. */
+export interface ScriptCommand {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  ids?: { uid: number; gid: number };
+  /** Removes what was made for this script alone (its home). */
+  done: () => void;
+}
+
+/**
+ * Git as the node user: the checkout belongs to the runner's user, which git refuses ("dubious ownership")
+ * unless the directory is named safe in a protected scope. The command scope (`GIT_CONFIG_COUNT`) names it for
+ * this process and its children only: never `*`, never system-wide, never in the runner user's own config.
+ */
+function withSafeDirectory(env: NodeJS.ProcessEnv, workspace: string): NodeJS.ProcessEnv {
+  const n = Number(env.GIT_CONFIG_COUNT ?? 0);
+  const base = Number.isInteger(n) && n >= 0 ? n : 0;
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(base + 1),
+    [`GIT_CONFIG_KEY_${base}`]: 'safe.directory',
+    [`GIT_CONFIG_VALUE_${base}`]: workspace,
+  };
+}
+
+let identity: string | undefined;
+
+/**
+ * The runner user's own git identity (`git config --global user.*`, where a workflow's `git config --global`
+ * puts it), as a global config for the node's home: a node has a home of its own, so it would lose it, while an
+ * identity the repository's config sets still wins over it. Read once, when the first script is started.
+ */
+function runnerIdentity(): string {
+  if (identity !== undefined) return identity;
+  identity = '';
+  try {
+    const out = execFileSync(
+      'git',
+      ['config', '--global', '--null', '--get-regexp', '^user\\.(name|email)$'],
+      { ...quiet, cwd: '/' },
+    );
+    const pairs = out
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('\n')), kv.slice(kv.indexOf('\n') + 1)] as const)
+      .filter(([, v]) => !/[\n"\\]/.test(v));
+    if (pairs.length) identity = `[user]\n${pairs.map(([k, v]) => `\t${k.slice(5)} = "${v}"\n`).join('')}`;
+  } catch {
+    // no git, or no identity set: commits say so themselves
+  }
+  return identity;
+}
+
+/**
+ * Through sudo the environment is read from a file the node user alone can read, not passed by sudo: sudo's
+ * env_reset replaces PATH with its secure_path and drops LD_*, PYTHONPATH, JAVA_TOOL_OPTIONS and more even with
+ * -E, so a tool only on the step's PATH would not be found. The file is NUL-separated NAME=value pairs; the
+ * loader clears what sudo set, exports each pair, deletes the file and starts bash as runScript asks.
+ */
+const SUDO_LOADER = [
+  'f=$1; shift',
+  'for v in $(compgen -e); do unset -v "$v" 2>/dev/null || :; done',
+  'while IFS= read -r -d "" kv; do export -- "$kv" 2>/dev/null || :; done < "$f"',
+  'command -p rm -f -- "$f"',
+  'umask 0002',
+  'exec bash "$@"',
+].join('\n');
+
+/** The command line and spawn options that run `script` as the node user (or as this process's user). */
+export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCommand {
+  const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
+  const user = nodeUser();
+  if (!user) return { file: 'bash', args: bash, env: withoutWithheldCredentials(env), done: () => undefined };
+  grantAttemptFiles(user, env);
+  const home = mkdtempSync(join(user.homes, 'home-'));
+  const gitconfig = runnerIdentity();
+  if (gitconfig) writeFileSync(join(home, '.gitconfig'), gitconfig, { mode: 0o600 });
+  const nodeEnv = withSafeDirectory(
+    {
+      ...withoutWithheldCredentials(env),
+      HOME: home,
+      USER: user.name,
+      LOGNAME: user.name,
+    },
+    user.workspace,
+  );
+  const done = () => removeTree(home, user.via);
+  if (user.via === 'sudo') {
+    const envFile = join(home, '.interlock-env');
+    const pairs = Object.entries(nodeEnv).filter(([, v]) => v !== undefined && !v.includes('\0'));
+    writeFileSync(envFile, pairs.map(([k, v]) => `${k}=${v}\0`).join(''), { mode: 0o600 });
+    execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
+    const loader = ['bash', '--noprofile', '--norc', '-c', SUDO_LOADER, 'loader', envFile, ...bash];
+    // Only what sudo needs to start the loader: the variables themselves are in the file.
+    const sudoEnv = { PATH: env.PATH ?? '/usr/bin:/bin' };
+    return { file: 'sudo', args: ['-n', '-u', user.name, '--', ...loader], env: sudoEnv, done };
+  }
+  for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
+  // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
+  const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
+  return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid }, done };
+}

@@ -1,0 +1,34 @@
+/**
+ * Which node user a step may use alone on this machine: two steps at once must never share one (each step kills
+ * every process its node user has after each script, and one node could read another's environment).
+ */
+import { createServer } from 'node:net';
+
+/** The abstract socket that says a step of this machine holds `name` (the kernel drops it when the process ends). */
+function holdName(name: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ path: `\0interlock-node-user:${name}`, exclusive: true }, () => {
+      server.unref();
+      resolve(true);
+    });
+  });
+}
+
+/**
+ * The node user this step may use alone: `name`, or when another interlock step on this machine holds it (several
+ * runners on one host), `name-2`, `name-3` … . Two steps must never share a node user at once: each step kills
+ * every process its node user has after each script, and one node could read another's environment. A numeric
+ * `uid:gid` is the caller's to keep apart. Linux only (abstract sockets); elsewhere the name as given.
+ */
+export async function claimNodeUser(name: string): Promise<string> {
+  if (process.platform !== 'linux' || /^\d+:\d+$/.test(name)) return name;
+  for (let i = 1; i <= 32; i++) {
+    const candidate = i === 1 ? name : `${name.slice(0, 28)}-${i}`;
+    if (await holdName(candidate)) return candidate;
+  }
+  throw new Error(
+    `node-user "${name}": 32 interlock steps on this machine hold ${name} and its numbered variants`,
+  );
+}
