@@ -300,6 +300,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile.test.ts',
     'test/reliability/webhooks.test.ts',
     'test/reliability/hostile-node.test.ts',
+    'test/reliability/hostile-git.test.ts',
   ];
   const json = vitestJson(files);
   const tests = (
@@ -355,6 +356,12 @@ async function hostile(): Promise<void> {
     'hostile',
     'a hostile node through the bundled action: attempts with no effect under the recommended setup',
     `${node.length}, ${passed(node)} passed (table: docs/RELIABILITY.md)`,
+  );
+  const plantings = tests('test/reliability/hostile-git.test.ts');
+  row(
+    'hostile',
+    'a planting in git (config, includes, hooks, attributes, home, a new .git) by a node with no token: run by the granted node, its check or interlock',
+    `${plantings.length}, ${passed(plantings)} passed: run by none (table: docs/RELIABILITY.md)`,
   );
   if (json.numFailedTests)
     failures.push(
