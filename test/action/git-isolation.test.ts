@@ -11,7 +11,7 @@ import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
-import { FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from './world.js';
+import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
 
 const RECIPE = new URL(
   '../../examples/recipes/claude-code/.github/interlock/claude-fix.yml',
@@ -251,4 +251,60 @@ nodes:
     },
     60_000,
   );
+});
+
+describe('node-credentials through the bundled action', () => {
+  let server: GitHubServer;
+  beforeAll(async () => {
+    requireBundle();
+    server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  });
+  afterAll(() => server?.close());
+
+  const GRAPH_NPM = `interlock: 1
+name: npm
+nodes:
+${['build', 'release', 'announce']
+  .map(
+    (id, i) => `  - id: ${id}
+${i ? `    depends_on: [${i === 1 ? 'build' : 'release'}]\n` : ''}    outputs: [npm]
+    run: echo "npm=\${NPM_TOKEN:-none}" >> "$INTERLOCK_OUTPUT"
+    validates:
+      - command: '[ "\${NPM_TOKEN:-none}" = "$(cat "$INTERLOCK_OUTPUT" | sed -n "s/^npm=//p")" ]'
+`,
+  )
+  .join('')}`;
+
+  function npmStep(issue: number, grants: string) {
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:npm', '.github/interlock/npm.yml'),
+      '.github/interlock/npm.yml': GRAPH_NPM,
+    });
+    server.state.repo(FULL).addIssue({ number: issue, title: 'npm', labels: ['agent:npm'] });
+    return runStep(
+      issueStep(server, ws, issue, 'agent:npm', {
+        inputs: { node: 'all', 'node-credentials': grants },
+        env: { NPM_TOKEN: 'npm_releaseOnlyToken' },
+      }),
+    );
+  }
+
+  it('NPM_TOKEN=release: only the release node (and its checks) see NPM_TOKEN', async () => {
+    await npmStep(31, 'NPM_TOKEN=release');
+    const recorded = readJournal(server, 'npm/issue-31').events.filter((e) => e.type === 'NodeRecorded');
+    expect(Object.fromEntries(recorded.map((e) => [e.node, e.outputs.npm]))).toEqual({
+      build: 'none',
+      release: 'npm_releaseOnlyToken',
+      announce: 'none',
+    });
+  });
+
+  it('a granted node the graph does not have fails the step before any node runs, naming the nodes', async () => {
+    const step = await npmStep(32, 'NPM_TOKEN=relase');
+    expect(step.code).toBe(1);
+    expect(step.stdout).toContain(
+      'node-credentials: NPM_TOKEN=relase: "relase" is not a node of this graph (did you mean "release"?). The graph\'s nodes: build, release, announce',
+    );
+    expect(server.state.repo(FULL).readText('runs/npm/issue-32.json', JOURNAL_BRANCH)).toBeUndefined();
+  });
 });

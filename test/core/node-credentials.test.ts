@@ -1,6 +1,7 @@
 // The node-credentials input: which node may receive which GitHub token from the step's environment.
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeEnvironment } from '../../src/action/inputs.js';
+import { grantsMisfit } from '../../src/graph/credential-grants.js';
 import {
   configureNodeCredentials,
   parseNodeCredentials,
@@ -43,5 +44,33 @@ describe('node-credentials', () => {
     configureNodeCredentials(parseNodeCredentials('GH_TOKEN=push'));
     expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'push' }).GH_TOKEN).toBe('t');
     expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'implement' }).GH_TOKEN).toBeUndefined();
+  });
+});
+
+describe('node-credentials scopes any name it lists', () => {
+  it('withholds NPM_TOKEN from every node but the one named (NPM_TOKEN=release)', () => {
+    configureNodeCredentials(parseNodeCredentials('NPM_TOKEN=release'));
+    const env = nodeEnvironment({
+      NPM_TOKEN: 'npm_x',
+      PATH: '/bin',
+      'INPUT_NODE-CREDENTIALS': 'NPM_TOKEN=release',
+    });
+    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'release' }).NPM_TOKEN).toBe('npm_x');
+    for (const node of ['implement', 'build', ''])
+      expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: node }).NPM_TOKEN).toBeUndefined();
+    // A name it does not list is the step's, and reaches every node (SECURITY.md says to list every secret).
+    expect(withoutWithheldCredentials({ ...env, OTHER: 'o', INTERLOCK_NODE: 'build' }).OTHER).toBe('o');
+  });
+  it('NAME alone gives it to every node, and a name listed twice adds nodes', () => {
+    expect(parseNodeCredentials('NPM_TOKEN=a NPM_TOKEN=b')).toEqual(
+      new Map([['NPM_TOKEN', new Set(['a', 'b'])]]),
+    );
+    expect(parseNodeCredentials('NPM_TOKEN=a NPM_TOKEN')).toEqual(new Map([['NPM_TOKEN', 'all']]));
+  });
+  it("refuses a node the graph does not have, naming the graph's nodes and the closest", () => {
+    expect(grantsMisfit(parseNodeCredentials('NPM_TOKEN=relase GH_TOKEN'), ['build', 'release'])).toBe(
+      'node-credentials: NPM_TOKEN=relase: "relase" is not a node of this graph (did you mean "release"?). The graph\'s nodes: build, release',
+    );
+    expect(grantsMisfit(parseNodeCredentials('NPM_TOKEN=release'), ['build', 'release'])).toBeUndefined();
   });
 });
