@@ -2,6 +2,8 @@
  * The engine's step setup for the Action: the run's start as RunStarted keeps it, this job as the executor,
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
+import { posix } from 'node:path';
+import { loadRepoConfig } from '../approvals/repo-files.js';
 import type { Graph } from '../graph/model.js';
 import type { AttemptMark, StepSetup } from '../runner/engine.js';
 import type { JournalStore } from '../store/types.js';
@@ -60,5 +62,15 @@ export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
       repo: ctx.repo,
       ...(run.subject.number ? { subject: run.subject.number } : {}),
     },
+    protectedPaths: () => protectedPathsOf(ctx, run.graph.path),
   };
+}
+
+/**
+ * What an effect may not change: the default branch's `protected_paths` (never the checkout's, which a node may
+ * have edited), the run's graph and the skills beside it, wherever they are.
+ */
+async function protectedPathsOf(ctx: ActionContext, graphPath: string): Promise<string[]> {
+  const config = await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo });
+  return [...config.protected_paths, graphPath, posix.join(posix.dirname(graphPath), 'skills/**')];
 }

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 
+/** What an effect never changes unless its node names it: workflows, this file, graphs and skills. */
+export const DEFAULT_PROTECTED_PATHS = ['.github/**'] as const;
+
 const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 export const RouteSchema = z
@@ -63,10 +66,17 @@ export const ConfigSchema = z
       .default([])
       .register(z.globalRegistry, { description: 'First match wins; the table is fixed.' }),
     approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
+    protected_paths: z
+      .array(z.string().min(1))
+      .default([...DEFAULT_PROTECTED_PATHS])
+      .register(z.globalRegistry, {
+        description:
+          "Paths an effect may not change unless its node lists them in allow_protected_paths (`**` any depth, `*` within a name). Default: `.github/**` (workflows, this file, graphs and skills). The run's own graph and its skills are protected wherever they are. Read from the default branch.",
+      }),
   })
   .register(z.globalRegistry, {
     title: 'interlock configuration',
-    description: '.github/interlock.yml: routes and approvals.',
+    description: '.github/interlock.yml: routes, approvals and protected paths.',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

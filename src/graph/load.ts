@@ -5,6 +5,8 @@
 
 import { gateFields } from './approval-gate.js';
 import { resolvedBudget } from './budget-schema.js';
+import { sortedKeys } from './canonical.js';
+import type { Effect } from './effect-schema.js';
 import { GraphError, type SourceError } from './errors.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
 import type { Graph, GraphNode } from './model.js';
@@ -95,15 +97,19 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   checkValidates(r, n, merged, at);
   // Keys in sorted order, here and in each approach (see graphHash).
   return {
+    ...(merged.allow_protected_paths ? { allow_protected_paths: merged.allow_protected_paths } : {}),
     approaches: approaches.map(sortedApproach),
     ...(merged.budget ? { budget: resolvedBudget(merged.budget) } : {}),
     ...gateFields(file, merged),
     depends_on: n.depends_on ?? [],
     ...(merged.description !== undefined ? { description: merged.description } : {}),
+    // Written by hand, so its keys are sorted here (see graphHash).
+    ...(merged.effect ? { effect: sortedKeys(merged.effect) as Effect } : {}),
     execute_conditions: merged.execute_conditions ?? [],
     id: n.id,
     outputs: merged.outputs ?? [],
-    replay: merged.replay ?? defaults.replay ?? 'never',
+    // An effect asks GitHub whether it already happened before it acts: run again, it never acts twice.
+    replay: merged.replay ?? (merged.effect ? 'safe' : (defaults.replay ?? 'never')),
     validates: merged.validates ?? [],
   };
 }

@@ -1,4 +1,5 @@
 import type { Budget } from './budget-schema.js';
+import type { Effect } from './effect-schema.js';
 import type { Check, Replay } from './schema.js';
 
 export type { Budget } from './budget-schema.js';
@@ -39,6 +40,10 @@ export interface GraphNode {
   approval?: 'before';
   /** The graph's then the node's `approvals:` (each level that sets one); absent when neither does. */
   approvals?: ApprovalPolicy[];
+  /** What interlock performs itself instead of a command (`effect:`); absent for command and prompt nodes. */
+  effect?: Effect;
+  /** Protected path patterns this effect may change; absent when the node names none. */
+  allow_protected_paths?: string[];
 }
 
 /** A loaded, validated graph. */

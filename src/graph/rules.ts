@@ -95,6 +95,17 @@ export interface NodeApproaches {
 
 /** Each approach can run, and attempt 3 differs from attempt 1 (rule 5). */
 export function checkApproaches(r: Report, { node: n, approaches, at, skillFailed }: NodeApproaches): void {
+  if (n.effect) {
+    checkEffectNode(r, n, at);
+    return;
+  }
+  if (n.allow_protected_paths)
+    err(
+      r,
+      at('allow_protected_paths'),
+      `node "${n.id}" has allow_protected_paths but no effect: only an effect changes files in GitHub`,
+      true,
+    );
   const third = approaches[2];
   if (third && sameWork(third, approaches[0]!)) {
     err(
@@ -161,4 +172,16 @@ export function checkValidates(r: Report, n: NodeFile, merged: NodeFile, at: (..
       );
     }
   });
+}
+
+/** An effect node is interlock's own act: no command, prompt, agent or skill of its own, and no other approach. */
+function checkEffectNode(r: Report, n: NodeFile, at: (...rest: Path) => Path): void {
+  for (const key of ['run', 'prompt', 'agent', 'skill', 'retry'] as const)
+    if (n[key] !== undefined)
+      err(
+        r,
+        at(key),
+        `node "${n.id}" has both "effect" and "${key}": an effect is performed by interlock itself, so it runs no command and has no other approach (a failed effect is tried once more as it is)`,
+        true,
+      );
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
+import { EffectSchema } from './effect-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 export { type Check, CheckSchema, GITHUB_CHECK_KINDS, ID_PATTERN } from './check-schema.js';
@@ -78,6 +79,11 @@ export const NodeSchema = z.strictObject({
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
   }),
   budget: NodeBudgetField,
+  effect: EffectSchema.optional(),
+  allow_protected_paths: z.array(z.string().min(1)).optional().register(z.globalRegistry, {
+    description:
+      "Protected paths (patterns of `.github/interlock.yml`'s `protected_paths`) this effect node may change, named one by one.",
+  }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
 });

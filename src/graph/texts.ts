@@ -59,6 +59,16 @@ export function checkTexts(
       const value = fields.env[name];
       if (typeof value === 'string') check(value, 'env', name);
     }
+  // An effect's strings are templates too (the node's own fields only: a retry has no effect).
+  const effect = (fields as { effect?: Record<string, Record<string, unknown>> }).effect;
+  for (const [kind, spec] of Object.entries(effect ?? {}))
+    for (const [key, value] of Object.entries(spec ?? {})) {
+      if (typeof value === 'string') check(value, 'effect', kind, key);
+      if (Array.isArray(value))
+        value.forEach((v, i) => {
+          if (typeof v === 'string') check(v, 'effect', kind, key, i);
+        });
+    }
 }
 
 /** Each condition must be one expression that parses. */

@@ -29,6 +29,8 @@ interface Snapshot {
   /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
   gitdir: string;
   identity: { dev: number; ino: number };
+  /** The commit checked out then: what an effect's change is read against (src/runner/effect-change.ts). */
+  head?: string;
   /** Each guarded path (absolute) to what it held; null: it did not exist. */
   roots: Record<string, Record<string, Entry> | null>;
 }
@@ -111,7 +113,23 @@ function take(workspace: string): Snapshot | undefined {
   for (const p of guardedPaths(gitdir)) roots[p] = read(p);
   const dotgit = join(workspace, '.git');
   if (lstatSync(dotgit).isFile()) roots[dotgit] = read(dotgit);
-  return { gitdir, identity: identityOf(gitdir), roots };
+  let head: string | undefined;
+  try {
+    head = childProcess()
+      .execFileSync(
+        'git',
+        ['--no-pager', '-c', 'core.fsmonitor=false', 'rev-parse', '--verify', 'HEAD^{commit}'],
+        {
+          cwd: workspace,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      )
+      .trim();
+  } catch {
+    // a repository with no commit yet
+  }
+  return { gitdir, identity: identityOf(gitdir), roots, ...(head ? { head } : {}) };
 }
 
 export interface GuardOptions {
@@ -194,4 +212,9 @@ export function restoreCheckout(): void {
     g.warn(
       `put back ${changed.map((p) => p.replace(`${g.workspace}/`, '')).join(', ')} as they were when this job's first interlock step began: a node changed what git reads or runs from .git/, which stays the repository's (SECURITY.md)`,
     );
+}
+
+/** The commit the guarded checkout was at when the job's first interlock step reached it. */
+export function checkoutHead(): string | undefined {
+  return active?.snapshot.head;
 }

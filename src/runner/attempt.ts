@@ -15,6 +15,7 @@ import { type AttemptContext, type AttemptOutcome, expressionContext } from '../
 import { guidanceSection } from '../protocol/guidance.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
+import { performEffect } from './effect.js';
 import { failpoint } from './failpoint.js';
 import { parseOutputFile } from './outputs.js';
 import type { Current } from './read.js';
@@ -43,6 +44,8 @@ export interface AttemptSetup {
   attemptStarted?: (mark: AttemptMark) => void;
   /** Called after the attempt's checks, also when it failed, timed out or threw. */
   attemptEnded?: (mark: AttemptMark) => void;
+  /** The paths an effect may not change (the Action: the default branch's `protected_paths`, the graph, skills). */
+  protectedPaths?: () => Promise<string[]>;
 }
 
 export interface AttemptOptions {
@@ -144,6 +147,28 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(usageFile, '');
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt);
+    if (node.effect) {
+      const done = await performEffect(
+        {
+          github: setup.github,
+          cwd: setup.cwd,
+          runId: cur.journal.run_id,
+          key: context.idempotency_key,
+          protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
+        },
+        node,
+        exprCtx,
+      );
+      // The effect has acted (or found itself done) and is not yet recorded: recovery asks GitHub again.
+      failpoint('after-command', node.id);
+      const usage = readAttemptUsage({
+        wallMs: Date.now() - started,
+        agentStdout: undefined,
+        usageFile,
+        warn: () => undefined,
+      });
+      return { ...done, usage, output_tail: '' };
+    }
     const inputs = expandInputs(opts.approach, exprCtx, context);
     const env: NodeJS.ProcessEnv = {
       ...setup.baseEnv,

@@ -25,6 +25,54 @@ function loadErrors(load: () => unknown): string[] {
 
 const YAML_CASES: Case[] = [
   [
+    'an effect node that also runs a command',
+    `${H}nodes:
+  - id: a
+    run: make
+    effect:
+      comment: { body: done }
+`,
+    'graph.yml:5:5: node "a" has both "effect" and "run": an effect is performed by interlock itself, so it runs no command and has no other approach (a failed effect is tried once more as it is)',
+  ],
+  [
+    'an effect node with a retry approach',
+    `${H}nodes:
+  - id: a
+    effect:
+      labels: { add: [x] }
+    retry:
+      - run: make
+`,
+    'graph.yml:7:5: node "a" has both "effect" and "retry": an effect is performed by interlock itself, so it runs no command and has no other approach (a failed effect is tried once more as it is)',
+  ],
+  [
+    'allow_protected_paths on a node that is not an effect',
+    `${H}nodes:
+  - id: a
+    run: make
+    allow_protected_paths: [.github/workflows/ci.yml]
+`,
+    'graph.yml:6:5: node "a" has allow_protected_paths but no effect: only an effect changes files in GitHub',
+  ],
+  [
+    'an effect of an unknown kind',
+    `${H}nodes:
+  - id: a
+    effect:
+      tweet: { body: x }
+`,
+    'graph.yml:6:7: node "a" effect: an effect is exactly one of push, pull_request, comment or labels, each with its fields (docs/effects.md)',
+  ],
+  [
+    'an effect expression that does not parse',
+    `${H}nodes:
+  - id: a
+    effect:
+      comment: { body: "\${{ github.event.issue.number ++ }}" }
+`,
+    `graph.yml:6:24: node "a" effect.comment.body: invalid expression "github.event.issue.number ++": Unexpected symbol: '++'. Located at position 27 within expression: github.event.issue.number ++`,
+  ],
+  [
     'unknown top-level field',
     `${H}descripton: x
 nodes:
@@ -66,7 +114,7 @@ nodes:
     run: make
     priority: 3
 `,
-    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
   ],
   [
     'unknown defaults field',
@@ -611,7 +659,7 @@ const JSON_CASES: Case[] = [
   [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,
-    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
   ],
   [
     'missing comma (JSON)',
@@ -756,7 +804,7 @@ describe('skills: errors are located in the file that holds them', () => {
 
   it('a skill may not name an id: the node that uses it does', () => {
     expect(load('with-id', `${H}nodes:\n  - id: a\n    skill: lint\n`)).toEqual([
-      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
     ]);
   });
 

@@ -1,0 +1,119 @@
+/**
+ * The `push` effect (and the commit of `pull_request`): the workspace's change as one commit on a branch, made
+ * through the git data API (the tree with its text files inline, a blob per other file, the commit, the ref), so
+ * the commit is GitHub's own (and shown as verified). Exactly once: the commit carries an `Interlock-Effect:`
+ * trailer with the node's idempotency key, and the branch is asked first; a branch that has moved in a way this
+ * run did not make is refused, never overwritten.
+ */
+import type { GitHubClient, RepoRef } from '../github/client.js';
+import { statusOf } from '../github/status.js';
+import type { FileChange } from './effect-change.js';
+
+export const TRAILER = 'Interlock-Effect';
+
+export interface PushRequest {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  branch: string;
+  message: string;
+  /** The node's idempotency key (`<run-id>/<node>`): the mark the commit carries. */
+  key: string;
+  /** The run's id: a tip whose trailer names this run was made by it, and may be moved on. */
+  runId: string;
+  /** The commit the checkout was at; the change is laid over it (or over `fallbackBase` if GitHub lacks it). */
+  checkout: string | undefined;
+  /**
+   * The change, read and vetted (protected paths, limits; throws with the reason): only once GitHub has said it
+   * has no commit of this effect yet, since after a crash a fresh checkout no longer holds it.
+   */
+  change: () => FileChange[];
+  /** Said as the effect goes: what it found and did. */
+  say?: (m: string) => void;
+}
+
+export interface PushResult {
+  sha: string;
+  /** `found`: the commit was there already (by its mark); `created` / `moved`: the ref was made or fast-forwarded. */
+  how: 'found' | 'created' | 'moved';
+  files: number;
+}
+
+async function maybe<T>(fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (statusOf(e) === 404 || statusOf(e) === 409) return undefined;
+    throw e;
+  }
+}
+
+/** The trailer line of a commit message, if it has one. */
+export function markOf(message: string): string | undefined {
+  return new RegExp(`^${TRAILER}: (.+)$`, 'm').exec(message)?.[1]?.trim();
+}
+
+/** Text that GitHub can take inline in a tree: valid UTF-8 without NUL. */
+function inlineText(content: Buffer): string | undefined {
+  if (content.includes(0)) return undefined;
+  const text = content.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(content) ? text : undefined;
+}
+
+/** Whether the branch tip may be moved on: the checkout's commit, or a commit of this run's own effects. */
+function madeHere(req: PushRequest, tip: { sha: string; message: string }): boolean {
+  if (tip.sha === req.checkout) return true;
+  const mark = markOf(tip.message);
+  return mark?.startsWith(`${req.runId}/`) === true;
+}
+
+/** The change as one commit on `branch`; the one made before when GitHub already has it. */
+export async function pushChange(req: PushRequest): Promise<PushResult> {
+  const { octokit, repo, branch } = req;
+  const ref = await maybe(() => octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }));
+  const tipSha = ref?.data.object.sha;
+  const tip = tipSha ? (await octokit.rest.git.getCommit({ ...repo, commit_sha: tipSha })).data : undefined;
+  if (tip && markOf(tip.message) === req.key) return { sha: tip.sha, how: 'found', files: 0 };
+  if (tip && !madeHere(req, tip))
+    throw new Error(
+      `branch "${branch}" is at ${tip.sha.slice(0, 12)}, a commit this run did not make (the checkout was at ${req.checkout?.slice(0, 12) ?? 'no commit'}): refusing to move it; delete the branch or name another`,
+    );
+  const files = req.change();
+  const parent =
+    tip ??
+    (req.checkout
+      ? await maybe(() => octokit.rest.git.getCommit({ ...repo, commit_sha: req.checkout! }))
+      : undefined
+    )?.data;
+  if (!parent)
+    throw new Error(
+      `GitHub has no commit ${req.checkout?.slice(0, 12) ?? '(none)'} (the checkout's) to lay the change over: push the checkout's commit first, or check out a commit of the repository`,
+    );
+  const tree = [];
+  for (const f of files) {
+    if (f.deleted) {
+      tree.push({ path: f.path, mode: '100644' as const, type: 'blob' as const, sha: null });
+      continue;
+    }
+    const text = inlineText(f.content);
+    if (text !== undefined) tree.push({ path: f.path, mode: f.mode, type: 'blob' as const, content: text });
+    else {
+      const blob = await octokit.rest.git.createBlob({
+        ...repo,
+        content: f.content.toString('base64'),
+        encoding: 'base64',
+      });
+      tree.push({ path: f.path, mode: f.mode, type: 'blob' as const, sha: blob.data.sha });
+    }
+  }
+  const made = await octokit.rest.git.createTree({ ...repo, base_tree: parent.tree.sha, tree });
+  const commit = await octokit.rest.git.createCommit({
+    ...repo,
+    message: `${req.message.trimEnd()}\n\n${TRAILER}: ${req.key}\n`,
+    tree: made.data.sha,
+    parents: [parent.sha],
+  });
+  if (tip)
+    await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.data.sha, force: false });
+  else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+  return { sha: commit.data.sha, how: tip ? 'moved' : 'created', files: files.length };
+}

@@ -1,0 +1,217 @@
+// Effects interlock performs itself, through the bundled action under the default isolation against the local
+// GitHub: the workspace's change as one commit (through the git data API) on a branch, a pull request, a comment
+// and labels; each exactly once even when the step is killed after the effect acted and before it was recorded;
+// protected paths refused by name; a symlink committed as a symlink, never followed.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStep, type StepResult } from '../support/action-process.js';
+import type { RepoState } from '../support/github-server.js';
+import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { endWorkflowRun, eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from './world.js';
+
+const GRAPH_FILE = '.github/interlock/ship.yml';
+const WHO = { name: 'Checkout', email: 'checkout@example.com', date: '2026-11-30T12:00:00Z' };
+
+/** The implement node's changes: an edit, a new file, a deletion, a mode, a symlink out of the workspace. */
+const IMPLEMENT = `      echo "exports.add = (a, b) => a + b;" > calc.js
+      mkdir -p src && echo "new" > src/new.txt
+      rm old.txt
+      cp tool.sh tool.new && chmod +x tool.new && mv tool.new tool.sh # the runner's file: a node may not chmod it
+      ln -s /etc/hostname leak`;
+
+const graph = (extra: string, implement = IMPLEMENT) => `interlock: 1
+name: ship
+nodes:
+  - id: implement
+    replay: safe
+    run: |
+${implement}
+${extra}`;
+
+/**
+ * A checkout whose commit GitHub has: the same files committed on the local GitHub (branch `base`, a root
+ * commit) and in a local repository, with the same author, committer, date and message, so both have one sha.
+ */
+function checkout(repo: RepoState, base: string, files: Record<string, string>): { ws: string; sha: string } {
+  const made = repo.commitFiles(
+    base,
+    files,
+    { message: 'initial\n', author: WHO, committer: WHO },
+    { orphan: true },
+  );
+  const ws = execFileSync('mktemp', ['-d', '/tmp/interlock-ws-XXXXXX'], { encoding: 'utf8' }).trim();
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(ws, p, '..'), { recursive: true });
+    writeFileSync(join(ws, p), text);
+  }
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: WHO.name,
+    GIT_AUTHOR_EMAIL: WHO.email,
+    GIT_AUTHOR_DATE: WHO.date,
+    GIT_COMMITTER_NAME: WHO.name,
+    GIT_COMMITTER_EMAIL: WHO.email,
+    GIT_COMMITTER_DATE: WHO.date,
+  };
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: ws, env, encoding: 'utf8' }).trim();
+  git('init', '-q', '-b', base);
+  git('add', '-A');
+  git('commit', '-qm', 'initial');
+  const sha = git('rev-parse', 'HEAD');
+  if (sha !== made.sha) throw new Error(`the local checkout (${sha}) is not GitHub's commit (${made.sha})`);
+  return { ws, sha };
+}
+
+let server: GitHubServer;
+let repo: RepoState;
+beforeAll(async () => {
+  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  repo = server.state.repo(FULL);
+});
+afterAll(() => server?.close());
+
+let issueNo = 300;
+/** A run of `graphText` on a new issue: the checkout, then the step's options for it. */
+function world(graphText: string) {
+  const issue = ++issueNo;
+  const files = {
+    '.github/interlock.yml': routeLabel('agent:ship', GRAPH_FILE),
+    [GRAPH_FILE]: graphText,
+    '.github/workflows/ci.yml': 'on: push\n',
+    'calc.js': 'exports.add = (a, b) => a - b;\n',
+    'old.txt': 'old\n',
+    'tool.sh': '#!/bin/sh\necho tool\n',
+  };
+  const { ws, sha } = checkout(repo, `base-${issue}`, files);
+  repo.addIssue({ number: issue, title: 'add() subtracts', labels: ['agent:ship'] });
+  const step = (env: Record<string, string> = {}) =>
+    issueStep(server, ws, issue, 'agent:ship', { inputs: { node: 'all' }, env });
+  return { issue, ws, sha, step, runId: `ship/issue-${issue}` };
+}
+
+/** The step killed right after the effect acted (before its record), then the next workflow run goes on. */
+async function crashAfterEffect(w: ReturnType<typeof world>, node: string): Promise<StepResult> {
+  const first = w.step({ INTERLOCK_FAILPOINTS: `after-command@${node}` });
+  const killed = await runStep(first);
+  expect(killed.signal).toBe('SIGKILL');
+  endWorkflowRun(repo, first.job.runId);
+  return runStep(w.step());
+}
+
+const treeOf = (ref: string) => {
+  const out: Record<string, string> = {};
+  for (const p of repo.listFiles(ref)) out[p] = repo.readText(p, ref) ?? '';
+  return out;
+};
+
+describe('effect: push', () => {
+  const PUSH = `  - id: push
+    depends_on: [implement]
+    effect:
+      push:
+        branch: interlock/issue-\${{ github.event.issue.number }}
+        message: "fix: \${{ github.event.issue.title }}"
+    outputs: [sha]
+`;
+
+  it('commits the change as data (edit, new file, deletion, mode, symlink as a link) on a new branch, once', async () => {
+    const w = world(graph(PUSH));
+    const step = await crashAfterEffect(w, 'push');
+    expect(step.outputs.status, step.log.slice(-2000)).toBe('completed');
+    const branch = `interlock/issue-${w.issue}`;
+    const tip = repo.branchSha(branch)!;
+    const commit = repo.git.commit(tip)!;
+    // One commit on the checkout's, made once although the step was killed after it and the attempt ran again.
+    expect(commit.parents).toEqual([w.sha]);
+    expect(commit.message).toBe(`fix: add() subtracts\n\nInterlock-Effect: ${w.runId}/push\n`);
+    const files = treeOf(branch);
+    expect(files['calc.js']).toBe('exports.add = (a, b) => a + b;\n');
+    expect(files['src/new.txt']).toBe('new\n');
+    expect(files['old.txt']).toBeUndefined();
+    // The link's target, not the file it points at.
+    expect(files.leak).toBe('/etc/hostname');
+    const modes = Object.fromEntries(repo.git.tree(commit.tree)!.entries.map((e) => [e.name, e.mode]));
+    expect(modes).toMatchObject({ 'tool.sh': '100755', leak: '120000', 'calc.js': '100644' });
+    const journal = readJournal(server, w.runId);
+    const recorded = eventsOf(journal, 'NodeRecorded', 'push')[0]!;
+    expect(recorded.outputs.sha).toBe(tip);
+    expect(recorded.evidence[0]!.observed).toMatch(/found by its mark/);
+    expect(eventsOf(journal, 'NodeInterrupted', 'push')).toHaveLength(1);
+  });
+
+  it('refuses a change to protected paths, naming each; allow_protected_paths lets one through by name', async () => {
+    const hostile = `${IMPLEMENT}
+      echo "on: workflow_dispatch" >> .github/workflows/ci.yml
+      echo "# widened" >> ${GRAPH_FILE}`;
+    const w = world(graph(`${PUSH}    allow_protected_paths: [.github/workflows/ci.yml]\n`, hostile));
+    const step = await runStep(w.step());
+    expect(step.outputs.status).not.toBe('completed');
+    const failed = eventsOf(readJournal(server, w.runId), 'NodeFailed', 'push');
+    expect(failed[0]!.failures[0]!.message).toBe(
+      `the change was refused: it changes protected paths: ${GRAPH_FILE} (allow one by naming it in the node's allow_protected_paths)`,
+    );
+    expect(repo.branchSha(`interlock/issue-${w.issue}`)).toBeUndefined();
+  });
+
+  it('refuses to move a branch this run did not make', async () => {
+    const w = world(graph(PUSH));
+    repo.commitFiles(`interlock/issue-${w.issue}`, { 'other.txt': 'someone else\n' });
+    const before = repo.branchSha(`interlock/issue-${w.issue}`);
+    await runStep(w.step());
+    const failed = eventsOf(readJournal(server, w.runId), 'NodeFailed', 'push');
+    expect(failed[0]!.failures[0]!.message).toMatch(/a commit this run did not make .*refusing to move it/);
+    expect(repo.branchSha(`interlock/issue-${w.issue}`)).toBe(before);
+  });
+});
+
+describe('effect: pull_request, comment and labels', () => {
+  const REST = `  - id: pull-request
+    depends_on: [implement]
+    effect:
+      pull_request:
+        branch: interlock/issue-\${{ github.event.issue.number }}
+        base: base-\${{ github.event.issue.number }}
+        title: "Fix #\${{ github.event.issue.number }}"
+        body: "Fixes #\${{ github.event.issue.number }}"
+        labels: [interlock]
+  - id: comment
+    depends_on: [pull-request]
+    effect:
+      comment:
+        body: "Opened \${{ nodes.pull-request.outputs.url }}"
+  - id: label
+    depends_on: [comment]
+    effect:
+      labels: { add: [has-fix], remove: [agent:ship] }
+`;
+
+  it('opens one pull request, posts one comment and sets the labels, whichever of them a crash interrupts', async () => {
+    const w = world(graph(REST));
+    let step = await crashAfterEffect(w, 'pull-request');
+    step = step.signal ? step : step;
+    const killed = await runStep(w.step({ INTERLOCK_FAILPOINTS: 'after-command@comment' }));
+    // The run may have finished in the step after the first crash; a second crash point is then never reached.
+    if (killed.signal === 'SIGKILL') step = await runStep(w.step());
+    const journal = readJournal(server, w.runId);
+    expect(
+      JSON.parse(step.outputs.checkpoint ?? killed.outputs.checkpoint!).status,
+      step.log.slice(-1500),
+    ).toBe('completed');
+    const pulls = [...repo.issues.values()].filter((i) => i.pull?.head.ref === `interlock/issue-${w.issue}`);
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]!.body).toContain(`<!-- interlock:effect ${w.runId}/pull-request -->`);
+    expect(pulls[0]!.labels).toContain('interlock');
+    const comments = repo
+      .commentsOn(w.issue)
+      .filter((c) => c.body.includes(`interlock:effect ${w.runId}/comment`));
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain(`/pull/${pulls[0]!.number}`);
+    expect(repo.issue(w.issue)!.labels).toEqual(expect.arrayContaining(['has-fix']));
+    expect(repo.issue(w.issue)!.labels).not.toContain('agent:ship');
+    expect(eventsOf(journal, 'NodeRecorded', 'pull-request')[0]!.outputs.number).toBe(
+      String(pulls[0]!.number),
+    );
+  });
+});
