@@ -5,8 +5,8 @@
  * within one period of the schedule rather than after `stuck-after`.
  */
 import type { HandlerDeps } from '../approvals/deps.js';
-import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../approvals/load-run.js';
-import { recoverEnded } from '../approvals/recover-first.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../approvals/lookup/load-run.js';
+import { recoverEnded } from '../approvals/settling/recover-first.js';
 import { statusOf } from '../github/status.js';
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';

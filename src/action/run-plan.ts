@@ -3,7 +3,7 @@
  * journal says when a run is resumed by id, what the routing table answers, and whether the commenter who
  * matched a command route may start a run. No I/O: `resolve-run.ts` gathers the facts and calls these.
  */
-import { type AuthFacts, authorize, screenEvent } from '../approvals/authorize.js';
+import { type AuthFacts, authorize, screenEvent } from '../approvals/authorization/authorize.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/events.js';
 import { runIdProblem } from '../journal/run-id.js';

@@ -1,6 +1,6 @@
 // What the approval logic needs from the face that runs it, and the webhook payload fields it reads.
 import type { GitHubClient, RepoRef } from '../github/client.js';
-import type { Command } from './commands.js';
+import type { Command } from './commands/parse.js';
 
 /** What the handler needs from the face that runs it (the Probot app, or the Action's `mode: comment`). */
 export interface HandlerDeps {

@@ -5,16 +5,16 @@
 import type { Config } from '../config/schema.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
-import { applyCommand } from './apply.js';
-import { authorize, type Need } from './authorize.js';
-import type { Command } from './commands.js';
+import { authorize, type Need } from './authorization/authorize.js';
+import { gatherAuthFacts } from './authorization/permission.js';
+import type { Command } from './commands/parse.js';
 import type { HandlerDeps } from './deps.js';
-import { findRuns } from './find-runs.js';
-import { gatherAuthFacts } from './permission.js';
-import { refusedReply, whichRunReply } from './replies.js';
-import { loadRepoConfig } from './repo-files.js';
+import { findRuns } from './lookup/find-runs.js';
+import { pickRuns, subjectWord } from './lookup/pick-runs.js';
+import { loadRepoConfig } from './lookup/repo-files.js';
+import { refusedReply, whichRunReply } from './replies/replies.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
-import { pickRuns, subjectWord } from './runs.js';
+import { applyCommand } from './settling/apply.js';
 import { statusCommand } from './status-command.js';
 
 export type { CommandRequest, Executed } from './request.js';

@@ -1,12 +1,12 @@
 // The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import { isBot, screenEvent } from './authorize.js';
-import { nodeOfAction } from './check-run.js';
-import { type ParsedComment, parseComment } from './commands.js';
+import { isBot, screenEvent } from './authorization/authorize.js';
+import { type ParsedComment, parseComment } from './commands/parse.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
 import { type CommandRequest, type Executed, executeCommand } from './execute.js';
-import { failedReply, refusedReply } from './replies.js';
+import { nodeOfAction } from './replies/check-run.js';
+import { failedReply, refusedReply } from './replies/replies.js';
 
 type Reaction = 'eyes' | '+1' | 'confused';
 

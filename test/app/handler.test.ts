@@ -1,7 +1,7 @@
 // The approval handler driven as Probot documents: a Probot with retry and throttle off, `receive` of real
 // webhook payloads (from @octokit/webhooks-examples, adjusted), against the local GitHub.
 import { afterEach, describe, expect, it } from 'vitest';
-import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
+import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { fold } from '../../src/journal/fold.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import {

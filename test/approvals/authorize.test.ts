@@ -7,7 +7,7 @@ import {
   permissionOf,
   screenEvent,
   teamsToAsk,
-} from '../../src/approvals/authorize.js';
+} from '../../src/approvals/authorization/authorize.js';
 import type { Approvals } from '../../src/config/schema.js';
 
 const approvals = (over: Partial<Approvals> = {}): Approvals => ({

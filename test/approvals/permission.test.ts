@@ -1,7 +1,7 @@
 /** Authorization with I/O: the facts gathered from GitHub, and the decision on them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize } from '../../src/approvals/authorize.js';
-import { gatherAuthFacts } from '../../src/approvals/permission.js';
+import { authorize } from '../../src/approvals/authorization/authorize.js';
+import { gatherAuthFacts } from '../../src/approvals/authorization/permission.js';
 import { createClient } from '../../src/github/client.js';
 import { PEOPLE, startWorld, type World } from '../app/world.js';
 

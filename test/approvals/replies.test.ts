@@ -8,7 +8,7 @@ import {
   REPLY_MARKER,
   refusedReply,
   whichRunReply,
-} from '../../src/approvals/replies.js';
+} from '../../src/approvals/replies/replies.js';
 
 describe('replies', () => {
   it('start with the marker that tells them apart from people’s comments', () => {

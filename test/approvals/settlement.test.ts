@@ -1,6 +1,6 @@
 /** Settlement: the events a command writes, and a redelivered comment that writes nothing. */
 import { describe, expect, it } from 'vitest';
-import { handledBefore, settleCommand } from '../../src/approvals/settlement.js';
+import { handledBefore, settleCommand } from '../../src/approvals/settling/settlement.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents } from '../../src/journal/parse.js';

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseComment } from '../../src/approvals/commands.js';
+import { parseComment } from '../../src/approvals/commands/parse.js';
 import { parseConfig } from '../../src/config/load.js';
 import { route } from '../../src/config/route.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';

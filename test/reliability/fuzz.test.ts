@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
 import { logLine } from '../../src/action/runner.js';
-import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';

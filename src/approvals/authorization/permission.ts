@@ -1,8 +1,8 @@
 // Gathering what authorization decides on: the person's repository permission and, when needed, team membership.
-import type { Approvals } from '../config/schema.js';
-import { statusOf } from '../github/status.js';
+import type { Approvals } from '../../config/schema.js';
+import { statusOf } from '../../github/status.js';
+import type { HandlerDeps } from '../deps.js';
 import { type AuthFacts, type Need, permissionOf, teamsToAsk } from './authorize.js';
-import type { HandlerDeps } from './deps.js';
 
 /** How a level counts a person's permission. */
 export interface Counting {

@@ -2,18 +2,18 @@
  * Applies a settling command (`/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads it,
  * refuses it under a changed graph, and writes the settlement through the engine's compare-and-swap.
  */
-import type { Config } from '../config/schema.js';
-import type { Graph } from '../graph/model.js';
-import { subjectLabel } from '../journal/run-id.js';
-import { RunRefused, type RunSetup, settleRun } from '../runner/engine.js';
-import { approvalTerms } from './approval-policy.js';
-import { cancelInFlight } from './cancel.js';
-import type { Command } from './commands.js';
-import type { HandlerDeps } from './deps.js';
+import type { Config } from '../../config/schema.js';
+import type { Graph } from '../../graph/model.js';
+import { subjectLabel } from '../../journal/run-id.js';
+import { RunRefused, type RunSetup, settleRun } from '../../runner/engine.js';
+import { approvalTerms } from '../authorization/approval-terms.js';
+import type { Command } from '../commands/parse.js';
+import type { HandlerDeps } from '../deps.js';
+import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { type CommandRequest, type Executed, refused } from '../request.js';
+import { cancelInFlight } from '../workflow/cancel.js';
 import { showSettlement } from './follow-up.js';
-import { loadRun, type RunPlace, stateOf } from './load-run.js';
 import { recoverFirst } from './recover-first.js';
-import { type CommandRequest, type Executed, refused } from './request.js';
 import { settleCommand } from './settlement.js';
 
 const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };

@@ -1,13 +1,13 @@
 // Files read from the repository's default branch: the configuration and the run's graph with its skills.
 import { posix } from 'node:path';
-import { CONFIG_PATH, parseConfig } from '../config/load.js';
-import { type Config, ConfigSchema } from '../config/schema.js';
-import { statusOf } from '../github/status.js';
-import { GraphError } from '../graph/errors.js';
-import { parseGraph, type SourceText } from '../graph/load.js';
-import type { Graph } from '../graph/model.js';
-import { workspaceRelative } from '../os/workspace-path.js';
-import type { HandlerDeps } from './deps.js';
+import { CONFIG_PATH, parseConfig } from '../../config/load.js';
+import { type Config, ConfigSchema } from '../../config/schema.js';
+import { statusOf } from '../../github/status.js';
+import { GraphError } from '../../graph/errors.js';
+import { parseGraph, type SourceText } from '../../graph/load.js';
+import type { Graph } from '../../graph/model.js';
+import { workspaceRelative } from '../../os/workspace-path.js';
+import type { HandlerDeps } from '../deps.js';
 
 /** A text file from the repository's default branch through the contents API; undefined when missing. */
 export async function readRepoText(deps: HandlerDeps, path: string): Promise<string | undefined> {

@@ -1,8 +1,8 @@
 /** Run lookup for a command: which runs on the journal branch are about the subject, and which one a command means. */
-import { parseSubjectLabel, runIsAbout, type SubjectRef, subjectLabel } from '../journal/run-id.js';
-import { GitRuns } from '../store/git-runs.js';
-import type { Command } from './commands.js';
-import type { HandlerDeps } from './deps.js';
+import { parseSubjectLabel, runIsAbout, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
+import { GitRuns } from '../../store/git-runs.js';
+import type { Command } from '../commands/parse.js';
+import type { HandlerDeps } from '../deps.js';
 
 /** The runs about one subject: run ids whose last part is its label (`issue-<n>`, `pr-<n>`). Pure. */
 export function runsAbout(runIds: readonly string[], label: string): string[] {

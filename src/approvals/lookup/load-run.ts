@@ -1,11 +1,11 @@
 // Reading one run for a command: its journal through the git store and its graph at the default branch.
-import { formatSourceError, GraphError } from '../graph/errors.js';
-import type { Graph } from '../graph/model.js';
-import type { Journal } from '../journal/events.js';
-import { fold, JournalError, type RunState } from '../journal/fold.js';
-import { GitStore } from '../store/git.js';
-import type { JournalStore, StoredJournal, WriteResult } from '../store/types.js';
-import type { HandlerDeps } from './deps.js';
+import { formatSourceError, GraphError } from '../../graph/errors.js';
+import type { Graph } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
+import { fold, JournalError, type RunState } from '../../journal/fold.js';
+import { GitStore } from '../../store/git.js';
+import type { JournalStore, StoredJournal, WriteResult } from '../../store/types.js';
+import type { HandlerDeps } from '../deps.js';
 import { loadRepoGraph } from './repo-files.js';
 
 /** A run as the handler sees it: its store, journal and the graph at the default branch. */

@@ -1,10 +1,10 @@
 // Whether a person may approve one node under its graph's and its own `approvals:` (over the repository's, which
 // `execute.ts` already checked): the facts per level, then the pure level rule; and the count the node needs.
-import type { Config } from '../config/schema.js';
-import { type Graph, nodeById } from '../graph/model.js';
-import { type EffectivePolicy, effectivePolicy, type PolicyLevel } from '../protocol/policy.js';
+import type { Config } from '../../config/schema.js';
+import { type Graph, nodeById } from '../../graph/model.js';
+import { type EffectivePolicy, effectivePolicy, type PolicyLevel } from '../../protocol/policy.js';
+import type { HandlerDeps } from '../deps.js';
 import { type Authorization, authorize, type Permission } from './authorize.js';
-import type { HandlerDeps } from './deps.js';
 import { gatherAuthFacts } from './permission.js';
 
 /** A level as `authorize` reads it: without a permission of its own, only its approvers satisfy it. */

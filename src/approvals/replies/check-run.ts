@@ -1,10 +1,10 @@
 // The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
-import type { Graph } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
-import type { SubjectRef } from '../journal/run-id.js';
-import { statusBlock } from '../render/markdown.js';
-import type { HandlerDeps } from './deps.js';
+import type { Graph } from '../../graph/model.js';
+import type { RunState } from '../../journal/fold.js';
+import type { SubjectRef } from '../../journal/run-id.js';
+import { statusBlock } from '../../render/markdown.js';
+import type { HandlerDeps } from '../deps.js';
 
 /** GitHub's limits: three actions a check run, 20-character labels and identifiers, 40-character descriptions. */
 const MAX_ACTIONS = 3;

@@ -5,14 +5,14 @@
  * only narrow which journals are read (the subject's label as the last part, or with a `-<k>` suffix for a run
  * started afresh); a run named in the command is always read; the recorded subject decides.
  */
-import { runIsAbout, type SubjectRef, subjectLabel } from '../journal/run-id.js';
-import { runEnded } from '../journal/state.js';
-import { CheckRunStore, RunLost } from '../store/check-run.js';
-import { pullRequestHistory, pullRequestRuns } from '../store/check-run-pull.js';
-import { GitStore } from '../store/git.js';
-import type { JournalStore, StoredJournal } from '../store/types.js';
-import type { HandlerDeps } from './deps.js';
-import { listRunIds, type RunFacts } from './runs.js';
+import { runIsAbout, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
+import { runEnded } from '../../journal/state.js';
+import { CheckRunStore, RunLost } from '../../store/check-run.js';
+import { pullRequestHistory, pullRequestRuns } from '../../store/check-run-pull.js';
+import { GitStore } from '../../store/git.js';
+import type { JournalStore, StoredJournal } from '../../store/types.js';
+import type { HandlerDeps } from '../deps.js';
+import { listRunIds, type RunFacts } from './pick-runs.js';
 
 /** A run found for a command: what lookup decides on, and the store and journal it was read from. */
 export interface FoundRun extends RunFacts {

@@ -1,9 +1,9 @@
 // The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
-import type { Graph } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
-import { statusBlock } from '../render/markdown.js';
-import { statusWord } from '../render/words.js';
-import type { Command } from './commands.js';
+import type { Graph } from '../../graph/model.js';
+import type { RunState } from '../../journal/fold.js';
+import { statusBlock } from '../../render/markdown.js';
+import { statusWord } from '../../render/words.js';
+import type { Command } from '../commands/parse.js';
 
 /** Marks interlock's replies, so people and tools can tell them apart. */
 export const REPLY_MARKER = '<!-- interlock:reply -->';

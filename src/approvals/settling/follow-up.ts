@@ -2,20 +2,20 @@
  * What follows a settlement once the journal holds it: the workflow dispatch, the reply, and what people see on
  * the subject (the progress comment, the "needs human" label, the check run).
  */
-import { statusOf } from '../github/status.js';
-import type { Graph } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
-import { progressComment } from '../render/markdown.js';
-import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import type { Current } from '../runner/engine.js';
+import { statusOf } from '../../github/status.js';
+import type { Graph } from '../../graph/model.js';
+import type { RunState } from '../../journal/fold.js';
+import { progressComment } from '../../render/markdown.js';
+import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
+import type { Current } from '../../runner/engine.js';
+import type { HandlerDeps, Outcome } from '../deps.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { publishCheckRun } from '../replies/check-run.js';
+import { gateApprovalReply } from '../replies/gate-reply.js';
+import { approvalReply, failedRunReply, settledReply } from '../replies/replies.js';
+import type { CommandRequest, Executed } from '../request.js';
+import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
-import { publishCheckRun } from './check-run.js';
-import type { HandlerDeps, Outcome } from './deps.js';
-import { dispatchWorkflow, workflowOf } from './dispatch.js';
-import { gateApprovalReply } from './gate-reply.js';
-import { type LoadedRun, loadRun, type RunPlace, stateOf } from './load-run.js';
-import { approvalReply, failedRunReply, settledReply } from './replies.js';
-import type { CommandRequest, Executed } from './request.js';
 
 /** The settled run: as loaded, and as the journal now stands. */
 export interface Settled {

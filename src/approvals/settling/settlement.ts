@@ -1,10 +1,10 @@
 // The events a settling command writes, or why it is refused; a comment already in the journal writes nothing.
-import type { Graph } from '../graph/model.js';
-import type { Journal } from '../journal/events.js';
-import type { RunState } from '../journal/fold.js';
-import { approveNode } from '../protocol/gate.js';
-import { approveRerun, failRun, type Settlement, settleNode } from '../protocol/settle.js';
-import type { Command } from './commands.js';
+import type { Graph } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
+import type { RunState } from '../../journal/fold.js';
+import { approveNode } from '../../protocol/gate.js';
+import { approveRerun, failRun, type Settlement, settleNode } from '../../protocol/settle.js';
+import type { Command } from '../commands/parse.js';
 
 /** Who gave a command, where, and how many approvers the configuration asks for. */
 export interface Giver {

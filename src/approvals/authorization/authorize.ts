@@ -1,6 +1,6 @@
 // Who may give a command: the pure decision on a person's permission, listing and team membership, and the
 // first screen of an event (created comments only, never from a bot).
-import type { Approvals } from '../config/schema.js';
+import type { Approvals } from '../../config/schema.js';
 
 /** A repository permission, weakest first; `none` for someone who cannot even read. */
 export type Permission = 'none' | 'read' | 'triage' | 'write' | 'maintain' | 'admin';

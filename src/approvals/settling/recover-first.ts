@@ -4,12 +4,12 @@
  * the settlement then applies to the held node. When the run is still going it says so, and what to do, in
  * the words of the command that was used.
  */
-import type { RunnerInfo } from '../journal/events.js';
-import type { RunState } from '../journal/fold.js';
-import { type JobIdentity, probeActions } from '../runner/actions-probe.js';
-import { type RunSetup, recover } from '../runner/engine.js';
-import type { Command } from './commands.js';
-import type { HandlerDeps } from './deps.js';
+import type { RunnerInfo } from '../../journal/events.js';
+import type { RunState } from '../../journal/fold.js';
+import { type JobIdentity, probeActions } from '../../runner/actions-probe.js';
+import { type RunSetup, recover } from '../../runner/engine.js';
+import type { Command } from '../commands/parse.js';
+import type { HandlerDeps } from '../deps.js';
 
 /** The handler is no job of any run: no attempt is ever "this job's". */
 const NO_JOB: JobIdentity = { workflow_run_id: -1, run_attempt: -1, job: '', runner_name: '' };
