@@ -1,6 +1,6 @@
 import type { CommentPayload } from '../approvals/deps.js';
 import { describe, handleComment } from '../approvals/handler.js';
-import type { ActionContext, ActionResult } from './main.js';
+import type { ActionContext, ActionResult } from './context.js';
 import type { AnyActionStatus } from './status.js';
 
 const STATUS = {

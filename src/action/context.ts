@@ -13,13 +13,13 @@ import {
   type RepoRef,
 } from '../github/client.js';
 import type { Graph } from '../graph/model.js';
-import type { RunnerInfo } from '../journal/events.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { JobIdentity } from '../runner/actions-probe.js';
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
 import { checkRunView } from './check-run-view.js';
 import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
-import type { JobIdentity } from './probe.js';
 import { pullHistory } from './pull-head.js';
 import type { Subject } from './subject.js';
 

@@ -12,19 +12,6 @@ import { resolveRun } from './resolve-run.js';
 import { fallbackSummary } from './step-report.js';
 import { stuckMode } from './stuck.js';
 
-// The context and the setup live in their own files; these names stay importable from here.
-export {
-  type ActionContext,
-  type ActionIO,
-  type ActionResult,
-  actionsRunner,
-  buildContext,
-  CONFIG_FILE,
-  makeStore,
-} from './context.js';
-export { resolveRun } from './resolve-run.js';
-export { stepSetupFor } from './setup.js';
-
 /** A graph that does not load: one annotation per problem, on its file and line, and no second error line. */
 function badGraph(ctx: ActionContext, e: GraphError): ActionResult {
   // Annotations name files from the repository root, as GitHub shows them on the diff.

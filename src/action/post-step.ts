@@ -1,7 +1,8 @@
-import { recover } from '../runner/engine.js';
 import { loadGraphFile } from '../runner/graph-file.js';
-import { type ActionContext, makeStore, stepSetupFor } from './main.js';
+import { recover } from '../runner/recover.js';
+import { type ActionContext, makeStore } from './context.js';
 import { askForAttention } from './publish.js';
+import { stepSetupFor } from './setup.js';
 import { subjectOfLabel } from './subject.js';
 
 /**

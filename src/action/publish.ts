@@ -2,11 +2,13 @@ import { statusOf } from '../github/status.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import type { Current } from '../runner/read.js';
+import type { StepSetup } from '../runner/step.js';
+import type { StepResult } from '../runner/step-result.js';
 import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
-import type { ActionContext } from './main.js';
+import type { ActionContext } from './context.js';
 import { workspaceApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 

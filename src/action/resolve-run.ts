@@ -13,7 +13,7 @@ import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
-import { RunLost } from '../store/check-run.js';
+import { RunLost } from '../store/check-run-find.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
 import { resumeLookup, withPullHead } from './pull-head.js';

@@ -2,8 +2,9 @@ import { killAllChildren } from '../os/exec.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
 import { prepareNodeUser } from '../os/node-user.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
+import { type ActionContext, type ActionIO, buildContext } from './context.js';
 import { createLogGuard } from './log-guard.js';
-import { type ActionContext, type ActionIO, buildContext, runAction } from './main.js';
+import { runAction } from './main.js';
 import { postStep } from './post-step.js';
 import { reportingIO } from './step-report.js';
 

@@ -3,11 +3,12 @@
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
 import type { Graph } from '../graph/model.js';
-import type { AttemptMark, StepSetup } from '../runner/engine.js';
+import { probeActions } from '../runner/actions-probe.js';
+import type { AttemptMark } from '../runner/attempt.js';
+import type { StepSetup } from '../runner/step.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
-import { probeActions } from './probe.js';
 import type { Subject } from './subject.js';
 
 export interface SetupFor {

@@ -17,8 +17,6 @@ import { type CommandRequest, type Executed, refused } from './request.js';
 import { applyCommand } from './settling/apply.js';
 import { statusCommand } from './status-command.js';
 
-export type { CommandRequest, Executed } from './request.js';
-
 /** Carries out a screened command, from configuration to the reply. */
 export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
   const admitted = await admit(deps, req);

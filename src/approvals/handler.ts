@@ -4,9 +4,10 @@ import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorization/authorize.js';
 import { type ParsedComment, parseComment } from './commands/parse.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
-import { type CommandRequest, type Executed, executeCommand } from './execute.js';
+import { executeCommand } from './execute.js';
 import { nodeOfAction } from './replies/check-run.js';
 import { failedReply, refusedReply } from './replies/replies.js';
+import type { CommandRequest, Executed } from './request.js';
 
 type Reaction = 'eyes' | '+1' | 'confused';
 

@@ -4,8 +4,6 @@ import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
-export { type Check, CheckSchema, GITHUB_CHECK_KINDS, ID_PATTERN } from './check-schema.js';
-
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 const REPLAY_WORDS =

@@ -12,22 +12,6 @@ import {
 } from './event-fields.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 
-export type { GraphRef } from './event-fields.js';
-export {
-  type BudgetReport,
-  BudgetReportSchema,
-  type EscalationReport,
-  EscalationReportSchema,
-  type Evidence,
-  EvidenceSchema,
-  type Failure,
-  FailureSchema,
-  type RunnerInfo,
-  RunnerSchema,
-  type Usage,
-  UsageSchema,
-} from './event-fields.js';
-
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';

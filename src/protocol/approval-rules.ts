@@ -2,8 +2,9 @@
  * Rules every approval shares, whether it opens a gate (`/approve`) or a hold (`/approve-rerun`): the person who
  * started the run cannot approve it under `prevent_self_approval`, and guidance is bounded. Pure.
  */
-import type { RunState } from '../journal/fold.js';
+
 import { MAX_GUIDANCE_CHARS } from '../journal/gate-events.js';
+import type { RunState } from '../journal/state.js';
 
 /** Why `by` may not approve as the person who started the run, or null. */
 export function selfApprovalRefusal(

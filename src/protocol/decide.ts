@@ -4,23 +4,21 @@
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Evidence, Failure, Journal, NewEvent, RunnerInfo, Usage } from '../journal/events.js';
+import type { Evidence, Failure, RunnerInfo, Usage } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
 import {
   failedPrecheck,
-  fold,
   isResolved,
   type NodeProgress,
   type RunState,
   stateWords,
-} from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
+} from '../journal/state.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
 import { gateEvents } from './gate.js';
-
-// The engine imports these from here.
-export { type AttemptContext, expressionContext } from './context.js';
 
 export type Decision =
   | { kind: 'ended'; status: 'completed' | 'failed'; reason: string }

@@ -7,7 +7,7 @@
 import { suggestion } from '../graph/errors.js';
 import type { Graph, GraphNode } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
-import type { NodeProgress, RunState } from '../journal/fold.js';
+import type { NodeProgress, RunState } from '../journal/state.js';
 import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
 import { isDeliverySource, type Settlement } from './settle.js';
 

@@ -4,7 +4,9 @@
  * prevented when any level prevents it, and an approver must satisfy every level that names approvers or a
  * permission. Pure; who satisfies a level is decided with the person's facts in `approvals/authorization/node-policy.ts`.
  */
-import type { ApprovalPolicy, GraphNode } from '../graph/model.js';
+
+import type { ApprovalPolicy } from '../graph/approval-schema.js';
+import type { GraphNode } from '../graph/model.js';
 
 /** One level an approver must satisfy: the permission it asks for, or a listing among its approvers. */
 export interface PolicyLevel {

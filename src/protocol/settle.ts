@@ -1,7 +1,8 @@
 import { suggestion } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
-import type { Journal, NewEvent, Usage } from '../journal/events.js';
-import type { DispatchInfo, RunState } from '../journal/fold.js';
+import type { Usage } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import type { DispatchInfo, RunState } from '../journal/state.js';
 import { waitingAttempt } from '../journal/state.js';
 import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
 import { withCompletion } from './decide.js';

@@ -3,7 +3,7 @@
  * (its command or prompt), the evidence that will prove it, its replay rule, who may approve, and the commands.
  */
 import { type Graph, nodeById } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
+import type { RunState } from '../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../protocol/policy.js';
 import { attentionComment } from './markdown.js';
 

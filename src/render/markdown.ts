@@ -1,5 +1,5 @@
 import type { Graph } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
+import type { RunState } from '../journal/state.js';
 import { statusMarkdown, statusMermaid } from './status.js';
 import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';

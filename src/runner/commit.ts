@@ -3,9 +3,12 @@
  * on a conflict re-read and decide again (never re-append blindly), and recognise a write that landed although
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
-import type { Journal, NewEvent, RunnerInfo } from '../journal/events.js';
-import { fold, JournalError } from '../journal/fold.js';
+
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { JournalError } from '../journal/state.js';
 import { graphChange } from '../protocol/settle.js';
 import type { JournalStore } from '../store/types.js';
 import { type Current, isoNow, RunRefused, type RunSetup, readRun } from './read.js';

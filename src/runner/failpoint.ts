@@ -4,8 +4,6 @@
  */
 import { failpoint } from '../os/failpoint.js';
 
-export { FAILPOINTS, type Failpoint, failpoint } from '../os/failpoint.js';
-
 /** The failpoint around a decision that is journaled instead of a dispatch: a gate or a budget escalation. */
 export function decisionFailpoint(
   when: 'before' | 'after',

@@ -1,8 +1,8 @@
 /** Whether a local attempt's executor is gone (recovery's probe), and this process described as an executor. */
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { RunnerInfo } from '../journal/events.js';
-import type { DispatchInfo } from '../journal/fold.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { DispatchInfo } from '../journal/state.js';
 import { processAlive, processesWithTag, processStart } from '../os/processes.js';
 import type { Probe } from '../protocol/settle.js';
 

@@ -3,9 +3,11 @@
  * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
  */
 import type { Graph } from '../graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type RunnerInfo } from '../journal/events.js';
-import { fold, JournalError, type RunState } from '../journal/fold.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import { JOURNAL_FORMAT, type Journal } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { JournalError, type RunState } from '../journal/state.js';
 import type { JournalStore } from '../store/types.js';
 
 export interface RunSetup {

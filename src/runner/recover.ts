@@ -2,11 +2,13 @@
  * Settling and recovering through the compare-and-swap commit: a person's settlement (approve, settle, fail),
  * and recovery, which marks in-flight attempts whose executor is provably gone as interrupted (rule 3).
  */
-import type { NewEvent, RunnerInfo } from '../journal/events.js';
-import type { DispatchInfo, RunState } from '../journal/fold.js';
+
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
+import type { DispatchInfo, RunState } from '../journal/state.js';
+import { failpoint } from '../os/failpoint.js';
 import { type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
 import { commit } from './commit.js';
-import { failpoint } from './failpoint.js';
 import type { Current, RunSetup } from './read.js';
 
 /** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */

@@ -5,19 +5,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
-import type { NewEvent, RunnerInfo } from '../journal/events.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { failpoint } from '../os/failpoint.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
-import { decisionFailpoint, failpoint } from './failpoint.js';
+import { decisionFailpoint } from './failpoint.js';
 import { type Current, isoNow } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
-
-export type { StepResult } from './step-result.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */

@@ -2,9 +2,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../src/graph/model.js';
-import type { EscalationReport, Evidence, Failure, Journal, NewEvent } from '../../src/journal/events.js';
-import { type Checkpoint, fold, JournalError } from '../../src/journal/fold.js';
+import type { EscalationReport, Evidence, Failure } from '../../src/journal/event-fields.js';
+import type { Journal, NewEvent } from '../../src/journal/events.js';
+import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { type Checkpoint, JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { approveRerun, failRun, recoverEvents, settleNode } from '../../src/protocol/settle.js';
 import { append, graph, RUNNER, startJournal } from './sim.js';

@@ -6,11 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256 } from '../../src/graph/canonical.js';
 import { GraphError } from '../../src/graph/errors.js';
 import type { Journal, NewEvent } from '../../src/journal/events.js';
-import { fold, JournalError } from '../../src/journal/fold.js';
+import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { approveRerun, graphChange, recoverEvents } from '../../src/protocol/settle.js';
-import { readRun } from '../../src/runner/engine.js';
+import { readRun } from '../../src/runner/read.js';
 import { FileStore } from '../../src/store/file.js';
 import {
   append,

@@ -2,7 +2,7 @@
  * `mode: plan` and `mode: recover`: recovery only (mark in-flight attempts whose executor is gone), then report
  * where the run stands and what is ready; no node runs.
  */
-import { recover } from '../../runner/engine.js';
+import { recover } from '../../runner/recover.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';

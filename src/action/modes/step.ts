@@ -3,7 +3,9 @@
  * the run stops (`node: all`) through the engine's `runSteps`; then sets the outputs, publishes the progress
  * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
  */
-import { runSteps, type StepResult } from '../../runner/engine.js';
+
+import type { StepResult } from '../../runner/step-result.js';
+import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';

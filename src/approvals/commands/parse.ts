@@ -1,6 +1,6 @@
 // Comment commands: reading at most one `/approve`, `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status`
 // from a comment body (and the guidance lines after an approval), with the reason when one is refused.
-import { ID_PATTERN } from '../../graph/schema.js';
+import { ID_PATTERN } from '../../graph/check-schema.js';
 import { validRunId } from '../../journal/run-id.js';
 import { guidanceAfter } from './guidance.js';
 

@@ -7,7 +7,8 @@
  */
 import { runIsAbout, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
 import { runEnded } from '../../journal/state.js';
-import { CheckRunStore, RunLost } from '../../store/check-run.js';
+import { CheckRunStore } from '../../store/check-run.js';
+import { RunLost } from '../../store/check-run-find.js';
 import { pullRequestHistory, pullRequestRuns } from '../../store/check-run-pull.js';
 import { GitStore } from '../../store/git.js';
 import type { JournalStore, StoredJournal } from '../../store/types.js';

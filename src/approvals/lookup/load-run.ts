@@ -2,7 +2,8 @@
 import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events.js';
-import { fold, JournalError, type RunState } from '../../journal/fold.js';
+import { fold } from '../../journal/fold.js';
+import { JournalError, type RunState } from '../../journal/state.js';
 import { GitStore } from '../../store/git.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../store/types.js';
 import type { HandlerDeps } from '../deps.js';

@@ -4,8 +4,9 @@ import { CONFIG_PATH, parseConfig } from '../../config/load.js';
 import { type Config, ConfigSchema } from '../../config/schema.js';
 import { statusOf } from '../../github/status.js';
 import { GraphError } from '../../graph/errors.js';
-import { parseGraph, type SourceText } from '../../graph/load.js';
+import { parseGraph } from '../../graph/load.js';
 import type { Graph } from '../../graph/model.js';
+import type { SourceText } from '../../graph/resolve.js';
 import { workspaceRelative } from '../../os/workspace-path.js';
 import type { HandlerDeps } from '../deps.js';
 

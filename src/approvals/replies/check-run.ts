@@ -1,8 +1,8 @@
 // The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
 import type { Graph } from '../../graph/model.js';
-import type { RunState } from '../../journal/fold.js';
 import type { SubjectRef } from '../../journal/run-id.js';
+import type { RunState } from '../../journal/state.js';
 import { statusBlock } from '../../render/markdown.js';
 import type { HandlerDeps } from '../deps.js';
 

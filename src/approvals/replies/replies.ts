@@ -1,6 +1,6 @@
 // The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
 import type { Graph } from '../../graph/model.js';
-import type { RunState } from '../../journal/fold.js';
+import type { RunState } from '../../journal/state.js';
 import { statusBlock } from '../../render/markdown.js';
 import { statusWord } from '../../render/words.js';
 import type { Command } from '../commands/parse.js';

@@ -5,7 +5,8 @@
 import type { Config } from '../../config/schema.js';
 import type { Graph } from '../../graph/model.js';
 import { subjectLabel } from '../../journal/run-id.js';
-import { RunRefused, type RunSetup, settleRun } from '../../runner/engine.js';
+import { RunRefused, type RunSetup } from '../../runner/read.js';
+import { settleRun } from '../../runner/recover.js';
 import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';

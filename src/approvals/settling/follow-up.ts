@@ -4,10 +4,10 @@
  */
 import { statusOf } from '../../github/status.js';
 import type { Graph } from '../../graph/model.js';
-import type { RunState } from '../../journal/fold.js';
+import type { RunState } from '../../journal/state.js';
 import { progressComment } from '../../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
-import type { Current } from '../../runner/engine.js';
+import type { Current } from '../../runner/read.js';
 import type { HandlerDeps, Outcome } from '../deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { publishCheckRun } from '../replies/check-run.js';

@@ -4,10 +4,11 @@
  * the settlement then applies to the held node. When the run is still going it says so, and what to do, in
  * the words of the command that was used.
  */
-import type { RunnerInfo } from '../../journal/events.js';
-import type { RunState } from '../../journal/fold.js';
+import type { RunnerInfo } from '../../journal/event-fields.js';
+import type { RunState } from '../../journal/state.js';
 import { type JobIdentity, probeActions } from '../../runner/actions-probe.js';
-import { type RunSetup, recover } from '../../runner/engine.js';
+import type { RunSetup } from '../../runner/read.js';
+import { recover } from '../../runner/recover.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 

@@ -1,7 +1,7 @@
 // The events a settling command writes, or why it is refused; a comment already in the journal writes nothing.
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events.js';
-import type { RunState } from '../../journal/fold.js';
+import type { RunState } from '../../journal/state.js';
 import { approveNode } from '../../protocol/gate.js';
 import { approveRerun, failRun, type Settlement, settleNode } from '../../protocol/settle.js';
 import type { Command } from '../commands/parse.js';

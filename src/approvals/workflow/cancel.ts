@@ -1,7 +1,7 @@
 // `/fail-run` stops the work: after the journal records the run as failed, the workflow runs of this repository
 // that still run one of its attempts are cancelled through the Actions API, and the reply says what came of it.
 import { statusOf } from '../../github/status.js';
-import type { RunState } from '../../journal/fold.js';
+import type { RunState } from '../../journal/state.js';
 import type { HandlerDeps } from '../deps.js';
 
 /** The workflow runs executing the run's in-flight attempts, as their dispatches recorded them. Pure. */

@@ -1,6 +1,6 @@
 /** `interlock recover`: marks in-flight attempts whose process is gone as interrupted, and says what follows. */
 import { parseArgs } from 'node:util';
-import { recover } from '../../runner/engine.js';
+import { recover } from '../../runner/recover.js';
 import { EXIT, type Io, person } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { stepSetup } from '../setup.js';

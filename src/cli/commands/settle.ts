@@ -8,7 +8,8 @@ import { type Graph, nodeById } from '../../graph/model.js';
 import { approveNode } from '../../protocol/gate.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import { approveRerun, failRun, type Settlement, settleNode } from '../../protocol/settle.js';
-import { type Current, settleRun } from '../../runner/engine.js';
+import type { Current } from '../../runner/read.js';
+import { settleRun } from '../../runner/recover.js';
 import { EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 
