@@ -4,9 +4,10 @@
  * (`recoverEnded`), records the interruption, and asks a person about a held node, so a maintainer hears of it
  * within one period of the schedule rather than after `stuck-after`.
  */
+
+import { recoverEnded } from '../approvals/applying/recover-first.js';
 import type { HandlerDeps } from '../approvals/deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../approvals/lookup/load-run.js';
-import { recoverEnded } from '../approvals/settling/recover-first.js';
 import { statusOf } from '../github/status.js';
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';

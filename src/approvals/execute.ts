@@ -5,6 +5,7 @@
 import type { Config } from '../config/schema.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
+import { applyCommand } from './applying/apply.js';
 import { authorize, type Need } from './authorization/authorize.js';
 import { gatherAuthFacts } from './authorization/permission.js';
 import type { Command } from './commands/parse.js';
@@ -14,7 +15,6 @@ import { pickRuns, subjectWord } from './lookup/pick-runs.js';
 import { loadRepoConfig } from './lookup/repo-files.js';
 import { refusedReply, whichRunReply } from './replies/replies.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
-import { applyCommand } from './settling/apply.js';
 import { statusCommand } from './status-command.js';
 
 /** Carries out a screened command, from configuration to the reply. */

@@ -21,3 +21,8 @@ export function guidanceRefusal(guidance: string | undefined): string | null {
   if (guidance === undefined || [...guidance].length <= MAX_GUIDANCE_CHARS) return null;
   return `the guidance is ${[...guidance].length} characters long, over ${MAX_GUIDANCE_CHARS}: shorten it and approve again (nothing was recorded)`;
 }
+
+/** A source that is a URL names one comment or one delivery: it approves at most once per run. */
+export function isDeliverySource(source: string): boolean {
+  return /^https?:\/\//.test(source);
+}

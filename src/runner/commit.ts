@@ -9,7 +9,7 @@ import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
-import { graphChange } from '../protocol/settle.js';
+import { graphChange } from '../protocol/graph-change.js';
 import type { JournalStore } from '../store/types.js';
 import { type Current, isoNow, RunRefused, type RunSetup, readRun } from './read.js';
 

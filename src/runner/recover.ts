@@ -1,13 +1,13 @@
 /**
- * Settling and recovering through the compare-and-swap commit: a person's settlement (approve, settle, fail),
- * and recovery, which marks in-flight attempts whose executor is provably gone as interrupted (rule 3).
+ * Recovery through the compare-and-swap commit: marks the in-flight attempts whose executor is provably gone as
+ * interrupted (rule 3; the events are decided by `recoverEvents` in protocol/recovery.ts).
  */
 
 import type { RunnerInfo } from '../journal/event-fields.js';
 import type { NewEvent } from '../journal/events.js';
 import type { DispatchInfo, RunState } from '../journal/state.js';
 import { failpoint } from '../os/failpoint.js';
-import { type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
+import { type Probe, recoverEvents } from '../protocol/recovery.js';
 import { commit } from './commit.js';
 import type { Current, RunSetup } from './read.js';
 
@@ -18,23 +18,6 @@ export interface RecoverySetup extends RunSetup {
   recoveredBy: string;
   /** Describes this executor for the journal, given an execution tag. */
   runner: (execTag: string) => RunnerInfo;
-}
-
-/** Applies a person's settlement (approve, settle, fail) through the same compare-and-swap. */
-export async function settleRun(
-  setup: RunSetup,
-  runner: RunnerInfo,
-  decide: (cur: Current) => Settlement,
-): Promise<{ ok: true; cur: Current } | { ok: false; reason: string }> {
-  const r = await commit(setup, runner, (cur) => {
-    if (cur.version === null)
-      return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
-    const s = decide(cur);
-    if (s.ok) failpoint('before-settle-write');
-    return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
-  });
-  if (!r.decision.refusal) failpoint('after-settle-write');
-  return r.decision.refusal ? { ok: false, reason: r.decision.refusal } : { ok: true, cur: r.cur };
 }
 
 /** The recovery events for the state read: none for a run not yet stored. */

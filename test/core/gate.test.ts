@@ -5,8 +5,8 @@ import type { NewEvent } from '../../src/journal/events.js';
 import { MAX_GUIDANCE_CHARS } from '../../src/journal/gate-events.js';
 import { approveNode, type NodeApprovalRequest } from '../../src/protocol/gate.js';
 import { guidanceSection } from '../../src/protocol/guidance.js';
+import { approveRerun } from '../../src/protocol/person-commands.js';
 import { effectivePolicy, policyWords } from '../../src/protocol/policy.js';
-import { approveRerun } from '../../src/protocol/settle.js';
 import { checkpointJson, foldError, graph, graphText, Sim, startJournal } from './sim.js';
 
 const g = graph(

@@ -8,7 +8,8 @@ import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { type Checkpoint, JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, failRun, recoverEvents, settleNode } from '../../src/protocol/settle.js';
+import { approveRerun, failRun, settleNode } from '../../src/protocol/person-commands.js';
+import { recoverEvents } from '../../src/protocol/recovery.js';
 import { append, graph, RUNNER, startJournal } from './sim.js';
 
 // --- graphs -------------------------------------------------------------------------------------

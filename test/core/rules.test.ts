@@ -10,7 +10,9 @@ import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, graphChange, recoverEvents } from '../../src/protocol/settle.js';
+import { graphChange } from '../../src/protocol/graph-change.js';
+import { approveRerun } from '../../src/protocol/person-commands.js';
+import { recoverEvents } from '../../src/protocol/recovery.js';
 import { readRun } from '../../src/runner/read.js';
 import { FileStore } from '../../src/store/file.js';
 import {

@@ -1,9 +1,9 @@
 // What an approval (`/approve`, `/approve-rerun`) must meet beyond the repository's rules: the node's policy
 // checked for this person, and the count and self-approval rule it carries into the settlement.
 import type { Graph } from '../../graph/model.js';
+import type { Target } from '../applying/apply.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
-import type { Target } from '../settling/apply.js';
 import { checkNodePolicy } from './node-policy.js';
 
 export type ApprovalTerms =

@@ -1,13 +1,20 @@
+/**
+ * A person's commands, the one home for what each writes: `approve <node>` (a gate, in gate.ts),
+ * `approve-rerun <node>`, `settle <node>` (record it as done) and `fail-run`, whether a comment, the check run's
+ * button or the CLI gave it. A command whose source is a delivery (a comment's URL) is applied once. Pure.
+ */
 import { suggestion } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { Usage } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
-import type { DispatchInfo, RunState } from '../journal/state.js';
+import type { RunState } from '../journal/state.js';
 import { waitingAttempt } from '../journal/state.js';
-import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
+import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
 import { withCompletion } from './decide.js';
+import { approveNode } from './gate.js';
 
-export type Settlement = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
+/** The events a person's command writes, or why it is refused. */
+export type CommandEvents = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
 
 export interface ApprovalRequest {
   node: string;
@@ -24,11 +31,6 @@ export interface ApprovalRequest {
   prevent_self_approval?: boolean;
   /** What the approver tells the next attempt (recorded with the approval). */
   guidance?: string;
-}
-
-/** A source that is a URL names one comment or one delivery: it approves at most once per run. */
-export function isDeliverySource(source: string): boolean {
-  return /^https?:\/\//.test(source);
 }
 
 function checkNode(graph: Graph, state: RunState, node: string, attempt: number | undefined): string | null {
@@ -51,7 +53,7 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
 }
 
 /** A named person approves a new attempt of a held or escalated node. */
-export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): Settlement {
+export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): CommandEvents {
   const why =
     checkNode(graph, state, req.node, req.attempt) ??
     selfApprovalRefusal(state, req) ??
@@ -101,7 +103,7 @@ export function settleNode(
   journal: Journal,
   state: RunState,
   req: { node: string; attempt?: number; by: string; note: string; source: string },
-): Settlement {
+): CommandEvents {
   const why = checkNode(graph, state, req.node, req.attempt);
   if (why) return { ok: false, reason: why };
   if (!req.note.trim()) return { ok: false, reason: 'a settlement needs a note saying what was checked' };
@@ -123,58 +125,94 @@ export function settleNode(
 }
 
 /** A person ends the run as failed. */
-export function failRun(state: RunState, req: { by: string; reason: string }): Settlement {
+export function failRun(state: RunState, req: { by: string; reason: string }): CommandEvents {
   if (state.checkpoint.ended)
     return { ok: false, reason: `the run has already ended (${state.checkpoint.ended.type})` };
   if (!req.reason.trim()) return { ok: false, reason: 'fail-run needs a reason' };
   return { ok: true, events: [{ type: 'RunFailed', reason: req.reason, by: req.by }] };
 }
 
-/** What recovery learned about one in-flight attempt's executor. */
-export interface Probe {
-  gone: boolean;
-  why: string;
-  /** Usage observed so far: a lower bound. */
-  observed_ms: number;
+/** A person's command as every face gives it (a comment, the check run's button, a CLI verb). */
+export type PersonCommand =
+  | { kind: 'approve'; node: string; guidance?: string }
+  | { kind: 'approve-rerun'; node: string; guidance?: string; attempt?: number; reason?: string }
+  | { kind: 'settle'; node: string; note: string; attempt?: number }
+  | { kind: 'fail-run'; reason: string };
+
+/** Who gave a command, where, and the terms their approval carries. */
+export interface Giver {
+  login: string;
+  /** A comment's URL (or the button delivery's), never applied twice; or the CLI's `cli:<user>`. */
+  source: string;
+  /** Distinct people who must approve (the strictest of repository, graph and node). */
+  required: number;
+  /** The node's policy forbids the run's starter from approving it. */
+  preventSelfApproval?: boolean;
+  /** The graph hash the person acted under: an approval under another graph is refused. */
+  graphHash: string;
 }
 
-/** Rule 3: every in-flight attempt whose executor is provably gone becomes NodeInterrupted. */
-export function recoverEvents(
-  state: RunState,
-  probe: (node: string, dispatch: DispatchInfo) => Probe,
-  by: string,
-): { events: NewEvent[]; left: Array<{ node: string; why: string }> } {
-  const events: NewEvent[] = [];
-  const left: Array<{ node: string; why: string }> = [];
-  if (state.checkpoint.ended) return { events, left };
-  for (const id of state.checkpoint.active_nodes) {
-    const d = state.nodes.get(id)?.dispatch;
-    if (!d) continue;
-    const r = probe(id, d);
-    if (r.gone) {
-      events.push({
-        type: 'NodeInterrupted',
-        node: id,
-        attempt: d.attempt,
-        observed_usage: { wall_ms: r.observed_ms },
-        by,
-      });
-    } else left.push({ node: id, why: r.why });
-  }
-  return { events, left };
+export type PersonCommandEvents = CommandEvents & { duplicate?: true };
+
+/** Whether this delivery (a comment, a button press) is already in the journal: a redelivery changes nothing. */
+export function handledBefore(journal: Journal, source: string): boolean {
+  if (!isDeliverySource(source)) return false;
+  const tail = `(${source})`;
+  return journal.events.some(
+    (e) =>
+      ((e.type === 'RerunApproved' || e.type === 'NodeApproved') && e.source === source) ||
+      (e.type === 'NodeRecorded' && e.evidence.some((x) => x.observed.endsWith(tail))) ||
+      (e.type === 'RunFailed' && e.reason.endsWith(tail)),
+  );
 }
 
-/** Rule 6: a run refuses to go on under a changed graph unless a named person allows it. */
-export function graphChange(graph: Graph, state: RunState, allowedBy: string | undefined): Settlement {
-  if (graph.hash === state.accepted_hash) return { ok: true, events: [] };
-  if (!allowedBy) {
+/** The events a person's command writes, or why it is refused: the same journal and command give the same answer. */
+export function personCommandEvents(
+  graph: Graph,
+  cur: { journal: Journal; state: RunState },
+  command: PersonCommand,
+  giver: Giver,
+): PersonCommandEvents {
+  if (handledBefore(cur.journal, giver.source)) {
     return {
       ok: false,
-      reason: `the graph changed since the run started (${state.accepted_hash} → ${graph.hash}); pass --allow-graph-change to go on under the new graph (it is recorded), or start a new run id`,
+      reason: `this comment is already in the journal of ${cur.journal.run_id}`,
+      duplicate: true,
     };
   }
-  return {
-    ok: true,
-    events: [{ type: 'GraphChangeAllowed', from: state.accepted_hash, to: graph.hash, by: allowedBy }],
-  };
+  const attempt = 'attempt' in command && command.attempt !== undefined ? { attempt: command.attempt } : {};
+  switch (command.kind) {
+    case 'approve-rerun':
+    case 'approve': {
+      const req = {
+        node: command.node,
+        by: giver.login,
+        source: giver.source,
+        graph_hash: giver.graphHash,
+        required: giver.required,
+        ...(command.guidance !== undefined ? { guidance: command.guidance } : {}),
+        ...(giver.preventSelfApproval ? { prevent_self_approval: true } : {}),
+      };
+      if (command.kind === 'approve') return approveNode(graph, cur.state, req);
+      return approveRerun(graph, cur.state, {
+        ...req,
+        ...attempt,
+        ...(command.reason !== undefined ? { reason: command.reason } : {}),
+      });
+    }
+    case 'settle':
+      return settleNode(graph, cur.journal, cur.state, {
+        node: command.node,
+        by: giver.login,
+        note: command.note,
+        source: giver.source,
+        ...attempt,
+      });
+    case 'fail-run':
+      // A delivery's URL goes into the reason, so a redelivery is recognised (handledBefore).
+      return failRun(cur.state, {
+        by: giver.login,
+        reason: isDeliverySource(giver.source) ? `${command.reason} (${giver.source})` : command.reason,
+      });
+  }
 }

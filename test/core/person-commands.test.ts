@@ -1,9 +1,9 @@
-/** Settlement: the events a command writes, and a redelivered comment that writes nothing. */
+/** A person's commands: the events each writes, and a redelivered comment that writes nothing. */
 import { describe, expect, it } from 'vitest';
-import { handledBefore, settleCommand } from '../../src/approvals/settling/settlement.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents } from '../../src/journal/parse.js';
+import { handledBefore, personCommandEvents } from '../../src/protocol/person-commands.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
 
 const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
@@ -14,9 +14,9 @@ const held = () => {
   return { journal, state: fold(journal, graph) };
 };
 
-describe('settleCommand', () => {
+describe('personCommandEvents', () => {
   it('approves a rerun of a held node: one RerunApproved naming the person and the comment', () => {
-    const s = settleCommand(graph, held(), { kind: 'approve-rerun', node: 'deploy' }, giver);
+    const s = personCommandEvents(graph, held(), { kind: 'approve-rerun', node: 'deploy' }, giver);
     expect(s.ok && s.events).toEqual([
       expect.objectContaining({ type: 'RerunApproved', node: 'deploy', approved_by: 'bob', source: SOURCE }),
     ]);
@@ -24,10 +24,10 @@ describe('settleCommand', () => {
 
   it('refuses a comment that is already in the journal, marked as a duplicate', () => {
     const cur = held();
-    const first = settleCommand(graph, cur, { kind: 'approve-rerun', node: 'deploy' }, giver);
+    const first = personCommandEvents(graph, cur, { kind: 'approve-rerun', node: 'deploy' }, giver);
     if (!first.ok) throw new Error(first.reason);
     const journal = appendEvents(cur.journal, first.events, '2025-01-02T00:00:00.000Z');
-    const again = settleCommand(
+    const again = personCommandEvents(
       graph,
       { journal, state: fold(journal, graph) },
       { kind: 'approve-rerun', node: 'deploy' },
@@ -41,7 +41,7 @@ describe('settleCommand', () => {
   });
 
   it('ends the run with the comment URL in the reason', () => {
-    const s = settleCommand(graph, held(), { kind: 'fail-run', reason: 'abandoned' }, giver);
+    const s = personCommandEvents(graph, held(), { kind: 'fail-run', reason: 'abandoned' }, giver);
     expect(s.ok && s.events).toEqual([
       expect.objectContaining({ type: 'RunFailed', reason: `abandoned (${SOURCE})`, by: 'bob' }),
     ]);
@@ -51,7 +51,7 @@ describe('settleCommand', () => {
 describe('handledBefore', () => {
   it('finds a comment recorded by a settlement and a failed run, and no other', () => {
     const cur = held();
-    const settled = settleCommand(
+    const settled = personCommandEvents(
       graph,
       cur,
       { kind: 'settle', node: 'deploy', note: 'deployed by hand' },

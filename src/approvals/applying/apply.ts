@@ -1,25 +1,25 @@
 /**
- * Applies a settling command (`/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads it,
- * refuses it under a changed graph, and writes the settlement through the engine's compare-and-swap.
+ * Applies a person's command (`/approve`, `/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads
+ * it, refuses it under a changed graph, and writes its events (protocol/person-commands.ts) through the commit.
  */
 import type { Config } from '../../config/schema.js';
 import type { Graph } from '../../graph/model.js';
 import { subjectLabel } from '../../journal/run-id.js';
+import { personCommandEvents } from '../../protocol/person-commands.js';
+import { commitPersonCommand } from '../../runner/person-command.js';
 import { RunRefused, type RunSetup } from '../../runner/read.js';
-import { settleRun } from '../../runner/recover.js';
 import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { cancelInFlight } from '../workflow/cancel.js';
-import { showSettlement } from './follow-up.js';
+import { showApplied } from './follow-up.js';
 import { recoverFirst } from './recover-first.js';
-import { settleCommand } from './settlement.js';
 
 const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
 
-/** The run a settling command is about, once run lookup chose it. */
+/** The run a person's command is about, once run lookup chose it. */
 export interface Target {
   config: Config;
   command: Exclude<Command, { kind: 'status' }>;
@@ -75,10 +75,10 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     if (!first.ok) return refused(req.login, first.why, command);
   }
   let duplicate = false;
-  let result: Awaited<ReturnType<typeof settleRun>>;
+  let result: Awaited<ReturnType<typeof commitPersonCommand>>;
   try {
-    result = await settleRun(setup, PERSON_RUNNER, (cur) => {
-      const s = settleCommand(run.graph, cur, command, {
+    result = await commitPersonCommand(setup, PERSON_RUNNER, (cur) => {
+      const s = personCommandEvents(run.graph, cur, command, {
         login: req.login,
         source: req.source,
         required: terms.required,
@@ -98,7 +98,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   }
   // The journal holds the failure first; only then is the work it stopped cancelled.
   const cancelled = command.kind === 'fail-run' ? await cancelInFlight(deps, result.cur.state) : undefined;
-  return showSettlement(deps, req, t, {
+  return showApplied(deps, req, t, {
     run,
     cur: result.cur,
     required: terms.required,

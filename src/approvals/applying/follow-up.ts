@@ -18,7 +18,7 @@ import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
 
 /** The settled run: as loaded, and as the journal now stands. */
-export interface Settled {
+export interface Applied {
   run: LoadedRun;
   cur: Current;
   /** The approvals required under the node's policy, when it sets a stricter one than the repository. */
@@ -37,7 +37,7 @@ interface Dispatch {
 async function dispatchNext(
   deps: HandlerDeps,
   req: CommandRequest,
-  s: Settled,
+  s: Applied,
   node?: string,
 ): Promise<Dispatch> {
   const target = workflowOf(s.cur.journal, deps.repo, node);
@@ -63,7 +63,7 @@ async function dispatchNext(
 /** The reply to `/fail-run`: the run failed, and which workflow runs were cancelled. */
 function failRunAnswer(
   req: CommandRequest,
-  s: Settled,
+  s: Applied,
   reason: string,
 ): { reply: string; what: string; d: Dispatch } {
   const runId = s.run.runId;
@@ -80,7 +80,7 @@ function failRunAnswer(
 }
 
 /** The attempt the command named: for a node escalated at the run's budget, the one that was not dispatched. */
-function namedAttempt(s: Settled, node: string, attempts: number): number {
+function namedAttempt(s: Applied, node: string, attempts: number): number {
   const named = [...s.cur.journal.events]
     .reverse()
     .find((e) => (e.type === 'RerunApproved' || e.type === 'NodeRecorded') && e.node === node);
@@ -92,7 +92,7 @@ async function answer(
   deps: HandlerDeps,
   req: CommandRequest,
   t: Target,
-  s: Settled,
+  s: Applied,
 ): Promise<{ reply: string; what: string; d: Dispatch }> {
   const { command } = t;
   const { state } = s.cur;
@@ -164,11 +164,11 @@ const shown = (d: Dispatch) => ({
 });
 
 /** Dispatch, reply, progress comment, label and check run, once the journal holds the settlement. */
-export async function showSettlement(
+export async function showApplied(
   deps: HandlerDeps,
   req: CommandRequest,
   t: Target,
-  s: Settled,
+  s: Applied,
 ): Promise<Executed> {
   const { reply, what, d } = await answer(deps, req, t, s);
   await updateSubject(deps, req, t, s);
@@ -179,7 +179,7 @@ export async function showSettlement(
 }
 
 /** The progress comment, the label and the check run; each is a courtesy, so a failure is logged, not thrown. */
-async function updateSubject(deps: HandlerDeps, req: CommandRequest, t: Target, s: Settled): Promise<void> {
+async function updateSubject(deps: HandlerDeps, req: CommandRequest, t: Target, s: Applied): Promise<void> {
   const { run, cur } = s;
   const warn = (what: string, e: unknown) =>
     deps.log?.(`interlock: could not ${what}: ${(e as Error).message}`);
