@@ -1,5 +1,5 @@
 import type { CommentPayload } from '../approvals/deps.js';
-import { describe, handleComment } from '../approvals/handler.js';
+import { handleComment, outcomeWords } from '../approvals/handler.js';
 import type { ActionContext, ActionResult } from './context.js';
 import type { AnyActionStatus } from './status.js';
 
@@ -33,7 +33,8 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
   );
   const status = STATUS[outcome.kind];
   ctx.io.setOutput('status', status);
-  if (outcome.kind === 'failed') return { outputs: { status }, failed: `interlock: ${describe(outcome)}` };
-  ctx.io.info(`interlock: ${describe(outcome)}`);
+  if (outcome.kind === 'failed')
+    return { outputs: { status }, failed: `interlock: ${outcomeWords(outcome)}` };
+  ctx.io.info(`interlock: ${outcomeWords(outcome)}`);
   return { outputs: { status } };
 }

@@ -2,7 +2,7 @@ import { statusOf } from '../github/status.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import type { Current } from '../runner/read.js';
+import type { RunSnapshot } from '../runner/read.js';
 import type { StepSetup } from '../runner/step.js';
 import type { StepResult } from '../runner/step-result.js';
 import { checkRunPointer } from '../store/check-run.js';
@@ -20,7 +20,7 @@ export type Published =
 export async function publishResult(
   ctx: ActionContext,
   setup: StepSetup,
-  cur: Current,
+  cur: RunSnapshot,
   what: Published,
   subject: Subject,
 ): Promise<void> {
@@ -61,7 +61,7 @@ export async function publishResult(
  */
 export async function askForAttention(
   ctx: ActionContext,
-  run: { graph: StepSetup['graph']; state: Current['state'] },
+  run: { graph: StepSetup['graph']; state: RunSnapshot['state'] },
   runId: string,
   nodes: string[],
   issue_number: number,
@@ -94,7 +94,7 @@ export async function askForAttention(
 async function upsertProgress(
   ctx: ActionContext,
   store: JournalStore,
-  cur: Current,
+  cur: RunSnapshot,
   body: string,
   issue_number: number,
 ): Promise<void> {

@@ -2,22 +2,12 @@
  * The engine's step setup for the Action: the run's start as RunStarted keeps it, this job as the executor,
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
-import type { Graph } from '../graph/model.js';
 import { probeActions } from '../runner/actions-probe.js';
 import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
-import type { JournalStore } from '../store/types.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
-import type { Subject } from './subject.js';
-
-export interface SetupFor {
-  graph: Graph;
-  runId: string;
-  subject: Subject;
-  store: JournalStore;
-  intent: string;
-}
+import type { ResolvedRun } from './resolve-run.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
 export function attemptTitle(a: AttemptMark): string {
@@ -31,7 +21,7 @@ function startedBy(ctx: ActionContext): { started_by?: string } {
   return who ? { started_by: who } : {};
 }
 
-export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
+export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
   const inputsFromEvent = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
   return {
     graph: run.graph,

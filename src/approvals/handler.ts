@@ -134,16 +134,17 @@ async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number
     } catch (e) {
       outcome = {
         kind: 'failed',
-        why: `${describe(outcome)}; the reply could not be posted: ${(e as Error).message}`,
+        why: `${outcomeWords(outcome)}; the reply could not be posted: ${(e as Error).message}`,
       };
     }
   }
   await react(deps, commentId, outcome.kind === 'done' || outcome.kind === 'ignored' ? '+1' : 'confused');
-  deps.log?.(`interlock: ${describe(outcome)}`);
+  deps.log?.(`interlock: ${outcomeWords(outcome)}`);
   return outcome;
 }
 
-export function describe(o: Outcome): string {
+/** What came of a command, in one line for logs and the delivery's failure. */
+export function outcomeWords(o: Outcome): string {
   switch (o.kind) {
     case 'done':
       return `done: ${o.what}${o.dispatched ? ` (dispatched ${o.dispatched})` : ''}`;

@@ -18,7 +18,7 @@ import { guidanceSection } from '../protocol/guidance.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
 import { parseOutputFile } from './outputs.js';
-import type { Current } from './read.js';
+import type { RunSnapshot } from './read.js';
 
 /** Which attempt a boundary hook is about. */
 export interface AttemptMark {
@@ -47,7 +47,7 @@ export interface AttemptSetup {
 }
 
 export interface AttemptOptions {
-  cur: Current;
+  cur: RunSnapshot;
   node: GraphNode;
   attempt: number;
   approach: Approach;

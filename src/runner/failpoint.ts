@@ -11,5 +11,5 @@ export function decisionFailpoint(
 ): void {
   const node = typeof decision.node === 'string' ? decision.node : undefined;
   if (decision.kind === 'awaiting-approval') failpoint(`${when}-gate-write`, node);
-  if (decision.kind === 'budget_escalated') failpoint(`${when}-escalate-write`, node);
+  if (decision.kind === 'budget-escalated') failpoint(`${when}-escalate-write`, node);
 }

@@ -1,5 +1,5 @@
 /**
- * Reading a run: the setup every engine operation shares, the journal as read and folded (`Current`), and the
+ * Reading a run: the setup every engine operation shares, the journal as read and folded (`RunSnapshot`), and the
  * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
  */
 import type { Graph } from '../graph/model.js';
@@ -28,7 +28,8 @@ export interface RunSetup {
   now?: () => string;
 }
 
-export interface Current {
+/** The run as one read saw it: the journal, the version it was read at (null before the run is stored), its state. */
+export interface RunSnapshot {
   journal: Journal;
   version: string | null;
   state: RunState;
@@ -46,7 +47,7 @@ export function isoNow(): string {
 }
 
 /** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
-export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Current> {
+export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<RunSnapshot> {
   const stored = await setup.store.read();
   if (stored) {
     if (stored.journal.run_id !== setup.runId) {

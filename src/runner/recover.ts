@@ -9,7 +9,7 @@ import type { DispatchInfo, RunState } from '../journal/state.js';
 import { failpoint } from '../os/failpoint.js';
 import { type Probe, recoverEvents } from '../protocol/recovery.js';
 import { commit } from './commit.js';
-import type { Current, RunSetup } from './read.js';
+import type { RunSetup, RunSnapshot } from './read.js';
 
 /** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */
 export interface RecoverySetup extends RunSetup {
@@ -23,7 +23,7 @@ export interface RecoverySetup extends RunSetup {
 /** The recovery events for the state read: none for a run not yet stored. */
 export async function recoveryFor(
   setup: RecoverySetup,
-  cur: Current,
+  cur: RunSnapshot,
 ): Promise<{ events: NewEvent[]; left: Array<{ node: string; why: string }> }> {
   if (cur.version === null) return { events: [], left: [] };
   return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
@@ -32,18 +32,18 @@ export async function recoveryFor(
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
 export async function recover(
   setup: RecoverySetup,
-): Promise<{ cur: Current; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
+): Promise<{ cur: RunSnapshot; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
   const runner = setup.runner('recovery');
   const r = await commit(setup, runner, async (cur) => {
     const rec = await recoveryFor(setup, cur);
     if (rec.events.length) failpoint('before-recover-write');
     return rec;
   });
-  if (r.decision.events.length) failpoint('after-recover-write');
+  if (r.chosen.events.length) failpoint('after-recover-write');
   return {
     cur: r.cur,
-    interrupted: r.decision.events.map((e) => ('node' in e ? e.node : '')),
-    left: r.decision.left,
+    interrupted: r.chosen.events.map((e) => ('node' in e ? e.node : '')),
+    left: r.chosen.left,
   };
 }
 

@@ -14,7 +14,7 @@ import { type AttemptOutcome, type Decision, decideNext, decideResult } from '..
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
-import { type Current, isoNow } from './read.js';
+import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
@@ -84,16 +84,16 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
         `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
     );
   });
-  decisionFailpoint('after', d.decision.decision);
-  for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
-  for (const e of d.decision.recovered) {
+  decisionFailpoint('after', d.chosen.decision);
+  for (const l of d.chosen.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
+  for (const e of d.chosen.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
     const held = d.cur.state.nodes.get(e.node)?.state === 'held';
     say(
       `recovered: "${e.node}" attempt ${e.attempt} was interrupted; ${held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again'}`,
     );
   }
-  const decision = d.decision.decision;
+  const decision = d.chosen.decision;
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
   const { node, attempt, approach, context } = decision;
   return { dispatched: { cur: d.cur, node, attempt, approach, context, ...executor! } };
@@ -106,7 +106,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
  */
 function chainNext(
   setup: StepSetup,
-  cur: Current,
+  cur: RunSnapshot,
   result: NewEvent[],
   executor: ReturnType<typeof newExecutor>,
 ): { decision: Decision; events: NewEvent[] } | undefined {
@@ -154,16 +154,16 @@ export async function runDispatched(
     });
   }
   failpoint('after-record-write', node.id);
-  if (r.decision.next?.decision.kind === 'dispatch')
-    failpoint('after-chain-write', r.decision.next.decision.node.id);
+  if (r.chosen.next?.decision.kind === 'dispatch')
+    failpoint('after-chain-write', r.chosen.next.decision.node.id);
   const result = outcomeResult({
     node: node.id,
     attempt,
     outcome: recorded,
-    decision: r.decision.result,
+    decision: r.chosen.result,
     cur: r.cur,
   });
-  const next = r.decision.next?.decision;
+  const next = r.chosen.next?.decision;
   if (!next || !executor) return { result };
   if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
   const { node: n, attempt: a, approach: ap, context } = next;

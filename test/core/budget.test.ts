@@ -122,7 +122,7 @@ describe('rule: a node is not dispatched while the run is at or over its budget:
     sim.dispatch();
     end(sim, 'plan', { wall_ms: 1, cost_usd: 1 });
     const d = sim.step();
-    expect(d).toMatchObject({ kind: 'budget_escalated', node: 'build', attempt: 1 });
+    expect(d).toMatchObject({ kind: 'budget-escalated', node: 'build', attempt: 1 });
     expect(sim.journal.events.at(-1)).toMatchObject({ type: 'NodeEscalated', node: 'build' });
     expect(sim.journal.events.some((e) => e.type === 'NodeDispatched' && e.node === 'build')).toBe(false);
   });

@@ -161,7 +161,7 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
   switch (a.kind) {
     case 'next': {
       const d = decideNext(g, j, state, RUNNER);
-      if (d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'precheck_failed') {
+      if (d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'precheck-failed') {
         const id = d.kind === 'dispatch' ? d.node.id : d.node;
         // decideNext only ever proposes a ready node, never one in flight
         expect(cp.active_nodes).not.toContain(id);

@@ -828,7 +828,7 @@ describe('the pre-check: execute_conditions', () => {
   it('a condition that cannot be evaluated fails the pre-check, and the next attempt is pre-checked again', () => {
     const sim = new Sim(g, { flags: 'not json' });
     const first = sim.step();
-    expect(first).toMatchObject({ kind: 'precheck_failed', node: 'deploy', attempt: 1 });
+    expect(first).toMatchObject({ kind: 'precheck-failed', node: 'deploy', attempt: 1 });
     expect(sim.journal.events.slice(1).map((e) => e.type)).toEqual(['NodeDispatched', 'NodeFailed']);
     expect(sim.journal.events[2]).toMatchObject({
       failures: [
@@ -841,7 +841,7 @@ describe('the pre-check: execute_conditions', () => {
     });
     // The work never runs while no condition has been true: attempt 2 fails its pre-check too, and escalates.
     const second = sim.step();
-    expect(second).toMatchObject({ kind: 'precheck_failed', node: 'deploy', attempt: 2 });
+    expect(second).toMatchObject({ kind: 'precheck-failed', node: 'deploy', attempt: 2 });
     expect(sim.cp.escalated_nodes).toEqual(['deploy']);
   });
 

@@ -359,8 +359,8 @@ describe('fuzz: concurrent writers on one journal', () => {
                 },
                 { create: true },
               );
-              if (d.decision.dec.kind !== 'dispatch') return;
-              const node = d.decision.dec.node.id;
+              if (d.chosen.dec.kind !== 'dispatch') return;
+              const node = d.chosen.dec.node.id;
               ran.push(node);
               await commit(
                 setup,

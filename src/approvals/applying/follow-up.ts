@@ -7,7 +7,7 @@ import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
 import { progressComment } from '../../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
-import type { Current } from '../../runner/read.js';
+import type { RunSnapshot } from '../../runner/read.js';
 import type { HandlerDeps, Outcome } from '../deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { publishCheckRun } from '../replies/check-run.js';
@@ -20,7 +20,7 @@ import type { Target } from './apply.js';
 /** The settled run: as loaded, and as the journal now stands. */
 export interface Applied {
   run: LoadedRun;
-  cur: Current;
+  cur: RunSnapshot;
   /** The approvals required under the node's policy, when it sets a stricter one than the repository. */
   required?: number;
   /** What `/fail-run` did to the workflow run in progress, in words for the reply. */

@@ -27,8 +27,12 @@ export function nodeOfAction(graph: Graph, identifier: string): string | undefin
 
 export const checkRunName = (runId: string) => `interlock ${runId}`;
 
-/** How a run shows as a check run: status, summary, and an "Approve rerun" button per waiting node. Pure. */
-export function checkRunView(graph: Graph, state: RunState, runId: string) {
+/**
+ * How the App shows a run of a pull request as a check run: status, summary, and an "Approve rerun" button per
+ * waiting node; a blocked run concludes `action_required` so the buttons show. The check-run store draws the run
+ * it holds with `storeCheckRunView` (action/store-check-run-view.ts) instead. Pure.
+ */
+export function approvalCheckRunView(graph: Graph, state: RunState, runId: string) {
   const cp = state.checkpoint;
   const waiting = [...cp.held_nodes, ...cp.escalated_nodes];
   const conclusion =
@@ -76,7 +80,7 @@ export async function publishCheckRun(
 ): Promise<number | undefined> {
   if (subject.kind !== 'pr') return undefined;
   const pr = await deps.octokit.rest.pulls.get({ ...deps.repo, pull_number: subject.number });
-  const view = checkRunView(graph, state, runId);
+  const view = approvalCheckRunView(graph, state, runId);
   const found = await deps.octokit.rest.checks.listForRef({
     ...deps.repo,
     ref: pr.data.head.sha,

@@ -5,10 +5,12 @@ import { statusMarkdown, statusMermaid } from '../render/status.js';
 import type { CheckRunRenderer } from '../store/check-run.js';
 
 /**
- * How the check-run store shows a run in the Checks tab: a table of nodes and a diagram coloured by state; a
- * conclusion only once the run has ended (a blocked run may still go on after a person settles it).
+ * How the check-run store shows the run it holds in the Checks tab: a table of nodes and a diagram coloured by
+ * state; a conclusion only once the run has ended (a blocked run may still go on after a person's command).
+ * Not to be confused with `approvalCheckRunView` (approvals/replies/check-run.ts), the App's check run for a run
+ * stored elsewhere, which concludes a blocked run `action_required` so its "Approve rerun" buttons show.
  */
-export function checkRunView(graph: Graph): CheckRunRenderer {
+export function storeCheckRunView(graph: Graph): CheckRunRenderer {
   return (journal: Journal) => {
     let state: ReturnType<typeof fold>;
     try {
