@@ -3,14 +3,14 @@
  * is reported once, as annotations on its lines. Never calls process.exit and never throws for a node's failure.
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { commentMode } from './comment-mode.js';
 import { type ActionContext, type ActionResult, fromWorkspace } from './context.js';
+import { commentMode } from './modes/comment.js';
 import { planMode } from './modes/plan.js';
 import { stepMode } from './modes/step.js';
+import { stuckMode } from './modes/stuck.js';
 import { replyRefusal } from './refusal-reply.js';
 import { resolveRun } from './resolve-run.js';
 import { fallbackSummary } from './step-report.js';
-import { stuckMode } from './stuck.js';
 
 /** A graph that does not load: one annotation per problem, on its file and line, and no second error line. */
 function badGraph(ctx: ActionContext, e: GraphError): ActionResult {

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
-import { logLine } from '../../src/action/runner.js';
+import { logLine } from '../../src/action/entry.js';
 import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { ID_PATTERN } from '../../src/graph/check-schema.js';

@@ -1,7 +1,7 @@
-import type { CommentPayload } from '../approvals/deps.js';
-import { handleComment, outcomeWords } from '../approvals/handler.js';
-import type { ActionContext, ActionResult } from './context.js';
-import type { AnyActionStatus } from './status.js';
+import type { CommentPayload } from '../../approvals/deps.js';
+import { handleComment, outcomeWords } from '../../approvals/handler.js';
+import type { ActionContext, ActionResult } from '../context.js';
+import type { AnyActionStatus } from '../status.js';
 
 const STATUS = {
   done: 'completed',

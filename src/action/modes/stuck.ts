@@ -1,7 +1,7 @@
-import { parseSubjectLabel } from '../journal/run-id.js';
-import { parseDuration, stuckRuns } from '../journal/stuck.js';
-import { GitRuns } from '../store/git-runs.js';
-import type { ActionContext, ActionResult } from './context.js';
+import { parseSubjectLabel } from '../../journal/run-id.js';
+import { parseDuration, stuckRuns } from '../../journal/stuck.js';
+import { GitRuns } from '../../store/git-runs.js';
+import type { ActionContext, ActionResult } from '../context.js';
 import { type JournalFile, recoverLostRunners } from './lost-runners.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;

@@ -5,19 +5,19 @@
  * within one period of the schedule rather than after `stuck-after`.
  */
 
-import { recoverEnded } from '../approvals/applying/recover-first.js';
-import type { HandlerDeps } from '../approvals/deps.js';
-import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../approvals/lookup/load-run.js';
-import { statusOf } from '../github/status.js';
-import type { Graph } from '../graph/model.js';
-import type { Journal } from '../journal/events.js';
-import { parseJournal } from '../journal/parse.js';
-import { parseSubjectLabel } from '../journal/run-id.js';
-import { JournalError, runEnded } from '../journal/state.js';
-import { RunRefused } from '../runner/read.js';
-import { GitStore } from '../store/git.js';
-import { type ActionContext, actionsRunner } from './context.js';
-import { askForAttention } from './publish.js';
+import { recoverEnded } from '../../approvals/applying/recover-first.js';
+import type { HandlerDeps } from '../../approvals/deps.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../../approvals/lookup/load-run.js';
+import { statusOf } from '../../github/status.js';
+import type { Graph } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
+import { parseJournal } from '../../journal/parse.js';
+import { parseSubjectLabel } from '../../journal/run-id.js';
+import { JournalError, runEnded } from '../../journal/state.js';
+import { RunRefused } from '../../runner/read.js';
+import { GitStore } from '../../store/git.js';
+import { type ActionContext, actionsRunner } from '../context.js';
+import { askForAttention } from '../publish.js';
 
 /** A journal as the journal branch listed it. */
 export interface JournalFile {
