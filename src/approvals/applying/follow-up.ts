@@ -27,27 +27,28 @@ export interface Applied {
   cancelled?: string;
 }
 
-interface Dispatch {
-  dispatched?: { link: string; file: string };
-  dispatchProblem?: string;
+/** The workflow dispatch after a command: the workflow run it started, or why none was. */
+interface WorkflowDispatch {
+  workflowRun?: { link: string; file: string };
+  workflowProblem?: string;
   failed?: true;
 }
 
 /** Dispatches the run's workflow so its next step starts; says why not when it cannot. */
-async function dispatchNext(
+async function dispatchRunWorkflow(
   deps: HandlerDeps,
   req: CommandRequest,
   s: Applied,
   node?: string,
-): Promise<Dispatch> {
+): Promise<WorkflowDispatch> {
   const target = workflowOf(s.cur.journal, deps.repo, node);
   if (!target)
     return {
-      dispatchProblem: 'the run records no workflow of this repository (it was not started by the Action)',
+      workflowProblem: 'the run records no workflow of this repository (it was not started by the Action)',
     };
   try {
     return {
-      dispatched: {
+      workflowRun: {
         link: await dispatchWorkflow(deps, target, s.run.runId, req.defaultBranch),
         file: target.file,
       },
@@ -55,7 +56,7 @@ async function dispatchNext(
   } catch (e) {
     return {
       failed: true,
-      dispatchProblem: `GitHub refused to dispatch \`${target.file}\` (${statusOf(e) ?? 'error'}: ${(e as Error).message})`,
+      workflowProblem: `GitHub refused to dispatch \`${target.file}\` (${statusOf(e) ?? 'error'}: ${(e as Error).message})`,
     };
   }
 }
@@ -65,7 +66,7 @@ function failRunAnswer(
   req: CommandRequest,
   s: Applied,
   reason: string,
-): { reply: string; what: string; d: Dispatch } {
+): { reply: string; what: string; d: WorkflowDispatch } {
   const runId = s.run.runId;
   return {
     reply: failedRunReply({
@@ -93,7 +94,7 @@ async function answer(
   req: CommandRequest,
   t: Target,
   s: Applied,
-): Promise<{ reply: string; what: string; d: Dispatch }> {
+): Promise<{ reply: string; what: string; d: WorkflowDispatch }> {
   const { command } = t;
   const { state } = s.cur;
   const runId = s.run.runId;
@@ -102,7 +103,7 @@ async function answer(
   const attempt = namedAttempt(s, command.node, p.attempts);
   if (command.kind === 'approve') {
     const released = p.state !== 'awaiting_approval';
-    const d = released ? await dispatchNext(deps, req, s, command.node) : {};
+    const d = released ? await dispatchRunWorkflow(deps, req, s, command.node) : {};
     const required = s.required ?? t.config.approvals.required;
     return {
       reply: gateApprovalReply({
@@ -121,7 +122,7 @@ async function answer(
   }
   if (command.kind === 'approve-rerun') {
     const released = p.state !== 'held' && p.state !== 'escalated';
-    const d = released ? await dispatchNext(deps, req, s, command.node) : {};
+    const d = released ? await dispatchRunWorkflow(deps, req, s, command.node) : {};
     const required = s.required ?? t.config.approvals.required;
     return {
       reply: approvalReply({
@@ -141,7 +142,7 @@ async function answer(
   }
   const cp = state.checkpoint;
   const nothingToRun = cp.ended !== null || cp.ready_nodes.length === 0;
-  const d = nothingToRun ? {} : await dispatchNext(deps, req, s);
+  const d = nothingToRun ? {} : await dispatchRunWorkflow(deps, req, s);
   return {
     reply: settledReply({
       login: req.login,
@@ -158,12 +159,12 @@ async function answer(
   };
 }
 
-const shown = (d: Dispatch) => ({
-  ...(d.dispatched ? { dispatched: d.dispatched } : {}),
-  ...(d.dispatchProblem ? { dispatchProblem: d.dispatchProblem } : {}),
+const shown = (d: WorkflowDispatch) => ({
+  ...(d.workflowRun ? { workflowRun: d.workflowRun } : {}),
+  ...(d.workflowProblem ? { workflowProblem: d.workflowProblem } : {}),
 });
 
-/** Dispatch, reply, progress comment, label and check run, once the journal holds the settlement. */
+/** The workflow dispatch, the reply, progress comment, label and check run, once the journal holds the settlement. */
 export async function showApplied(
   deps: HandlerDeps,
   req: CommandRequest,
@@ -173,8 +174,13 @@ export async function showApplied(
   const { reply, what, d } = await answer(deps, req, t, s);
   await updateSubject(deps, req, t, s);
   const outcome: Outcome = d.failed
-    ? { kind: 'failed', why: `${what}, but the workflow was not dispatched: ${d.dispatchProblem}` }
-    : { kind: 'done', what, command: t.command, ...(d.dispatched ? { dispatched: d.dispatched.link } : {}) };
+    ? { kind: 'failed', why: `${what}, but the workflow was not dispatched: ${d.workflowProblem}` }
+    : {
+        kind: 'done',
+        what,
+        command: t.command,
+        ...(d.workflowRun ? { workflowRun: d.workflowRun.link } : {}),
+      };
   return { outcome, reply };
 }
 

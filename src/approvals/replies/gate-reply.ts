@@ -1,5 +1,5 @@
 // The reply to `/approve <node>`: the approvals counted so far, and the dispatch once enough people approved.
-import { dispatchLine, reply } from './replies.js';
+import { reply, workflowDispatchLine } from './replies.js';
 
 export interface GateApprovalNews {
   login: string;
@@ -9,8 +9,8 @@ export interface GateApprovalNews {
   required: number;
   released: boolean;
   guided: boolean;
-  dispatched?: { link: string; file: string };
-  dispatchProblem?: string;
+  workflowRun?: { link: string; file: string };
+  workflowProblem?: string;
 }
 
 export function gateApprovalReply(n: GateApprovalNews): string {
@@ -28,6 +28,6 @@ export function gateApprovalReply(n: GateApprovalNews): string {
   return reply([
     `✅ @${n.login} approved \`${n.node}\` in run \`${n.runId}\`: approvals ${count} (${who}); its first attempt comes next.${guided}`,
     '',
-    dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
+    workflowDispatchLine(n.runId, n.workflowRun, n.workflowProblem),
   ]);
 }

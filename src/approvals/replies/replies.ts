@@ -43,8 +43,8 @@ export interface ApprovalNews {
   required: number;
   released: boolean;
   interrupted: boolean;
-  dispatched?: { link: string; file: string };
-  dispatchProblem?: string;
+  workflowRun?: { link: string; file: string };
+  workflowProblem?: string;
 }
 
 export function approvalReply(n: ApprovalNews): string {
@@ -65,16 +65,17 @@ export function approvalReply(n: ApprovalNews): string {
       ? `Attempt ${n.attempt} was interrupted and may have partly run; attempt ${n.attempt + 1} comes next and is told so.`
       : `Attempt ${n.attempt} failed; attempt ${n.attempt + 1} comes next.`,
     '',
-    dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
+    workflowDispatchLine(n.runId, n.workflowRun, n.workflowProblem),
   ]);
 }
 
-export function dispatchLine(
+export function workflowDispatchLine(
   runId: string,
-  dispatched?: { link: string; file: string },
+  workflowRun?: { link: string; file: string },
   problem?: string,
 ): string {
-  if (dispatched) return `Dispatched [\`${dispatched.file}\`](${dispatched.link}) with \`run-id: ${runId}\`.`;
+  if (workflowRun)
+    return `Dispatched [\`${workflowRun.file}\`](${workflowRun.link}) with \`run-id: ${runId}\`.`;
   return `⚠️ The workflow was not dispatched: ${problem ?? 'the run records no workflow'}. Run it with \`run-id: ${runId}\` to go on.`;
 }
 
@@ -85,8 +86,8 @@ export function settledReply(n: {
   runId: string;
   note: string;
   runStatus: string;
-  dispatched?: { link: string; file: string };
-  dispatchProblem?: string;
+  workflowRun?: { link: string; file: string };
+  workflowProblem?: string;
   nothingToRun: boolean;
 }): string {
   return reply([
@@ -94,7 +95,9 @@ export function settledReply(n: {
     '',
     quoted(n.note),
     '',
-    n.nothingToRun ? `The run is ${n.runStatus}.` : dispatchLine(n.runId, n.dispatched, n.dispatchProblem),
+    n.nothingToRun
+      ? `The run is ${n.runStatus}.`
+      : workflowDispatchLine(n.runId, n.workflowRun, n.workflowProblem),
   ]);
 }
 
