@@ -98,13 +98,6 @@ export function outcomeResult(r: {
   };
 }
 
-/** A node whose result may be lost, said with what happens to it next. */
-export function heldOrRerun(replay: string): string {
-  return replay === 'safe'
-    ? 'replay: safe, it runs again'
-    : 'replay: never, so it is held until a person records it (/settle) or approves a rerun (/approve-rerun)';
-}
-
 /** A step for a node that is already completed reports what it recorded and runs nothing. */
 export function alreadyCompleted(r: StepResult, wanted: string | undefined): StepResult {
   const mine = wanted ? r.cur.state.nodes.get(wanted) : undefined;

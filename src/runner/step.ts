@@ -11,12 +11,13 @@ import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
 import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
-import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
+import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
@@ -81,17 +82,14 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
     throw storeFailure(
       e,
       (why) =>
-        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
+        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${afterInterruptionOf(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
     );
   });
   decisionFailpoint('after', d.chosen.decision);
   for (const l of d.chosen.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
   for (const e of d.chosen.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
-    const held = d.cur.state.nodes.get(e.node)?.state === 'held';
-    say(
-      `recovered: "${e.node}" attempt ${e.attempt} was interrupted; ${held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again'}`,
-    );
+    say(`recovered: ${recoveryWords(d.cur.state, e.node, { attempt: e.attempt })}`);
   }
   const decision = d.chosen.decision;
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
@@ -204,7 +202,7 @@ function unstoredResult(setup: StepSetup, d: Dispatched, outcome: AttemptOutcome
     : outcome.evidence.length
       ? `${outcome.evidence.length} check(s) passed`
       : 'it succeeded';
-  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${heldOrRerun(d.node.replay)}).`;
+  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${afterInterruptionOf(d.node.replay)}).`;
 }
 
 /** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */

@@ -14,6 +14,7 @@ import type { Journal } from '../../journal/events.js';
 import { parseJournal } from '../../journal/parse.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { JournalError, runEnded } from '../../journal/state.js';
+import { recoveryWords } from '../../render/recovery-words.js';
 import { RunRefused } from '../../runner/read.js';
 import { GitStore } from '../../store/git.js';
 import { type ActionContext, actionsRunner } from '../context.js';
@@ -82,10 +83,9 @@ async function recoverRun(
   });
   if (!r.interrupted.length) return undefined;
   const held = r.interrupted.filter((n) => r.cur.state.nodes.get(n)?.state === 'held');
+  const how = 'was in flight in a workflow run that has ended (its runner was lost)';
   for (const node of r.interrupted)
-    ctx.io.warning(
-      `interlock: run ${run.runId}: "${node}" was in flight in a workflow run that has ended (its runner was lost); ${held.includes(node) ? 'it is held until a person approves a rerun or settles it' : 'replay: safe, the next step of the run runs it again'}`,
-    );
+    ctx.io.warning(`interlock: run ${run.runId}: ${recoveryWords(r.cur.state, node, { how })}`);
   const number = parseSubjectLabel(subject ?? '')?.number;
   if (held.length && number)
     await askForAttention(ctx, { graph: run.graph, state: r.cur.state }, run.runId, held, number);

@@ -2,6 +2,8 @@
  * `mode: plan` and `mode: recover`: recovery only (mark in-flight attempts whose executor is gone), then report
  * where the run stands and what is ready; no node runs.
  */
+
+import { recoveryWords } from '../../render/recovery-words.js';
 import { recover } from '../../runner/recover.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';
@@ -17,10 +19,7 @@ export async function planMode(
   const setup = stepSetupFor(ctx, run);
   const r = await recover(setup);
   const cp = r.cur.state.checkpoint;
-  for (const id of r.interrupted)
-    ctx.io.info(
-      `interlock: "${id}" was interrupted: ${r.cur.state.nodes.get(id)?.state === 'held' ? 'held' : 'ready again'}`,
-    );
+  for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
   const outputs: Record<string, string> = {
     'run-id': run.runId,
