@@ -4,6 +4,7 @@
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
 
+import { canonicalJson } from '../graph/canonical.js';
 import type { RunnerInfo } from '../journal/event-fields.js';
 import { eventLabel } from '../journal/event-label.js';
 import type { Journal, NewEvent } from '../journal/events.js';
@@ -45,24 +46,16 @@ export function storeFailure(e: unknown, say: (why: string) => string): unknown 
 }
 
 /**
- * JSON with every object's keys sorted. A journal read back is parsed through the schema, which orders keys its
- * own way (a runner's known fields first, then its extra ones), so the events written and the same events read
- * back differ as plain JSON.
+ * True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. Compared as
+ * canonical (sorted-key) JSON: a journal read back is parsed through the schema, which orders keys its own way (a
+ * runner's known fields first, then its extra ones), so the events written and the same events read back differ
+ * as plain JSON.
  */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-/** True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. */
 function landed(attempt: Journal, from: number, now: Journal): boolean {
   const ours = attempt.events.slice(from);
   if (ours.length === 0 || now.events.length < attempt.events.length) return false;
   const theirs = now.events.slice(from, from + ours.length);
-  return canonical(theirs) === canonical(ours);
+  return canonicalJson(theirs) === canonicalJson(ours);
 }
 
 /** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */

@@ -2,6 +2,7 @@ import type { CommentPayload } from '../../approvals/deps.js';
 import { handleComment, outcomeWords } from '../../approvals/handler.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import type { AnyActionStatus } from '../status.js';
+import { writeOutputs } from '../step-report.js';
 
 const STATUS = {
   done: 'completed',
@@ -31,10 +32,8 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
     },
     ctx.payload as unknown as CommentPayload,
   );
-  const status = STATUS[outcome.kind];
-  ctx.io.setOutput('status', status);
-  if (outcome.kind === 'failed')
-    return { outputs: { status }, failed: `interlock: ${outcomeWords(outcome)}` };
+  const outputs = writeOutputs(ctx.io, { status: STATUS[outcome.kind] });
+  if (outcome.kind === 'failed') return { outputs, failed: `interlock: ${outcomeWords(outcome)}` };
   ctx.io.info(`interlock: ${outcomeWords(outcome)}`);
-  return { outputs: { status } };
+  return { outputs };
 }

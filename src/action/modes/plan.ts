@@ -10,6 +10,7 @@ import { publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { stepSetupFor } from '../setup.js';
 import { checkpointStatus } from '../status.js';
+import { writeOutputs } from '../step-report.js';
 
 export async function planMode(
   ctx: ActionContext,
@@ -29,6 +30,5 @@ export async function planMode(
   };
   const headline = `${mode}: ready ${JSON.stringify(cp.ready_nodes)}`;
   await publishResult(ctx, setup, r.cur, { kind: mode, interrupted: r.interrupted, headline }, run.subject);
-  for (const [k, v] of Object.entries(outputs)) ctx.io.setOutput(k, v);
-  return { outputs };
+  return { outputs: writeOutputs(ctx.io, outputs) };
 }

@@ -2,6 +2,7 @@ import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ActionContext, ActionResult } from '../context.js';
+import { writeOutputs } from '../step-report.js';
 import { type JournalFile, recoverLostRunners } from './lost-runners.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;
@@ -27,8 +28,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   const runs = await new GitRuns(ctx.octokit, ctx.repo, branch).listRuns();
   if (runs === null) {
     ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
-    ctx.io.setOutput('stuck', '[]');
-    return { outputs: { stuck: '[]' } };
+    return { outputs: writeOutputs(ctx.io, { stuck: '[]' }) };
   }
   const files: Array<JournalFile & { file: string }> = [];
   for (const run of runs) {
@@ -65,8 +65,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
       body: `${mark}\n⏳ **interlock: run \`${s.run_id}\` has had no activity for ${s.idle}.** Its last event was ${s.last_event} at ${s.last_activity_at}. It may wait for a person (\`/approve-rerun\`, \`/settle\`, \`/fail-run\`), or for a workflow to run its next node.`,
     });
   }
-  const out = JSON.stringify(found);
-  ctx.io.setOutput('stuck', out);
+  const outputs = writeOutputs(ctx.io, { stuck: JSON.stringify(found) });
   const lostLines = lost.map(
     (l) =>
       `- \`${l.run_id}\`: its runner was lost; interrupted ${l.interrupted.map((n) => `\`${n}\``).join(', ')}${l.held.length ? `; held for a person: ${l.held.map((n) => `\`/approve-rerun ${n}\``).join(', ')}` : ''}`,
@@ -74,5 +73,5 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   await ctx.io.summary(
     `## interlock · stuck runs\n\n${found.length ? found.map((s) => `- \`${s.run_id}\`: idle ${s.idle}, last ${s.last_event}`).join('\n') : `No run idle for over ${ctx.inputs['stuck-after']}.`}\n${lostLines.length ? `\n### Lost runners\n\n${lostLines.join('\n')}\n` : ''}`,
   );
-  return { outputs: { stuck: out } };
+  return { outputs };
 }
