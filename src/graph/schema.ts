@@ -16,6 +16,10 @@ const Env = z
     description: 'Environment variables for the command; values may hold `${{ }}` expressions.',
   });
 
+/** Minutes an attempt may run (a node's own, or the graph's default): at most six hours, GitHub's job limit. */
+const timeoutMinutes = (description: string) =>
+  z.number().positive().max(360).optional().register(z.globalRegistry, { description });
+
 const approachFields = {
   description: z.string().optional().register(z.globalRegistry, {
     description: 'What the node (or this retry approach) does, for people; shown at dispatch.',
@@ -36,14 +40,9 @@ const approachFields = {
       "A reusable node template in `skills/<name>.yml` beside the graph; the node's own fields override it.",
   }),
   env: Env.optional(),
-  timeout_minutes: z
-    .number()
-    .positive()
-    .max(360)
-    .optional()
-    .register(z.globalRegistry, {
-      description: `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
-    }),
+  timeout_minutes: timeoutMinutes(
+    `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+  ),
 };
 
 /** Overrides for a retry attempt: `retry[0]` for attempt 2, `retry[1]` for attempt 3. */
@@ -104,14 +103,9 @@ export const GraphSchema = z
         replay: Replay.optional().register(z.globalRegistry, {
           description: `${REPLAY_WORDS} (default \`never\`).`,
         }),
-        timeout_minutes: z
-          .number()
-          .positive()
-          .max(360)
-          .optional()
-          .register(z.globalRegistry, {
-            description: `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
-          }),
+        timeout_minutes: timeoutMinutes(
+          `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+        ),
         agent: z.string().min(1).optional().register(z.globalRegistry, {
           description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
         }),

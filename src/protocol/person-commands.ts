@@ -132,6 +132,24 @@ export function failRun(state: RunState, req: { by: string; reason: string }): C
   return { ok: true, events: [{ type: 'RunFailed', reason: req.reason, by: req.by }] };
 }
 
+/**
+ * Where an approval left its node, as the journal now stands: who has approved, how many must (as the last
+ * approval recorded it, which is the fold's count), and whether the node left its gate or hold.
+ */
+export function approvalStanding(
+  journal: Journal,
+  state: RunState,
+  node: string,
+): { approvers: string[]; required: number; released: boolean } {
+  const p = state.nodes.get(node);
+  const last = [...journal.events]
+    .reverse()
+    .find((e) => (e.type === 'NodeApproved' || e.type === 'RerunApproved') && e.node === node);
+  const required = last?.type === 'NodeApproved' || last?.type === 'RerunApproved' ? (last.required ?? 1) : 1;
+  const waits = p?.state === 'awaiting_approval' || p?.state === 'held' || p?.state === 'escalated';
+  return { approvers: p?.approvals ?? [], required, released: !waits };
+}
+
 /** A person's command as every face gives it (a comment, the check run's button, a CLI verb). */
 export type PersonCommand =
   | { kind: 'approve'; node: string; guidance?: string }

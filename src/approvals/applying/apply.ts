@@ -101,7 +101,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   return showApplied(deps, req, t, {
     run,
     cur: result.cur,
-    required: terms.required,
+
     ...(cancelled ? { cancelled } : {}),
   });
 }

@@ -5,6 +5,7 @@
 import { statusOf } from '../../github/status.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
+import { approvalStanding } from '../../protocol/person-commands.js';
 import { progressComment } from '../../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
 import type { RunSnapshot } from '../../runner/read.js';
@@ -21,8 +22,6 @@ import type { Target } from './apply.js';
 export interface Applied {
   run: LoadedRun;
   cur: RunSnapshot;
-  /** The approvals required under the node's policy, when it sets a stricter one than the repository. */
-  required?: number;
   /** What `/fail-run` did to the workflow run in progress, in words for the reply. */
   cancelled?: string;
 }
@@ -101,44 +100,23 @@ async function answer(
   if (command.kind === 'fail-run') return failRunAnswer(req, s, command.reason);
   const p = state.nodes.get(command.node)!;
   const attempt = namedAttempt(s, command.node, p.attempts);
-  if (command.kind === 'approve') {
-    const released = p.state !== 'awaiting_approval';
-    const d = released ? await dispatchRunWorkflow(deps, req, s, command.node) : {};
-    const required = s.required ?? t.config.approvals.required;
-    return {
-      reply: gateApprovalReply({
-        login: req.login,
-        node: command.node,
-        runId,
-        approvers: p.approvals,
-        required,
-        released,
-        guided: command.guidance !== undefined,
-        ...shown(d),
-      }),
-      what: `${released ? 'released' : 'approved'} ${command.node} before its first attempt (${p.approvals.length} of ${required})`,
-      d,
-    };
-  }
-  if (command.kind === 'approve-rerun') {
-    const released = p.state !== 'held' && p.state !== 'escalated';
-    const d = released ? await dispatchRunWorkflow(deps, req, s, command.node) : {};
-    const required = s.required ?? t.config.approvals.required;
-    return {
-      reply: approvalReply({
-        login: req.login,
-        node: command.node,
-        attempt,
-        runId,
-        approvers: p.approvals,
-        required,
-        released,
-        interrupted: p.interrupted,
-        ...shown(d),
-      }),
-      what: `${released ? 'released' : 'approved'} ${command.node} attempt ${attempt} (${p.approvals.length} of ${required})`,
-      d,
-    };
+  if (command.kind === 'approve' || command.kind === 'approve-rerun') {
+    const standing = approvalStanding(s.cur.journal, state, command.node);
+    const d = standing.released ? await dispatchRunWorkflow(deps, req, s, command.node) : {};
+    const news = { login: req.login, node: command.node, runId, ...standing, ...shown(d) };
+    const done = `${standing.released ? 'released' : 'approved'} ${command.node}`;
+    const count = `(${standing.approvers.length} of ${standing.required})`;
+    return command.kind === 'approve'
+      ? {
+          reply: gateApprovalReply({ ...news, guided: command.guidance !== undefined }),
+          what: `${done} before its first attempt ${count}`,
+          d,
+        }
+      : {
+          reply: approvalReply({ ...news, attempt, interrupted: p.interrupted }),
+          what: `${done} attempt ${attempt} ${count}`,
+          d,
+        };
   }
   const cp = state.checkpoint;
   const nothingToRun = cp.ended !== null || cp.ready_nodes.length === 0;

@@ -1,16 +1,8 @@
 // The reply to `/approve <node>`: the approvals counted so far, and the dispatch once enough people approved.
-import { reply, workflowDispatchLine } from './replies.js';
+import { type ApprovalStanding, reply, workflowDispatchLine } from './replies.js';
 
-export interface GateApprovalNews {
-  login: string;
-  node: string;
-  runId: string;
-  approvers: string[];
-  required: number;
-  released: boolean;
+export interface GateApprovalNews extends ApprovalStanding {
   guided: boolean;
-  workflowRun?: { link: string; file: string };
-  workflowProblem?: string;
 }
 
 export function gateApprovalReply(n: GateApprovalNews): string {

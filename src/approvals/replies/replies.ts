@@ -34,17 +34,21 @@ export function failedReply(login: string, why: string): string {
   ]);
 }
 
-export interface ApprovalNews {
+/** What an approval's reply tells, whether it opened a gate (`/approve`) or a hold (`/approve-rerun`). */
+export interface ApprovalStanding {
   login: string;
   node: string;
-  attempt: number;
   runId: string;
   approvers: string[];
   required: number;
   released: boolean;
-  interrupted: boolean;
   workflowRun?: { link: string; file: string };
   workflowProblem?: string;
+}
+
+export interface ApprovalNews extends ApprovalStanding {
+  attempt: number;
+  interrupted: boolean;
 }
 
 export function approvalReply(n: ApprovalNews): string {
