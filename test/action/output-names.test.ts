@@ -4,7 +4,7 @@ import { fileCommand } from '../../src/action/commands.js';
 import { splitOutputs } from '../../src/journal/output-name.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { parseOutputFile } from '../../src/runner/outputs.js';
-import { VALID } from './journal-fixtures.js';
+import { VALID } from '../core/journal-fixtures.js';
 
 describe('output names', () => {
   it('a bad name in $INTERLOCK_OUTPUT fails the attempt with the rule; good names are kept', () => {
