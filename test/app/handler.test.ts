@@ -312,12 +312,15 @@ describe('the "Approve rerun" button (check_run.requested_action)', () => {
     expect(replies[0]).toContain('has read permission; settling needs write');
   });
 
-  it('the same delivery twice approves once', async () => {
+  it('the same delivery twice approves once; the redelivery is ignored, with no second reply', async () => {
     await pr();
     await press(PEOPLE.writer, 'd-7');
+    const replies = observe(world).replies.length;
     await press(PEOPLE.writer, 'd-7');
     expect(world.journal('fix/pr-3').events.filter((e) => e.type === 'RerunApproved')).toHaveLength(1);
     expect(world.repo.dispatches).toHaveLength(1);
+    // Without the redelivery check the node, released by the first press, refuses the second with a reply.
+    expect(observe(world).replies).toHaveLength(replies);
   });
 });
 

@@ -109,6 +109,16 @@ describe('gate rule 2: an approval is bound to the node, the person and the grap
     expect(again.ok ? '' : again.reason).toMatch(/bob has already approved "publish" \(1 of 2/);
   });
 
+  it('a redelivered approval is refused: the same comment approves once, whoever it names', () => {
+    const sim = awaiting();
+    expect(approve(sim, 'bob', 1).ok).toBe(true);
+    expect(approve(sim, 'carol', 1)).toEqual({
+      ok: false,
+      reason: `this approval (${URL(1)}) is already in the journal: one comment approves once`,
+    });
+    expect(sim.cp.awaiting_approval_nodes).toEqual(['publish']);
+  });
+
   it('an approval under another graph hash is refused', () => {
     const r = approve(awaiting(), 'bob', 1, { graph_hash: 'sha256:other' });
     expect(r.ok ? '' : r.reason).toMatch(/the graph changed since this approval was asked for/);
