@@ -1,4 +1,7 @@
-/** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
+/**
+ * The journal's events and header as zod schemas: the public surface tools and people read. The rules the fold
+ * holds them to are listed, with the file that decides each, in docs/ARCHITECTURE.md.
+ */
 import * as z from 'zod';
 import {
   APPROVER_FIELDS,

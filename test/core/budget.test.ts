@@ -1,4 +1,4 @@
-// The budget rules (DESIGN.md "Usage and budgets"), each broken on purpose by a test here: an attempt over its
+// The budget rules (docs/ARCHITECTURE.md, "The budget"), each broken on purpose by a test here: an attempt over its
 // node's budget fails saying so; a run at its budget escalates instead of dispatching; approving that node
 // raises the budget from what was spent; and the checkpoint's usage totals are the sums over the journal.
 import fc from 'fast-check';
