@@ -55,7 +55,7 @@ async function refuseCommenter(
 ): Promise<{ refused: string; commenter?: string } | undefined> {
   const who = commenterOf(ctx.payload);
   if ('refused' in who) return { refused: who.refused };
-  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'command', who.login));
   return why ? { refused: why, commenter: who.login } : undefined;
 }
 

@@ -115,6 +115,6 @@ export function commenterOf(payload: Record<string, unknown>): { login: string }
  * (approvals.permission, or approvals.approvers), else anyone could start an agent with the secrets.
  */
 export function startRefusal(config: Config, facts: AuthFacts): string | undefined {
-  const auth = authorize(config.approvals, 'settle', facts);
+  const auth = authorize(config.approvals, 'command', facts);
   return auth.ok ? undefined : auth.reason.replace('settling needs', 'starting a run from a comment needs');
 }

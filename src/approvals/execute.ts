@@ -52,7 +52,7 @@ async function admit(
     return { executed: { outcome: { kind: 'failed', why }, reply: refusedReply(req.login, why) } };
   }
   const need: Need =
-    req.parsed.kind === 'command' && req.parsed.command.kind === 'status' ? 'read' : 'settle';
+    req.parsed.kind === 'command' && req.parsed.command.kind === 'status' ? 'read' : 'command';
   const auth = authorize(
     config.approvals,
     need,

@@ -20,7 +20,7 @@ describe('gatherAuthFacts against the local GitHub', () => {
   });
   afterAll(() => world.close());
 
-  const decide = async (login: string, need: 'settle' | 'read' = 'settle') => {
+  const decide = async (login: string, need: 'command' | 'read' = 'command') => {
     const mark = world.server.requests.mark();
     const facts = await gatherAuthFacts(deps, approvals, need, login);
     const teamReads = world.server.requests.filter({ since: mark, kind: TEAM_READS }).length;

@@ -50,8 +50,11 @@ export interface AuthFacts {
 
 export type Authorization = { ok: true; via: string } | { ok: false; reason: string };
 
-/** What a command needs: settling needs the configured permission (or a listing); status needs read. */
-export type Need = 'settle' | 'read';
+/**
+ * What a command needs: a person's command (or starting a run from a comment) needs the configured permission
+ * or a listing; status needs read.
+ */
+export type Need = 'command' | 'read';
 
 const isTeam = (entry: string) => entry.includes('/');
 

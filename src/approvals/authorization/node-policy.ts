@@ -20,7 +20,7 @@ function asApprovals(level: PolicyLevel): Config['approvals'] {
 export function authorizeLevel(level: PolicyLevel, facts: Parameters<typeof authorize>[2]): Authorization {
   // A level that names only approvers is satisfied by a listing, never by permission alone.
   const seen = level.permission === undefined ? { ...facts, permission: 'none' as const } : facts;
-  const r = authorize(asApprovals(level), 'settle', seen);
+  const r = authorize(asApprovals(level), 'command', seen);
   if (r.ok || level.permission !== undefined) return r;
   return {
     ok: false,
@@ -37,7 +37,7 @@ export async function checkNodePolicy(
 ): Promise<NodePolicyCheck> {
   const policy = effectivePolicy(t.config.approvals, nodeById(t.graph, t.node));
   for (const level of policy.levels.filter((l) => l.where !== 'repository')) {
-    const facts = await gatherAuthFacts(deps, asApprovals(level), 'settle', t.login, {
+    const facts = await gatherAuthFacts(deps, asApprovals(level), 'command', t.login, {
       permissionSatisfies: level.permission !== undefined,
     });
     const r = authorizeLevel(level, facts);
