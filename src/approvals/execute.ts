@@ -1,6 +1,7 @@
 /**
  * Carries out a screened command: the repository's configuration, authorization, run lookup, then either the
- * status reply or the settlement (apply.ts). Throws only for unexpected API failures.
+ * status reply or the person's command applied to its run (applying/apply.ts). Throws only for unexpected API
+ * failures.
  */
 import type { Config } from '../config/schema.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';

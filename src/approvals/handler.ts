@@ -79,7 +79,7 @@ export async function handleComment(deps: HandlerDeps, payload: CommentPayload):
 
 /**
  * Handles a press of "Approve rerun" on a run's check run (`check_run.requested_action`): the same
- * authorization and settlement as `/approve-rerun`, recorded with the delivery as its source.
+ * authorization and events as `/approve-rerun`, recorded with the delivery as its source.
  */
 export async function handleRequestedAction(
   deps: HandlerDeps,

@@ -1,5 +1,5 @@
 /**
- * What follows a settlement once the journal holds it: the workflow dispatch, the reply, and what people see on
+ * What follows a person's command once the journal holds it: the workflow dispatch, the reply, and what people see on
  * the subject (the progress comment, the "needs human" label, the check run).
  */
 import { statusOf } from '../../github/status.js';
@@ -142,7 +142,7 @@ const shown = (d: WorkflowDispatch) => ({
   ...(d.workflowProblem ? { workflowProblem: d.workflowProblem } : {}),
 });
 
-/** The workflow dispatch, the reply, progress comment, label and check run, once the journal holds the settlement. */
+/** The workflow dispatch, the reply, progress comment, label and check run, once the journal holds the command. */
 export async function showApplied(
   deps: HandlerDeps,
   req: CommandRequest,

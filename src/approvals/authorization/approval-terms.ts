@@ -1,5 +1,5 @@
 // What an approval (`/approve`, `/approve-rerun`) must meet beyond the repository's rules: the node's policy
-// checked for this person, and the count and self-approval rule it carries into the settlement.
+// checked for this person, and the count and self-approval rule it carries into the command's events.
 import type { Graph } from '../../graph/model.js';
 import type { Target } from '../applying/apply.js';
 import type { Command } from '../commands/parse.js';

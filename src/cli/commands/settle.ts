@@ -1,7 +1,8 @@
 /**
- * The settlement verbs, each a person's decision recorded with their name: `approve <node>` (let a node with
+ * A person's commands as CLI verbs, each recorded with their name: `approve <node>` (let a node with
  * `approval: before` run), `approve-rerun <node>` (run a held or escalated node again), `settle <node>` (it is
  * done: record it), `fail-run` (end the run as failed). Approvals take `--guidance T` for the next attempt.
+ * The events come from `personCommandEvents` (protocol/person-commands.ts), as a comment's do.
  */
 import { parseArgs } from 'node:util';
 import { nodeById } from '../../graph/model.js';
