@@ -15,7 +15,7 @@ import {
   VALID,
   VALID_TEXT,
   withEvents,
-} from './journal-fixtures.js';
+} from '../core/journal-fixtures.js';
 
 const AWAY = { kind: 'local', host: 'elsewhere', pid: 1 };
 const LEFT = "it was left untouched: restore it from a backup or the journal branch's history";
