@@ -101,7 +101,6 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   return showApplied(deps, req, t, {
     run,
     cur: result.cur,
-
     ...(cancelled ? { cancelled } : {}),
   });
 }

@@ -18,7 +18,7 @@ import type { CommandRequest, Executed } from '../request.js';
 import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
 
-/** The settled run: as loaded, and as the journal now stands. */
+/** The run a person's command was applied to: as loaded, and as the journal now stands. */
 export interface Applied {
   run: LoadedRun;
   cur: RunSnapshot;
@@ -87,7 +87,7 @@ function namedAttempt(s: Applied, node: string, attempts: number): number {
   return named && 'attempt' in named ? named.attempt : attempts;
 }
 
-/** The dispatch a command calls for, the reply, and a line for the log. */
+/** The workflow dispatch a command calls for, the reply, and a line for the log. */
 async function answer(
   deps: HandlerDeps,
   req: CommandRequest,
