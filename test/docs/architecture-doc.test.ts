@@ -51,6 +51,16 @@ describe('docs/ARCHITECTURE.md', () => {
     }
   });
 
+  it('names, for each rule, a function the deciding file defines', () => {
+    for (const r of ruleRows()) {
+      // "`src/x.ts` (`name`…": the name in the parenthesis is defined in the file before it.
+      const m = /^`(src\/[^`]+)` \(`(\w+)`/.exec(r.decidedIn);
+      if (!m) continue;
+      const text = readFileSync(join(ROOT, m[1]!), 'utf8');
+      expect(text, `${m[1]} defines ${m[2]}`).toMatch(new RegExp(`(function|const|let) ${m[2]}\\b`));
+    }
+  });
+
   it('names only files that exist', () => {
     const paths = [...DOC.matchAll(/`((?:src|test)\/[\w./-]+)`/g)].map((m) => m[1]!);
     expect(paths.length).toBeGreaterThan(40);
