@@ -2,10 +2,12 @@
 import { createClient } from '../src/github/client.js';
 import { parseGraph } from '../src/graph/load.js';
 import type { Graph } from '../src/graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../src/journal/events.js';
+import type { RunnerInfo } from '../src/journal/event-fields.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
 import { appendEvents, serializeJournal } from '../src/journal/parse.js';
 import { decideNext, decideResult } from '../src/protocol/decide.js';
-import { commit, type RunSetup } from '../src/runner/engine.js';
+import { commit } from '../src/runner/commit.js';
+import type { RunSetup } from '../src/runner/read.js';
 import { GitStore } from '../src/store/git.js';
 import { startGitHubServer } from '../test/support/github-server.js';
 

@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { sha256 } from '../src/graph/canonical.js';
 import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
-import { fold, type RunState } from '../src/journal/fold.js';
+import { fold } from '../src/journal/fold.js';
 import { appendEvents } from '../src/journal/parse.js';
+import type { RunState } from '../src/journal/state.js';
 import { statusMermaid } from '../src/render/status.js';
 import { loadGraphFile } from '../src/runner/graph-file.js';
 

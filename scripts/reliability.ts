@@ -294,7 +294,7 @@ async function hostile(): Promise<void> {
   say('hostile: running the tables');
   const files = [
     'test/core/bad-graphs.test.ts',
-    'test/core/journals.test.ts',
+    'test/cli/journals.test.ts',
     'test/app/hostile.test.ts',
     'test/app/server.test.ts',
     'test/reliability/hostile.test.ts',
@@ -319,7 +319,7 @@ async function hostile(): Promise<void> {
   );
   row('hostile', '… passed', passed(graphsCore) + passed(graphsMine));
   const journalCore = tests(
-    'test/core/journals.test.ts',
+    'test/cli/journals.test.ts',
     (t) =>
       /refused, named, and left byte-identical/.test(t.ancestorTitles.join()) &&
       /^(run|status|approve-rerun): /.test(t.title),
@@ -331,7 +331,7 @@ async function hostile(): Promise<void> {
   row(
     'hostile',
     'corrupted journals, refused and left byte-identical',
-    `${coreKinds.size + HOSTILE_JOURNALS.length} (${coreKinds.size} in test/core/journals, ${HOSTILE_JOURNALS.length} in test/reliability/hostile-tables), ${journalCore.length + journalMine.length} command × journal checks`,
+    `${coreKinds.size + HOSTILE_JOURNALS.length} (${coreKinds.size} in test/cli/journals, ${HOSTILE_JOURNALS.length} in test/reliability/hostile-tables), ${journalCore.length + journalMine.length} command × journal checks`,
   );
   row('hostile', '… passed', passed(journalCore) + passed(journalMine));
   const comments = tests('test/app/hostile.test.ts', (t) => !/the table has/.test(t.title));

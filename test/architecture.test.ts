@@ -151,7 +151,7 @@ describe('import directions', () => {
   });
 
   it.each([
-    ['src/graph/x.ts', '../runner/engine.js', 'the pure core (graph) imports no layer of the shell (runner)'],
+    ['src/graph/x.ts', '../runner/step.js', 'the pure core (graph) imports no layer of the shell (runner)'],
     [
       'src/graph/x.ts',
       '../protocol/decide.js',
@@ -161,7 +161,7 @@ describe('import directions', () => {
     ['src/protocol/x.ts', 'node:child_process', 'protocol decides or renders and does no I/O'],
     ['src/render/x.ts', '@octokit/rest', 'render decides or renders and does no I/O'],
     ['src/os/x.ts', '../journal/fold.js', 'os is the bottom floor'],
-    ['src/store/x.ts', '../runner/engine.js', 'a lower floor never imports a higher one'],
+    ['src/store/x.ts', '../runner/step.js', 'a lower floor never imports a higher one'],
     ['src/evidence/x.ts', '../store/file.js', 'share a floor'],
     ['src/app/x.ts', '../action/publish.js', 'share a floor'],
     ['src/cli/x.ts', '../app/handler.js', 'share a floor'],

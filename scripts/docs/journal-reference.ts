@@ -6,15 +6,12 @@ import { parseGraph } from '../../src/graph/load.js';
 import {
   BudgetReportSchema,
   EscalationReportSchema,
-  EventSchema,
   EvidenceSchema,
   FailureSchema,
-  JOURNAL_FORMAT,
-  type Journal,
-  JournalHeaderSchema,
   RunnerSchema,
   UsageSchema,
-} from '../../src/journal/events.js';
+} from '../../src/journal/event-fields.js';
+import { EventSchema, JOURNAL_FORMAT, type Journal, JournalHeaderSchema } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import {

@@ -13,14 +13,14 @@ import {
   type RepoRef,
 } from '../github/client.js';
 import type { Graph } from '../graph/model.js';
-import type { RunnerInfo } from '../journal/events.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { JobIdentity } from '../runner/actions-probe.js';
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
-import { checkRunView } from './check-run-view.js';
 import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
-import type { JobIdentity } from './probe.js';
 import { pullHistory } from './pull-head.js';
+import { storeCheckRunView } from './store-check-run-view.js';
 import type { Subject } from './subject.js';
 
 /** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
@@ -135,7 +135,7 @@ export function makeStore(ctx: ActionContext, runId: string, subject: Subject, g
       head,
       history: pullHistory(ctx, subject),
     });
-    if (graph) store.render = checkRunView(graph);
+    if (graph) store.render = storeCheckRunView(graph);
     return store;
   }
   return new GitStore(ctx.octokit, ctx.repo, runId, ctx.inputs['journal-branch']);

@@ -3,36 +3,22 @@
  * is reported once, as annotations on its lines. Never calls process.exit and never throws for a node's failure.
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { commentMode } from './comment-mode.js';
 import { type ActionContext, type ActionResult, fromWorkspace } from './context.js';
+import { commentMode } from './modes/comment.js';
 import { planMode } from './modes/plan.js';
 import { stepMode } from './modes/step.js';
+import { stuckMode } from './modes/stuck.js';
 import { replyRefusal } from './refusal-reply.js';
 import { resolveRun } from './resolve-run.js';
-import { fallbackSummary } from './step-report.js';
-import { stuckMode } from './stuck.js';
-
-// The context and the setup live in their own files; these names stay importable from here.
-export {
-  type ActionContext,
-  type ActionIO,
-  type ActionResult,
-  actionsRunner,
-  buildContext,
-  CONFIG_FILE,
-  makeStore,
-} from './context.js';
-export { resolveRun } from './resolve-run.js';
-export { stepSetupFor } from './setup.js';
+import { fallbackSummary, writeOutputs } from './step-report.js';
 
 /** A graph that does not load: one annotation per problem, on its file and line, and no second error line. */
 function badGraph(ctx: ActionContext, e: GraphError): ActionResult {
   // Annotations name files from the repository root, as GitHub shows them on the diff.
   const errors = e.errors.map((err) => ({ ...err, file: fromWorkspace(ctx, err.file) }));
   for (const err of errors) ctx.io.error(err.message, err);
-  ctx.io.setOutput('status', 'failed');
   return {
-    outputs: { status: 'failed' },
+    outputs: writeOutputs(ctx.io, { status: 'failed' }),
     failed: `${[...new Set(errors.map((x) => x.file))].join(', ')} is not valid:\n${errors.map(formatSourceError).join('\n')}`,
     reported: true,
   };
@@ -60,15 +46,15 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   if ('refused' in resolved) {
     ctx.io.notice(`interlock: not started: ${resolved.refused}`);
     if (resolved.commenter) await replyRefusal(ctx, resolved.commenter, resolved.refused);
-    ctx.io.setOutput('status', 'refused');
+    const outputs = writeOutputs(ctx.io, { status: 'refused' });
     await ctx.io.summary(fallbackSummary('refused', `Not started: ${resolved.refused}`));
-    return { outputs: { status: 'refused' } };
+    return { outputs };
   }
   if ('noRoute' in resolved) {
     ctx.io.notice(resolved.noRoute);
-    ctx.io.setOutput('status', 'no-route');
+    const outputs = writeOutputs(ctx.io, { status: 'no-route' });
     await ctx.io.summary(fallbackSummary('no-route', resolved.noRoute));
-    return { outputs: { status: 'no-route' } };
+    return { outputs };
   }
   const { runId, graph, subject } = resolved;
   ctx.io.saveState('run-id', runId);

@@ -1,7 +1,9 @@
-import { recover } from '../runner/engine.js';
+import { recoveryWords } from '../render/recovery-words.js';
 import { loadGraphFile } from '../runner/graph-file.js';
-import { type ActionContext, makeStore, stepSetupFor } from './main.js';
+import { recover } from '../runner/recover.js';
+import { type ActionContext, makeStore } from './context.js';
 import { askForAttention } from './publish.js';
+import { stepSetupFor } from './setup.js';
 import { subjectOfLabel } from './subject.js';
 
 /**
@@ -42,11 +44,10 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   setup.recoveredBy = `interlock post step (workflow run ${me.workflow_run_id} attempt ${me.run_attempt})`;
   const r = await recover(setup);
   const held = r.interrupted.filter((id) => r.cur.state.nodes.get(id)?.state === 'held');
-  for (const id of r.interrupted) {
+  for (const id of r.interrupted)
     ctx.io.warning(
-      `interlock: "${id}" was interrupted when the step stopped; ${held.includes(id) ? 'it is held until a person approves a rerun or settles it' : 'replay: safe, the next step runs it again'}`,
+      `interlock: ${recoveryWords(r.cur.state, id, { how: 'was interrupted when the step stopped' })}`,
     );
-  }
   // A held node waits for a person: ask now, not when some later step happens to run.
   if (held.length && subject.number)
     await askForAttention(ctx, { graph: setup.graph, state: r.cur.state }, runId, held, subject.number);

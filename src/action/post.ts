@@ -1,4 +1,4 @@
-import { runPost } from './runner.js';
+import { runPost } from './entry.js';
 
 // The post step's entry: only calls runPost(). Do not add logic here.
 await runPost();

@@ -2,11 +2,13 @@ import { statusOf } from '../github/status.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import type { Current, StepResult, StepSetup } from '../runner/engine.js';
+import type { RunSnapshot } from '../runner/read.js';
+import type { StepSetup } from '../runner/step.js';
+import type { StepResult } from '../runner/step-result.js';
 import { checkRunPointer } from '../store/check-run.js';
 import { updateHeader } from '../store/header.js';
 import type { JournalStore } from '../store/types.js';
-import type { ActionContext } from './main.js';
+import type { ActionContext } from './context.js';
 import { defaultBranchApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 
@@ -18,7 +20,7 @@ export type Published =
 export async function publishResult(
   ctx: ActionContext,
   setup: StepSetup,
-  cur: Current,
+  cur: RunSnapshot,
   what: Published,
   subject: Subject,
 ): Promise<void> {
@@ -59,7 +61,7 @@ export async function publishResult(
  */
 export async function askForAttention(
   ctx: ActionContext,
-  run: { graph: StepSetup['graph']; state: Current['state'] },
+  run: { graph: StepSetup['graph']; state: RunSnapshot['state'] },
   runId: string,
   nodes: string[],
   issue_number: number,
@@ -92,7 +94,7 @@ export async function askForAttention(
 async function upsertProgress(
   ctx: ActionContext,
   store: JournalStore,
-  cur: Current,
+  cur: RunSnapshot,
   body: string,
   issue_number: number,
 ): Promise<void> {

@@ -3,7 +3,7 @@
  * run that has not moved to the head yet still is (after a push, or a force-push). Resuming by run id from a
  * `workflow_dispatch` runs at the default branch's sha, not the pull request's head: the head is asked for.
  */
-import type { CheckRunHistory } from '../store/check-run.js';
+import type { CheckRunHistory } from '../store/check-run-find.js';
 import { pullRequestHistory } from '../store/check-run-pull.js';
 import type { ActionContext } from './context.js';
 import type { Subject } from './subject.js';

@@ -2,7 +2,7 @@
  * A slash command refused for permission is answered on the issue or pull request where it was written, not
  * only in the job log nobody who commented can see. A bot's or an edited comment gets no reply (no loops).
  */
-import { refusedReply } from '../approvals/replies.js';
+import { refusedReply } from '../approvals/replies/replies.js';
 import { payloadSubject } from '../journal/run-id.js';
 import type { ActionContext } from './context.js';
 

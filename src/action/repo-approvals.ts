@@ -3,7 +3,7 @@
  * `.github/interlock.yml` on the default branch, never the step's checkout (which a node may have edited). The
  * count the comment names is the strictest of the repository's, the graph's and the node's, as `/approve` counts.
  */
-import { loadRepoConfig } from '../approvals/repo-files.js';
+import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { RepoApprovals } from '../protocol/policy.js';
 import type { ActionContext } from './context.js';
 

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { gatherAuthFacts } from '../approvals/permission.js';
+import { gatherAuthFacts } from '../approvals/authorization/permission.js';
 import { parseConfig } from '../config/load.js';
 import { route } from '../config/route.js';
 import type { Config } from '../config/schema.js';
@@ -15,7 +15,7 @@ import { defaultRunId } from '../journal/run-id.js';
 import { parseNodeCredentials } from '../os/node-credentials.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
-import { RunLost } from '../store/check-run.js';
+import { RunLost } from '../store/check-run-find.js';
 import type { JournalStore } from '../store/types.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
 import { resumeLookup, withPullHead } from './pull-head.js';
@@ -57,7 +57,7 @@ async function refuseCommenter(
 ): Promise<{ refused: string; commenter?: string } | undefined> {
   const who = commenterOf(ctx.payload);
   if ('refused' in who) return { refused: who.refused };
-  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'settle', who.login));
+  const why = startRefusal(config, await gatherAuthFacts(ctx, config.approvals, 'command', who.login));
   return why ? { refused: why, commenter: who.login } : undefined;
 }
 

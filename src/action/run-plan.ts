@@ -3,7 +3,7 @@
  * journal says when a run is resumed by id, what the routing table answers, and whether the commenter who
  * matched a command route may start a run. No I/O: `resolve-run.ts` gathers the facts and calls these.
  */
-import { type AuthFacts, authorize, screenEvent } from '../approvals/authorize.js';
+import { type AuthFacts, authorize, screenEvent } from '../approvals/authorization/authorize.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/events.js';
 import { runIdProblem } from '../journal/run-id.js';
@@ -115,6 +115,6 @@ export function commenterOf(payload: Record<string, unknown>): { login: string }
  * (approvals.permission, or approvals.approvers), else anyone could start an agent with the secrets.
  */
 export function startRefusal(config: Config, facts: AuthFacts): string | undefined {
-  const auth = authorize(config.approvals, 'settle', facts);
+  const auth = authorize(config.approvals, 'command', facts);
   return auth.ok ? undefined : auth.reason.replace('settling needs', 'starting a run from a comment needs');
 }

@@ -3,22 +3,13 @@
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
 import { posix } from 'node:path';
-import { loadRepoConfig } from '../approvals/repo-files.js';
-import type { Graph } from '../graph/model.js';
-import type { AttemptMark, StepSetup } from '../runner/engine.js';
-import type { JournalStore } from '../store/types.js';
+import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
+import { probeActions } from '../runner/actions-probe.js';
+import type { AttemptMark } from '../runner/attempt.js';
+import type { StepSetup } from '../runner/step.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
-import { probeActions } from './probe.js';
-import type { Subject } from './subject.js';
-
-export interface SetupFor {
-  graph: Graph;
-  runId: string;
-  subject: Subject;
-  store: JournalStore;
-  intent: string;
-}
+import type { ResolvedRun } from './resolve-run.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
 export function attemptTitle(a: AttemptMark): string {
@@ -32,7 +23,7 @@ function startedBy(ctx: ActionContext): { started_by?: string } {
   return who ? { started_by: who } : {};
 }
 
-export function stepSetupFor(ctx: ActionContext, run: SetupFor): StepSetup {
+export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
   const inputsFromEvent = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
   return {
     graph: run.graph,

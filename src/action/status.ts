@@ -2,8 +2,8 @@
  * The `status` output, one mapping for every mode: from the checkpoint (plan, recover, a step that ran nothing)
  * and from a step's result. Pure.
  */
-import type { Checkpoint } from '../journal/fold.js';
-import type { StepResult } from '../runner/engine.js';
+import type { Checkpoint } from '../journal/state.js';
+import type { StepResult } from '../runner/step-result.js';
 
 /**
  * Every value the action's `status` output can take, in every mode: README and action.yml list exactly these

@@ -11,6 +11,15 @@ export interface StepReport {
   finish(outcome: { result: ActionResult } | { error: Error }): Promise<void>;
 }
 
+/**
+ * Writes a step's outputs: the one place the Action sets any, in every mode (the `status` values are
+ * ACTION_STATUSES in status.ts). Returns them, for the step's result.
+ */
+export function writeOutputs(io: ActionIO, outputs: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(outputs)) io.setOutput(name, value);
+  return outputs;
+}
+
 /** A short job summary for a step that ended without one of its own. */
 export function fallbackSummary(status: string, message: string | undefined): string {
   return ['### interlock', '', `status: \`${status}\``, ...(message ? ['', message] : [])].join('\n');
@@ -38,7 +47,7 @@ export function reportingIO(io: ActionIO): StepReport {
       if (status === undefined) {
         const given = 'result' in outcome ? outcome.result.outputs.status : undefined;
         status = given ?? failed;
-        io.setOutput('status', status);
+        writeOutputs(io, { status });
       }
       if (!summarized) await io.summary(fallbackSummary(status, message));
     },

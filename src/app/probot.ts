@@ -1,6 +1,6 @@
 import type { Context, Probot } from 'probot';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from '../approvals/deps.js';
-import { describe, handleComment, handleRequestedAction } from '../approvals/handler.js';
+import { handleComment, handleRequestedAction, outcomeWords } from '../approvals/handler.js';
 import { handleJournalPush } from '../approvals/journal-push.js';
 import type { GitHubClient } from '../github/client.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
@@ -28,8 +28,8 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
 }
 
 /** A failed command fails the delivery, so it shows as failed in the App's delivery log. */
-function settled(outcome: Outcome): void {
-  if (outcome.kind === 'failed') throw new Error(`interlock: ${describe(outcome)}`);
+function failDeliveryIfFailed(outcome: Outcome): void {
+  if (outcome.kind === 'failed') throw new Error(`interlock: ${outcomeWords(outcome)}`);
 }
 
 /** The interlock GitHub App: comment commands, the "Approve rerun" button, and check runs for pull requests. */
@@ -37,10 +37,12 @@ export function interlockApp(options: AppOptions = {}) {
   return (app: Probot): void => {
     // Edits are handled only to answer that an edit never counts as a command.
     app.on(['issue_comment.created', 'issue_comment.edited'], async (context) => {
-      settled(await handleComment(depsFor(context, options), context.payload as unknown as CommentPayload));
+      failDeliveryIfFailed(
+        await handleComment(depsFor(context, options), context.payload as unknown as CommentPayload),
+      );
     });
     app.on('check_run.requested_action', async (context) => {
-      settled(
+      failDeliveryIfFailed(
         await handleRequestedAction(
           depsFor(context, options),
           context.payload as unknown as RequestedActionPayload,

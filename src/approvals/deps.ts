@@ -1,6 +1,6 @@
 // What the approval logic needs from the face that runs it, and the webhook payload fields it reads.
 import type { GitHubClient, RepoRef } from '../github/client.js';
-import type { Command } from './commands.js';
+import type { Command } from './commands/parse.js';
 
 /** What the handler needs from the face that runs it (the Probot app, or the Action's `mode: comment`). */
 export interface HandlerDeps {
@@ -66,5 +66,5 @@ export interface RequestedActionPayload {
 export type Outcome =
   | { kind: 'ignored'; why: string }
   | { kind: 'refused'; why: string; command?: Command }
-  | { kind: 'done'; what: string; command: Command; dispatched?: string }
+  | { kind: 'done'; what: string; command: Command; workflowRun?: string }
   | { kind: 'failed'; why: string };

@@ -1,23 +1,22 @@
 /**
  * Carries out a screened command: the repository's configuration, authorization, run lookup, then either the
- * status reply or the settlement (apply.ts). Throws only for unexpected API failures.
+ * status reply or the person's command applied to its run (applying/apply.ts). Throws only for unexpected API
+ * failures.
  */
 import type { Config } from '../config/schema.js';
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
-import { applyCommand } from './apply.js';
-import { authorize, type Need } from './authorize.js';
-import type { Command } from './commands.js';
+import { applyCommand } from './applying/apply.js';
+import { authorize, type Need } from './authorization/authorize.js';
+import { gatherAuthFacts } from './authorization/permission.js';
+import type { Command } from './commands/parse.js';
 import type { HandlerDeps } from './deps.js';
-import { findRuns } from './find-runs.js';
-import { gatherAuthFacts } from './permission.js';
-import { refusedReply, whichRunReply } from './replies.js';
-import { loadRepoConfig } from './repo-files.js';
+import { findRuns } from './lookup/find-runs.js';
+import { pickRuns, subjectWord } from './lookup/pick-runs.js';
+import { loadRepoConfig } from './lookup/repo-files.js';
+import { refusedReply, whichRunReply } from './replies/replies.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
-import { pickRuns, subjectWord } from './runs.js';
 import { statusCommand } from './status-command.js';
-
-export type { CommandRequest, Executed } from './request.js';
 
 /** Carries out a screened command, from configuration to the reply. */
 export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
@@ -54,7 +53,7 @@ async function admit(
     return { executed: { outcome: { kind: 'failed', why }, reply: refusedReply(req.login, why) } };
   }
   const need: Need =
-    req.parsed.kind === 'command' && req.parsed.command.kind === 'status' ? 'read' : 'settle';
+    req.parsed.kind === 'command' && req.parsed.command.kind === 'status' ? 'read' : 'command';
   const auth = authorize(
     config.approvals,
     need,

@@ -1,12 +1,13 @@
 // The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
-import { isBot, screenEvent } from './authorize.js';
-import { nodeOfAction } from './check-run.js';
-import { type ParsedComment, parseComment } from './commands.js';
+import { isBot, screenEvent } from './authorization/authorize.js';
+import { type ParsedComment, parseComment } from './commands/parse.js';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from './deps.js';
-import { type CommandRequest, type Executed, executeCommand } from './execute.js';
-import { failedReply, refusedReply } from './replies.js';
+import { executeCommand } from './execute.js';
+import { nodeOfAction } from './replies/check-run.js';
+import { failedReply, refusedReply } from './replies/replies.js';
+import type { CommandRequest, Executed } from './request.js';
 
 type Reaction = 'eyes' | '+1' | 'confused';
 
@@ -78,7 +79,7 @@ export async function handleComment(deps: HandlerDeps, payload: CommentPayload):
 
 /**
  * Handles a press of "Approve rerun" on a run's check run (`check_run.requested_action`): the same
- * authorization and settlement as `/approve-rerun`, recorded with the delivery as its source.
+ * authorization and events as `/approve-rerun`, recorded with the delivery as its source.
  */
 export async function handleRequestedAction(
   deps: HandlerDeps,
@@ -133,19 +134,20 @@ async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number
     } catch (e) {
       outcome = {
         kind: 'failed',
-        why: `${describe(outcome)}; the reply could not be posted: ${(e as Error).message}`,
+        why: `${outcomeWords(outcome)}; the reply could not be posted: ${(e as Error).message}`,
       };
     }
   }
   await react(deps, commentId, outcome.kind === 'done' || outcome.kind === 'ignored' ? '+1' : 'confused');
-  deps.log?.(`interlock: ${describe(outcome)}`);
+  deps.log?.(`interlock: ${outcomeWords(outcome)}`);
   return outcome;
 }
 
-export function describe(o: Outcome): string {
+/** What came of a command, in one line for logs and the delivery's failure. */
+export function outcomeWords(o: Outcome): string {
   switch (o.kind) {
     case 'done':
-      return `done: ${o.what}${o.dispatched ? ` (dispatched ${o.dispatched})` : ''}`;
+      return `done: ${o.what}${o.workflowRun ? ` (dispatched ${o.workflowRun})` : ''}`;
     default:
       return `${o.kind}: ${o.why}`;
   }

@@ -1,9 +1,9 @@
 // The App's watch on the journal branch: each pushed run of a pull request shown as a check run.
 import { subjectOfRun, validRunId } from '../journal/run-id.js';
 import { runIdOfPath } from '../store/git-runs.js';
-import { publishCheckRun } from './check-run.js';
 import type { HandlerDeps } from './deps.js';
-import { loadRun, stateOf } from './load-run.js';
+import { loadRun, stateOf } from './lookup/load-run.js';
+import { publishCheckRun } from './replies/check-run.js';
 
 /** The fields of a `push` webhook payload the journal watcher reads. */
 export interface PushPayload {

@@ -1,9 +1,9 @@
 /** `/interlock status`: each run's table and diagram, or why it cannot be shown. */
 import type { Graph } from '../graph/model.js';
-import type { Command } from './commands.js';
+import type { Command } from './commands/parse.js';
 import type { HandlerDeps } from './deps.js';
-import { loadRun, type RunPlace, stateOf } from './load-run.js';
-import { statusReply } from './replies.js';
+import { loadRun, type RunPlace, stateOf } from './lookup/load-run.js';
+import { statusReply } from './replies/replies.js';
 import type { Executed } from './request.js';
 
 export async function statusCommand(

@@ -6,8 +6,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runIdProblem } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
-import type { RunSetup } from '../runner/engine.js';
 import { loadGraphFile } from '../runner/graph-file.js';
+import type { RunSetup } from '../runner/read.js';
 import { FileStore } from '../store/file.js';
 import { type Io, UsageError } from './io.js';
 

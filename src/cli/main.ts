@@ -3,9 +3,9 @@
  * stops a node's command on SIGINT/SIGTERM. Never calls process.exit from `main`.
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { JournalError } from '../journal/fold.js';
+import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
-import { RunRefused } from '../runner/engine.js';
+import { RunRefused } from '../runner/read.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';
@@ -13,9 +13,6 @@ import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
-
-export { reportLines } from './commands/status.js';
-export { EXIT, type Io, UsageError } from './io.js';
 
 const USAGE = `interlock: run workflow graphs deterministically
 

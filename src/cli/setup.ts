@@ -5,8 +5,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
-import type { RunSetup, StepSetup } from '../runner/engine.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
+import type { RunSetup } from '../runner/read.js';
+import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
 
 export interface CliStepOptions {

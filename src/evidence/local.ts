@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Check } from '../graph/schema.js';
-import type { Evidence } from '../journal/events.js';
+import type { Check } from '../graph/check-schema.js';
+import type { Evidence } from '../journal/event-fields.js';
 import { runScript } from '../os/exec.js';
 import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';

@@ -186,8 +186,6 @@ export function createClient(opts: ClientOptions): GitHubClient {
   return octokit;
 }
 
-export { statusOf } from './status.js';
-
 export interface RepoRef {
   owner: string;
   repo: string;

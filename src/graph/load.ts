@@ -25,8 +25,6 @@ import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
 import { AGENT_EXPRESSION_FIX, checkConditions, checkTexts } from './texts.js';
 import { zodIssuesToErrors } from './zod-wording.js';
 
-export type { SkillReader, SourceText } from './resolve.js';
-
 /** Parses and validates a graph text; throws GraphError listing every problem found. */
 export function parseGraph(source: SourceText, readSkill: SkillReader = () => undefined): Graph {
   const src = parseSource(source.path, source.text);

@@ -1,12 +1,8 @@
-import type { Budget } from './budget-schema.js';
-import type { Effect } from './effect-schema.js';
-import type { Check, Replay } from './schema.js';
-
-export type { Budget } from './budget-schema.js';
-
 import type { ApprovalPolicy } from './approval-schema.js';
-
-export type { ApprovalPolicy } from './approval-schema.js';
+import type { Budget } from './budget-schema.js';
+import type { Check } from './check-schema.js';
+import type { Effect } from './effect-schema.js';
+import type { Replay } from './schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';

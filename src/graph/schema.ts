@@ -5,8 +5,6 @@ import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
-export { type Check, CheckSchema, GITHUB_CHECK_KINDS, ID_PATTERN } from './check-schema.js';
-
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 const REPLAY_WORDS =
@@ -18,6 +16,10 @@ const Env = z
   .register(z.globalRegistry, {
     description: 'Environment variables for the command; values may hold `${{ }}` expressions.',
   });
+
+/** Minutes an attempt may run (a node's own, or the graph's default): at most six hours, GitHub's job limit. */
+const timeoutMinutes = (description: string) =>
+  z.number().positive().max(360).optional().register(z.globalRegistry, { description });
 
 const approachFields = {
   description: z.string().optional().register(z.globalRegistry, {
@@ -39,14 +41,9 @@ const approachFields = {
       "A reusable node template in `skills/<name>.yml` beside the graph; the node's own fields override it.",
   }),
   env: Env.optional(),
-  timeout_minutes: z
-    .number()
-    .positive()
-    .max(360)
-    .optional()
-    .register(z.globalRegistry, {
-      description: `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
-    }),
+  timeout_minutes: timeoutMinutes(
+    `Minutes before the attempt's process group is killed and the attempt fails (default \`defaults.timeout_minutes\`, else \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+  ),
 };
 
 /** Overrides for a retry attempt: `retry[0]` for attempt 2, `retry[1]` for attempt 3. */
@@ -112,14 +109,9 @@ export const GraphSchema = z
         replay: Replay.optional().register(z.globalRegistry, {
           description: `${REPLAY_WORDS} (default \`never\`).`,
         }),
-        timeout_minutes: z
-          .number()
-          .positive()
-          .max(360)
-          .optional()
-          .register(z.globalRegistry, {
-            description: `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
-          }),
+        timeout_minutes: timeoutMinutes(
+          `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
+        ),
         agent: z.string().min(1).optional().register(z.globalRegistry, {
           description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
         }),

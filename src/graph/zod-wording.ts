@@ -3,8 +3,9 @@
  * the allowed fields read from the zod schema itself so hints cannot drift.
  */
 import type { z } from 'zod';
+import { CheckSchema } from './check-schema.js';
 import { didYouMean, type SourceError } from './errors.js';
-import { CheckSchema, GraphSchema, NodeSchema, SkillSchema } from './schema.js';
+import { GraphSchema, NodeSchema, SkillSchema } from './schema.js';
 import { errorAt, isMap, isScalar, isSeq, type Path, type SourceDoc } from './source.js';
 
 function describeValue(src: SourceDoc, path: Path): string {

@@ -1,4 +1,7 @@
-/** The journal's events and header as zod schemas: the public surface tools and people read (see DESIGN.md). */
+/**
+ * The journal's events and header as zod schemas: the public surface tools and people read. The rules the fold
+ * holds them to are listed, with the file that decides each, in docs/ARCHITECTURE.md.
+ */
 import * as z from 'zod';
 import {
   APPROVER_FIELDS,
@@ -11,22 +14,6 @@ import {
   UsageSchema,
 } from './event-fields.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
-
-export type { GraphRef } from './event-fields.js';
-export {
-  type BudgetReport,
-  BudgetReportSchema,
-  type EscalationReport,
-  EscalationReportSchema,
-  type Evidence,
-  EvidenceSchema,
-  type Failure,
-  FailureSchema,
-  type RunnerInfo,
-  RunnerSchema,
-  type Usage,
-  UsageSchema,
-} from './event-fields.js';
 
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 

@@ -18,20 +18,6 @@ import {
   type RunStatus,
 } from './state.js';
 
-export type {
-  Checkpoint,
-  CheckpointUsage,
-  DispatchInfo,
-  GraphShape,
-  NodeProgress,
-  NodeState,
-  NodeUsage,
-  RunState,
-  RunStatus,
-  Spent,
-} from './state.js';
-export { failedPrecheck, isResolved, JournalError, stateWords } from './state.js';
-
 /**
  * Folds the journal's events into the run state. Pure: the same journal and graph give the same state.
  * Throws JournalError naming the first event that breaks a rule.

@@ -3,7 +3,7 @@
  * back by expressions (`nodes.<id>.outputs.<name>`), so anything else (`.x<<`, a newline, `=`) could break the
  * step's output file or read as another output. Pure: the engine, the journal schema and the docs share it.
  */
-import { ID_PATTERN } from '../graph/schema.js';
+import { ID_PATTERN } from '../graph/check-schema.js';
 
 export const OUTPUT_NAME_PATTERN = ID_PATTERN;
 

@@ -7,7 +7,7 @@ import {
   JournalHeaderSchema,
   type NewEvent,
 } from './events.js';
-import { JournalError } from './fold.js';
+import { JournalError } from './state.js';
 
 /**
  * Decodes journal bytes as strict UTF-8: a lenient decode would swap bad bytes for U+FFFD and the next

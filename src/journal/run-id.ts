@@ -76,3 +76,9 @@ export function runIsAbout(runId: string, label: string): boolean {
 export function defaultRunId(graphName: string, subjectLabel: string): string {
   return `${graphName}/${subjectLabel}`;
 }
+
+/** The id that starts a run afresh for the same subject: `<name>/pr-<n>-2`, or one more than its `-<k>`. Pure. */
+export function nextRunId(runId: string): string {
+  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(runId);
+  return m ? `${m[1]}-${Number(m[2]) + 1}` : `${runId}-2`;
+}

@@ -2,7 +2,7 @@
  * The checkpoint's `usage`: wall time per node and for the run, the agent totals (tokens, cost, turns) once any
  * attempt reported them, and what the run spent against the graph's budget since a person last raised it.
  */
-import type { Budget } from '../graph/model.js';
+import type { Budget } from '../graph/budget-schema.js';
 import type { CheckpointUsage, GraphShape, NodeProgress, NodeUsage, Spent } from './state.js';
 import { agentTotals, sumTotals, type UsageTotals, usageSince } from './usage.js';
 

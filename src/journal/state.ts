@@ -3,7 +3,8 @@
  * the one test of a resolved node: "completed or skipped".
  */
 import type { Graph } from '../graph/model.js';
-import type { EscalationReport, Evidence, Failure, GraphRef, Journal, RunnerInfo } from './events.js';
+import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './event-fields.js';
+import type { Journal } from './events.js';
 import type { Guidance } from './gate-events.js';
 import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
 

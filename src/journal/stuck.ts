@@ -1,5 +1,5 @@
-import { JournalError } from './fold.js';
 import { parseJournal } from './parse.js';
+import { JournalError } from './state.js';
 
 export interface StuckRun {
   file: string;

@@ -2,7 +2,7 @@
  * Usage totals: adding up what attempts used (wall time, tokens, cost, turns) for a node and for a run. Pure.
  * Costs are added in whole millionths of a dollar, so a total is the same whatever order it is summed in.
  */
-import type { Usage } from './events.js';
+import type { Usage } from './event-fields.js';
 
 /** What one node, or the whole run, used over its attempts. */
 export interface UsageTotals {

@@ -2,8 +2,9 @@
  * Rules every approval shares, whether it opens a gate (`/approve`) or a hold (`/approve-rerun`): the person who
  * started the run cannot approve it under `prevent_self_approval`, and guidance is bounded. Pure.
  */
-import type { RunState } from '../journal/fold.js';
+
 import { MAX_GUIDANCE_CHARS } from '../journal/gate-events.js';
+import type { RunState } from '../journal/state.js';
 
 /** Why `by` may not approve as the person who started the run, or null. */
 export function selfApprovalRefusal(
@@ -19,4 +20,9 @@ export function selfApprovalRefusal(
 export function guidanceRefusal(guidance: string | undefined): string | null {
   if (guidance === undefined || [...guidance].length <= MAX_GUIDANCE_CHARS) return null;
   return `the guidance is ${[...guidance].length} characters long, over ${MAX_GUIDANCE_CHARS}: shorten it and approve again (nothing was recorded)`;
+}
+
+/** A source that is a URL names one comment or one delivery: it approves at most once per run. */
+export function isDeliverySource(source: string): boolean {
+  return /^https?:\/\//.test(source);
 }

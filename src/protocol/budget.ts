@@ -3,10 +3,13 @@
  * passed. Before a dispatch: a run whose spending (since a person last raised its budget) is at or over the
  * graph's budget escalates the node instead of dispatching it. Pure.
  */
-import type { Budget, Graph, GraphNode } from '../graph/model.js';
-import type { Failure, NewEvent, Usage } from '../journal/events.js';
-import type { RunState, Spent } from '../journal/fold.js';
+
+import type { Budget } from '../graph/budget-schema.js';
+import type { Graph, GraphNode } from '../graph/model.js';
+import type { Failure, Usage } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
 import { runSpent, spentOf, usageSinceRaise } from '../journal/run-usage.js';
+import type { RunState, Spent } from '../journal/state.js';
 import { addUsage, noUsage } from '../journal/usage.js';
 
 const LIMITS = ['cost_usd', 'tokens', 'turns', 'wall_minutes'] as const;

@@ -4,9 +4,9 @@
  */
 import type { ExpressionContext } from '../expressions/evaluate.js';
 import type { Approach, Graph } from '../graph/model.js';
-import type { Failure } from '../journal/events.js';
-import type { NodeProgress, RunState } from '../journal/fold.js';
+import type { Failure } from '../journal/event-fields.js';
 import type { Guidance } from '../journal/gate-events.js';
+import type { NodeProgress, RunState } from '../journal/state.js';
 
 /** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts). */
 export interface AttemptContext {

@@ -4,24 +4,23 @@
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Evidence, Failure, Journal, NewEvent, RunnerInfo, Usage } from '../journal/events.js';
+import type { Evidence, Failure, RunnerInfo, Usage } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
 import {
   failedPrecheck,
-  fold,
   isResolved,
   type NodeProgress,
   type RunState,
   stateWords,
-} from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
+} from '../journal/state.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { escalationEvent } from './escalation.js';
 import { gateEvents } from './gate.js';
 
-// The engine imports these from here.
-export { type AttemptContext, expressionContext } from './context.js';
-
+/** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
 export type Decision =
   | { kind: 'ended'; status: 'completed' | 'failed'; reason: string }
   | { kind: 'complete'; events: NewEvent[] }
@@ -34,9 +33,9 @@ export type Decision =
       context: AttemptContext;
       events: NewEvent[];
     }
-  | { kind: 'precheck_failed'; node: string; attempt: number; events: NewEvent[] }
+  | { kind: 'precheck-failed'; node: string; attempt: number; events: NewEvent[] }
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
-  | { kind: 'budget_escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
+  | { kind: 'budget-escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
   | { kind: 'awaiting-approval'; node: string; events: NewEvent[] }
   | { kind: 'blocked'; reason: string };
 
@@ -110,7 +109,7 @@ export function decideNext(
   const overBudget = runBudgetEscalation(graph, state, id);
   if (overBudget?.type === 'NodeEscalated') {
     const reason = overBudget.report.needed;
-    return { kind: 'budget_escalated', node: id, attempt, reason, events: [overBudget] };
+    return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };
   }
   if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
   return {
@@ -151,7 +150,7 @@ function conditionDecision(c: Candidate): Decision | undefined {
       p.failures + 1 >= p.budget
         ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
         : [];
-    return { kind: 'precheck_failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
+    return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
   }
   if (anyTrue) return undefined;
   return {

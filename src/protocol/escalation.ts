@@ -1,6 +1,7 @@
 /** The escalation report of a node whose last allowed attempt failed: attempts, failures, what is needed. Pure. */
 import type { Approach, GraphNode } from '../graph/model.js';
-import type { EscalationReport, Failure, Journal, NewEvent } from '../journal/events.js';
+import type { EscalationReport, Failure } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
 
 function describeWork(a: Approach): string {
   if (a.run !== undefined) return `run: ${a.run.trim().split('\n')[0]}`;

@@ -7,9 +7,9 @@
 import { suggestion } from '../graph/errors.js';
 import type { Graph, GraphNode } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
-import type { NodeProgress, RunState } from '../journal/fold.js';
-import { guidanceRefusal, selfApprovalRefusal } from './approval-rules.js';
-import { isDeliverySource, type Settlement } from './settle.js';
+import type { NodeProgress, RunState } from '../journal/state.js';
+import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
+import type { CommandEvents } from './person-commands.js';
 
 /** The events that stop a gated node before its first attempt; undefined when it may be dispatched. */
 export function gateEvents(graph: Graph, node: GraphNode, p: NodeProgress): NewEvent[] | undefined {
@@ -51,7 +51,7 @@ function awaitingRefusal(graph: Graph, state: RunState, node: string): string | 
 }
 
 /** A named person approves a gated node awaiting approval; enough distinct approvals let it run. */
-export function approveNode(graph: Graph, state: RunState, req: NodeApprovalRequest): Settlement {
+export function approveNode(graph: Graph, state: RunState, req: NodeApprovalRequest): CommandEvents {
   const why =
     awaitingRefusal(graph, state, req.node) ??
     (req.graph_hash !== state.accepted_hash

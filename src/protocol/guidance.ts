@@ -4,8 +4,6 @@
  */
 import type { Guidance } from '../journal/gate-events.js';
 
-export type { Guidance } from '../journal/gate-events.js';
-
 /** The prompt's guidance section (empty when there is none): each text quoted as it was given, with who gave it. */
 export function guidanceSection(guidance: readonly Guidance[]): string {
   if (!guidance.length) return '';

@@ -2,9 +2,11 @@
  * The approval policy that applies to one node: the repository's `approvals` tightened by the graph's and the
  * node's `approvals:`. The strictest applies where several set a rule: the largest `required`, self-approval
  * prevented when any level prevents it, and an approver must satisfy every level that names approvers or a
- * permission. Pure; who satisfies a level is decided with the person's facts in `approvals/node-policy.ts`.
+ * permission. Pure; who satisfies a level is decided with the person's facts in `approvals/authorization/node-policy.ts`.
  */
-import type { ApprovalPolicy, GraphNode } from '../graph/model.js';
+
+import type { ApprovalPolicy } from '../graph/approval-schema.js';
+import type { GraphNode } from '../graph/model.js';
 
 /** One level an approver must satisfy: the permission it asks for, or a listing among its approvers. */
 export interface PolicyLevel {

@@ -10,7 +10,7 @@
  * `total_cost_usd`, `usage: { input_tokens, output_tokens, cache_creation_input_tokens,
  * cache_read_input_tokens, ... }` and `modelUsage: { <model>: { inputTokens, outputTokens, costUSD, ... } }`.
  */
-import type { Usage } from '../journal/events.js';
+import type { Usage } from '../journal/event-fields.js';
 
 /** The usage fields an attempt may report (wall time is measured by interlock, never reported). */
 export type ReportedUsage = Partial<Omit<Usage, 'wall_ms'>>;

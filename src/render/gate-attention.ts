@@ -3,7 +3,7 @@
  * (its command or prompt), the evidence that will prove it, its replay rule, who may approve, and the commands.
  */
 import { type Graph, nodeById } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
+import type { RunState } from '../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../protocol/policy.js';
 import { attentionComment } from './markdown.js';
 
@@ -19,14 +19,11 @@ export interface AttentionOptions {
   repoApprovals?: RepoApprovals | undefined;
 }
 
+/** What an attention comment is about: the run's graph and state, the node that waits, the run id, the options. */
+type AttentionArgs = [graph: Graph, state: RunState, node: string, runId: string, opts?: AttentionOptions];
+
 /** The comment that asks people to approve (or settle, or fail) a gated node. */
-export function gateAttentionComment(
-  graph: Graph,
-  state: RunState,
-  node: string,
-  runId: string,
-  opts: AttentionOptions = {},
-): string {
+export function gateAttentionComment(...[graph, state, node, runId, opts = {}]: AttentionArgs): string {
   const n = nodeById(graph, node);
   const work = n?.approaches[0];
   const policy = effectivePolicy(opts.repoApprovals, n);
@@ -57,14 +54,9 @@ export function gateAttentionComment(
 }
 
 /** The attention comment for any node that waits for people: the gate's, or a hold's or an escalation's. */
-export function attentionFor(
-  graph: Graph,
-  state: RunState,
-  node: string,
-  runId: string,
-  opts: AttentionOptions = {},
-): string {
+export function attentionFor(...args: AttentionArgs): string {
+  const [, state, node, runId] = args;
   return state.nodes.get(node)?.state === 'awaiting_approval'
-    ? gateAttentionComment(graph, state, node, runId, opts)
+    ? gateAttentionComment(...args)
     : attentionComment(state, node, runId);
 }

@@ -1,5 +1,5 @@
 import type { Graph } from '../graph/model.js';
-import type { RunState } from '../journal/fold.js';
+import type { RunState } from '../journal/state.js';
 import { statusMarkdown, statusMermaid } from './status.js';
 import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';
@@ -33,8 +33,8 @@ function escalatedWhy(state: RunState, node: string): string {
     : 'after its last allowed attempt failed';
 }
 
-/** Markdown commands that settle a held or escalated node, for a comment. */
-export function settleCommands(node: string, runId: string, several: boolean): string {
+/** The commands a person may give a held or escalated node (approve a rerun, settle, fail the run), for a comment. */
+export function heldNodeCommands(node: string, runId: string, several: boolean): string {
   const id = several ? ` ${runId}` : '';
   return [
     '```',
@@ -84,7 +84,7 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
       '',
       `**\`${n}\` is held**: its attempt was interrupted and may have partly run. Check, then comment one of:`,
       '',
-      settleCommands(n, cp.run_id, false),
+      heldNodeCommands(n, cp.run_id, false),
     );
   }
   for (const n of cp.escalated_nodes) {
@@ -94,7 +94,7 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
       '',
       reportMarkdown(state, n),
       '',
-      settleCommands(n, cp.run_id, false),
+      heldNodeCommands(n, cp.run_id, false),
     );
   }
   if (links.workflowRun) lines.push('', `<sub>last step: ${links.workflowRun}</sub>`);
@@ -118,7 +118,7 @@ export function attentionComment(state: RunState, node: string, runId: string): 
     '',
     'Comment one of these, on a line of its own (people with write access):',
     '',
-    settleCommands(node, runId, false),
+    heldNodeCommands(node, runId, false),
     '',
     `Run \`${runId}\`.`,
   ]

@@ -1,5 +1,5 @@
 import type { Graph } from '../graph/model.js';
-import type { NodeProgress, NodeState, RunState } from '../journal/fold.js';
+import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */

@@ -1,7 +1,7 @@
 /** Usage and budgets in words, for the status table, the job summary, the progress comment and reports. */
 import type { Graph } from '../graph/model.js';
-import type { BudgetReport } from '../journal/events.js';
-import type { NodeUsage, RunState } from '../journal/fold.js';
+import type { BudgetReport } from '../journal/event-fields.js';
+import type { NodeUsage, RunState } from '../journal/state.js';
 import { amount, budgetWords } from '../protocol/budget.js';
 
 /** `$0.18 · 7 turns · 117,680 tokens`; empty when the node reported no agent usage. */

@@ -1,7 +1,7 @@
 /** Whether an Actions job that dispatched an attempt has ended: recovery's probe for attempts run by the Action (asked by a step and by the comment handler). */
 import type { GitHubClient, RepoRef } from '../github/client.js';
-import type { DispatchInfo } from '../journal/fold.js';
-import type { Probe } from '../protocol/settle.js';
+import type { DispatchInfo } from '../journal/state.js';
+import type { Probe } from '../protocol/recovery.js';
 
 /** This job, as NodeDispatched.runner records it. */
 export interface JobIdentity {

@@ -3,7 +3,7 @@
  * the JSON the node wrote to `$INTERLOCK_USAGE`. What cannot be read is left out with a warning, never a failure.
  */
 import { readFileSync } from 'node:fs';
-import type { Usage } from '../journal/events.js';
+import type { Usage } from '../journal/event-fields.js';
 import { attemptUsage, type UsageReading, usageFromClaudeResult, usageFromFile } from '../protocol/usage.js';
 
 /** How much of a prompt node's stdout is kept to find the agent's result (its last line). */

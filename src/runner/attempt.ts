@@ -11,14 +11,15 @@ import { type ExpressionContext, interpolate } from '../expressions/evaluate.js'
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
-import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
+import { failpoint } from '../os/failpoint.js';
+import { type AttemptContext, expressionContext } from '../protocol/context.js';
+import type { AttemptOutcome } from '../protocol/decide.js';
 import { guidanceSection } from '../protocol/guidance.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
 import { performEffect } from './effect.js';
-import { failpoint } from './failpoint.js';
 import { parseOutputFile } from './outputs.js';
-import type { Current } from './read.js';
+import type { RunSnapshot } from './read.js';
 
 /** Which attempt a boundary hook is about. */
 export interface AttemptMark {
@@ -49,7 +50,7 @@ export interface AttemptSetup {
 }
 
 export interface AttemptOptions {
-  cur: Current;
+  cur: RunSnapshot;
   node: GraphNode;
   attempt: number;
   approach: Approach;

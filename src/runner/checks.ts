@@ -5,9 +5,9 @@
 import { type GitHubEvidence, runGitHubCheck } from '../evidence/github.js';
 import { type CheckInput, isLocalCheck, runLocalCheck } from '../evidence/local.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
+import type { Check } from '../graph/check-schema.js';
 import type { GraphNode } from '../graph/model.js';
-import type { Check } from '../graph/schema.js';
-import type { Evidence } from '../journal/events.js';
+import type { Evidence } from '../journal/event-fields.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 
 export interface ChecksOptions {

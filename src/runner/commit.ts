@@ -3,12 +3,17 @@
  * on a conflict re-read and decide again (never re-append blindly), and recognise a write that landed although
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
-import type { Journal, NewEvent, RunnerInfo } from '../journal/events.js';
-import { fold, JournalError } from '../journal/fold.js';
+
+import { canonicalJson } from '../graph/canonical.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import { eventLabel } from '../journal/event-label.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
-import { graphChange } from '../protocol/settle.js';
+import { JournalError } from '../journal/state.js';
+import { graphChange } from '../protocol/graph-change.js';
 import type { JournalStore } from '../store/types.js';
-import { type Current, isoNow, RunRefused, type RunSetup, readRun } from './read.js';
+import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -41,24 +46,16 @@ export function storeFailure(e: unknown, say: (why: string) => string): unknown 
 }
 
 /**
- * JSON with every object's keys sorted. A journal read back is parsed through the schema, which orders keys its
- * own way (a runner's known fields first, then its extra ones), so the events written and the same events read
- * back differ as plain JSON.
+ * True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. Compared as
+ * canonical (sorted-key) JSON: a journal read back is parsed through the schema, which orders keys its own way (a
+ * runner's known fields first, then its extra ones), so the events written and the same events read back differ
+ * as plain JSON.
  */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-/** True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. */
 function landed(attempt: Journal, from: number, now: Journal): boolean {
   const ours = attempt.events.slice(from);
   if (ours.length === 0 || now.events.length < attempt.events.length) return false;
   const theirs = now.events.slice(from, from + ours.length);
-  return canonical(theirs) === canonical(ours);
+  return canonicalJson(theirs) === canonicalJson(ours);
 }
 
 /** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */
@@ -71,37 +68,32 @@ function transient(e: unknown): boolean {
   return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR)/.test(code);
 }
 
-function describe(events: NewEvent[]): string {
-  return events
-    .map((e) => ('node' in e ? `${e.type} ${e.node}${'attempt' in e ? `#${e.attempt}` : ''}` : e.type))
-    .join(', ');
-}
-
 export interface CommitOptions {
   /** Store the run's start even when the decision adds no event (a run that has not started is created). */
   create?: boolean;
   /** The state just written by this process: the first try decides from it without reading again. */
-  known?: Current;
+  known?: RunSnapshot;
 }
 
 interface Tried<T> {
   journal: Journal;
-  decision: T;
+  /** What `decide` chose on that try: its events and whatever else the caller wants back. */
+  chosen: T;
   from: number;
   version: string | null;
   why: string;
 }
 
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
-function nextJournal(setup: RunSetup, cur: Current, events: NewEvent[], graphChanged: boolean): Journal {
+function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
   const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
   if (!graphChanged) return journal;
   return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
 }
 
-function commitMessage(setup: RunSetup, cur: Current, events: NewEvent[]): string {
+function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): string {
   const start = cur.version === null ? 'RunStarted' : '';
-  return `interlock: ${setup.runId} ${start}${start && events.length ? ', ' : ''}${describe(events)}`;
+  return `interlock: ${setup.runId} ${start}${start && events.length ? ', ' : ''}${events.map(eventLabel).join(', ')}`;
 }
 
 /**
@@ -111,9 +103,9 @@ function commitMessage(setup: RunSetup, cur: Current, events: NewEvent[]): strin
 export async function commit<T extends { events: NewEvent[] }>(
   setup: RunSetup,
   runner: RunnerInfo,
-  decide: (cur: Current) => T | Promise<T>,
+  decide: (cur: RunSnapshot) => T | Promise<T>,
   options: CommitOptions = {},
-): Promise<{ cur: Current; decision: T; conflicts: number }> {
+): Promise<{ cur: RunSnapshot; chosen: T; conflicts: number }> {
   let conflicts = 0;
   let unknown = 0;
   let stalled = 0;
@@ -124,7 +116,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     start = undefined;
     if (tried && landed(tried.journal, tried.from, cur.journal)) {
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
-      return { cur, decision: tried.decision, conflicts };
+      return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && cur.version === tried.version && ++stalled > MAX_STALLED) {
       throw new Error(
@@ -133,9 +125,9 @@ export async function commit<T extends { events: NewEvent[] }>(
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
-    const decision = await decide(cur);
-    const events = [...change.events, ...decision.events];
-    if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, decision, conflicts };
+    const chosen = await decide(cur);
+    const events = [...change.events, ...chosen.events];
+    if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;
     try {
@@ -147,9 +139,9 @@ export async function commit<T extends { events: NewEvent[] }>(
     }
     if (r.ok) {
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
-      return { cur, decision, conflicts };
+      return { cur, chosen, conflicts };
     }
-    tried = { journal, decision, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(

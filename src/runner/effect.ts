@@ -11,7 +11,7 @@ import type { ExpressionContext } from '../expressions/evaluate.js';
 import { interpolate } from '../expressions/evaluate.js';
 import { BRANCH_NAME, type Effect, effectKind } from '../graph/effect-schema.js';
 import type { GraphNode } from '../graph/model.js';
-import type { Evidence } from '../journal/events.js';
+import type { Evidence } from '../journal/event-fields.js';
 import { checkoutHead } from '../os/git-guard.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import { protectedChanges } from '../protocol/protected-paths.js';

@@ -4,8 +4,6 @@
  */
 import { failpoint } from '../os/failpoint.js';
 
-export { FAILPOINTS, type Failpoint, failpoint } from '../os/failpoint.js';
-
 /** The failpoint around a decision that is journaled instead of a dispatch: a gate or a budget escalation. */
 export function decisionFailpoint(
   when: 'before' | 'after',
@@ -13,5 +11,5 @@ export function decisionFailpoint(
 ): void {
   const node = typeof decision.node === 'string' ? decision.node : undefined;
   if (decision.kind === 'awaiting-approval') failpoint(`${when}-gate-write`, node);
-  if (decision.kind === 'budget_escalated') failpoint(`${when}-escalate-write`, node);
+  if (decision.kind === 'budget-escalated') failpoint(`${when}-escalate-write`, node);
 }

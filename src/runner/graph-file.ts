@@ -2,8 +2,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GraphError } from '../graph/errors.js';
-import { parseGraph, type SourceText } from '../graph/load.js';
+import { parseGraph } from '../graph/load.js';
 import type { Graph } from '../graph/model.js';
+import type { SourceText } from '../graph/resolve.js';
 
 /** Reads a graph file and the skills beside it. Throws GraphError on any problem. */
 export function loadGraphFile(path: string): Graph {

@@ -1,10 +1,10 @@
 /** Whether a local attempt's executor is gone (recovery's probe), and this process described as an executor. */
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { RunnerInfo } from '../journal/events.js';
-import type { DispatchInfo } from '../journal/fold.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { DispatchInfo } from '../journal/state.js';
 import { processAlive, processesWithTag, processStart } from '../os/processes.js';
-import type { Probe } from '../protocol/settle.js';
+import type { Probe } from '../protocol/recovery.js';
 
 /** Describes this process as the executor of an attempt. */
 export function localRunner(execTag: string): RunnerInfo {

@@ -1,11 +1,13 @@
 /**
- * Reading a run: the setup every engine operation shares, the journal as read and folded (`Current`), and the
+ * Reading a run: the setup every engine operation shares, the journal as read and folded (`RunSnapshot`), and the
  * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
  */
 import type { Graph } from '../graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type RunnerInfo } from '../journal/events.js';
-import { fold, JournalError, type RunState } from '../journal/fold.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import { JOURNAL_FORMAT, type Journal } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { JournalError, type RunState } from '../journal/state.js';
 import type { JournalStore } from '../store/types.js';
 
 export interface RunSetup {
@@ -26,7 +28,8 @@ export interface RunSetup {
   now?: () => string;
 }
 
-export interface Current {
+/** The run as one read saw it: the journal, the version it was read at (null before the run is stored), its state. */
+export interface RunSnapshot {
   journal: Journal;
   version: string | null;
   state: RunState;
@@ -44,7 +47,7 @@ export function isoNow(): string {
 }
 
 /** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
-export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<Current> {
+export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<RunSnapshot> {
   const stored = await setup.store.read();
   if (stored) {
     if (stored.journal.run_id !== setup.runId) {

@@ -1,13 +1,15 @@
 /**
- * Settling and recovering through the compare-and-swap commit: a person's settlement (approve, settle, fail),
- * and recovery, which marks in-flight attempts whose executor is provably gone as interrupted (rule 3).
+ * Recovery through the compare-and-swap commit: marks the in-flight attempts whose executor is provably gone as
+ * interrupted (rule 3; the events are decided by `recoverEvents` in protocol/recovery.ts).
  */
-import type { NewEvent, RunnerInfo } from '../journal/events.js';
-import type { DispatchInfo, RunState } from '../journal/fold.js';
-import { type Probe, recoverEvents, type Settlement } from '../protocol/settle.js';
+
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
+import type { DispatchInfo, RunState } from '../journal/state.js';
+import { failpoint } from '../os/failpoint.js';
+import { type Probe, recoverEvents } from '../protocol/recovery.js';
 import { commit } from './commit.js';
-import { failpoint } from './failpoint.js';
-import type { Current, RunSetup } from './read.js';
+import type { RunSetup, RunSnapshot } from './read.js';
 
 /** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */
 export interface RecoverySetup extends RunSetup {
@@ -18,27 +20,10 @@ export interface RecoverySetup extends RunSetup {
   runner: (execTag: string) => RunnerInfo;
 }
 
-/** Applies a person's settlement (approve, settle, fail) through the same compare-and-swap. */
-export async function settleRun(
-  setup: RunSetup,
-  runner: RunnerInfo,
-  decide: (cur: Current) => Settlement,
-): Promise<{ ok: true; cur: Current } | { ok: false; reason: string }> {
-  const r = await commit(setup, runner, (cur) => {
-    if (cur.version === null)
-      return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
-    const s = decide(cur);
-    if (s.ok) failpoint('before-settle-write');
-    return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
-  });
-  if (!r.decision.refusal) failpoint('after-settle-write');
-  return r.decision.refusal ? { ok: false, reason: r.decision.refusal } : { ok: true, cur: r.cur };
-}
-
 /** The recovery events for the state read: none for a run not yet stored. */
 export async function recoveryFor(
   setup: RecoverySetup,
-  cur: Current,
+  cur: RunSnapshot,
 ): Promise<{ events: NewEvent[]; left: Array<{ node: string; why: string }> }> {
   if (cur.version === null) return { events: [], left: [] };
   return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
@@ -47,18 +32,18 @@ export async function recoveryFor(
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
 export async function recover(
   setup: RecoverySetup,
-): Promise<{ cur: Current; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
+): Promise<{ cur: RunSnapshot; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
   const runner = setup.runner('recovery');
   const r = await commit(setup, runner, async (cur) => {
     const rec = await recoveryFor(setup, cur);
     if (rec.events.length) failpoint('before-recover-write');
     return rec;
   });
-  if (r.decision.events.length) failpoint('after-recover-write');
+  if (r.chosen.events.length) failpoint('after-recover-write');
   return {
     cur: r.cur,
-    interrupted: r.decision.events.map((e) => ('node' in e ? e.node : '')),
-    left: r.decision.left,
+    interrupted: r.chosen.events.map((e) => ('node' in e ? e.node : '')),
+    left: r.chosen.left,
   };
 }
 

@@ -3,23 +3,26 @@
  * completed, a failed pre-check) and of an attempt whose result was recorded. Pure.
  */
 import type { AttemptOutcome, Decision, ResultDecision } from '../protocol/decide.js';
-import type { Current } from './read.js';
+import type { RunSnapshot } from './read.js';
 
 export type StepResult =
   | {
       kind: 'recorded' | 'failed' | 'escalated';
       node: string;
       attempt: number;
-      cur: Current;
+      cur: RunSnapshot;
       message: string;
       /** Set when the node asked for was completed before this step, which ran nothing. */
       already?: true;
     }
-  | { kind: 'skipped' | 'awaiting-approval'; node: string; cur: Current; message: string }
-  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: Current; message: string };
+  | { kind: 'skipped' | 'awaiting-approval'; node: string; cur: RunSnapshot; message: string }
+  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: RunSnapshot; message: string };
 
 /** The result of a step whose decision dispatched nothing. */
-export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>, cur: Current): StepResult {
+export function decisionResult(
+  decision: Exclude<Decision, { kind: 'dispatch' }>,
+  cur: RunSnapshot,
+): StepResult {
   switch (decision.kind) {
     case 'ended':
       return { kind: 'ended', cur, message: `the run has ended (${decision.status}: ${decision.reason})` };
@@ -34,7 +37,7 @@ export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>
         cur,
         message: `skipped "${decision.node}": no execute_condition was true`,
       };
-    case 'budget_escalated':
+    case 'budget-escalated':
       return {
         kind: 'escalated',
         node: decision.node,
@@ -49,7 +52,7 @@ export function decisionResult(decision: Exclude<Decision, { kind: 'dispatch' }>
         cur,
         message: `"${decision.node}" awaits approval before it runs: /approve ${decision.node} (or interlock approve ${decision.node} --by NAME)`,
       };
-    case 'precheck_failed': {
+    case 'precheck-failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');
       const why = decision.events.flatMap((e) =>
         e.type === 'NodeFailed' ? e.failures.map((f) => f.message) : [],
@@ -71,7 +74,7 @@ export function outcomeResult(r: {
   attempt: number;
   outcome: AttemptOutcome;
   decision: ResultDecision;
-  cur: Current;
+  cur: RunSnapshot;
 }): StepResult {
   const { node, attempt, outcome, decision, cur } = r;
   if (decision.kind === 'stale') return { kind: 'stale', cur, message: decision.reason };
@@ -93,13 +96,6 @@ export function outcomeResult(r: {
     cur,
     message: `"${node}" attempt ${attempt} failed in ${secs}s (${why})${decision.escalated ? '; escalated: it needs a person' : '; it will be retried'}`,
   };
-}
-
-/** A node whose result may be lost, said with what happens to it next. */
-export function heldOrRerun(replay: string): string {
-  return replay === 'safe'
-    ? 'replay: safe, it runs again'
-    : 'replay: never, so it is held until a person records it (/settle) or approves a rerun (/approve-rerun)';
 }
 
 /** A step for a node that is already completed reports what it recorded and runs nothing. */

@@ -5,19 +5,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
-import type { NewEvent, RunnerInfo } from '../journal/events.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import { failpoint } from '../os/failpoint.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
-import { decisionFailpoint, failpoint } from './failpoint.js';
-import { type Current, isoNow } from './read.js';
+import { decisionFailpoint } from './failpoint.js';
+import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
-import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
+import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
-
-export type { StepResult } from './step-result.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
@@ -81,19 +82,16 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
     throw storeFailure(
       e,
       (why) =>
-        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${heldOrRerun(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
+        `${setup.store.location}: this step could not read the journal, recover, or store its dispatch (${why}), so no node ran in it. The journal is intact (every write is a whole compare-and-swap)${planned ? `: as it was, or, if the last write landed although its answer was lost, with "${planned.node}" attempt ${planned.attempt} dispatched by this job, which the next step's recovery marks interrupted (${afterInterruptionOf(planned.replay)})` : ''}. Run the step again when GitHub answers.`,
     );
   });
-  decisionFailpoint('after', d.decision.decision);
-  for (const l of d.decision.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
-  for (const e of d.decision.recovered) {
+  decisionFailpoint('after', d.chosen.decision);
+  for (const l of d.chosen.left) say(`"${l.node}" is in flight and left alone: ${l.why}`);
+  for (const e of d.chosen.recovered) {
     if (e.type !== 'NodeInterrupted') continue;
-    const held = d.cur.state.nodes.get(e.node)?.state === 'held';
-    say(
-      `recovered: "${e.node}" attempt ${e.attempt} was interrupted; ${held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again'}`,
-    );
+    say(`recovered: ${recoveryWords(d.cur.state, e.node, { attempt: e.attempt })}`);
   }
-  const decision = d.decision.decision;
+  const decision = d.chosen.decision;
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
   const { node, attempt, approach, context } = decision;
   return { dispatched: { cur: d.cur, node, attempt, approach, context, ...executor! } };
@@ -106,7 +104,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
  */
 function chainNext(
   setup: StepSetup,
-  cur: Current,
+  cur: RunSnapshot,
   result: NewEvent[],
   executor: ReturnType<typeof newExecutor>,
 ): { decision: Decision; events: NewEvent[] } | undefined {
@@ -154,16 +152,16 @@ export async function runDispatched(
     });
   }
   failpoint('after-record-write', node.id);
-  if (r.decision.next?.decision.kind === 'dispatch')
-    failpoint('after-chain-write', r.decision.next.decision.node.id);
+  if (r.chosen.next?.decision.kind === 'dispatch')
+    failpoint('after-chain-write', r.chosen.next.decision.node.id);
   const result = outcomeResult({
     node: node.id,
     attempt,
     outcome: recorded,
-    decision: r.decision.result,
+    decision: r.chosen.result,
     cur: r.cur,
   });
-  const next = r.decision.next?.decision;
+  const next = r.chosen.next?.decision;
   if (!next || !executor) return { result };
   if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
   const { node: n, attempt: a, approach: ap, context } = next;
@@ -204,7 +202,7 @@ function unstoredResult(setup: StepSetup, d: Dispatched, outcome: AttemptOutcome
     : outcome.evidence.length
       ? `${outcome.evidence.length} check(s) passed`
       : 'it succeeded';
-  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${heldOrRerun(d.node.replay)}).`;
+  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${afterInterruptionOf(d.node.replay)}).`;
 }
 
 /** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */

@@ -4,8 +4,8 @@
  * next node's dispatch (one journal write per node). A node asked for that is already completed is answered here.
  */
 
-import { type Chained, dispatchStep, runDispatched, type StepResult, type StepSetup } from './step.js';
-import { alreadyCompleted } from './step-result.js';
+import { type Chained, dispatchStep, runDispatched, type StepSetup } from './step.js';
+import { alreadyCompleted, type StepResult } from './step-result.js';
 
 export type StepsTarget = { node?: string | undefined } | { all: true };
 

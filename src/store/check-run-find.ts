@@ -5,6 +5,7 @@
  * (and owner) is ever read: a pointer only says where to look. A run that cannot be found but shows it existed
  * (a pointer, an old check run) is lost, and is never started again under the same id.
  */
+import { nextRunId } from '../journal/run-id.js';
 
 /** Marks the journal inside a check run's output.text. */
 export const JOURNAL_MARK = '<!-- interlock-journal:v1:gzip-base64:';
@@ -59,12 +60,6 @@ export class RunLost extends Error {
     );
     this.name = 'RunLost';
   }
-}
-
-/** The id that starts a run afresh for the same subject: `<name>/pr-<n>-2`, or one more than its `-<k>`. Pure. */
-export function nextRunId(runId: string): string {
-  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(runId);
-  return m ? `${m[1]}-${Number(m[2]) + 1}` : `${runId}-2`;
 }
 
 /** How far back through a pull request's commits a read looks. */

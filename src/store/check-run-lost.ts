@@ -4,6 +4,7 @@
  * step) it checks that the journal still holds those events. When another writer overwrote them, this writer
  * says so, naming the events lost, instead of going on as if they were stored.
  */
+import { eventLabel } from '../journal/event-label.js';
 import type { Journal, JournalEvent } from '../journal/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 
@@ -11,16 +12,13 @@ import { parseJournal, serializeJournal } from '../journal/parse.js';
 export class LostUpdate extends Error {
   constructor(where: string, lost: JournalEvent[]) {
     super(
-      `${where}: another writer overwrote this step's journal write (a lost update: GitHub has no compare-and-swap on check runs). Lost from the journal: ${lost.map(describe).join(', ')}. What they recorded did happen: a node dispatched here may have run, and may be dispatched again by the other writer, so check its effects; the run goes on from the journal as it stands. Run one writer at a time (a workflow concurrency group per run), or use the git store for parallel jobs.`,
+      `${where}: another writer overwrote this step's journal write (a lost update: GitHub has no compare-and-swap on check runs). Lost from the journal: ${lost.map(withSeq).join(', ')}. What they recorded did happen: a node dispatched here may have run, and may be dispatched again by the other writer, so check its effects; the run goes on from the journal as it stands. Run one writer at a time (a workflow concurrency group per run), or use the git store for parallel jobs.`,
     );
     this.name = 'LostUpdate';
   }
 }
 
-const describe = (e: JournalEvent) =>
-  'node' in e
-    ? `${e.type} ${e.node}${'attempt' in e ? `#${e.attempt}` : ''} (seq ${e.seq})`
-    : `${e.type} (seq ${e.seq})`;
+const withSeq = (e: JournalEvent) => `${eventLabel(e)} (seq ${e.seq})`;
 
 /** The events of `written` that `found` does not hold at the same place, byte for byte. Pure. */
 export function lostEvents(written: Journal, found: Journal): JournalEvent[] {

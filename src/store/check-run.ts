@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
 import type { Journal } from '../journal/events.js';
-import { JournalError } from '../journal/fold.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
+import { JournalError } from '../journal/state.js';
 import { failpoint } from '../os/failpoint.js';
 import { zlib } from '../os/lazy.js';
 import {
@@ -35,9 +35,6 @@ const MARK_OPEN = JOURNAL_MARK;
 const MARK_CLOSE = ' -->';
 /** A journal's check run is named `interlock: <run-id>`. */
 const NAME_PREFIX = 'interlock: ';
-
-export { type CheckRunHistory, type CheckRunWhere, RunLost } from './check-run-find.js';
-export { LostUpdate } from './check-run-lost.js';
 
 export class JournalTooLarge extends Error {
   constructor(readonly bytes: number) {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/journal/parse.js';
 import { makeWorkspace, runStep, type StepOptions, startStep } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
@@ -49,13 +49,14 @@ nodes:
 let server: GitHubServer;
 let runCounter = 500;
 
-beforeAll(async () => {
+// A GitHub of its own for every test: no test leans on what an earlier one left (a journal, a branch).
+beforeEach(async () => {
   server = await startGitHubServer({
     repos: [{ owner: OWNER, name: REPO, branches: { 'fix-42': { 'fix.txt': 'fixed\n' } } }],
   });
   server.state.repo(FULL).addIssue({ number: 42, title: 'Fix the add() bug', labels: ['agent:fix'] });
 });
-afterAll(async () => server?.close());
+afterEach(async () => server?.close());
 
 function journalText(runId: string): string | undefined {
   return server.state.repo(FULL).readText(`runs/${runId}.json`, 'interlock-journal');
@@ -113,9 +114,11 @@ async function waitFor(path: string, ms = 20_000): Promise<void> {
 }
 
 describe('the bundled action, run as a runner runs it', () => {
-  const ws = makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/fix.yml': FIX_GRAPH });
+  const fixWorkspace = () =>
+    makeWorkspace({ '.github/interlock.yml': CONFIG, '.github/interlock/fix.yml': FIX_GRAPH });
 
   it('a label event routes to the graph; the first step runs the first node with the happy-path request count', async () => {
+    const ws = fixWorkspace();
     const mark = server.requests.mark();
     const r = await runStep(stepOptions(ws));
     expect(r.stderr).toBe('');
@@ -146,6 +149,8 @@ describe('the bundled action, run as a runner runs it', () => {
   });
 
   it('a later step is one read, a dispatch write and a record write, plus one progress-comment update', async () => {
+    const ws = fixWorkspace();
+    expect((await runStep(stepOptions(ws))).outputs).toMatchObject({ node: 'plan', status: 'completed' });
     const mark = server.requests.mark();
     const r = await runStep(stepOptions(ws, { inputs: { node: 'next' } }));
     expect(r.code).toBe(0);
@@ -167,6 +172,9 @@ describe('the bundled action, run as a runner runs it', () => {
   });
 
   it('re-running a step for a completed node only reports what it recorded', async () => {
+    const ws = fixWorkspace();
+    for (const node of ['plan', 'implement'])
+      expect((await runStep(stepOptions(ws, { inputs: { node } }))).outputs.status).toBe('completed');
     const before = journalText('fix/issue-42');
     const r = await runStep(stepOptions(ws, { inputs: { node: 'implement' } }));
     expect(r.code).toBe(0);
@@ -177,7 +185,7 @@ describe('the bundled action, run as a runner runs it', () => {
 });
 
 describe('a runner killed mid-node', () => {
-  it('leaves a never node held in the next workflow run, with a comment and a label; a safe node reruns', async () => {
+  it('leaves a never node held in the next workflow run, with a comment and a label, and no later step runs it', async () => {
     const ws = makeWorkspace({
       '.github/interlock.yml': CONFIG,
       '.github/interlock/fix.yml': FIX_GRAPH.replace('name: fix', 'name: crash'),

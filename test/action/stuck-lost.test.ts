@@ -86,7 +86,7 @@ describe('mode: stuck finds a runner that was lost whole', () => {
     ]);
     expect(state.checkpoint.held_nodes).toEqual(['work']);
     expect(tick.stdout).toContain(
-      `::warning::interlock: run ${RUN}: "work" was in flight in a workflow run that has ended (its runner was lost); it is held`,
+      `::warning::interlock: run ${RUN}: "work" was in flight in a workflow run that has ended (its runner was lost); held until a person approves a rerun or settles it`,
     );
     expect(tick.summary).toContain(
       `- \`${RUN}\`: its runner was lost; interrupted \`work\`; held for a person: \`/approve-rerun work\``,

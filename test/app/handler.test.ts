@@ -1,7 +1,7 @@
 // The approval handler driven as Probot documents: a Probot with retry and throttle off, `receive` of real
 // webhook payloads (from @octokit/webhooks-examples, adjusted), against the local GitHub.
 import { afterEach, describe, expect, it } from 'vitest';
-import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
+import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { fold } from '../../src/journal/fold.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import {
@@ -312,12 +312,15 @@ describe('the "Approve rerun" button (check_run.requested_action)', () => {
     expect(replies[0]).toContain('has read permission; settling needs write');
   });
 
-  it('the same delivery twice approves once', async () => {
+  it('the same delivery twice approves once; the redelivery is ignored, with no second reply', async () => {
     await pr();
     await press(PEOPLE.writer, 'd-7');
+    const replies = observe(world).replies.length;
     await press(PEOPLE.writer, 'd-7');
     expect(world.journal('fix/pr-3').events.filter((e) => e.type === 'RerunApproved')).toHaveLength(1);
     expect(world.repo.dispatches).toHaveLength(1);
+    // Without the redelivery check the node, released by the first press, refuses the second with a reply.
+    expect(observe(world).replies).toHaveLength(replies);
   });
 });
 

@@ -7,7 +7,7 @@ import {
   permissionOf,
   screenEvent,
   teamsToAsk,
-} from '../../src/approvals/authorize.js';
+} from '../../src/approvals/authorization/authorize.js';
 import type { Approvals } from '../../src/config/schema.js';
 
 const approvals = (over: Partial<Approvals> = {}): Approvals => ({
@@ -67,12 +67,12 @@ describe('authorize', () => {
     ['read', false],
     ['none', false],
   ] as const)('with write required, %s permission → %s', (permission, ok) => {
-    expect(authorize(approvals(), 'settle', facts({ permission })).ok).toBe(ok);
+    expect(authorize(approvals(), 'command', facts({ permission })).ok).toBe(ok);
   });
 
   it('honours a stricter configured permission', () => {
     expect(
-      authorize(approvals({ permission: 'admin' }), 'settle', facts({ permission: 'maintain' })),
+      authorize(approvals({ permission: 'admin' }), 'command', facts({ permission: 'maintain' })),
     ).toEqual({
       ok: false,
       reason: '@ann has maintain permission; settling needs admin',
@@ -80,7 +80,7 @@ describe('authorize', () => {
   });
 
   it('lets a listed login in whatever its permission (case-insensitively)', () => {
-    expect(authorize(approvals({ approvers: ['Ann'] }), 'settle', facts())).toEqual({
+    expect(authorize(approvals({ approvers: ['Ann'] }), 'command', facts())).toEqual({
       ok: true,
       via: 'listed in approvals.approvers',
     });
@@ -88,17 +88,17 @@ describe('authorize', () => {
 
   it('lets an active member of a listed team in; a pending one, no', () => {
     const a = approvals({ approvers: ['acme/Release'] });
-    expect(authorize(a, 'settle', facts({ teams: { 'acme/release': 'active' } }))).toEqual({
+    expect(authorize(a, 'command', facts({ teams: { 'acme/release': 'active' } }))).toEqual({
       ok: true,
       via: 'member of acme/Release',
     });
-    expect(authorize(a, 'settle', facts({ teams: { 'acme/release': 'pending' } })).ok).toBe(false);
+    expect(authorize(a, 'command', facts({ teams: { 'acme/release': 'pending' } })).ok).toBe(false);
   });
 
   it('says when a team membership could not be read', () => {
     const r = authorize(
       approvals({ approvers: ['acme/release'] }),
-      'settle',
+      'command',
       facts({ teams: { 'acme/release': 'unknown' } }),
     );
     expect(r).toMatchObject({
@@ -116,11 +116,11 @@ describe('authorize', () => {
 describe('teamsToAsk', () => {
   const a = approvals({ approvers: ['lee', 'acme/release', 'acme/ops'] });
   it('asks nothing when the permission or a listed login settles it', () => {
-    expect(teamsToAsk(a, 'settle', 'bob', 'write')).toEqual([]);
-    expect(teamsToAsk(a, 'settle', 'LEE', 'read')).toEqual([]);
+    expect(teamsToAsk(a, 'command', 'bob', 'write')).toEqual([]);
+    expect(teamsToAsk(a, 'command', 'LEE', 'read')).toEqual([]);
     expect(teamsToAsk(a, 'read', 'bob', 'none')).toEqual([]);
   });
   it('otherwise asks about every listed team', () => {
-    expect(teamsToAsk(a, 'settle', 'bob', 'read')).toEqual(['acme/release', 'acme/ops']);
+    expect(teamsToAsk(a, 'command', 'bob', 'read')).toEqual(['acme/release', 'acme/ops']);
   });
 });

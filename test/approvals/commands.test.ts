@@ -1,6 +1,6 @@
 // The comment parser: pure, so every case is a plain input and output.
 import { describe, expect, it } from 'vitest';
-import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { validRunId } from '../../src/journal/run-id.js';
 
 const cmd = (body: string) => {

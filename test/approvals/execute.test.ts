@@ -1,7 +1,7 @@
 /** executeCommand, called directly: from an authorized command to the journal, the dispatch and the reply. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandRequest } from '../../src/approvals/execute.js';
 import { executeCommand } from '../../src/approvals/execute.js';
+import type { CommandRequest } from '../../src/approvals/request.js';
 import { createClient } from '../../src/github/client.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { GRAPH_PATH, GRAPH_TEXT, observe, PEOPLE, startWorld, type World } from '../app/world.js';

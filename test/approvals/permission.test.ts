@@ -1,7 +1,7 @@
 /** Authorization with I/O: the facts gathered from GitHub, and the decision on them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorize } from '../../src/approvals/authorize.js';
-import { gatherAuthFacts } from '../../src/approvals/permission.js';
+import { authorize } from '../../src/approvals/authorization/authorize.js';
+import { gatherAuthFacts } from '../../src/approvals/authorization/permission.js';
 import { createClient } from '../../src/github/client.js';
 import { PEOPLE, startWorld, type World } from '../app/world.js';
 
@@ -20,7 +20,7 @@ describe('gatherAuthFacts against the local GitHub', () => {
   });
   afterAll(() => world.close());
 
-  const decide = async (login: string, need: 'settle' | 'read' = 'settle') => {
+  const decide = async (login: string, need: 'command' | 'read' = 'command') => {
     const mark = world.server.requests.mark();
     const facts = await gatherAuthFacts(deps, approvals, need, login);
     const teamReads = world.server.requests.filter({ since: mark, kind: TEAM_READS }).length;

@@ -8,7 +8,7 @@ import {
   REPLY_MARKER,
   refusedReply,
   whichRunReply,
-} from '../../src/approvals/replies.js';
+} from '../../src/approvals/replies/replies.js';
 
 describe('replies', () => {
   it('start with the marker that tells them apart from people’s comments', () => {
@@ -42,7 +42,7 @@ describe('replies', () => {
   });
 
   it('say when the workflow was not dispatched and how to go on', () => {
-    const body = approvalReply(news({ dispatchProblem: 'no workflow' }));
+    const body = approvalReply(news({ workflowProblem: 'no workflow' }));
     expect(body).toContain(
       '⚠️ The workflow was not dispatched: no workflow. Run it with `run-id: fix/issue-1` to go on.',
     );

@@ -1,6 +1,6 @@
 /** Run lookup: which run a command means, from the run ids on the journal branch. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRunIds, pickRuns, runsAbout } from '../../src/approvals/runs.js';
+import { listRunIds, pickRuns, runsAbout } from '../../src/approvals/lookup/pick-runs.js';
 import { createClient } from '../../src/github/client.js';
 import { startWorld, type World } from '../app/world.js';
 import { startGitHubServer } from '../support/github-server.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
-import { approveRerun } from '../../src/protocol/settle.js';
+import { approveRerun } from '../../src/protocol/person-commands.js';
 import { append, EXIT_1, graph, graphText, Sim } from './sim.js';
 
 const g = graph(

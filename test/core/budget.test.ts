@@ -1,10 +1,10 @@
-// The budget rules (DESIGN.md "Usage and budgets"), each broken on purpose by a test here: an attempt over its
+// The budget rules (docs/ARCHITECTURE.md, "The budget"), each broken on purpose by a test here: an attempt over its
 // node's budget fails saying so; a run at its budget escalates instead of dispatching; approving that node
 // raises the budget from what was spent; and the checkpoint's usage totals are the sums over the journal.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import type { Failure, Usage } from '../../src/journal/events.js';
+import type { Failure, Usage } from '../../src/journal/event-fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { runBudgetEscalation } from '../../src/protocol/budget.js';
 import { decideResult } from '../../src/protocol/decide.js';
@@ -122,7 +122,7 @@ describe('rule: a node is not dispatched while the run is at or over its budget:
     sim.dispatch();
     end(sim, 'plan', { wall_ms: 1, cost_usd: 1 });
     const d = sim.step();
-    expect(d).toMatchObject({ kind: 'budget_escalated', node: 'build', attempt: 1 });
+    expect(d).toMatchObject({ kind: 'budget-escalated', node: 'build', attempt: 1 });
     expect(sim.journal.events.at(-1)).toMatchObject({ type: 'NodeEscalated', node: 'build' });
     expect(sim.journal.events.some((e) => e.type === 'NodeDispatched' && e.node === 'build')).toBe(false);
   });

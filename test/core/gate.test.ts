@@ -5,8 +5,8 @@ import type { NewEvent } from '../../src/journal/events.js';
 import { MAX_GUIDANCE_CHARS } from '../../src/journal/gate-events.js';
 import { approveNode, type NodeApprovalRequest } from '../../src/protocol/gate.js';
 import { guidanceSection } from '../../src/protocol/guidance.js';
+import { approveRerun } from '../../src/protocol/person-commands.js';
 import { effectivePolicy, policyWords } from '../../src/protocol/policy.js';
-import { approveRerun } from '../../src/protocol/settle.js';
 import { checkpointJson, foldError, graph, graphText, Sim, startJournal } from './sim.js';
 
 const g = graph(
@@ -107,6 +107,16 @@ describe('gate rule 2: an approval is bound to the node, the person and the grap
     approve(sim, 'bob', 1);
     const again = approve(sim, 'bob', 2);
     expect(again.ok ? '' : again.reason).toMatch(/bob has already approved "publish" \(1 of 2/);
+  });
+
+  it('a redelivered approval is refused: the same comment approves once, whoever it names', () => {
+    const sim = awaiting();
+    expect(approve(sim, 'bob', 1).ok).toBe(true);
+    expect(approve(sim, 'carol', 1)).toEqual({
+      ok: false,
+      reason: `this approval (${URL(1)}) is already in the journal: one comment approves once`,
+    });
+    expect(sim.cp.awaiting_approval_nodes).toEqual(['publish']);
   });
 
   it('an approval under another graph hash is refused', () => {

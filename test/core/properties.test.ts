@@ -2,11 +2,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../src/graph/model.js';
-import type { EscalationReport, Evidence, Failure, Journal, NewEvent } from '../../src/journal/events.js';
-import { type Checkpoint, fold, JournalError } from '../../src/journal/fold.js';
+import type { EscalationReport, Evidence, Failure } from '../../src/journal/event-fields.js';
+import type { Journal, NewEvent } from '../../src/journal/events.js';
+import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { type Checkpoint, JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, failRun, recoverEvents, settleNode } from '../../src/protocol/settle.js';
+import { approveRerun, failRun, settleNode } from '../../src/protocol/person-commands.js';
+import { recoverEvents } from '../../src/protocol/recovery.js';
 import { append, graph, RUNNER, startJournal } from './sim.js';
 
 // --- graphs -------------------------------------------------------------------------------------
@@ -158,7 +161,7 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
   switch (a.kind) {
     case 'next': {
       const d = decideNext(g, j, state, RUNNER);
-      if (d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'precheck_failed') {
+      if (d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'precheck-failed') {
         const id = d.kind === 'dispatch' ? d.node.id : d.node;
         // decideNext only ever proposes a ready node, never one in flight
         expect(cp.active_nodes).not.toContain(id);

@@ -1,4 +1,5 @@
-// One describe per numbered rule in DESIGN.md; each test states one behaviour of the pure core.
+// One describe per numbered rule (docs/ARCHITECTURE.md, "The rules"); each test states one behaviour of the pure
+// core. A rule decided in two files has a nested describe per file.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,11 +7,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256 } from '../../src/graph/canonical.js';
 import { GraphError } from '../../src/graph/errors.js';
 import type { Journal, NewEvent } from '../../src/journal/events.js';
-import { fold, JournalError } from '../../src/journal/fold.js';
+import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, graphChange, recoverEvents } from '../../src/protocol/settle.js';
-import { readRun } from '../../src/runner/engine.js';
+import { graphChange } from '../../src/protocol/graph-change.js';
+import { approveRerun } from '../../src/protocol/person-commands.js';
+import { recoverEvents } from '../../src/protocol/recovery.js';
+import { readRun } from '../../src/runner/read.js';
 import { FileStore } from '../../src/store/file.js';
 import {
   append,
@@ -215,104 +219,117 @@ describe('rule 3: recovery interrupts attempts whose executor is gone; safe reru
 `),
   );
 
-  it('an in-flight attempt whose executor is gone becomes NodeInterrupted with its usage as a lower bound', () => {
-    const sim = new Sim(g);
-    sim.dispatch('deploy');
-    const r = recoverEvents(sim.state, () => ({ gone: true, why: 'pid gone', observed_ms: 1234 }), 'rec');
-    expect(r).toEqual({
-      events: [
-        { type: 'NodeInterrupted', node: 'deploy', attempt: 1, observed_usage: { wall_ms: 1234 }, by: 'rec' },
-      ],
-      left: [],
+  describe('rule 3: recovery marks an attempt interrupted only when its executor is provably gone', () => {
+    it('an in-flight attempt whose executor is gone becomes NodeInterrupted with its usage as a lower bound', () => {
+      const sim = new Sim(g);
+      sim.dispatch('deploy');
+      const r = recoverEvents(sim.state, () => ({ gone: true, why: 'pid gone', observed_ms: 1234 }), 'rec');
+      expect(r).toEqual({
+        events: [
+          {
+            type: 'NodeInterrupted',
+            node: 'deploy',
+            attempt: 1,
+            observed_usage: { wall_ms: 1234 },
+            by: 'rec',
+          },
+        ],
+        left: [],
+      });
+      sim.append(r.events);
+      expect(sim.cp.active_nodes).toEqual([]);
+      expect(sim.cp.usage).toEqual({ wall_ms: 1234, nodes: { deploy: 1234, lint: 0 } });
+      expect(sim.cp.attempts).toEqual({ deploy: 1, lint: 0 });
     });
-    sim.append(r.events);
-    expect(sim.cp.active_nodes).toEqual([]);
-    expect(sim.cp.usage).toEqual({ wall_ms: 1234, nodes: { deploy: 1234, lint: 0 } });
-    expect(sim.cp.attempts).toEqual({ deploy: 1, lint: 0 });
-  });
 
-  it('an attempt whose executor may still be alive is left in flight', () => {
-    const sim = new Sim(g);
-    sim.dispatch('deploy');
-    const r = recoverEvents(
-      sim.state,
-      () => ({ gone: false, why: 'pid 4242 is still running', observed_ms: 5 }),
-      'rec',
-    );
-    expect(r).toEqual({ events: [], left: [{ node: 'deploy', why: 'pid 4242 is still running' }] });
-  });
-
-  it('replay: never is the default, and the dispatch records it', () => {
-    const sim = new Sim(g);
-    expect(g.nodes[0]!.replay).toBe('never');
-    sim.dispatch('deploy');
-    expect(sim.journal.events[1]).toMatchObject({ type: 'NodeDispatched', node: 'deploy', replay: 'never' });
-  });
-
-  it('an interrupted never node is held, not ready', () => {
-    const sim = new Sim(g);
-    sim.dispatch('deploy');
-    sim.recover();
-    expect(sim.cp.held_nodes).toEqual(['deploy']);
-    expect(sim.cp.ready_nodes).toEqual(['lint']);
-    sim.dispatch('lint');
-    sim.succeed('lint');
-    expect(sim.cp.status).toBe('blocked');
-    expect(sim.next()).toEqual({
-      kind: 'blocked',
-      reason: 'held (needs approve-rerun or settle): deploy',
+    it('an attempt whose executor may still be alive is left in flight', () => {
+      const sim = new Sim(g);
+      sim.dispatch('deploy');
+      const r = recoverEvents(
+        sim.state,
+        () => ({ gone: false, why: 'pid 4242 is still running', observed_ms: 5 }),
+        'rec',
+      );
+      expect(r).toEqual({ events: [], left: [{ node: 'deploy', why: 'pid 4242 is still running' }] });
     });
   });
-
-  it('an interrupted safe node is ready again as a new attempt, told it was interrupted', () => {
-    const sim = new Sim(g);
-    sim.dispatch('lint');
-    sim.recover();
-    expect(sim.cp.held_nodes).toEqual([]);
-    expect(sim.cp.ready_nodes).toEqual(['deploy', 'lint']);
-    expect(sim.cp.failed_nodes).toEqual([]);
-    const d = sim.dispatch('lint');
-    expect(d.attempt).toBe(2);
-    expect(d.approach.label).toBe('default');
-    expect(d.context.previous).toEqual({
-      attempt: 1,
-      interrupted: true,
-      statement:
-        'Attempt 1 was interrupted and may have partly run. Check the current state before repeating any of its work.',
-      failures: [],
+  describe('rule 3: an interrupted safe node is ready again; a never node (the default) is held', () => {
+    it('replay: never is the default, and the dispatch records it', () => {
+      const sim = new Sim(g);
+      expect(g.nodes[0]!.replay).toBe('never');
+      sim.dispatch('deploy');
+      expect(sim.journal.events[1]).toMatchObject({
+        type: 'NodeDispatched',
+        node: 'deploy',
+        replay: 'never',
+      });
     });
-  });
 
-  it('an interruption does not use up a retry: a safe node still has both failures of its budget', () => {
-    const sim = new Sim(g);
-    sim.dispatch('lint');
-    sim.recover();
-    sim.dispatch('lint');
-    sim.fail('lint');
-    expect(sim.cp.escalated_nodes).toEqual([]);
-    sim.dispatch('lint');
-    sim.fail('lint');
-    expect(sim.cp.escalated_nodes).toEqual(['lint']);
-    expect(sim.cp.attempts.lint).toBe(3);
-  });
+    it('an interrupted never node is held, not ready', () => {
+      const sim = new Sim(g);
+      sim.dispatch('deploy');
+      sim.recover();
+      expect(sim.cp.held_nodes).toEqual(['deploy']);
+      expect(sim.cp.ready_nodes).toEqual(['lint']);
+      sim.dispatch('lint');
+      sim.succeed('lint');
+      expect(sim.cp.status).toBe('blocked');
+      expect(sim.next()).toEqual({
+        kind: 'blocked',
+        reason: 'held (needs approve-rerun or settle): deploy',
+      });
+    });
 
-  it('a node is rerun only when both its dispatch and the current graph say safe', () => {
-    const never = graph(
-      graphText('  - id: deploy\n    run: ./deploy.sh\n  - id: lint\n    run: npm run lint\n'),
-    );
-    const sim = new Sim(g);
-    sim.dispatch('lint');
-    sim.recover();
-    // Same journal, read under a graph where lint is now `never`: it is held.
-    const under = fold(sim.journal, never).checkpoint;
-    expect(under.held_nodes).toEqual(['lint']);
-    expect(under.ready_nodes).toEqual(['deploy']);
-    // A dispatch that recorded `never` stays held under a graph that now says `safe`.
-    const j = append(startJournal(g), [
-      dispatchOf('lint', 1, 'never'),
-      { type: 'NodeInterrupted', node: 'lint', attempt: 1, observed_usage: { wall_ms: 0 } },
-    ]);
-    expect(fold(j, g).checkpoint.held_nodes).toEqual(['lint']);
+    it('an interrupted safe node is ready again as a new attempt, told it was interrupted', () => {
+      const sim = new Sim(g);
+      sim.dispatch('lint');
+      sim.recover();
+      expect(sim.cp.held_nodes).toEqual([]);
+      expect(sim.cp.ready_nodes).toEqual(['deploy', 'lint']);
+      expect(sim.cp.failed_nodes).toEqual([]);
+      const d = sim.dispatch('lint');
+      expect(d.attempt).toBe(2);
+      expect(d.approach.label).toBe('default');
+      expect(d.context.previous).toEqual({
+        attempt: 1,
+        interrupted: true,
+        statement:
+          'Attempt 1 was interrupted and may have partly run. Check the current state before repeating any of its work.',
+        failures: [],
+      });
+    });
+
+    it('an interruption does not use up a retry: a safe node still has both failures of its budget', () => {
+      const sim = new Sim(g);
+      sim.dispatch('lint');
+      sim.recover();
+      sim.dispatch('lint');
+      sim.fail('lint');
+      expect(sim.cp.escalated_nodes).toEqual([]);
+      sim.dispatch('lint');
+      sim.fail('lint');
+      expect(sim.cp.escalated_nodes).toEqual(['lint']);
+      expect(sim.cp.attempts.lint).toBe(3);
+    });
+
+    it('a node is rerun only when both its dispatch and the current graph say safe', () => {
+      const never = graph(
+        graphText('  - id: deploy\n    run: ./deploy.sh\n  - id: lint\n    run: npm run lint\n'),
+      );
+      const sim = new Sim(g);
+      sim.dispatch('lint');
+      sim.recover();
+      // Same journal, read under a graph where lint is now `never`: it is held.
+      const under = fold(sim.journal, never).checkpoint;
+      expect(under.held_nodes).toEqual(['lint']);
+      expect(under.ready_nodes).toEqual(['deploy']);
+      // A dispatch that recorded `never` stays held under a graph that now says `safe`.
+      const j = append(startJournal(g), [
+        dispatchOf('lint', 1, 'never'),
+        { type: 'NodeInterrupted', node: 'lint', attempt: 1, observed_usage: { wall_ms: 0 } },
+      ]);
+      expect(fold(j, g).checkpoint.held_nodes).toEqual(['lint']);
+    });
   });
 });
 
@@ -645,95 +662,98 @@ describe('rule 6: the checkpoint is a pure function of the journal; a changed gr
     vi.useRealTimers();
   });
 
-  it('folding the same journal twice gives byte-identical JSON', () => {
-    const j = scenario().journal;
-    expect(checkpointJson(j, g)).toBe(checkpointJson(j, g));
-    expect(JSON.parse(checkpointJson(j, g))).toEqual({
-      run_id: 'test/local',
-      graph: { name: 'test', hash: g.hash, path: 'graph.yml' },
-      status: 'running',
-      completed_nodes: ['a'],
-      failed_nodes: ['b'],
-      skipped_nodes: [],
-      held_nodes: [],
-      escalated_nodes: [],
-      active_nodes: [],
-      ready_nodes: ['b'],
-      traversal_path: ['a'],
-      attempts: { a: 1, b: 2 },
-      usage: { wall_ms: 52, nodes: { a: 30, b: 22 } },
-      rolled_back_to: null,
-      ended: null,
-      last_activity_at: '2024-01-01T00:00:07.000Z',
+  describe('rule 6: the checkpoint is a pure function of the journal', () => {
+    it('folding the same journal twice gives byte-identical JSON', () => {
+      const j = scenario().journal;
+      expect(checkpointJson(j, g)).toBe(checkpointJson(j, g));
+      expect(JSON.parse(checkpointJson(j, g))).toEqual({
+        run_id: 'test/local',
+        graph: { name: 'test', hash: g.hash, path: 'graph.yml' },
+        status: 'running',
+        completed_nodes: ['a'],
+        failed_nodes: ['b'],
+        skipped_nodes: [],
+        held_nodes: [],
+        escalated_nodes: [],
+        active_nodes: [],
+        ready_nodes: ['b'],
+        traversal_path: ['a'],
+        attempts: { a: 1, b: 2 },
+        usage: { wall_ms: 52, nodes: { a: 30, b: 22 } },
+        rolled_back_to: null,
+        ended: null,
+        last_activity_at: '2024-01-01T00:00:07.000Z',
+      });
+    });
+
+    it('a journal serialized and parsed again folds to the same bytes', () => {
+      const j = scenario().journal;
+      const again = parseJournal(serializeJournal(j), 'j.json');
+      expect(again).toEqual(j);
+      expect(checkpointJson(again, g)).toBe(checkpointJson(j, g));
+    });
+
+    it('the fold reads no clock: the same journal folds the same at another time', () => {
+      const j = scenario().journal;
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2030-05-05T00:00:00Z'));
+      const first = checkpointJson(j, g);
+      vi.setSystemTime(new Date('2031-06-06T12:34:56Z'));
+      expect(checkpointJson(j, g)).toBe(first);
     });
   });
-
-  it('a journal serialized and parsed again folds to the same bytes', () => {
-    const j = scenario().journal;
-    const again = parseJournal(serializeJournal(j), 'j.json');
-    expect(again).toEqual(j);
-    expect(checkpointJson(again, g)).toBe(checkpointJson(j, g));
-  });
-
-  it('the fold reads no clock: the same journal folds the same at another time', () => {
-    const j = scenario().journal;
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date('2030-05-05T00:00:00Z'));
-    const first = checkpointJson(j, g);
-    vi.setSystemTime(new Date('2031-06-06T12:34:56Z'));
-    expect(checkpointJson(j, g)).toBe(first);
-  });
-
-  it('the graph hash is the same for the same graph however it is written, and differs when the work does', () => {
-    const reformatted = graph(
-      JSON.stringify({
-        nodes: [
-          { run: 'echo a', id: 'a' },
-          { replay: 'safe', depends_on: ['a'], id: 'b', run: 'echo b' },
-        ],
-        name: 'test',
-        interlock: 1,
-      }),
-      'graph.json',
-    );
-    expect(reformatted.hash).toBe(g.hash);
-    expect(g.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const withEnv = (env: string) => graph(graphText(`  - id: a\n    run: echo a\n    env: ${env}\n`));
-    expect(withEnv('{ A: "1", B: "2" }').hash).toBe(withEnv('{ B: "2", A: "1" }').hash);
-    expect(graph(text.replace('echo b', 'echo B')).hash).not.toBe(g.hash);
-  });
-
-  it('a run refuses to go on under a changed graph unless told to', () => {
-    const changed = graph(text.replace('echo b', 'echo B'));
-    const state = fold(scenario().journal, changed);
-    expect(graphChange(changed, state, undefined)).toEqual({
-      ok: false,
-      reason: `the graph changed since the run started (${g.hash} → ${changed.hash}); pass --allow-graph-change to go on under the new graph (it is recorded), or start a new run id`,
+  describe('rule 6: a run goes on under a changed graph only when a named person allows it', () => {
+    it('the graph hash is the same for the same graph however it is written, and differs when the work does', () => {
+      const reformatted = graph(
+        JSON.stringify({
+          nodes: [
+            { run: 'echo a', id: 'a' },
+            { replay: 'safe', depends_on: ['a'], id: 'b', run: 'echo b' },
+          ],
+          name: 'test',
+          interlock: 1,
+        }),
+        'graph.json',
+      );
+      expect(reformatted.hash).toBe(g.hash);
+      expect(g.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      const withEnv = (env: string) => graph(graphText(`  - id: a\n    run: echo a\n    env: ${env}\n`));
+      expect(withEnv('{ A: "1", B: "2" }').hash).toBe(withEnv('{ B: "2", A: "1" }').hash);
+      expect(graph(text.replace('echo b', 'echo B')).hash).not.toBe(g.hash);
     });
-  });
 
-  it('when told to, the run records who allowed the change and goes on under the new graph', () => {
-    const changed = graph(text.replace('echo b', 'echo B'));
-    const j = scenario().journal;
-    const allowed = graphChange(changed, fold(j, changed), 'ann');
-    expect(allowed).toEqual({
-      ok: true,
-      events: [{ type: 'GraphChangeAllowed', from: g.hash, to: changed.hash, by: 'ann' }],
+    it('a run refuses to go on under a changed graph unless told to', () => {
+      const changed = graph(text.replace('echo b', 'echo B'));
+      const state = fold(scenario().journal, changed);
+      expect(graphChange(changed, state, undefined)).toEqual({
+        ok: false,
+        reason: `the graph changed since the run started (${g.hash} → ${changed.hash}); pass --allow-graph-change to go on under the new graph (it is recorded), or start a new run id`,
+      });
     });
-    const after = append(j, allowed.ok ? allowed.events : []);
-    const state = fold(after, changed);
-    expect(state.accepted_hash).toBe(changed.hash);
-    expect(graphChange(changed, state, undefined)).toEqual({ ok: true, events: [] });
-    expect(graphChange(g, state, undefined).ok).toBe(false);
-  });
 
-  it('the fold refuses a graph change that does not start from the graph the run is under', () => {
-    const j = append(startJournal(g), [
-      { type: 'GraphChangeAllowed', from: 'sha256:other', to: 'sha256:new', by: 'ann' },
-    ]);
-    expect(foldError(j, g).message).toBe(
-      `event 2 (GraphChangeAllowed): changes the graph from sha256:other, but the run is under ${g.hash}`,
-    );
+    it('when told to, the run records who allowed the change and goes on under the new graph', () => {
+      const changed = graph(text.replace('echo b', 'echo B'));
+      const j = scenario().journal;
+      const allowed = graphChange(changed, fold(j, changed), 'ann');
+      expect(allowed).toEqual({
+        ok: true,
+        events: [{ type: 'GraphChangeAllowed', from: g.hash, to: changed.hash, by: 'ann' }],
+      });
+      const after = append(j, allowed.ok ? allowed.events : []);
+      const state = fold(after, changed);
+      expect(state.accepted_hash).toBe(changed.hash);
+      expect(graphChange(changed, state, undefined)).toEqual({ ok: true, events: [] });
+      expect(graphChange(g, state, undefined).ok).toBe(false);
+    });
+
+    it('the fold refuses a graph change that does not start from the graph the run is under', () => {
+      const j = append(startJournal(g), [
+        { type: 'GraphChangeAllowed', from: 'sha256:other', to: 'sha256:new', by: 'ann' },
+      ]);
+      expect(foldError(j, g).message).toBe(
+        `event 2 (GraphChangeAllowed): changes the graph from sha256:other, but the run is under ${g.hash}`,
+      );
+    });
   });
 });
 
@@ -825,7 +845,7 @@ describe('the pre-check: execute_conditions', () => {
   it('a condition that cannot be evaluated fails the pre-check, and the next attempt is pre-checked again', () => {
     const sim = new Sim(g, { flags: 'not json' });
     const first = sim.step();
-    expect(first).toMatchObject({ kind: 'precheck_failed', node: 'deploy', attempt: 1 });
+    expect(first).toMatchObject({ kind: 'precheck-failed', node: 'deploy', attempt: 1 });
     expect(sim.journal.events.slice(1).map((e) => e.type)).toEqual(['NodeDispatched', 'NodeFailed']);
     expect(sim.journal.events[2]).toMatchObject({
       failures: [
@@ -838,7 +858,7 @@ describe('the pre-check: execute_conditions', () => {
     });
     // The work never runs while no condition has been true: attempt 2 fails its pre-check too, and escalates.
     const second = sim.step();
-    expect(second).toMatchObject({ kind: 'precheck_failed', node: 'deploy', attempt: 2 });
+    expect(second).toMatchObject({ kind: 'precheck-failed', node: 'deploy', attempt: 2 });
     expect(sim.cp.escalated_nodes).toEqual(['deploy']);
   });
 

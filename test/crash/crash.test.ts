@@ -107,7 +107,7 @@ describe.concurrent('a replay: never node whose CLI is SIGKILLed mid-command', (
       await killOrphan(orphan);
       const rec = await s.cli(['recover', '--run-id', RUN]);
       expect(rec.code, rec.stderr).toBe(0);
-      expect(rec.stdout).toContain('interrupted: effect → held');
+      expect(rec.stdout).toContain('recovered: "effect" attempt 1 was interrupted; held until a person');
       expectCheckpoint(await s.status(RUN), {
         status: 'blocked',
         active_nodes: [],
@@ -205,7 +205,7 @@ async function rerunAfterInterruption(s: Sandbox, replay: 'never' | 'safe'): Pro
   const rec = await s.cli(['recover', '--run-id', RUN]);
   expect(rec.code, rec.stderr).toBe(0);
   if (replay === 'never') {
-    expect(rec.stdout).toContain('interrupted: effect → held');
+    expect(rec.stdout).toContain('recovered: "effect" attempt 1 was interrupted; held until a person');
     expectCheckpoint(await s.status(RUN), { active_nodes: [], held_nodes: ['effect'], ready_nodes: [] });
     const blocked = await s.cli(['run', 'g.yml', '--node', 'effect']);
     expect(blocked.code, blocked.stderr).toBe(3);
@@ -213,7 +213,9 @@ async function rerunAfterInterruption(s: Sandbox, replay: 'never' | 'safe'): Pro
     const approve = await s.cli(['approve-rerun', 'effect', '--by', 'alice', '--run-id', RUN]);
     expect(approve.code, approve.stderr).toBe(0);
   } else {
-    expect(rec.stdout).toContain('interrupted: effect → ready again');
+    expect(rec.stdout).toContain(
+      'recovered: "effect" attempt 1 was interrupted; replay: safe, it runs again',
+    );
     expectCheckpoint(await s.status(RUN), { active_nodes: [], held_nodes: [], ready_nodes: ['effect'] });
   }
   const rerun = await s.cli(['run', 'g.yml', '--node', 'effect']);
@@ -246,7 +248,7 @@ describe.concurrent('a replay: never node whose CLI is stopped with SIGTERM mid-
 
       const rec = await s.cli(['recover', '--run-id', RUN]);
       expect(rec.code, rec.stderr).toBe(0);
-      expect(rec.stdout).toContain('interrupted: effect → held');
+      expect(rec.stdout).toContain('recovered: "effect" attempt 1 was interrupted; held until a person');
       const blocked = await s.cli(['run', 'g.yml', '--all']);
       expect(blocked.code, blocked.stderr).toBe(3);
       expect(s.lines('side.txt')).toEqual(['effect attempt 1']);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { processAlive } from '../../src/os/processes.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -214,19 +215,9 @@ export function killGroup(pid: number): void {
   }
 }
 
-/** True once the process no longer runs (gone, or a zombie nobody has reaped yet). */
+/** True once the process no longer runs (gone, or a zombie nobody has reaped yet): src/os/processes.ts decides. */
 export function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
+  return !processAlive(pid);
 }
 
 /** Polls until the condition holds; a deadline rather than a fixed sleep keeps a loaded machine honest. */

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type Command, parseComment } from '../../src/approvals/commands.js';
+import { type Command, parseComment } from '../../src/approvals/commands/parse.js';
 import { evaluateCondition } from '../../src/expressions/evaluate.js';
 
 const FILE = 'examples/workflows/interlock-comment.yml';

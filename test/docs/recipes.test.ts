@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseComment } from '../../src/approvals/commands.js';
+import { parseComment } from '../../src/approvals/commands/parse.js';
 import { parseConfig } from '../../src/config/load.js';
 import { route } from '../../src/config/route.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
@@ -510,7 +510,9 @@ describe('recipe: settling an unknown outcome by hand', () => {
       const sb = sandbox(ctx, 'interlock-recipe-');
       const env = await publishInterrupted(sb, 'after-command');
       const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
-      expect(rec.stdout).toContain('interrupted: publish → held (replay: never): approve-rerun or settle it');
+      expect(rec.stdout).toContain(
+        'recovered: "publish" attempt 1 was interrupted; held until a person approves a rerun or settles it',
+      );
       const st = await shown(sb, unknown, 'interlock status --run-id release/v1.4.0', env);
       expect(st.stdout).toMatch(/publish\s+held/);
       expect(st.stdout).toContain('interlock settle publish --by NAME');
@@ -543,7 +545,7 @@ describe('recipe: settling an unknown outcome by hand', () => {
       const sb = sandbox(ctx, 'interlock-recipe-');
       const env = await publishInterrupted(sb, 'after-dispatch-write');
       const rec = await shown(sb, unknown, 'interlock recover --run-id release/v1.4.0', env);
-      expect(rec.stdout).toContain('interrupted: publish → held');
+      expect(rec.stdout).toContain('recovered: "publish" attempt 1 was interrupted; held until a person');
       expect(sb.exists('.interlock/runs/release/v1.4.0.logs/publish-1.log')).toBe(false);
       expect(sb.lines('.fake/registry')).toEqual([]);
 

@@ -3,7 +3,7 @@
  * step of the bundled Action, a delivery to the App) and runs it, with payloads shaped as GitHub sends them.
  * Together they make every REST request in src/ (scripts/reliability.ts computes that list from the source).
  */
-import { actionIdentifier, checkRunName } from '../../src/approvals/check-run.js';
+import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { webhookExample } from '../support/fixtures.js';
 import {

@@ -44,7 +44,6 @@ export function acksIn(by: string, output: string): Ack[] {
   for (const m of output.matchAll(/"([\w-]+)" attempt (\d+) failed in/g)) add('NodeFailed', m[1]!, m[2]);
   for (const m of output.matchAll(/recovered: "([\w-]+)" attempt (\d+) was interrupted/g))
     add('NodeInterrupted', m[1]!, m[2]);
-  for (const m of output.matchAll(/^interrupted: ([\w-]+) →/gm)) add('NodeInterrupted', m[1]!);
   for (const m of output.matchAll(/interlock: "([\w-]+)" was interrupted/g)) add('NodeInterrupted', m[1]!);
   return out;
 }

@@ -6,19 +6,22 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
-import { logLine } from '../../src/action/runner.js';
-import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands.js';
+import { logLine } from '../../src/action/entry.js';
+import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
+import { ID_PATTERN } from '../../src/graph/check-schema.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
-import { ID_PATTERN } from '../../src/graph/schema.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent, type RunnerInfo } from '../../src/journal/events.js';
-import { fold, JournalError } from '../../src/journal/fold.js';
+import type { RunnerInfo } from '../../src/journal/event-fields.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events.js';
+import { fold } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { validRunId } from '../../src/journal/run-id.js';
+import { JournalError } from '../../src/journal/state.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { commit, type RunSetup } from '../../src/runner/engine.js';
+import { commit } from '../../src/runner/commit.js';
 import { parseOutputFile } from '../../src/runner/outputs.js';
+import type { RunSetup } from '../../src/runner/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 /** Runs per property: the base in `npm test`, INTERLOCK_FUZZ_RUNS × base / 100 under `npm run fuzz`. */
@@ -356,8 +359,8 @@ describe('fuzz: concurrent writers on one journal', () => {
                 },
                 { create: true },
               );
-              if (d.decision.dec.kind !== 'dispatch') return;
-              const node = d.decision.dec.node.id;
+              if (d.chosen.dec.kind !== 'dispatch') return;
+              const node = d.chosen.dec.node.id;
               ran.push(node);
               await commit(
                 setup,

@@ -1,6 +1,6 @@
 /**
  * Hostile graph files and corrupted journals that the core suites' tables (test/core/bad-graphs.test.ts,
- * test/core/journals.test.ts) do not hold: prototype keys, reserved names, NUL bytes, escaped and hidden
+ * test/cli/journals.test.ts) do not hold: prototype keys, reserved names, NUL bytes, escaped and hidden
  * `${{`, YAML tags and merge keys, nesting deep enough to exhaust a parser, forged headers, bad times.
  * Each row says exactly what must happen.
  */

@@ -1,6 +1,6 @@
 // Hostile graph files and corrupted journals beyond the core tables, each with its exact outcome; corrupted
 // journals are refused by every command and left byte-identical. The core tables stay where they are
-// (test/core/bad-graphs.test.ts, test/core/journals.test.ts); `npm run reliability` counts them all.
+// (test/core/bad-graphs.test.ts, test/cli/journals.test.ts); `npm run reliability` counts them all.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

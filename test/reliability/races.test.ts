@@ -14,6 +14,8 @@ describe(`${WRITERS} writers on one journal`, () => {
     const r = await fileStoreRace(WRITERS);
     expect(r.problems).toEqual([]);
     expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedWriters: 0 });
+    // A race that met no conflict proved nothing: some write must have found the journal moved on.
+    expect(r.conflicts, 'no compare-and-swap conflict: the writers never raced').toBeGreaterThan(0);
     console.info(
       `file store, ${r.writers} CLI processes: ${r.events} events, ${r.writes} writes, ${r.conflicts} compare-and-swap conflicts, ${r.lockWaits} lock waits, ${r.ms} ms`,
     );
@@ -23,6 +25,7 @@ describe(`${WRITERS} writers on one journal`, () => {
     const r = await gitStoreRace(WRITERS);
     expect(r.problems).toEqual([]);
     expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedWriters: 0 });
+    expect(r.conflicts, 'no 409/422 from the contents API: the steps never raced').toBeGreaterThan(0);
     console.info(
       `git store, ${r.writers} Action steps: ${r.events} events, ${r.writes} writes, ${r.conflicts} conflicts (409/422), ${r.reads} reads, ${r.ms} ms`,
     );

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { processAlive } from '../../src/os/processes.js';
 
 /** How many scenarios run at once: INTERLOCK_RELIABILITY_JOBS, else one more than the cores (they wait on I/O). */
 export function concurrency(): number {
@@ -64,19 +65,9 @@ export function killGroup(pid: number): void {
   }
 }
 
-/** True once the process has exited (a zombie nobody reaped counts as exited). */
+/** True once the process no longer runs (gone, or a zombie nobody has reaped yet): src/os/processes.ts decides. */
 export function gone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
+  return !processAlive(pid);
 }
 
 /** Kills every process carrying the tag and waits for them to go. */

@@ -6,8 +6,8 @@ import { createClient } from '../../src/github/client.js';
 import { parseGraph } from '../../src/graph/load.js';
 import type { Journal } from '../../src/journal/events.js';
 import { appendEvents } from '../../src/journal/parse.js';
-import { CheckRunStore, confirmWrites, encodeJournal, LostUpdate } from '../../src/store/check-run.js';
-import { lostEvents } from '../../src/store/check-run-lost.js';
+import { CheckRunStore, confirmWrites, encodeJournal } from '../../src/store/check-run.js';
+import { LostUpdate, lostEvents } from '../../src/store/check-run-lost.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 

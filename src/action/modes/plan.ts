@@ -2,12 +2,15 @@
  * `mode: plan` and `mode: recover`: recovery only (mark in-flight attempts whose executor is gone), then report
  * where the run stands and what is ready; no node runs.
  */
-import { recover } from '../../runner/engine.js';
+
+import { recoveryWords } from '../../render/recovery-words.js';
+import { recover } from '../../runner/recover.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { stepSetupFor } from '../setup.js';
 import { checkpointStatus } from '../status.js';
+import { writeOutputs } from '../step-report.js';
 
 export async function planMode(
   ctx: ActionContext,
@@ -17,10 +20,7 @@ export async function planMode(
   const setup = stepSetupFor(ctx, run);
   const r = await recover(setup);
   const cp = r.cur.state.checkpoint;
-  for (const id of r.interrupted)
-    ctx.io.info(
-      `interlock: "${id}" was interrupted: ${r.cur.state.nodes.get(id)?.state === 'held' ? 'held' : 'ready again'}`,
-    );
+  for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
   const outputs: Record<string, string> = {
     'run-id': run.runId,
@@ -30,6 +30,5 @@ export async function planMode(
   };
   const headline = `${mode}: ready ${JSON.stringify(cp.ready_nodes)}`;
   await publishResult(ctx, setup, r.cur, { kind: mode, interrupted: r.interrupted, headline }, run.subject);
-  for (const [k, v] of Object.entries(outputs)) ctx.io.setOutput(k, v);
-  return { outputs };
+  return { outputs: writeOutputs(ctx.io, outputs) };
 }

@@ -3,13 +3,16 @@
  * the run stops (`node: all`) through the engine's `runSteps`; then sets the outputs, publishes the progress
  * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
  */
-import { runSteps, type StepResult } from '../../runner/engine.js';
+
+import type { StepResult } from '../../runner/step-result.js';
+import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { stepSetupFor } from '../setup.js';
 import { stepStatus } from '../status.js';
+import { writeOutputs } from '../step-report.js';
 
 /** Nodes the journal shows interrupted, in the order they were. */
 function interruptedIn(r: StepResult): string[] {
@@ -40,9 +43,8 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   const node = ctx.inputs.node;
   const wanted = node === 'next' || node === 'all' ? undefined : node;
   if (wanted && !graph.nodes.some((n) => n.id === wanted)) {
-    ctx.io.setOutput('status', 'failed');
     return {
-      outputs: { 'run-id': runId, status: 'failed' },
+      outputs: writeOutputs(ctx.io, { 'run-id': runId, status: 'failed' }),
       failed: `node "${wanted}" is not in ${graph.path}`,
     };
   }
@@ -52,14 +54,13 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   });
   const interrupted = interruptedIn(last);
   const outputs = stepOutputs(last, wanted, runId);
-  for (const [k, v] of Object.entries(outputs)) ctx.io.setOutput(k, v);
+  writeOutputs(ctx.io, outputs);
   ctx.io.saveState('done', 'true');
   const what = { kind: 'step' as const, result: last, interrupted, headline: last.message };
   await publishResult(ctx, setup, last.cur, what, subject);
   const lost = await confirmWrites(setup.store, (m) => ctx.io.warning(m));
   if (lost) {
-    ctx.io.setOutput('status', 'failed');
-    return { outputs: { ...outputs, status: 'failed' }, failed: lost };
+    return { outputs: { ...outputs, ...writeOutputs(ctx.io, { status: 'failed' }) }, failed: lost };
   }
   const status = outputs.status;
   const cp = last.cur.state.checkpoint;

@@ -1,6 +1,7 @@
 /** `interlock recover`: marks in-flight attempts whose process is gone as interrupted, and says what follows. */
 import { parseArgs } from 'node:util';
-import { recover } from '../../runner/engine.js';
+import { recoveryWords } from '../../render/recovery-words.js';
+import { recover } from '../../runner/recover.js';
 import { EXIT, type Io, person } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { stepSetup } from '../setup.js';
@@ -25,10 +26,8 @@ export async function cmdRecover(io: Io, args: string[]): Promise<number> {
     stepSetup(io, setup, { journalFile, assumeDead: values['assume-dead'] ?? false, live: false }),
   );
   for (const id of r.interrupted) {
-    const held = r.cur.state.nodes.get(id)?.state === 'held';
-    io.out(
-      `interrupted: ${id} → ${held ? 'held (replay: never): approve-rerun or settle it' : 'ready again (replay: safe)'}\n`,
-    );
+    const attempt = r.cur.state.nodes.get(id)?.attempts;
+    io.out(`recovered: ${recoveryWords(r.cur.state, id, attempt !== undefined ? { attempt } : {})}\n`);
   }
   for (const l of r.left) io.out(`left alone: ${l.node}: ${l.why}\n`);
   if (!r.interrupted.length && !r.left.length) io.out('nothing in flight\n');

@@ -5,8 +5,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { guardCheckout } from '../../os/git-guard.js';
-import { type RunSetup, runSteps, type StepResult } from '../../runner/engine.js';
 import { loadGraphFile } from '../../runner/graph-file.js';
+import type { RunSetup } from '../../runner/read.js';
+import type { StepResult } from '../../runner/step-result.js';
+import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath } from '../journals.js';

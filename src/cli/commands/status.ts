@@ -1,8 +1,8 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
 import { parseArgs } from 'node:util';
-import type { EscalationReport } from '../../journal/events.js';
+import type { EscalationReport } from '../../journal/event-fields.js';
 import { statusMermaid, statusTable } from '../../render/status.js';
-import { type Current, readRun } from '../../runner/engine.js';
+import { type RunSnapshot, readRun } from '../../runner/read.js';
 import { EXIT, type Io } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 
@@ -25,7 +25,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function nextHint(cur: Current): string {
+function nextHint(cur: RunSnapshot): string {
   const cp = cur.state.checkpoint;
   const run = `--run-id ${cp.run_id}`;
   const lines: string[] = [];

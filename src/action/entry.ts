@@ -1,0 +1,114 @@
+import { killAllChildren } from '../os/exec.js';
+import { guardCheckout } from '../os/git-guard.js';
+import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
+import { prepareNodeUser } from '../os/node-user.js';
+import { claimNodeUser } from '../os/node-user-claim.js';
+import { appendToRunnerFile, command, fileCommand } from './commands.js';
+import { type ActionContext, type ActionIO, buildContext } from './context.js';
+import { createLogGuard } from './log-guard.js';
+import { runAction } from './main.js';
+import { postStep } from './post-step.js';
+import { reportingIO } from './step-report.js';
+
+/** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
+const guard = createLogGuard({ write: (s) => process.stdout.write(s) });
+const out = (line: string) => guard.command(line);
+
+/**
+ * interlock's own log lines may quote untrusted text (an issue title in a failed check, a comment's note): no
+ * line of them may start a workflow command, which the runner reads from any stdout line beginning with `::`.
+ */
+export function logLine(message: string): string {
+  return `${message.replace(/^(\s*)::/gm, '$1:\u200b:')}\n`;
+}
+
+/** A group title on one line: a newline in it would end the command. */
+function groupTitle(title: string): string {
+  return title.replace(/[\r\n]+/g, ' ');
+}
+
+/** The runner's interface: workflow commands on stdout and the files the runner names. */
+export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
+  const file = (variable: string, text: string) => {
+    if (env[variable]) appendToRunnerFile(env, variable, text);
+    else out(command('debug', `${variable} is not set; skipped`));
+  };
+  return {
+    setOutput: (n, v) => file('GITHUB_OUTPUT', fileCommand(n, v)),
+    summary: async (md) => file('GITHUB_STEP_SUMMARY', `${md}\n`),
+    info: (m) => guard.text(logLine(m)),
+    notice: (m) => out(command('notice', m)),
+    warning: (m) => out(command('warning', m)),
+    error: (m, where) => out(command('error', m, where)),
+    saveState: (n, v) => file('GITHUB_STATE', fileCommand(n, v)),
+    echo: (chunk) => guard.text(chunk),
+    // One attempt's log, interlock's lines and the node's output, folds into one group: the group is opened and
+    // closed with commands resumed, so the node's stretch of text sits inside it (the guard ends a cut line).
+    group: (title) => out(`::group::${groupTitle(title)}\n`),
+    endGroup: () => out('::endgroup::\n'),
+  };
+}
+
+function setFailed(message: string): void {
+  out(command('error', message));
+  process.exitCode = 1;
+}
+
+/** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
+async function isolateNodes(ctx: ActionContext): Promise<void> {
+  configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
+  const user = prepareNodeUser({
+    isolation: ctx.inputs.isolation,
+    user:
+      ctx.inputs.isolation === 'none'
+        ? ctx.inputs['node-user']
+        : await claimNodeUser(ctx.inputs['node-user']),
+    workspace: ctx.workspace,
+    warn: (m) => ctx.io.warning(`interlock: ${m}`),
+    say: (m) => ctx.io.info(`interlock: ${m}`),
+  });
+  // What git reads and runs from .git/ stays as this job's first interlock step found it (src/os/git-guard.ts).
+  guardCheckout({
+    workspace: ctx.workspace,
+    stateDir: ctx.env.RUNNER_TEMP,
+    nodeUid: user?.uid,
+    warn: (m) => ctx.io.warning(`interlock: ${m}`),
+  });
+}
+
+/** The main step: try/catch and the step's result; no other logic. */
+export async function run(): Promise<void> {
+  process.once('exit', () => guard.close());
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      killAllChildren('SIGTERM');
+      setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
+      process.exit(1);
+    });
+  }
+  const report = reportingIO(runnerIO());
+  try {
+    const ctx = buildContext(process.env, report.io);
+    if (ctx.inputs.mode === 'step') await isolateNodes(ctx);
+    const result = await runAction(ctx);
+    await report.finish({ result });
+    // A problem already annotated is not reported a second time as an error: its details go to the log.
+    if (result.failed && result.reported) {
+      guard.text(logLine(`interlock: ${result.failed}`));
+      process.exitCode = 1;
+    } else if (result.failed) setFailed(result.failed);
+  } catch (e) {
+    setFailed(`interlock: ${(e as Error).message}`);
+    await report.finish({ error: e as Error }).catch(() => undefined);
+  }
+}
+
+/** The post step: marks this job's node interrupted when the main step did not finish. */
+export async function runPost(): Promise<void> {
+  process.once('exit', () => guard.close());
+  try {
+    await postStep(buildContext(process.env, runnerIO()));
+  } catch (e) {
+    out(command('warning', `interlock post step: ${(e as Error).message}`));
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Applies a person's command (`/approve`, `/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads
+ * it, refuses it under a changed graph, and writes its events (protocol/person-commands.ts) through the commit.
+ */
+import type { Config } from '../../config/schema.js';
+import type { Graph } from '../../graph/model.js';
+import { subjectLabel } from '../../journal/run-id.js';
+import { personCommandEvents } from '../../protocol/person-commands.js';
+import { commitPersonCommand } from '../../runner/person-command.js';
+import { RunRefused, type RunSetup } from '../../runner/read.js';
+import { approvalTerms } from '../authorization/approval-terms.js';
+import type { Command } from '../commands/parse.js';
+import type { HandlerDeps } from '../deps.js';
+import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { type CommandRequest, type Executed, refused } from '../request.js';
+import { cancelInFlight } from '../workflow/cancel.js';
+import { showApplied } from './follow-up.js';
+import { recoverFirst } from './recover-first.js';
+
+const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
+
+/** The run a person's command is about, once run lookup chose it. */
+export interface Target {
+  config: Config;
+  command: Exclude<Command, { kind: 'status' }>;
+  runId: string;
+  /** Every run of the subject: the label comes off only when none waits. */
+  mine: string[];
+  graphs: Map<string, Promise<Graph>>;
+  /** Where lookup found each run (either store). */
+  places?: ReadonlyMap<string, RunPlace>;
+}
+
+export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
+  const { command, runId } = t;
+  const loaded = await loadRun(deps, runId, t.graphs, t.places);
+  if (!loaded.ok) return refused(req.login, loaded.problem, command);
+  const run = loaded.run;
+  if (req.resolveNode && command.kind === 'approve-rerun') {
+    const node = req.resolveNode(run.graph);
+    if (!node) return refused(req.login, 'the button names a node that is no longer in the graph', command);
+    command.node = node;
+  }
+  const changed = run.journal.graph.hash !== run.graph.hash;
+  if (changed && command.kind !== 'fail-run') {
+    return refused(
+      req.login,
+      `the graph \`${run.graph.path}\` changed since run \`${runId}\` started (${run.journal.graph.hash.slice(0, 15)}… → ${run.graph.hash.slice(0, 15)}…): an approval or settlement under a changed graph is refused. Re-run the workflow with \`allow-graph-change: true\` to go on under the new graph (it is recorded), or \`/fail-run\` this run and start a new one`,
+      command,
+    );
+  }
+  const terms = await approvalTerms(deps, { ...t, graph: run.graph, login: req.login });
+  if (!terms.ok) return refused(req.login, terms.reason, command);
+  const setup: RunSetup = {
+    graph: run.graph,
+    store: run.store,
+    runId,
+    start: { intent: 'comment', subject: subjectLabel(req.subject), inputs: {}, github: null },
+    // Ending a run under a changed graph is allowed, and the journal records who allowed it.
+    ...(changed ? { allowGraphChangeBy: req.login } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+  };
+  const before = stateOf(run);
+  if (before.ok) {
+    const first = await recoverFirst(deps, {
+      setup,
+      state: before.state,
+      command,
+      runner: PERSON_RUNNER,
+      login: req.login,
+    }).catch((e: unknown) => {
+      if (e instanceof RunRefused) return { ok: false as const, why: e.message };
+      throw e;
+    });
+    if (!first.ok) return refused(req.login, first.why, command);
+  }
+  let duplicate = false;
+  let result: Awaited<ReturnType<typeof commitPersonCommand>>;
+  try {
+    result = await commitPersonCommand(setup, PERSON_RUNNER, (cur) => {
+      const s = personCommandEvents(run.graph, cur, command, {
+        login: req.login,
+        source: req.source,
+        required: terms.required,
+        preventSelfApproval: terms.preventSelfApproval,
+        graphHash: run.graph.hash,
+      });
+      duplicate = !s.ok && s.duplicate === true;
+      return s;
+    });
+  } catch (e) {
+    if (e instanceof RunRefused) return refused(req.login, e.message, command);
+    throw e;
+  }
+  if (!result.ok) {
+    if (duplicate) return { outcome: { kind: 'ignored', why: `redelivered: ${result.reason}` } };
+    return refused(req.login, result.reason, command);
+  }
+  // The journal holds the failure first; only then is the work it stopped cancelled.
+  const cancelled = command.kind === 'fail-run' ? await cancelInFlight(deps, result.cur.state) : undefined;
+  return showApplied(deps, req, t, {
+    run,
+    cur: result.cur,
+    ...(cancelled ? { cancelled } : {}),
+  });
+}

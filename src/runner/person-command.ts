@@ -1,0 +1,24 @@
+/** A person's command, from any face, written through the compare-and-swap commit; refused with the reason. */
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { NewEvent } from '../journal/events.js';
+import { failpoint } from '../os/failpoint.js';
+import type { CommandEvents } from '../protocol/person-commands.js';
+import { commit } from './commit.js';
+import type { RunSetup, RunSnapshot } from './read.js';
+
+/** Writes a person's command (approve, approve-rerun, settle, fail-run) through the compare-and-swap commit. */
+export async function commitPersonCommand(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: RunSnapshot) => CommandEvents,
+): Promise<{ ok: true; cur: RunSnapshot } | { ok: false; reason: string }> {
+  const r = await commit(setup, runner, (cur) => {
+    if (cur.version === null)
+      return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
+    const s = decide(cur);
+    if (s.ok) failpoint('before-settle-write');
+    return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
+  });
+  if (!r.chosen.refusal) failpoint('after-settle-write');
+  return r.chosen.refusal ? { ok: false, reason: r.chosen.refusal } : { ok: true, cur: r.cur };
+}

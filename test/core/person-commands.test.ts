@@ -1,0 +1,66 @@
+/** A person's commands: the events each writes, and a redelivered comment that writes nothing. */
+import { describe, expect, it } from 'vitest';
+import { parseGraph } from '../../src/graph/load.js';
+import { fold } from '../../src/journal/fold.js';
+import { appendEvents } from '../../src/journal/parse.js';
+import { handledBefore, personCommandEvents } from '../../src/protocol/person-commands.js';
+import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
+
+const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
+const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-501';
+const giver = { login: 'bob', source: SOURCE, required: 1, graphHash: graph.hash };
+const held = () => {
+  const journal = buildJournal(graph, { shape: 'held' });
+  return { journal, state: fold(journal, graph) };
+};
+
+describe('personCommandEvents', () => {
+  it('approves a rerun of a held node: one RerunApproved naming the person and the comment', () => {
+    const s = personCommandEvents(graph, held(), { kind: 'approve-rerun', node: 'deploy' }, giver);
+    expect(s.ok && s.events).toEqual([
+      expect.objectContaining({ type: 'RerunApproved', node: 'deploy', approved_by: 'bob', source: SOURCE }),
+    ]);
+  });
+
+  it('refuses a comment that is already in the journal, marked as a duplicate', () => {
+    const cur = held();
+    const first = personCommandEvents(graph, cur, { kind: 'approve-rerun', node: 'deploy' }, giver);
+    if (!first.ok) throw new Error(first.reason);
+    const journal = appendEvents(cur.journal, first.events, '2025-01-02T00:00:00.000Z');
+    const again = personCommandEvents(
+      graph,
+      { journal, state: fold(journal, graph) },
+      { kind: 'approve-rerun', node: 'deploy' },
+      { ...giver, login: 'carol' },
+    );
+    expect(again).toEqual({
+      ok: false,
+      reason: 'this comment is already in the journal of fix/issue-1',
+      duplicate: true,
+    });
+  });
+
+  it('ends the run with the comment URL in the reason', () => {
+    const s = personCommandEvents(graph, held(), { kind: 'fail-run', reason: 'abandoned' }, giver);
+    expect(s.ok && s.events).toEqual([
+      expect.objectContaining({ type: 'RunFailed', reason: `abandoned (${SOURCE})`, by: 'bob' }),
+    ]);
+  });
+});
+
+describe('handledBefore', () => {
+  it('finds a comment recorded by a settlement and a failed run, and no other', () => {
+    const cur = held();
+    const settled = personCommandEvents(
+      graph,
+      cur,
+      { kind: 'settle', node: 'deploy', note: 'deployed by hand' },
+      giver,
+    );
+    if (!settled.ok) throw new Error(settled.reason);
+    const journal = appendEvents(cur.journal, settled.events, '2025-01-02T00:00:00.000Z');
+    expect(handledBefore(journal, SOURCE)).toBe(true);
+    expect(handledBefore(journal, `${SOURCE}0`)).toBe(false);
+    expect(handledBefore(cur.journal, SOURCE)).toBe(false);
+  });
+});
