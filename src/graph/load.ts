@@ -18,6 +18,7 @@ import {
   stripUndefined,
 } from './resolve.js';
 import { checkApproaches, checkIdentity, checkValidates, type Report } from './rules.js';
+import { salvagedRuleErrors } from './salvage.js';
 import { type GraphFile, GraphSchema, type NodeFile } from './schema.js';
 import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
 import { AGENT_EXPRESSION_FIX, checkConditions, checkTexts } from './texts.js';
@@ -63,9 +64,9 @@ function schemaChecked(src: SourceDoc): GraphFile {
   }
   const parsed = GraphSchema.safeParse(src.data);
   if (!parsed.success) {
-    throw new GraphError(
-      zodIssuesToErrors(src, parsed.error.issues, (p) => nodeWhere(src.data as GraphFile, p)),
-    );
+    // Every error in one pass: the schema's, and those of the graph rules that can still be checked.
+    const schema = zodIssuesToErrors(src, parsed.error.issues, (p) => nodeWhere(src.data as GraphFile, p));
+    throw new GraphError(dedupe([...schema, ...salvagedRuleErrors(src)]));
   }
   return parsed.data;
 }

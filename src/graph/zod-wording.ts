@@ -121,7 +121,21 @@ function invalidUnion(issue: IssueOf<'invalid_union'>, cx: IssueContext): Source
   const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS.indexOf(kinds[0]!)] : undefined;
   // The check names one kind: report that kind's own problem (e.g. a misspelt field).
   if (variant) return zodIssuesToErrors(src, variant, what, root, path);
-  const got = isMap(node) ? (kinds.length ? kinds.join(' and ') : 'none of them') : describeValue(src, path);
+  // A misspelt kind is the likeliest reason a map names none: say which it looks like, as for a field.
+  const keys = isMap(node) ? node.items.flatMap((p) => (isScalar(p.key) ? [String(p.key.value)] : [])) : [];
+  const close = kinds.length
+    ? []
+    : keys.flatMap((k) => {
+        const m = didYouMean(k, CHECK_KINDS);
+        return m ? [`${JSON.stringify(k)}: did you mean "${m}"?`] : [];
+      });
+  const got = isMap(node)
+    ? kinds.length
+      ? kinds.join(' and ')
+      : close.length
+        ? close.join('; ')
+        : 'none of them'
+    : describeValue(src, path);
   return [
     errorAt(
       src,

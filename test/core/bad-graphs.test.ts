@@ -100,6 +100,36 @@ nodes:
     `graph.yml:8:9: node "a" validates[0]: unknown field "contain" (did you mean "contains"?)`,
   ],
   [
+    'a misspelt check kind gets a did-you-mean, as a misspelt field does',
+    `${H}nodes:
+  - id: a
+    run: make
+    validates:
+      - comand: npm test
+`,
+    `graph.yml:7:9: node "a" validates[0]: a check must name exactly one of file, command, output, git, pull_request, check, issue, branch, tag, release (got "comand": did you mean "command"?); e.g. "- file: out.txt"`,
+  ],
+  [
+    'schema errors and the graph rules in one pass (validate lists every error it can find)',
+    `${H}nodes:
+  - id: build
+    promt: hi
+    run: echo \${{ github.event.issue.title }}
+    validates:
+      - comand: npm test
+  - id: deploy
+    depends_on: [biuld]
+    run: ./deploy.sh
+    retry:
+      - run: echo \${{ inputs.x }}
+`,
+    `graph.yml:8:9: node "build" validates[0]: a check must name exactly one of file, command, output, git, pull_request, check, issue, branch, tag, release (got "comand": did you mean "command"?); e.g. "- file: out.txt"`,
+    `graph.yml:5:5: node "build": unknown field "promt" (did you mean "prompt"?)`,
+    `graph.yml:10:18: node "deploy" depends on "biuld", which is not a node (did you mean "build"?)`,
+    `graph.yml:6:10: node "build" run contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
+    `graph.yml:13:14: node "deploy" retry[0].run contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
+  ],
+  [
     'unknown git option',
     `${H}nodes:
   - id: a

@@ -11,6 +11,7 @@ import { approveRerun, failRun, type Settlement, settleNode } from '../../protoc
 import { type Current, settleRun } from '../../runner/engine.js';
 import { EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { afterDecision } from '../next-steps.js';
 
 export type SettleVerb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run';
 
@@ -125,5 +126,12 @@ export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promi
           ? `settled "${decision.node}" as done`
           : 'failed the run';
   io.out(`${decision.by} ${what}; run is ${r.cur.state.checkpoint.status}\n`);
+  io.out(
+    afterDecision(
+      values.graph ?? r.cur.journal.graph.path,
+      r.cur.state.checkpoint.run_id,
+      r.cur.state.checkpoint.status,
+    ),
+  );
   return EXIT.ok;
 }

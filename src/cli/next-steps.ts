@@ -1,0 +1,21 @@
+/**
+ * The command a person types next where the CLI would otherwise stop without one: a run that has ended (start a
+ * new one under its own id), and a run a person has just unblocked (run the graph again to go on).
+ */
+
+/** The run id to start afresh with: `<id>-2`, or the next number after an id that already ends in one. */
+export function freshRunId(runId: string): string {
+  const m = /^(.*-)(\d+)$/.exec(runId);
+  return m && m[1] !== '-' ? `${m[1]}${Number(m[2]) + 1}` : `${runId}-2`;
+}
+
+/** Said after `run` found the run ended: it stays ended, and this is how to run the graph again. */
+export function afterEnded(graphPath: string, runId: string): string {
+  return `  a run that has ended stays ended; to run the graph again, start a new run under its own id:\n  interlock run ${graphPath} --run-id ${freshRunId(runId)}\n`;
+}
+
+/** Said after an approval or settlement that lets the run go on: nothing runs until `run` is given again. */
+export function afterDecision(graphPath: string, runId: string, status: string): string {
+  if (status !== 'running') return '';
+  return `next: interlock run ${graphPath} --run-id ${runId}   # nothing runs until you do\n`;
+}

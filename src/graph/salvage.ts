@@ -1,0 +1,54 @@
+/**
+ * The graph rules that can still be checked when the file does not match the schema: so that `validate` lists
+ * every error it can find in one pass (an unknown `depends_on`, `${{` in `run`) instead of the schema's alone.
+ * Only what is plainly of the right type is read; a node or field that is not is left to the schema's errors.
+ */
+import type { SourceError } from './errors.js';
+import { nodeWhere } from './places.js';
+import { checkIdentity, type Report } from './rules.js';
+import type { GraphFile, NodeFile } from './schema.js';
+import type { Path, SourceDoc } from './source.js';
+import { type ApproachFields, checkConditions, checkTexts } from './texts.js';
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+/** A list of strings, or undefined when it is not one (its indexes must stay those of the file). */
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+const TEXT_FIELDS = ['description', 'run', 'prompt', 'agent', 'skill'] as const;
+
+function approachFields(raw: Record<string, unknown>): ApproachFields {
+  const out: Record<string, unknown> = {};
+  for (const f of TEXT_FIELDS) if (text(raw[f]) !== undefined) out[f] = raw[f];
+  if (isMap(raw.env)) out.env = raw.env;
+  return out as ApproachFields;
+}
+
+/** A node as far as it can be read; one that has no id of its own gets one no other node can name. */
+function salvagedNode(raw: unknown, i: number): NodeFile {
+  const m = isMap(raw) ? raw : {};
+  const node: Record<string, unknown> = { ...approachFields(m), id: text(m.id) ?? `\u0000${i}` };
+  for (const f of ['depends_on', 'outputs', 'execute_conditions'] as const) if (strings(m[f])) node[f] = m[f];
+  if (Array.isArray(m.retry)) node.retry = m.retry.map((r) => approachFields(isMap(r) ? r : {}));
+  return node as NodeFile;
+}
+
+/** The graph rules' errors for a file the schema refused. */
+export function salvagedRuleErrors(src: SourceDoc): SourceError[] {
+  const data = isMap(src.data) ? src.data : {};
+  const nodes = Array.isArray(data.nodes) ? data.nodes.map(salvagedNode) : [];
+  const r: Report = { src, errors: [] };
+  checkIdentity(r, { nodes } as GraphFile);
+  const where = (p: Path) => nodeWhere(data as GraphFile, p);
+  nodes.forEach((n, i) => {
+    const at: Path = ['nodes', i];
+    checkTexts(src, n, at, (p) => where([...at, ...p]), r.errors);
+    (n.retry ?? []).forEach((retry, k) => {
+      checkTexts(src, retry, [...at, 'retry', k], (p) => where([...at, 'retry', k, ...p]), r.errors);
+    });
+    checkConditions(src, n.execute_conditions, at, `node "${n.id}"`, r.errors);
+  });
+  return r.errors;
+}
