@@ -3,10 +3,14 @@
  * new one under its own id), and a run a person has just unblocked (run the graph again to go on).
  */
 
-/** The run id to start afresh with: `<id>-2`, or the next number after an id that already ends in one. */
+/**
+ * The run id to start afresh with: `<id>-2`, or the next number after one that already has it (`hello-2` gives
+ * `hello-3`); an issue's or pull request's number is not a run's (`fix/issue-42` gives `fix/issue-42-2`).
+ */
 export function freshRunId(runId: string): string {
-  const m = /^(.*-)(\d+)$/.exec(runId);
-  return m && m[1] !== '-' ? `${m[1]}${Number(m[2]) + 1}` : `${runId}-2`;
+  const m = /^(.*)-(\d+)$/.exec(runId);
+  if (!m || m[1] === '' || /(?:^|\/)(?:issue|pr)$/.test(m[1]!)) return `${runId}-2`;
+  return `${m[1]}-${Number(m[2]) + 1}`;
 }
 
 /** Said after `run` found the run ended: it stays ended, and this is how to run the graph again. */
