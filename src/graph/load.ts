@@ -58,7 +58,7 @@ function schemaChecked(src: SourceDoc): GraphFile {
       errorAt(
         src,
         [],
-        'a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"',
+        'a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md',
       ),
     ]);
   }

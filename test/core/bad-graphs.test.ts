@@ -447,12 +447,12 @@ nodes:
     `- id: a
   run: make
 `,
-    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"`,
+    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md`,
   ],
   [
     'empty file',
     ``,
-    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"`,
+    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md`,
   ],
   [
     'invalid YAML',
