@@ -13,9 +13,16 @@ export function freshRunId(runId: string): string {
   return `${m[1]}-${Number(m[2]) + 1}`;
 }
 
-/** Said after `run` found the run ended: it stays ended, and this is how to run the graph again. */
-export function afterEnded(graphPath: string, runId: string): string {
-  return `  a run that has ended stays ended; to run the graph again, start a new run under its own id:\n  interlock run ${graphPath} --run-id ${freshRunId(runId)}\n`;
+/**
+ * Said after `run` found the run ended: it stays ended, and this is how to run the graph again (with a journal
+ * named by --journal, the new run needs a file of its own as well).
+ */
+export function afterEnded(graphPath: string, runId: string, journal?: string): string {
+  const fresh = freshRunId(runId);
+  const where = journal
+    ? ` --journal ${journal.replace(/(\.json)?$/, `-${fresh.replace(/\//g, '-')}.json`)}`
+    : '';
+  return `  a run that has ended stays ended; to run the graph again, start a new run under its own id:\n  interlock run ${graphPath} --run-id ${fresh}${where}\n`;
 }
 
 /** Said after an approval or settlement that lets the run go on: nothing runs until `run` is given again. */

@@ -83,6 +83,16 @@ describe('no dead end: where the CLI stops, it prints the next command', () => {
     const again = await cli('run', 'hello.yml');
     expect(again.err).toContain('■ the run has ended (completed');
     expect(again.err).toContain('interlock run hello.yml --run-id hello-2');
+    expect((await cli('run', 'hello.yml', '--run-id', 'hello-2', '--all')).code).toBe(0);
+  });
+
+  it('with a journal named by --journal, the command it prints names a new journal too, and works', async () => {
+    writeFileSync(join(dir, 'hello.yml'), graph('  - id: a\n    run: "true"\n'));
+    await cli('run', 'hello.yml', '--journal', 'j.json');
+    const again = await cli('run', 'hello.yml', '--journal', 'j.json');
+    const next = /^ {2}interlock (run .*)$/m.exec(again.err)?.[1];
+    expect(next).toBe('run hello.yml --run-id hello-2 --journal j-hello-2.json');
+    expect((await cli(...next!.split(' '))).code).toBe(0);
   });
 
   it('numbers fresh run ids on from the last', () => {

@@ -109,7 +109,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
       `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
   // Where the run stopped for a person, or had already ended, say the command that goes on from there.
-  if (last.kind === 'ended') io.err(afterEnded(graphPath, runId));
+  if (last.kind === 'ended') io.err(afterEnded(graphPath, runId, values.journal));
   else if (!last.cur.state.checkpoint.ended) io.err(nextHint(last.cur));
   return exitCode(last, all);
 }
