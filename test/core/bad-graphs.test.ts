@@ -100,6 +100,20 @@ nodes:
     `graph.yml:8:9: node "a" validates[0]: unknown field "contain" (did you mean "contains"?)`,
   ],
   [
+    'a misspelt field of approvals or budget, on the graph or a node, gets a did-you-mean',
+    `${H}approvals:
+  requried: 2
+nodes:
+  - id: a
+    run: make
+    approvals: { aprovers: [alice] }
+    budget: { cost_usdd: 1, turns: 3 }
+`,
+    `graph.yml:4:3: approvals: unknown field "requried" (did you mean "required"?)`,
+    `graph.yml:9:15: node "a" budget: unknown field "cost_usdd" (did you mean "cost_usd"?)`,
+    `graph.yml:8:18: node "a" approvals: unknown field "aprovers" (did you mean "approvers"?)`,
+  ],
+  [
     'a misspelt check kind gets a did-you-mean, as a misspelt field does',
     `${H}nodes:
   - id: a
