@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import { setup } from './temp-root.js';
 
 it("the tests' TMPDIR is a folder of this run's own", () => {
-  expect(tmpdir()).toMatch(/\/interlock-tests-[^/]+$/);
+  expect(tmpdir()).toMatch(/\/il-tests-[^/]+$/);
 });
 
 it('the global setup makes a folder as open as /tmp, and its teardown removes it with all it holds', () => {

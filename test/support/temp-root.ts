@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export function setup(): () => void {
-  const root = mkdtempSync(join(tmpdir(), 'interlock-tests-'));
+  // A short name: paths under it end up in payloads with limits of their own (test/reliability/injection.ts).
+  const root = mkdtempSync(join(tmpdir(), 'il-tests-'));
   // As /tmp is: node commands that run as a user of their own (isolation) make their folders here too.
   chmodSync(root, 0o1777);
   const before = process.env.TMPDIR;
