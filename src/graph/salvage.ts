@@ -6,7 +6,7 @@
 import type { SourceError } from './errors.js';
 import { nodeWhere } from './places.js';
 import { checkIdentity, type Report } from './rules.js';
-import type { GraphFile, NodeFile } from './schema.js';
+import { type GraphFile, ID_PATTERN, type NodeFile } from './schema.js';
 import type { Path, SourceDoc } from './source.js';
 import { type ApproachFields, checkConditions, checkTexts } from './texts.js';
 
@@ -15,24 +15,41 @@ const isMap = (v: unknown): v is Record<string, unknown> =>
 /** A list of strings, or undefined when it is not one (its indexes must stay those of the file). */
 const strings = (v: unknown): string[] | undefined =>
   Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+/** A list of names as the schema allows them, or undefined: messages quote names, which must stay one line. */
+const names = (v: unknown): string[] | undefined =>
+  strings(v)?.every((x) => ID_PATTERN.test(x)) ? (v as string[]) : undefined;
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** The env variable names the schema allows (a place is named by them, on one line). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const TEXT_FIELDS = ['description', 'run', 'prompt', 'agent', 'skill'] as const;
 
 function approachFields(raw: Record<string, unknown>): ApproachFields {
   const out: Record<string, unknown> = {};
   for (const f of TEXT_FIELDS) if (text(raw[f]) !== undefined) out[f] = raw[f];
-  if (isMap(raw.env)) out.env = raw.env;
+  if (isMap(raw.env)) out.env = Object.fromEntries(Object.entries(raw.env).filter(([k]) => ENV_NAME.test(k)));
   return out as ApproachFields;
 }
 
-/** A node as far as it can be read; one that has no id of its own gets one no other node can name. */
-function salvagedNode(raw: unknown, i: number): NodeFile {
+/**
+ * A node as far as it can be read. One without a valid id of its own gets one that no other node can name (nor
+ * be offered as a did-you-mean), and only its texts are checked: a message must not name it by that id.
+ */
+function salvagedNode(raw: unknown, i: number): NodeFile & { named: boolean } {
   const m = isMap(raw) ? raw : {};
-  const node: Record<string, unknown> = { ...approachFields(m), id: text(m.id) ?? `\u0000${i}` };
-  for (const f of ['depends_on', 'outputs', 'execute_conditions'] as const) if (strings(m[f])) node[f] = m[f];
+  const id = text(m.id);
+  const named = id !== undefined && ID_PATTERN.test(id);
+  const node: Record<string, unknown> = {
+    ...approachFields(m),
+    id: named ? id : `${'\u0000'.repeat(80)}${i}`,
+    named,
+  };
+  if (named) {
+    for (const f of ['depends_on', 'outputs'] as const) if (names(m[f])) node[f] = m[f];
+    if (strings(m.execute_conditions)) node.execute_conditions = m.execute_conditions;
+  }
   if (Array.isArray(m.retry)) node.retry = m.retry.map((r) => approachFields(isMap(r) ? r : {}));
-  return node as NodeFile;
+  return node as NodeFile & { named: boolean };
 }
 
 /** The graph rules' errors for a file the schema refused. */
@@ -40,7 +57,7 @@ export function salvagedRuleErrors(src: SourceDoc): SourceError[] {
   const data = isMap(src.data) ? src.data : {};
   const nodes = Array.isArray(data.nodes) ? data.nodes.map(salvagedNode) : [];
   const r: Report = { src, errors: [] };
-  checkIdentity(r, { nodes } as GraphFile);
+  checkIdentity(r, { nodes } as unknown as GraphFile);
   const where = (p: Path) => nodeWhere(data as GraphFile, p);
   nodes.forEach((n, i) => {
     const at: Path = ['nodes', i];
@@ -48,7 +65,7 @@ export function salvagedRuleErrors(src: SourceDoc): SourceError[] {
     (n.retry ?? []).forEach((retry, k) => {
       checkTexts(src, retry, [...at, 'retry', k], (p) => where([...at, 'retry', k, ...p]), r.errors);
     });
-    checkConditions(src, n.execute_conditions, at, `node "${n.id}"`, r.errors);
+    if (n.named) checkConditions(src, n.execute_conditions, at, `node "${n.id}"`, r.errors);
   });
   return r.errors;
 }

@@ -653,6 +653,13 @@ nodes:
 
 const JSON_CASES: Case[] = [
   [
+    'a node the schema cannot read is never named by a made-up id, nor offered as a did-you-mean (fuzz)',
+    `{"interlock": 1, "name": "demo", "nodes": [{"depends_on": ["\\n"], "env": {"\\n": "\${{"}}, {"id": "b", "run": "x", "depends_on": ["c"]}]}`,
+    `graph.json:1:44: nodes[0] id: required field is missing (expected string)`,
+    `graph.json:1:75: nodes[0] env: "\\n" is not a valid variable name: use letters, digits and "_", not starting with a digit`,
+    `graph.json:1:129: node "b" depends on "c", which is not a node (did you mean "b"?)`,
+  ],
+  [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,
     `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
