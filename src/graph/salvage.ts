@@ -5,8 +5,9 @@
  */
 import type { SourceError } from './errors.js';
 import { nodeWhere } from './places.js';
-import { checkIdentity, type Report } from './rules.js';
-import { type GraphFile, ID_PATTERN, type NodeFile } from './schema.js';
+import { approachesOf } from './resolve.js';
+import { checkApproaches, checkIdentity, checkValidates, type Report } from './rules.js';
+import { type GraphFile, GraphSchema, ID_PATTERN, type NodeFile, NodeSchema } from './schema.js';
 import type { Path, SourceDoc } from './source.js';
 import { type ApproachFields, checkConditions, checkTexts } from './texts.js';
 
@@ -52,6 +53,28 @@ function salvagedNode(raw: unknown, i: number): NodeFile & { named: boolean } {
   return node as NodeFile & { named: boolean };
 }
 
+/**
+ * The approach and evidence rules (run or prompt, an agent for a prompt, a third attempt that differs, patterns
+ * that compile) for a node the schema reads as it is, while another part of the file is wrong. A node that uses
+ * a skill is left until the file loads: its skill would have to be read first.
+ */
+function approachRules(
+  r: Report,
+  raw: unknown,
+  i: number,
+  defaults: NonNullable<GraphFile['defaults']>,
+): void {
+  const parsed = NodeSchema.safeParse(raw);
+  if (!parsed.success) return;
+  const n = parsed.data;
+  if (n.skill !== undefined || n.retry?.some((x) => x.skill !== undefined)) return;
+  const at = (...rest: Path): Path => ['nodes', i, ...rest];
+  const skills = { get: () => undefined, failed: () => false };
+  const approaches = approachesOf({ node: n, skill: undefined, merged: n, defaults, skills, at });
+  checkApproaches(r, { node: n, approaches, at, skillFailed: false });
+  checkValidates(r, n, n, at);
+}
+
 /** The graph rules' errors for a file the schema refused. */
 export function salvagedRuleErrors(src: SourceDoc): SourceError[] {
   const data = isMap(src.data) ? src.data : {};
@@ -67,5 +90,10 @@ export function salvagedRuleErrors(src: SourceDoc): SourceError[] {
     });
     if (n.named) checkConditions(src, n.execute_conditions, at, `node "${n.id}"`, r.errors);
   });
+  const defaults = GraphSchema.shape.defaults.safeParse(data.defaults);
+  if (defaults.success && Array.isArray(data.nodes))
+    data.nodes.forEach((raw, i) => {
+      approachRules(r, raw, i, defaults.data ?? {});
+    });
   return r.errors;
 }

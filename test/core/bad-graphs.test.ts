@@ -114,6 +114,23 @@ nodes:
     `graph.yml:8:18: node "a" approvals: unknown field "aprovers" (did you mean "approvers"?)`,
   ],
   [
+    "a node's approach and evidence rules are checked while another node breaks the schema",
+    `${H}nodes:
+  - id: a
+    run: make
+    prompt: hi
+    validates:
+      - file: x
+        contains: "(["
+  - id: b
+    runn: make
+`,
+    `graph.yml:12:5: node "b": unknown field "runn" (did you mean "run"?)`,
+    `graph.yml:6:5: node "a" has both "run" and "prompt": keep exactly one`,
+    `graph.yml:6:13: node "a" has a prompt but no agent command: set defaults.agent (e.g. "claude -p") or the node's agent`,
+    `graph.yml:9:19: node "a" validates[0]: Invalid regular expression: /([/: Unterminated character class; fix the regular expression`,
+  ],
+  [
     'a misspelt check kind gets a did-you-mean, as a misspelt field does',
     `${H}nodes:
   - id: a
