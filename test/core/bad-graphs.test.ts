@@ -125,7 +125,7 @@ nodes:
   - id: b
     runn: make
 `,
-    `graph.yml:12:5: node "b": unknown field "runn" (did you mean "run"?)`,
+    `graph.yml:11:5: node "b": unknown field "runn" (did you mean "run"?)`,
     `graph.yml:6:5: node "a" has both "run" and "prompt": keep exactly one`,
     `graph.yml:6:13: node "a" has a prompt but no agent command: set defaults.agent (e.g. "claude -p") or the node's agent`,
     `graph.yml:9:19: node "a" validates[0]: Invalid regular expression: /([/: Unterminated character class; fix the regular expression`,
