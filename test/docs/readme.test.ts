@@ -153,6 +153,27 @@ describe('the README and the pages its content moved to', () => {
   const anchors = (path: string) =>
     new Set([...read(path).matchAll(/^#{1,4} (.+)$/gm)].map(([, h]) => anchorOf(h!)));
 
+  it('each holds what moved out of the README', () => {
+    const holds: Record<string, RegExp[]> = {
+      'docs/approvals.md': [
+        /^## Approving and settling$/m,
+        /^\*\*Starting afresh\.\*\*/m,
+        /^### Two ways to run it$/m,
+      ],
+      'docs/DEPLOY.md': [
+        /^## Where the journal lives/m,
+        /\*\*`check-run`\*\*/,
+        /force-push/,
+        /^## Behind a proxy$/m,
+      ],
+      'docs/graphs.md': [/^## Graph files$/m, /^## What a node's command gets$/m, /^## How a node runs$/m],
+      'docs/cli.md': [/^## The commands$/m, /^## The journal$/m, /\.gitignore/],
+      'CONTRIBUTING.md': [/^## Commands$/m, /EBADENGINE/, /TMPDIR/],
+    };
+    for (const [path, patterns] of Object.entries(holds))
+      for (const p of patterns) expect(read(path), `${path}: ${p}`).toMatch(p);
+  });
+
   it('link only to files and headings that exist', () => {
     const broken: string[] = [];
     for (const path of PAGES) {
