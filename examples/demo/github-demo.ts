@@ -152,6 +152,12 @@ async function main() {
       "GitHub is simulated by a local server that answers as GitHub's REST API does; nothing leaves this machine.",
     ),
   );
+  say(
+    dim(
+      'Each step warns "isolation: none": expected here, where the stand-in nodes run as you. On GitHub\'s runners\n' +
+        'the default (isolation: auto) runs node commands as a user of their own, and that warning does not appear.',
+    ),
+  );
   const stage = await startStage();
   try {
     for (const part of [crashes, gate, publishCrashes, hold, finish]) await part(stage);

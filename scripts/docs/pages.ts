@@ -1,6 +1,7 @@
 // The generated documentation pages, as they are written to docs/.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { actionReference } from './action-reference.js';
 import { graphReference } from './graph-reference.js';
 import { journalReference } from './journal-reference.js';
 
@@ -11,6 +12,7 @@ const BIOME = fileURLToPath(new URL('../../node_modules/@biomejs/biome/bin/biome
 export const PAGES: ReadonlyArray<readonly [string, () => string]> = [
   ['docs/graph-reference.md', graphReference],
   ['docs/journal-reference.md', journalReference],
+  ['docs/action-reference.md', actionReference],
 ];
 
 /** Markdown as biome formats it (it aligns tables), so a generated page passes `npm run lint` as written. */

@@ -6,8 +6,8 @@ import type { Checkpoint } from '../journal/state.js';
 import type { StepResult } from '../runner/step-result.js';
 
 /**
- * Every value the action's `status` output can take, in every mode: README and action.yml list exactly these
- * (a test compares them). `refused` and `ignored` come from routing and `mode: comment`; `no-route` from routing.
+ * Every value the action's `status` output can take, in every mode: action.yml (and so
+ * docs/action-reference.md) lists exactly these (a test compares them). `refused` and `ignored` come from routing and `mode: comment`; `no-route` from routing.
  */
 export const ACTION_STATUSES = [
   'completed',

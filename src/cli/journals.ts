@@ -2,8 +2,8 @@
  * Where the CLI's journals are: `.interlock/runs/<run-id>.json` unless --journal names one, the run found when
  * the folder holds exactly one, and an existing run opened with the graph it names.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { runIdProblem } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
@@ -27,6 +27,29 @@ export function checkRunId(id: string): string {
 /** The default folder of journals: .interlock/runs under the working directory. */
 function defaultRunsDir(io: Io): string {
   return resolve(io.cwd, '.interlock', 'runs');
+}
+
+/** What interlock writes into the `.interlock/` folder it makes, so that git never sees its journals and logs. */
+export const IGNORE_EVERYTHING =
+  '# Written by interlock when it made this folder: its journals and logs stay out of git.\n*\n';
+
+/**
+ * Makes `.interlock/` with a `.gitignore` of `*` in it (as other tools do with the folders they own) when a run's
+ * journal goes there and the folder does not exist yet: a first `git add -A` then adds none of it, and a check
+ * such as `git status --porcelain` sees only what the nodes changed. A folder that is already there is left as
+ * it is (someone may keep their journals in git on purpose).
+ */
+export function makeRunsFolder(io: Io, journalFile: string): void {
+  const folder = resolve(io.cwd, '.interlock');
+  const rel = relative(folder, journalFile);
+  if (rel.startsWith('..') || rel.startsWith(sep)) return;
+  try {
+    mkdirSync(folder);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw e;
+  }
+  writeFileSync(join(folder, '.gitignore'), IGNORE_EVERYTHING);
 }
 
 /** Every `.json` file under `dir`, sorted; none when the folder does not exist. */

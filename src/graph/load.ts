@@ -20,6 +20,7 @@ import {
   stripUndefined,
 } from './resolve.js';
 import { checkApproaches, checkIdentity, checkValidates, type Report } from './rules.js';
+import { salvagedRuleErrors } from './salvage.js';
 import { type GraphFile, GraphSchema, type NodeFile } from './schema.js';
 import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
 import { AGENT_EXPRESSION_FIX, checkConditions, checkTexts } from './texts.js';
@@ -57,15 +58,15 @@ function schemaChecked(src: SourceDoc): GraphFile {
       errorAt(
         src,
         [],
-        'a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"',
+        'a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md',
       ),
     ]);
   }
   const parsed = GraphSchema.safeParse(src.data);
   if (!parsed.success) {
-    throw new GraphError(
-      zodIssuesToErrors(src, parsed.error.issues, (p) => nodeWhere(src.data as GraphFile, p)),
-    );
+    // Every error in one pass: the schema's, and those of the graph rules that can still be checked.
+    const schema = zodIssuesToErrors(src, parsed.error.issues, (p) => nodeWhere(src.data as GraphFile, p));
+    throw new GraphError(dedupe([...schema, ...salvagedRuleErrors(src)]));
   }
   return parsed.data;
 }

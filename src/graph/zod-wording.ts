@@ -122,7 +122,21 @@ function invalidUnion(issue: IssueOf<'invalid_union'>, cx: IssueContext): Source
   const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS.indexOf(kinds[0]!)] : undefined;
   // The check names one kind: report that kind's own problem (e.g. a misspelt field).
   if (variant) return zodIssuesToErrors(src, variant, what, root, path);
-  const got = isMap(node) ? (kinds.length ? kinds.join(' and ') : 'none of them') : describeValue(src, path);
+  // A misspelt kind is the likeliest reason a map names none: say which it looks like, as for a field.
+  const keys = isMap(node) ? node.items.flatMap((p) => (isScalar(p.key) ? [String(p.key.value)] : [])) : [];
+  const close = kinds.length
+    ? []
+    : keys.flatMap((k) => {
+        const m = didYouMean(k, CHECK_KINDS);
+        return m ? [`${JSON.stringify(k)}: did you mean "${m}"?`] : [];
+      });
+  const got = isMap(node)
+    ? kinds.length
+      ? kinds.join(' and ')
+      : close.length
+        ? close.join('; ')
+        : 'none of them'
+    : describeValue(src, path);
   return [
     errorAt(
       src,
@@ -173,6 +187,40 @@ const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
 /** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
 function allowedFields(src: SourceDoc, root: FieldRoot, path: Path): string[] {
   if (typeof root === 'function') return root(path);
+  const fields = namedFields(src, root, path);
+  return fields.length ? fields : fieldsAlong(root === 'graph' ? GraphSchema : SkillSchema, path);
+}
+
+/** A zod schema's definition, as far as walking a path needs it. */
+interface Def {
+  type: string;
+  innerType?: { _zod: { def: Def } };
+  in?: { _zod: { def: Def } };
+  element?: { _zod: { def: Def } };
+  shape?: Record<string, { _zod: { def: Def } }>;
+}
+
+/**
+ * The fields of the object at a path, found by walking the schema (through optional, default and list): the
+ * places the named cases above do not list, such as `budget` and `approvals` on a graph or a node.
+ */
+function fieldsAlong(schema: { _zod: { def: unknown } }, path: Path): string[] {
+  let def: Def | undefined = schema._zod.def as Def;
+  const unwrap = () => {
+    while (def && (def.innerType || (def.type === 'pipe' && def.in)))
+      def = (def.innerType ?? def.in)?._zod.def;
+  };
+  for (const p of path) {
+    unwrap();
+    if (typeof p === 'number') def = def?.type === 'array' ? def.element?._zod.def : undefined;
+    else def = def?.type === 'object' ? def.shape?.[p]?._zod.def : undefined;
+  }
+  unwrap();
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+}
+
+/** The fields allowed at the places whose schema is not a plain walk: nodes, retries, the kinds of checks. */
+function namedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
   let rel = path;
   if (root === 'graph') {
     if (path.length === 0) return GRAPH_FIELDS;

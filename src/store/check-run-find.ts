@@ -56,7 +56,7 @@ export interface FoundCheckRun {
 export class RunLost extends Error {
   constructor(runId: string, why: string[]) {
     super(
-      `run "${runId}" was started on this pull request (${why.join('; ')}), but the check run holding its journal is not on the head or on any commit the pull request names (a force-push took its commit away). It is not started again under the same id, which could run a completed node twice. To start afresh, dispatch the workflow with run-id: ${nextRunId(runId)} (README, "Starting afresh"); to go on with the old run, push its commit back to the pull request's branch.`,
+      `run "${runId}" was started on this pull request (${why.join('; ')}), but the check run holding its journal is not on the head or on any commit the pull request names (a force-push took its commit away). It is not started again under the same id, which could run a completed node twice. To start afresh, dispatch the workflow with run-id: ${nextRunId(runId)} (docs/approvals.md, "Starting afresh"); to go on with the old run, push its commit back to the pull request's branch.`,
     );
     this.name = 'RunLost';
   }

@@ -148,6 +148,67 @@ nodes:
     `graph.yml:8:9: node "a" validates[0]: unknown field "contain" (did you mean "contains"?)`,
   ],
   [
+    'a misspelt field of approvals or budget, on the graph or a node, gets a did-you-mean',
+    `${H}approvals:
+  requried: 2
+nodes:
+  - id: a
+    run: make
+    approvals: { aprovers: [alice] }
+    budget: { cost_usdd: 1, turns: 3 }
+`,
+    `graph.yml:4:3: approvals: unknown field "requried" (did you mean "required"?)`,
+    `graph.yml:9:15: node "a" budget: unknown field "cost_usdd" (did you mean "cost_usd"?)`,
+    `graph.yml:8:18: node "a" approvals: unknown field "aprovers" (did you mean "approvers"?)`,
+  ],
+  [
+    "a node's approach and evidence rules are checked while another node breaks the schema",
+    `${H}nodes:
+  - id: a
+    run: make
+    prompt: hi
+    validates:
+      - file: x
+        contains: "(["
+  - id: b
+    runn: make
+`,
+    `graph.yml:11:5: node "b": unknown field "runn" (did you mean "run"?)`,
+    `graph.yml:6:5: node "a" has both "run" and "prompt": keep exactly one`,
+    `graph.yml:6:13: node "a" has a prompt but no agent command: set defaults.agent (e.g. "claude -p") or the node's agent`,
+    `graph.yml:9:19: node "a" validates[0]: Invalid regular expression: /([/: Unterminated character class; fix the regular expression`,
+  ],
+  [
+    'a misspelt check kind gets a did-you-mean, as a misspelt field does',
+    `${H}nodes:
+  - id: a
+    run: make
+    validates:
+      - comand: npm test
+`,
+    `graph.yml:7:9: node "a" validates[0]: a check must name exactly one of file, command, output, git, pull_request, check, issue, branch, tag, release (got "comand": did you mean "command"?); e.g. "- file: out.txt"`,
+  ],
+  [
+    'schema errors and the graph rules in one pass (validate lists every error it can find)',
+    `${H}nodes:
+  - id: build
+    promt: hi
+    run: echo \${{ github.event.issue.title }}
+    validates:
+      - comand: npm test
+  - id: deploy
+    depends_on: [biuld]
+    run: ./deploy.sh
+    retry:
+      - run: echo \${{ inputs.x }}
+`,
+    `graph.yml:8:9: node "build" validates[0]: a check must name exactly one of file, command, output, git, pull_request, check, issue, branch, tag, release (got "comand": did you mean "command"?); e.g. "- file: out.txt"`,
+    `graph.yml:5:5: node "build": unknown field "promt" (did you mean "prompt"?)`,
+    `graph.yml:10:18: node "deploy" depends on "biuld", which is not a node (did you mean "build"?)`,
+    `graph.yml:6:10: node "build" run contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
+    `graph.yml:13:14: node "deploy" retry[0].run contains "\${{": expressions are never pasted into a shell script; move the expression into env (e.g. env: { TITLE: "\${{ github.event.issue.title }}" }) and use "$TITLE" in run`,
+  ],
+  [
     'unknown git option',
     `${H}nodes:
   - id: a
@@ -465,12 +526,12 @@ nodes:
     `- id: a
   run: make
 `,
-    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"`,
+    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md`,
   ],
   [
     'empty file',
     ``,
-    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see README "Graph files"`,
+    `graph.yml:1:1: a graph file must be a map with "interlock: 1", "name" and "nodes"; see "Graph files" in docs/graphs.md`,
   ],
   [
     'invalid YAML',
@@ -656,6 +717,13 @@ nodes:
 ];
 
 const JSON_CASES: Case[] = [
+  [
+    'a node the schema cannot read is never named by a made-up id, nor offered as a did-you-mean (fuzz)',
+    `{"interlock": 1, "name": "demo", "nodes": [{"depends_on": ["\\n"], "env": {"\\n": "\${{"}}, {"id": "b", "run": "x", "depends_on": ["c"]}]}`,
+    `graph.json:1:44: nodes[0] id: required field is missing (expected string)`,
+    `graph.json:1:75: nodes[0] env: "\\n" is not a valid variable name: use letters, digits and "_", not starting with a digit`,
+    `graph.json:1:129: node "b" depends on "c", which is not a node (did you mean "b"?)`,
+  ],
   [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,

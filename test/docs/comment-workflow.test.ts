@@ -40,10 +40,13 @@ describe(`${FILE}`, () => {
   });
 });
 
-describe('README', () => {
-  it("shows the example's filter wherever it shows a mode: comment workflow (a copied snippet must not drop a command)", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+describe('the pages that show a mode: comment workflow', () => {
+  it("show the example's filter wherever they show one (a copied snippet must not drop a command)", () => {
+    const pages = ['README.md', 'docs/approvals.md'].map((p) =>
+      readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8'),
+    );
+    const blocks = pages
+      .flatMap((page) => [...page.matchAll(/```yaml\n([\s\S]*?)```/g)])
       .map((m) => m[1]!)
       .filter((b) => /mode: comment/.test(b) && /^\s+if: /m.test(b));
     expect(blocks.length).toBeGreaterThan(0);

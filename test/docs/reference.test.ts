@@ -2,7 +2,9 @@
 // they cannot drift; and the generator refuses a field the reference could not explain.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { z } from 'zod';
+import { actionReferenceOf, splitDescription } from '../../scripts/docs/action-reference.js';
 import { renderPage } from '../../scripts/docs/pages.js';
 import { anchorOf, fieldRows, type JsonSchema } from '../../scripts/docs/schema-table.js';
 import { parseGraph } from '../../src/graph/load.js';
@@ -39,8 +41,8 @@ function column(page: string, heading: string, field: string, name: string): str
 }
 
 describe('the generated references', () => {
-  for (const path of ['docs/graph-reference.md', 'docs/journal-reference.md']) {
-    it(`${path} is what the generator writes from the schema (run npm run docs)`, () => {
+  for (const path of ['docs/graph-reference.md', 'docs/journal-reference.md', 'docs/action-reference.md']) {
+    it(`${path} is what the generator writes from its source (run npm run docs)`, () => {
       expect(read(path)).toBe(renderPage(path));
     });
   }
@@ -96,8 +98,28 @@ describe('the generated references', () => {
     expect(column(page, '### `approvals`', 'permission', 'default')).toBe('`write`');
   });
 
+  it('the action reference names every input and output of action.yml, with its first sentence and the rest', () => {
+    const actionYml = read('action.yml');
+    const meta = parse(actionYml) as {
+      inputs: Record<string, { description: string }>;
+      outputs: Record<string, { description: string }>;
+    };
+    const page = actionReferenceOf(actionYml);
+    const flat = page.replace(/\s+/g, ' ');
+    for (const [kind, entries] of [
+      ['input', meta.inputs],
+      ['output', meta.outputs],
+    ] as const)
+      for (const [name, e] of Object.entries(entries)) {
+        expect(page).toContain(`| [\`${name}\`](#${name}-${kind}) |`);
+        expect(page).toContain(`### \`${name}\` (${kind})`);
+        expect(flat).toContain(splitDescription(e.description).summary);
+        expect(flat).toContain(e.description.replace(/\s+/g, ' ').trim());
+      }
+  });
+
   it('every check kind has its own section, and every link in the pages reaches a heading or a file', () => {
-    for (const path of ['docs/graph-reference.md', 'docs/journal-reference.md']) {
+    for (const path of ['docs/graph-reference.md', 'docs/journal-reference.md', 'docs/action-reference.md']) {
       const page = read(path);
       const anchors = new Set([...page.matchAll(/^#{1,4} (.+)$/gm)].map(([, h]) => anchorOf(h!)));
       for (const [, target] of page.matchAll(/\]\(#([^)]+)\)/g))

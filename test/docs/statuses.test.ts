@@ -1,4 +1,4 @@
-// Every value the action's `status` output can take is listed in action.yml and README, and nothing else is:
+// Every value the action's `status` output can take is listed in action.yml and the action reference, and nothing else is:
 // both are compared with the code's one exported list.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -16,11 +16,11 @@ describe('the status output', () => {
     expect(words(meta.outputs.status.description)).toEqual(expected);
   });
 
-  it("README's line on status lists exactly the code's statuses", () => {
-    const line = read('README.md')
-      .split('\n')
-      .find((l) => l.startsWith('- `status`: '));
-    expect(line).toBeDefined();
-    expect(words(line!.slice('- `status`: '.length))).toEqual(expected);
+  it("the action reference's section on status lists exactly the code's statuses", () => {
+    const page = read('docs/action-reference.md');
+    const start = page.indexOf('### `status` (output)');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const section = page.slice(start + '### `status` (output)'.length).split('\n### ')[0]!;
+    expect(words(section)).toEqual(expected);
   });
 });

@@ -76,6 +76,32 @@ describe('workflow files', () => {
     expect(unpinned).toEqual([]);
   });
 
+  it("every workflow in examples/, the README and docs/ uses the actions at the project's own CI versions", () => {
+    const usesOf = (text: string) =>
+      [...text.matchAll(/^\s*-?\s*uses: ([\w.-]+\/[\w.-]+)@(\S+)(.*)$/gm)].map((m) => ({
+        action: m[1]!,
+        line: `${m[1]}@${m[2]}${m[3]}`.trim(),
+      }));
+    const pinned = new Map(
+      own.flatMap((f) => usesOf(readFileSync(join(root, f), 'utf8'))).map((u) => [u.action, u.line]),
+    );
+    expect(pinned.get('actions/checkout')).toMatch(/ # v7\.0\.1$/);
+    expect(pinned.get('actions/setup-node')).toMatch(/ # v7\.0\.0$/);
+    const pages = [
+      'README.md',
+      ...readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
+    const found = [...examples, ...pages].flatMap((file) =>
+      usesOf(readFileSync(join(root, file), 'utf8'))
+        .filter((u) => u.action !== 'OWNER/interlock')
+        .filter((u) => pinned.get(u.action) !== u.line)
+        .map((u) => `${file}: ${u.line} (CI: ${pinned.get(u.action) ?? 'not used'})`),
+    );
+    expect(found).toEqual([]);
+  });
+
   it('Dependabot watches npm and the pinned actions', () => {
     const config = parse(readFileSync(join(root, '.github/dependabot.yml'), 'utf8')) as {
       version: number;

@@ -226,7 +226,9 @@ async function runCliIn(sb: Sandbox, cwd: string, args: string[]) {
  * `/fail-run <payload>`), as a pull request's branch name, and as a run id.
  */
 export async function actionInjection(name: string, make: (dir: string) => string): Promise<InjectionResult> {
-  const canaryDir = mkdtempSync(join(tmpdir(), 'interlock-canary-'));
+  // A short name: every payload names this folder, and all of them at once must fit a /settle note (1,000
+  // characters) under the test run's own TMPDIR (test/support/temp-root.ts).
+  const canaryDir = mkdtempSync(join(tmpdir(), 'c-'));
   const value = make(canaryDir);
   const p = new Problems();
   const paths: string[] = [];

@@ -11,8 +11,10 @@ import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
-import { checkRunId, journalPath } from '../journals.js';
+import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
+import { afterEnded } from '../next-steps.js';
 import { parseInputs, readEvent, stepSetup } from '../setup.js';
+import { nextHint } from './status.js';
 
 const STEP_EXIT: Record<string, number> = {
   recorded: EXIT.ok,
@@ -81,6 +83,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const runId = checkRunId(values['run-id'] ?? graph.name);
   const journalFile = journalPath(io, values.journal, runId);
   const ev = readEvent(io, values.event);
+  makeRunsFolder(io, journalFile);
   const base: RunSetup = {
     graph: { ...graph, path: graphPath },
     store: new FileStore(journalFile),
@@ -110,5 +113,8 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     io.err(
       `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
+  // Where the run stopped for a person, or had already ended, say the command that goes on from there.
+  if (last.kind === 'ended') io.err(afterEnded(graphPath, runId, values.journal));
+  else if (!last.cur.state.checkpoint.ended) io.err(nextHint(last.cur));
   return exitCode(last, all);
 }

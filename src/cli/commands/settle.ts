@@ -11,6 +11,7 @@ import { effectivePolicy } from '../../protocol/policy.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { afterDecision } from '../next-steps.js';
 
 export type SettleVerb = PersonCommand['kind'];
 
@@ -88,5 +89,12 @@ export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promi
           ? `settled "${node}" as done`
           : 'failed the run';
   io.out(`${by} ${what}; run is ${r.cur.state.checkpoint.status}\n`);
+  io.out(
+    afterDecision(
+      values.graph ?? r.cur.journal.graph.path,
+      r.cur.state.checkpoint.run_id,
+      r.cur.state.checkpoint.status,
+    ),
+  );
   return EXIT.ok;
 }

@@ -25,10 +25,17 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-function nextHint(cur: RunSnapshot): string {
+/** What a person can do next about each node that waits for one, as commands to copy; empty when none waits. */
+export function nextHint(cur: RunSnapshot): string {
   const cp = cur.state.checkpoint;
   const run = `--run-id ${cp.run_id}`;
   const lines: string[] = [];
+  for (const n of cp.awaiting_approval_nodes ?? []) {
+    lines.push(
+      `awaiting approval: ${n} (approval: before). To let it run, approve it, then run the graph again:`,
+      `  interlock approve ${n} --by NAME ${run}`,
+    );
+  }
   for (const n of cp.held_nodes) {
     lines.push(
       `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,

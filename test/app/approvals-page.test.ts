@@ -1,19 +1,19 @@
-// The README's "Approving and settling" section shows a configuration file and gated nodes people copy: they
+// docs/approvals.md's "Approving and settling" section shows a configuration file and gated nodes people copy: they
 // must validate.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { parseGraph } from '../../src/graph/load.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../docs/approvals.md', import.meta.url), 'utf8');
 
-describe('README: Approving and settling', () => {
-  const section = readme.slice(readme.indexOf('## Approving and settling'));
+describe('docs/approvals.md: Approving and settling', () => {
+  const section = page.slice(page.indexOf('## Approving and settling'));
   const example = /### The configuration file[\s\S]*?```yaml\n([\s\S]*?)```/.exec(section)?.[1];
 
   it('has a complete configuration example that the schema accepts', () => {
     expect(example).toBeDefined();
-    const config = parseConfig('README.md', example!);
+    const config = parseConfig('docs/approvals.md', example!);
     expect(config.approvals).toEqual({
       permission: 'write',
       approvers: ['release-captain', 'acme/release-team'],
@@ -41,7 +41,7 @@ describe('README: Approving and settling', () => {
         .split('\n')
         .map((l) => `  ${l}`)
         .join('\n')}`;
-      const graph = parseGraph({ path: 'README.md', text });
+      const graph = parseGraph({ path: 'docs/approvals.md', text });
       expect(graph.nodes.find((n) => n.id === 'publish')).toMatchObject({ approval: 'before' });
     }
   });
