@@ -238,7 +238,7 @@ nodes:
     expect(r.step.outputs['output-path']).toMatch(/interlock-step-tools-.*\/steptool$/);
     expect(r.step.outputs['output-libs']).toBe('/x/lib');
     // The checkout is safe for the node's git by the command scope only: not `*`, not system, not global.
-    expect(r.step.outputs['output-safe']).toMatch(/^command:\/tmp\/interlock-ws-[^ ]+ $/);
+    expect(r.step.outputs['output-safe']).toMatch(/^command:\/\S*interlock-ws-[^ ]+ $/);
   }
 
   it.skipIf(process.getuid?.() !== 0)('as root', async () => {
