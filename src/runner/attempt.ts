@@ -148,28 +148,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(usageFile, '');
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt);
-    if (node.effect) {
-      const done = await performEffect(
-        {
-          github: setup.github,
-          cwd: setup.cwd,
-          runId: cur.journal.run_id,
-          key: context.idempotency_key,
-          protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
-        },
-        node,
-        exprCtx,
-      );
-      // The effect has acted (or found itself done) and is not yet recorded: recovery asks GitHub again.
-      failpoint('after-command', node.id);
-      const usage = readAttemptUsage({
-        wallMs: Date.now() - started,
-        agentStdout: undefined,
-        usageFile,
-        warn: () => undefined,
-      });
-      return { ...done, usage, output_tail: '' };
-    }
+    if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
     const inputs = expandInputs(opts.approach, exprCtx, context);
     const env: NodeJS.ProcessEnv = {
       ...setup.baseEnv,
@@ -213,6 +192,57 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * An effect node's attempt: interlock performs the effect (src/runner/effect.ts), then the node's own checks
+ * run against what it made (its outputs in the context), as any node's do.
+ */
+async function effectAttempt(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  exprCtx: ExpressionContext,
+  at: { started: number; usageFile: string },
+): Promise<AttemptOutcome> {
+  const { cur, node, context } = opts;
+  const done = await performEffect(
+    {
+      github: setup.github,
+      cwd: setup.cwd,
+      runId: cur.journal.run_id,
+      key: context.idempotency_key,
+      protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
+    },
+    node,
+    exprCtx,
+  );
+  // The effect has acted (or found itself done) and is not yet recorded: recovery asks GitHub again.
+  failpoint('after-command', node.id);
+  const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
+  const checked = done.failures.length
+    ? { evidence: [], failures: [] }
+    : await runChecks({
+        node,
+        context: {
+          ...exprCtx,
+          nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs: done.outputs } },
+        },
+        github: setup.github,
+        input: { cwd: setup.cwd, env: setup.baseEnv, outputs: done.outputs, dispatchedAt: opts.dispatchedAt },
+      });
+  const usage = readAttemptUsage({
+    wallMs: Date.now() - at.started,
+    agentStdout: undefined,
+    usageFile: at.usageFile,
+    warn: () => undefined,
+  });
+  return {
+    failures: [...done.failures, ...checked.failures],
+    evidence: [...done.evidence, ...checked.evidence],
+    outputs: done.outputs,
+    usage,
+    output_tail: '',
+  };
 }
 
 function readOutputs(path: string): Record<string, string> {

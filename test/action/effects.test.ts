@@ -75,7 +75,8 @@ afterAll(() => server?.close());
 let issueNo = 300;
 /** A run of `graphText` on a new issue: the checkout, then the step's options for it. */
 function world(graphText: string) {
-  const issue = ++issueNo;
+  issueNo += 50; // pull requests take numbers too
+  const issue = issueNo;
   const files = {
     '.github/interlock.yml': routeLabel('agent:ship', GRAPH_FILE),
     [GRAPH_FILE]: graphText,
@@ -213,5 +214,40 @@ describe('effect: pull_request, comment and labels', () => {
     expect(eventsOf(journal, 'NodeRecorded', 'pull-request')[0]!.outputs.number).toBe(
       String(pulls[0]!.number),
     );
+  });
+});
+
+describe('requests per effect', () => {
+  it('a pull_request effect of a 20-file change (one file binary) makes at most 30 requests', async () => {
+    const twenty = Array.from({ length: 19 }, (_, i) => `      echo "file ${i}" > f${i}.txt`).join('\n');
+    const w = world(
+      graph(
+        `  - id: pull-request
+    depends_on: [implement]
+    effect:
+      pull_request:
+        branch: interlock/issue-\${{ github.event.issue.number }}
+        title: "Fix #\${{ github.event.issue.number }}"
+        labels: [interlock]
+`,
+        `${twenty}\n      printf '\\x00\\x01binary' > blob.bin`,
+      ),
+    );
+    const mark = server.requests.mark();
+    const step = await runStep(w.step());
+    expect(step.outputs.status, step.log.slice(-1500)).toBe('completed');
+    const mine = server.requests
+      .filter({ since: mark })
+      .filter(
+        (r) =>
+          /\/git\/|\/pulls|\/labels$|^GET \/repos\/\{owner\}\/\{repo\}$/.test(r.kind) ||
+          (r.kind.startsWith('GET /repos/{owner}/{repo}/contents') &&
+            r.path.endsWith('.github/interlock.yml')),
+      );
+    const kinds = mine.map((r) => r.kind);
+    console.log(`pull_request effect, 20 files: ${mine.length} requests: ${kinds.join(', ')}`);
+    expect(mine.length).toBeLessThanOrEqual(30);
+    // One blob: the binary file; the 19 text files go inline in the tree.
+    expect(kinds.filter((k) => k === 'POST /repos/{owner}/{repo}/git/blobs')).toHaveLength(1);
   });
 });

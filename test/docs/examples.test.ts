@@ -50,7 +50,7 @@ describe('the examples a maintainer copies', () => {
       index: 0,
     });
     const graph = loadGraphFile(join(root, 'examples/recipes/claude-code', m!.graph));
-    expect(graph.nodes.map((n) => n.id)).toEqual(['branch', 'implement', 'commit', 'push', 'pull-request']);
+    expect(graph.nodes.map((n) => n.id)).toEqual(['branch', 'implement', 'commit', 'pull-request']);
   });
 
   it('the slash-command example names a route that parses and routes `/interlock fix` from a comment', () => {

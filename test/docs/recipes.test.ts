@@ -197,9 +197,11 @@ describe('the recipe files', () => {
       ['branch', 'safe'],
       ['implement', 'never'],
       ['commit', 'safe'],
-      ['push', 'safe'],
-      ['pull-request', 'never'],
+      ['pull-request', 'safe'],
     ]);
+    // No node holds a GitHub token: the pull request is an effect interlock performs itself.
+    expect(graph.nodes.find((n) => n.id === 'pull-request')?.effect).toHaveProperty('pull_request');
+    expect(graph.nodes.filter((n) => n.effect).map((n) => n.id)).toEqual(['pull-request']);
   });
 
   it('the release graph publishes with replay: never and everything else with replay: safe', () => {
@@ -238,7 +240,7 @@ describe('the recipe files', () => {
 
 describe('recipe: a Claude Code pipeline', () => {
   it(
-    'runs branch, implement and commit on a clone: the tests pass, the fix is committed, push is next',
+    'runs branch, implement and commit on a clone: the tests pass, the fix is committed, the pull request is next',
     async (ctx) => {
       const sb = sandbox(ctx, 'interlock-recipe-');
       copyRecipe(sb, 'claude-code');
@@ -263,7 +265,7 @@ describe('recipe: a Claude Code pipeline', () => {
 
       const cp = await checkpoint(sb, 'claude-fix/issue-42', env);
       expect(cp.completed_nodes).toEqual(['branch', 'implement', 'commit']);
-      expect(cp.ready_nodes).toEqual(['push']);
+      expect(cp.ready_nodes).toEqual(['pull-request']);
       expect(git(sb, 'branch', '--show-current')).toBe('interlock/issue-42');
       expect(git(sb, 'log', '-1', '--format=%s')).toBe('fix: issue #42');
       expect(readFileSync(sb.path('calc.js'), 'utf8')).toContain('a + b');
