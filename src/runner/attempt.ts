@@ -5,14 +5,16 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
+import type { CommandOutput } from '../evidence/local.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
 import { guidanceSection } from '../protocol/guidance.js';
+import { OutputExcerpt } from '../render/excerpt.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
 import { failpoint } from './failpoint.js';
@@ -43,6 +45,16 @@ export interface AttemptSetup {
   attemptStarted?: (mark: AttemptMark) => void;
   /** Called after the attempt's checks, also when it failed, timed out or threw. */
   attemptEnded?: (mark: AttemptMark) => void;
+  /** Live output of one evidence command (the Action: a log group per check). */
+  checkOutput?: (mark: AttemptMark, check: string) => LiveCheckOutput;
+}
+
+/** Where one evidence command's output goes live, and where a person finds it afterwards. */
+export interface LiveCheckOutput {
+  echo: (chunk: Buffer) => void;
+  end: () => void;
+  /** Recorded with a failure as `log` when no log file keeps the output (`step log`). */
+  where?: string;
 }
 
 export interface AttemptOptions {
@@ -105,6 +117,11 @@ async function runCommand(
   const { approach, node, attempt } = opts;
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
+  const excerpt = new OutputExcerpt();
+  const echo = (chunk: Buffer) => {
+    excerpt.push(chunk);
+    setup.echo?.(chunk);
+  };
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
@@ -113,7 +130,7 @@ async function runCommand(
     cwd: setup.cwd,
     timeoutMs: approach.timeout_minutes * 60_000,
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
-    ...(setup.echo ? { echo: setup.echo } : {}),
+    echo,
     ...(logFile ? { logFile } : {}),
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
@@ -123,11 +140,15 @@ async function runCommand(
   });
   if (res?.timedOut)
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
-  else if (res && res.exitCode !== 0)
+  else if (res && res.exitCode !== 0) {
+    const e = excerpt.finish();
     failures.push({
       check: 'exit',
       message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
+      ...(e ? { excerpt: e.text } : {}),
+      ...(e && logFile ? { log: shownPath(setup.cwd, logFile) } : {}),
     });
+  }
   return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
 
@@ -174,6 +195,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
         outputs,
         dispatchedAt: opts.dispatchedAt,
         ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
+        commandOutput: checkOutputs(setup, opts),
       },
     });
     const failures = [...inputs.failures, ...ran.failures, ...badOutputNames, ...checked.failures];
@@ -187,6 +209,33 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A path as a person finds it: relative to the workspace when inside it. */
+function shownPath(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/**
+ * Where each evidence command's output goes: a log file beside the attempt's (`<node>-<attempt>.check-<n>.log`)
+ * when the setup keeps logs, and the setup's live output.
+ */
+function checkOutputs(setup: AttemptSetup, opts: AttemptOptions): (check: string) => CommandOutput {
+  let n = 0;
+  const attemptLog = setup.logFile?.(opts.node.id, opts.attempt);
+  const mark = { node: opts.node.id, attempt: opts.attempt, approach: opts.approach.label };
+  return (check) => {
+    n += 1;
+    const logFile = attemptLog ? attemptLog.replace(/(\.log)?$/, `.check-${n}.log`) : undefined;
+    const live = setup.checkOutput?.(mark, check);
+    const where = logFile ? shownPath(setup.cwd, logFile) : live?.where;
+    return {
+      ...(logFile ? { logFile } : {}),
+      ...(live ? { echo: live.echo, end: live.end } : {}),
+      ...(where ? { where } : {}),
+    };
+  };
 }
 
 function readOutputs(path: string): Record<string, string> {
