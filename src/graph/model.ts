@@ -17,10 +17,18 @@ export interface Approach {
   run?: string;
   prompt?: string;
   agent?: string;
+  /** The agent CLI whose output interlock reads (absent: a plain command). */
+  engine?: Engine;
   skill?: string;
   env: Record<string, string>;
   timeout_minutes: number;
 }
+
+/** The agent CLIs interlock knows. */
+export type Engine = 'claude-code' | 'codex';
+
+/** The command an engine's prompt node runs when it names no agent of its own. */
+export const ENGINE_AGENTS: Record<Engine, string> = { 'claude-code': 'claude -p', codex: 'codex exec' };
 
 /** A node with its skill merged and defaults applied. */
 export interface GraphNode {

@@ -18,6 +18,12 @@ const Env = z
     description: 'Environment variables for the command; values may hold `${{ }}` expressions.',
   });
 
+const ENGINE_WORDS =
+  "The agent CLI behind a prompt node's `agent` command: `claude-code` or `codex`. interlock adds the flags the engine needs to report (see docs/agents.md), reads its usage, session id and end state from its own output, and stops it at its budget; absent, the agent is a plain command";
+const Engine = z
+  .enum(['claude-code', 'codex'])
+  .register(z.globalRegistry, { description: `${ENGINE_WORDS}.` });
+
 const approachFields = {
   description: z.string().optional().register(z.globalRegistry, {
     description: 'What the node (or this retry approach) does, for people; shown at dispatch.',
@@ -32,6 +38,9 @@ const approachFields = {
   }),
   agent: z.string().min(1).optional().register(z.globalRegistry, {
     description: 'The agent command that receives `prompt` on stdin (default `defaults.agent`).',
+  }),
+  engine: Engine.optional().register(z.globalRegistry, {
+    description: `${ENGINE_WORDS} (default \`defaults.engine\`).`,
   }),
   skill: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
     description:
@@ -115,8 +124,10 @@ export const GraphSchema = z
             description: `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
           }),
         agent: z.string().min(1).optional().register(z.globalRegistry, {
-          description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
+          description:
+            "The command that receives a prompt node's prompt on stdin, e.g. `claude -p` (with an engine, default: `claude -p` or `codex exec`).",
         }),
+        engine: Engine.optional().register(z.globalRegistry, { description: `${ENGINE_WORDS}.` }),
       })
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),

@@ -71,6 +71,20 @@ const NodeDispatched = z.strictObject({
   }),
   runner: RunnerSchema,
 });
+/** What an engine's agent said about its attempt (absent for plain commands). */
+const AGENT_FIELDS = {
+  engine: z.enum(['claude-code', 'codex']).optional().register(z.globalRegistry, {
+    description: "The agent CLI whose output was read (the node's `engine`).",
+  }),
+  session_id: z.string().optional().register(z.globalRegistry, {
+    description:
+      'The agent session the attempt made or continued: Claude Code `session_id`, Codex `thread_id`.',
+  }),
+  final_message: z.string().optional().register(z.globalRegistry, {
+    description: "The agent's last message (Claude Code `result`, Codex's last `agent_message`), bounded.",
+  }),
+};
+
 const NodeRecorded = z.strictObject({
   ...base,
   type: z.literal('NodeRecorded'),
@@ -96,6 +110,7 @@ const NodeRecorded = z.strictObject({
     .string()
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
+  ...AGENT_FIELDS,
 });
 const NodeFailed = z.strictObject({
   ...base,
@@ -114,6 +129,7 @@ const NodeFailed = z.strictObject({
     .string()
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
+  ...AGENT_FIELDS,
 });
 const NodeSkipped = z.strictObject({
   ...base,

@@ -20,12 +20,18 @@ export interface ExecRequest {
   logFile?: string;
   /** Keep the last this many bytes of stdout alone (an agent's JSON result) in `stdout`. */
   keepStdout?: number;
+  /** Stdout alone, as it comes (an engine's JSON events, read while the agent runs). */
+  onStdout?: (chunk: Buffer) => void;
+  /** Stops the command as a timeout does (TERM, then KILL of its process group); the result says `stopped`. */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Stopped through `signal` (not by its timeout). */
+  stopped?: boolean;
   tail: string;
   wallMs: number;
   /** The end of stdout, when `keepStdout` asked for it. */
@@ -47,6 +53,30 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
       // already gone
     }
   }
+}
+
+/** Stops a process group: TERM, then KILL after a grace period (once, however often it is asked). */
+function groupStopper(pid: number): { stop: () => void; cancel: () => void } {
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (killTimer) return;
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      // exited meanwhile
+    }
+    killTimer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // exited meanwhile
+      }
+      // Through sudo the group's signal reaches sudo, not the node user's processes, which hold the output
+      // open: killed as that user, or the attempt would wait for them past its timeout.
+      sweepNodeUser();
+    }, KILL_GRACE_MS);
+  };
+  return { stop, cancel: () => killTimer && clearTimeout(killTimer) };
 }
 
 /**
@@ -78,6 +108,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     child.stdout.on('data', (chunk: Buffer) => {
       onData(chunk);
       if (max > 0) stdout = Buffer.concat([stdout, chunk]).subarray(-max);
+      req.onStdout?.(chunk);
     });
     child.stderr.on('data', onData);
     child.stdin.on('error', () => {
@@ -86,32 +117,26 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     child.stdin.end(req.stdin ?? '');
     if (child.pid !== undefined) running.add(child.pid);
     let timedOut = false;
-    let killTimer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const { stop, cancel } = groupStopper(child.pid!);
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // exited meanwhile
-      }
-      killTimer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // exited meanwhile
-        }
-        // Through sudo the group's signal reaches sudo, not the node user's processes, which hold the output
-        // open: killed as that user, or the attempt would wait for them past its timeout.
-        sweepNodeUser();
-      }, KILL_GRACE_MS);
+      stop();
     }, req.timeoutMs);
+    const onAbort = () => {
+      stopped = true;
+      stop();
+    };
+    if (req.signal?.aborted) onAbort();
+    else req.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
+      req.signal?.removeEventListener('abort', onAbort);
+      cancel();
       if (child.pid !== undefined) running.delete(child.pid);
       // The group may hold background children of the script; they do not outlive the attempt.
       try {
@@ -122,7 +147,15 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       sweepNodeUser();
       const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
       const done = () =>
-        resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started, ...kept });
+        resolve({
+          exitCode: code,
+          signal,
+          timedOut,
+          ...(stopped && !timedOut ? { stopped: true } : {}),
+          tail,
+          wallMs: Date.now() - started,
+          ...kept,
+        });
       if (log) log.end(done);
       else done();
     });

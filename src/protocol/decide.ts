@@ -195,6 +195,15 @@ export interface AttemptOutcome {
   outputs: Record<string, string>;
   usage: Usage;
   output_tail?: string;
+  /** What an engine's agent said about the attempt. */
+  agent?: AgentReport;
+}
+
+/** The engine, session and final message of an attempt whose agent is an engine. */
+export interface AgentReport {
+  engine: 'claude-code' | 'codex';
+  session_id?: string;
+  final_message?: string;
 }
 
 export type ResultDecision =
@@ -228,8 +237,13 @@ export function decideResult(
       reason: `node "${nodeId}" attempt ${attempt} is no longer in flight (it is ${p ? stateWords(p.state) : 'unknown'}); its result was not recorded: settle it by hand if its work is done`,
     };
   }
-  const tail = outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {};
-  const failures = [...outcome.failures, ...nodeBudgetFailures(node, outcome.usage)];
+  const tail = {
+    ...(outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {}),
+    ...(outcome.agent ?? {}),
+  };
+  // An agent stopped at its budget already says so: the overrun it reached is not a second failure.
+  const stopped = outcome.failures.some((f) => f.check === 'budget');
+  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(node, outcome.usage))];
   if (failures.length === 0) {
     const events: NewEvent[] = [
       {

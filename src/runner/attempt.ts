@@ -5,9 +5,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
-import type { CommandOutput } from '../evidence/local.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
@@ -15,7 +14,9 @@ import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
 import { guidanceSection } from '../protocol/guidance.js';
 import { OutputExcerpt } from '../render/excerpt.js';
+import { approachScript, type EngineWatch, engineEnd, watchEngine } from './agent-run.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
+import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
 import { failpoint } from './failpoint.js';
 import { parseOutputFile } from './outputs.js';
@@ -112,7 +113,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
 async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
-  run: { env: NodeJS.ProcessEnv; stdin: string | undefined },
+  run: { env: NodeJS.ProcessEnv; stdin: string | undefined; watch: EngineWatch | undefined },
 ): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
   const failures: Failures = [];
@@ -125,7 +126,7 @@ async function runCommand(
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
-    script: approach.run ?? approach.agent!,
+    script: approachScript(approach, node),
     env: run.env,
     cwd: setup.cwd,
     timeoutMs: approach.timeout_minutes * 60_000,
@@ -134,6 +135,7 @@ async function runCommand(
     ...(logFile ? { logFile } : {}),
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
+    ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
@@ -178,64 +180,44 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_USAGE: usageFile,
       INTERLOCK_EXEC_TAG: opts.execTag,
     };
+    const watch = watchEngine(opts.approach, node, setup.graph, cur.state);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
-      : await runCommand(setup, opts, { env, stdin: inputs.stdin });
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch });
     failpoint('after-command', node.id);
+    const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, node, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
-    const checked = await runChecks({
-      node,
-      context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
-      github: setup.github,
-      input: {
-        cwd: setup.cwd,
-        env,
-        outputs,
-        dispatchedAt: opts.dispatchedAt,
-        ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
-        commandOutput: checkOutputs(setup, opts),
-      },
-    });
-    const failures = [...inputs.failures, ...ran.failures, ...badOutputNames, ...checked.failures];
+    const checked = agent?.skipChecks
+      ? { evidence: [], failures: [] }
+      : await runChecks({
+          node,
+          context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
+          github: setup.github,
+          input: {
+            cwd: setup.cwd,
+            env,
+            outputs,
+            dispatchedAt: opts.dispatchedAt,
+            ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
+            commandOutput: checkOutputs(setup, opts),
+          },
+        });
+    const own = agent?.failures ?? ran.failures;
+    const failures = [...inputs.failures, ...own, ...badOutputNames, ...checked.failures];
     const usage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
+      ...(agent ? { agent: agent.usage } : {}),
       usageFile,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
-    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail };
+    const report = agent ? { agent: agent.report } : {};
+    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail, ...report };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A path as a person finds it: relative to the workspace when inside it. */
-function shownPath(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
-}
-
-/**
- * Where each evidence command's output goes: a log file beside the attempt's (`<node>-<attempt>.check-<n>.log`)
- * when the setup keeps logs, and the setup's live output.
- */
-function checkOutputs(setup: AttemptSetup, opts: AttemptOptions): (check: string) => CommandOutput {
-  let n = 0;
-  const attemptLog = setup.logFile?.(opts.node.id, opts.attempt);
-  const mark = { node: opts.node.id, attempt: opts.attempt, approach: opts.approach.label };
-  return (check) => {
-    n += 1;
-    const logFile = attemptLog ? attemptLog.replace(/(\.log)?$/, `.check-${n}.log`) : undefined;
-    const live = setup.checkOutput?.(mark, check);
-    const where = logFile ? shownPath(setup.cwd, logFile) : live?.where;
-    return {
-      ...(logFile ? { logFile } : {}),
-      ...(live ? { echo: live.echo, end: live.end } : {}),
-      ...(where ? { where } : {}),
-    };
-  };
 }
 
 function readOutputs(path: string): Record<string, string> {

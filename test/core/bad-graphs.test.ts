@@ -66,7 +66,7 @@ nodes:
     run: make
     priority: 3
 `,
-    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
   ],
   [
     'unknown defaults field',
@@ -76,7 +76,7 @@ nodes:
   - id: a
     run: make
 `,
-    `graph.yml:4:3: defaults: unknown field "timeout"; allowed: replay, timeout_minutes, agent`,
+    `graph.yml:4:3: defaults: unknown field "timeout"; allowed: replay, timeout_minutes, agent, engine`,
   ],
   [
     'unknown retry field',
@@ -86,7 +86,7 @@ nodes:
     retry:
       - command: make again
 `,
-    `graph.yml:7:9: node "a" retry[0]: unknown field "command"; allowed: description, run, prompt, agent, skill, env, timeout_minutes`,
+    `graph.yml:7:9: node "a" retry[0]: unknown field "command"; allowed: description, run, prompt, agent, engine, skill, env, timeout_minutes`,
   ],
   [
     'unknown check field',
@@ -611,7 +611,7 @@ const JSON_CASES: Case[] = [
   [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,
-    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
   ],
   [
     'missing comma (JSON)',
@@ -756,7 +756,7 @@ describe('skills: errors are located in the file that holds them', () => {
 
   it('a skill may not name an id: the node that uses it does', () => {
     expect(load('with-id', `${H}nodes:\n  - id: a\n    skill: lint\n`)).toEqual([
-      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
+      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, engine, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals`,
     ]);
   });
 

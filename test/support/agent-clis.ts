@@ -38,9 +38,14 @@ export function agentHome(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `interlock-${prefix}-`));
 }
 
-/** Claude Code against the scripted server, with nothing but loopback traffic. */
+/**
+ * Claude Code against the scripted server, with nothing but loopback traffic. Its home is its config folder:
+ * its Bash tool sources the user's shell start-up files, and a machine's own (a slow `pyenv init`, say) is no
+ * part of a test.
+ */
 export function claudeEnv(serverUrl: string, configDir: string): Record<string, string> {
   return {
+    HOME: configDir,
     ANTHROPIC_BASE_URL: serverUrl,
     ANTHROPIC_API_KEY: 'sk-ant-scripted',
     CLAUDE_CONFIG_DIR: configDir,
@@ -56,7 +61,7 @@ export const CODEX_MODEL = 'gpt-5.1-codex';
 
 /** Codex against the scripted server: its home, and the key its provider reads. */
 export function codexEnv(home: string): Record<string, string> {
-  return { CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };
+  return { HOME: home, CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };
 }
 
 /** The `-c` options, given before the subcommand, that point Codex at the scripted server and nowhere else. */

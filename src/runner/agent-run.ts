@@ -1,0 +1,110 @@
+/**
+ * A prompt node whose agent is an engine: its command with interlock's arguments, its output watched while it
+ * runs (stopped, process group and all, once it is over what the attempt may use), and what it said at the end:
+ * usage, session, final message, and an end that fails the attempt (an API error, its turn limit, a stop).
+ */
+import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import type { Failure } from '../journal/events.js';
+import type { RunState } from '../journal/fold.js';
+import { runSpent } from '../journal/run-usage.js';
+import type { AgentReport } from '../protocol/decide.js';
+import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
+import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
+import type { UsageReading } from '../protocol/usage.js';
+
+/** How much of an agent's final message the journal keeps (later nodes are told it). */
+export const FINAL_MESSAGE_CHARS = 2000;
+
+/** What the engine is asked for this attempt. */
+export function engineRun(node: GraphNode): EngineRun {
+  return node.budget?.turns !== undefined ? { maxTurns: node.budget.turns } : {};
+}
+
+/** The script an approach runs: `run`, the agent command, or the agent command with the engine's arguments. */
+export function approachScript(approach: Approach, node: GraphNode): string {
+  if (approach.run !== undefined) return approach.run;
+  if (approach.engine && approach.prompt !== undefined)
+    return engineCommand(approach.agent!, approach.engine, engineRun(node));
+  return approach.agent!;
+}
+
+/** An engine's output read as it comes, and the stop it may call. */
+export interface EngineWatch {
+  onStdout: (chunk: Buffer) => void;
+  signal: AbortSignal;
+  /** Why the agent was stopped, once it was. */
+  stopped: () => string | undefined;
+  meter: EngineMeter;
+}
+
+/** Watches an engine's agent against the node's budget and what is left of the run's; undefined for others. */
+export function watchEngine(
+  approach: Approach,
+  node: GraphNode,
+  graph: Graph,
+  state: RunState,
+): EngineWatch | undefined {
+  if (!approach.engine || approach.prompt === undefined) return undefined;
+  const meter = new EngineMeter(approach.engine);
+  const limits: LiveLimits = {
+    ...(node.budget ? { node: node.budget } : {}),
+    ...(graph.budget ? { run: { budget: graph.budget, spent: runSpent(graph, state.nodes) } } : {}),
+  };
+  const abort = new AbortController();
+  let why: string | undefined;
+  return {
+    meter,
+    signal: abort.signal,
+    stopped: () => why,
+    onStdout: (chunk) => {
+      meter.push(chunk);
+      if (why) return;
+      why = overLiveLimit(limits, meter.usage());
+      if (why) abort.abort();
+    },
+  };
+}
+
+/** What the attempt's failures, usage and agent report are once an engine's agent ended. */
+export interface EngineEnd {
+  failures: Failure[];
+  usage: UsageReading;
+  report: AgentReport;
+  /** The agent did not get to finish (an API error, a budget stop): its evidence is not checked. */
+  skipChecks: boolean;
+}
+
+/** Reads how an engine's agent ended; `failures` are the command's own (exit, timeout). */
+export function engineEnd(
+  approach: Approach,
+  node: GraphNode,
+  ran: { stdout: string | undefined; failures: Failure[] },
+  watch: EngineWatch,
+): EngineEnd {
+  const engine = approach.engine!;
+  const reading = readEngine(engine, ran.stdout ?? '', engineRun(node));
+  const report: AgentReport = {
+    engine,
+    ...(reading.session_id ? { session_id: reading.session_id } : {}),
+    ...(reading.final_message !== undefined
+      ? { final_message: reading.final_message.slice(0, FINAL_MESSAGE_CHARS) }
+      : {}),
+  };
+  const stoppedWhy = watch.stopped();
+  if (stoppedWhy) {
+    // Killed mid-way: no result; what the meter saw is the attempt's usage (the engine's own numbers win).
+    const live = watch.meter.usage();
+    const seen = { turns: live.turns, input_tokens: live.input_tokens, output_tokens: live.output_tokens };
+    return {
+      failures: [{ check: 'budget', message: stoppedWhy }],
+      usage: { usage: { ...seen, ...reading.usage.usage }, warnings: [] },
+      report,
+      skipChecks: true,
+    };
+  }
+  if (reading.failure) {
+    const own = ran.failures.filter((f) => f.check !== 'exit');
+    return { failures: [...own, reading.failure], usage: reading.usage, report, skipChecks: true };
+  }
+  return { failures: ran.failures, usage: reading.usage, report, skipChecks: false };
+}
