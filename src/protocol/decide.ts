@@ -16,6 +16,7 @@ import {
 import { appendEvents } from '../journal/parse.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
+import { envelopeOf } from './envelope.js';
 import { escalationEvent } from './escalation.js';
 import { gateEvents } from './gate.js';
 
@@ -118,7 +119,7 @@ export function decideNext(
     node,
     attempt,
     approach,
-    context: attemptContext(cp.run_id, id, attempt, approach, p),
+    context: attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(graph, journal, state, node)),
     events: [dispatch],
   };
 }

@@ -12,7 +12,7 @@ import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
-import { guidanceSection } from '../protocol/guidance.js';
+import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 import { approachScript, type EngineWatch, engineEnd, watchEngine } from './agent-run.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
@@ -101,7 +101,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
   let stdin: string | undefined;
   if (approach.prompt !== undefined) {
     try {
-      stdin = `${interpolate(approach.prompt, exprCtx)}${guidanceSection(context.guidance)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
+      stdin = `${interpolate(approach.prompt, exprCtx)}\n${envelopeText(context)}`;
     } catch (e) {
       failures.push({ check: 'prompt', message: (e as Error).message });
     }

@@ -109,6 +109,52 @@ describe.skipIf(missing('claude'))('engine: claude-code', () => {
   });
 });
 
+describe.skipIf(missing('claude'))('the task envelope, with Claude Code', () => {
+  const agent = () => command([claudeBin!, '-p', '--allowedTools', 'Bash']);
+
+  it("tells the agent its checks and outputs, an earlier node's final message, and on retry the failing assertion", async (ctx) => {
+    // explore answers once; implement changes nothing, twice.
+    const sb = await world(ctx, [
+      { text: 'sum adds one too many.' },
+      { text: 'Done.' },
+      { text: 'Done again.' },
+    ]);
+    sb.write('sum.js', 'module.exports = (a, b) => a + b + 1;\n');
+    sb.write(
+      'sum.test.js',
+      "const assert = require('node:assert');\nfor (let i = 0; i < 30; i++) console.log('ok ' + i);\nassert.strictEqual(require('./sum.js')(2, 3), 5);\n",
+    );
+    sb.write(
+      'graph.yml',
+      `interlock: 1
+name: envelope
+defaults:
+  engine: claude-code
+  agent: ${JSON.stringify(agent())}
+nodes:
+  - id: explore
+    prompt: Find out why sum.test.js fails.
+  - id: implement
+    depends_on: [explore]
+    prompt: Make sum.test.js pass.
+    outputs: [summary]
+    validates:
+      - command: node sum.test.js
+`,
+    );
+    await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'v'], claudeEnv(server!.url, agentHome('claude')));
+    const said = (i: number) => JSON.stringify(server!.calls[i]!.body!.messages);
+    // implement, attempt 1: its checks, its outputs, what explore concluded.
+    expect(said(1)).toContain('When you finish, interlock will check:\\n- `node sum.test.js` exits 0');
+    expect(said(1)).toContain('file named in $INTERLOCK_OUTPUT:\\n- summary');
+    expect(said(1)).toContain('- explore (completed)\\n  its final message:\\n    sum adds one too many.');
+    // implement, attempt 2: the failing assertion from the check's output.
+    expect(said(2)).toContain('Attempt 1 failed.');
+    expect(said(2)).toContain('6 !== 5');
+    expect(said(2)).toContain('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:');
+  });
+});
+
 describe.skipIf(missing('codex'))('engine: codex', () => {
   const agent = () =>
     command([
