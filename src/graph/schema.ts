@@ -87,9 +87,22 @@ export const NodeSchema = z.strictObject({
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
   }),
   budget: NodeBudgetField,
+  session: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
+    description:
+      "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",
+  }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
 });
+
+const SessionOptions = z
+  .strictObject({
+    resume_failed: z.boolean().optional().register(z.globalRegistry, {
+      description:
+        "A retry continues the failed attempt's own session (default `false`: it starts again from the session the last completed node left, or a fresh one).",
+    }),
+  })
+  .register(z.globalRegistry, { description: 'Options of one session.' });
 
 /** A skill file: a node template without identity or edges. */
 export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true });
@@ -132,6 +145,9 @@ export const GraphSchema = z
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
     budget: RunBudgetField,
+    sessions: z.record(z.string().regex(ID_PATTERN), SessionOptions).optional().register(z.globalRegistry, {
+      description: 'Options of the sessions nodes name with `session`, by name.',
+    }),
     // The approval policy of every node (issue 15): approval-schema.ts.
     ...graphApprovalFields,
     nodes: z

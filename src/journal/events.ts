@@ -80,6 +80,10 @@ const AGENT_FIELDS = {
     description:
       'The agent session the attempt made or continued: Claude Code `session_id`, Codex `thread_id`.',
   }),
+  resumed_session: z.string().optional().register(z.globalRegistry, {
+    description:
+      'The session the attempt continued (`session:`): the one the last completed node of that session left. Claude Code forks it, so `session_id` differs; Codex continues the thread, so they are equal.',
+  }),
   final_message: z.string().optional().register(z.globalRegistry, {
     description: "The agent's last message (Claude Code `result`, Codex's last `agent_message`), bounded.",
   }),

@@ -204,6 +204,7 @@ export interface AttemptOutcome {
 export interface AgentReport {
   engine: 'claude-code' | 'codex';
   session_id?: string;
+  resumed_session?: string;
   final_message?: string;
 }
 

@@ -12,6 +12,7 @@ import type { Engine } from '../graph/model.js';
 import type { Failure } from '../journal/events.js';
 import { readClaude } from './engine-claude.js';
 import { readCodex } from './engine-codex.js';
+import type { SessionResume } from './sessions.js';
 import type { UsageReading } from './usage.js';
 
 export { jsonLines, oneLine, sessionId } from './engine-text.js';
@@ -20,6 +21,8 @@ export { jsonLines, oneLine, sessionId } from './engine-text.js';
 export interface EngineRun {
   /** `budget.turns`: Claude Code stops itself after this many turns. */
   maxTurns?: number;
+  /** The session to continue (`session:`). */
+  resume?: SessionResume;
 }
 
 /** What interlock read from an engine's output. */
@@ -35,12 +38,14 @@ export interface EngineReading {
 
 /** The arguments interlock appends to an engine's agent command. */
 export function engineArgs(engine: Engine, run: EngineRun): string[] {
-  if (engine === 'codex') return ['--json', '-'];
+  if (engine === 'codex') return ['--json', ...(run.resume ? ['resume', run.resume.id] : []), '-'];
   return [
     '--output-format',
     'stream-json',
     '--verbose',
     ...(run.maxTurns !== undefined ? ['--max-turns', String(run.maxTurns)] : []),
+    // A fork: this attempt's session is its own, and the one it continued stays as it was.
+    ...(run.resume ? ['--resume', run.resume.id, '--fork-session'] : []),
   ];
 }
 
@@ -56,5 +61,14 @@ export function engineCommand(agent: string, engine: Engine, run: EngineRun): st
 
 /** Reads the engine's output (stdout). */
 export function readEngine(engine: Engine, stdout: string, run: EngineRun): EngineReading {
-  return engine === 'codex' ? readCodex(stdout) : readClaude(stdout, run);
+  if (engine !== 'codex') return readClaude(stdout, run);
+  const r = readCodex(stdout);
+  // On `exec resume` Codex counts the whole thread: what earlier attempts counted is theirs.
+  const prior = run.resume?.prior;
+  const u = r.usage.usage;
+  if (prior && typeof u.input_tokens === 'number')
+    u.input_tokens = Math.max(0, u.input_tokens - prior.input_tokens);
+  if (prior && typeof u.output_tokens === 'number')
+    u.output_tokens = Math.max(0, u.output_tokens - prior.output_tokens);
+  return r;
 }

@@ -4,27 +4,32 @@
  * usage, session, final message, and an end that fails the attempt (an API error, its turn limit, a stop).
  */
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
-import type { Failure } from '../journal/events.js';
+import type { Failure, Journal } from '../journal/events.js';
 import type { RunState } from '../journal/fold.js';
 import { runSpent } from '../journal/run-usage.js';
 import type { AgentReport } from '../protocol/decide.js';
 import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
 import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
+import { sessionToResume } from '../protocol/sessions.js';
 import type { UsageReading } from '../protocol/usage.js';
 
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
 export const FINAL_MESSAGE_CHARS = 2000;
 
-/** What the engine is asked for this attempt. */
-export function engineRun(node: GraphNode): EngineRun {
-  return node.budget?.turns !== undefined ? { maxTurns: node.budget.turns } : {};
+/** What the engine is asked for this attempt: its turn limit, and the session it continues. */
+export function engineRun(graph: Graph, journal: Journal, node: GraphNode, approach: Approach): EngineRun {
+  const resume = sessionToResume(graph, journal, node, approach);
+  return {
+    ...(node.budget?.turns !== undefined ? { maxTurns: node.budget.turns } : {}),
+    ...(resume ? { resume } : {}),
+  };
 }
 
 /** The script an approach runs: `run`, the agent command, or the agent command with the engine's arguments. */
-export function approachScript(approach: Approach, node: GraphNode): string {
+export function approachScript(approach: Approach, run: EngineRun): string {
   if (approach.run !== undefined) return approach.run;
   if (approach.engine && approach.prompt !== undefined)
-    return engineCommand(approach.agent!, approach.engine, engineRun(node));
+    return engineCommand(approach.agent!, approach.engine, run);
   return approach.agent!;
 }
 
@@ -77,14 +82,15 @@ export interface EngineEnd {
 /** Reads how an engine's agent ended; `failures` are the command's own (exit, timeout). */
 export function engineEnd(
   approach: Approach,
-  node: GraphNode,
+  run: EngineRun,
   ran: { stdout: string | undefined; failures: Failure[] },
   watch: EngineWatch,
 ): EngineEnd {
   const engine = approach.engine!;
-  const reading = readEngine(engine, ran.stdout ?? '', engineRun(node));
+  const reading = readEngine(engine, ran.stdout ?? '', run);
   const report: AgentReport = {
     engine,
+    ...(run.resume ? { resumed_session: run.resume.id } : {}),
     ...(reading.session_id ? { session_id: reading.session_id } : {}),
     ...(reading.final_message !== undefined
       ? { final_message: reading.final_message.slice(0, FINAL_MESSAGE_CHARS) }

@@ -12,9 +12,10 @@ import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
 import { type AttemptContext, type AttemptOutcome, expressionContext } from '../protocol/decide.js';
+import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
-import { approachScript, type EngineWatch, engineEnd, watchEngine } from './agent-run.js';
+import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
@@ -113,7 +114,12 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
 async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
-  run: { env: NodeJS.ProcessEnv; stdin: string | undefined; watch: EngineWatch | undefined },
+  run: {
+    env: NodeJS.ProcessEnv;
+    stdin: string | undefined;
+    watch: EngineWatch | undefined;
+    engine: EngineRun;
+  },
 ): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
   const failures: Failures = [];
@@ -126,7 +132,7 @@ async function runCommand(
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
-    script: approachScript(approach, node),
+    script: approachScript(approach, run.engine),
     env: run.env,
     cwd: setup.cwd,
     timeoutMs: approach.timeout_minutes * 60_000,
@@ -181,11 +187,12 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_EXEC_TAG: opts.execTag,
     };
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state);
+    const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
-      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch });
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine });
     failpoint('after-command', node.id);
-    const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, node, ran, watch) : undefined;
+    const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
