@@ -113,7 +113,19 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     outputs: merged.outputs ?? [],
     replay: merged.replay ?? defaults.replay ?? 'never',
     ...sessionField(file, merged),
+    ...softField(merged),
     validates: merged.validates ?? [],
+  };
+}
+
+/** The node's soft bounds, keys sorted; nothing without one. */
+function softField(n: NodeFile): Pick<GraphNode, 'soft'> {
+  if (n.soft_timeout_minutes === undefined && n.soft_turns === undefined) return {};
+  return {
+    soft: {
+      ...(n.soft_timeout_minutes !== undefined ? { timeout_minutes: n.soft_timeout_minutes } : {}),
+      ...(n.soft_turns !== undefined ? { turns: n.soft_turns } : {}),
+    },
   };
 }
 

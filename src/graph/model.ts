@@ -41,6 +41,8 @@ export interface GraphNode {
   outputs: string[];
   /** Approach per attempt: [attempt 1, attempt 2, attempt 3?]. Its length is the number of allowed attempts. */
   approaches: Approach[];
+  /** Soft bounds (`soft_timeout_minutes`, `soft_turns`); absent without one, so such graphs hash as before. */
+  soft?: { timeout_minutes?: number; turns?: number };
   /** The agent session the node continues (`session:`, with its `sessions:` options); absent without one. */
   session?: { name: string; resume_failed?: true };
   /** Limits for each attempt (`budget:`); absent when the node sets none, so graphs without one hash as before. */

@@ -87,6 +87,14 @@ export const NodeSchema = z.strictObject({
     description: 'Output names the node promises to set in $INTERLOCK_OUTPUT.',
   }),
   budget: NodeBudgetField,
+  soft_timeout_minutes: z.number().positive().max(360).optional().register(z.globalRegistry, {
+    description:
+      'A soft bound: past this many minutes an attempt is journaled as overdue (`NodeOverdue`), people are told (the progress comment, a comment, the needs-human label; the CLI prints it), and it goes on until its hard limits (`timeout_minutes`, `budget`). No rerun, no kill.',
+  }),
+  soft_turns: z.number().int().positive().optional().register(z.globalRegistry, {
+    description:
+      "A soft bound on an engine's agent turns, read from its streamed output while it runs: past it, the attempt is overdue as with `soft_timeout_minutes`.",
+  }),
   session: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
     description:
       "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",

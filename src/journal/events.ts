@@ -11,6 +11,7 @@ import {
   UsageSchema,
 } from './event-fields.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
+import { NodeOverdue } from './overdue-events.js';
 
 export type { GraphRef } from './event-fields.js';
 export {
@@ -212,6 +213,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   RunCompleted,
   GraphChangeAllowed,
   ...GATE_EVENTS,
+  NodeOverdue,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

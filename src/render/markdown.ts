@@ -140,6 +140,22 @@ function failedOutputs(graph: Graph, state: RunState): string[] {
   });
 }
 
+/** The comment posted once when an attempt passes a soft bound: it goes on; a person may stop the run or wait. */
+export function overdueComment(runId: string, node: string, attempt: number, message: string): string {
+  return [
+    `<!-- interlock:overdue ${runId} ${node} ${attempt} -->`,
+    `⏰ **interlock: \`${node}\` (attempt ${attempt}) is overdue.** ${message.replace(/@/g, '@\u200b')}`,
+    '',
+    'Nothing is rerun or stopped. To stop the run, comment on a line of its own (people with write access):',
+    '',
+    '```',
+    '/fail-run <reason>',
+    '```',
+    '',
+    `Run \`${runId}\`.`,
+  ].join('\n');
+}
+
 /** The job summary: table, diagram, output of the failed attempts, and what to do next. */
 export function jobSummary(graph: Graph, state: RunState, headline: string): string {
   const cp = state.checkpoint;

@@ -12,6 +12,7 @@ import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js
 import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
 import { sessionToResume } from '../protocol/sessions.js';
 import type { UsageReading } from '../protocol/usage.js';
+import type { Overdue } from './attempt.js';
 
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
 export const FINAL_MESSAGE_CHARS = 2000;
@@ -48,6 +49,7 @@ export function watchEngine(
   node: GraphNode,
   graph: Graph,
   state: RunState,
+  overdue?: (o: Overdue) => void,
 ): EngineWatch | undefined {
   if (!approach.engine || approach.prompt === undefined) return undefined;
   const meter = new EngineMeter(approach.engine);
@@ -57,12 +59,19 @@ export function watchEngine(
   };
   const abort = new AbortController();
   let why: string | undefined;
+  const softTurns = node.soft?.turns;
+  let overdueSaid = false;
   return {
     meter,
     signal: abort.signal,
     stopped: () => why,
     onStdout: (chunk) => {
       meter.push(chunk);
+      const turns = meter.usage().turns;
+      if (softTurns !== undefined && !overdueSaid && turns > softTurns) {
+        overdueSaid = true;
+        overdue?.({ bound: 'soft_turns', limit: softTurns, observed: turns });
+      }
       if (why) return;
       why = overLiveLimit(limits, meter.usage());
       if (why) abort.abort();

@@ -47,8 +47,29 @@ export interface AttemptSetup {
   attemptStarted?: (mark: AttemptMark) => void;
   /** Called after the attempt's checks, also when it failed, timed out or threw. */
   attemptEnded?: (mark: AttemptMark) => void;
+  /** Called once when the attempt passes a soft bound of its node (it goes on). */
+  overdue?: (o: Overdue) => void;
   /** Live output of one evidence command (the Action: a log group per check). */
   checkOutput?: (mark: AttemptMark, check: string) => LiveCheckOutput;
+}
+
+/** A soft bound an attempt passed: which, its value, and what the attempt had used (minutes, or turns). */
+export interface Overdue {
+  bound: 'soft_timeout_minutes' | 'soft_turns';
+  limit: number;
+  observed: number;
+}
+
+/** Calls `overdue` once the node's soft timeout passes; the returned function cancels it. */
+function softTimer(setup: AttemptSetup, node: GraphNode): () => void {
+  const limit = node.soft?.timeout_minutes;
+  if (limit === undefined || !setup.overdue) return () => {};
+  const started = Date.now();
+  const t = setTimeout(() => {
+    const observed = Math.round(((Date.now() - started) / 60_000) * 100) / 100;
+    setup.overdue?.({ bound: 'soft_timeout_minutes', limit, observed });
+  }, limit * 60_000);
+  return () => clearTimeout(t);
 }
 
 /** Where one evidence command's output goes live, and where a person finds it afterwards. */
@@ -129,6 +150,7 @@ async function runCommand(
     excerpt.push(chunk);
     setup.echo?.(chunk);
   };
+  const cancelSoft = softTimer(setup, node);
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
@@ -146,6 +168,7 @@ async function runCommand(
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
   });
+  cancelSoft();
   if (res?.timedOut)
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
   else if (res && res.exitCode !== 0) {
@@ -186,7 +209,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_USAGE: usageFile,
       INTERLOCK_EXEC_TAG: opts.execTag,
     };
-    const watch = watchEngine(opts.approach, node, setup.graph, cur.state);
+    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
     const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }

@@ -4,6 +4,7 @@
  */
 export type { AttemptMark } from './attempt.js';
 export { type CommitOptions, commit, StoreUnavailable } from './commit.js';
+export type { OverdueNotice } from './overdue.js';
 export { type Current, RunRefused, type RunSetup, readRun } from './read.js';
 export { type RecoverySetup, recover, settleRun } from './recover.js';
 export { type StepResult, type StepSetup, step } from './step.js';

@@ -12,6 +12,7 @@ import { type AttemptOutcome, type Decision, decideNext, decideResult } from '..
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint, failpoint } from './failpoint.js';
+import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { type Current, isoNow } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, heldOrRerun, outcomeResult, type StepResult } from './step-result.js';
@@ -22,6 +23,8 @@ export type { StepResult } from './step-result.js';
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
   say?: (message: string) => void;
+  /** Shows people that an attempt passed a soft bound, once `NodeOverdue` is journaled (the Action: comments). */
+  overdueNotice?: (n: OverdueNotice) => Promise<void> | void;
 }
 
 /** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
@@ -131,12 +134,14 @@ export async function runDispatched(
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   const mark = { node: node.id, attempt, approach: approach.label };
+  const soft = node.soft ? overdueWriter(setup, d) : undefined;
   const outcome = await withinAttempt(setup, mark, () => {
     (setup.say ?? (() => {}))(
       `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
     );
-    return executeAttempt(setup, { ...d, dispatchedAt });
+    return executeAttempt(soft ? { ...setup, overdue: soft.overdue } : setup, { ...d, dispatchedAt });
   });
+  await soft?.done();
   failpoint('before-record-write', node.id);
   let executor = options.chain ? newExecutor(setup) : undefined;
   let recorded = outcome;

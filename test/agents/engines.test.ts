@@ -109,6 +109,32 @@ describe.skipIf(missing('claude'))('engine: claude-code', () => {
   });
 });
 
+describe.skipIf(missing('claude'))('soft_turns, with Claude Code', () => {
+  it('journals the attempt overdue past soft_turns, read live, and lets it finish', async (ctx) => {
+    const bash = (c: string) => [{ name: 'Bash', input: { command: c, description: 'step' } }];
+    const sb = await world(ctx, [
+      { text: 'One.', tools: bash('true') },
+      { text: 'Two.', tools: bash('cp a.txt b.txt') },
+      { text: 'Done.' },
+    ]);
+    sb.write(
+      'graph.yml',
+      graph('claude-code', command([claudeBin!, '-p', '--allowedTools', 'Bash']), '    soft_turns: 1\n'),
+    );
+    const r = await sb.cli(
+      ['run', 'graph.yml', '--all', '--run-id', 'o'],
+      claudeEnv(server!.url, agentHome('claude')),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = sb.journal('o');
+    expect(eventsOf(j, 'NodeOverdue', 'implement')).toEqual([
+      expect.objectContaining({ bound: 'soft_turns', limit: 1, observed: 2 }),
+    ]);
+    expect(eventsOf(j, 'NodeRecorded', 'implement')).toHaveLength(1);
+    expect(r.stderr).toContain('"implement" attempt 1 is overdue: 2 turns, past its soft_turns of 1.');
+  });
+});
+
 describe.skipIf(missing('claude'))('the task envelope, with Claude Code', () => {
   const agent = () => command([claudeBin!, '-p', '--allowedTools', 'Bash']);
 
