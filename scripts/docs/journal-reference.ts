@@ -71,6 +71,12 @@ const WRITTEN: Record<string, string> = {
     '`required` approved, the node is ready and its first attempt is dispatched by the next step. One event',
     'per person; a second approval by the same person, or one under another graph hash, is refused.',
   ].join(' '),
+  NodeOverdue: [
+    "An attempt in flight passed a soft bound of its node (`soft_timeout_minutes`, or an engine's `soft_turns`);",
+    'written while it runs, in a write of its own. People are told (the CLI prints it; the Action updates the',
+    'progress comment, comments once per attempt and adds the needs-human label). Nothing else changes: the',
+    'attempt goes on until its hard limits. Refused for an attempt that is not in flight.',
+  ].join(' '),
   GraphChangeAllowed: [
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',
     "written first in that step's write, and the journal's `graph` becomes the new one.",

@@ -1,7 +1,8 @@
 import { statusOf } from '../github/status.js';
 import { attentionFor } from '../render/gate-attention.js';
-import { jobSummary, progressComment, progressMarker } from '../render/markdown.js';
+import { jobSummary, overdueComment, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
+import type { OverdueNotice } from '../runner/overdue.js';
 import type { RunSnapshot } from '../runner/read.js';
 import type { StepSetup } from '../runner/step.js';
 import type { StepResult } from '../runner/step-result.js';
@@ -84,6 +85,44 @@ export async function askForAttention(
   }
   if (asked)
     await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
+}
+
+/**
+ * An attempt past a soft bound, told while it runs: the progress comment shows it, a comment says it once per
+ * node and attempt (its hidden marker), and the needs-human label goes on. Never fails the attempt.
+ */
+export async function announceOverdue(
+  ctx: ActionContext,
+  setup: StepSetup,
+  n: OverdueNotice,
+  subject: Subject,
+): Promise<void> {
+  if (!subject.number) return;
+  const issue_number = subject.number;
+  const runId = n.cur.journal.run_id;
+  try {
+    await upsertProgress(
+      ctx,
+      setup.store,
+      n.cur,
+      progressComment(setup.graph, n.cur.state, {}),
+      issue_number,
+    );
+    const body = overdueComment(runId, n.node, n.attempt, n.message);
+    const marker = body.slice(0, body.indexOf('\n'));
+    const existing = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+      ...ctx.repo,
+      issue_number,
+      per_page: 100,
+    });
+    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) return;
+    await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
+    await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
+  } catch (e) {
+    ctx.io.warning(
+      `interlock could not tell ${subject.kind} #${issue_number} that "${n.node}" is overdue (${(e as Error).message})`,
+    );
+  }
 }
 
 /**

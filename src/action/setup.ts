@@ -23,6 +23,31 @@ function startedBy(ctx: ActionContext): { started_by?: string } {
   return who ? { started_by: who } : {};
 }
 
+/**
+ * The step log's groups: one per attempt, and one per evidence command after it (the runner does not nest
+ * groups, so a check's group closes the attempt's).
+ */
+function logGroups(ctx: ActionContext) {
+  let open = false;
+  const close = () => {
+    if (open) ctx.io.endGroup?.();
+    open = false;
+  };
+  const start = (title: string) => {
+    close();
+    ctx.io.group?.(title);
+    open = true;
+  };
+  return {
+    attemptStarted: (a: AttemptMark) => start(attemptTitle(a)),
+    attemptEnded: close,
+    checkOutput: (a: AttemptMark, check: string) => {
+      start(`${attemptTitle(a)} · ${check}`);
+      return { echo: (chunk: Buffer) => ctx.io.echo(chunk), end: close, where: 'step log' };
+    },
+  };
+}
+
 export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
   const inputsFromEvent = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
   return {
@@ -46,8 +71,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
     say: (m) => ctx.io.info(`interlock: ${m}`),
-    attemptStarted: (a) => ctx.io.group?.(attemptTitle(a)),
-    attemptEnded: () => ctx.io.endGroup?.(),
+    ...logGroups(ctx),
     github: {
       octokit: ctx.octokit,
       repo: ctx.repo,

@@ -5,6 +5,19 @@ import type { Evidence } from '../journal/event-fields.js';
 import { runScript } from '../os/exec.js';
 import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';
+import { OutputExcerpt } from '../render/excerpt.js';
+
+/** Where one evidence command's output goes besides its excerpt: a log file, the live log. */
+export interface CommandOutput {
+  /** A file that keeps the whole output. */
+  logFile?: string;
+  /** Live output (the Action's step log, in a group of its own). */
+  echo?: (chunk: Buffer) => void;
+  /** Called once the command has ended. */
+  end?: () => void;
+  /** Where a person finds the whole output, as recorded with a failure (`log`). */
+  where?: string;
+}
 
 export interface CheckInput {
   cwd: string;
@@ -13,6 +26,8 @@ export interface CheckInput {
   /** The HEAD commit when the attempt was dispatched, if the working directory is a git repository. */
   gitBase?: string;
   dispatchedAt: string;
+  /** Where each evidence command's output goes, by the check's name (`command npm test`). */
+  commandOutput?: (check: string) => CommandOutput | undefined;
 }
 
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -40,24 +55,7 @@ export async function runLocalCheck(check: Check, input: CheckInput): Promise<Ev
         : `${check.file} (${size} bytes) has no match`,
     };
   }
-  if ('command' in check) {
-    const r = await runScript({
-      script: check.command,
-      env: input.env,
-      cwd: input.cwd,
-      timeoutMs: (check.timeout_minutes ?? 10) * 60_000,
-    });
-    const how = r.timedOut
-      ? 'timed out'
-      : r.exitCode === null
-        ? `killed by ${r.signal}`
-        : `exit ${r.exitCode}`;
-    return {
-      check: `command ${clip(check.command, 80)}`,
-      passed: r.exitCode === 0 && !r.timedOut,
-      observed: `${how}${r.tail.trim() ? `: ${clip(r.tail.trim().split('\n').slice(-3).join(' | '))}` : ''}`,
-    };
-  }
+  if ('command' in check) return commandCheck(check.command, check.timeout_minutes, input);
   if ('output' in check) {
     const value = input.outputs[check.output];
     if (value === undefined)
@@ -79,6 +77,39 @@ export async function runLocalCheck(check: Check, input: CheckInput): Promise<Ev
     check: kind,
     passed: false,
     observed: `a ${kind} check needs the GitHub API: it is answered when the node runs in the Action; the CLI cannot check it`,
+  };
+}
+
+/** Runs an evidence command; a failed one is recorded with the first error line, an excerpt, and its log. */
+async function commandCheck(
+  command: string,
+  timeoutMinutes: number | undefined,
+  input: CheckInput,
+): Promise<Evidence> {
+  const name = `command ${clip(command, 80)}`;
+  const out = input.commandOutput?.(name);
+  const excerpt = new OutputExcerpt();
+  const r = await runScript({
+    script: command,
+    env: input.env,
+    cwd: input.cwd,
+    timeoutMs: (timeoutMinutes ?? 10) * 60_000,
+    echo: (chunk) => {
+      excerpt.push(chunk);
+      out?.echo?.(chunk);
+    },
+    ...(out?.logFile ? { logFile: out.logFile } : {}),
+  }).finally(() => out?.end?.());
+  const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed by ${r.signal}` : `exit ${r.exitCode}`;
+  const passed = r.exitCode === 0 && !r.timedOut;
+  const e = excerpt.finish();
+  const said = e?.first_error ?? e?.last_line;
+  return {
+    check: name,
+    passed,
+    observed: `${how}${said ? `: ${clip(said, 200)}` : ''}`,
+    ...(!passed && e ? { excerpt: e.text } : {}),
+    ...(!passed && out?.where ? { log: out.where } : {}),
   };
 }
 

@@ -44,6 +44,7 @@ export function graphHash({ name, description, budget, nodes }: HashedGraph): st
 const APPROACH_KEYS = [
   'agent',
   'description',
+  'engine',
   'env',
   'label',
   'prompt',

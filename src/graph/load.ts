@@ -94,6 +94,14 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   });
   checkConditions(r.src, n.execute_conditions, at(), `node "${n.id}"`, r.errors);
   checkValidates(r, n, merged, at);
+  if (merged.session && approaches.some((a) => !a.engine || a.prompt === undefined))
+    r.errors.push(
+      errorAt(
+        r.src,
+        at('session'),
+        `node "${n.id}" has a session but ${approaches.some((a) => a.prompt === undefined) ? 'an approach that is no prompt' : 'no engine'}: a session is an agent conversation; give the node a prompt and an engine (claude-code or codex), or remove session`,
+      ),
+    );
   // Keys in sorted order, here and in each approach (see graphHash).
   return {
     ...(merged.allow_protected_paths ? { allow_protected_paths: merged.allow_protected_paths } : {}),
@@ -109,8 +117,28 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     outputs: merged.outputs ?? [],
     // An effect asks GitHub whether it already happened before it acts: run again, it never acts twice.
     replay: merged.replay ?? (merged.effect ? 'safe' : (defaults.replay ?? 'never')),
+    ...sessionField(file, merged),
+    ...softField(merged),
     validates: merged.validates ?? [],
   };
+}
+
+/** The node's soft bounds, keys sorted; nothing without one. */
+function softField(n: NodeFile): Pick<GraphNode, 'soft'> {
+  if (n.soft_timeout_minutes === undefined && n.soft_turns === undefined) return {};
+  return {
+    soft: {
+      ...(n.soft_timeout_minutes !== undefined ? { timeout_minutes: n.soft_timeout_minutes } : {}),
+      ...(n.soft_turns !== undefined ? { turns: n.soft_turns } : {}),
+    },
+  };
+}
+
+/** The node's session with its options, keys sorted; nothing without one (so such graphs hash as before). */
+function sessionField(file: GraphFile, n: NodeFile): Pick<GraphNode, 'session'> {
+  if (!n.session) return {};
+  const resumeFailed = file.sessions?.[n.session]?.resume_failed === true;
+  return { session: { name: n.session, ...(resumeFailed ? { resume_failed: true } : {}) } };
 }
 
 function dedupe(errors: SourceError[]): SourceError[] {

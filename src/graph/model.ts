@@ -14,10 +14,18 @@ export interface Approach {
   run?: string;
   prompt?: string;
   agent?: string;
+  /** The agent CLI whose output interlock reads (absent: a plain command). */
+  engine?: Engine;
   skill?: string;
   env: Record<string, string>;
   timeout_minutes: number;
 }
+
+/** The agent CLIs interlock knows. */
+export type Engine = 'claude-code' | 'codex';
+
+/** The command an engine's prompt node runs when it names no agent of its own. */
+export const ENGINE_AGENTS: Record<Engine, string> = { 'claude-code': 'claude -p', codex: 'codex exec' };
 
 /** A node with its skill merged and defaults applied. */
 export interface GraphNode {
@@ -30,6 +38,10 @@ export interface GraphNode {
   outputs: string[];
   /** Approach per attempt: [attempt 1, attempt 2, attempt 3?]. Its length is the number of allowed attempts. */
   approaches: Approach[];
+  /** Soft bounds (`soft_timeout_minutes`, `soft_turns`); absent without one, so such graphs hash as before. */
+  soft?: { timeout_minutes?: number; turns?: number };
+  /** The agent session the node continues (`session:`, with its `sessions:` options); absent without one. */
+  session?: { name: string; resume_failed?: true };
   /** Limits for each attempt (`budget:`); absent when the node sets none, so graphs without one hash as before. */
   budget?: Budget;
   /** `before`: people approve before the first attempt; absent otherwise, so graphs without it hash as before. */

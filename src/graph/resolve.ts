@@ -4,7 +4,7 @@
  * the graph's defaults.
  */
 import type { SourceError } from './errors.js';
-import { type Approach, type ApproachLabel, DEFAULT_TIMEOUT_MINUTES } from './model.js';
+import { type Approach, type ApproachLabel, DEFAULT_TIMEOUT_MINUTES, ENGINE_AGENTS } from './model.js';
 import { restString } from './places.js';
 import { type GraphFile, type NodeFile, type SkillFile, SkillSchema } from './schema.js';
 import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
@@ -101,6 +101,7 @@ function overlay(base: Omit<Approach, 'label'>, over: ApproachFields | undefined
     next.run = undefined;
   }
   if (over.agent !== undefined) next.agent = over.agent;
+  if (over.engine !== undefined) next.engine = over.engine;
   if (over.timeout_minutes !== undefined) next.timeout_minutes = over.timeout_minutes;
   return next;
 }
@@ -125,6 +126,8 @@ export function approachesOf({ node, skill, merged, defaults, skills, at }: Appr
         env: {},
         timeout_minutes: defaults.timeout_minutes ?? DEFAULT_TIMEOUT_MINUTES,
         agent: defaults.agent,
+        // Set only when given, so graphs without an engine hash as before.
+        ...(defaults.engine ? { engine: defaults.engine } : {}),
       },
       skill,
     ),
@@ -141,7 +144,13 @@ export function approachesOf({ node, skill, merged, defaults, skills, at }: Appr
     approaches.push({ label: `retry[${k}]` as ApproachLabel, ...next });
   });
   if (retries.length < 1) approaches.push({ ...approaches[0]! });
-  return approaches;
+  return approaches.map(withEngineAgent);
+}
+
+/** A prompt approach with an engine and no agent command runs the engine's own CLI. */
+function withEngineAgent(a: Approach): Approach {
+  if (a.prompt === undefined || !a.engine || a.agent) return a;
+  return { ...a, agent: ENGINE_AGENTS[a.engine] };
 }
 
 /** The node's fields with undefined ones left out, to lay over its skill. */

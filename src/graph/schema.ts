@@ -20,6 +20,11 @@ const Env = z
 /** Minutes an attempt may run (a node's own, or the graph's default): at most six hours, GitHub's job limit. */
 const timeoutMinutes = (description: string) =>
   z.number().positive().max(360).optional().register(z.globalRegistry, { description });
+const ENGINE_WORDS =
+  "The agent CLI behind a prompt node's `agent` command: `claude-code` or `codex`. interlock adds the flags the engine needs to report (see docs/agents.md), reads its usage, session id and end state from its own output, and stops it at its budget; absent, the agent is a plain command";
+const Engine = z
+  .enum(['claude-code', 'codex'])
+  .register(z.globalRegistry, { description: `${ENGINE_WORDS}.` });
 
 const approachFields = {
   description: z.string().optional().register(z.globalRegistry, {
@@ -35,6 +40,9 @@ const approachFields = {
   }),
   agent: z.string().min(1).optional().register(z.globalRegistry, {
     description: 'The agent command that receives `prompt` on stdin (default `defaults.agent`).',
+  }),
+  engine: Engine.optional().register(z.globalRegistry, {
+    description: `${ENGINE_WORDS} (default \`defaults.engine\`).`,
   }),
   skill: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
     description:
@@ -81,9 +89,30 @@ export const NodeSchema = z.strictObject({
     description:
       "Protected paths (patterns of `.github/interlock.yml`'s `protected_paths`) this effect node may change, named one by one.",
   }),
+  soft_timeout_minutes: z.number().positive().max(360).optional().register(z.globalRegistry, {
+    description:
+      'A soft bound: past this many minutes an attempt is journaled as overdue (`NodeOverdue`), people are told (the progress comment, a comment, the needs-human label; the CLI prints it), and it goes on until its hard limits (`timeout_minutes`, `budget`). No rerun, no kill.',
+  }),
+  soft_turns: z.number().int().positive().optional().register(z.globalRegistry, {
+    description:
+      "A soft bound on an engine's agent turns, read from its streamed output while it runs: past it, the attempt is overdue as with `soft_timeout_minutes`.",
+  }),
+  session: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
+    description:
+      "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",
+  }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
 });
+
+const SessionOptions = z
+  .strictObject({
+    resume_failed: z.boolean().optional().register(z.globalRegistry, {
+      description:
+        "A retry continues the failed attempt's own session (default `false`: it starts again from the session the last completed node left, or a fresh one).",
+    }),
+  })
+  .register(z.globalRegistry, { description: 'Options of one session.' });
 
 /** A skill file: a node template without identity or edges. */
 export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true });
@@ -113,12 +142,17 @@ export const GraphSchema = z
           `Minutes an attempt may run before its process group is killed and the attempt fails (default \`${DEFAULT_TIMEOUT_MINUTES}\`).`,
         ),
         agent: z.string().min(1).optional().register(z.globalRegistry, {
-          description: "The command that receives a prompt node's prompt on stdin, e.g. `claude -p`.",
+          description:
+            "The command that receives a prompt node's prompt on stdin, e.g. `claude -p` (with an engine, default: `claude -p` or `codex exec`).",
         }),
+        engine: Engine.optional().register(z.globalRegistry, { description: `${ENGINE_WORDS}.` }),
       })
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),
     budget: RunBudgetField,
+    sessions: z.record(z.string().regex(ID_PATTERN), SessionOptions).optional().register(z.globalRegistry, {
+      description: 'Options of the sessions nodes name with `session`, by name.',
+    }),
     // The approval policy of every node (issue 15): approval-schema.ts.
     ...graphApprovalFields,
     nodes: z

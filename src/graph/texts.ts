@@ -17,7 +17,7 @@ import { errorAt, type Path, type SourceDoc } from './source.js';
 /** The fields an approach can set: a node, a retry entry or a skill. */
 export type ApproachFields = Pick<
   NodeFile,
-  'description' | 'run' | 'prompt' | 'agent' | 'skill' | 'env' | 'timeout_minutes'
+  'description' | 'run' | 'prompt' | 'agent' | 'engine' | 'skill' | 'env' | 'timeout_minutes'
 >;
 
 /** Why `${{` in an agent command is refused, and what to write instead. */

@@ -73,6 +73,18 @@ export const UsageSchema = z
   });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** Where a failed command's output is: a bounded excerpt in the journal, the whole of it in a log. */
+const OUTPUT_FIELDS = {
+  excerpt: z.string().optional().register(z.globalRegistry, {
+    description:
+      "A failed command's output, bounded (a few kB): ANSI stripped, the first error lines and the last lines, with `[… N lines cut …]` where lines were left out.",
+  }),
+  log: z.string().optional().register(z.globalRegistry, {
+    description:
+      'Where the whole output is kept: a file under `.interlock/` (CLI), or `step log` (the Action: a log group per check).',
+  }),
+};
+
 export const EvidenceSchema = z
   .looseObject({
     check: z.string().register(z.globalRegistry, {
@@ -80,8 +92,10 @@ export const EvidenceSchema = z
     }),
     passed: z.boolean().register(z.globalRegistry, { description: 'Whether the check passed.' }),
     observed: z.string().register(z.globalRegistry, {
-      description: 'What the check saw: a match, an exit code, a URL, a sha.',
+      description:
+        'What the check saw: a match, an exit code (with the first error line of a failed command), a URL, a sha.',
     }),
+    ...OUTPUT_FIELDS,
   })
   .register(z.globalRegistry, { title: 'evidence', description: 'The result of one evidence check.' });
 export type Evidence = z.infer<typeof EvidenceSchema>;
@@ -93,6 +107,7 @@ export const FailureSchema = z
         'What failed: a check in words, or `exit`, `timeout`, `execute_conditions`, `env <NAME>`, `prompt`, `output <name>`.',
     }),
     message: z.string().register(z.globalRegistry, { description: 'Why, in words.' }),
+    ...OUTPUT_FIELDS,
   })
   .register(z.globalRegistry, { title: 'failure', description: 'One reason an attempt failed.' });
 export type Failure = z.infer<typeof FailureSchema>;

@@ -14,8 +14,8 @@ import {
   UsageSchema,
 } from './event-fields.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
-
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
+import { NodeOverdue } from './overdue-events.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
@@ -58,6 +58,24 @@ const NodeDispatched = z.strictObject({
   }),
   runner: RunnerSchema,
 });
+/** What an engine's agent said about its attempt (absent for plain commands). */
+const AGENT_FIELDS = {
+  engine: z.enum(['claude-code', 'codex']).optional().register(z.globalRegistry, {
+    description: "The agent CLI whose output was read (the node's `engine`).",
+  }),
+  session_id: z.string().optional().register(z.globalRegistry, {
+    description:
+      'The agent session the attempt made or continued: Claude Code `session_id`, Codex `thread_id`.',
+  }),
+  resumed_session: z.string().optional().register(z.globalRegistry, {
+    description:
+      'The session the attempt continued (`session:`): the one the last completed node of that session left. Claude Code forks it, so `session_id` differs; Codex continues the thread, so they are equal.',
+  }),
+  final_message: z.string().optional().register(z.globalRegistry, {
+    description: "The agent's last message (Claude Code `result`, Codex's last `agent_message`), bounded.",
+  }),
+};
+
 const NodeRecorded = z.strictObject({
   ...base,
   type: z.literal('NodeRecorded'),
@@ -83,6 +101,7 @@ const NodeRecorded = z.strictObject({
     .string()
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
+  ...AGENT_FIELDS,
 });
 const NodeFailed = z.strictObject({
   ...base,
@@ -101,6 +120,7 @@ const NodeFailed = z.strictObject({
     .string()
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
+  ...AGENT_FIELDS,
 });
 const NodeSkipped = z.strictObject({
   ...base,
@@ -179,6 +199,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   RunCompleted,
   GraphChangeAllowed,
   ...GATE_EVENTS,
+  NodeOverdue,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

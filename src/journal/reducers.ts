@@ -180,6 +180,13 @@ const nodeInterrupted: Reducer<'NodeInterrupted'> = (f, e, at) => {
   p.approvals = [];
 };
 
+/** Rule: a soft bound only notes that the attempt in flight is overdue; it changes nothing else. */
+const nodeOverdue: Reducer<'NodeOverdue'> = (f, e, at) => {
+  const p = progress(f, e);
+  inFlight(p, e, at);
+  p.overdue = { attempt: e.attempt, bound: e.bound, limit: e.limit, at: e.at };
+};
+
 const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   const p = progress(f, e);
   if (p.state !== 'held' && p.state !== 'escalated')
@@ -224,4 +231,5 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RunCompleted: runCompleted,
   NodeAwaitingApproval: nodeAwaitingApproval,
   NodeApproved: nodeApproved,
+  NodeOverdue: nodeOverdue,
 };

@@ -56,6 +56,8 @@ export interface NodeProgress {
   gate_passed?: boolean;
   /** Guidance people gave with approvals of this node, in journal order: every later attempt gets it. */
   guidance?: Guidance[];
+  /** The attempt in flight passed a soft bound (`NodeOverdue`); kept until the node's next attempt or end. */
+  overdue?: { attempt: number; bound: string; limit: number; at: string };
 }
 
 export type RunStatus = 'running' | 'blocked' | 'completed' | 'failed';

@@ -22,12 +22,18 @@ export interface ExecRequest {
   logFile?: string;
   /** Keep the last this many bytes of stdout alone (an agent's JSON result) in `stdout`. */
   keepStdout?: number;
+  /** Stdout alone, as it comes (an engine's JSON events, read while the agent runs). */
+  onStdout?: (chunk: Buffer) => void;
+  /** Stops the command as a timeout does (TERM, then KILL of its process group); the result says `stopped`. */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
+  /** Stopped through `signal` (not by its timeout). */
+  stopped?: boolean;
   tail: string;
   wallMs: number;
   /** The end of stdout, when `keepStdout` asked for it. */
@@ -51,11 +57,11 @@ export function killAllChildren(signal: NodeJS.Signals = 'SIGTERM'): void {
   }
 }
 
-/** TERM to the process group `pid` leads once `ms` pass, KILL after a grace; returns what cancels both. */
-function killAfter(pid: number, ms: number, onTimeout: () => void): () => void {
+/** Stops a process group: TERM, then KILL after a grace period (once, however often it is asked). */
+function groupStopper(pid: number): { stop: () => void; cancel: () => void } {
   let killTimer: NodeJS.Timeout | undefined;
-  const timer = setTimeout(() => {
-    onTimeout();
+  const stop = () => {
+    if (killTimer) return;
     try {
       process.kill(-pid, 'SIGTERM');
     } catch {
@@ -71,11 +77,30 @@ function killAfter(pid: number, ms: number, onTimeout: () => void): () => void {
       // open: killed as that user, or the attempt would wait for them past its timeout.
       sweepNodeUser();
     }, KILL_GRACE_MS);
-  }, ms);
-  return () => {
-    clearTimeout(timer);
-    if (killTimer) clearTimeout(killTimer);
   };
+  return { stop, cancel: () => killTimer && clearTimeout(killTimer) };
+}
+
+/** The command's timeout and its abort signal, each stopping its group; `end` once the command has exited. */
+function watchLimits(pid: number, req: ExecRequest) {
+  const state = { timedOut: false, stopped: false, end: () => {} };
+  const { stop, cancel } = groupStopper(pid);
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    stop();
+  }, req.timeoutMs);
+  const onAbort = () => {
+    state.stopped = true;
+    stop();
+  };
+  if (req.signal?.aborted) onAbort();
+  else req.signal?.addEventListener('abort', onAbort, { once: true });
+  state.end = () => {
+    clearTimeout(timer);
+    req.signal?.removeEventListener('abort', onAbort);
+    cancel();
+  };
+  return state;
 }
 
 /**
@@ -115,6 +140,7 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     child.stdout.on('data', (chunk: Buffer) => {
       onData(chunk);
       if (max > 0) stdout = Buffer.concat([stdout, chunk]).subarray(-max);
+      req.onStdout?.(chunk);
     });
     child.stderr.on('data', onData);
     child.stdin.on('error', () => {
@@ -122,17 +148,15 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     });
     child.stdin.end(req.stdin ?? '');
     if (child.pid !== undefined) running.add(child.pid);
-    let timedOut = false;
-    const stopTimer = killAfter(child.pid!, req.timeoutMs, () => {
-      timedOut = true;
-    });
+    const limits = watchLimits(child.pid!, req);
     child.on('error', (e) => {
-      stopTimer();
+      limits.end();
       how.done();
       reject(e);
     });
     child.on('close', (code, signal) => {
-      stopTimer();
+      limits.end();
+      const { timedOut, stopped } = limits;
       if (child.pid !== undefined) running.delete(child.pid);
       // The group may hold background children of the script; they do not outlive the attempt.
       try {
@@ -144,7 +168,15 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
       how.done();
       const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
       const done = () =>
-        resolve({ exitCode: code, signal, timedOut, tail, wallMs: Date.now() - started, ...kept });
+        resolve({
+          exitCode: code,
+          signal,
+          timedOut,
+          ...(stopped && !timedOut ? { stopped: true } : {}),
+          tail,
+          wallMs: Date.now() - started,
+          ...kept,
+        });
       if (log) log.end(done);
       else done();
     });

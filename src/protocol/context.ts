@@ -7,9 +7,10 @@ import type { Approach, Graph } from '../graph/model.js';
 import type { Failure } from '../journal/event-fields.js';
 import type { Guidance } from '../journal/gate-events.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
+import type { Envelope } from './envelope.js';
 
-/** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts). */
-export interface AttemptContext {
+/** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts as text). */
+export interface AttemptContext extends Envelope {
   run_id: string;
   node: string;
   attempt: number;
@@ -52,6 +53,7 @@ export function attemptContext(
   attempt: number,
   approach: Approach,
   p: NodeProgress,
+  envelope: Envelope,
 ): AttemptContext {
   let previous: AttemptContext['previous'] = null;
   if (p.attempts > 0) {
@@ -72,5 +74,6 @@ export function attemptContext(
     idempotency_key: idempotencyKey(runId, node),
     previous,
     guidance: p.guidance ?? [],
+    ...envelope,
   };
 }

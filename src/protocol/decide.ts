@@ -17,6 +17,7 @@ import {
 } from '../journal/state.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
+import { envelopeOf } from './envelope.js';
 import { escalationEvent } from './escalation.js';
 import { gateEvents } from './gate.js';
 
@@ -117,7 +118,7 @@ export function decideNext(
     node,
     attempt,
     approach,
-    context: attemptContext(cp.run_id, id, attempt, approach, p),
+    context: attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(graph, journal, state, node)),
     events: [dispatch],
   };
 }
@@ -194,6 +195,16 @@ export interface AttemptOutcome {
   outputs: Record<string, string>;
   usage: Usage;
   output_tail?: string;
+  /** What an engine's agent said about the attempt. */
+  agent?: AgentReport;
+}
+
+/** The engine, session and final message of an attempt whose agent is an engine. */
+export interface AgentReport {
+  engine: 'claude-code' | 'codex';
+  session_id?: string;
+  resumed_session?: string;
+  final_message?: string;
 }
 
 export type ResultDecision =
@@ -227,8 +238,13 @@ export function decideResult(
       reason: `node "${nodeId}" attempt ${attempt} is no longer in flight (it is ${p ? stateWords(p.state) : 'unknown'}); its result was not recorded: settle it by hand if its work is done`,
     };
   }
-  const tail = outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {};
-  const failures = [...outcome.failures, ...nodeBudgetFailures(node, outcome.usage)];
+  const tail = {
+    ...(outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {}),
+    ...(outcome.agent ?? {}),
+  };
+  // An agent stopped at its budget already says so: the overrun it reached is not a second failure.
+  const stopped = outcome.failures.some((f) => f.check === 'budget');
+  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(node, outcome.usage))];
   if (failures.length === 0) {
     const events: NewEvent[] = [
       {

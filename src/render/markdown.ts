@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import type { RunState } from '../journal/state.js';
+import { failureOutputMarkdown } from './failure-output.js';
 import { statusMarkdown, statusMermaid } from './status.js';
 import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';
@@ -58,11 +59,14 @@ export function reportMarkdown(state: RunState, node: string): string {
     // Failures quote what checks observed (untrusted text): no @mention that notifies.
     return `| ${a.attempt} | ${a.approach} | ${a.work.replace(/\|/g, '\\|').replace(/\n/g, ' ')} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b')} |`;
   });
+  const last = report.failed[report.failed.length - 1];
+  const output = last ? failureOutputMarkdown(node, last.attempt, last.failures) : [];
   return [
     '| attempt | approach | what was attempted | what failed and why |',
     '| --- | --- | --- | --- |',
     ...rows,
     '',
+    ...(output.length ? [...output, ''] : []),
     `**Approaches tried:** ${report.approaches_tried.join(', ')}`,
     '',
     `**What is needed:** ${report.needed}`,
@@ -126,7 +130,33 @@ export function attentionComment(state: RunState, node: string, runId: string): 
     .join('\n');
 }
 
-/** The job summary: table, diagram, and what to do next. */
+/** The output excerpts of each node's last failed attempt, for nodes not completed. */
+function failedOutputs(graph: Graph, state: RunState): string[] {
+  return graph.nodes.flatMap((n) => {
+    const p = state.nodes.get(n.id);
+    if (!p || p.state === 'completed' || !p.last_failures.length) return [];
+    const blocks = failureOutputMarkdown(n.id, p.attempts, p.last_failures);
+    return blocks.length ? [...blocks, ''] : [];
+  });
+}
+
+/** The comment posted once when an attempt passes a soft bound: it goes on; a person may stop the run or wait. */
+export function overdueComment(runId: string, node: string, attempt: number, message: string): string {
+  return [
+    `<!-- interlock:overdue ${runId} ${node} ${attempt} -->`,
+    `⏰ **interlock: \`${node}\` (attempt ${attempt}) is overdue.** ${message.replace(/@/g, '@\u200b')}`,
+    '',
+    'Nothing is rerun or stopped. To stop the run, comment on a line of its own (people with write access):',
+    '',
+    '```',
+    '/fail-run <reason>',
+    '```',
+    '',
+    `Run \`${runId}\`.`,
+  ].join('\n');
+}
+
+/** The job summary: table, diagram, output of the failed attempts, and what to do next. */
 export function jobSummary(graph: Graph, state: RunState, headline: string): string {
   const cp = state.checkpoint;
   return [
@@ -139,6 +169,7 @@ export function jobSummary(graph: Graph, state: RunState, headline: string): str
     ...withBlank(usageLine(graph, state)),
     statusMarkdown(graph, state),
     '',
+    ...failedOutputs(graph, state),
     '```mermaid',
     statusMermaid(graph, state),
     '```',

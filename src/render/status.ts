@@ -23,6 +23,8 @@ function lastEvidence(p: NodeProgress, id: string): string {
     return `⏸ approve before it runs: /approve ${id}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
+  if (p.state === 'in_flight' && p.overdue && p.overdue.attempt === p.dispatch?.attempt)
+    return `⏰ overdue: attempt ${p.overdue.attempt} is past its ${p.overdue.bound} of ${p.overdue.limit}, still running`;
   const failing =
     p.state !== 'completed' && p.last_failures.length
       ? p.last_failures[p.last_failures.length - 1]

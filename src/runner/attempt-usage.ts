@@ -16,6 +16,8 @@ export interface UsageSources {
   wallMs: number;
   /** The end of a prompt node's stdout; undefined for `run` nodes. */
   agentStdout: string | undefined;
+  /** What an engine's output said it used (read instead of the stdout). */
+  agent?: UsageReading;
   /** The `$INTERLOCK_USAGE` file. */
   usageFile: string;
   /** Where each warning goes (the attempt's log). */
@@ -40,7 +42,8 @@ function fileReading(path: string): UsageReading {
 /** The attempt's usage; the file's fields win over the agent result's. */
 export function readAttemptUsage(src: UsageSources): Usage {
   const agent =
-    src.agentStdout !== undefined ? usageFromClaudeResult(src.agentStdout) : { usage: {}, warnings: [] };
+    src.agent ??
+    (src.agentStdout !== undefined ? usageFromClaudeResult(src.agentStdout) : { usage: {}, warnings: [] });
   const file = fileReading(src.usageFile);
   for (const w of [...agent.warnings, ...file.warnings]) src.warn(`interlock: usage ignored: ${w}`);
   return attemptUsage(src.wallMs, agent, file);

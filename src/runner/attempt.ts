@@ -14,10 +14,14 @@ import { runScript } from '../os/exec.js';
 import { failpoint } from '../os/failpoint.js';
 import { type AttemptContext, expressionContext } from '../protocol/context.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
-import { guidanceSection } from '../protocol/guidance.js';
+import type { EngineRun } from '../protocol/engine.js';
+import { envelopeText } from '../protocol/envelope.js';
+import { OutputExcerpt } from '../render/excerpt.js';
+import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
+import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
-import { performEffect } from './effect.js';
+import { effectAttempt } from './effect-attempt.js';
 import { parseOutputFile } from './outputs.js';
 import type { RunSnapshot } from './read.js';
 
@@ -47,6 +51,37 @@ export interface AttemptSetup {
   attemptEnded?: (mark: AttemptMark) => void;
   /** The paths an effect may not change (the Action: the default branch's `protected_paths`, the graph, skills). */
   protectedPaths?: () => Promise<string[]>;
+  /** Called once when the attempt passes a soft bound of its node (it goes on). */
+  overdue?: (o: Overdue) => void;
+  /** Live output of one evidence command (the Action: a log group per check). */
+  checkOutput?: (mark: AttemptMark, check: string) => LiveCheckOutput;
+}
+
+/** A soft bound an attempt passed: which, its value, and what the attempt had used (minutes, or turns). */
+export interface Overdue {
+  bound: 'soft_timeout_minutes' | 'soft_turns';
+  limit: number;
+  observed: number;
+}
+
+/** Calls `overdue` once the node's soft timeout passes; the returned function cancels it. */
+function softTimer(setup: AttemptSetup, node: GraphNode): () => void {
+  const limit = node.soft?.timeout_minutes;
+  if (limit === undefined || !setup.overdue) return () => {};
+  const started = Date.now();
+  const t = setTimeout(() => {
+    const observed = Math.round(((Date.now() - started) / 60_000) * 100) / 100;
+    setup.overdue?.({ bound: 'soft_timeout_minutes', limit, observed });
+  }, limit * 60_000);
+  return () => clearTimeout(t);
+}
+
+/** Where one evidence command's output goes live, and where a person finds it afterwards. */
+export interface LiveCheckOutput {
+  echo: (chunk: Buffer) => void;
+  end: () => void;
+  /** Recorded with a failure as `log` when no log file keeps the output (`step log`). */
+  where?: string;
 }
 
 export interface AttemptOptions {
@@ -92,7 +127,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
   let stdin: string | undefined;
   if (approach.prompt !== undefined) {
     try {
-      stdin = `${interpolate(approach.prompt, exprCtx)}${guidanceSection(context.guidance)}\n\n---\ninterlock context:\n${JSON.stringify(context, null, 2)}\n`;
+      stdin = `${interpolate(approach.prompt, exprCtx)}\n${envelopeText(context)}`;
     } catch (e) {
       failures.push({ check: 'prompt', message: (e as Error).message });
     }
@@ -104,34 +139,51 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
 async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
-  run: { env: NodeJS.ProcessEnv; stdin: string | undefined },
+  run: {
+    env: NodeJS.ProcessEnv;
+    stdin: string | undefined;
+    watch: EngineWatch | undefined;
+    engine: EngineRun;
+  },
 ): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
+  const excerpt = new OutputExcerpt();
+  const echo = (chunk: Buffer) => {
+    excerpt.push(chunk);
+    setup.echo?.(chunk);
+  };
+  const cancelSoft = softTimer(setup, node);
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
-    script: approach.run ?? approach.agent!,
+    script: approachScript(approach, run.engine),
     env: run.env,
     cwd: setup.cwd,
     timeoutMs: approach.timeout_minutes * 60_000,
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),
-    ...(setup.echo ? { echo: setup.echo } : {}),
+    echo,
     ...(logFile ? { logFile } : {}),
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
+    ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
   });
+  cancelSoft();
   if (res?.timedOut)
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
-  else if (res && res.exitCode !== 0)
+  else if (res && res.exitCode !== 0) {
+    const e = excerpt.finish();
     failures.push({
       check: 'exit',
       message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
+      ...(e ? { excerpt: e.text } : {}),
+      ...(e && logFile ? { log: shownPath(setup.cwd, logFile) } : {}),
     });
+  }
   return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
 
@@ -162,87 +214,45 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_USAGE: usageFile,
       INTERLOCK_EXEC_TAG: opts.execTag,
     };
+    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
+    const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
-      : await runCommand(setup, opts, { env, stdin: inputs.stdin });
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine });
     failpoint('after-command', node.id);
+    const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
-    const checked = await runChecks({
-      node,
-      context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
-      github: setup.github,
-      input: {
-        cwd: setup.cwd,
-        env,
-        outputs,
-        dispatchedAt: opts.dispatchedAt,
-        ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
-      },
-    });
-    const failures = [...inputs.failures, ...ran.failures, ...badOutputNames, ...checked.failures];
+    const checked = agent?.skipChecks
+      ? { evidence: [], failures: [] }
+      : await runChecks({
+          node,
+          context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
+          github: setup.github,
+          input: {
+            cwd: setup.cwd,
+            env,
+            outputs,
+            dispatchedAt: opts.dispatchedAt,
+            ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
+            commandOutput: checkOutputs(setup, opts),
+          },
+        });
+    const own = agent?.failures ?? ran.failures;
+    const failures = [...inputs.failures, ...own, ...badOutputNames, ...checked.failures];
     const usage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
+      ...(agent ? { agent: agent.usage } : {}),
       usageFile,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
-    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail };
+    const report = agent ? { agent: agent.report } : {};
+    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail, ...report };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * An effect node's attempt: interlock performs the effect (src/runner/effect.ts), then the node's own checks
- * run against what it made (its outputs in the context), as any node's do.
- */
-async function effectAttempt(
-  setup: AttemptSetup,
-  opts: AttemptOptions,
-  exprCtx: ExpressionContext,
-  at: { started: number; usageFile: string },
-): Promise<AttemptOutcome> {
-  const { cur, node, context } = opts;
-  const done = await performEffect(
-    {
-      github: setup.github,
-      cwd: setup.cwd,
-      runId: cur.journal.run_id,
-      key: context.idempotency_key,
-      protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
-    },
-    node,
-    exprCtx,
-  );
-  // The effect has acted (or found itself done) and is not yet recorded: recovery asks GitHub again.
-  failpoint('after-command', node.id);
-  const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
-  const checked = done.failures.length
-    ? { evidence: [], failures: [] }
-    : await runChecks({
-        node,
-        context: {
-          ...exprCtx,
-          nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs: done.outputs } },
-        },
-        github: setup.github,
-        input: { cwd: setup.cwd, env: setup.baseEnv, outputs: done.outputs, dispatchedAt: opts.dispatchedAt },
-      });
-  const usage = readAttemptUsage({
-    wallMs: Date.now() - at.started,
-    agentStdout: undefined,
-    usageFile: at.usageFile,
-    warn: () => undefined,
-  });
-  return {
-    failures: [...done.failures, ...checked.failures],
-    evidence: [...done.evidence, ...checked.evidence],
-    outputs: done.outputs,
-    usage,
-    output_tail: '',
-  };
 }
 
 function readOutputs(path: string): Record<string, string> {

@@ -36,7 +36,13 @@ export async function runChecks(
       };
     }
     evidence.push(ev);
-    if (!ev.passed) failures.push({ check: ev.check, message: ev.observed });
+    if (!ev.passed)
+      failures.push({
+        check: ev.check,
+        message: ev.observed,
+        ...(typeof ev.excerpt === 'string' ? { excerpt: ev.excerpt } : {}),
+        ...(typeof ev.log === 'string' ? { log: ev.log } : {}),
+      });
   }
   return { evidence, failures: [...failures, ...missingOutputs(opts.node, opts.input.outputs)] };
 }

@@ -88,7 +88,12 @@ export function outcomeResult(r: {
       message: `"${node}" attempt ${attempt} recorded in ${secs}s: ${outcome.evidence.length} check(s) passed`,
     };
   }
-  const why = outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ');
+  // The decision's failures: those of the outcome and those it added (over the node's budget).
+  const failed = decision.events.find((e) => e.type === 'NodeFailed');
+  const failures = failed?.type === 'NodeFailed' ? failed.failures : outcome.failures;
+  const why = failures
+    .map((f) => `${f.check}: ${f.message}${typeof f.log === 'string' ? ` (whole output: ${f.log})` : ''}`)
+    .join('; ');
   return {
     kind: decision.escalated ? 'escalated' : 'failed',
     node,

@@ -15,6 +15,7 @@ import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js'
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
+import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor } from './recover.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
@@ -23,6 +24,8 @@ import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
   say?: (message: string) => void;
+  /** Shows people that an attempt passed a soft bound, once `NodeOverdue` is journaled (the Action: comments). */
+  overdueNotice?: (n: OverdueNotice) => Promise<void> | void;
 }
 
 /** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
@@ -129,12 +132,14 @@ export async function runDispatched(
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   const mark = { node: node.id, attempt, approach: approach.label };
+  const soft = node.soft ? overdueWriter(setup, d) : undefined;
   const outcome = await withinAttempt(setup, mark, () => {
     (setup.say ?? (() => {}))(
       `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
     );
-    return executeAttempt(setup, { ...d, dispatchedAt });
+    return executeAttempt(soft ? { ...setup, overdue: soft.overdue } : setup, { ...d, dispatchedAt });
   });
+  await soft?.done();
   failpoint('before-record-write', node.id);
   let executor = options.chain ? newExecutor(setup) : undefined;
   let recorded = outcome;

@@ -79,7 +79,8 @@ describe('approval: before, through the bundled action', () => {
     expect(r.outputs).toMatchObject({ node: 'publish', status: 'completed' });
     expect(JSON.parse(r.outputs.checkpoint!).status).toBe('completed');
     const prompt = readFileSync(join(ws, 'prompt.txt'), 'utf8');
-    expect(prompt).toContain(`Publish the release.\n\n---\nguidance from people who approved this node`);
+    expect(prompt.startsWith('Publish the release.\n\n---\ninterlock: your task envelope.')).toBe(true);
+    expect(prompt).toContain('\n\n---\nguidance from people who approved this node');
     expect(prompt).toContain(`guidance from bob:\n${GUIDANCE}\n`);
     const context = JSON.parse(readFileSync(join(ws, 'context.json'), 'utf8'));
     expect(context.guidance).toEqual([{ by: 'bob', text: GUIDANCE }]);

@@ -50,4 +50,51 @@ describe('log groups', () => {
     expect(failed).toBeLessThan(lines.indexOf('::group::flaky · attempt 2 · default'));
     expect(recorded).toBeGreaterThan(lines.lastIndexOf('::endgroup::'));
   });
+
+  it('an evidence command gets a group of its own after its attempt, and the failure excerpt of an escalated node is in the job summary', async () => {
+    const ws = makeWorkspace({
+      'g.yml': `interlock: 1
+name: checked
+nodes:
+  - id: build
+    run: echo built
+    retry:
+      - run: echo built again
+      - run: echo built a third way
+    validates:
+      - command: bash check.sh
+`,
+      'check.sh': `seq 1 40 | sed 's/^/ok /'
+test -f fixed || { echo 'Error: fixed is missing'; echo 'at check (check.sh:2)'; exit 1; }
+`,
+    });
+    server.state.repo(FULL).addIssue({ number: 82, title: 'Checks', labels: [] });
+    const r = await runStep(issueStep(server, ws, 82, 'go', { inputs: { graph: 'g.yml', node: 'all' } }));
+    expect(r.stdout).toContain('escalated');
+    const lines = r.stdout.split('\n');
+    const marks = lines.filter((l) => l.startsWith('::group::') || l.startsWith('::endgroup::'));
+    expect(marks).toEqual(
+      [1, 2, 3].flatMap((n) => {
+        const title = `build · attempt ${n} · ${n === 1 ? 'default' : `retry[${n - 2}]`}`;
+        return [
+          `::group::${title}`,
+          '::endgroup::',
+          `::group::${title} · command bash check.sh`,
+          '::endgroup::',
+        ];
+      }),
+    );
+    // The whole output is in the check's group: all 40 lines.
+    const from = lines.indexOf(marks[2]!);
+    const inside = lines.slice(from + 1, lines.indexOf('::endgroup::', from));
+    expect(inside.filter((l) => /^ok \d+$/.test(l))).toHaveLength(40);
+    expect(inside).toContain('Error: fixed is missing');
+    // The job summary shows the last attempt's excerpt, and where the whole output is.
+    expect(r.summary).toContain(
+      '<details><summary>Output of <code>command bash check.sh</code>, build attempt 3 (whole output: step log)</summary>',
+    );
+    expect(r.summary).toMatch(
+      /\[… 22 lines cut …\]\nok 23\n[\s\S]*\nok 40\nError: fixed is missing\nat check \(check.sh:2\)/,
+    );
+  });
 });

@@ -49,6 +49,10 @@ describe('usage and budgets through the CLI', () => {
 
     const first = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'spend']);
     expect(first.code, first.stderr).not.toBe(0);
+    // The failure line names the budget failure (it printed empty parentheses).
+    expect(first.stdout + first.stderr).toMatch(
+      /"draft" attempt 1 failed in [\d.]+s \(budget: the attempt used 12 turns/,
+    );
     const journal = sb.journal('spend');
     expect(eventsOf(journal, 'NodeFailed', 'draft')[0]!.failures).toEqual([
       {

@@ -114,7 +114,17 @@ nodes:
     run: make
     priority: 3
 `,
-    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
+    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals`,
+  ],
+  [
+    'a session on a node without an engine',
+    `${H}nodes:
+  - id: a
+    prompt: plan it
+    agent: ./agent.sh
+    session: work
+`,
+    `graph.yml:7:14: node "a" has a session but no engine: a session is an agent conversation; give the node a prompt and an engine (claude-code or codex), or remove session`,
   ],
   [
     'unknown defaults field',
@@ -124,7 +134,7 @@ nodes:
   - id: a
     run: make
 `,
-    `graph.yml:4:3: defaults: unknown field "timeout"; allowed: replay, timeout_minutes, agent`,
+    `graph.yml:4:3: defaults: unknown field "timeout"; allowed: replay, timeout_minutes, agent, engine`,
   ],
   [
     'unknown retry field',
@@ -134,7 +144,7 @@ nodes:
     retry:
       - command: make again
 `,
-    `graph.yml:7:9: node "a" retry[0]: unknown field "command"; allowed: description, run, prompt, agent, skill, env, timeout_minutes`,
+    `graph.yml:7:9: node "a" retry[0]: unknown field "command"; allowed: description, run, prompt, agent, engine, skill, env, timeout_minutes`,
   ],
   [
     'unknown check field',
@@ -727,7 +737,7 @@ const JSON_CASES: Case[] = [
   [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,
-    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
+    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals`,
   ],
   [
     'missing comma (JSON)',
@@ -872,7 +882,7 @@ describe('skills: errors are located in the file that holds them', () => {
 
   it('a skill may not name an id: the node that uses it does', () => {
     expect(load('with-id', `${H}nodes:\n  - id: a\n    skill: lint\n`)).toEqual([
-      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, approval, approvals`,
+      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, engine, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals`,
     ]);
   });
 

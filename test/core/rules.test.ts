@@ -514,6 +514,11 @@ describe('rule 5: a failed attempt is retried at most twice, then the node is es
         failures: F1,
       },
       guidance: [],
+      // The task envelope: plain depends on setup, checks nothing and sets no output.
+      checks: [],
+      outputs: [],
+      protected_paths: [sim.journal.graph.path, '.github/interlock.yml', '.interlock/'],
+      earlier: [{ node: 'setup', status: 'completed', outputs: {} }],
     });
   });
 

@@ -21,7 +21,7 @@ const AGENT_EXPR =
   'contains "${{": expressions are never pasted into a shell script; the agent command reads the prompt on stdin, so put the expression in the prompt (or in env, used as "$NAME")';
 const IDS = 'ids use letters, digits, "_" and "-", start with a letter or "_", at most 64 characters';
 const NODE_FIELDS =
-  'id, description, run, prompt, agent, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, approval, approvals';
+  'id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals';
 
 export interface HostileGraph {
   name: string;
@@ -38,7 +38,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     name: '__proto__ as a top-level key',
     text: `${H}__proto__: { polluted: true }\nnodes:\n  - id: a\n    run: make\n`,
     errors: [
-      'graph.yml:3:1: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, approvals, nodes',
+      'graph.yml:3:1: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, sessions, approvals, nodes',
     ],
   },
   {
@@ -50,7 +50,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     name: '__proto__ in a JSON graph',
     text: '{"interlock":1,"name":"demo","__proto__":{"x":1},"nodes":[{"id":"a","run":"make"}]}',
     errors: [
-      'graph.yml:1:30: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, approvals, nodes',
+      'graph.yml:1:30: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, sessions, approvals, nodes',
     ],
   },
   {
@@ -155,7 +155,7 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     text: `${H}x-base: &base\n  run: make\nnodes:\n  - id: a\n    <<: *base\n`,
     errors: [
       'graph.yml:7:5: node "a": unknown field "<<" (did you mean "id"?)',
-      'graph.yml:3:1: graph: unknown field "x-base"; allowed: $schema, interlock, name, description, defaults, budget, approvals, nodes',
+      'graph.yml:3:1: graph: unknown field "x-base"; allowed: $schema, interlock, name, description, defaults, budget, sessions, approvals, nodes',
     ],
   },
   {

@@ -4,11 +4,12 @@
  * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
  */
 
+import type { OverdueNotice } from '../../runner/overdue.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context.js';
-import { publishResult } from '../publish.js';
+import { announceOverdue, publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { stepSetupFor } from '../setup.js';
 import { stepStatus } from '../status.js';
@@ -48,7 +49,8 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
       failed: `node "${wanted}" is not in ${graph.path}`,
     };
   }
-  const setup = stepSetupFor(ctx, run);
+  const base = stepSetupFor(ctx, run);
+  const setup = { ...base, overdueNotice: (n: OverdueNotice) => announceOverdue(ctx, base, n, subject) };
   const last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {
     onStep: (r) => ctx.io.info(`interlock: ${r.message}`),
   });

@@ -1,0 +1,126 @@
+/**
+ * A prompt node whose agent is an engine: its command with interlock's arguments, its output watched while it
+ * runs (stopped, process group and all, once it is over what the attempt may use), and what it said at the end:
+ * usage, session, final message, and an end that fails the attempt (an API error, its turn limit, a stop).
+ */
+import type { Approach, Graph, GraphNode } from '../graph/model.js';
+import type { Failure } from '../journal/event-fields.js';
+import type { Journal } from '../journal/events.js';
+import { runSpent } from '../journal/run-usage.js';
+import type { RunState } from '../journal/state.js';
+import type { AgentReport } from '../protocol/decide.js';
+import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
+import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
+import { sessionToResume } from '../protocol/sessions.js';
+import type { UsageReading } from '../protocol/usage.js';
+import type { Overdue } from './attempt.js';
+
+/** How much of an agent's final message the journal keeps (later nodes are told it). */
+export const FINAL_MESSAGE_CHARS = 2000;
+
+/** What the engine is asked for this attempt: its turn limit, and the session it continues. */
+export function engineRun(graph: Graph, journal: Journal, node: GraphNode, approach: Approach): EngineRun {
+  const resume = sessionToResume(graph, journal, node, approach);
+  return {
+    ...(node.budget?.turns !== undefined ? { maxTurns: node.budget.turns } : {}),
+    ...(resume ? { resume } : {}),
+  };
+}
+
+/** The script an approach runs: `run`, the agent command, or the agent command with the engine's arguments. */
+export function approachScript(approach: Approach, run: EngineRun): string {
+  if (approach.run !== undefined) return approach.run;
+  if (approach.engine && approach.prompt !== undefined)
+    return engineCommand(approach.agent!, approach.engine, run);
+  return approach.agent!;
+}
+
+/** An engine's output read as it comes, and the stop it may call. */
+export interface EngineWatch {
+  onStdout: (chunk: Buffer) => void;
+  signal: AbortSignal;
+  /** Why the agent was stopped, once it was. */
+  stopped: () => string | undefined;
+  meter: EngineMeter;
+}
+
+/** Watches an engine's agent against the node's budget and what is left of the run's; undefined for others. */
+export function watchEngine(
+  approach: Approach,
+  node: GraphNode,
+  graph: Graph,
+  state: RunState,
+  overdue?: (o: Overdue) => void,
+): EngineWatch | undefined {
+  if (!approach.engine || approach.prompt === undefined) return undefined;
+  const meter = new EngineMeter(approach.engine);
+  const limits: LiveLimits = {
+    ...(node.budget ? { node: node.budget } : {}),
+    ...(graph.budget ? { run: { budget: graph.budget, spent: runSpent(graph, state.nodes) } } : {}),
+  };
+  const abort = new AbortController();
+  let why: string | undefined;
+  const softTurns = node.soft?.turns;
+  let overdueSaid = false;
+  return {
+    meter,
+    signal: abort.signal,
+    stopped: () => why,
+    onStdout: (chunk) => {
+      meter.push(chunk);
+      const turns = meter.usage().turns;
+      if (softTurns !== undefined && !overdueSaid && turns > softTurns) {
+        overdueSaid = true;
+        overdue?.({ bound: 'soft_turns', limit: softTurns, observed: turns });
+      }
+      if (why) return;
+      why = overLiveLimit(limits, meter.usage());
+      if (why) abort.abort();
+    },
+  };
+}
+
+/** What the attempt's failures, usage and agent report are once an engine's agent ended. */
+export interface EngineEnd {
+  failures: Failure[];
+  usage: UsageReading;
+  report: AgentReport;
+  /** The agent did not get to finish (an API error, a budget stop): its evidence is not checked. */
+  skipChecks: boolean;
+}
+
+/** Reads how an engine's agent ended; `failures` are the command's own (exit, timeout). */
+export function engineEnd(
+  approach: Approach,
+  run: EngineRun,
+  ran: { stdout: string | undefined; failures: Failure[] },
+  watch: EngineWatch,
+): EngineEnd {
+  const engine = approach.engine!;
+  const reading = readEngine(engine, ran.stdout ?? '', run);
+  const report: AgentReport = {
+    engine,
+    ...(run.resume ? { resumed_session: run.resume.id } : {}),
+    ...(reading.session_id ? { session_id: reading.session_id } : {}),
+    ...(reading.final_message !== undefined
+      ? { final_message: reading.final_message.slice(0, FINAL_MESSAGE_CHARS) }
+      : {}),
+  };
+  const stoppedWhy = watch.stopped();
+  if (stoppedWhy) {
+    // Killed mid-way: no result; what the meter saw is the attempt's usage (the engine's own numbers win).
+    const live = watch.meter.usage();
+    const seen = { turns: live.turns, input_tokens: live.input_tokens, output_tokens: live.output_tokens };
+    return {
+      failures: [{ check: 'budget', message: stoppedWhy }],
+      usage: { usage: { ...seen, ...reading.usage.usage }, warnings: [] },
+      report,
+      skipChecks: true,
+    };
+  }
+  if (reading.failure) {
+    const own = ran.failures.filter((f) => f.check !== 'exit');
+    return { failures: [...own, reading.failure], usage: reading.usage, report, skipChecks: true };
+  }
+  return { failures: ran.failures, usage: reading.usage, report, skipChecks: false };
+}

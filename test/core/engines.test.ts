@@ -1,0 +1,72 @@
+// Reading the engines' output (src/protocol/engine*.ts): what interlock appends, what it reads at the end, what
+// it counts while the agent runs, and when that is over what the attempt may use. Shapes as the real CLIs print
+// them (test/agents/ runs the CLIs themselves).
+import { describe, expect, it } from 'vitest';
+import { engineCommand, readEngine } from '../../src/protocol/engine.js';
+import { EngineMeter, overLiveLimit } from '../../src/protocol/engine-meter.js';
+
+const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+const assistant = (id: string, model = 'claude-sonnet-4-5') =>
+  line({
+    type: 'assistant',
+    message: { id, model, usage: { input_tokens: 100, cache_read_input_tokens: 10, output_tokens: 5 } },
+  });
+
+describe('engines', () => {
+  it('appends its flags to the agent command, quoted for the shell', () => {
+    expect(engineCommand('claude -p --allowedTools Bash ', 'claude-code', { maxTurns: 3 })).toBe(
+      'claude -p --allowedTools Bash --output-format stream-json --verbose --max-turns 3',
+    );
+    expect(engineCommand('codex exec', 'codex', {})).toBe('codex exec --json -');
+  });
+
+  it('counts Claude Code model calls by message id, not by content block, and not its own synthetic messages', () => {
+    const m = new EngineMeter('claude-code');
+    m.push(assistant('msg_1') + assistant('msg_1') + assistant('x', '<synthetic>'));
+    m.push(assistant('msg_2').slice(0, 20));
+    expect(m.usage()).toEqual({ turns: 1, input_tokens: 110, output_tokens: 5 });
+    m.push(assistant('msg_2').slice(20));
+    expect(m.usage().turns).toBe(2);
+  });
+
+  it('counts a Codex model call at the start of the tool call it asked for', () => {
+    const m = new EngineMeter('codex');
+    m.push(line({ type: 'item.started', item: { id: 'item_1', type: 'command_execution' } }));
+    m.push(line({ type: 'item.completed', item: { id: 'item_1', type: 'command_execution' } }));
+    m.push(line({ type: 'item.started', item: { id: 'item_2', type: 'agent_message' } }));
+    expect(m.usage().turns).toBe(1);
+  });
+
+  it("stops over the node's budget, or over what is left of the run's, whichever comes first", () => {
+    const run = { budget: { turns: 10 }, spent: { turns: 8, tokens: 0, cost_usd: 0, wall_minutes: 0 } };
+    const u = (turns: number) => ({ turns, input_tokens: 0, output_tokens: 0 });
+    expect(overLiveLimit({ node: { turns: 3 }, run }, u(2))).toBeUndefined();
+    expect(overLiveLimit({ node: { turns: 3 }, run }, u(3))).toBe(
+      "the agent was stopped after 3 turns: over what was left of the run's budget, 2 turns of 10 turns (budget.turns)",
+    );
+    expect(overLiveLimit({ node: { turns: 3 } }, u(4))).toBe(
+      "the agent was stopped after 4 turns: over the node's budget of 3 turns (budget.turns)",
+    );
+  });
+
+  it('reads a Codex API error from the error body it wraps, and its thread id as the session', () => {
+    const out =
+      line({ type: 'thread.started', thread_id: '01a23100-d567-76f0-b380-2b13adc5fd64' }) +
+      line({ type: 'turn.failed', error: { message: '{"error":{"message":"rate limited","type":"x"}}' } });
+    expect(readEngine('codex', out, {})).toMatchObject({
+      session_id: '01a23100-d567-76f0-b380-2b13adc5fd64',
+      failure: { check: 'agent', message: 'the model API failed: rate limited' },
+    });
+  });
+
+  it('keeps no session id that is not one (a path, a newline)', () => {
+    const out = line({
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      session_id: '../x\n',
+      result: 'ok',
+    });
+    expect(readEngine('claude-code', out, {}).session_id).toBeUndefined();
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * The real agent CLIs for tests: where `.ci/run` installs them (`.agent-clis/`, pinned, never dependencies), the
+ * environment that keeps each on loopback against the scripted model server, and the reason a test skips when
+ * one is missing.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Where `.ci/run` installs the CLIs; `INTERLOCK_AGENT_CLIS` names another folder. */
+export const AGENT_CLIS_DIR = process.env.INTERLOCK_AGENT_CLIS ?? join(ROOT, '.agent-clis');
+export const CLAUDE_CODE_VERSION = '2.1.197';
+export const CODEX_VERSION = '0.171.0';
+
+const bin = (name: string) => join(AGENT_CLIS_DIR, 'node_modules', '.bin', name);
+
+/** The Claude Code binary, or undefined when it is not installed. */
+export const claudeBin: string | undefined = existsSync(bin('claude')) ? bin('claude') : undefined;
+/** The Codex launcher, or undefined when it is not installed. */
+export const codexBin: string | undefined = existsSync(bin('codex')) ? bin('codex') : undefined;
+
+/** Why tests of a CLI are skipped (printed once per file), or undefined when it is there. */
+export function missing(cli: 'claude' | 'codex'): string | undefined {
+  const found = cli === 'claude' ? claudeBin : codexBin;
+  if (found) return undefined;
+  const pkg =
+    cli === 'claude' ? `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}` : `@openai/codex@${CODEX_VERSION}`;
+  const why = `${cli} is not installed in ${AGENT_CLIS_DIR}: tests with the real CLI are skipped (install: npm i --prefix .agent-clis --no-save ${pkg}, as .ci/run does)`;
+  console.warn(why);
+  return why;
+}
+
+/** A fresh folder for an agent's own state (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`). */
+export function agentHome(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `interlock-${prefix}-`));
+}
+
+/**
+ * Claude Code against the scripted server, with nothing but loopback traffic. Its home is its config folder:
+ * its Bash tool sources the user's shell start-up files, and a machine's own (a slow `pyenv init`, say) is no
+ * part of a test.
+ */
+export function claudeEnv(serverUrl: string, configDir: string): Record<string, string> {
+  return {
+    HOME: configDir,
+    ANTHROPIC_BASE_URL: serverUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted',
+    CLAUDE_CONFIG_DIR: configDir,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
+/** The model Codex is told to use: a classic one, so it offers a shell tool rather than "code mode". */
+export const CODEX_MODEL = 'gpt-5.1-codex';
+
+/** Codex against the scripted server: its home, and the key its provider reads. */
+export function codexEnv(home: string): Record<string, string> {
+  return { HOME: home, CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };
+}
+
+/** The `-c` options, given before the subcommand, that point Codex at the scripted server and nowhere else. */
+export function codexConfigArgs(serverUrl: string): string[] {
+  const provider = `{name="scripted",base_url="${serverUrl}/v1",env_key="SCRIPTED_OPENAI_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`;
+  return [
+    '-c',
+    'model_provider=scripted',
+    '-c',
+    `model_providers.scripted=${provider}`,
+    '-c',
+    'analytics.enabled=false',
+    '-c',
+    'check_for_update_on_startup=false',
+    '-c',
+    'features.plugins=false',
+  ];
+}
+
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a CLI with the prompt on stdin (never blocking this process, which may host the model server). */
+export function runAgent(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; stdin: string },
+): Promise<AgentRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: opts.cwd, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
+    child.on('error', reject);
+    child.stdin.end(opts.stdin);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * A scripted model server for tests of the real agent CLIs (Claude Code, Codex), offline: node built-ins only.
+ *
+ * `startModelServer({ script })` listens on 127.0.0.1 (ephemeral port) and answers
+ * - the Anthropic Messages API: `POST /v1/messages` (any query, e.g. `?beta=true`), streamed (SSE) or JSON;
+ *   `POST /v1/messages/count_tokens`; and the `HEAD /` Claude Code sends first;
+ * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE).
+ * Each model call takes the next turn of the script; when it runs out, `whenDone` answers (default: a 500 error
+ * saying so). A Messages request that offers no tools (Claude Code's side request for a session title, with
+ * JSON-schema output) is answered with JSON that fits its schema and does not use up a turn. Every request is
+ * recorded with its parsed body.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync, inflateSync } from 'node:zlib';
+import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
+import { openaiError, openaiStream } from './model/openai.js';
+import type { ScriptedTurn } from './model/script.js';
+
+export type { ScriptedError, ScriptedToolCall, ScriptedTurn, ScriptedUsage } from './model/script.js';
+
+export interface ModelServerOptions {
+  script: ScriptedTurn[];
+  /** The answer once the script is used up (default: a 500 error naming the call). */
+  whenDone?: ScriptedTurn;
+}
+
+export type ModelApi = 'anthropic' | 'openai' | 'other';
+
+export interface RecordedRequest {
+  api: ModelApi;
+  method: string;
+  /** The path without its query. */
+  path: string;
+  query: string;
+  headers: IncomingMessage['headers'];
+  /** The JSON body, or undefined when there was none or it was not JSON. */
+  body: Record<string, unknown> | undefined;
+  /** A request answered without a scripted turn (a side request, a probe, a token count). */
+  side: boolean;
+  /** Which scripted turn answered it (0-based), when one did. */
+  turn?: number;
+}
+
+export interface ModelServer {
+  /** `http://127.0.0.1:PORT`: Claude Code's `ANTHROPIC_BASE_URL`; Codex's `base_url` is this plus `/v1`. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** The model calls that took a turn of the script (side requests excluded). */
+  readonly calls: RecordedRequest[];
+  /** How many turns of the script are left. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(raw: Buffer, encoding: string | undefined): Record<string, unknown> | undefined {
+  if (raw.length === 0) return undefined;
+  const bytes = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'deflate' ? inflateSync(raw) : raw;
+  try {
+    const v: unknown = JSON.parse(bytes.toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A value of the JSON schema's type: enough for a side request's structured output. */
+function fitSchema(schema: unknown): unknown {
+  const s = (schema ?? {}) as { type?: string; properties?: Record<string, unknown>; enum?: unknown[] };
+  if (s.enum?.length) return s.enum[0];
+  if (s.type === 'object' || s.properties)
+    return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, fitSchema(v)]));
+  if (s.type === 'array') return [];
+  if (s.type === 'boolean') return false;
+  if (s.type === 'number' || s.type === 'integer') return 0;
+  return 'Scripted task';
+}
+
+function sideAnswer(body: Record<string, unknown>): ScriptedTurn {
+  const format = (body.output_format ?? (body.output_config as { format?: unknown } | undefined)?.format) as
+    | { schema?: unknown }
+    | undefined;
+  return {
+    text: JSON.stringify(fitSchema(format?.schema ?? { properties: { title: {} } })),
+    usage: { output_tokens: 5 },
+  };
+}
+
+function apiOf(path: string): ModelApi {
+  if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
+  if (path === '/v1/responses') return 'openai';
+  return 'other';
+}
+
+export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  const script = [...options.script];
+  let next = 0;
+  const requests: RecordedRequest[] = [];
+  const take = (): { turn: ScriptedTurn; index?: number } => {
+    if (next < script.length) return { turn: script[next]!, index: next++ };
+    return {
+      turn: options.whenDone ?? {
+        error: { status: 500, message: `the model script has ${script.length} turns, all used` },
+      },
+    };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const body = parseBody(await readBody(req), req.headers['content-encoding']);
+    const rec: RecordedRequest = {
+      api: apiOf(url.pathname),
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.search,
+      headers: req.headers,
+      body,
+      side: true,
+    };
+    requests.push(rec);
+    if (req.method === 'HEAD' || req.method === 'GET') {
+      res.writeHead(url.pathname === '/' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(req.method === 'HEAD' || url.pathname === '/' ? undefined : '{"error":"not found"}');
+      return;
+    }
+    if (rec.api === 'other' || req.method !== 'POST' || !body) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `no such route: ${req.method} ${url.pathname}` } }));
+      return;
+    }
+    if (url.pathname === '/v1/messages/count_tokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: Math.ceil(JSON.stringify(body).length / 4) }));
+      return;
+    }
+    const model = typeof body.model === 'string' ? body.model : 'scripted-model';
+    const tools = body.tools;
+    const isSide = rec.api === 'anthropic' && (!Array.isArray(tools) || tools.length === 0);
+    const { turn, index } = isSide ? { turn: sideAnswer(body), index: undefined } : take();
+    if (index !== undefined) {
+      rec.side = false;
+      rec.turn = index;
+    } else if (!isSide) rec.side = false;
+    if (turn.delayMs) await sleep(turn.delayMs);
+    if (rec.api === 'anthropic') {
+      if (turn.error) anthropicError(res, turn.error);
+      else if (body.stream === true) anthropicStream(res, turn, model);
+      else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(anthropicMessage(turn, model)));
+      }
+    } else if (turn.error) openaiError(res, turn.error);
+    else openaiStream(res, turn, model);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `model server: ${(e as Error).message}` } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    get calls() {
+      return requests.filter((r) => r.api !== 'other' && !r.side);
+    },
+    remaining: () => Math.max(0, script.length - next),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
