@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
-import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { makeWorkspace, runStep, type StepResult, worldLog } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
@@ -32,6 +32,10 @@ function tools(): string {
     `#!/usr/bin/env bash
 cat > /dev/null
 git status --porcelain > /dev/null # an agent looks around with git first
+# A hostile agent looks for any GitHub token: its environment, every process's it can read, the checkout, its home.
+{ env; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n'; grep -rsh ghs_ .git "$HOME" 2>/dev/null; } |
+  grep -oE 'ghs_[A-Za-z0-9_]+' | sort -u >> "$TOKEN_REPORT" || true
+echo searched >> "$TOKEN_REPORT"
 sed -i 's/a - b/a + b/' calc.js
 echo '{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"fixed add()","total_cost_usd":0.1,"usage":{"input_tokens":10,"output_tokens":5}}'
 `,
@@ -58,6 +62,8 @@ function checkout(): string {
 }
 
 interface Outcome {
+  /** What the agent's search for GitHub tokens found (`searched` once it ran). */
+  found: string;
   steps: Record<string, StepResult>;
   ws: string;
   log: string;
@@ -77,6 +83,7 @@ async function recipe(server: GitHubServer, issue: number, as?: RunnerUser): Pro
     giveTo(home, as);
   }
   server.state.repo(FULL).addIssue({ number: issue, title: 'add() subtracts', labels: [LABEL] });
+  const report = worldLog();
   const steps: Record<string, StepResult> = {};
   for (const node of ['branch', 'implement', 'commit']) {
     steps[node] = await runStep(
@@ -86,6 +93,12 @@ async function recipe(server: GitHubServer, issue: number, as?: RunnerUser): Pro
           PATH: `${bin}:${process.env.PATH}`,
           HOME: home,
           RUNNER_TEMP: runnerTemp,
+          // Tokens a workflow may leave in the step's env: no node of the recipe may find one.
+          GH_TOKEN: 'ghs_stepGhToken',
+          GITHUB_TOKEN: 'ghs_stepGithubToken',
+          TOKEN_REPORT: report,
+          // A value every node may see, shaped like a token: proof the search reads what it can reach.
+          NOT_A_SECRET: 'ghs_canaryEveryNodeSees',
           // sudo's env_reset drops these even with -E: a node must still see them.
           LD_LIBRARY_PATH: '/opt/step-libs',
           PYTHONPATH: '/opt/step-python',
@@ -102,7 +115,7 @@ async function recipe(server: GitHubServer, issue: number, as?: RunnerUser): Pro
       encoding: 'utf8',
     },
   );
-  return { steps, ws, log };
+  return { steps, ws, log, found: readFileSync(report, 'utf8') };
 }
 
 function expectRecipeRan(o: Outcome, issue: number): void {
@@ -118,6 +131,9 @@ function expectRecipeRan(o: Outcome, issue: number): void {
     `github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>|github-actions[bot]|fix: issue #${issue}`,
   );
   expect(readFileSync(join(o.ws, 'calc.js'), 'utf8')).toContain('a + b');
+  // The agent looked everywhere its process can reach and found no token, the action's or the step's: only the
+  // canary every node is meant to see.
+  expect(o.found).toBe('ghs_canaryEveryNodeSees\nsearched\n');
 }
 
 describe('the Claude Code recipe under the default isolation', () => {
