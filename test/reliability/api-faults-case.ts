@@ -191,6 +191,10 @@ export function observe(c: Case): { text?: string; journal?: Journal; effects: s
   const text = journalText(c);
   const log = join(c.ws, 'effects.log');
   const effects = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
+  // A comment an effect posted is a side effect too: its hidden marker names the node, so a second is a repeat.
+  for (const m of c.world.repo.commentsOn(c.subject.number))
+    for (const mark of m.body.match(/<!-- interlock:effect [^ ]+ -->/g) ?? [])
+      effects.push(`comment ${mark}`);
   let journal: Journal | undefined;
   try {
     if (text !== undefined)

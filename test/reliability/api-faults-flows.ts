@@ -36,6 +36,22 @@ ${checks.map((c) => `      - ${c}\n`).join('')}`;
 
 export const GRAPH = graphValidating(['branch: main', 'issue: { state: open }']);
 
+/** plan, then two effects interlock performs itself: a comment (found by its marker) and labels. */
+export const EFFECT_GRAPH = `interlock: 1
+name: faults
+nodes:
+  - id: plan
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+  - id: ship
+    depends_on: [plan]
+    effect:
+      comment: { body: "shipped" }
+  - id: label
+    depends_on: [ship]
+    effect:
+      labels: { add: [shipped], remove: [wip] }
+`;
+
 /** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
 export const EVIDENCE_GRAPH = graphValidating([
   'pull_request: { head: feature }',
@@ -164,6 +180,11 @@ export const FLOW_SPECS = {
           },
         ),
       ),
+  },
+  'action: effect steps (comment, labels)': {
+    graph: EFFECT_GRAPH,
+    prepare: (c) => seed(c, planRecorded(c).events),
+    run: nextStep,
   },
   'action: evidence step (pull request, tag, release, check)': {
     graph: EVIDENCE_GRAPH,
