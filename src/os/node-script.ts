@@ -4,7 +4,16 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
@@ -93,6 +102,39 @@ const SUDO_LOADER = [
   'exec bash "$@"',
 ].join('\n');
 
+/** What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else. */
+const SESSION_KEEPS: Record<string, { variable: string; keep: string }> = {
+  'claude-code': { variable: 'CLAUDE_CONFIG_DIR', keep: 'projects' },
+  codex: { variable: 'CODEX_HOME', keep: 'sessions' },
+};
+
+/**
+ * An isolated node has a home of its own per script, so an engine's sessions would be gone by the next node. The
+ * nodes of one `session:` share a folder of the step's instead (`<homes>/sessions/<name>/<engine>`, the node
+ * user's), and only the transcripts stay in it between scripts: whatever else a node left there (the engine's
+ * settings with their hooks, its MCP servers, its config) is removed before the next script starts.
+ */
+function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, string> {
+  const name = env.INTERLOCK_SESSION;
+  const engine = SESSION_KEEPS[env.INTERLOCK_ENGINE ?? ''];
+  if (!name || !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name) || !engine) return {};
+  const dir = join(user.homes, 'sessions', name, env.INTERLOCK_ENGINE!);
+  if (existsSync(dir)) {
+    for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
+  } else {
+    // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
+    const sessions = join(user.homes, 'sessions');
+    mkdirSync(sessions, { recursive: true });
+    chmodSync(sessions, 0o711);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (let d = dir; d !== sessions; d = dirname(d)) {
+      if (user.via === 'spawn') chownSync(d, user.uid, user.gid);
+      else execFileSync('sudo', ['-n', 'chown', `${user.uid}:${user.gid}`, d], quiet);
+    }
+  }
+  return { [engine.variable]: dir };
+}
+
 /** The command line and spawn options that run `script` as the node user (or as this process's user). */
 export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCommand {
   const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
@@ -108,6 +150,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCom
       HOME: home,
       USER: user.name,
       LOGNAME: user.name,
+      ...sessionFolder(user, env),
     },
     user.workspace,
   );

@@ -213,6 +213,10 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       INTERLOCK_CONTEXT: contextFile,
       INTERLOCK_USAGE: usageFile,
       INTERLOCK_EXEC_TAG: opts.execTag,
+      // An isolated node keeps its session's engine folder across nodes (src/os/node-script.ts).
+      ...(node.session && opts.approach.engine
+        ? { INTERLOCK_SESSION: node.session.name, INTERLOCK_ENGINE: opts.approach.engine }
+        : {}),
     };
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
     const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
