@@ -270,8 +270,23 @@ interface VitestJson {
   numFailedTests: number;
   testResults: Array<{
     name: string;
-    assertionResults: Array<{ title: string; ancestorTitles: string[]; status: string }>;
+    assertionResults: Array<{
+      title: string;
+      ancestorTitles: string[];
+      status: string;
+      failureMessages?: string[];
+    }>;
   }>;
+}
+
+/** Each failed test of a run, named with the first line of its failure, so a flake can be looked at after. */
+function failedTests(json: VitestJson): string {
+  const out: string[] = [];
+  for (const f of json.testResults)
+    for (const t of f.assertionResults)
+      if (t.status === 'failed')
+        out.push(`${t.title}: ${(t.failureMessages?.[0] ?? '').split('\n')[0]!.slice(0, 300)}`);
+  return out.join(' | ');
 }
 
 function vitestJson(files: string[], env: Record<string, string> = {}): VitestJson {
@@ -365,7 +380,7 @@ async function hostile(): Promise<void> {
   );
   if (json.numFailedTests)
     failures.push(
-      `hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')})`,
+      `hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')}): ${failedTests(json)}`,
     );
 }
 
@@ -442,7 +457,8 @@ async function fuzz(): Promise<void> {
     `${tests.filter((t) => t.status === 'passed').length} of ${tests.length}`,
   );
   row('fuzz', 'time', secs(Date.now() - t0));
-  if (json.numFailedTests) failures.push(`fuzz: ${json.numFailedTests} properties failed (npm run fuzz)`);
+  if (json.numFailedTests)
+    failures.push(`fuzz: ${json.numFailedTests} properties failed (npm run fuzz): ${failedTests(json)}`);
 }
 
 // --- the table ------------------------------------------------------------------------------------------
