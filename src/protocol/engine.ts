@@ -15,8 +15,6 @@ import { readCodex } from './engine-codex.js';
 import type { SessionResume } from './sessions.js';
 import type { UsageReading } from './usage.js';
 
-export { jsonLines, oneLine, sessionId } from './engine-text.js';
-
 /** What an attempt asks of the engine. */
 export interface EngineRun {
   /** `budget.turns`: Claude Code stops itself after this many turns. */
