@@ -315,6 +315,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile.test.ts',
     'test/reliability/webhooks.test.ts',
     'test/reliability/hostile-node.test.ts',
+    'test/reliability/hostile-node-isolation-none.test.ts',
     'test/reliability/hostile-git.test.ts',
   ];
   const json = vitestJson(files);

@@ -146,7 +146,9 @@ async function comment(s: EffectSetup, text: string) {
     issue_number: gh.subject,
     per_page: 100,
   });
-  const found = all.find((c) => c.body?.includes(marker(s.key)));
+  // Only a bot's comment counts: the marker is plain text anyone who may comment could paste, to make the effect
+  // think it was done (the progress comment is looked up the same way).
+  const found = all.find((c) => c.user?.type === 'Bot' && c.body?.includes(marker(s.key)));
   const made =
     found ??
     (

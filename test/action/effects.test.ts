@@ -190,6 +190,8 @@ describe('effect: pull_request, comment and labels', () => {
 
   it('opens one pull request, posts one comment and sets the labels, whichever of them a crash interrupts', async () => {
     const w = world(graph(REST));
+    // A person pastes the comment effect's marker first: it is not interlock's comment, so it must not count.
+    repo.addComment(w.issue, `<!-- interlock:effect ${w.runId}/comment -->`, 'mallory');
     let step = await crashAfterEffect(w, 'pull-request');
     step = step.signal ? step : step;
     const killed = await runStep(w.step({ INTERLOCK_FAILPOINTS: 'after-command@comment' }));
@@ -206,7 +208,7 @@ describe('effect: pull_request, comment and labels', () => {
     expect(pulls[0]!.labels).toContain('interlock');
     const comments = repo
       .commentsOn(w.issue)
-      .filter((c) => c.body.includes(`interlock:effect ${w.runId}/comment`));
+      .filter((c) => c.body.includes(`interlock:effect ${w.runId}/comment`) && c.user !== 'mallory');
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toContain(`/pull/${pulls[0]!.number}`);
     expect(repo.issue(w.issue)!.labels).toEqual(expect.arrayContaining(['has-fix']));
