@@ -41,7 +41,6 @@ interface Guard {
   warn: (message: string) => void;
 }
 
-const guards = new Map<string, Guard>();
 let active: Guard | undefined;
 
 /** Thrown when the checkout's `.git` is not the one the guard copied: the attempt and the step stop. */
@@ -174,18 +173,10 @@ export function guardCheckout(opts: GuardOptions): void {
   snapshot ??= take(workspace);
   if (file && snapshot) writeFileSync(file, JSON.stringify(snapshot), { mode: 0o600 });
   if (!snapshot) {
-    guards.delete(workspace);
     active = undefined;
     return;
   }
   active = { workspace, snapshot, warn: opts.warn };
-  guards.set(workspace, active);
-}
-
-/** Stops guarding (tests, and a CLI invocation that moves to another checkout). */
-export function unguardCheckout(): void {
-  active = undefined;
-  guards.clear();
 }
 
 /**
