@@ -20,6 +20,7 @@ import {
   faultCases,
   runFaultCases,
 } from '../test/reliability/api-faults.js';
+import { EFFECT_KINDS, runEffectCrashes } from '../test/reliability/crash-effects.js';
 import { type Boundary, crashMatrix, type Scenario } from '../test/reliability/crash-model.js';
 import { runCrashScenarios, type ScenarioResult } from '../test/reliability/crash-run.js';
 import { HOSTILE_GRAPHS, HOSTILE_JOURNALS } from '../test/reliability/hostile-tables.js';
@@ -120,6 +121,29 @@ async function crash(): Promise<void> {
     `${secs(ms)} / ${(p.p50 / 1000).toFixed(1)} s, ${(p.p95 / 1000).toFixed(1)} s (${jobs} at a time)`,
   );
   for (const r of results) if (r.problems.length) failures.push(`crash ${r.id}: ${r.problems.join('; ')}`);
+  await effectCrashes();
+}
+
+/** The crash matrix at an effect's requests: killed before each request, after each answer, after the effect. */
+async function effectCrashes(): Promise<void> {
+  const t0 = Date.now();
+  const results = await runEffectCrashes(EFFECT_KINDS, {
+    jobs,
+    onResult: (r) => r.problems.length && say(`  FAIL effect ${r.id}\n    ${r.problems.join('\n    ')}`),
+  });
+  const killed = results.filter((r) => r.killed);
+  row(
+    'crash',
+    `at an effect's requests (${EFFECT_KINDS.join(', ')}): killed before each request, after each answer, after the effect`,
+    `${killed.length} kills in ${results.length} scenarios, ${secs(Date.now() - t0)}`,
+  );
+  row(
+    'crash',
+    '… each effect exactly once afterwards (one commit, pull request, comment), no person asked',
+    `${results.filter((r) => !r.problems.length).length} of ${results.length}`,
+  );
+  for (const r of results)
+    if (r.problems.length) failures.push(`crash effect ${r.id}: ${r.problems.join('; ')}`);
 }
 
 // --- races ----------------------------------------------------------------------------------------------

@@ -33,6 +33,9 @@ export const FAILPOINTS = [
   'check-run:before-update',
   'check-run:after-update',
   'check-run:after-read-back',
+  /** An effect's GitHub requests (src/runner/effect-request.ts): before each is sent, and after its answer. */
+  'effect:before-request',
+  'effect:after-request',
 ] as const;
 export type Failpoint = (typeof FAILPOINTS)[number];
 

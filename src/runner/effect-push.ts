@@ -8,6 +8,7 @@
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
 import type { FileChange } from './effect-change.js';
+import { effectRequest as ask } from './effect-request.js';
 
 export const TRAILER = 'Interlock-Effect';
 
@@ -69,9 +70,11 @@ function madeHere(req: PushRequest, tip: { sha: string; message: string }): bool
 /** The change as one commit on `branch`; the one made before when GitHub already has it. */
 export async function pushChange(req: PushRequest): Promise<PushResult> {
   const { octokit, repo, branch } = req;
-  const ref = await maybe(() => octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` }));
+  const ref = await maybe(() => ask(() => octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` })));
   const tipSha = ref?.data.object.sha;
-  const tip = tipSha ? (await octokit.rest.git.getCommit({ ...repo, commit_sha: tipSha })).data : undefined;
+  const tip = tipSha
+    ? (await ask(() => octokit.rest.git.getCommit({ ...repo, commit_sha: tipSha }))).data
+    : undefined;
   if (tip && markOf(tip.message) === req.key) return { sha: tip.sha, how: 'found', files: 0 };
   if (tip && !madeHere(req, tip))
     throw new Error(
@@ -81,14 +84,15 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const parent =
     tip ??
     (req.checkout
-      ? await maybe(() => octokit.rest.git.getCommit({ ...repo, commit_sha: req.checkout! }))
+      ? await maybe(() => ask(() => octokit.rest.git.getCommit({ ...repo, commit_sha: req.checkout! })))
       : undefined
     )?.data;
   if (!parent)
     throw new Error(
       `GitHub has no commit ${req.checkout?.slice(0, 12) ?? '(none)'} (the checkout's) to lay the change over: push the checkout's commit first, or check out a commit of the repository`,
     );
-  const tree = [];
+  type TreeEntry = NonNullable<Parameters<GitHubClient['rest']['git']['createTree']>[0]>['tree'][number];
+  const tree: TreeEntry[] = [];
   for (const f of files) {
     if (f.deleted) {
       tree.push({ path: f.path, mode: '100644' as const, type: 'blob' as const, sha: null });
@@ -97,23 +101,24 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
     const text = inlineText(f.content);
     if (text !== undefined) tree.push({ path: f.path, mode: f.mode, type: 'blob' as const, content: text });
     else {
-      const blob = await octokit.rest.git.createBlob({
-        ...repo,
-        content: f.content.toString('base64'),
-        encoding: 'base64',
-      });
+      const blob = await ask(() =>
+        octokit.rest.git.createBlob({ ...repo, content: f.content.toString('base64'), encoding: 'base64' }),
+      );
       tree.push({ path: f.path, mode: f.mode, type: 'blob' as const, sha: blob.data.sha });
     }
   }
-  const made = await octokit.rest.git.createTree({ ...repo, base_tree: parent.tree.sha, tree });
-  const commit = await octokit.rest.git.createCommit({
-    ...repo,
-    message: `${req.message.trimEnd()}\n\n${TRAILER}: ${req.key}\n`,
-    tree: made.data.sha,
-    parents: [parent.sha],
-  });
+  const made = await ask(() => octokit.rest.git.createTree({ ...repo, base_tree: parent.tree.sha, tree }));
+  const commit = await ask(() =>
+    octokit.rest.git.createCommit({
+      ...repo,
+      message: `${req.message.trimEnd()}\n\n${TRAILER}: ${req.key}\n`,
+      tree: made.data.sha,
+      parents: [parent.sha],
+    }),
+  );
+  const sha = commit.data.sha;
   if (tip)
-    await octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha: commit.data.sha, force: false });
-  else await octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: commit.data.sha });
+    await ask(() => octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: false }));
+  else await ask(() => octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha }));
   return { sha: commit.data.sha, how: tip ? 'moved' : 'created', files: files.length };
 }

@@ -17,6 +17,7 @@ import type { AttemptOutcome } from '../protocol/decide.js';
 import { protectedChanges } from '../protocol/protected-paths.js';
 import { type FileChange, workspaceChange } from './effect-change.js';
 import { pushChange } from './effect-push.js';
+import { effectRequest as ask } from './effect-request.js';
 
 /** Limits of one change, each with its reason: GitHub's own limits are higher, a reviewer's are not. */
 export const EFFECT_LIMITS = {
@@ -105,33 +106,43 @@ async function pullRequest(
   const gh = s.github!;
   const pushed = await doPush(s, node, spec.branch, spec.title);
   const body = `${spec.body ?? ''}\n\n${marker(s.key)}`.trimStart();
-  const open = await gh.octokit.paginate(gh.octokit.rest.pulls.list, {
-    ...gh.repo,
-    head: `${gh.repo.owner}:${spec.branch}`,
-    state: 'all',
-    per_page: 100,
-  });
+  const open = await ask(() =>
+    gh.octokit.paginate(gh.octokit.rest.pulls.list, {
+      ...gh.repo,
+      head: `${gh.repo.owner}:${spec.branch}`,
+      state: 'all',
+      per_page: 100,
+    }),
+  );
   let pr = open.find((p) => p.body?.includes(marker(s.key)));
   let how = 'found by its mark';
   if (!pr) {
-    const base = spec.base ?? (await gh.octokit.rest.repos.get({ ...gh.repo })).data.default_branch;
+    const base =
+      spec.base ?? (await ask(() => gh.octokit.rest.repos.get({ ...gh.repo }))).data.default_branch;
     pr = (
-      await gh.octokit.rest.pulls.create({
-        ...gh.repo,
-        head: spec.branch,
-        base,
-        title: spec.title,
-        body,
-        ...(spec.draft !== undefined ? { draft: spec.draft } : {}),
-      })
+      await ask(() =>
+        gh.octokit.rest.pulls.create({
+          ...gh.repo,
+          head: spec.branch,
+          base,
+          title: spec.title,
+          body,
+          ...(spec.draft !== undefined ? { draft: spec.draft } : {}),
+        }),
+      )
     ).data as unknown as (typeof open)[number];
     how = 'opened';
   } else if (pr.title !== spec.title || pr.body !== body) {
-    await gh.octokit.rest.pulls.update({ ...gh.repo, pull_number: pr.number, title: spec.title, body });
+    const number = pr.number;
+    await ask(() =>
+      gh.octokit.rest.pulls.update({ ...gh.repo, pull_number: number, title: spec.title, body }),
+    );
     how = 'updated';
   }
-  if (spec.labels?.length)
-    await gh.octokit.rest.issues.addLabels({ ...gh.repo, issue_number: pr.number, labels: spec.labels });
+  const labels = spec.labels ?? [];
+  const number = pr.number;
+  if (labels.length)
+    await ask(() => gh.octokit.rest.issues.addLabels({ ...gh.repo, issue_number: number, labels }));
   return {
     evidence: `pull request #${pr.number} ${how} (${pr.html_url}), head ${spec.branch} at ${pushed.sha.slice(0, 12)} (${pushed.how})`,
     outputs: { sha: pushed.sha, number: String(pr.number), url: pr.html_url, branch: spec.branch },
@@ -141,22 +152,27 @@ async function pullRequest(
 async function comment(s: EffectSetup, text: string) {
   const gh = s.github!;
   if (!gh.subject) throw new Error('the run has no subject (issue or pull request) to comment on');
-  const all = await gh.octokit.paginate(gh.octokit.rest.issues.listComments, {
-    ...gh.repo,
-    issue_number: gh.subject,
-    per_page: 100,
-  });
+  const subject = gh.subject;
+  const all = await ask(() =>
+    gh.octokit.paginate(gh.octokit.rest.issues.listComments, {
+      ...gh.repo,
+      issue_number: subject,
+      per_page: 100,
+    }),
+  );
   // Only a bot's comment counts: the marker is plain text anyone who may comment could paste, to make the effect
   // think it was done (the progress comment is looked up the same way).
   const found = all.find((c) => c.user?.type === 'Bot' && c.body?.includes(marker(s.key)));
   const made =
     found ??
     (
-      await gh.octokit.rest.issues.createComment({
-        ...gh.repo,
-        issue_number: gh.subject,
-        body: `${text}\n\n${marker(s.key)}`,
-      })
+      await ask(() =>
+        gh.octokit.rest.issues.createComment({
+          ...gh.repo,
+          issue_number: subject,
+          body: `${text}\n\n${marker(s.key)}`,
+        }),
+      )
     ).data;
   return {
     evidence: `comment ${made.id} ${found ? 'found by its mark' : 'posted'} on #${gh.subject} (${made.html_url})`,
@@ -167,18 +183,20 @@ async function comment(s: EffectSetup, text: string) {
 async function labels(s: EffectSetup, spec: { add?: string[] | undefined; remove?: string[] | undefined }) {
   const gh = s.github!;
   if (!gh.subject) throw new Error('the run has no subject (issue or pull request) to label');
-  if (spec.add?.length)
-    await gh.octokit.rest.issues.addLabels({ ...gh.repo, issue_number: gh.subject, labels: spec.add });
+  const subject = gh.subject;
+  const add = spec.add ?? [];
+  if (add.length)
+    await ask(() => gh.octokit.rest.issues.addLabels({ ...gh.repo, issue_number: subject, labels: add }));
   for (const name of spec.remove ?? []) {
     try {
-      await gh.octokit.rest.issues.removeLabel({ ...gh.repo, issue_number: gh.subject, name });
+      await ask(() => gh.octokit.rest.issues.removeLabel({ ...gh.repo, issue_number: subject, name }));
     } catch (e) {
       // Removing a label the subject does not carry is what was asked.
       if ((e as { status?: number }).status !== 404) throw e;
     }
   }
   const now = (
-    await gh.octokit.rest.issues.listLabelsOnIssue({ ...gh.repo, issue_number: gh.subject })
+    await ask(() => gh.octokit.rest.issues.listLabelsOnIssue({ ...gh.repo, issue_number: subject }))
   ).data.map((l) => l.name);
   return {
     evidence: `#${gh.subject} carries: ${now.join(', ') || '(no labels)'}`,

@@ -2,98 +2,26 @@
 // GitHub: the workspace's change as one commit (through the git data API) on a branch, a pull request, a comment
 // and labels; each exactly once even when the step is killed after the effect acted and before it was recorded;
 // protected paths refused by name; a symlink committed as a symlink, never followed.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStep, type StepResult } from '../support/action-process.js';
 import type { RepoState } from '../support/github-server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { endWorkflowRun, eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from './world.js';
-
-const GRAPH_FILE = '.github/interlock/ship.yml';
-const WHO = { name: 'Checkout', email: 'checkout@example.com', date: '2026-11-30T12:00:00Z' };
-
-/** The implement node's changes: an edit, a new file, a deletion, a mode, a symlink out of the workspace. */
-const IMPLEMENT = `      echo "exports.add = (a, b) => a + b;" > calc.js
-      mkdir -p src && echo "new" > src/new.txt
-      rm old.txt
-      cp tool.sh tool.new && chmod +x tool.new && mv tool.new tool.sh # the runner's file: a node may not chmod it
-      ln -s /etc/hostname leak`;
-
-const graph = (extra: string, implement = IMPLEMENT) => `interlock: 1
-name: ship
-nodes:
-  - id: implement
-    replay: safe
-    run: |
-${implement}
-${extra}`;
-
-/**
- * A checkout whose commit GitHub has: the same files committed on the local GitHub (branch `base`, a root
- * commit) and in a local repository, with the same author, committer, date and message, so both have one sha.
- */
-function checkout(repo: RepoState, base: string, files: Record<string, string>): { ws: string; sha: string } {
-  const made = repo.commitFiles(
-    base,
-    files,
-    { message: 'initial\n', author: WHO, committer: WHO },
-    { orphan: true },
-  );
-  const ws = execFileSync('mktemp', ['-d', '/tmp/interlock-ws-XXXXXX'], { encoding: 'utf8' }).trim();
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(join(ws, p, '..'), { recursive: true });
-    writeFileSync(join(ws, p), text);
-  }
-  const env = {
-    ...process.env,
-    GIT_AUTHOR_NAME: WHO.name,
-    GIT_AUTHOR_EMAIL: WHO.email,
-    GIT_AUTHOR_DATE: WHO.date,
-    GIT_COMMITTER_NAME: WHO.name,
-    GIT_COMMITTER_EMAIL: WHO.email,
-    GIT_COMMITTER_DATE: WHO.date,
-  };
-  const git = (...a: string[]) => execFileSync('git', a, { cwd: ws, env, encoding: 'utf8' }).trim();
-  git('init', '-q', '-b', base);
-  git('add', '-A');
-  git('commit', '-qm', 'initial');
-  const sha = git('rev-parse', 'HEAD');
-  if (sha !== made.sha) throw new Error(`the local checkout (${sha}) is not GitHub's commit (${made.sha})`);
-  return { ws, sha };
-}
+import { type EffectWorld, effectWorlds, GRAPH_FILE, graph, IMPLEMENT } from './effect-world.js';
+import { endWorkflowRun, eventsOf, FULL, OWNER, REPO, readJournal } from './world.js';
 
 let server: GitHubServer;
 let repo: RepoState;
 beforeAll(async () => {
   server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
   repo = server.state.repo(FULL);
+  world = effectWorlds(server);
 });
 afterAll(() => server?.close());
 
-let issueNo = 300;
-/** A run of `graphText` on a new issue: the checkout, then the step's options for it. */
-function world(graphText: string) {
-  issueNo += 50; // pull requests take numbers too
-  const issue = issueNo;
-  const files = {
-    '.github/interlock.yml': routeLabel('agent:ship', GRAPH_FILE),
-    [GRAPH_FILE]: graphText,
-    '.github/workflows/ci.yml': 'on: push\n',
-    'calc.js': 'exports.add = (a, b) => a - b;\n',
-    'old.txt': 'old\n',
-    'tool.sh': '#!/bin/sh\necho tool\n',
-  };
-  const { ws, sha } = checkout(repo, `base-${issue}`, files);
-  repo.addIssue({ number: issue, title: 'add() subtracts', labels: ['agent:ship'] });
-  const step = (env: Record<string, string> = {}) =>
-    issueStep(server, ws, issue, 'agent:ship', { inputs: { node: 'all' }, env });
-  return { issue, ws, sha, step, runId: `ship/issue-${issue}` };
-}
+let world: (graphText: string) => EffectWorld;
 
 /** The step killed right after the effect acted (before its record), then the next workflow run goes on. */
-async function crashAfterEffect(w: ReturnType<typeof world>, node: string): Promise<StepResult> {
+async function crashAfterEffect(w: EffectWorld, node: string): Promise<StepResult> {
   const first = w.step({ INTERLOCK_FAILPOINTS: `after-command@${node}` });
   const killed = await runStep(first);
   expect(killed.signal).toBe('SIGKILL');
