@@ -1,6 +1,6 @@
 /**
  * `effect:` — a change to the world outside the runner that interlock performs itself, with its own token, never
- * a node process: a branch commit, a pull request, a comment on the run's subject, labels. String values may hold
+ * a node process: a branch commit, a pull request, a comment on the run's subject, labels, a release. String values may hold
  * `${{ }}` expressions (the event, inputs, earlier nodes' outputs); they are data, never run.
  */
 import * as z from 'zod';
@@ -57,6 +57,32 @@ const LabelsSchema = z
   })
   .register(z.globalRegistry, { description: "Labels added to and removed from the run's subject." });
 
+const ReleaseSchema = z
+  .strictObject({
+    tag: Text.register(z.globalRegistry, {
+      description:
+        'The tag, e.g. `v${{ nodes.version.outputs.version }}`; made at `target` when it does not exist.',
+    }),
+    name: z
+      .string()
+      .min(1)
+      .optional()
+      .register(z.globalRegistry, { description: 'The title (default: the tag).' }),
+    body: z.string().optional().register(z.globalRegistry, { description: 'The notes; may hold `${{ }}`.' }),
+    target: z.string().min(1).optional().register(z.globalRegistry, {
+      description: "The commit-ish a new tag is made at (default: the repository's default branch).",
+    }),
+    draft: z.boolean().optional().register(z.globalRegistry, { description: 'Make it a draft.' }),
+    prerelease: z.boolean().optional().register(z.globalRegistry, { description: 'Mark it a pre-release.' }),
+    generate_notes: z.boolean().optional().register(z.globalRegistry, {
+      description: 'Let GitHub write the notes from the merged pull requests (`body` comes first).',
+    }),
+  })
+  .register(z.globalRegistry, {
+    description:
+      'Creates the GitHub release of `tag`, or finds the one it made before; a release of that tag someone else made is refused.',
+  });
+
 export const EffectSchema = z
   .union(
     [
@@ -64,15 +90,16 @@ export const EffectSchema = z
       z.strictObject({ pull_request: PullRequestSchema }),
       z.strictObject({ comment: CommentSchema }),
       z.strictObject({ labels: LabelsSchema }),
+      z.strictObject({ release: ReleaseSchema }),
     ],
     {
       error:
-        'an effect is exactly one of push, pull_request, comment or labels, each with its fields (docs/effects.md)',
+        'an effect is exactly one of push, pull_request, comment, labels or release, each with its fields (docs/effects.md)',
     },
   )
   .register(z.globalRegistry, {
     description:
-      'What interlock does itself with its own token (exactly one of push, pull_request, comment, labels); the node runs no command. See docs/effects.md.',
+      'What interlock does itself with its own token (exactly one of push, pull_request, comment, labels, release); the node runs no command. See docs/effects.md.',
   });
 
 export type Effect = z.infer<typeof EffectSchema>;
@@ -80,8 +107,9 @@ export type PushEffect = z.infer<typeof PushSchema>;
 export type PullRequestEffect = z.infer<typeof PullRequestSchema>;
 
 /** The kind of an effect: its one key. */
-export function effectKind(e: Effect): 'push' | 'pull_request' | 'comment' | 'labels' {
-  return Object.keys(e)[0] as 'push' | 'pull_request' | 'comment' | 'labels';
+export type EffectKind = 'push' | 'pull_request' | 'comment' | 'labels' | 'release';
+export function effectKind(e: Effect): EffectKind {
+  return Object.keys(e)[0] as EffectKind;
 }
 
 /** A branch name git and GitHub accept (checked after expressions are expanded). */

@@ -3,7 +3,7 @@
  * node process runs). Before acting it asks GitHub whether the effect already happened, by the mark it leaves
  * (a commit trailer, a hidden marker in a comment or a pull request's body; labels are idempotent), so an
  * attempt run again after a crash records what it finds instead of acting twice. What GitHub answered is the
- * node's evidence; its outputs name what was made (`sha`, `number`, `url`, `comment_id`).
+ * node's evidence; its outputs name what was made (`sha`, `number`, `url`, `comment_id`, `release_id`, `tag`).
  */
 
 import type { GitHubEvidence } from '../evidence/github.js';
@@ -204,6 +204,47 @@ async function labels(s: EffectSetup, spec: { add?: string[] | undefined; remove
   };
 }
 
+async function release(s: EffectSetup, spec: Extract<Effect, { release: unknown }>['release']) {
+  const gh = s.github!;
+  const mark = marker(s.key);
+  // A published release is found by its tag; a draft has none yet, so drafts are looked for by the mark.
+  const byTag = await ask(() => gh.octokit.rest.repos.getReleaseByTag({ ...gh.repo, tag: spec.tag })).catch(
+    (e) => {
+      if ((e as { status?: number }).status === 404) return undefined;
+      throw e;
+    },
+  );
+  let found = byTag?.data;
+  if (!found && spec.draft)
+    found = (
+      await ask(() => gh.octokit.paginate(gh.octokit.rest.repos.listReleases, { ...gh.repo, per_page: 100 }))
+    ).find((r) => r.body?.includes(mark));
+  if (found && !found.body?.includes(mark))
+    throw new Error(
+      `the release of ${spec.tag} exists and this run did not make it (${found.html_url}): refusing to change it; delete it or name another tag`,
+    );
+  const made =
+    found ??
+    (
+      await ask(() =>
+        gh.octokit.rest.repos.createRelease({
+          ...gh.repo,
+          tag_name: spec.tag,
+          name: spec.name ?? spec.tag,
+          body: `${spec.body ?? ''}\n\n${mark}`.trimStart(),
+          ...(spec.target ? { target_commitish: spec.target } : {}),
+          ...(spec.draft !== undefined ? { draft: spec.draft } : {}),
+          ...(spec.prerelease !== undefined ? { prerelease: spec.prerelease } : {}),
+          ...(spec.generate_notes !== undefined ? { generate_release_notes: spec.generate_notes } : {}),
+        }),
+      )
+    ).data;
+  return {
+    evidence: `release ${made.tag_name} (${made.id}) ${found ? 'found by its mark' : 'created'} (${made.html_url})`,
+    outputs: { release_id: String(made.id), url: made.html_url, tag: made.tag_name },
+  };
+}
+
 /** Performs the node's effect (or finds it done); never throws: a failure is in the result. */
 export async function performEffect(
   s: EffectSetup,
@@ -236,7 +277,9 @@ export async function performEffect(
           ? await pullRequest(s, node, effect.pull_request)
           : 'comment' in effect
             ? await comment(s, effect.comment.body)
-            : await labels(s, effect.labels);
+            : 'release' in effect
+              ? await release(s, effect.release)
+              : await labels(s, effect.labels);
     const evidence: Evidence = { check, passed: true, observed: done.evidence };
     return { failures: [], evidence: [evidence], outputs: done.outputs };
   } catch (e) {

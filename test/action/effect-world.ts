@@ -4,7 +4,7 @@
  * comment and label. Shared by effects.test.ts and effects-crash.test.ts.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GitHubServer, RepoState } from '../support/github-server.js';
 import { FULL, issueStep, routeLabel } from './world.js';
@@ -30,21 +30,25 @@ ${implement}
 ${extra}`;
 
 /**
- * A checkout whose commit GitHub has: the same files committed on the local GitHub (branch `base`, a root
+ * Makes `ws` a checkout whose commit GitHub has: its files committed on the local GitHub (branch `base`, a root
  * commit) and in a local repository, with the same author, committer, date and message, so both have one sha.
  */
-function checkout(repo: RepoState, base: string, files: Record<string, string>): { ws: string; sha: string } {
+export function commitCheckout(repo: RepoState, ws: string, base: string): string {
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const e of readdirSync(join(ws, dir), { withFileTypes: true })) {
+      const rel = dir ? `${dir}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(rel);
+      else files[rel] = readFileSync(join(ws, rel), 'utf8');
+    }
+  };
+  walk('');
   const made = repo.commitFiles(
     base,
     files,
     { message: 'initial\n', author: WHO, committer: WHO },
     { orphan: true },
   );
-  const ws = execFileSync('mktemp', ['-d', '/tmp/interlock-ws-XXXXXX'], { encoding: 'utf8' }).trim();
-  for (const [p, text] of Object.entries(files)) {
-    mkdirSync(join(ws, p, '..'), { recursive: true });
-    writeFileSync(join(ws, p), text);
-  }
   const env = {
     ...process.env,
     GIT_AUTHOR_NAME: WHO.name,
@@ -60,7 +64,17 @@ function checkout(repo: RepoState, base: string, files: Record<string, string>):
   git('commit', '-qm', 'initial');
   const sha = git('rev-parse', 'HEAD');
   if (sha !== made.sha) throw new Error(`the local checkout (${sha}) is not GitHub's commit (${made.sha})`);
-  return { ws, sha };
+  return sha;
+}
+
+/** A new folder holding `files`, made a checkout of branch `base` (see commitCheckout). */
+function checkout(repo: RepoState, base: string, files: Record<string, string>): { ws: string; sha: string } {
+  const ws = execFileSync('mktemp', ['-d', '/tmp/interlock-ws-XXXXXX'], { encoding: 'utf8' }).trim();
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(ws, p, '..'), { recursive: true });
+    writeFileSync(join(ws, p), text);
+  }
+  return { ws, sha: commitCheckout(repo, ws, base) };
 }
 
 export type EffectWorld = ReturnType<ReturnType<typeof effectWorlds>>;

@@ -181,3 +181,43 @@ describe('requests per effect', () => {
     expect(kinds.filter((k) => k === 'POST /repos/{owner}/{repo}/git/blobs')).toHaveLength(1);
   });
 });
+
+describe('effect: release', () => {
+  const RELEASE = `  - id: release
+    depends_on: [implement]
+    effect:
+      release:
+        tag: v1.\${{ github.event.issue.number }}.0
+        body: "Fixes #\${{ github.event.issue.number }}"
+        generate_notes: true
+    outputs: [tag]
+`;
+
+  it('creates the release once although the step was killed after it, with the notes GitHub writes', async () => {
+    const w = world(graph(RELEASE));
+    const step = await crashAfterEffect(w, 'release');
+    expect(step.outputs.status, step.log.slice(-2000)).toBe('completed');
+    const made = [...repo.releases.values()].filter((r) => r.tag_name === `v1.${w.issue}.0`);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.body).toContain(`Fixes #${w.issue}`);
+    expect(made[0]!.body).toContain(`<!-- interlock:effect ${w.runId}/release -->`);
+    expect(made[0]!.body).toContain('**Full Changelog**');
+    const recorded = eventsOf(readJournal(server, w.runId), 'NodeRecorded', 'release')[0]!;
+    expect(recorded.outputs).toMatchObject({ tag: `v1.${w.issue}.0`, release_id: String(made[0]!.id) });
+    expect(recorded.evidence[0]!.observed).toMatch(/found by its mark/);
+  });
+
+  it('refuses a release of the tag that someone else made, and leaves it as it was', async () => {
+    const w = world(graph(RELEASE));
+    const theirs = repo.addRelease({ tag: `v1.${w.issue}.0`, body: 'by hand' });
+    await runStep(w.step());
+    const failed = eventsOf(readJournal(server, w.runId), 'NodeFailed', 'release')[0]!;
+    expect(failed.failures[0]!.message).toMatch(
+      new RegExp(
+        `the release of v1\\.${w.issue}\\.0 exists and this run did not make it .*refusing to change it`,
+      ),
+    );
+    expect(repo.releases.get(theirs.id)!.body).toBe('by hand');
+    expect([...repo.releases.values()].filter((r) => r.tag_name === `v1.${w.issue}.0`)).toHaveLength(1);
+  });
+});

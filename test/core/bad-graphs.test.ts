@@ -61,7 +61,7 @@ const YAML_CASES: Case[] = [
     effect:
       tweet: { body: x }
 `,
-    'graph.yml:6:7: node "a" effect: an effect is exactly one of push, pull_request, comment or labels, each with its fields (docs/effects.md)',
+    'graph.yml:6:7: node "a" effect: an effect is exactly one of push, pull_request, comment, labels or release, each with its fields (docs/effects.md)',
   ],
   [
     'an effect expression that does not parse',

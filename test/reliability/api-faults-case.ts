@@ -195,6 +195,20 @@ export function observe(c: Case): { text?: string; journal?: Journal; effects: s
   for (const m of c.world.repo.commentsOn(c.subject.number))
     for (const mark of m.body.match(/<!-- interlock:effect [^ ]+ -->/g) ?? [])
       effects.push(`comment ${mark}`);
+  // So is a pull request (by the marker in its body) and a commit an effect made (by its trailer), on any branch.
+  for (const i of c.world.repo.issues.values())
+    for (const mark of (i.pull && i.body?.match(/<!-- interlock:effect [^ ]+ -->/g)) || [])
+      effects.push(`pull request ${mark}`);
+  for (const b of c.world.repo.branches()) {
+    const seen = new Set<string>();
+    for (let sha: string | undefined = b.sha; sha && !seen.has(sha); ) {
+      seen.add(sha);
+      const commit = c.world.repo.git.commit(sha);
+      const mark = commit && /^Interlock-Effect: (.+)$/m.exec(commit.message)?.[1];
+      if (mark) effects.push(`commit on ${b.name}: ${mark}`);
+      sha = commit?.parents[0];
+    }
+  }
   let journal: Journal | undefined;
   try {
     if (text !== undefined)

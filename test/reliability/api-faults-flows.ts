@@ -3,8 +3,11 @@
  * step of the bundled Action, a delivery to the App) and runs it, with payloads shaped as GitHub sends them.
  * Together they make every REST request in src/ (scripts/reliability.ts computes that list from the source).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { commitCheckout } from '../action/effect-world.js';
 import { webhookExample } from '../support/fixtures.js';
 import {
   type Case,
@@ -50,6 +53,21 @@ nodes:
     depends_on: [ship]
     effect:
       labels: { add: [shipped], remove: [wip] }
+`;
+
+/**
+ * plan, then a pull request of the workspace's change: interlock's own commit through the git data API (a blob
+ * for the binary file, the tree, the commit, the ref), then the pull request found by its marker or opened.
+ */
+export const PR_EFFECT_GRAPH = `interlock: 1
+name: faults
+nodes:
+  - id: plan
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+  - id: ship
+    depends_on: [plan]
+    effect:
+      pull_request: { branch: interlock/fix, title: Fix, body: Fixes it, labels: [shipped] }
 `;
 
 /** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
@@ -184,6 +202,17 @@ export const FLOW_SPECS = {
   'action: effect steps (comment, labels)': {
     graph: EFFECT_GRAPH,
     prepare: (c) => seed(c, planRecorded(c).events),
+    run: nextStep,
+  },
+  'action: effect step (push and pull request)': {
+    graph: PR_EFFECT_GRAPH,
+    prepare: (c) => {
+      // The workspace is a checkout of a commit GitHub has, with a change since: a text file and a binary one.
+      commitCheckout(c.world.repo, c.ws, 'checkout');
+      writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
+      writeFileSync(join(c.ws, 'fix.bin'), Buffer.from([0, 1, 2, 3]));
+      seed(c, planRecorded(c).events);
+    },
     run: nextStep,
   },
   'action: evidence step (pull request, tag, release, check)': {

@@ -40,8 +40,15 @@ export const FAULTS: Record<string, Fault> = {
   '403 secondary rate limit': { kind: 'secondary-rate-limit', retryAfter: 1 },
   '429': { kind: 'too-many-requests', retryAfter: 1 },
   '409': { kind: 'status', status: 409 },
+  '422': { kind: 'status', status: 422, message: 'Validation Failed' },
+  // The request is carried out (a write lands) and only its answer is lost: the client cannot know it happened.
+  'lost answer': { kind: 'drop' },
 };
 export const FAULT_NAMES = Object.keys(FAULTS);
+/** Faults that strike after GitHub carried the request out; the rest strike before it. */
+const AFTER: ReadonlySet<string> = new Set(['lost answer']);
+/** A lost answer matters for a write only: a read carried out and not answered is a dropped connection. */
+const faultsFor = (p: Point) => FAULT_NAMES.filter((f) => !AFTER.has(f) || p.method !== 'GET');
 
 /** One request of a flow's normal log: the `nth` request of its kind in that flow. */
 export interface Point {
@@ -265,6 +272,7 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
       nth: c.point.nth,
       ...(c.mode === 'every' ? { every: true } : { times: 1 }),
       fault: FAULTS[c.fault]!,
+      ...(AFTER.has(c.fault) ? { when: 'after' as const } : {}),
     };
     const mark = k.world.server.requests.mark();
     const handle = k.world.server.faults.inject(rule);
@@ -355,8 +363,8 @@ export async function faultCases(
   const faulted = distinctPoints(points);
   const cases: FaultCase[] = [];
   for (const point of faulted) {
-    for (const fault of FAULT_NAMES) cases.push({ point, fault, mode: 'once' });
-    if (opts.every) for (const fault of FAULT_NAMES) cases.push({ point, fault, mode: 'every' });
+    for (const fault of faultsFor(point)) cases.push({ point, fault, mode: 'once' });
+    if (opts.every) for (const fault of faultsFor(point)) cases.push({ point, fault, mode: 'every' });
   }
   return { cases, baselines, points, faulted };
 }

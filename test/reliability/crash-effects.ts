@@ -14,7 +14,7 @@ import { runStep } from '../support/action-process.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 import { concurrency, Problems, pool } from './support.js';
 
-export const EFFECT_KINDS = ['push', 'pull_request', 'comment', 'labels'] as const;
+export const EFFECT_KINDS = ['push', 'pull_request', 'comment', 'labels', 'release'] as const;
 export type EffectKind = (typeof EFFECT_KINDS)[number];
 export const EFFECT_POINTS = ['effect:before-request', 'effect:after-request'] as const;
 
@@ -24,6 +24,7 @@ const NODE: Record<EffectKind, string> = {
   pull_request: `    effect:\n      pull_request:\n        branch: "${BRANCH}"\n        base: "base-\${{ github.event.issue.number }}"\n        title: "Fix #\${{ github.event.issue.number }}"\n        labels: [interlock]\n`,
   comment: `    effect:\n      comment: { body: "done" }\n`,
   labels: `    effect:\n      labels: { add: [has-fix], remove: [agent:ship] }\n`,
+  release: `    effect:\n      release: { tag: "v\${{ github.event.issue.number }}", generate_notes: true }\n`,
 };
 const graphOf = (kind: EffectKind) => graph(`  - id: effect\n    depends_on: [implement]\n${NODE[kind]}`);
 
@@ -78,6 +79,10 @@ function checkOnce(repo: RepoState, server: GitHubServer, w: EffectWorld, kind: 
   if (kind === 'labels') {
     const labels = repo.issue(w.issue)?.labels ?? [];
     p.check(labels.includes('has-fix') && !labels.includes('agent:ship'), `labels are ${labels.join(', ')}`);
+  }
+  if (kind === 'release') {
+    const made = [...repo.releases.values()].filter((r) => r.tag_name === `v${w.issue}`);
+    p.check(made.length === 1, `${made.length} releases of v${w.issue}`);
   }
   // Nobody was asked: an interrupted effect asks GitHub, not a person.
   p.check(eventsOf(journal, 'RerunApproved').length === 0, 'a person had to approve a rerun');

@@ -58,7 +58,13 @@ export const releaseRoutes: RouteDef[] = [
 
   route('post', '/repos/{owner}/{repo}/releases', (ctx) => {
     const repo = ctx.repo();
-    const { tag_name: tagName, target_commitish: target, name, body, draft, prerelease } = ctx.body;
+    const { tag_name: tagName, target_commitish: target, name, draft, prerelease } = ctx.body;
+    // With generate_release_notes GitHub writes the notes, after the body given.
+    const generated = `**Full Changelog**: https://github.com/${repo.fullName}/commits/${String(tagName)}`;
+    const body =
+      ctx.body.generate_release_notes === true
+        ? [ctx.body.body, generated].filter((t) => typeof t === 'string' && t).join('\n\n')
+        : ctx.body.body;
     if (typeof tagName !== 'string' || tagName === '') throw invalidRequest('"tag_name" wasn\'t supplied.');
     if ([...repo.releases.values()].some((record) => record.tag_name === tagName)) {
       throw validationFailed({ resource: 'Release', code: 'already_exists', field: 'tag_name' });
