@@ -13,6 +13,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../src/journal/par
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
+import { requestsPerEffect } from './effects.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -248,6 +249,22 @@ md.push(
   'requests for the journal on a later step. A first step also looks for the run where a force-push may have left',
   "it (the pull request's earlier commits, and the pointer in interlock's progress comment) before it creates the",
   'check run.',
+  '',
+);
+const effects = await requestsPerEffect();
+md.push(
+  '## GitHub API requests per effect',
+  '',
+  'What an effect node adds to its step: the step (`node: all`, `dist/index.js` against the local GitHub, writes spaced',
+  'as GitHub asks) minus the same step with a plain command in its place, both in this run (`bench/effects.ts`). Target:',
+  'a `pull_request` effect of a 20-file change in at most 30 requests.',
+  '',
+  '| effect | requests added | the step / the same step without it | what they are |',
+  '| --- | --- | --- | --- |',
+  ...effects.map((e) => `| ${e.effect} | ${e.total} | ${e.step} / ${e.baseline} | ${kinds(e.added)} |`),
+  '',
+  'The effect reads its mark first (the branch tip, the pull requests of the branch, the comments, the release of the',
+  'tag) and writes only what is missing; the 19 text files go inline in the tree, the binary one is a blob.',
   '',
 );
 const chain = await writesPerNode(QUICK ? 3 : 10, QUICK ? 0 : 1000);
