@@ -36,7 +36,8 @@ export async function requestsPerEffect(): Promise<EffectRequests[]> {
     const w = world(graph(`  - id: effect\n    depends_on: [implement]\n${node}`, TWENTY));
     const mark = server.requests.mark();
     const r = await runStep(w.step());
-    if (r.outputs.status !== 'completed') throw new Error(`bench step did not complete: ${r.log.slice(-1500)}`);
+    if (r.outputs.status !== 'completed')
+      throw new Error(`bench step did not complete: ${r.log.slice(-1500)}`);
     return server.requests.countByKind(mark);
   };
   try {
