@@ -61,7 +61,8 @@ export function hostName(text: string): HostName | undefined {
 /** `host:port`, `[v6]:port`, or a bare host (an IPv6 address without brackets has no port). */
 export function splitHostPort(text: string): { host: string; port?: string } {
   const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1]!, ...(bracketed[2] !== undefined ? { port: bracketed[2] } : {}) };
+  if (bracketed)
+    return { host: bracketed[1]!, ...(bracketed[2] !== undefined ? { port: bracketed[2] } : {}) };
   const colons = text.split(':').length - 1;
   if (colons !== 1) return { host: text };
   const i = text.indexOf(':');

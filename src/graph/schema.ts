@@ -3,8 +3,8 @@ import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
-import { NetworkSchema } from './network-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
+import { NetworkSchema } from './network-schema.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

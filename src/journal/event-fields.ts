@@ -117,9 +117,14 @@ export const ConnectionSchema = z
   .strictObject({
     host: z.string().register(z.globalRegistry, {
       description:
-        'The host the command asked for (a `CONNECT` target or an absolute URI\'s host), lowercased; an IPv6 address in full form.',
+        "The host the command asked for (a `CONNECT` target or an absolute URI's host), lowercased; an IPv6 address in full form.",
     }),
-    port: z.number().int().min(0).max(65535).register(z.globalRegistry, { description: 'The port asked for.' }),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .register(z.globalRegistry, { description: 'The port asked for.' }),
     allowed: z.boolean().register(z.globalRegistry, {
       description: "Whether the node's `network.allow` admitted it (`false`: refused with a 403).",
     }),

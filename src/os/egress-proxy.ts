@@ -104,9 +104,13 @@ async function onConnect(rules: EgressRules, held: Held, req: IncomingMessage, c
   try {
     address = await addressOf(d.host);
   } catch (e) {
-    return refuse(client, '502 Bad Gateway', `interlock: ${d.host} does not resolve (${(e as Error).message})\n`);
+    return refuse(
+      client,
+      '502 Bad Gateway',
+      `interlock: ${d.host} does not resolve (${(e as Error).message})\n`,
+    );
   }
-  const upstream = held.hold((net()).connect(t.port, address));
+  const upstream = held.hold(net().connect(t.port, address));
   upstream.once('connect', () => {
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);
@@ -147,7 +151,7 @@ async function onRequest(rules: EgressRules, held: Held, req: IncomingMessage, r
   }
   // The Host the upstream sees is the URI's own: a forged Host header names nothing the node may reach.
   const headers = { ...endToEnd(req.headers), host: url.host };
-  const up = (http()).request({
+  const up = http().request({
     host: address,
     port,
     method: req.method,
@@ -176,13 +180,16 @@ function listen(server: Server, path: string): Promise<void> {
 }
 
 /** Opens one script's channel: the proxy under `rules`, and a socket to each host-loopback port of `passPorts`. */
-export async function openEgressChannel(rules: EgressRules, passPorts: readonly number[]): Promise<EgressChannel> {
+export async function openEgressChannel(
+  rules: EgressRules,
+  passPorts: readonly number[],
+): Promise<EgressChannel> {
   const dir = mkdtempSync(join(egressRoot(), 'c-'));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const held = new Held();
   const servers: Server[] = [];
   try {
-    const proxy = (http()).createServer((req, res) => void onRequest(rules, held, req, res));
+    const proxy = http().createServer((req, res) => void onRequest(rules, held, req, res));
     proxy.on('connect', (req, socket, head) => void onConnect(rules, held, req, socket as Socket, head));
     proxy.on('connection', (s) => held.hold(s));
     const proxySocket = join(dir, 'proxy.sock');
@@ -190,12 +197,15 @@ export async function openEgressChannel(rules: EgressRules, passPorts: readonly 
     await listen(proxy, proxySocket);
     const portSockets = new Map<number, string>();
     for (const port of passPorts) {
-      const pass = (net()).createServer((c) => {
+      const pass = net().createServer((c) => {
         held.hold(c);
         const u = held.hold(net().connect(port, '127.0.0.1'));
         c.pipe(u);
         u.pipe(c);
-        const end = () => (c.destroy(), u.destroy());
+        const end = () => {
+          c.destroy();
+          u.destroy();
+        };
         c.on('error', end);
         u.on('error', end);
       });

@@ -55,7 +55,9 @@ function proxyEnv(env: NodeJS.ProcessEnv, port: number): NodeJS.ProcessEnv {
 }
 
 /** Opens the script's channel to the egress proxy, when it has `network`. */
-async function namespaceFor(req: ExecRequest): Promise<(ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined> {
+async function namespaceFor(
+  req: ExecRequest,
+): Promise<(ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined> {
   if (!req.network) return undefined;
   const channel: EgressChannel = await openEgressChannel(req.network.rules, req.network.passPorts);
   const proxyPort = innerProxyPort(req.network.passPorts);
@@ -151,7 +153,10 @@ export async function runScript(req: ExecRequest): Promise<ExecResult> {
   }
 }
 
-function runIn(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined): Promise<ExecResult> {
+function runIn(
+  req: ExecRequest,
+  ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined,
+): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     // What git reads and runs from .git/ is put back first (src/os/git-guard.ts); graph code runs as the node user

@@ -173,8 +173,10 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
   // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
   if (ns) {
-    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
-    else for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
+    if (user.via === 'sudo')
+      execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
+    else
+      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
     return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...ns }), done };
   }

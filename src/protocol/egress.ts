@@ -52,7 +52,9 @@ export class ConnectionTally {
   list(): Connection[] {
     return [...this.seen.values()]
       .map((c) => ({ ...c }))
-      .sort((a, b) => a.host.localeCompare(b.host) || a.port - b.port || Number(b.allowed) - Number(a.allowed));
+      .sort(
+        (a, b) => a.host.localeCompare(b.host) || a.port - b.port || Number(b.allowed) - Number(a.allowed),
+      );
   }
 }
 

@@ -18,6 +18,7 @@ import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
+import { type AttemptNetwork, attemptNetwork, type NetworkSetup, sayConnections } from './attempt-network.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
@@ -34,7 +35,7 @@ export interface AttemptMark {
 }
 
 /** What an attempt needs from the step's setup. */
-export interface AttemptSetup {
+export interface AttemptSetup extends NetworkSetup {
   graph: Graph;
   cwd: string;
   /** The environment the node's command inherits (PATH, HOME, the step's secrets). */
@@ -144,6 +145,7 @@ async function runCommand(
     stdin: string | undefined;
     watch: EngineWatch | undefined;
     engine: EngineRun;
+    network: AttemptNetwork;
   },
 ): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
@@ -168,6 +170,7 @@ async function runCommand(
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
     ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
+    ...(run.network.kind === 'namespaced' ? { network: run.network.scope } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
@@ -201,6 +204,8 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt);
     if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
+    const network = attemptNetwork(setup, setup.graph, node);
+    if (network.kind === 'refused') return refusedNetwork(network.message, started);
     const inputs = expandInputs(opts.approach, exprCtx, context);
     const env: NodeJS.ProcessEnv = {
       ...setup.baseEnv,
@@ -222,7 +227,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
-      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine });
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
     failpoint('after-command', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
@@ -241,6 +246,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
             dispatchedAt: opts.dispatchedAt,
             ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
             commandOutput: checkOutputs(setup, opts),
+            ...(network.kind === 'namespaced' ? { network: network.scope } : {}),
           },
         });
     const own = agent?.failures ?? ran.failures;
@@ -253,10 +259,31 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     const report = agent ? { agent: agent.report } : {};
-    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail, ...report };
+    const connections = network.kind === 'namespaced' ? { connections: network.connections() } : {};
+    if (connections.connections) sayConnections(setup, node.id, attempt, connections.connections);
+    return {
+      failures,
+      evidence: checked.evidence,
+      outputs,
+      usage,
+      output_tail: ran.tail,
+      ...report,
+      ...connections,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A node with `network:` where no namespace can be made: failed before it ran, saying why. */
+function refusedNetwork(message: string, started: number): AttemptOutcome {
+  return {
+    failures: [{ check: 'network', message }],
+    evidence: [],
+    outputs: {},
+    usage: { wall_ms: Date.now() - started },
+    connections: [],
+  };
 }
 
 function readOutputs(path: string): Record<string, string> {
