@@ -11,7 +11,7 @@ export interface EgressHost {
   port: number;
   url: string;
   /** Every request it answered: method, path, Host header. */
-  requests: { method: string; path: string; host: string }[];
+  requests: { method: string; path: string; host: string; at: number }[];
   /** TCP connections it accepted (a tunnel that sent no HTTP counts too). */
   connections: number;
   close: () => Promise<void>;
@@ -22,7 +22,12 @@ export function startEgressHost(ip: string): Promise<EgressHost> {
   const sockets = new Set<Socket>();
   const host: Omit<EgressHost, 'port' | 'url' | 'close'> = { ip, requests: [], connections: 0 };
   const server: Server = createServer((req, res) => {
-    host.requests.push({ method: req.method ?? '', path: req.url ?? '', host: req.headers.host ?? '' });
+    host.requests.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      host: req.headers.host ?? '',
+      at: Date.now(),
+    });
     const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
     if (to) {
       res.writeHead(302, { location: to });
@@ -49,7 +54,7 @@ export function startEgressHost(ip: string): Promise<EgressHost> {
           return host.connections;
         },
         port,
-        url: `http://${ip}:${port}`,
+        url: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`,
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy();
