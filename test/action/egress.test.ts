@@ -3,7 +3,9 @@
 // on 127.0.0.3, its `command` check runs under the same allowlist, the journal records what each attempt asked for,
 // and the step log says it; a node without `network:` keeps the open network, which the log says once. Needs root
 // (or passwordless sudo) and `npm run build`.
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/journal/events.js';
@@ -21,8 +23,9 @@ nodes:
   - id: fetch
     network: { allow: [127.0.0.2] }
     env: { GRANTED: "${granted.url}/granted", OTHER: "${other.url}/other" }
-    outputs: [granted, other, direct, proxy]
+    outputs: [granted, other, direct, proxy, user]
     run: |
+      echo "user=$(id -un)" >> "$INTERLOCK_OUTPUT"
       echo "proxy=$HTTPS_PROXY $NO_PROXY" >> "$INTERLOCK_OUTPUT"
       echo "granted=$(curl -sS "$GRANTED")" >> "$INTERLOCK_OUTPUT"
       echo "other=$(curl -sS -o /dev/null -w '%{http_code}' "$OTHER")" >> "$INTERLOCK_OUTPUT"
@@ -86,6 +89,8 @@ describe.each(setups)('a node with network: through the bundled action, $name', 
       other: '403',
     });
     const outputs = recorded?.type === 'NodeRecorded' ? recorded.outputs : {};
+    // Under the default isolation the node still runs as a user of its own, inside the namespace.
+    expect(outputs.user).toMatch(/^interlock-node/);
     expect(outputs.proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+ 127\.0\.0\.1,localhost,::1$/);
     // Without the proxy there is no route at all: the namespace has a loopback and nothing else.
     expect(outputs.direct).toMatch(/Couldn't connect|Failed to connect/);
@@ -115,5 +120,64 @@ describe.each(setups)('a node with network: through the bundled action, $name', 
     expect(open?.type === 'NodeRecorded' && open.connections).toBe(undefined);
     expect(other.requests.map((r) => r.path)).toEqual(['/open']);
     expect(step.log.match(/has no network: in the graph/g)).toHaveLength(1);
+  });
+});
+
+/** A runner's user with neither root nor sudo (a self-hosted runner's), made here as root. */
+function plainUser(): { uid: number; gid: number; home: string } {
+  const name = 'interlock-nosudo';
+  const quiet = { stdio: 'pipe' as const, encoding: 'utf8' as const };
+  try {
+    execFileSync('id', ['-u', name], quiet);
+  } catch {
+    execFileSync('useradd', ['--create-home', '--user-group', '--shell', '/bin/bash', name], quiet);
+  }
+  const home = mkdtempSync(join(tmpdir(), 'interlock-nosudo-home-'));
+  const uid = Number(execFileSync('id', ['-u', name], quiet).trim());
+  const gid = Number(execFileSync('id', ['-g', name], quiet).trim());
+  execFileSync('chown', [`${uid}:${gid}`, home], quiet);
+  return { uid, gid, home };
+}
+
+describe('a node with network: where no namespace can be made (no root, no sudo)', () => {
+  const skip = process.getuid?.() === 0 ? undefined : 'needs root, to make a user without sudo';
+  let server: GitHubServer;
+  let ws: string;
+  let step: StepResult;
+  let events: JournalEvent[];
+
+  beforeAll(async () => {
+    if (skip) return;
+    server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    server.state.repo(FULL).addIssue({ number: 28, title: 'No namespace', labels: ['agent:egress'] });
+    ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:egress', GRAPH_FILE),
+      [GRAPH_FILE]: `interlock: 1
+name: egress
+nodes:
+  - id: fetch
+    network: { allow: [registry.npmjs.org] }
+    run: touch ran.txt
+`,
+    });
+    const as = plainUser();
+    execFileSync('chown', ['-R', `${as.uid}:${as.gid}`, ws]);
+    step = await runStep(issueStep(server, ws, 28, 'agent:egress', { as }));
+    const text = journalText(server, 'egress/issue-28');
+    events = text ? parseJournal(text, 'egress/issue-28').events : [];
+  }, 120_000);
+  afterAll(async () => server?.close());
+
+  it.skipIf(!!skip)('fails the attempt before its command runs, saying why: never the open network', () => {
+    expect(existsSync(join(ws, 'ran.txt'))).toBe(false);
+    const failed = events.find((e) => e.type === 'NodeFailed' && e.node === 'fetch');
+    expect(failed?.type === 'NodeFailed' && failed.failures).toEqual([
+      {
+        check: 'network',
+        message:
+          'node "fetch" has network: but no network namespace can be made here (this process is not root and has no passwordless sudo), so it did not run: interlock never runs it on the open network. Run the step as root or as a user with passwordless sudo, or remove network: from the node',
+      },
+    ]);
+    expect(step.log).toContain('no network namespace can be made here');
   });
 });

@@ -53,7 +53,10 @@ const connectStatus = async (target) => {
 function direct(host, port) {
   return new Promise((resolve) => {
     const s = connect({ host, port: Number(port) });
-    s.on('connect', () => (s.destroy(), resolve('connected')));
+    s.on('connect', () => {
+      s.destroy();
+      resolve('connected');
+    });
     s.on('error', (e) => resolve(e.code));
   });
 }
@@ -122,8 +125,14 @@ const tries = {
     const udp = await settle(
       new Promise((resolve) => {
         const s = createSocket('udp4');
-        s.on('error', (e) => (s.close(), resolve(e.code)));
-        s.send(Buffer.from('exfil'), 53, '8.8.8.8', (e) => (s.close(), resolve(e ? e.code : 'sent')));
+        s.on('error', (e) => {
+          s.close();
+          resolve(e.code);
+        });
+        s.send(Buffer.from('exfil'), 53, '8.8.8.8', (e) => {
+          s.close();
+          resolve(e ? e.code : 'sent');
+        });
       }),
     );
     return [`lookup ${name}: ${await settle(lookup(name))}`, `a UDP packet to 8.8.8.8:53: ${udp}`].join('; ');
@@ -162,7 +171,10 @@ const tries = {
     const listen = await new Promise((resolve) => {
       const s = createServer();
       s.on('error', (e) => resolve(e.code));
-      s.listen(Number(proxy.port), '127.0.0.1', () => (s.close(), resolve('listening')));
+      s.listen(Number(proxy.port), '127.0.0.1', () => {
+        s.close();
+        resolve('listening');
+      });
     });
     return `kill the relay (pid ${relay}): ${kill}; listen on the proxy's port: ${listen}`;
   },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, issueStep, OWNER, REPO, routeLabel } from '../action/world.js';
 import { DIST, makeWorkspace, runStep } from '../support/action-process.js';
-import { type EgressHost, startEgressHost } from '../support/egress-hosts.js';
+import { startEgressHost } from '../support/egress-hosts.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
 import { EGRESS_ATTEMPTS, type EgressObserved, egressTable } from './hostile-egress.js';

@@ -1,0 +1,93 @@
+// A script in a network namespace of its own (src/os/netns.ts, src/os/egress-proxy.ts), run through runScript as
+// the CLI runs it (no node user): only loopback inside, the host-loopback ports it is given passed through at the
+// same port, every other way out through the proxy's rules; no capabilities, so it cannot leave; and the channel
+// gone once it ends. Needs root or passwordless sudo.
+import { readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript } from '../../src/os/exec.js';
+import { netnsProblem } from '../../src/os/netns.js';
+import { ConnectionTally, egressDecision, egressRefusal } from '../../src/protocol/egress.js';
+
+const why = netnsProblem();
+if (why) console.warn(`netns.test.ts skipped: ${why}`);
+
+function listen(ip: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((_req, res) => res.end(`service on ${ip}\n`));
+  return new Promise((r) =>
+    server.listen(0, ip, () => r({ server, port: (server.address() as { port: number }).port })),
+  );
+}
+
+describe.skipIf(!!why)('a script in a network namespace', () => {
+  let passed: { server: Server; port: number };
+  let hidden: { server: Server; port: number };
+  beforeAll(async () => {
+    passed = await listen('127.0.0.1');
+    hidden = await listen('127.0.0.1');
+  });
+  afterAll(() => {
+    passed.server.close();
+    hidden.server.close();
+  });
+
+  async function run(script: string, allow: string[] = []) {
+    const tally = new ConnectionTally();
+    const r = await runScript({
+      script,
+      env: { PATH: process.env.PATH },
+      cwd: '/tmp',
+      timeoutMs: 20_000,
+      network: {
+        passPorts: [passed.port],
+        rules: {
+          decide: (h, p) => egressDecision(allow, h, p),
+          refusal: (h, p) => egressRefusal('n', h, p),
+          record: (h, p, a) => tally.add(h, p, a),
+        },
+      },
+    });
+    return { ...r, connections: tally.list() };
+  }
+
+  it('reaches a passed-through host-loopback port at the same port, and no other', async () => {
+    const r = await run(
+      `curl -sS http://127.0.0.1:${passed.port}/; { curl -sS --noproxy '*' http://127.0.0.1:${hidden.port}/ 2>&1 || true; } | head -c 60; echo; curl -sS -o /dev/null -w '%{http_code}\\n' --noproxy '' --proxy "$HTTP_PROXY" http://127.0.0.1:${hidden.port}/`,
+    );
+    expect(r.exitCode, r.tail).toBe(0);
+    const lines = r.tail.trim().split('\n');
+    expect(lines[0]).toBe('service on 127.0.0.1');
+    expect(lines[1]).toMatch(/Couldn't connect|Failed to connect/);
+    expect(lines[2]).toBe('403');
+    // The passed-through port is no request through the proxy: only the refused one is counted.
+    expect(r.connections).toEqual([{ host: '127.0.0.1', port: hidden.port, allowed: false, count: 1 }]);
+  });
+
+  it('has only a loopback, no capabilities, and cannot enter the host namespace', async () => {
+    const r = await run(
+      "ip -o link | cut -d: -f2 | tr -d ' '; grep CapEff /proc/self/status; nsenter -t 1 -n true && echo entered || echo refused",
+    );
+    const lines = r.tail.trim().split('\n');
+    expect(lines[0]).toBe('lo');
+    expect(lines[1]).toMatch(/^CapEff:\s+0+$/);
+    expect(lines.at(-1)).toBe('refused');
+  });
+
+  it('passes the exit status and the environment through, with the proxy variables set', async () => {
+    const r = await run('echo "$HTTPS_PROXY|$https_proxy|$NO_PROXY|$no_proxy"; exit 7');
+    expect(r.exitCode).toBe(7);
+    expect(r.tail.trim()).toMatch(
+      /^http:\/\/127\.0\.0\.1:(\d+)\|http:\/\/127\.0\.0\.1:\1\|127\.0\.0\.1,localhost,::1\|127\.0\.0\.1,localhost,::1$/,
+    );
+  });
+
+  it("leaves no channel behind: the script's sockets are gone once it ended", async () => {
+    const r = await run('true');
+    expect(r.exitCode).toBe(0);
+    // The namespace's processes cannot list the folder (this process's user only), so ask from outside.
+    const left = readdirSync('/tmp')
+      .filter((n) => n.startsWith(`interlock-egress-${process.pid}-`))
+      .flatMap((d) => readdirSync(`/tmp/${d}`));
+    expect(left).toEqual([]);
+  });
+});
