@@ -164,7 +164,9 @@ function runIn(
     let how: ReturnType<typeof scriptCommand>;
     try {
       restoreCheckout();
-      how = scriptCommand(req.script, ns?.env ?? req.env, ns);
+      how = ns
+        ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })
+        : scriptCommand(req.script, req.env);
     } catch (e) {
       reject(e);
       return;

@@ -153,7 +153,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
   if (!user) {
     const own = withoutWithheldCredentials(env);
     if (!ns) return { file: 'bash', args: bash, env: own, done: () => undefined };
-    return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...ns }), done: () => undefined };
+    const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
+    return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...inside }), done: () => undefined };
   }
   grantAttemptFiles(user, env);
   const home = mkdtempSync(join(user.homes, 'home-'));
@@ -178,7 +179,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     else
       for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
-    return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...ns }), done };
+    const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
+    return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...inside }), done };
   }
   if (user.via === 'sudo') {
     const envFile = join(home, '.interlock-env');

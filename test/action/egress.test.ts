@@ -23,9 +23,11 @@ nodes:
   - id: fetch
     network: { allow: [127.0.0.2] }
     env: { GRANTED: "${granted.url}/granted", OTHER: "${other.url}/other" }
-    outputs: [granted, other, direct, proxy, user]
+    outputs: [granted, other, direct, proxy, user, token, home]
     run: |
       echo "user=$(id -un)" >> "$INTERLOCK_OUTPUT"
+      echo "token=\${GH_TOKEN:-none}" >> "$INTERLOCK_OUTPUT"
+      echo "home=$HOME" >> "$INTERLOCK_OUTPUT"
       echo "proxy=$HTTPS_PROXY $NO_PROXY" >> "$INTERLOCK_OUTPUT"
       echo "granted=$(curl -sS "$GRANTED")" >> "$INTERLOCK_OUTPUT"
       echo "other=$(curl -sS -o /dev/null -w '%{http_code}' "$OTHER")" >> "$INTERLOCK_OUTPUT"
@@ -71,7 +73,13 @@ describe.each(setups)('a node with network: through the bundled action, $name', 
       giveTo(ws, user);
       as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
     }
-    step = await runStep(issueStep(server, ws, 27, 'agent:egress', { inputs: { node: 'all' }, ...as }));
+    step = await runStep(
+      issueStep(server, ws, 27, 'agent:egress', {
+        inputs: { node: 'all' },
+        env: { GH_TOKEN: 'ghs_stepTokenNoNodeIsGranted' },
+        ...as,
+      }),
+    );
     const text = journalText(server, 'egress/issue-27');
     events = text ? parseJournal(text, 'egress/issue-27').events : [];
   }, 120_000);
@@ -91,6 +99,9 @@ describe.each(setups)('a node with network: through the bundled action, $name', 
     const outputs = recorded?.type === 'NodeRecorded' ? recorded.outputs : {};
     // Under the default isolation the node still runs as a user of its own, inside the namespace.
     expect(outputs.user).toMatch(/^interlock-node/);
+    // ... with the environment isolation gives it: no token it was not granted, a home of its own.
+    expect(outputs.token).toBe('none');
+    expect(outputs.home).toMatch(/interlock-node-homes-.*\/home-/);
     expect(outputs.proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+ 127\.0\.0\.1,localhost,::1$/);
     // Without the proxy there is no route at all: the namespace has a loopback and nothing else.
     expect(outputs.direct).toMatch(/Couldn't connect|Failed to connect/);
