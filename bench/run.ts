@@ -13,6 +13,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../src/journal/par
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
+import { connectLatency, connectLatencySection } from './egress.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -406,6 +407,7 @@ md.push(
   "which are bounded by GitHub's API rate, not by the app: a few commands an hour per repository.",
   '',
 );
+md.push(...connectLatencySection(await connectLatency(QUICK ? 20 : 200)));
 writeFileSync(OUT, md.join('\n'));
 // The repository's formatter owns Markdown tables: format the generated page so the lint check stays green.
 execFileSync(

@@ -8,7 +8,7 @@ connection: close\r
 \r
 ${n}`)}async function $y(e,t,n,r,o){t.hold(r),r.on("error",()=>r.destroy());let i=ky(n.url??"");if(!i)return hr(r,"400 Bad Request",`interlock: CONNECT needs host:port, not "${n.url}"
 `);let s=e.decide(i.host,i.port);if(e.record(s.host,i.port,s.allowed),!s.allowed)return hr(r,"403 Forbidden",e.refusal(s.host,i.port));let a;try{a=await Wa(s.host)}catch(u){return hr(r,"502 Bad Gateway",`interlock: ${s.host} does not resolve (${u.message})
-`)}let c=t.hold(wn().connect(i.port,a));c.once("connect",()=>{r.write(`HTTP/1.1 200 Connection Established\r
+`)}let c=t.hold(wn().connect({port:i.port,host:a,noDelay:!0}));c.once("connect",()=>{r.write(`HTTP/1.1 200 Connection Established\r
 \r
 `),o.length&&c.write(o),c.pipe(r),r.pipe(c)}),c.on("error",u=>{r.writable&&!c.readable&&hr(r,"502 Bad Gateway",`interlock: ${u.message}
 `),r.destroy()}),r.on("close",()=>c.destroy()),c.on("close",()=>r.destroy())}async function Sy(e,t,n,r){let o=(d,f)=>{r.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),r.end(f)},i;try{i=new URL(n.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
@@ -35,7 +35,7 @@ const start = () => {
 let waiting = specs.length;
 for (const spec of specs) {
   const at = spec.indexOf('='), port = Number(spec.slice(0, at)), path = spec.slice(at + 1);
-  const server = net.createServer((c) => {
+  const server = net.createServer({ noDelay: true }, (c) => {
     const u = net.connect(path);
     c.pipe(u); u.pipe(c);
     const end = () => { c.destroy(); u.destroy(); };

@@ -6,7 +6,7 @@ connection: close\r
 \r
 ${r}`)}async function Wv(e,t,r,n,o){t.hold(n),n.on("error",()=>n.destroy());let s=Jv(r.url??"");if(!s)return io(n,"400 Bad Request",`interlock: CONNECT needs host:port, not "${r.url}"
 `);let i=e.decide(s.host,s.port);if(e.record(i.host,s.port,i.allowed),!i.allowed)return io(n,"403 Forbidden",e.refusal(i.host,s.port));let a;try{a=await Wu(i.host)}catch(u){return io(n,"502 Bad Gateway",`interlock: ${i.host} does not resolve (${u.message})
-`)}let c=t.hold(nn().connect(s.port,a));c.once("connect",()=>{n.write(`HTTP/1.1 200 Connection Established\r
+`)}let c=t.hold(nn().connect({port:s.port,host:a,noDelay:!0}));c.once("connect",()=>{n.write(`HTTP/1.1 200 Connection Established\r
 \r
 `),o.length&&c.write(o),c.pipe(n),n.pipe(c)}),c.on("error",u=>{n.writable&&!c.readable&&io(n,"502 Bad Gateway",`interlock: ${u.message}
 `),n.destroy()}),n.on("close",()=>c.destroy()),c.on("close",()=>n.destroy())}async function Kv(e,t,r,n){let o=(d,f)=>{n.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),n.end(f)},s;try{s=new URL(r.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
@@ -35,7 +35,7 @@ const start = () => {
 let waiting = specs.length;
 for (const spec of specs) {
   const at = spec.indexOf('='), port = Number(spec.slice(0, at)), path = spec.slice(at + 1);
-  const server = net.createServer((c) => {
+  const server = net.createServer({ noDelay: true }, (c) => {
     const u = net.connect(path);
     c.pipe(u); u.pipe(c);
     const end = () => { c.destroy(); u.destroy(); };

@@ -110,7 +110,7 @@ async function onConnect(rules: EgressRules, held: Held, req: IncomingMessage, c
       `interlock: ${d.host} does not resolve (${(e as Error).message})\n`,
     );
   }
-  const upstream = held.hold(net().connect(t.port, address));
+  const upstream = held.hold(net().connect({ port: t.port, host: address, noDelay: true }));
   upstream.once('connect', () => {
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);

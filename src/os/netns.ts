@@ -40,7 +40,7 @@ const start = () => {
 let waiting = specs.length;
 for (const spec of specs) {
   const at = spec.indexOf('='), port = Number(spec.slice(0, at)), path = spec.slice(at + 1);
-  const server = net.createServer((c) => {
+  const server = net.createServer({ noDelay: true }, (c) => {
     const u = net.connect(path);
     c.pipe(u); u.pipe(c);
     const end = () => { c.destroy(); u.destroy(); };
