@@ -102,9 +102,9 @@ export function connectLatencySection(r: ConnectLatency | { skipped: string }): 
   const head = [
     '## Added latency per CONNECT through the egress proxy',
     '',
-    'A node with `network:` reaches the network only through interlock\'s forward proxy (issue 27). The same client makes',
+    "A node with `network:` reaches the network only through interlock's forward proxy (issue 27). The same client makes",
     'one request per new connection to a local HTTP server on 127.0.0.2 (connect, one `GET`, the whole answer, close):',
-    'directly, outside a namespace, and from inside a node\'s network namespace through the relay, the Unix socket and',
+    "directly, outside a namespace, and from inside a node's network namespace through the relay, the Unix socket and",
     'the proxy (`CONNECT`, then the `GET` in the tunnel), the two alternated in one run (`bench/egress.ts`).',
     '',
   ];
