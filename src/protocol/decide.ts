@@ -197,8 +197,7 @@ export interface AttemptOutcome {
   output_tail?: string;
   /** What an engine's agent said about the attempt. */
   agent?: AgentReport;
-  /** What a node with `network:` asked the egress proxy for; absent for the open network. */
-  connections?: Connection[];
+  /** What a node with `network:` asked the egress proxy for. */ connections?: Connection[];
 }
 
 /** The engine, session and final message of an attempt whose agent is an engine. */

@@ -8,6 +8,7 @@ import type { GraphNode } from '../graph/model.js';
 import type { Connection } from '../journal/event-fields.js';
 import type { ScriptNetwork } from '../os/exec.js';
 import { netnsProblem } from '../os/netns.js';
+import type { AttemptOutcome } from '../protocol/decide.js';
 import { ConnectionTally, connectionWords, egressDecision, egressRefusal } from '../protocol/egress.js';
 
 /** What an attempt needs from the step for its network. */
@@ -57,7 +58,26 @@ export function attemptNetwork(setup: NetworkSetup, key: object, node: GraphNode
   return { kind: 'namespaced', scope, connections: () => tally.list() };
 }
 
-/** The step log's line for an attempt's connections. */
-export function sayConnections(setup: NetworkSetup, node: string, attempt: number, list: Connection[]): void {
+/** The attempt's connections for its outcome (none for the open network), said in the step log. */
+export function connectionsOf(
+  setup: NetworkSetup,
+  node: string,
+  attempt: number,
+  network: AttemptNetwork,
+): { connections?: Connection[] } {
+  if (network.kind !== 'namespaced') return {};
+  const list = network.connections();
   setup.say?.(`"${node}" attempt ${attempt} connected through the egress proxy: ${connectionWords(list)}`);
+  return { connections: list };
+}
+
+/** A node with `network:` where no namespace can be made: failed before it ran, saying why. */
+export function refusedNetwork(message: string, started: number): AttemptOutcome {
+  return {
+    failures: [{ check: 'network', message }],
+    evidence: [],
+    outputs: {},
+    usage: { wall_ms: Date.now() - started },
+    connections: [],
+  };
 }

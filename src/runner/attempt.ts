@@ -18,7 +18,14 @@ import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
-import { type AttemptNetwork, attemptNetwork, type NetworkSetup, sayConnections } from './attempt-network.js';
+import { attemptEnv } from './attempt-env.js';
+import {
+  type AttemptNetwork,
+  attemptNetwork,
+  connectionsOf,
+  type NetworkSetup,
+  refusedNetwork,
+} from './attempt-network.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
@@ -207,22 +214,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
     const inputs = expandInputs(opts.approach, exprCtx, context);
-    const env: NodeJS.ProcessEnv = {
-      ...setup.baseEnv,
-      ...inputs.env,
-      INTERLOCK_RUN_ID: cur.journal.run_id,
-      INTERLOCK_NODE: node.id,
-      INTERLOCK_ATTEMPT: String(attempt),
-      INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-      INTERLOCK_OUTPUT: outputFile,
-      INTERLOCK_CONTEXT: contextFile,
-      INTERLOCK_USAGE: usageFile,
-      INTERLOCK_EXEC_TAG: opts.execTag,
-      // An isolated node keeps its session's engine folder across nodes (src/os/node-script.ts).
-      ...(node.session && opts.approach.engine
-        ? { INTERLOCK_SESSION: node.session.name, INTERLOCK_ENGINE: opts.approach.engine }
-        : {}),
-    };
+    const env = attemptEnv(setup, opts, inputs.env, { outputFile, contextFile, usageFile });
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
     const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
@@ -259,8 +251,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     const report = agent ? { agent: agent.report } : {};
-    const connections = network.kind === 'namespaced' ? { connections: network.connections() } : {};
-    if (connections.connections) sayConnections(setup, node.id, attempt, connections.connections);
+    const connections = connectionsOf(setup, node.id, attempt, network);
     return {
       failures,
       evidence: checked.evidence,
@@ -273,17 +264,6 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A node with `network:` where no namespace can be made: failed before it ran, saying why. */
-function refusedNetwork(message: string, started: number): AttemptOutcome {
-  return {
-    failures: [{ check: 'network', message }],
-    evidence: [],
-    outputs: {},
-    usage: { wall_ms: Date.now() - started },
-    connections: [],
-  };
 }
 
 function readOutputs(path: string): Record<string, string> {
