@@ -7,7 +7,7 @@
  * request of its own, asked about again. Each script gets a channel of its own, closed with every connection it
  * holds when the script ends; the folder is made once per process and removed when it exits.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,6 +43,21 @@ function egressRoot(): string {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   root = dir;
   return dir;
+}
+
+/**
+ * Removes the socket folders of processes that are gone (a main step killed mid-node): their sockets answer
+ * nobody, but the folder stays until someone removes it. The post step calls this; a live process's stays.
+ */
+export function removeStaleEgressFolders(alive: (pid: number) => boolean): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(tmpdir())) {
+    const pid = /^interlock-egress-(\d+)-/.exec(name)?.[1];
+    if (!pid || Number(pid) === process.pid || alive(Number(pid))) continue;
+    rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 /** Hop-by-hop headers, which a proxy does not pass on (RFC 9110 7.6.1), and the proxy's own. */

@@ -2,11 +2,15 @@
 // the CLI runs it (no node user): only loopback inside, the host-loopback ports it is given passed through at the
 // same port, every other way out through the proxy's rules; no capabilities, so it cannot leave; and the channel
 // gone once it ends. Needs root or passwordless sudo.
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeStaleEgressFolders } from '../../src/os/egress-proxy.js';
 import { runScript } from '../../src/os/exec.js';
 import { netnsProblem } from '../../src/os/netns.js';
+import { processAlive } from '../../src/os/processes.js';
 import { ConnectionTally, egressDecision, egressRefusal } from '../../src/protocol/egress.js';
 
 const why = netnsProblem();
@@ -89,5 +93,41 @@ describe.skipIf(!!why)('a script in a network namespace', () => {
       .filter((n) => n.startsWith(`interlock-egress-${process.pid}-`))
       .flatMap((d) => readdirSync(`/tmp/${d}`));
     expect(left).toEqual([]);
+  });
+});
+
+describe.skipIf(!!why)('a namespaced script past its timeout', () => {
+  it('is stopped like any other: the attempt ends, the script and its relay are gone', async () => {
+    const started = Date.now();
+    const r = await runScript({
+      script: "trap '' TERM; echo $$ >&2; sleep 60",
+      env: { PATH: process.env.PATH },
+      cwd: '/tmp',
+      timeoutMs: 500,
+      network: {
+        passPorts: [],
+        rules: { decide: (h) => ({ host: h, allowed: false }), refusal: () => 'no\n', record: () => {} },
+      },
+    });
+    expect(r.timedOut, r.tail).toBe(true);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const pid = Number(/(\d+)/.exec(r.tail)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(processAlive(pid)).toBe(false);
+  });
+});
+
+describe('the post step removes the socket folders of processes that are gone', () => {
+  it("removes a dead process's folder and keeps a live one's", () => {
+    const dead = mkdtempSync(join(tmpdir(), 'interlock-egress-999999999-'));
+    const live = mkdtempSync(join(tmpdir(), `interlock-egress-${process.ppid}-`));
+    try {
+      const removed = removeStaleEgressFolders((pid) => pid !== 999999999);
+      expect(removed).toContain(dead.split('/').pop());
+      expect(existsSync(dead)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+    } finally {
+      rmSync(live, { recursive: true, force: true });
+    }
   });
 });
