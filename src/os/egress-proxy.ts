@@ -36,10 +36,18 @@ export interface EgressChannel {
 
 let root: string | undefined;
 
-/** The process's folder for the channels' sockets (mode 0700), made on first use and removed at exit. */
+/** The longest socket path a channel makes under its root, beyond the root itself (`/c-XXXXXX/port-65535.sock`). */
+const SOCKET_TAIL = 27;
+
+/**
+ * The process's folder for the channels' sockets (mode 0700), made on first use and removed at exit: in the temp
+ * folder, or in /tmp where that is too deep for a Unix socket's path (at most 107 bytes).
+ */
 function egressRoot(): string {
   if (root) return root;
-  const dir = mkdtempSync(join(tmpdir(), `interlock-egress-${process.pid}-`));
+  const prefix = `interlock-egress-${process.pid}-XXXXXX`;
+  const base = join(tmpdir(), prefix).length + SOCKET_TAIL <= 107 ? tmpdir() : '/tmp';
+  const dir = mkdtempSync(join(base, `interlock-egress-${process.pid}-`));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   root = dir;
   return dir;
@@ -199,11 +207,13 @@ export async function openEgressChannel(
   rules: EgressRules,
   passPorts: readonly number[],
 ): Promise<EgressChannel> {
-  const dir = mkdtempSync(join(egressRoot(), 'c-'));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const held = new Held();
   const servers: Server[] = [];
+  let dir: string | undefined;
   try {
+    dir = mkdtempSync(join(egressRoot(), 'c-'));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const made = dir;
     const proxy = http().createServer((req, res) => void onRequest(rules, held, req, res));
     proxy.on('connect', (req, socket, head) => void onConnect(rules, held, req, socket as Socket, head));
     proxy.on('connection', (s) => held.hold(s));
@@ -211,7 +221,7 @@ export async function openEgressChannel(
     servers.push(proxy);
     await listen(proxy, proxySocket);
     const portSockets = new Map<number, string>();
-    for (const port of passPorts) {
+    for (const port of new Set(passPorts)) {
       const pass = net().createServer((c) => {
         held.hold(c);
         const u = held.hold(net().connect(port, '127.0.0.1'));
@@ -232,12 +242,12 @@ export async function openEgressChannel(
     const close = async () => {
       for (const s of held.sockets) s.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(made, { recursive: true, force: true });
     };
-    return { dir, proxySocket, portSockets, close };
+    return { dir: made, proxySocket, portSockets, close };
   } catch (e) {
     for (const s of servers) s.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
     throw new Error(`interlock's egress proxy could not start: ${(e as Error).message}`);
   }
 }
