@@ -7,11 +7,11 @@ content-length: ${Buffer.byteLength(n)}\r
 connection: close\r
 \r
 ${n}`)}async function Ry(e,t,n,r,o){t.hold(r),r.on("error",()=>r.destroy());let i=Ey(n.url??"");if(!i)return hr(r,"400 Bad Request",`interlock: CONNECT needs host:port, not "${n.url}"
-`);let s=e.decide(i.host,i.port);if(e.record(s.host,i.port,s.allowed),!s.allowed)return hr(r,"403 Forbidden",e.refusal(s.host,i.port));let a;try{a=await Ya(s.host)}catch(u){return hr(r,"502 Bad Gateway",`interlock: ${s.host} does not resolve (${u.message})
-`)}let c=t.hold(_n().connect({port:i.port,host:a,noDelay:!0}));c.once("connect",()=>{r.write(`HTTP/1.1 200 Connection Established\r
+`);let s=e.decide(i.host,i.port);if(e.record(s.host,i.port,s.allowed),!s.allowed)return hr(r,"403 Forbidden",e.refusal(s.host,i.port));let a;try{a=await Ya(s.host)}catch(l){return hr(r,"502 Bad Gateway",`interlock: ${s.host} does not resolve (${l.message})
+`)}let c=t.hold(_n().connect({port:i.port,host:a,noDelay:!0})),u=!1;c.once("connect",()=>{u=!0,r.write(`HTTP/1.1 200 Connection Established\r
 \r
-`),o.length&&c.write(o),c.pipe(r),r.pipe(c)}),c.on("error",u=>{r.writable&&!c.readable&&hr(r,"502 Bad Gateway",`interlock: ${u.message}
-`),r.destroy()}),r.on("close",()=>c.destroy()),c.on("close",()=>r.destroy())}async function zy(e,t,n,r){let o=(d,f)=>{r.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),r.end(f)},i;try{i=new URL(n.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
+`),o.length&&c.write(o),c.pipe(r),r.pipe(c)}),c.on("error",l=>{u?r.destroy():hr(r,"502 Bad Gateway",`interlock: ${s.host}:${i.port}: ${l.message}
+`)}),r.on("close",()=>c.destroy()),c.on("close",()=>u&&r.destroy())}async function zy(e,t,n,r){let o=(d,f)=>{r.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),r.end(f)},i;try{i=new URL(n.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
 `)}if(i.protocol!=="http:")return o(400,`interlock: ${i.protocol} requests go through CONNECT, not as an absolute URI
 `);let s=i.hostname.replace(/^\[(.*)\]$/,"$1"),a=i.port?Number(i.port):80,c=e.decide(s,a);if(e.record(c.host,a,c.allowed),!c.allowed)return o(403,e.refusal(c.host,a));let u;try{u=await Ya(c.host)}catch(d){return o(502,`interlock: ${c.host} does not resolve (${d.message})
 `)}let l={...Ha(n.headers),host:i.host},p=di().request({host:u,port:a,method:n.method,path:`${i.pathname}${i.search}`,headers:l,setHost:!1,agent:!1});p.on("socket",d=>t.hold(d)),p.on("response",d=>{r.writeHead(d.statusCode??502,Ha(d.headers)),d.pipe(r)}),p.on("error",d=>r.headersSent?r.destroy():o(502,`interlock: ${d.message}

@@ -5,11 +5,11 @@ content-length: ${Buffer.byteLength(r)}\r
 connection: close\r
 \r
 ${r}`)}async function Vv(e,t,r,n,o){t.hold(n),n.on("error",()=>n.destroy());let s=qv(r.url??"");if(!s)return ao(n,"400 Bad Request",`interlock: CONNECT needs host:port, not "${r.url}"
-`);let i=e.decide(s.host,s.port);if(e.record(i.host,s.port,i.allowed),!i.allowed)return ao(n,"403 Forbidden",e.refusal(i.host,s.port));let a;try{a=await Ku(i.host)}catch(u){return ao(n,"502 Bad Gateway",`interlock: ${i.host} does not resolve (${u.message})
-`)}let c=t.hold(rn().connect({port:s.port,host:a,noDelay:!0}));c.once("connect",()=>{n.write(`HTTP/1.1 200 Connection Established\r
+`);let i=e.decide(s.host,s.port);if(e.record(i.host,s.port,i.allowed),!i.allowed)return ao(n,"403 Forbidden",e.refusal(i.host,s.port));let a;try{a=await Ku(i.host)}catch(p){return ao(n,"502 Bad Gateway",`interlock: ${i.host} does not resolve (${p.message})
+`)}let c=t.hold(rn().connect({port:s.port,host:a,noDelay:!0})),u=!1;c.once("connect",()=>{u=!0,n.write(`HTTP/1.1 200 Connection Established\r
 \r
-`),o.length&&c.write(o),c.pipe(n),n.pipe(c)}),c.on("error",u=>{n.writable&&!c.readable&&ao(n,"502 Bad Gateway",`interlock: ${u.message}
-`),n.destroy()}),n.on("close",()=>c.destroy()),c.on("close",()=>n.destroy())}async function Yv(e,t,r,n){let o=(d,f)=>{n.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),n.end(f)},s;try{s=new URL(r.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
+`),o.length&&c.write(o),c.pipe(n),n.pipe(c)}),c.on("error",p=>{u?n.destroy():ao(n,"502 Bad Gateway",`interlock: ${i.host}:${s.port}: ${p.message}
+`)}),n.on("close",()=>c.destroy()),c.on("close",()=>u&&n.destroy())}async function Yv(e,t,r,n){let o=(d,f)=>{n.writeHead(d,{"content-type":"text/plain; charset=utf-8",connection:"close"}),n.end(f)},s;try{s=new URL(r.url??"")}catch{return o(400,`interlock's egress proxy takes absolute-URI requests (http://host/path) and CONNECT
 `)}if(s.protocol!=="http:")return o(400,`interlock: ${s.protocol} requests go through CONNECT, not as an absolute URI
 `);let i=s.hostname.replace(/^\[(.*)\]$/,"$1"),a=s.port?Number(s.port):80,c=e.decide(i,a);if(e.record(c.host,a,c.allowed),!c.allowed)return o(403,e.refusal(c.host,a));let u;try{u=await Ku(c.host)}catch(d){return o(502,`interlock: ${c.host} does not resolve (${d.message})
 `)}let p={...Hu(r.headers),host:s.host},l=yi().request({host:u,port:a,method:r.method,path:`${s.pathname}${s.search}`,headers:p,setHost:!1,agent:!1});l.on("socket",d=>t.hold(d)),l.on("response",d=>{n.writeHead(d.statusCode??502,Hu(d.headers)),d.pipe(n)}),l.on("error",d=>n.headersSent?n.destroy():o(502,`interlock: ${d.message}

@@ -134,18 +134,21 @@ async function onConnect(rules: EgressRules, held: Held, req: IncomingMessage, c
     );
   }
   const upstream = held.hold(net().connect({ port: t.port, host: address, noDelay: true }));
+  let connected = false;
   upstream.once('connect', () => {
+    connected = true;
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
   });
+  // Before the tunnel stands the client is told why (a 502); after, the tunnel just ends.
   upstream.on('error', (e) => {
-    if (client.writable && !upstream.readable) refuse(client, '502 Bad Gateway', `interlock: ${e.message}\n`);
-    client.destroy();
+    if (!connected) refuse(client, '502 Bad Gateway', `interlock: ${d.host}:${t.port}: ${e.message}\n`);
+    else client.destroy();
   });
   client.on('close', () => upstream.destroy());
-  upstream.on('close', () => client.destroy());
+  upstream.on('close', () => connected && client.destroy());
 }
 
 async function onRequest(rules: EgressRules, held: Held, req: IncomingMessage, res: ServerResponse) {

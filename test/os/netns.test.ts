@@ -67,6 +67,15 @@ describe.skipIf(!!why)('a script in a network namespace', () => {
     expect(r.connections).toEqual([{ host: '127.0.0.1', port: hidden.port, allowed: false, count: 1 }]);
   });
 
+  it('answers a CONNECT to an allowed host that refuses it with a 502 naming it', async () => {
+    const r = await run(
+      'exec 3<>"/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}"; printf "CONNECT 127.0.0.2:1 HTTP/1.1\\r\\n\\r\\n" >&3; cat <&3',
+      ['127.0.0.2'],
+    );
+    expect(r.tail).toContain('HTTP/1.1 502 Bad Gateway');
+    expect(r.tail).toMatch(/interlock: 127\.0\.0\.2:1: connect ECONNREFUSED/);
+  });
+
   it('has only a loopback, no capabilities, and cannot enter the host namespace', async () => {
     const r = await run(
       "ip -o link | cut -d: -f2 | tr -d ' '; grep CapEff /proc/self/status; nsenter -t 1 -n true && echo entered || echo refused",
