@@ -14,6 +14,7 @@ import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
+import { connectLatency, connectLatencySection } from './egress.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -423,6 +424,7 @@ md.push(
   "which are bounded by GitHub's API rate, not by the app: a few commands an hour per repository.",
   '',
 );
+md.push(...connectLatencySection(await connectLatency(QUICK ? 20 : 200)));
 writeFileSync(OUT, md.join('\n'));
 // The repository's formatter owns Markdown tables: format the generated page so the lint check stays green.
 execFileSync(

@@ -341,6 +341,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-node.test.ts',
     'test/reliability/hostile-node-isolation-none.test.ts',
     'test/reliability/hostile-git.test.ts',
+    'test/reliability/hostile-egress.test.ts',
   ];
   const json = vitestJson(files);
   const tests = (
@@ -396,6 +397,12 @@ async function hostile(): Promise<void> {
     'hostile',
     'a hostile node through the bundled action: attempts with no effect under the recommended setup',
     `${node.length}, ${passed(node)} passed (table: docs/RELIABILITY.md)`,
+  );
+  const egress = tests('test/reliability/hostile-egress.test.ts', (t) => /: has no effect$/.test(t.title));
+  row(
+    'hostile',
+    'a node with `network:` through the bundled action: tries to reach another host or outlive its attempt, as root and through sudo',
+    `${egress.length}, ${passed(egress)} passed (table: docs/RELIABILITY.md)`,
   );
   const plantings = tests('test/reliability/hostile-git.test.ts');
   row(

@@ -1,3 +1,5 @@
+import { removeStaleEgressFolders } from '../os/egress-proxy.js';
+import { processAlive } from '../os/processes.js';
 import { recoveryWords } from '../render/recovery-words.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import { recover } from '../runner/recover.js';
@@ -12,6 +14,8 @@ import { subjectOfLabel } from './subject.js';
  * rather than wait for the next run's recovery to ask the API.
  */
 export async function postStep(ctx: ActionContext): Promise<void> {
+  // A main step killed mid-node leaves its egress proxy's folder (its sockets answer nobody): removed here.
+  removeStaleEgressFolders(processAlive);
   const state = (name: string) => ctx.rawEnv[`STATE_${name}`] ?? '';
   if (state('done') === 'true' || !state('run-id') || ctx.inputs.mode !== 'step') return;
   const runId = state('run-id');

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Check } from '../graph/check-schema.js';
 import type { Evidence } from '../journal/event-fields.js';
-import { runScript } from '../os/exec.js';
+import { runScript, type ScriptNetwork } from '../os/exec.js';
 import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';
 import { OutputExcerpt } from '../render/excerpt.js';
@@ -28,6 +28,8 @@ export interface CheckInput {
   dispatchedAt: string;
   /** Where each evidence command's output goes, by the check's name (`command npm test`). */
   commandOutput?: (check: string) => CommandOutput | undefined;
+  /** A node with `network:`: its commands run in a namespace whose only way out is the egress proxy. */
+  network?: ScriptNetwork;
 }
 
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
@@ -99,6 +101,7 @@ async function commandCheck(
       out?.echo?.(chunk);
     },
     ...(out?.logFile ? { logFile: out.logFile } : {}),
+    ...(input.network ? { network: input.network } : {}),
   }).finally(() => out?.end?.());
   const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed by ${r.signal}` : `exit ${r.exitCode}`;
   const passed = r.exitCode === 0 && !r.timedOut;

@@ -114,6 +114,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     ...(merged.effect ? { effect: sortedKeys(merged.effect) as Effect } : {}),
     execute_conditions: merged.execute_conditions ?? [],
     id: n.id,
+    ...networkField(defaults, merged),
     outputs: merged.outputs ?? [],
     // An effect asks GitHub whether it already happened before it acts: run again, it never acts twice.
     replay: merged.replay ?? (merged.effect ? 'safe' : (defaults.replay ?? 'never')),
@@ -121,6 +122,12 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     ...softField(merged),
     validates: merged.validates ?? [],
   };
+}
+
+/** The node's egress allowlist, its own or the graph's default; nothing without one (so such graphs hash as before). */
+function networkField(defaults: NonNullable<GraphFile['defaults']>, n: NodeFile): Pick<GraphNode, 'network'> {
+  const network = n.network ?? defaults.network;
+  return network ? { network: { allow: [...network.allow] } } : {};
 }
 
 /** The node's soft bounds, keys sorted; nothing without one. */

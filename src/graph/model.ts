@@ -52,6 +52,8 @@ export interface GraphNode {
   effect?: Effect;
   /** Protected path patterns this effect may change; absent when the node names none. */
   allow_protected_paths?: string[];
+  /** The egress allowlist (the node's `network`, else `defaults.network`); absent: the open network. */
+  network?: { allow: string[] };
 }
 
 /** A loaded, validated graph. */

@@ -4,6 +4,7 @@ import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
+import { NetworkSchema } from './network-schema.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -103,6 +104,8 @@ export const NodeSchema = z.strictObject({
   }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
+  // The egress allowlist (issue 27): network-schema.ts.
+  network: NetworkSchema.optional(),
 });
 
 const SessionOptions = z
@@ -146,6 +149,7 @@ export const GraphSchema = z
             "The command that receives a prompt node's prompt on stdin, e.g. `claude -p` (with an engine, default: `claude -p` or `codex exec`).",
         }),
         engine: Engine.optional().register(z.globalRegistry, { description: `${ENGINE_WORDS}.` }),
+        network: NetworkSchema.optional(),
       })
       .optional()
       .register(z.globalRegistry, { description: 'Values every node gets unless it sets its own.' }),

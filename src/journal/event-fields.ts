@@ -112,6 +112,33 @@ export const FailureSchema = z
   .register(z.globalRegistry, { title: 'failure', description: 'One reason an attempt failed.' });
 export type Failure = z.infer<typeof FailureSchema>;
 
+/** One host an attempt's commands asked interlock's egress proxy for (`network:`), and how often. */
+export const ConnectionSchema = z
+  .strictObject({
+    host: z.string().register(z.globalRegistry, {
+      description:
+        "The host the command asked for (a `CONNECT` target or an absolute URI's host), lowercased; an IPv6 address in full form.",
+    }),
+    port: z
+      .number()
+      .int()
+      .min(0)
+      .max(65535)
+      .register(z.globalRegistry, { description: 'The port asked for.' }),
+    allowed: z.boolean().register(z.globalRegistry, {
+      description: "Whether the node's `network.allow` admitted it (`false`: refused with a 403).",
+    }),
+    count: z.number().int().positive().register(z.globalRegistry, {
+      description: 'How many connections (or HTTP requests) the attempt asked for to this host and port.',
+    }),
+  })
+  .register(z.globalRegistry, {
+    title: 'connection',
+    description:
+      "A host and port an attempt's commands and `command` checks asked interlock's egress proxy for, allowed or refused, with a count.",
+  });
+export type Connection = z.infer<typeof ConnectionSchema>;
+
 export const GraphRef = z
   .strictObject({
     name: z.string().register(z.globalRegistry, { description: "The graph's name." }),

@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import {
   APPROVER_FIELDS,
+  ConnectionSchema,
   EscalationReportSchema,
   EVENT_BASE,
   EvidenceSchema,
@@ -75,6 +76,13 @@ const AGENT_FIELDS = {
     description: "The agent's last message (Claude Code `result`, Codex's last `agent_message`), bounded.",
   }),
 };
+/** What an attempt of a node with `network:` connected to (absent for nodes with the open network). */
+const NETWORK_FIELDS = {
+  connections: z.array(ConnectionSchema).optional().register(z.globalRegistry, {
+    description:
+      "Every host and port the attempt's commands and `command` checks asked the egress proxy for, allowed or refused, with a count (a node with `network:`; empty when it asked for none).",
+  }),
+};
 
 const NodeRecorded = z.strictObject({
   ...base,
@@ -102,6 +110,7 @@ const NodeRecorded = z.strictObject({
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
   ...AGENT_FIELDS,
+  ...NETWORK_FIELDS,
 });
 const NodeFailed = z.strictObject({
   ...base,
@@ -121,6 +130,7 @@ const NodeFailed = z.strictObject({
     .optional()
     .register(z.globalRegistry, { description: "The end of the command's output." }),
   ...AGENT_FIELDS,
+  ...NETWORK_FIELDS,
 });
 const NodeSkipped = z.strictObject({
   ...base,

@@ -3,9 +3,11 @@
  * group killed on timeout; and stopping every command this process started.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { type EgressChannel, type EgressRules, openEgressChannel } from './egress-proxy.js';
 import { restoreCheckout } from './git-guard.js';
 import { childProcess } from './lazy.js';
-import { scriptCommand } from './node-script.js';
+import { innerProxyPort } from './netns.js';
+import { type ScriptNamespace, scriptCommand } from './node-script.js';
 import { sweepNodeUser } from './node-user.js';
 
 export interface ExecRequest {
@@ -26,6 +28,40 @@ export interface ExecRequest {
   onStdout?: (chunk: Buffer) => void;
   /** Stops the command as a timeout does (TERM, then KILL of its process group); the result says `stopped`. */
   signal?: AbortSignal;
+  /** Runs it in a network namespace of its own whose only way out is the egress proxy under these rules. */
+  network?: ScriptNetwork;
+}
+
+/** A script's egress (a node with `network:`): the proxy's rules, and the host-loopback ports passed through. */
+export interface ScriptNetwork {
+  rules: EgressRules;
+  /** Ports on the host's 127.0.0.1 the script reaches at the same port inside (the key proxy's). */
+  passPorts: readonly number[];
+}
+
+/** The variables tools read for a proxy, pointing at the one inside the namespace; loopback stays direct. */
+function proxyEnv(env: NodeJS.ProcessEnv, port: number): NodeJS.ProcessEnv {
+  const url = `http://127.0.0.1:${port}`;
+  const direct = '127.0.0.1,localhost,::1';
+  return {
+    ...env,
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: direct,
+    no_proxy: direct,
+  };
+}
+
+/** Opens the script's channel to the egress proxy, when it has `network`. */
+async function namespaceFor(
+  req: ExecRequest,
+): Promise<(ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined> {
+  if (!req.network) return undefined;
+  const channel: EgressChannel = await openEgressChannel(req.network.rules, req.network.passPorts);
+  const proxyPort = innerProxyPort(req.network.passPorts);
+  return { channel, proxyPort, env: proxyEnv(req.env, proxyPort) };
 }
 
 export interface ExecResult {
@@ -107,7 +143,20 @@ function watchLimits(pid: number, req: ExecRequest) {
  * Runs a bash script in its own process group, streaming output, keeping its tail, and killing the whole
  * group when the timeout passes.
  */
-export function runScript(req: ExecRequest): Promise<ExecResult> {
+export async function runScript(req: ExecRequest): Promise<ExecResult> {
+  const ns = await namespaceFor(req);
+  try {
+    return await runIn(req, ns);
+  } finally {
+    // Whatever the script left open through the proxy is cut with it.
+    await ns?.channel.close();
+  }
+}
+
+function runIn(
+  req: ExecRequest,
+  ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined,
+): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     // What git reads and runs from .git/ is put back first (src/os/git-guard.ts); graph code runs as the node user
@@ -115,7 +164,9 @@ export function runScript(req: ExecRequest): Promise<ExecResult> {
     let how: ReturnType<typeof scriptCommand>;
     try {
       restoreCheckout();
-      how = scriptCommand(req.script, req.env);
+      how = ns
+        ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })
+        : scriptCommand(req.script, req.env);
     } catch (e) {
       reject(e);
       return;

@@ -9,3 +9,6 @@ const nodeRequire = createRequire(import.meta.url);
 
 export const childProcess = (): typeof import('node:child_process') => nodeRequire('node:child_process');
 export const zlib = (): typeof import('node:zlib') => nodeRequire('node:zlib');
+export const http = (): typeof import('node:http') => nodeRequire('node:http');
+export const net = (): typeof import('node:net') => nodeRequire('node:net');
+export const dns = (): typeof import('node:dns/promises') => nodeRequire('node:dns/promises');

@@ -15,6 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { EgressChannel } from './egress-proxy.js';
+import { namespacedCommand } from './netns.js';
 import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
@@ -135,11 +137,25 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
   return { [engine.variable]: dir };
 }
 
-/** The command line and spawn options that run `script` as the node user (or as this process's user). */
-export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCommand {
+/** A script's network namespace (a node with `network:`): its channel to the egress proxy, and the proxy's port inside. */
+export interface ScriptNamespace {
+  channel: EgressChannel;
+  proxyPort: number;
+}
+
+/**
+ * The command line and spawn options that run `script` as the node user (or as this process's user); with `ns`,
+ * inside a network namespace of its own (src/os/netns.ts), started by a relay that passes the environment itself.
+ */
+export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: ScriptNamespace): ScriptCommand {
   const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
   const user = nodeUser();
-  if (!user) return { file: 'bash', args: bash, env: withoutWithheldCredentials(env), done: () => undefined };
+  if (!user) {
+    const own = withoutWithheldCredentials(env);
+    if (!ns) return { file: 'bash', args: bash, env: own, done: () => undefined };
+    const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
+    return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...inside }), done: () => undefined };
+  }
   grantAttemptFiles(user, env);
   const home = mkdtempSync(join(user.homes, 'home-'));
   const gitconfig = runnerIdentity();
@@ -155,6 +171,17 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCom
     user.workspace,
   );
   const done = () => removeTree(home, user.via);
+  // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
+  const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
+  if (ns) {
+    if (user.via === 'sudo')
+      execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
+    else
+      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
+    const ids = { uid: user.uid, gid: user.gid };
+    const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
+    return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...inside }), done };
+  }
   if (user.via === 'sudo') {
     const envFile = join(home, '.interlock-env');
     const pairs = Object.entries(nodeEnv).filter(([, v]) => v !== undefined && !v.includes('\0'));
@@ -166,7 +193,5 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv): ScriptCom
     return { file: 'sudo', args: ['-n', '-u', user.name, '--', ...loader], env: sudoEnv, done };
   }
   for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
-  // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
-  const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
   return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid }, done };
 }

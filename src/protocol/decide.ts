@@ -4,7 +4,7 @@
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Evidence, Failure, RunnerInfo, Usage } from '../journal/event-fields.js';
+import type { Connection, Evidence, Failure, RunnerInfo, Usage } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
@@ -197,6 +197,7 @@ export interface AttemptOutcome {
   output_tail?: string;
   /** What an engine's agent said about the attempt. */
   agent?: AgentReport;
+  /** What a node with `network:` asked the egress proxy for. */ connections?: Connection[];
 }
 
 /** The engine, session and final message of an attempt whose agent is an engine. */
@@ -241,6 +242,7 @@ export function decideResult(
   const tail = {
     ...(outcome.output_tail !== undefined ? { output_tail: outcome.output_tail } : {}),
     ...(outcome.agent ?? {}),
+    ...(outcome.connections ? { connections: outcome.connections } : {}),
   };
   // An agent stopped at its budget already says so: the overrun it reached is not a second failure.
   const stopped = outcome.failures.some((f) => f.check === 'budget');

@@ -18,6 +18,14 @@ import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
+import { attemptEnv } from './attempt-env.js';
+import {
+  type AttemptNetwork,
+  attemptNetwork,
+  connectionsOf,
+  type NetworkSetup,
+  refusedNetwork,
+} from './attempt-network.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
@@ -34,7 +42,7 @@ export interface AttemptMark {
 }
 
 /** What an attempt needs from the step's setup. */
-export interface AttemptSetup {
+export interface AttemptSetup extends NetworkSetup {
   graph: Graph;
   cwd: string;
   /** The environment the node's command inherits (PATH, HOME, the step's secrets). */
@@ -144,6 +152,7 @@ async function runCommand(
     stdin: string | undefined;
     watch: EngineWatch | undefined;
     engine: EngineRun;
+    network: AttemptNetwork;
   },
 ): Promise<{ tail: string; stdout: string | undefined; failures: Failures }> {
   const { approach, node, attempt } = opts;
@@ -168,6 +177,7 @@ async function runCommand(
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
     ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
+    ...(run.network.kind === 'namespaced' ? { network: run.network.scope } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
     return undefined;
@@ -201,28 +211,15 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt);
     if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
+    const network = attemptNetwork(setup, setup.graph, node);
+    if (network.kind === 'refused') return refusedNetwork(network.message, started);
     const inputs = expandInputs(opts.approach, exprCtx, context);
-    const env: NodeJS.ProcessEnv = {
-      ...setup.baseEnv,
-      ...inputs.env,
-      INTERLOCK_RUN_ID: cur.journal.run_id,
-      INTERLOCK_NODE: node.id,
-      INTERLOCK_ATTEMPT: String(attempt),
-      INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-      INTERLOCK_OUTPUT: outputFile,
-      INTERLOCK_CONTEXT: contextFile,
-      INTERLOCK_USAGE: usageFile,
-      INTERLOCK_EXEC_TAG: opts.execTag,
-      // An isolated node keeps its session's engine folder across nodes (src/os/node-script.ts).
-      ...(node.session && opts.approach.engine
-        ? { INTERLOCK_SESSION: node.session.name, INTERLOCK_ENGINE: opts.approach.engine }
-        : {}),
-    };
+    const env = attemptEnv(setup, opts, inputs.env, { outputFile, contextFile, usageFile });
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
     const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
-      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine });
+      : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
     failpoint('after-command', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
@@ -241,6 +238,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
             dispatchedAt: opts.dispatchedAt,
             ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
             commandOutput: checkOutputs(setup, opts),
+            ...(network.kind === 'namespaced' ? { network: network.scope } : {}),
           },
         });
     const own = agent?.failures ?? ran.failures;
@@ -253,7 +251,16 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     const report = agent ? { agent: agent.report } : {};
-    return { failures, evidence: checked.evidence, outputs, usage, output_tail: ran.tail, ...report };
+    const connections = connectionsOf(setup, node.id, attempt, network);
+    return {
+      failures,
+      evidence: checked.evidence,
+      outputs,
+      usage,
+      output_tail: ran.tail,
+      ...report,
+      ...connections,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,6 +24,8 @@ export interface ModelServerOptions {
   script: ScriptedTurn[];
   /** The answer once the script is used up (default: a 500 error naming the call). */
   whenDone?: ScriptedTurn;
+  /** The loopback address it listens on (default 127.0.0.1; the egress tests use 127.0.0.2, a host a graph allows). */
+  host?: string;
 }
 
 export type ModelApi = 'anthropic' | 'openai' | 'other';
@@ -169,10 +171,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.end(JSON.stringify({ error: { message: `model server: ${(e as Error).message}` } }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     get calls() {
       return requests.filter((r) => r.api !== 'other' && !r.side);

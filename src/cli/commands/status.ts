@@ -1,6 +1,7 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
 import { parseArgs } from 'node:util';
 import type { EscalationReport } from '../../journal/event-fields.js';
+import { connectionLines } from '../../render/connections.js';
 import { statusMermaid, statusTable } from '../../render/status.js';
 import { type RunSnapshot, readRun } from '../../runner/read.js';
 import { EXIT, type Io } from '../io.js';
@@ -21,7 +22,12 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   }
   if (values.json) io.out(`${JSON.stringify(cur.state.checkpoint, null, 2)}\n`);
   else if (values.mermaid) io.out(`${statusMermaid(graph, cur.state)}\n`);
-  else io.out(`${statusTable(graph, cur.state)}\n${nextHint(cur)}`);
+  else {
+    const network = connectionLines(cur.journal);
+    io.out(
+      `${statusTable(graph, cur.state)}\n${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur)}`,
+    );
+  }
   return EXIT.ok;
 }
 
