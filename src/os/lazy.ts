@@ -9,3 +9,5 @@ const nodeRequire = createRequire(import.meta.url);
 
 export const childProcess = (): typeof import('node:child_process') => nodeRequire('node:child_process');
 export const zlib = (): typeof import('node:zlib') => nodeRequire('node:zlib');
+export const http = (): typeof import('node:http') => nodeRequire('node:http');
+export const https = (): typeof import('node:https') => nodeRequire('node:https');
