@@ -144,8 +144,10 @@ function forward(
     return;
   }
   if (d.kind === 'refuse') {
+    // The body is read (and dropped) first: answered before it, the connection would be cut under a client
+    // that sends its next request on it.
+    req.on('end', () => refuseWith(res, d.status, url, d.message));
     req.resume();
-    refuseWith(res, d.status, url, d.message);
     return;
   }
   const target = upstreamUrl(bases.get(d.route.api)!, d.route.upstreamPath, d.query);
