@@ -30,6 +30,7 @@ describe('npm run bench', () => {
         '## Parallel jobs appending to one journal (local GitHub server)',
         '## Runner minutes while a node waits for approval',
         '## Webhook deliveries per second (the app)',
+        '## The key proxy: added latency per model request',
       ])
         expect(page).toContain(section);
       expect(page).toContain('Quick mode');
