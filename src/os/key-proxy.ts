@@ -144,10 +144,9 @@ function forward(
     return;
   }
   if (d.kind === 'refuse') {
-    // The body is read (and dropped) first: answered before it, the connection would be cut under a client
-    // that sends its next request on it.
-    req.on('end', () => refuseWith(res, d.status, url, d.message));
+    // The body is dropped; the connection stays usable for the client's next request.
     req.resume();
+    refuseWith(res, d.status, url, d.message);
     return;
   }
   const target = upstreamUrl(bases.get(d.route.api)!, d.route.upstreamPath, d.query);

@@ -4,8 +4,9 @@
 // /proc/self/environ, the environ and memory of the interlock process (the proxy's), and the files it can read.
 // The model server sees the real key; the agent only the placeholder.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/protocol/engine.js';
@@ -15,6 +16,7 @@ import { makeWorkspace, runStep } from '../support/action-process.js';
 import { CODEX_MODEL, claudeBin, codexBin, missing } from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
+import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 
 const REVEAL = readFileSync(new URL('../support/reveal-keys.mjs', import.meta.url), 'utf8');
 const REAL_ANTHROPIC = `sk-ant-REALKEY-${randomBytes(12).toString('hex')}`;
@@ -142,7 +144,7 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
     await github?.close();
   });
 
-  async function step(engine: string, agent: string, env: Record<string, string>) {
+  async function step(engine: string, agent: string, env: Record<string, string>, as?: RunnerUser) {
     const ws = makeWorkspace({
       '.github/interlock.yml': routeLabel('agent:k', GRAPH_FILE),
       [GRAPH_FILE]: graph(engine, agent),
@@ -150,7 +152,14 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
     });
     const n = ++issue;
     github.state.repo(FULL).addIssue({ number: n, title: 'keyed', labels: ['agent:k'] });
-    const result = await runStep(issueStep(github, ws, n, 'agent:k', { env: env }));
+    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
+    if (as) for (const p of [ws, runnerTemp, as.home]) giveTo(p, as);
+    const result = await runStep(
+      issueStep(github, ws, n, 'agent:k', {
+        env: { ...env, RUNNER_TEMP: runnerTemp, ...(as ? { HOME: as.home } : {}) },
+        ...(as ? { as: { uid: as.uid, gid: as.gid, home: as.home } } : {}),
+      }),
+    );
     if (!existsSync(join(ws, 'report.json')))
       throw new Error(`no report.json; the step's log:\n${result.log.slice(-4000)}`);
     const report = JSON.parse(readFileSync(join(ws, 'report.json'), 'utf8')) as Revealed;
@@ -172,6 +181,26 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
       expect(result.log).toContain('ANTHROPIC_API_KEY served through the key proxy on 127.0.0.1:');
       expect(result.log + journal).not.toContain('REALKEY');
       expect(await refused(report.env.ANTHROPIC_BASE_URL!)).toBe('ECONNREFUSED');
+    },
+    120_000,
+  );
+
+  const noSudo = noSudoRunner();
+  it.skipIf(!!missing('claude') || !!noSudo)(
+    'Claude Code through passwordless sudo (a hosted runner): the same, the environment read from its file',
+    async () => {
+      model = await startModelServer({ script: claudeScript });
+      const { result, report } = await step(
+        'claude-code',
+        claudeAgent(),
+        claudeStepEnv(model.url),
+        sudoRunner(),
+      );
+      expect(result.outputs.status, result.log.slice(-2500)).toBe('completed');
+      expectRealKeyUpstream(model, 'anthropic');
+      expectOnlyPlaceholders(report, 'anthropic');
+      expect(report.interlockEnviron).toBe('unreadable: EACCES');
+      expect(report.interlockMem).toBe('unreadable: EACCES');
     },
     120_000,
   );

@@ -1,7 +1,7 @@
 // The key proxy against a local upstream: the placeholder is swapped for the real key, a request without it or to
 // another path never reaches the upstream, answers stream through chunk by chunk, the upstream's errors come back
 // as they were, and stop() ends every connection. The rules themselves (src/os/key-proxy-rules.ts) are pure.
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { Agent, createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -185,6 +185,30 @@ describe('the key proxy refuses what is not a model call with the placeholder', 
     expect(up.seen).toEqual([]);
   });
 
+  it('a refused request leaves its keep-alive connection usable for the next one', async () => {
+    const up = await upstream();
+    const p = await proxyTo(up);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          { agent, host: '127.0.0.1', port: p.port, method: 'POST', path, headers },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        );
+        req.on('error', reject);
+        req.end('{"a":"body"}');
+      });
+    try {
+      expect(await send('/v1/files', anthropic(p))).toBe(404);
+      expect(await send('/v1/messages', anthropic(p))).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it("OpenAI's placeholder on the Anthropic path is refused (a key serves its own API only)", async () => {
     const up = await upstream();
     const p = await proxyTo(up);
@@ -208,7 +232,8 @@ describe('the key proxy refuses what is not a model call with the placeholder', 
   ])('%s %s with the placeholder: %i, with the rule in its body', async (method, path, status) => {
     const up = await upstream();
     const p = await proxyTo(up);
-    const r = await call(p.port, { method, path, headers: { ...anthropic(p), ...openai(p) }, body: '{}' });
+    const body = method === 'POST' ? '{}' : undefined;
+    const r = await call(p.port, { method, path, headers: { ...anthropic(p), ...openai(p) }, body });
     expect(r.status).toBe(status);
     expect(r.body).toMatch(/interlock key proxy: .*it serves POST \/v1\/messages/);
     expect(up.seen).toEqual([]);
