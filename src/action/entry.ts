@@ -1,5 +1,7 @@
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git-guard.js';
+import { type KeyProxy, serveAgentCredentials } from '../os/key-proxy.js';
+import { parseAgentCredentials } from '../os/key-proxy-rules.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
 import { prepareNodeUser } from '../os/node-user.js';
 import { claimNodeUser } from '../os/node-user-claim.js';
@@ -76,6 +78,21 @@ async function isolateNodes(ctx: ActionContext): Promise<void> {
   });
 }
 
+/**
+ * The model keys `agent-credentials` names are served through the key proxy for this step's life: no node and no
+ * check sees them, only a placeholder (SECURITY.md).
+ */
+async function serveModelKeys(ctx: ActionContext): Promise<KeyProxy | undefined> {
+  const names = parseAgentCredentials(ctx.inputs['agent-credentials']);
+  const granted = parseNodeCredentials(ctx.inputs['node-credentials']).keys();
+  const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted);
+  if (proxy)
+    ctx.io.info(
+      `interlock: ${proxy.withheld.join(', ')} served through the key proxy on 127.0.0.1:${proxy.port}; nodes get a placeholder`,
+    );
+  return proxy;
+}
+
 /** The main step: try/catch and the step's result; no other logic. */
 export async function run(): Promise<void> {
   process.once('exit', () => guard.close());
@@ -87,9 +104,13 @@ export async function run(): Promise<void> {
     });
   }
   const report = reportingIO(runnerIO());
+  let proxy: KeyProxy | undefined;
   try {
     const ctx = buildContext(process.env, report.io);
-    if (ctx.inputs.mode === 'step') await isolateNodes(ctx);
+    if (ctx.inputs.mode === 'step') {
+      await isolateNodes(ctx);
+      proxy = await serveModelKeys(ctx);
+    }
     const result = await runAction(ctx);
     await report.finish({ result });
     // A problem already annotated is not reported a second time as an error: its details go to the log.
@@ -100,6 +121,8 @@ export async function run(): Promise<void> {
   } catch (e) {
     setFailed(`interlock: ${(e as Error).message}`);
     await report.finish({ error: e as Error }).catch(() => undefined);
+  } finally {
+    await proxy?.stop();
   }
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_AGENT_CREDENTIALS } from '../os/key-proxy-rules.js';
 import { GITHUB_CREDENTIALS, parseNodeCredentials } from '../os/node-credentials.js';
 
 /** The action's inputs, as action.yml declares them. Read once, parsed once. */
@@ -18,17 +19,21 @@ export const InputsSchema = z.object({
   isolation: z.enum(['auto', 'user', 'none']).default('auto'),
   'node-user': z.string().default('interlock-node'),
   'node-credentials': z.string().default(''),
+  'agent-credentials': z.string().default(DEFAULT_AGENT_CREDENTIALS),
 });
 export type Inputs = z.infer<typeof InputsSchema>;
 export type InputName = keyof Inputs;
 export const INPUT_NAMES = Object.keys(InputsSchema.shape) as InputName[];
+
+/** Inputs whose empty value is a value: `agent-credentials: ''` turns the key proxy off. */
+const EMPTY_IS_A_VALUE = new Set<InputName>(['agent-credentials']);
 
 /** Reads `INPUT_<NAME>` as the runner sets them (upper case, spaces to underscores); empty means default. */
 export function readInputs(env: NodeJS.ProcessEnv): Inputs {
   const raw: Partial<Record<InputName, string>> = {};
   for (const name of INPUT_NAMES) {
     const v = env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`]?.trim();
-    if (v) raw[name] = v;
+    if (v || (v !== undefined && EMPTY_IS_A_VALUE.has(name))) raw[name] = v;
   }
   const r = InputsSchema.safeParse(raw);
   if (!r.success) throw new Error(`bad action input: ${z.prettifyError(r.error)}`);

@@ -12,3 +12,4 @@ export const zlib = (): typeof import('node:zlib') => nodeRequire('node:zlib');
 export const http = (): typeof import('node:http') => nodeRequire('node:http');
 export const net = (): typeof import('node:net') => nodeRequire('node:net');
 export const dns = (): typeof import('node:dns/promises') => nodeRequire('node:dns/promises');
+export const https = (): typeof import('node:https') => nodeRequire('node:https');

@@ -5,6 +5,8 @@
  * Parsed once; applied to every script runScript starts, by its INTERLOCK_NODE.
  */
 
+import { withLoopbackNoProxy } from './key-proxy-rules.js';
+
 /** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` grants it. */
 export const GITHUB_CREDENTIALS = [
   'GITHUB_TOKEN',
@@ -37,13 +39,32 @@ export function parseNodeCredentials(text: string): CredentialGrants {
 
 let configured: CredentialGrants = new Map();
 
+/** What the key proxy (src/os/key-proxy.ts) asks of every script: the keys to withhold, the variables to set. */
+export interface AgentCredentials {
+  withheld: string[];
+  env: Record<string, string>;
+}
+
+let agent: AgentCredentials | undefined;
+
+/** Every script started from now on gets the proxy's placeholders and base URLs in place of the model keys. */
+export function configureAgentCredentials(served: AgentCredentials | undefined): void {
+  agent = served;
+}
+
+/** The variables the key proxy gives nodes (empty when it is off). */
+export function agentCredentialsEnv(): Record<string, string> {
+  return agent?.env ?? {};
+}
+
 export function configureNodeCredentials(grants: CredentialGrants): void {
   configured = grants;
 }
 
 /**
  * The environment without the secrets this node (env.INTERLOCK_NODE) was not granted: every GitHub token and
- * every name `node-credentials` lists, unless it names this node (or every node).
+ * every name `node-credentials` lists, unless it names this node (or every node); and the model keys the key proxy
+ * serves (`agent-credentials`), replaced by its placeholders and base URLs, for every node.
  */
 export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const node = env.INTERLOCK_NODE ?? '';
@@ -53,5 +74,11 @@ export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.Proce
     if (grant === 'all' || grant?.has(node)) continue;
     delete out[name];
   }
+  if (!agent) return out;
+  for (const name of agent.withheld) delete out[name];
+  Object.assign(out, agent.env);
+  // A node's HTTP proxy (HTTPS_PROXY) must not carry its model calls away from the loopback key proxy.
+  out.NO_PROXY = withLoopbackNoProxy(out.NO_PROXY);
+  out.no_proxy = withLoopbackNoProxy(out.no_proxy);
   return out;
 }

@@ -36,6 +36,9 @@ export function readCodex(stdout: string): EngineReading {
     if (e.type === 'thread.started') session = sessionId(e.thread_id) ?? session;
     else if (e.type === 'turn.completed') {
       turns += 1;
+      // An `error` event before the turn completed was one Codex got over ("Reconnecting... 2/5", the WebSocket
+      // it falls back from): the turn that completed is the answer.
+      error = undefined;
       if (e.usage && typeof e.usage === 'object') usage = e.usage as Record<string, unknown>;
     } else if (e.type === 'turn.failed')
       error = errorMessage((e.error as { message?: unknown } | undefined)?.message);

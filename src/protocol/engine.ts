@@ -5,7 +5,7 @@
  * - `claude-code`: `--output-format stream-json --verbose` (one JSON object a line, the last a `"type":"result"`
  *   object: `subtype` such as `success` or `error_max_turns`, `is_error`, `api_error_status`, `num_turns`,
  *   `result`, `session_id`, `total_cost_usd`, `usage`, `modelUsage`), `--max-turns <n>` with `budget.turns`.
- * - `codex`: `--json` and `-` (the prompt from stdin); JSON lines `thread.started{thread_id}`, `item.*`,
+ * - `codex`: `--json` and `-` (the prompt from stdin), and `-c openai_base_url=…` behind the key proxy; JSON lines `thread.started{thread_id}`, `item.*`,
  *   `turn.completed{usage}` (OpenAI's `input_tokens` already include `cached_input_tokens`) or `turn.failed{error}`.
  */
 import type { Engine } from '../graph/model.js';
@@ -21,6 +21,11 @@ export interface EngineRun {
   maxTurns?: number;
   /** The session to continue (`session:`). */
   resume?: SessionResume;
+  /**
+   * The key proxy's OpenAI base URL: Codex 0.171's own provider reads its base URL from the `openai_base_url`
+   * setting, not from OPENAI_BASE_URL, so interlock sets it (`-c`) for the call to go through the proxy.
+   */
+  openaiBaseUrl?: string;
 }
 
 /** What interlock read from an engine's output. */
@@ -36,7 +41,13 @@ export interface EngineReading {
 
 /** The arguments interlock appends to an engine's agent command. */
 export function engineArgs(engine: Engine, run: EngineRun): string[] {
-  if (engine === 'codex') return ['--json', ...(run.resume ? ['resume', run.resume.id] : []), '-'];
+  if (engine === 'codex')
+    return [
+      ...(run.openaiBaseUrl ? ['-c', `openai_base_url=${JSON.stringify(run.openaiBaseUrl)}`] : []),
+      '--json',
+      ...(run.resume ? ['resume', run.resume.id] : []),
+      '-',
+    ];
   return [
     '--output-format',
     'stream-json',

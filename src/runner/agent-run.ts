@@ -8,6 +8,7 @@ import type { Failure } from '../journal/event-fields.js';
 import type { Journal } from '../journal/events.js';
 import { runSpent } from '../journal/run-usage.js';
 import type { RunState } from '../journal/state.js';
+import { agentCredentialsEnv } from '../os/node-credentials.js';
 import type { AgentReport } from '../protocol/decide.js';
 import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
 import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
@@ -18,12 +19,14 @@ import type { Overdue } from './attempt.js';
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
 export const FINAL_MESSAGE_CHARS = 2000;
 
-/** What the engine is asked for this attempt: its turn limit, and the session it continues. */
+/** What the engine is asked for this attempt: its turn limit, the session it continues, the key proxy's URL. */
 export function engineRun(graph: Graph, journal: Journal, node: GraphNode, approach: Approach): EngineRun {
   const resume = sessionToResume(graph, journal, node, approach);
+  const openai = agentCredentialsEnv().OPENAI_BASE_URL;
   return {
     ...(node.budget?.turns !== undefined ? { maxTurns: node.budget.turns } : {}),
     ...(resume ? { resume } : {}),
+    ...(openai && approach.engine === 'codex' ? { openaiBaseUrl: openai } : {}),
   };
 }
 

@@ -20,6 +20,22 @@ describe('engines', () => {
     expect(engineCommand('codex exec', 'codex', {})).toBe('codex exec --json -');
   });
 
+  it("points Codex's own provider at the key proxy when it serves the OpenAI key", () => {
+    expect(engineCommand('codex exec', 'codex', { openaiBaseUrl: 'http://127.0.0.1:4100/v1' })).toBe(
+      `codex exec -c 'openai_base_url="http://127.0.0.1:4100/v1"' --json -`,
+    );
+  });
+
+  it('a Codex error it recovered from (a WebSocket it fell back from) does not fail a turn that completed', () => {
+    const out =
+      line({ type: 'error', message: 'Reconnecting... 2/5 (unexpected status 404 Not Found)' }) +
+      line({ type: 'turn.completed', usage: { input_tokens: 10, output_tokens: 2 } });
+    expect(readEngine('codex', out, {}).failure).toBeUndefined();
+    const failed =
+      line({ type: 'turn.completed', usage: {} }) + line({ type: 'error', message: 'stream closed' });
+    expect(readEngine('codex', failed, {}).failure?.message).toBe('the model API failed: stream closed');
+  });
+
   it('counts Claude Code model calls by message id, not by content block, and not its own synthetic messages', () => {
     const m = new EngineMeter('claude-code');
     m.push(assistant('msg_1') + assistant('msg_1') + assistant('x', '<synthetic>'));

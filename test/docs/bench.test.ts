@@ -31,6 +31,7 @@ describe('npm run bench', () => {
         '## Runner minutes while a node waits for approval',
         '## Webhook deliveries per second (the app)',
         '## Added latency per CONNECT through the egress proxy',
+        '## The key proxy: added latency per model request',
       ])
         expect(page).toContain(section);
       expect(page).toContain('Quick mode');

@@ -30,6 +30,8 @@ const PLAIN_OPEN: string[] = [
   "rewrite the action's bundle (its post step runs with the token)",
   'write `runs/…` on the journal branch with every token found',
   'create a check run `ci/hostile` with every token found',
+  '`/proc/<key proxy pid>/environ` (the real model keys: the proxy is the action process)',
+  "`/proc/<key proxy pid>/mem` (the proxy's memory; no Yama here)",
 ];
 
 afterAll(() => {

@@ -10,6 +10,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO } from '../action/world.js';
 import { DIST, makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { type ModelServer, startModelServer } from '../support/model-server.js';
 import { ATTEMPTS, type Observed, type Outcome } from './hostile-node.js';
 
 const GRAPH_FILE = '.github/interlock/hostile.yml';
@@ -26,12 +27,15 @@ ${setup === 'before' ? '' : '      - check: { ref: main, name: ci/hostile, app: 
     run: "true" # the node GH_TOKEN is granted to under the recommended setup
 `;
 const SCRIPT = readFileSync(new URL('./hostile-node.mjs', import.meta.url), 'utf8');
-const PLANTED = {
+export const PLANTED = {
   input: 'ghs_plantedInputToken',
   step: 'ghs_plantedStepGhToken',
   runtime: 'ghs_plantedRuntimeToken',
   checkout: 'ghs_plantedCheckoutToken',
   home: 'ghp_plantedHomeCredential',
+  // Joined at run time, so no file of the test's (vitest's transform cache among them) holds them whole.
+  anthropic: ['sk', 'ant', 'planted' + 'AnthropicKey'].join('-'),
+  openai: ['sk', 'planted' + 'OpenaiKey'].join('-'),
 };
 
 /** `before`: the plain setup with the action as it was before this suite (HOSTILE_BASELINE_DIST), for the docs. */
@@ -50,14 +54,17 @@ export async function runSetup(setup: Setup): Promise<void> {
     strictTokens: true,
     tokens: Object.fromEntries(Object.values(PLANTED).map((t) => [t, 'github-actions[bot]'])),
   });
+  // The model API upstream of the key proxy: it records every request that got through.
+  const model = await startModelServer({ script: [] });
   try {
-    await observe(setup, server);
+    await observe(setup, server, model);
   } finally {
     await server.close();
+    await model.close();
   }
 }
 
-async function observe(setup: Setup, server: GitHubServer): Promise<void> {
+async function observe(setup: Setup, server: GitHubServer, model: ModelServer): Promise<void> {
   const repo = server.state.repo(FULL);
   const files: Record<string, string> = { [GRAPH_FILE]: graphFor(setup), 'hostile.mjs': SCRIPT };
   if (setup !== 'recommended') {
@@ -86,6 +93,10 @@ async function observe(setup: Setup, server: GitHubServer): Promise<void> {
         ACTIONS_RUNTIME_TOKEN: PLANTED.runtime,
         HOME: home,
         HOSTILE_REPORT: reportFile,
+        ANTHROPIC_API_KEY: PLANTED.anthropic,
+        OPENAI_API_KEY: PLANTED.openai,
+        ANTHROPIC_BASE_URL: model.url,
+        OPENAI_BASE_URL: `${model.url}/v1`,
       },
       ...(setup === 'before' && BASELINE ? { dist: BASELINE } : {}),
     }),
@@ -104,7 +115,15 @@ async function observe(setup: Setup, server: GitHubServer): Promise<void> {
     : setup === 'before'
       ? (JSON.parse(text) as { events: JournalEvent[] })
       : parseJournal(text, `hostile/issue-${issue}`);
-  const observed: Observed = { step, report, repo, evidence: [], failures: [], outputNames: [] };
+  const observed: Observed = {
+    step,
+    report,
+    repo,
+    model: model.requests,
+    evidence: [],
+    failures: [],
+    outputNames: [],
+  };
   for (const e of journal.events) {
     if (e.type === 'NodeRecorded' || e.type === 'NodeFailed') observed.evidence.push(...(e.evidence ?? []));
     if (e.type === 'NodeFailed') observed.failures.push(...e.failures.map((f) => f.message));

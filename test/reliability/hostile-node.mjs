@@ -2,7 +2,20 @@
 // what interlock did not decide, and writes what it found to $HOSTILE_REPORT (one JSON line per attempt) so the
 // suite can tell what it reached. It only looks at this step's own processes and the files the test planted.
 import { spawn } from 'node:child_process';
-import { accessSync, appendFileSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const report = (row, found) =>
@@ -138,5 +151,125 @@ if (apid) {
   spawn('bash', ['-c', late], { detached: true, stdio: 'ignore' }).unref();
 }
 
-// 8. Last, so the run today shows the forms above: stop commands and never resume, hiding interlock's own.
+// 8. The model keys the step's env holds (served through interlock's key proxy): the environment, the proxy's
+// process (its environ, its memory), the files this user can read; and the proxy itself, with its placeholder on
+// other API paths, and without it (as another local user would come).
+const MODEL_KEY = /sk-(ant-)?planted[A-Za-z]+/g;
+const keepKey = (row, text) => {
+  const found = [...new Set(text.match(MODEL_KEY) ?? [])];
+  report(row, found.length ? found.join(' ') : text.startsWith('unreadable') ? text : 'none');
+};
+keepKey(
+  'env model keys',
+  ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'CODEX_API_KEY'].map((n) => process.env[n] ?? '').join(' '),
+);
+keepKey(
+  '/proc/<proxy>/environ',
+  apid ? tryRead(`/proc/${apid}/environ`) : 'unreadable: no action process found',
+);
+function memoryOf(pid) {
+  let fd;
+  try {
+    fd = openSync(`/proc/${pid}/mem`, 'r');
+  } catch (e) {
+    return `unreadable: ${e.code}`;
+  }
+  const hits = new Set();
+  for (const line of tryRead(`/proc/${pid}/maps`).split('\n')) {
+    const m = /^([0-9a-f]+)-([0-9a-f]+) rw/.exec(line);
+    if (!m) continue;
+    const start = Number.parseInt(m[1], 16);
+    const buf = Buffer.alloc(Math.min(Number.parseInt(m[2], 16) - start, 64 << 20));
+    try {
+      readSync(fd, buf, 0, buf.length, start);
+    } catch {
+      continue;
+    }
+    if (buf.includes('planted')) for (const k of buf.toString('latin1').match(MODEL_KEY) ?? []) hits.add(k);
+  }
+  closeSync(fd);
+  return hits.size ? [...hits].join(' ') : 'read, nothing found';
+}
+keepKey('/proc/<proxy>/mem', apid ? memoryOf(apid) : 'unreadable: no action process found');
+const keyFiles = [];
+let entries = 0;
+const walk = (dir, depth) => {
+  if (depth > 5 || ++entries > 4000) return;
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const p = join(dir, n);
+    try {
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p, depth + 1);
+      else if (st.isFile() && st.size < 1 << 20 && ++entries <= 4000 && readFileSync(p).includes('planted'))
+        if (MODEL_KEY.test(readFileSync(p, 'latin1'))) keyFiles.push(p);
+      MODEL_KEY.lastIndex = 0;
+    } catch {
+      // unreadable for this user
+    }
+  }
+};
+// The step's own places; the machine's shared /tmp holds whatever else runs there (under the plain setup a node
+// as root reads all of it), so only a TMPDIR of the step's own is searched.
+const ownTmp = process.env.TMPDIR && tmpdir() !== '/tmp' ? tmpdir() : undefined;
+for (const d of new Set([process.env.HOME, process.cwd(), ownTmp, temp].filter(Boolean))) walk(d, 0);
+report('model key in files', keyFiles.length ? `found in ${keyFiles.join(', ')}` : 'none');
+/** A raw request to the key proxy (no URL normalisation, so `..` goes out as written). */
+function proxyCall(method, path, headers, body = '{"model":"m","max_tokens":1,"messages":[],"tools":[]}') {
+  const base = new URL(process.env.ANTHROPIC_BASE_URL ?? 'http://127.0.0.1:9');
+  return new Promise((resolve) => {
+    const req = httpRequest(
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
+    req.on('error', (e) => resolve(e.code));
+    req.end(method === 'POST' ? body : undefined);
+  });
+}
+const placeholder = process.env.ANTHROPIC_API_KEY ?? '';
+const withPlaceholder = {
+  'x-api-key': placeholder,
+  authorization: `Bearer ${process.env.OPENAI_API_KEY ?? ''}`,
+};
+const otherPaths = [];
+for (const [method, path] of [
+  ['GET', '/v1/models'],
+  ['POST', '/v1/files'],
+  ['POST', '/v1/messages/batches'],
+  ['POST', '/v1/organizations/api_keys'],
+  ['POST', '/v1/messages/../models'],
+  ['POST', '/v1/%6dessages'],
+  ['GET', '/v1/messages'],
+]) {
+  otherPaths.push(
+    `${method} ${path}: ${await proxyCall(method, path, { ...withPlaceholder, 'x-hostile': 'other-path' })}`,
+  );
+}
+report('other API paths', otherPaths.join(', '));
+const noKey = [
+  `no key: ${await proxyCall('POST', '/v1/messages', { 'x-hostile': 'no-placeholder' })}`,
+  `guessed key: ${await proxyCall('POST', '/v1/messages?beta=true', { 'x-api-key': 'sk-ant-guess', 'x-hostile': 'no-placeholder' })}`,
+  `OpenAI, guessed: ${await proxyCall('POST', '/v1/responses', { authorization: 'Bearer sk-guess', 'x-hostile': 'no-placeholder' })}`,
+];
+report('proxy without the placeholder', noKey.join(', '));
+report(
+  'proxy with the placeholder',
+  String(await proxyCall('POST', '/v1/messages', { 'x-api-key': placeholder, 'x-hostile': 'legit' })),
+);
+
+// 9. Last, so the run today shows the forms above: stop commands and never resume, hiding interlock's own.
 process.stdout.write('::stop-commands::hostilestop\n');

@@ -4,7 +4,7 @@
 // \`npm run build\`. The plain setup (isolation: none) is test/reliability/hostile-node-isolation-none.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ATTEMPTS } from './hostile-node.js';
-import { outcomes, reports, runSetup } from './hostile-node-setups.js';
+import { outcomes, PLANTED, reports, runSetup } from './hostile-node-setups.js';
 
 beforeAll(() => runSetup('recommended'), 120_000);
 
@@ -18,5 +18,11 @@ describe('a hostile node under the recommended setup', () => {
     expect(reports.recommended!.report.get('env INPUT_TOKEN')).toBe('none');
     expect(reports.recommended!.step.runner.stopped).toBe(false);
     expect(reports.recommended!.step.runner.errors).toEqual([]);
+  });
+  it('the key proxy served the node its model call, with the real key upstream', () => {
+    const r = reports.recommended!;
+    expect(r.report.get('proxy with the placeholder')).toBe('200');
+    const legit = r.model.filter((m) => m.headers['x-hostile'] === 'legit');
+    expect(legit.map((m) => [m.path, m.headers['x-api-key']])).toEqual([['/v1/messages', PLANTED.anthropic]]);
   });
 });

@@ -6,12 +6,15 @@
 import { OUTPUT_NAME_PATTERN } from '../../src/journal/output-name.js';
 import type { StepResult } from '../support/action-process.js';
 import type { RepoState } from '../support/github-server.js';
+import type { RecordedRequest } from '../support/model-server.js';
 
 export interface Observed {
   step: StepResult;
   /** What the node reported it found, by attempt. */
   report: Map<string, string>;
   repo: RepoState;
+  /** Every request that reached the model API upstream of the key proxy. */
+  model: RecordedRequest[];
   /** Every evidence item, failure message and output name the journal holds. */
   evidence: { check: string; passed: boolean; observed: string }[];
   failures: string[];
@@ -55,6 +58,27 @@ function credential(row: string): Attempt['outcome'] {
   return (o) => {
     const found = o.report.get(row) ?? 'not tried';
     return /gh[ps]_/.test(found) ? open(`found ${found}`) : shut(found === 'none' ? 'nothing there' : found);
+  };
+}
+
+/** A model key the node looked for: open when it found a real one (a placeholder is no key). */
+function modelKey(row: string): Attempt['outcome'] {
+  return (o) => {
+    const found = o.report.get(row) ?? 'not tried';
+    return /sk-(ant-)?planted/.test(found)
+      ? open(`found ${found}`)
+      : shut(found === 'none' ? 'nothing there' : found);
+  };
+}
+
+/** Requests the node sent to the key proxy: open when one of them reached the upstream. */
+function throughProxy(row: string, tag: string): Attempt['outcome'] {
+  return (o) => {
+    const got = o.model.filter((r) => r.headers['x-hostile'] === tag);
+    const said = o.report.get(row) ?? 'not tried';
+    return got.length
+      ? open(`reached the model API: ${got.map((r) => `${r.method} ${r.path}`).join(', ')}`)
+      : shut(`refused by the proxy (${said}); nothing reached the model API`);
   };
 }
 
@@ -173,6 +197,35 @@ export const ATTEMPTS: Attempt[] = [
       if (!e) return shut('no such check in the graph (the field is new)');
       return e.passed ? open('the evidence check passed') : shut(`the check fails: ${shortUrls(e.observed)}`);
     },
+  },
+  {
+    attempt:
+      '`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `CODEX_API_KEY` from its environment (the step env holds real keys)',
+    outcome: modelKey('env model keys'),
+  },
+  {
+    attempt: '`/proc/<key proxy pid>/environ` (the real model keys: the proxy is the action process)',
+    outcome: modelKey('/proc/<proxy>/environ'),
+  },
+  {
+    attempt: "`/proc/<key proxy pid>/mem` (the proxy's memory; no Yama here)",
+    outcome: modelKey('/proc/<proxy>/mem'),
+  },
+  {
+    attempt: 'a model key in a file it can read (its home, the workspace, its `$TMPDIR`, `$RUNNER_TEMP`)',
+    outcome: (o) => {
+      const r = o.report.get('model key in files') ?? 'not tried';
+      return r.startsWith('found') ? open(r) : shut(r === 'none' ? 'nothing there' : r);
+    },
+  },
+  {
+    attempt:
+      "the proxy's placeholder on another API path (`/v1/models`, `/v1/files`, batches, admin keys, `..`, `%6d`, `GET`)",
+    outcome: throughProxy('other API paths', 'other-path'),
+  },
+  {
+    attempt: 'the key proxy without the placeholder (as another local user would: no key, a guessed one)',
+    outcome: throughProxy('proxy without the placeholder', 'no-placeholder'),
   },
   {
     attempt:

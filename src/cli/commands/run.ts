@@ -5,6 +5,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { guardCheckout } from '../../os/git-guard.js';
+import { serveAgentCredentials } from '../../os/key-proxy.js';
+import { parseAgentCredentials } from '../../os/key-proxy-rules.js';
 import { loadGraphFile } from '../../runner/graph-file.js';
 import type { RunSetup } from '../../runner/read.js';
 import type { StepResult } from '../../runner/step-result.js';
@@ -59,6 +61,28 @@ function exitCode(r: StepResult, all: boolean): number {
   return STEP_EXIT[r.kind]!;
 }
 
+/** `--agent-credentials NAMES`: the model keys are served through the key proxy while the steps run. */
+async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () => Promise<T>): Promise<T> {
+  if (!given) return work();
+  let names: string[];
+  try {
+    names = parseAgentCredentials(given.join(' '), '--agent-credentials');
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const proxy = await serveAgentCredentials(names, io.env, []);
+  if (!proxy) io.err(`interlock: --agent-credentials: none of ${names.join(', ')} is set; no key proxy\n`);
+  else
+    io.err(
+      `interlock: ${proxy.withheld.join(', ')} served through the key proxy on 127.0.0.1:${proxy.port}; nodes get a placeholder\n`,
+    );
+  try {
+    return await work();
+  } finally {
+    await proxy?.stop();
+  }
+}
+
 export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -74,6 +98,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
       'assume-dead': { type: 'boolean' },
       by: { type: 'string' },
       quiet: { type: 'boolean' },
+      'agent-credentials': { type: 'string', multiple: true },
     },
   });
   const graphPath = positionals[0];
@@ -106,9 +131,9 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   guardCheckout({ workspace: io.cwd, warn: (m) => io.err(`interlock: ${m}\n`) });
   const all = values.all ?? false;
   const started = Date.now();
-  const last = await runSteps(setup, all ? { all: true } : { node: values.node }, {
-    onStep: (r, ms) => report(io, r, ms),
-  });
+  const last = await withModelKeys(io, values['agent-credentials'], () =>
+    runSteps(setup, all ? { all: true } : { node: values.node }, { onStep: (r, ms) => report(io, r, ms) }),
+  );
   if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended))
     io.err(
       `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
