@@ -111,7 +111,7 @@ export async function serveAgentCredentials(
   if (conflict) throw new Error(conflict);
   const proxy = await startKeyProxy(names, env);
   if (!proxy) return undefined;
-  configureAgentCredentials({ withheld: proxy.withheld, env: proxy.env });
+  configureAgentCredentials({ withheld: proxy.withheld, env: proxy.env, port: proxy.port });
   return {
     ...proxy,
     stop: async () => {

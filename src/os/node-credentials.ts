@@ -43,6 +43,8 @@ let configured: CredentialGrants = new Map();
 export interface AgentCredentials {
   withheld: string[];
   env: Record<string, string>;
+  /** The proxy's port on 127.0.0.1: a node in a network namespace still reaches it there. */
+  port?: number;
 }
 
 let agent: AgentCredentials | undefined;
@@ -50,6 +52,11 @@ let agent: AgentCredentials | undefined;
 /** Every script started from now on gets the proxy's placeholders and base URLs in place of the model keys. */
 export function configureAgentCredentials(served: AgentCredentials | undefined): void {
   agent = served;
+}
+
+/** The key proxy's port, for the network namespace to pass through (none when it is off). */
+export function agentCredentialsPorts(): number[] {
+  return agent?.port ? [agent.port] : [];
 }
 
 /** The variables the key proxy gives nodes (empty when it is off). */

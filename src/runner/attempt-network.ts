@@ -7,6 +7,7 @@
 import type { GraphNode } from '../graph/model.js';
 import type { Connection } from '../journal/event-fields.js';
 import type { ScriptNetwork } from '../os/exec.js';
+import { agentCredentialsPorts } from '../os/node-credentials.js';
 import { netnsProblem } from '../os/netns.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import { ConnectionTally, connectionWords, egressDecision, egressRefusal } from '../protocol/egress.js';
@@ -48,7 +49,8 @@ export function attemptNetwork(setup: NetworkSetup, key: object, node: GraphNode
     };
   const tally = new ConnectionTally();
   const scope: ScriptNetwork = {
-    passPorts: [...(setup.loopbackPorts ?? [])],
+    // The key proxy's port always: the engine's API is reachable through it whatever the allowlist says.
+    passPorts: [...new Set([...(setup.loopbackPorts ?? []), ...agentCredentialsPorts()])],
     rules: {
       decide: (host, port) => egressDecision(allow, host, port),
       refusal: (host, port) => egressRefusal(node.id, host, port),

@@ -1,7 +1,9 @@
 // The real Claude Code CLI as a node with `network:` (issue 27), under the default isolation, through the bundled
-// action as root, against the scripted model server on 127.0.0.2: with the model's host allowed it answers
-// through interlock's proxy (it reads HTTP_PROXY itself), and the journal shows the one host it asked for; with
-// nothing allowed, it cannot reach the model at all and the attempt fails. Needs root and `npm run build`.
+// action as root, against the scripted model server on 127.0.0.2. Under the defaults the key proxy holds the model
+// key and the engine's API is always reachable through it: a node with nothing allowed still gets its answer, while
+// its own commands reach nothing. With the key proxy off (`agent-credentials: ""`), the allowlist alone decides:
+// with the model's host allowed the agent answers through the egress proxy (it reads HTTP_PROXY itself), and the
+// journal shows the one host it asked for; with nothing allowed it cannot reach the model at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/protocol/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
@@ -16,7 +18,56 @@ const why =
   missing('claude') ?? (process.getuid?.() !== 0 ? 'nodes run isolated only as root here' : undefined);
 if (why) console.warn(`agents/network.test.ts skipped: ${why}`);
 
-describe.skipIf(!!why)('Claude Code as a node with network:', () => {
+describe.skipIf(!!why)('Claude Code as a node with network: under the defaults (the key proxy on)', () => {
+  let github: GitHubServer;
+  let model: ModelServer;
+  beforeAll(async () => {
+    requireBundle();
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    model = await startModelServer({ host: '127.0.0.2', script: [{ text: 'THROUGH-THE-KEY-PROXY' }] });
+  });
+  afterAll(async () => {
+    await github?.close();
+    await model?.close();
+  });
+
+  it('reaches the model through the key proxy with nothing allowed; its own commands reach nothing', async () => {
+    const agent = [claudeBin!, '-p', '--output-format', 'json'].map(shellWord).join(' ');
+    const url = `${model.url}/v1/messages`;
+    const graph = `interlock: 1
+name: agent-network
+defaults:
+  network: { allow: [] }
+nodes:
+  - id: agent
+    engine: claude-code
+    agent: '${agent.replace(/'/g, "''")}'
+    prompt: say something.
+  - id: direct
+    depends_on: [agent]
+    run: node -e "fetch('${url}').then(() => process.exit(0), () => process.exit(3))"
+`;
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:n', GRAPH_FILE),
+      [GRAPH_FILE]: graph,
+    });
+    github.state.repo(FULL).addIssue({ number: 5, title: 'network', labels: ['agent:n'] });
+    const env = claudeEnv(model.url, '/nonexistent-runner-config');
+    const step = await runStep(issueStep(github, ws, 5, 'agent:n', { inputs: { node: 'all' }, env }));
+    const j = readJournal(github, 'agent-network/issue-5');
+    const answered = eventsOf(j, 'NodeRecorded', 'agent')[0];
+    expect(answered, step.log.slice(-3000)).toBeDefined();
+    expect(answered!.final_message).toBe('THROUGH-THE-KEY-PROXY');
+    // The model server saw the real key, from the key proxy, not from the node.
+    expect(model.requests.some((r) => r.headers['x-api-key'] === env.ANTHROPIC_API_KEY)).toBe(true);
+    expect(answered!.connections ?? []).toEqual([]);
+    // The same host, asked by the node's own command, is out of reach: the namespace has no way out.
+    expect(eventsOf(j, 'NodeRecorded', 'direct')).toEqual([]);
+    expect(eventsOf(j, 'NodeFailed', 'direct')[0]?.failures[0]?.message).toMatch(/exit(ed)? (code )?3/);
+  }, 240_000);
+});
+
+describe.skipIf(!!why)('Claude Code as a node with network:, the key proxy off', () => {
   let github: GitHubServer;
   let model: ModelServer;
   beforeAll(async () => {
@@ -53,7 +104,9 @@ nodes:
     });
     github.state.repo(FULL).addIssue({ number: 6, title: 'network', labels: ['agent:n'] });
     const env = claudeEnv(model.url, '/nonexistent-runner-config');
-    const step = await runStep(issueStep(github, ws, 6, 'agent:n', { inputs: { node: 'all' }, env }));
+    // The key proxy off: this test is about the allowlist alone deciding whether the model's host is reached.
+    const inputs = { node: 'all', 'agent-credentials': '' };
+    const step = await runStep(issueStep(github, ws, 6, 'agent:n', { inputs, env }));
     const j = readJournal(github, 'agent-network/issue-6');
     const allowed = eventsOf(j, 'NodeRecorded', 'allowed')[0];
     expect(allowed, step.log.slice(-3000)).toBeDefined();
