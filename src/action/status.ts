@@ -62,6 +62,9 @@ export function stepStatus(r: StepResult, wanted: string | undefined): ActionSta
       return 'awaiting-approval';
     case 'run-completed':
       return 'run-completed';
+    case 'expanded':
+    case 'joined':
+      return 'running';
     case 'ended':
       return r.cur.state.checkpoint.status === 'completed' ? 'run-completed' : 'failed';
     case 'blocked': {

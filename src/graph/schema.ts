@@ -3,6 +3,7 @@ import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
+import { forEachFields } from './for-each-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -103,6 +104,8 @@ export const NodeSchema = z.strictObject({
   }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
+  // One instance per item of a list (issue 28): for-each-schema.ts.
+  ...forEachFields,
 });
 
 const SessionOptions = z

@@ -91,6 +91,8 @@ const CLASS: Record<NodeState | 'ready', string> = {
   held: 'held',
   escalated: 'escalated',
   awaiting_approval: 'awaiting',
+  expanded: 'inflight',
+  tolerated: 'escalated',
 };
 
 /** Mermaid ids: prefixed, since words such as `end` are reserved in flowcharts. */
