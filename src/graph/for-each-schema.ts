@@ -116,12 +116,16 @@ const ITEM_NAMES = ['item', 'index'];
 
 /** Whether an expression reads `item` or `index` (it parses only with them). */
 function readsItem(expression: string): boolean {
-  try {
-    parseExpression(expression, { without: ITEM_NAMES });
-    return false;
-  } catch {
-    return true;
-  }
+  const parses = (without: string[]) => {
+    try {
+      parseExpression(expression, { without });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // An expression that does not parse at all is reported by checkTexts and checkConditions.
+  return parses([]) && !parses(ITEM_NAMES);
 }
 
 /** Every expression a node writes itself (the texts an instance evaluates with `item`). */

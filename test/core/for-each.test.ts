@@ -195,3 +195,186 @@ describe('for_each rule 3: item values are data', () => {
     expect(expressionContext(sim.graph, sim.state, 1, 'work[0]').item).toEqual([1, [2, [3]]]);
   });
 });
+
+/** Expands `work` and runs each instance to the end `outcome` gives it: completed, or escalated (3 failures). */
+function runInstances(sim: Sim, outcome: (id: string) => 'ok' | 'escalate'): void {
+  sim.step();
+  for (const id of [...sim.cp.ready_nodes]) {
+    if (outcome(id) === 'ok') {
+      sim.dispatch(id);
+      sim.succeed(id, { done: `${id} done` });
+    } else
+      for (let k = 0; k < 2; k++) {
+        sim.dispatch(id);
+        sim.fail(id);
+      }
+  }
+}
+
+describe('for_each rule 4: a dependent waits for every instance; tolerated_failures lets it go on past escalated ones', () => {
+  it('the join waits for the last instance, then NodeJoined completes the node and the dependent sees the outputs in item order', () => {
+    const sim = planned();
+    runInstances(sim, () => 'ok');
+    expect(sim.cp.ready_nodes).toEqual(['work']);
+    expect(sim.step()).toMatchObject({ kind: 'join', node: 'work', tolerated: [] });
+    expect(sim.journal.events.at(-1)).toMatchObject({
+      type: 'NodeJoined',
+      completed: ['work[0]', 'work[1]', 'work[2]'],
+      tolerated: [],
+    });
+    expect(sim.cp.ready_nodes).toEqual(['integrate']);
+    const ctx = expressionContext(sim.graph, sim.state, 1, 'integrate');
+    expect((ctx.nodes as Record<string, { outputs: unknown }>).work!.outputs).toEqual([
+      { done: 'work[0] done' },
+      { done: 'work[1] done' },
+      { done: 'work[2] done' },
+    ]);
+  });
+
+  it('while one instance is in flight the node is not ready and its dependent waits', () => {
+    const sim = planned();
+    sim.step();
+    sim.dispatch('work[0]');
+    sim.succeed('work[0]');
+    sim.dispatch('work[1]');
+    sim.succeed('work[1]');
+    sim.dispatch('work[2]');
+    expect(sim.cp.ready_nodes).toEqual([]);
+    expect(sim.next('integrate')).toMatchObject({
+      kind: 'blocked',
+      reason: expect.stringMatching(/waits for "work"/),
+    });
+    expect(sim.next('work')).toMatchObject({
+      kind: 'blocked',
+      reason: expect.stringMatching(/instances have not all ended \(work\[2\]\)/),
+    });
+  });
+
+  it('without tolerated_failures an escalated instance blocks the join, named', () => {
+    const sim = planned();
+    runInstances(sim, (id) => (id === 'work[1]' ? 'escalate' : 'ok'));
+    expect(sim.cp.escalated_nodes).toEqual(['work[1]']);
+    expect(sim.cp.status).toBe('blocked');
+    expect(sim.next()).toMatchObject({
+      kind: 'blocked',
+      reason: expect.stringMatching(/escalated.*work\[1\]/),
+    });
+  });
+
+  it('tolerated_failures: 1 joins past one escalated instance, and the journal and the outputs say which', () => {
+    const sim = planned(fanOut('    tolerated_failures: 1\n'));
+    runInstances(sim, (id) => (id === 'work[1]' ? 'escalate' : 'ok'));
+    expect(sim.step()).toMatchObject({ kind: 'join', tolerated: ['work[1]'] });
+    expect(sim.journal.events.at(-1)).toMatchObject({
+      type: 'NodeJoined',
+      completed: ['work[0]', 'work[2]'],
+      tolerated: ['work[1]'],
+    });
+    expect(sim.cp.tolerated_nodes).toEqual(['work[1]']);
+    expect(sim.cp.escalated_nodes).toEqual([]);
+    const ctx = expressionContext(sim.graph, sim.state, 1, 'integrate');
+    expect((ctx.nodes as Record<string, { outputs: unknown }>).work!.outputs).toEqual([
+      { done: 'work[0] done' },
+      null,
+      { done: 'work[2] done' },
+    ]);
+    sim.dispatch('integrate');
+    sim.succeed('integrate');
+    expect(sim.cp.status).toBe('completed');
+  });
+
+  it('a percentage is of the items, rounded down: 50% of 3 tolerates 1, not 2', () => {
+    const sim = planned(fanOut('    tolerated_failures: 50%\n'));
+    runInstances(sim, (id) => (id === 'work[0]' ? 'ok' : 'escalate'));
+    expect(sim.cp.ready_nodes).toEqual([]);
+    const one = planned(fanOut('    tolerated_failures: 50%\n'));
+    runInstances(one, (id) => (id === 'work[0]' ? 'escalate' : 'ok'));
+    expect(one.cp.ready_nodes).toEqual(['work']);
+  });
+
+  it('a journal whose NodeJoined tolerates more than the graph allows is refused', () => {
+    const sim = planned();
+    runInstances(sim, (id) => (id === 'work[1]' ? 'escalate' : 'ok'));
+    const j = append(sim.journal, [
+      { type: 'NodeJoined', node: 'work', completed: ['work[0]', 'work[2]'], tolerated: ['work[1]'] },
+    ]);
+    expect(foldError(j, sim.graph).message).toMatch(/cannot be joined/);
+  });
+});
+
+describe('for_each rule 5: each instance is held, approved and settled by its own name', () => {
+  it('an interrupted never instance is held as work[1], and /approve-rerun work[1] releases only it', () => {
+    const g = graph(
+      graphText(`  - id: work
+    for_each: "\${{ fromJSON('[1,2,3]') }}"
+    run: echo hi
+`),
+    );
+    const sim = new Sim(g);
+    sim.step();
+    sim.dispatch('work[1]');
+    sim.recover();
+    expect(sim.cp.held_nodes).toEqual(['work[1]']);
+    expect(sim.cp.ready_nodes).toEqual(['work[0]', 'work[2]']);
+    sim.approve('work[1]');
+    expect(sim.cp.ready_nodes).toEqual(['work[0]', 'work[1]', 'work[2]']);
+    expect(sim.dispatch('work[1]').attempt).toBe(2);
+    expect(sim.cp.attempts).toMatchObject({ work: 0, 'work[0]': 0, 'work[1]': 2, 'work[2]': 0 });
+  });
+
+  it('an escalated instance settled by a person counts as completed for the join', () => {
+    const sim = planned();
+    runInstances(sim, (id) => (id === 'work[2]' ? 'escalate' : 'ok'));
+    sim.settle('work[2]');
+    expect(sim.step()).toMatchObject({ kind: 'join', tolerated: [] });
+  });
+});
+
+describe('for_each rule 6: max_parallel bounds the instances in flight', () => {
+  it('with max_parallel 2, two instances are ready, and a third only once one ends', () => {
+    const sim = planned(fanOut('    max_parallel: 2\n'));
+    sim.step();
+    expect(sim.cp.ready_nodes).toEqual(['work[0]', 'work[1]']);
+    sim.dispatch('work[0]');
+    expect(sim.cp.ready_nodes).toEqual(['work[1]']);
+    sim.dispatch('work[1]');
+    expect(sim.cp.ready_nodes).toEqual([]);
+    expect(sim.next('work[2]')).toMatchObject({
+      kind: 'blocked',
+      reason: expect.stringMatching(/max_parallel 2 instance\(s\) in flight/),
+    });
+    sim.succeed('work[0]');
+    expect(sim.cp.ready_nodes).toEqual(['work[2]']);
+  });
+});
+
+describe('for_each rule 7: the graph says where item, for_each and its companions may be', () => {
+  it('item in a node without for_each is refused, naming the node and the fix', () => {
+    expect(() =>
+      graph(graphText(`  - id: a\n    run: echo a\n    env:\n      X: "\${{ item.x }}"\n`)),
+    ).toThrow(/node "a" reads item or index .* add for_each/);
+  });
+  it('max_parallel without for_each is refused', () => {
+    expect(() => graph(graphText(`  - id: a\n    run: echo a\n    max_parallel: 2\n`))).toThrow(
+      /has max_parallel but no for_each/,
+    );
+  });
+  it('for_each that is not one expression is refused', () => {
+    expect(() => graph(graphText(`  - id: a\n    run: echo a\n    for_each: "[1, 2]"\n`))).toThrow(
+      /for_each: it must be one \$\{\{ \}\} expression/,
+    );
+  });
+  it('a prompt node may be a for_each node', () => {
+    const g = graph(
+      graphText(
+        `  - id: a\n    prompt: "Do \${{ item }}"\n    agent: cat\n    for_each: "\${{ fromJSON('[1]') }}"\n`,
+      ),
+    );
+    expect(g.nodes[0]!.for_each).toEqual({ list: "${{ fromJSON('[1]') }}", max_items: 256 });
+  });
+  it('a graph without for_each keeps its hash', () => {
+    const text = graphText(`  - id: a\n    run: echo a\n`);
+    expect(graph(text).hash).toBe(graph(text).hash);
+    expect(graph(text).nodes[0]).not.toHaveProperty('for_each');
+  });
+});
