@@ -8,7 +8,9 @@ import { instanceKeyProblem, toleratedCount } from '../graph/for-each-schema.js'
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { Failure } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
 import { instancesOf, joinOf } from '../journal/instances.js';
+import { appendEvents } from '../journal/parse.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import { expressionContext } from './context.js';
 
@@ -149,4 +151,34 @@ export function forEachWhyNotReady(graph: Graph, state: RunState, id: string): s
   const most = of === undefined ? undefined : nodeById(graph, of)?.for_each?.max_parallel;
   if (p.state !== 'pending' || of === undefined || most === undefined) return undefined;
   return `"${of}" already has max_parallel ${most} instance(s) in flight`;
+}
+
+/**
+ * Every expansion and join the run can make now, in order, each decided on the state the one before leaves: what
+ * `mode: plan` writes before it lists the ready nodes, so a matrix gets instances (and the node after a join).
+ */
+export function forEachEvents(
+  graph: Graph,
+  journal: Journal,
+  state: RunState,
+  withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
+): { events: NewEvent[]; decisions: ForEachDecision[] } {
+  const events: NewEvent[] = [];
+  const decisions: ForEachDecision[] = [];
+  let j = journal;
+  let st = state;
+  // Each pass resolves one for_each node (expanded, failed or joined): at most two per node.
+  for (let pass = 0; pass <= graph.nodes.length * 2 && !st.checkpoint.ended; pass++) {
+    const d = st.checkpoint.ready_nodes
+      .map((id) => nodeById(graph, id)!)
+      .filter((n) => n.for_each)
+      .map((n) => forEachDecision(graph, j, st, n, withCompletion))
+      .find((x) => x !== undefined);
+    if (!d) break;
+    decisions.push(d);
+    events.push(...d.events);
+    j = appendEvents(j, d.events, '');
+    st = fold(j, graph);
+  }
+  return { events, decisions };
 }
