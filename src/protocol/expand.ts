@@ -99,7 +99,7 @@ function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgre
           attempted: [{ attempt, approach: 'for_each', work: `for_each: ${node.for_each!.list}` }],
           failed: [{ attempt, failures }],
           approaches_tried: ['for_each'],
-          needed: `A person decides: fix what "${node.id}" lists (or the node before it) and approve a rerun of "${node.id}", or fail the run.`,
+          needed: `A person decides: fix what "${node.id}" lists (or the node before it) and approve a rerun of "${node.id}", settle it as done if nothing needs to run, or fail the run.`,
         },
       },
     ],
