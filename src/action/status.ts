@@ -64,7 +64,8 @@ export function stepStatus(r: StepResult, wanted: string | undefined): ActionSta
       return 'run-completed';
     case 'expanded':
     case 'joined':
-      return 'running';
+      // A join that resolves the last node writes the run's completion with it.
+      return r.cur.state.checkpoint.status === 'completed' ? 'run-completed' : 'running';
     case 'ended':
       return r.cur.state.checkpoint.status === 'completed' ? 'run-completed' : 'failed';
     case 'blocked': {
