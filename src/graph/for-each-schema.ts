@@ -183,6 +183,11 @@ export function checkForEach(
       err(at(field), `node "${n.id}" ${field}: ${(e as Error).message}`);
     }
   };
+  if (n.session !== undefined)
+    err(
+      at('session'),
+      `node "${n.id}" has a session and for_each: its instances run apart (in parallel jobs), so they cannot continue one conversation; remove session`,
+    );
   oneExpression(n.for_each.trim(), 'for_each', 'a list, e.g. ${{ fromJSON(nodes.plan.outputs.tasks) }}');
   if (n.key !== undefined) oneExpression(n.key.trim(), 'key', 'the key of an item, e.g. ${{ item.id }}');
   if (readsItem(stripDelimiters(n.for_each)))

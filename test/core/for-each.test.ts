@@ -5,6 +5,7 @@ import { GraphError } from '../../src/graph/errors.js';
 import type { NewEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { expressionContext } from '../../src/protocol/context.js';
+import { jobSummary } from '../../src/render/markdown.js';
 import { append, checkpointJson, foldError, graph, graphText, RUNNER, Sim } from './sim.js';
 
 const TASKS = JSON.stringify([
@@ -376,5 +377,32 @@ describe('for_each rule 7: the graph says where item, for_each and its companion
     const text = graphText(`  - id: a\n    run: echo a\n`);
     expect(graph(text).hash).toBe(graph(text).hash);
     expect(graph(text).nodes[0]).not.toHaveProperty('for_each');
+  });
+});
+
+describe('for_each: an instance is told and shown as a node is', () => {
+  it("an instance's envelope names the nodes its node depends on", () => {
+    const sim = planned();
+    sim.step();
+    const d = sim.dispatch('work[1]');
+    expect(d.context.earlier.map((e) => e.node)).toEqual(['plan']);
+  });
+
+  it("the job summary shows a failing instance's output", () => {
+    const sim = planned();
+    sim.step();
+    sim.dispatch('work[2]');
+    sim.fail('work[2]', [{ check: 'exit', message: 'exited 1', excerpt: 'boom in work 2' }]);
+    expect(jobSummary(sim.graph, sim.state, 'headline')).toContain('boom in work 2');
+  });
+
+  it('a for_each node with a session is refused: its instances cannot continue one conversation', () => {
+    expect(() =>
+      graph(
+        graphText(
+          `  - id: a\n    prompt: "x \${{ item }}"\n    engine: claude-code\n    session: s\n    for_each: "\${{ fromJSON('[1]') }}"\n`,
+        ),
+      ),
+    ).toThrow(/has a session and for_each/);
   });
 });
