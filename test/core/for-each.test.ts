@@ -5,6 +5,8 @@ import { GraphError } from '../../src/graph/errors.js';
 import type { NewEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { expressionContext } from '../../src/protocol/context.js';
+import { withCompletion } from '../../src/protocol/decide.js';
+import { forEachEvents } from '../../src/protocol/expand.js';
 import { jobSummary } from '../../src/render/markdown.js';
 import { append, checkpointJson, foldError, graph, graphText, RUNNER, Sim } from './sim.js';
 
@@ -404,5 +406,38 @@ describe('for_each: an instance is told and shown as a node is', () => {
         ),
       ),
     ).toThrow(/has a session and for_each/);
+  });
+});
+
+describe('for_each: what mode: plan writes before it lists the ready nodes', () => {
+  it('every ready for_each node is expanded in one call, and a node whose instances all ended is joined', () => {
+    const g = graph(
+      graphText(`  - id: one
+    for_each: "\${{ fromJSON('[1,2]') }}"
+    replay: safe
+    run: echo one
+  - id: two
+    for_each: "\${{ fromJSON('[3]') }}"
+    replay: safe
+    run: echo two
+  - id: after
+    depends_on: [one, two]
+    run: echo after
+`),
+    );
+    const sim = new Sim(g);
+    const first = forEachEvents(g, sim.journal, sim.state, withCompletion);
+    expect(first.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['expand one', 'expand two']);
+    sim.append(first.events);
+    expect(sim.cp.ready_nodes).toEqual(['one[0]', 'one[1]', 'two[0]']);
+    for (const id of ['one[0]', 'one[1]', 'two[0]']) {
+      sim.dispatch(id);
+      sim.succeed(id);
+    }
+    const second = forEachEvents(g, sim.journal, sim.state, withCompletion);
+    expect(second.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['join one', 'join two']);
+    sim.append(second.events);
+    expect(sim.cp.ready_nodes).toEqual(['after']);
+    expect(forEachEvents(g, sim.journal, sim.state, withCompletion).events).toEqual([]);
   });
 });
