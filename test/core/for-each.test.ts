@@ -7,7 +7,9 @@ import { fold } from '../../src/journal/fold.js';
 import { expressionContext } from '../../src/protocol/context.js';
 import { withCompletion } from '../../src/protocol/decide.js';
 import { forEachEvents } from '../../src/protocol/expand.js';
+import { MAX_NAMED } from '../../src/render/instances.js';
 import { jobSummary } from '../../src/render/markdown.js';
+import { statusMermaid, statusTable } from '../../src/render/status.js';
 import { append, checkpointJson, foldError, graph, graphText, RUNNER, Sim } from './sim.js';
 
 const TASKS = JSON.stringify([
@@ -439,5 +441,25 @@ describe('for_each: what mode: plan writes before it lists the ready nodes', () 
     sim.append(second.events);
     expect(sim.cp.ready_nodes).toEqual(['after']);
     expect(forEachEvents(g, sim.journal, sim.state, withCompletion).events).toEqual([]);
+  });
+});
+
+describe('for_each: the status table and diagram group the instances', () => {
+  it('counts them on the node, names the failing ones, and bounds the named rows', () => {
+    const sim = planned(fanOut(), JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ title: `t${i}` }))));
+    sim.step();
+    for (let i = 0; i < 25; i++) {
+      sim.dispatch(`work[${i}]`);
+      sim.fail(`work[${i}]`);
+    }
+    const table = statusTable(sim.graph, sim.state, 400);
+    expect(table).toContain(
+      '30 instances: 25 failed (work[0], work[1], work[2], work[3], work[4] and 20 more), 5 waiting',
+    );
+    expect(table.split('\n').filter((l) => l.startsWith('  work[')).length).toBe(MAX_NAMED);
+    expect(table).toContain('  … 5 more');
+    expect(statusMermaid(sim.graph, sim.state)).toContain(
+      'n_work["work<br/>expanded<br/>30 instances: 25 failed',
+    );
   });
 });
