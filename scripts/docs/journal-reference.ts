@@ -81,6 +81,21 @@ const WRITTEN: Record<string, string> = {
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',
     "written first in that step's write, and the journal's `graph` becomes the new one.",
   ].join(' '),
+  NodeExpanded: [
+    "A `for_each` node became ready: its list was evaluated once, and this write holds every item's key and",
+    'value, before any instance (`<node>[<key>]`) is dispatched; the list is never evaluated again. Written by',
+    'the step whose turn the node is, or by `mode: plan` (in its recovery write) so the matrix gets the instances.',
+  ].join(' '),
+  NodeExpansionFailed: [
+    'Instead of `NodeExpanded` when the list cannot be used (not a list, empty, over `max_items`, a key that is',
+    'not allowed or shared by two items, an item over 16 KiB), with the `NodeEscalated` that follows in the same',
+    'write. `/approve-rerun <node>` evaluates the list again, as the next attempt.',
+  ].join(' '),
+  NodeJoined: [
+    'Every instance of a `for_each` node ended (completed, skipped, or escalated within `tolerated_failures`):',
+    'the node completes and its dependents are ready. The tolerated instances are named; they stay in the',
+    'journal and show as `tolerated_nodes`. Written by the next step, or by `mode: plan`.',
+  ].join(' '),
 };
 
 /** The checkpoint's keys, as `interlock status --json` prints them. Checked against a real fold. */
@@ -376,7 +391,20 @@ export function journalReference(): string {
     '- `NodeAwaitingApproval` is for a node that already ran, already passed its gate, or whose dependencies',
     '  have not ended; `NodeApproved` is for a node that is not awaiting approval;',
     '- `RunCompleted` comes while a node is neither completed nor skipped;',
-    '- `GraphChangeAllowed` does not start from the hash the run is under.',
+    '- `GraphChangeAllowed` does not start from the hash the run is under;',
+    '- `NodeExpanded` or `NodeExpansionFailed` is for a node without `for_each`, one not pending, already',
+    '  expanded or whose dependencies have not ended; `NodeExpanded` has more items than `max_items`, a key',
+    '  that is not allowed, or one key twice; an event names an instance (`work[3]`) before its node was',
+    '  expanded with that key;',
+    '- `NodeJoined` comes while an instance has not ended, tolerates more than `tolerated_failures`, or names',
+    '  other instances than the escalated (tolerated) and the completed ones.',
+    '',
+    "**for_each** (issue 28). An instance `<node>[<key>]` is a node in every respect from its node's",
+    '`NodeExpanded` on: dispatched, recorded, failed, retried, held, escalated, approved and settled by its own',
+    'name, with its own attempts and idempotency key, and listed under that name in the checkpoint, right after',
+    "its node. Rule 1 for instances: an instance is not ready while its node's `max_parallel` instances are in",
+    'flight; an expanded node is ready only to be joined. While instances run the checkpoint lists the node under',
+    '`expanded_nodes`; tolerated instances are under `tolerated_nodes` (both keys only when non-empty).',
     '',
   ].join('\n');
   if (missing.length) throw new Error(`fields without a description:\n${missing.join('\n')}`);

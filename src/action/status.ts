@@ -62,6 +62,10 @@ export function stepStatus(r: StepResult, wanted: string | undefined): ActionSta
       return 'awaiting-approval';
     case 'run-completed':
       return 'run-completed';
+    case 'expanded':
+    case 'joined':
+      // A join that resolves the last node writes the run's completion with it.
+      return r.cur.state.checkpoint.status === 'completed' ? 'run-completed' : 'running';
     case 'ended':
       return r.cur.state.checkpoint.status === 'completed' ? 'run-completed' : 'failed';
     case 'blocked': {

@@ -2,7 +2,7 @@ import { data, Evaluator, type Expr, Lexer, Parser } from '@actions/expressions'
 import { falsy } from '@actions/expressions/result';
 
 /** The context names an expression may read. */
-export const CONTEXT_NAMES = ['github', 'inputs', 'nodes', 'run'] as const;
+export const CONTEXT_NAMES = ['github', 'inputs', 'nodes', 'run', 'item', 'index'] as const;
 
 /** Plain JSON data for each context. */
 export type ExpressionContext = Partial<Record<(typeof CONTEXT_NAMES)[number], unknown>>;
@@ -24,11 +24,15 @@ export function stripDelimiters(text: string): string {
   return t;
 }
 
-/** Parses an expression (without delimiters); throws ExpressionSyntaxError. */
-export function parseExpression(expression: string): Expr {
+/**
+ * Parses an expression (without delimiters); throws ExpressionSyntaxError. `without` names contexts it may not
+ * read (a node without `for_each` has no `item`).
+ */
+export function parseExpression(expression: string, options: { without?: string[] } = {}): Expr {
   try {
     const lexed = new Lexer(expression).lex();
-    return new Parser(lexed.tokens, [...CONTEXT_NAMES], []).parse();
+    const names = CONTEXT_NAMES.filter((n) => !options.without?.includes(n));
+    return new Parser(lexed.tokens, names, []).parse();
   } catch (err) {
     throw new ExpressionSyntaxError(
       `invalid expression "${expression}": ${(err as Error).message}`,
@@ -43,13 +47,24 @@ function toData(value: unknown): data.ExpressionData {
 
 function contextDictionary(ctx: ExpressionContext): data.Dictionary {
   const dict = new data.Dictionary();
-  for (const name of CONTEXT_NAMES) dict.add(name, toData(ctx[name] ?? {}));
+  for (const name of CONTEXT_NAMES) dict.add(name, toData(name in ctx ? ctx[name] : {}));
   return dict;
 }
 
 function evaluateExpr(expression: string, ctx: ExpressionContext): data.ExpressionData {
   const ast = parseExpression(expression);
   return new Evaluator(ast, contextDictionary(ctx)).evaluate();
+}
+
+/** Evaluates an expression (with or without `${{ }}`) to plain JSON: a list stays a list (`for_each`). */
+export function evaluateValue(expression: string, ctx: ExpressionContext): unknown {
+  return JSON.parse(JSON.stringify(evaluateExpr(stripDelimiters(expression), ctx), data.replacer));
+}
+
+/** Evaluates an expression to its string value, as a template span would print it. */
+export function evaluateString(expression: string, ctx: ExpressionContext): string {
+  const value = evaluateExpr(stripDelimiters(expression), ctx);
+  return value.kind === data.Kind.Null ? '' : value.coerceString();
 }
 
 /** Evaluates a condition (with or without `${{ }}`) to a boolean, GitHub's truthiness rules. */

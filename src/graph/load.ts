@@ -8,6 +8,7 @@ import { resolvedBudget } from './budget-schema.js';
 import { sortedKeys } from './canonical.js';
 import type { Effect } from './effect-schema.js';
 import { GraphError, type SourceError } from './errors.js';
+import { checkForEach, forEachField } from './for-each-schema.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
 import type { Graph, GraphNode } from './model.js';
 import { nodeWhere } from './places.js';
@@ -94,6 +95,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   });
   checkConditions(r.src, n.execute_conditions, at(), `node "${n.id}"`, r.errors);
   checkValidates(r, n, merged, at);
+  checkForEach(r.src, merged, at, r.errors);
   if (merged.session && approaches.some((a) => !a.engine || a.prompt === undefined))
     r.errors.push(
       errorAt(
@@ -113,6 +115,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     // Written by hand, so its keys are sorted here (see graphHash).
     ...(merged.effect ? { effect: sortedKeys(merged.effect) as Effect } : {}),
     execute_conditions: merged.execute_conditions ?? [],
+    ...forEachField(merged),
     id: n.id,
     ...networkField(defaults, merged),
     outputs: merged.outputs ?? [],

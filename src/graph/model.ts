@@ -2,6 +2,7 @@ import type { ApprovalPolicy } from './approval-schema.js';
 import type { Budget } from './budget-schema.js';
 import type { Check } from './check-schema.js';
 import type { Effect } from './effect-schema.js';
+import { type ForEach, instanceNode, parseInstanceId } from './for-each-schema.js';
 import type { Replay } from './schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
@@ -54,6 +55,10 @@ export interface GraphNode {
   allow_protected_paths?: string[];
   /** The egress allowlist (the node's `network`, else `defaults.network`); absent: the open network. */
   network?: { allow: string[] };
+  /** One instance per item of a list made at run time (`for_each:`); absent otherwise (for-each-schema.ts). */
+  for_each?: ForEach;
+  /** Set on an instance of a `for_each` node (`work[3]`): its parent and key. Never in a loaded graph. */
+  instance?: { of: string; key: string };
 }
 
 /** A loaded, validated graph. */
@@ -70,8 +75,13 @@ export interface Graph {
 
 export const DEFAULT_TIMEOUT_MINUTES = 60;
 
-export function nodeById(graph: Graph, id: string): GraphNode | undefined {
-  return graph.nodes.find((n) => n.id === id);
+/** The node named `id`: one of the graph's, or an instance (`work[3]`) of one of its `for_each` nodes. */
+export function nodeById(graph: Pick<Graph, 'nodes'>, id: string): GraphNode | undefined {
+  const own = graph.nodes.find((n) => n.id === id);
+  if (own || !id.endsWith(']')) return own;
+  const named = parseInstanceId(id);
+  const parent = named && graph.nodes.find((n) => n.id === named.parent);
+  return parent?.for_each ? instanceNode(parent, named!.key) : undefined;
 }
 
 /** The approach for an attempt that follows `failures` failed attempts. */

@@ -3,6 +3,7 @@ import { graphApprovalFields, nodeApprovalFields } from './approval-schema.js';
 import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
+import { forEachFields } from './for-each-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 import { NetworkSchema } from './network-schema.js';
 
@@ -106,6 +107,8 @@ export const NodeSchema = z.strictObject({
   ...nodeApprovalFields,
   // The egress allowlist (issue 27): network-schema.ts.
   network: NetworkSchema.optional(),
+  // One instance per item of a list (issue 28): for-each-schema.ts.
+  ...forEachFields,
 });
 
 const SessionOptions = z

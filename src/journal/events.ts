@@ -14,6 +14,7 @@ import {
   RunnerSchema,
   UsageSchema,
 } from './event-fields.js';
+import { EXPANSION_EVENTS } from './expansion-events.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 import { NodeOverdue } from './overdue-events.js';
@@ -210,6 +211,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   GraphChangeAllowed,
   ...GATE_EVENTS,
   NodeOverdue,
+  ...EXPANSION_EVENTS,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

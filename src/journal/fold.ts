@@ -4,6 +4,7 @@
  * ready list (rule 1) and the checkpoint's shape are here.
  */
 import type { Journal } from './events.js';
+import { expandedNodes, readyWithin } from './instances.js';
 import { type Folding, REDUCERS } from './reducers.js';
 import { checkpointUsage } from './run-usage.js';
 import {
@@ -68,9 +69,12 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
 
 /** The checkpoint of what the fold gathered; its keys keep this order (the JSON is compared byte for byte). */
 function checkpointOf(journal: Journal, f: Folding): Checkpoint {
-  const { graph, nodes, ended } = f;
+  const { nodes, ended } = f;
+  // Each for_each node's instances follow it in every list (expansion-reducers.ts); the graph's own nodes decide
+  // whether the run is done.
+  const graph = { ...f.graph, nodes: expandedNodes(f.graph.nodes, nodes) };
   const byState = (s: NodeState) => graph.nodes.filter((n) => nodes.get(n.id)?.state === s).map((n) => n.id);
-  const ready = ended ? [] : readyNodes(graph, nodes);
+  const ready = ended ? [] : readyWithin(f, readyNodes(graph, nodes));
   const active = byState('in_flight');
   const attempts: Record<string, number> = {};
   for (const n of graph.nodes) attempts[n.id] = nodes.get(n.id)!.attempts;
@@ -78,7 +82,7 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     ? ended.type === 'RunCompleted'
       ? 'completed'
       : 'failed'
-    : active.length || ready.length || graph.nodes.every((n) => isResolved(nodes.get(n.id)?.state))
+    : active.length || ready.length || f.graph.nodes.every((n) => isResolved(nodes.get(n.id)?.state))
       ? 'running'
       : 'blocked';
   return {
@@ -96,6 +100,8 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     held_nodes: byState('held'),
     escalated_nodes: byState('escalated'),
     ...nonEmpty('awaiting_approval_nodes', byState('awaiting_approval')),
+    ...nonEmpty('expanded_nodes', byState('expanded')),
+    ...nonEmpty('tolerated_nodes', byState('tolerated')),
     active_nodes: active,
     ready_nodes: ready,
     traversal_path: f.traversal,
@@ -117,7 +123,8 @@ export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>):
   const out: string[] = [];
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);
-    if (p?.state !== 'pending' || p.failures >= p.budget) continue;
+    // An expanded for_each node is a candidate only to be joined (readyWithin, expansion-reducers.ts).
+    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.budget) continue;
     if (n.depends_on.every((d) => isResolved(nodes.get(d)?.state))) out.push(n.id);
   }
   return out;

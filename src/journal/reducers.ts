@@ -3,6 +3,7 @@
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
  */
 import type { EventOf, EventType, JournalEvent } from './events.js';
+import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import {
   type Checkpoint,
@@ -232,4 +233,8 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   NodeAwaitingApproval: nodeAwaitingApproval,
   NodeApproved: nodeApproved,
   NodeOverdue: nodeOverdue,
+  // for_each (issue 28): expansion-reducers.ts.
+  NodeExpanded: nodeExpanded,
+  NodeExpansionFailed: nodeExpansionFailed,
+  NodeJoined: nodeJoined,
 };

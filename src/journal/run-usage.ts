@@ -26,6 +26,8 @@ export function usageSinceRaise(
     const p = nodes.get(n.id)!;
     out.set(n.id, usageSince(p.usage, p.usage_at_raise));
   }
+  // A for_each node's instances (issue 28) spend against the run's budget too.
+  for (const [id, p] of nodes) if (p.item) out.set(id, usageSince(p.usage, p.usage_at_raise));
   return out;
 }
 

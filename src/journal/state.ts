@@ -24,7 +24,11 @@ export type NodeState =
   | 'skipped'
   | 'held'
   | 'escalated'
-  | 'awaiting_approval';
+  | 'awaiting_approval'
+  /** A `for_each` node whose instances run (`NodeExpanded`), until they are joined (`NodeJoined`). */
+  | 'expanded'
+  /** An instance that ended escalated and was let through by its node's `tolerated_failures`. */
+  | 'tolerated';
 
 /** What the fold knows about one node. */
 export interface NodeProgress {
@@ -58,6 +62,10 @@ export interface NodeProgress {
   guidance?: Guidance[];
   /** The attempt in flight passed a soft bound (`NodeOverdue`); kept until the node's next attempt or end. */
   overdue?: { attempt: number; bound: string; limit: number; at: string };
+  /** A `for_each` node's items once journaled (`NodeExpanded`), in order; `tolerated` once joined. */
+  expansion?: { keys: string[]; values: unknown[]; tolerated?: string[] };
+  /** An instance's item: its node, key, position and value. */
+  item?: { of: string; key: string; index: number; value: unknown };
 }
 
 export type RunStatus = 'running' | 'blocked' | 'completed' | 'failed';
@@ -74,6 +82,10 @@ export interface Checkpoint {
   escalated_nodes: string[];
   /** Nodes with `approval: before` waiting for people; present only when non-empty (old journals fold unchanged). */
   awaiting_approval_nodes?: string[];
+  /** `for_each` nodes whose instances run, not yet joined; present only when non-empty. */
+  expanded_nodes?: string[];
+  /** Instances that ended escalated and were let through (`tolerated_failures`); present only when non-empty. */
+  tolerated_nodes?: string[];
   active_nodes: string[];
   ready_nodes: string[];
   traversal_path: string[];
@@ -156,9 +168,12 @@ export function newProgress(budget: number): NodeProgress {
   };
 }
 
-/** A node is resolved when it completed or was skipped: its dependents may go, and the run may complete. */
+/**
+ * A node is resolved when it completed or was skipped: its dependents may go, and the run may complete. A
+ * tolerated instance is resolved too: its node's join let it through.
+ */
 export function isResolved(state: NodeState | undefined): boolean {
-  return state === 'completed' || state === 'skipped';
+  return state === 'completed' || state === 'skipped' || state === 'tolerated';
 }
 
 /**

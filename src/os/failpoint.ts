@@ -26,6 +26,11 @@ export const FAILPOINTS = [
   /** A run at its budget: the write of the node's `NodeEscalated` instead of its dispatch. */
   'before-escalate-write',
   'after-escalate-write',
+  /** A for_each node (issue 28): the write of its `NodeExpanded` (or `NodeExpansionFailed`), and of its `NodeJoined`. */
+  'before-expand-write',
+  'after-expand-write',
+  'before-join-write',
+  'after-join-write',
   /** The check-run store's write: the read before it, the create or update, and the read back after it. */
   'check-run:before-read',
   'check-run:before-create',

@@ -74,7 +74,8 @@ export function configureNodeCredentials(grants: CredentialGrants): void {
  * serves (`agent-credentials`), replaced by its placeholders and base URLs, for every node.
  */
 export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const node = env.INTERLOCK_NODE ?? '';
+  // An instance of a for_each node (`work[3]`, issue 28) has the grants of its node (`work`).
+  const node = (env.INTERLOCK_NODE ?? '').replace(/\[[^\]]*\]$/, '');
   const out = { ...env };
   for (const name of new Set([...GITHUB_CREDENTIALS, ...configured.keys()])) {
     const grant = configured.get(name);

@@ -8,6 +8,7 @@ import type { Failure } from '../journal/event-fields.js';
 import type { Guidance } from '../journal/gate-events.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import type { Envelope } from './envelope.js';
+import { instanceOutputs, itemContext } from './item-context.js';
 
 /** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts as text). */
 export interface AttemptContext extends Envelope {
@@ -31,18 +32,30 @@ export function idempotencyKey(runId: string, node: string): string {
   return `${runId}/${node}`;
 }
 
-/** The data expressions see: the triggering event, inputs, earlier nodes' outputs and status, the run. */
-export function expressionContext(graph: Graph, state: RunState, attempt = 0): ExpressionContext {
-  const nodes: Record<string, { status: string; outputs: Record<string, string> }> = {};
+/**
+ * The data expressions see: the triggering event, inputs, earlier nodes' outputs and status, the run. For an
+ * instance of a `for_each` node (`node`), also its `item` and `index` (item-context.ts).
+ */
+export function expressionContext(
+  graph: Graph,
+  state: RunState,
+  attempt = 0,
+  node?: string,
+): ExpressionContext {
+  const nodes: Record<string, { status: string; outputs: unknown }> = {};
   for (const n of graph.nodes) {
     const p = state.nodes.get(n.id);
-    nodes[n.id] = { status: p?.state ?? 'pending', outputs: p?.outputs ?? {} };
+    nodes[n.id] = {
+      status: p?.state ?? 'pending',
+      outputs: n.for_each ? instanceOutputs(state, n.id) : (p?.outputs ?? {}),
+    };
   }
   return {
     github: state.github ?? {},
     inputs: state.inputs,
     nodes,
     run: { id: state.checkpoint.run_id, attempt },
+    ...itemContext(state, node, nodes),
   };
 }
 

@@ -19,7 +19,9 @@ import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { envelopeOf } from './envelope.js';
 import { escalationEvent } from './escalation.js';
+import { type ForEachDecision, forEachDecision } from './expand.js';
 import { gateEvents } from './gate.js';
+import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
 export type Decision =
@@ -38,6 +40,7 @@ export type Decision =
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
   | { kind: 'budget-escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
   | { kind: 'awaiting-approval'; node: string; events: NewEvent[] }
+  | ForEachDecision
   | { kind: 'blocked'; reason: string };
 
 /** What deciding on one ready node needs. */
@@ -91,6 +94,8 @@ export function decideNext(
   if (id === undefined) return { kind: 'blocked', reason: blockedReason(state) };
   const node = nodeById(graph, id)!;
   const p = state.nodes.get(id)!;
+  const forEach = forEachDecision(graph, journal, state, node, withCompletion);
+  if (forEach) return forEach;
   const attempt = p.attempts + 1;
   const approach = approachFor(node, p.failures);
   const dispatch: NewEvent = {
@@ -126,7 +131,7 @@ export function decideNext(
 /** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
 function conditionDecision(c: Candidate): Decision | undefined {
   const { graph, journal, state, node, p, attempt, approach, dispatch } = c;
-  const ctx = expressionContext(graph, state, attempt);
+  const ctx = expressionContext(graph, state, attempt, node.id);
   const errors: Failure[] = [];
   let anyTrue = false;
   for (const cond of node.execute_conditions) {
@@ -165,27 +170,6 @@ function conditionDecision(c: Candidate): Decision | undefined {
       },
     ],
   };
-}
-
-export function whyNotReady(graph: Graph, state: RunState, id: string): string {
-  const p = state.nodes.get(id);
-  const node = nodeById(graph, id);
-  if (!p || !node) return 'unknown node';
-  if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;
-  const waiting = node.depends_on.filter((d) => !isResolved(state.nodes.get(d)?.state));
-  if (waiting.length) return `it waits for ${waiting.map((w) => `"${w}"`).join(', ')}`;
-  return 'the run has ended';
-}
-
-function blockedReason(state: RunState): string {
-  const cp = state.checkpoint;
-  const parts: string[] = [];
-  if (cp.active_nodes.length) parts.push(`in flight: ${cp.active_nodes.join(', ')}`);
-  if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
-  if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
-  if (cp.awaiting_approval_nodes)
-    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
-  return parts.length ? parts.join('; ') : 'no node is ready';
 }
 
 /** The outcome of an attempt, gathered by the shell. */

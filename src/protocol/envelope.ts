@@ -6,7 +6,7 @@
  */
 
 import type { Check } from '../graph/check-schema.js';
-import type { Graph, GraphNode } from '../graph/model.js';
+import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
 import type { AttemptContext } from './context.js';
@@ -59,7 +59,8 @@ export function checkWords(check: Check): string {
 function ancestors(graph: Graph, node: GraphNode): GraphNode[] {
   const seen = new Set<string>();
   const visit = (id: string) => {
-    for (const d of graph.nodes.find((n) => n.id === id)?.depends_on ?? []) {
+    // An instance (`work[3]`) depends on what its node depends on: nodeById knows it.
+    for (const d of nodeById(graph, id)?.depends_on ?? []) {
       if (!seen.has(d)) {
         seen.add(d);
         visit(d);

@@ -5,7 +5,7 @@
  * already approved, or when they started the run under `prevent_self_approval`. Pure.
  */
 import { suggestion } from '../graph/errors.js';
-import type { Graph, GraphNode } from '../graph/model.js';
+import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
@@ -35,7 +35,7 @@ function awaitingRefusal(graph: Graph, state: RunState, node: string): string | 
   const cp = state.checkpoint;
   if (cp.ended) return `the run has already ended (${cp.ended.type}: ${cp.ended.reason})`;
   const p = state.nodes.get(node);
-  if (!p || !graph.nodes.some((n) => n.id === node))
+  if (!p || !nodeById(graph, node))
     return `"${node}" is not a node of ${graph.name}${suggestion(
       node,
       graph.nodes.map((n) => n.id),

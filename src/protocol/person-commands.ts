@@ -4,7 +4,7 @@
  * button or the CLI gave it. A command whose source is a delivery (a comment's URL) is applied once. Pure.
  */
 import { suggestion } from '../graph/errors.js';
-import type { Graph } from '../graph/model.js';
+import { type Graph, nodeById } from '../graph/model.js';
 import type { Usage } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
@@ -37,7 +37,7 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
   if (state.checkpoint.ended)
     return `the run has already ended (${state.checkpoint.ended.type}: ${state.checkpoint.ended.reason})`;
   const p = state.nodes.get(node);
-  if (!p || !graph.nodes.some((n) => n.id === node)) {
+  if (!p || !nodeById(graph, node)) {
     return `"${node}" is not a node of ${graph.name}${suggestion(
       node,
       graph.nodes.map((n) => n.id),

@@ -1,4 +1,5 @@
 import type { Graph } from '../graph/model.js';
+import { expandedNodes } from '../journal/instances.js';
 import type { RunState } from '../journal/state.js';
 import { failureOutputMarkdown } from './failure-output.js';
 import { statusMarkdown, statusMermaid } from './status.js';
@@ -132,7 +133,8 @@ export function attentionComment(state: RunState, node: string, runId: string): 
 
 /** The output excerpts of each node's last failed attempt, for nodes not completed. */
 function failedOutputs(graph: Graph, state: RunState): string[] {
-  return graph.nodes.flatMap((n) => {
+  // A for_each node's instances (issue 28) follow it, as in the checkpoint's lists.
+  return expandedNodes(graph.nodes, state.nodes).flatMap((n) => {
     const p = state.nodes.get(n.id);
     if (!p || p.state === 'completed' || !p.last_failures.length) return [];
     const blocks = failureOutputMarkdown(n.id, p.attempts, p.last_failures);

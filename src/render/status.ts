@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
+import { instanceSummary, namedInstances } from './instances.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
@@ -38,11 +39,17 @@ function lastEvidence(p: NodeProgress, id: string): string {
 /** Rows for a status table: node, state, attempts, time, usage (once some attempt reported it), last evidence. */
 export function statusRows(graph: Graph, state: RunState): string[][] {
   const usage = showsUsage(state);
-  return graph.nodes.map((n) => {
-    const p = state.nodes.get(n.id)!;
-    const cells = [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms)];
-    if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[n.id]));
-    return [...cells, lastEvidence(p, n.id)];
+  const row = (id: string, shown = id): string[] => {
+    const p = state.nodes.get(id)!;
+    const cells = [shown, displayState(state, id), String(p.attempts), seconds(p.usage.wall_ms)];
+    if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[id]));
+    return [...cells, instanceSummary(state, id) ?? lastEvidence(p, id)];
+  };
+  return graph.nodes.flatMap((n) => {
+    // A for_each node's instances: counted on its row, those that need attention named below it (instances.ts).
+    const { ids, more } = namedInstances(state, n.id);
+    const extra = more ? [[`  … ${more} more`, '', '', '', ...(usage ? [''] : []), '']] : [];
+    return [row(n.id), ...ids.map((id) => row(id, `  ${id}`)), ...extra];
   });
 }
 
@@ -91,6 +98,8 @@ const CLASS: Record<NodeState | 'ready', string> = {
   held: 'held',
   escalated: 'escalated',
   awaiting_approval: 'awaiting',
+  expanded: 'inflight',
+  tolerated: 'escalated',
 };
 
 /** Mermaid ids: prefixed, since words such as `end` are reserved in flowcharts. */
@@ -100,7 +109,10 @@ const mid = (id: string) => `n_${id}`;
 export function statusMermaid(graph: Graph, state?: RunState): string {
   const lines = ['flowchart TD'];
   for (const n of graph.nodes) {
-    const label = state ? `${n.id}<br/>${displayState(state, n.id)}` : n.id;
+    const counted = state && instanceSummary(state, n.id);
+    const label = state
+      ? `${n.id}<br/>${displayState(state, n.id)}${counted ? `<br/>${counted}` : ''}`
+      : n.id;
     lines.push(`  ${mid(n.id)}["${label.replace(/"/g, '#quot;')}"]`);
   }
   for (const n of graph.nodes) for (const d of n.depends_on) lines.push(`  ${mid(d)} --> ${mid(n.id)}`);

@@ -7,8 +7,8 @@
 import type { GraphNode } from '../graph/model.js';
 import type { Connection } from '../journal/event-fields.js';
 import type { ScriptNetwork } from '../os/exec.js';
-import { agentCredentialsPorts } from '../os/node-credentials.js';
 import { netnsProblem } from '../os/netns.js';
+import { agentCredentialsPorts } from '../os/node-credentials.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import { ConnectionTally, connectionWords, egressDecision, egressRefusal } from '../protocol/egress.js';
 

@@ -209,7 +209,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(outputFile, '');
     writeFileSync(usageFile, '');
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
-    const exprCtx = expressionContext(setup.graph, cur.state, attempt);
+    const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
     if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
@@ -229,7 +229,10 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ? { evidence: [], failures: [] }
       : await runChecks({
           node,
-          context: { ...exprCtx, nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs } } },
+          context: {
+            ...exprCtx,
+            nodes: { ...nodesCtx, [node.instance?.of ?? node.id]: { status: 'in_flight', outputs } },
+          },
           github: setup.github,
           input: {
             cwd: setup.cwd,

@@ -38,7 +38,10 @@ export async function effectAttempt(
         node,
         context: {
           ...exprCtx,
-          nodes: { ...nodesCtx, [node.id]: { status: 'in_flight', outputs: done.outputs } },
+          nodes: {
+            ...nodesCtx,
+            [node.instance?.of ?? node.id]: { status: 'in_flight', outputs: done.outputs },
+          },
         },
         github: setup.github,
         input: { cwd: setup.cwd, env: setup.baseEnv, outputs: done.outputs, dispatchedAt: opts.dispatchedAt },

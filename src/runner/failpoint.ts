@@ -12,4 +12,7 @@ export function decisionFailpoint(
   const node = typeof decision.node === 'string' ? decision.node : undefined;
   if (decision.kind === 'awaiting-approval') failpoint(`${when}-gate-write`, node);
   if (decision.kind === 'budget-escalated') failpoint(`${when}-escalate-write`, node);
+  if (decision.kind === 'expand' || decision.kind === 'expand-failed')
+    failpoint(`${when}-expand-write`, node);
+  if (decision.kind === 'join') failpoint(`${when}-join-write`, node);
 }

@@ -5,11 +5,16 @@
 
 import type { RunnerInfo } from '../journal/event-fields.js';
 import type { NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
 import type { DispatchInfo, RunState } from '../journal/state.js';
 import { failpoint } from '../os/failpoint.js';
+import { withCompletion } from '../protocol/decide.js';
+import { type ForEachDecision, forEachEvents } from '../protocol/expand.js';
 import { type Probe, recoverEvents } from '../protocol/recovery.js';
 import { commit } from './commit.js';
-import type { RunSetup, RunSnapshot } from './read.js';
+import { decisionFailpoint } from './failpoint.js';
+import { isoNow, type RunSetup, type RunSnapshot } from './read.js';
 
 /** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */
 export interface RecoverySetup extends RunSetup {
@@ -32,19 +37,44 @@ export async function recoveryFor(
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
 export async function recover(
   setup: RecoverySetup,
-): Promise<{ cur: RunSnapshot; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
+  options: { forEach?: boolean } = {},
+): Promise<{
+  cur: RunSnapshot;
+  interrupted: string[];
+  left: Array<{ node: string; why: string }>;
+  forEach: ForEachDecision[];
+}> {
   const runner = setup.runner('recovery');
   const r = await commit(setup, runner, async (cur) => {
     const rec = await recoveryFor(setup, cur);
     if (rec.events.length) failpoint('before-recover-write');
-    return rec;
+    // `mode: plan` also expands and joins for_each nodes in the same write (issue 28: protocol/expand.ts).
+    const more = options.forEach ? forEachAfter(setup, cur, rec.events) : { events: [], decisions: [] };
+    for (const d of more.decisions) decisionFailpoint('before', d);
+    return {
+      ...rec,
+      events: [...rec.events, ...more.events],
+      recovered: rec.events,
+      forEach: more.decisions,
+    };
   });
-  if (r.chosen.events.length) failpoint('after-recover-write');
+  if (r.chosen.recovered.length) failpoint('after-recover-write');
+  for (const d of r.chosen.forEach) decisionFailpoint('after', d);
   return {
     cur: r.cur,
-    interrupted: r.chosen.events.map((e) => ('node' in e ? e.node : '')),
+    interrupted: r.chosen.recovered.map((e) => ('node' in e ? e.node : '')),
     left: r.chosen.left,
+    forEach: r.chosen.forEach,
   };
+}
+
+/** The expansions and joins the state after recovery allows. */
+function forEachAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
+  const journal = recovered.length
+    ? appendEvents(cur.journal, recovered, (setup.now ?? isoNow)())
+    : cur.journal;
+  const state = recovered.length ? fold(journal, setup.graph) : cur.state;
+  return forEachEvents(setup.graph, journal, state, withCompletion);
 }
 
 /** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */

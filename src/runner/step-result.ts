@@ -16,7 +16,9 @@ export type StepResult =
       already?: true;
     }
   | { kind: 'skipped' | 'awaiting-approval'; node: string; cur: RunSnapshot; message: string }
-  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: RunSnapshot; message: string };
+  | { kind: 'run-completed' | 'ended' | 'blocked' | 'stale'; cur: RunSnapshot; message: string }
+  /** A `for_each` node's list journaled, or its instances joined (issue 28): the run goes on. */
+  | { kind: 'expanded' | 'joined'; node: string; cur: RunSnapshot; message: string };
 
 /** The result of a step whose decision dispatched nothing. */
 export function decisionResult(
@@ -52,6 +54,28 @@ export function decisionResult(
         cur,
         message: `"${decision.node}" awaits approval before it runs: /approve ${decision.node} (or interlock approve ${decision.node} --by NAME)`,
       };
+    case 'expand':
+      return {
+        kind: 'expanded',
+        node: decision.node,
+        cur,
+        message: `expanded "${decision.node}" into ${decision.items} instance(s): ${instanceList(cur, decision.node)}`,
+      };
+    case 'expand-failed':
+      return {
+        kind: 'escalated',
+        node: decision.node,
+        attempt: decision.attempt,
+        cur,
+        message: `"${decision.node}" could not be expanded: ${decision.reason}; escalated: it needs a person`,
+      };
+    case 'join':
+      return {
+        kind: 'joined',
+        node: decision.node,
+        cur,
+        message: `joined "${decision.node}"${decision.tolerated.length ? `, tolerating ${decision.tolerated.join(', ')}` : ': every instance completed'}`,
+      };
     case 'precheck-failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');
       const why = decision.events.flatMap((e) =>
@@ -66,6 +90,13 @@ export function decisionResult(
       };
     }
   }
+}
+
+/** An expanded node's instances, named (the first 10, then a count). */
+function instanceList(cur: RunSnapshot, node: string): string {
+  const keys = cur.state.nodes.get(node)?.expansion?.keys ?? [];
+  const shown = keys.slice(0, 10).map((k) => `${node}[${k}]`);
+  return `${shown.join(', ')}${keys.length > 10 ? ` and ${keys.length - 10} more` : ''}`;
 }
 
 /** The result of an attempt, once its result decision was written (or found stale). */

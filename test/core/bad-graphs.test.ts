@@ -114,7 +114,7 @@ nodes:
     run: make
     priority: 3
 `,
-    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network`,
+    `graph.yml:6:5: node "a": unknown field "priority"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures`,
   ],
   [
     'a session on a node without an engine',
@@ -737,7 +737,7 @@ const JSON_CASES: Case[] = [
   [
     'unknown field (JSON)',
     `{"interlock": 1, "name": "demo", "nodes": [{"id": "a", "run": "make", "dependz": []}]}`,
-    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network`,
+    `graph.json:1:71: node "a": unknown field "dependz"; allowed: id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures`,
   ],
   [
     'missing comma (JSON)',
@@ -882,7 +882,7 @@ describe('skills: errors are located in the file that holds them', () => {
 
   it('a skill may not name an id: the node that uses it does', () => {
     expect(load('with-id', `${H}nodes:\n  - id: a\n    skill: lint\n`)).toEqual([
-      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, engine, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network`,
+      `${dir}/skills/lint.yml:1:1: skill "lint": unknown field "id"; allowed: description, run, prompt, agent, engine, env, timeout_minutes, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures`,
     ]);
   });
 

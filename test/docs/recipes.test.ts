@@ -30,9 +30,10 @@ const page = (name: string) => new Recipe(new URL(`../../docs/recipes/${name}.md
 const claude = page('claude-code');
 const release = page('release');
 const fanOut = page('fan-out');
+const forEach = page('for-each');
 const resume = page('resume-after-failure');
 const unknown = page('unknown-outcome');
-const RECIPES = [claude, release, fanOut, resume, unknown];
+const RECIPES = [claude, release, fanOut, forEach, resume, unknown];
 
 const TIMEOUT = 120_000;
 
@@ -147,7 +148,7 @@ describe('the recipe files', () => {
   const recipeDirs = readdirSync(at('examples/recipes'));
 
   it('every recipe folder holds graphs that load and workflows or routes that use them', () => {
-    expect(recipeDirs.sort()).toEqual(['claude-code', 'fan-out', 'release']);
+    expect(recipeDirs.sort()).toEqual(['claude-code', 'fan-out', 'for-each', 'release']);
     for (const dir of recipeDirs) {
       const files = filesUnder(at(`examples/recipes/${dir}`));
       const graphs = files.filter((f) => f.startsWith('.github/interlock/'));
@@ -357,6 +358,47 @@ describe('recipe: a matrix fan-out', () => {
         expect(eventsOf(journal, 'NodeDispatched', n)).toHaveLength(1);
       expect((await checkpoint(sb, 'verify/local', env)).status).toBe('completed');
       expect(sb.read('dist/index.js')).toBe('built\n');
+    },
+    TIMEOUT,
+  );
+});
+
+describe('recipe: a node per item, for_each in a matrix', () => {
+  it(
+    'the list is journaled once; three processes run an instance each; the join and integrate complete the run',
+    async (ctx) => {
+      const sb = sandbox(ctx, 'interlock-recipe-');
+      copyRecipe(sb, 'for-each');
+      cpSync(at('examples/recipes/for-each/tasks.json'), sb.path('tasks.json'));
+      const env = fakes(sb, []);
+      const graph = '.github/interlock/tasks.yml';
+      const run = `interlock run ${graph} --run-id tasks/local`;
+      expect((await shown(sb, forEach, `interlock validate ${graph}`, env)).code).toBe(0);
+      expect((await shown(sb, forEach, `${run} --node plan`, env)).code).toBe(0);
+      const expanded = await shown(sb, forEach, `${run} --node work`, env);
+      expect(expanded.stderr).toContain(
+        'expanded "work" into 3 instance(s): work[docs], work[tests], work[code]',
+      );
+      const parallel = ['docs', 'tests', 'code'].map((k) => {
+        const c = forEach.shown(`${run} --node 'work[${k}]'`);
+        expect(c.background).toBe(true);
+        return sb.cli(c.args, env);
+      });
+      for (const r of await Promise.all(parallel)) expect(r.code, r.stderr).toBe(0);
+      const st = await shown(sb, forEach, 'interlock status --run-id tasks/local', env);
+      expect(st.stdout).toMatch(/work\s+expanded .*3 instances: 3 completed/);
+      const all = await shown(sb, forEach, `${run} --all`, env);
+      expect(all.code, all.stderr).toBe(0);
+      const journal = sb.journal('tasks/local');
+      expect(eventsOf(journal, 'NodeExpanded')).toHaveLength(1);
+      for (const n of ['work[docs]', 'work[tests]', 'work[code]', 'integrate'])
+        expect(eventsOf(journal, 'NodeDispatched', n)).toHaveLength(1);
+      expect(JSON.parse(sb.read('summaries.json')!)).toEqual([
+        { summary: 'done: Document the new flag' },
+        { summary: 'done: Test the new flag' },
+        { summary: 'done: Implement the new flag' },
+      ]);
+      expect((await checkpoint(sb, 'tasks/local', env)).status).toBe('completed');
     },
     TIMEOUT,
   );

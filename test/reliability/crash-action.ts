@@ -246,7 +246,7 @@ export function checkRig(s: Scenario, rig: ActionDriver): string[] {
   const effects = existsSync(log)
     ? readFileSync(log, 'utf8')
         .split('\n')
-        .filter((l) => l && NODES.some((n) => l.startsWith(`${n} `)))
+        .filter((l) => l && NODES.some((n) => l.startsWith(`${n} `) || l.startsWith(`${n}[`)))
     : [];
   const contexts = new Map<number, string>();
   for (const f of readdirSync(rig.ws))

@@ -15,7 +15,7 @@ import {
   writeLost,
 } from './crash-expect.js';
 import { GUIDANCE, graphPath, graphText } from './crash-graphs.js';
-import { NODES, type Scenario, target } from './crash-model.js';
+import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 import { canonical, Problems } from './support.js';
 
 /** An event a process said it wrote (a line of its output, or its exit status for a settlement). */
@@ -143,7 +143,7 @@ export function checkScenario(input: CheckInput): string[] {
     () => `target "${t}" side effects ${JSON.stringify(got)}, expected ${JSON.stringify(wantLines)}`,
   );
   for (const id of NODES)
-    if (id !== t) {
+    if (id !== targetNode(s)) {
       const runs = expectedOtherRuns(s, id);
       p.check(
         effects.filter((l) => l.startsWith(`${id} `)).length === runs,

@@ -14,7 +14,7 @@ export function writeLost(s: Scenario): boolean {
 /** Whether the target's first attempt is left in flight with its executor gone. */
 export function interrupts(s: Scenario): boolean {
   const b = s.boundary;
-  if (b === 'before-dispatch-write' || b === 'after-record-write') return false;
+  if (b === 'before-dispatch-write' || b === 'after-record-write' || b.startsWith('expand:')) return false;
   if (s.feature === 'gate' || s.feature === 'guidance' || s.feature === 'budget')
     return b === 'gate:after-dispatch-write' || b === 'gate:mid-command' || b === 'budget:mid-command';
   if (s.face === 'app') return true; // /approve-rerun and /settle act on a node held after a kill mid-command

@@ -2,7 +2,7 @@
  * The graphs the crash scenarios run: three nodes in a chain, the target at the scenario's position. One graph per
  * feature, replay rule and position, so the Action's world holds them all on its default branch from the start.
  */
-import { NODES, type Scenario, target } from './crash-model.js';
+import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 
 type GraphKey = Pick<Scenario, 'feature' | 'replay' | 'position'>;
 
@@ -10,7 +10,7 @@ type GraphKey = Pick<Scenario, 'feature' | 'replay' | 'position'>;
 export const GUIDANCE =
   'Deploy to staging first.\n$(touch canary) `touch canary2` ${{ github.token }}\n"quoted" \'too\'';
 
-export const graphName = (s: GraphKey) => `crash-${s.feature}-${s.replay}-${target(s)}`;
+export const graphName = (s: GraphKey) => `crash-${s.feature}-${s.replay}-${targetNode(s)}`;
 export const graphPath = (s: GraphKey) => `.github/interlock/${graphName(s)}.yml`;
 
 /** Every graph a list of scenarios needs, by path. */
@@ -27,7 +27,11 @@ export function graphFiles(scenarios: readonly GraphKey[]): Record<string, strin
  * their own line; in the budget feature the node before the target spends the run's whole budget.
  */
 export function graphText(s: GraphKey): string {
-  const t = target(s);
+  const t = targetNode(s);
+  const watched = target(s).replace(/[[\]]/g, '\\\\$&');
+  // A for_each target (issue 28) is one instance, `b[x]`, of a list made when it is ready.
+  const forEach =
+    s.feature === 'for_each' ? `    for_each: \${{ fromJSON('["x"]') }}\n    key: \${{ item }}\n` : '';
   const gated = s.feature === 'gate' || s.feature === 'guidance';
   const nodes = NODES.map((id, i) => {
     const deps = i ? `    depends_on: [${NODES[i - 1]}]\n` : '';
@@ -36,7 +40,7 @@ export function graphText(s: GraphKey): string {
       return `  - id: ${id}\n${deps}    replay: safe\n    run: |\n      echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log\n${spends ? `      echo '{"cost_usd": 2}' > "$INTERLOCK_USAGE"\n` : ''}`;
     return `  - id: ${id}
 ${deps}    replay: ${s.replay}
-${gated ? '    approval: before\n' : ''}    run: |
+${forEach}${gated ? '    approval: before\n' : ''}    run: |
       echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
       cp "$INTERLOCK_CONTEXT" "ctx-$INTERLOCK_ATTEMPT.json"
       echo $$ > pid
@@ -44,7 +48,7 @@ ${gated ? '    approval: before\n' : ''}    run: |
       if [ "$INTERLOCK_ATTEMPT" = 1 ] && [ -f fail-once ]; then echo "attempt 1 fails on purpose" >&2; exit 1; fi
     validates:
       - file: effects.log
-        contains: "^${id} [0-9]+$"
+        contains: "^${watched} [0-9]+$"
 `;
   });
   const budget = s.feature === 'budget' ? 'budget: { cost_usd: 1 }\n' : '';

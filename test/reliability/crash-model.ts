@@ -9,7 +9,7 @@ import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
-export type Feature = 'plain' | 'gate' | 'guidance' | 'budget';
+export type Feature = 'plain' | 'gate' | 'guidance' | 'budget' | 'for_each';
 export type Replay = 'never' | 'safe';
 export type Outcome = 'pass' | 'fail-once';
 export type Position = 0 | 1 | 2;
@@ -50,6 +50,11 @@ export const BUDGET_BOUNDARIES = [
   'budget:after-raise-write',
   'budget:mid-command',
 ] as const;
+/**
+ * A `for_each` target (issue 28): the step writing its `NodeExpanded`, before and after. The instance it makes
+ * (`b[x]`) then crosses the step boundaries as a node does: its own dispatch, command and record.
+ */
+export const EXPAND_BOUNDARIES = ['expand:before-write', 'expand:after-write'] as const;
 /** The check-run store's write, killed at its `n`-th write in the step (the write that dispatches the target). */
 export const STORE_BOUNDARIES = FAILPOINTS.filter((p): p is Extract<Failpoint, `check-run:${string}`> =>
   p.startsWith('check-run:'),
@@ -73,6 +78,7 @@ export type Boundary =
   | (typeof APPROVAL_BOUNDARIES)[number]
   | (typeof GATE_BOUNDARIES)[number]
   | (typeof BUDGET_BOUNDARIES)[number]
+  | (typeof EXPAND_BOUNDARIES)[number]
   | (typeof STORE_BOUNDARIES)[number]
   | (typeof APP_BOUNDARIES)[number];
 
@@ -84,6 +90,7 @@ export const ALL_BOUNDARIES: Boundary[] = [
   ...APPROVAL_BOUNDARIES,
   ...GATE_BOUNDARIES,
   ...BUDGET_BOUNDARIES,
+  ...EXPAND_BOUNDARIES,
   ...STORE_BOUNDARIES,
   ...APP_BOUNDARIES,
 ];
@@ -236,6 +243,16 @@ function budget(face: 'cli' | 'action'): Scenario[] {
   ];
 }
 
+/**
+ * A `for_each` target with one item: the expansion's write, then its instance's dispatch, command and record. An
+ * instance's dispatch is a write of its own (the expansion before it is no record to chain it to), so its dispatch
+ * boundaries cross every position.
+ */
+function forEach(face: 'cli' | 'action'): Scenario[] {
+  const base = { face, store: STORE_OF[face], feature: 'for_each' as const };
+  return cross(base, { boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES], follows: interruptFollows });
+}
+
 /** The check-run store's reads and writes; a create happens only at the run's first write (the target at a). */
 function checkRunStore(): Scenario[] {
   const base = { face: 'action' as const, store: 'check-run' as const, feature: 'plain' as const };
@@ -274,6 +291,8 @@ export function crashMatrix(): Scenario[] {
     ...gate('action', 'guidance'),
     ...budget('cli'),
     ...budget('action'),
+    ...forEach('cli'),
+    ...forEach('action'),
     ...checkRunStore(),
     ...app(),
   ];
@@ -292,4 +311,8 @@ export function crashSample(all = crashMatrix()): Scenario[] {
   });
 }
 
-export const target = (s: Pick<Scenario, 'position'>) => NODES[s.position];
+/** The graph node at the scenario's position. */
+export const targetNode = (s: Pick<Scenario, 'position'>) => NODES[s.position];
+/** The node the scenario watches: the graph node, or for `for_each` its one instance (`b[x]`). */
+export const target = (s: Pick<Scenario, 'position'> & { feature?: Feature }) =>
+  s.feature === 'for_each' ? `${NODES[s.position]}[x]` : NODES[s.position];

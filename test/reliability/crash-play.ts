@@ -5,7 +5,7 @@
  */
 import type { Ack } from './crash-check.js';
 import { interrupts, landed } from './crash-expect.js';
-import { type Scenario, target } from './crash-model.js';
+import { type Scenario, target, targetNode } from './crash-model.js';
 
 /** What a person does: approve a gated node, approve a rerun (or raise a budget), settle, or fail the run. */
 export type Verb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run';
@@ -53,6 +53,9 @@ export function stepFailpoint(s: Scenario): string {
     const n = b.endsWith('-update') ? s.position : b.endsWith('-create') ? 1 : s.position + 1;
     return `${b}#${n}`;
   }
+  // The expansion's write names the for_each node itself, not its instance.
+  if (b.startsWith('expand:'))
+    return `${b === 'expand:before-write' ? 'before' : 'after'}-expand-write@${targetNode(s)}`;
   const named: Record<string, string> = {
     'chain:before-write': 'before-chain-write',
     'chain:after-write': 'after-chain-write',

@@ -21,7 +21,7 @@ const AGENT_EXPR =
   'contains "${{": expressions are never pasted into a shell script; the agent command reads the prompt on stdin, so put the expression in the prompt (or in env, used as "$NAME")';
 const IDS = 'ids use letters, digits, "_" and "-", start with a letter or "_", at most 64 characters';
 const NODE_FIELDS =
-  'id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network';
+  'id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures';
 
 export interface HostileGraph {
   name: string;
@@ -249,6 +249,32 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     text: `${H}nodes:\n  - id: a\n    run: "make\\0"\n`,
     loads: { node: 'a', run: 'make\0' },
   },
+  {
+    name: 'for_each with max_items over 1,000',
+    text: `${H}nodes:\n  - id: a\n    run: make\n    for_each: "\${{ fromJSON('[1]') }}"\n    max_items: 10000\n`,
+    errors: ['graph.yml:7:16: node "a" max_items: 10000 is out of range: it must be at most 1000'],
+  },
+  {
+    name: 'item read by a node without for_each',
+    text: `${H}nodes:\n  - id: a\n    run: make\n    env:\n      X: "\${{ item.secret }}"\n`,
+    errors: [
+      'graph.yml:7:10: node "a" reads item or index in "item.secret", which only a for_each node\'s instances have: add for_each, or read nodes.<id>.outputs',
+    ],
+  },
+  {
+    name: 'for_each that is a literal list, not an expression',
+    text: `${H}nodes:\n  - id: a\n    run: make\n    for_each: "[1, 2, 3]"\n`,
+    errors: [
+      'graph.yml:6:15: node "a" for_each: it must be one ${{ }} expression giving a list, e.g. ${{ fromJSON(nodes.plan.outputs.tasks) }}',
+    ],
+  },
+  {
+    name: 'a key expression with ${{ }} spread over two spans',
+    text: `${H}nodes:\n  - id: a\n    run: make\n    for_each: "\${{ fromJSON('[1]') }}"\n    key: "\${{ item }}/\${{ index }}"\n`,
+    errors: [
+      'graph.yml:7:10: node "a" key: it must be one ${{ }} expression giving the key of an item, e.g. ${{ item.id }}',
+    ],
+  },
 ];
 
 /** A corrupted journal beside `graph.yml` (journal-fixtures.ts): its bytes and the exact refusal. */
@@ -439,3 +465,108 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
 ];
 
 export { GRAPH_TEXT };
+
+/**
+ * A planner's list that tries to break a `for_each` run (issue 28): the list as the planner prints it, and
+ * exactly what the run must do with it: refuse it with the reason (`NodeExpansionFailed`, the node escalated,
+ * nothing dispatched), or expand it with every item kept as plain data.
+ */
+export interface HostileList {
+  name: string;
+  /** The list's JSON, printed by the planner into its output `tasks`. */
+  list: string;
+  /** The `key` expression of the for_each node (default: the index). */
+  key?: string;
+  /** The reason the node fails with, exactly. */
+  refused?: string;
+  /** The run expands it: the instance keys, in order, and the value the first instance's `item` must hold. */
+  expands?: { keys: string[]; first: unknown };
+}
+
+const KEY_RULE = '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
+const LIST = '${{ fromJSON(nodes.plan.outputs.tasks) }}';
+const badKey = (index: number, key: string) =>
+  `item ${index}: key ${JSON.stringify(key)} is not ${KEY_RULE}; choose a key expression that gives one`;
+
+export const HOSTILE_LISTS: HostileList[] = [
+  { name: 'a key with "/"', list: '[{"id":"a/b"}]', key: '${{ item.id }}', refused: badKey(0, 'a/b') },
+  { name: 'a key of ".."', list: '[{"id":".."}]', key: '${{ item.id }}', refused: badKey(0, '..') },
+  { name: 'a key holding ".."', list: '[{"id":"x..y"}]', key: '${{ item.id }}', refused: badKey(0, 'x..y') },
+  {
+    name: 'a key with "]"',
+    list: '[{"id":"ok"},{"id":"a]b"}]',
+    key: '${{ item.id }}',
+    refused: badKey(1, 'a]b'),
+  },
+  {
+    name: 'a key that names another instance',
+    list: '[{"id":"x]["}]',
+    key: '${{ item.id }}',
+    refused: badKey(0, 'x]['),
+  },
+  {
+    name: 'a key with a line break',
+    list: '[{"id":"a\\nb"}]',
+    key: '${{ item.id }}',
+    refused: badKey(0, 'a\nb'),
+  },
+  {
+    name: 'a key with a NUL byte',
+    list: '[{"id":"a\\u0000b"}]',
+    key: '${{ item.id }}',
+    refused: badKey(0, 'a\u0000b'),
+  },
+  {
+    name: '__proto__ as a key',
+    list: '[{"id":"__proto__"}]',
+    key: '${{ item.id }}',
+    refused: badKey(0, '__proto__'),
+  },
+  { name: 'an empty key', list: '[{"id":""}]', key: '${{ item.id }}', refused: badKey(0, '') },
+  {
+    name: 'two items with one key',
+    list: '[{"id":"x"},{"id":"y"},{"id":"x"}]',
+    key: '${{ item.id }}',
+    refused: 'items 0 and 2 have the same key "x": each instance needs its own',
+  },
+  {
+    name: '10,000 items',
+    list: JSON.stringify(Array.from({ length: 10_000 }, (_, i) => i)),
+    refused: `for_each "${LIST}" gave 10000 items, more than max_items 256: split the work, or raise max_items (at most 1000)`,
+  },
+  {
+    name: 'an item of more than 16 KiB',
+    list: JSON.stringify(['small', 'x'.repeat(20_000)]),
+    refused: 'item 1 holds 20002 bytes of JSON, more than 16384: pass a smaller item',
+  },
+  {
+    name: 'an object, not a list',
+    list: '{"0":"a","length":1}',
+    refused: `for_each "${LIST}" gave object, not a list: give it a JSON array, e.g. \${{ fromJSON(nodes.plan.outputs.tasks) }}`,
+  },
+  {
+    name: 'an empty list',
+    list: '[]',
+    refused: `for_each "${LIST}" gave an empty list: there is nothing to run`,
+  },
+  {
+    name: 'nested lists',
+    list: '[[1,[2,[3,[4]]]],[],[[[]]]]',
+    expands: { keys: ['0', '1', '2'], first: [1, [2, [3, [4]]]] },
+  },
+  {
+    name: 'an item holding ${{ }} text, which stays text',
+    list: JSON.stringify([
+      { id: 'a', title: '${{ github.token }}' },
+      { id: 'b', title: '${{ toJSON(inputs) }}' },
+    ]),
+    key: '${{ item.id }}',
+    expands: { keys: ['a', 'b'], first: { id: 'a', title: '${{ github.token }}' } },
+  },
+  {
+    name: 'a key expression that gives ${{ }} text',
+    list: JSON.stringify([{ id: '${{ github.token }}' }]),
+    key: '${{ item.id }}',
+    refused: badKey(0, '${{ github.token }}'),
+  },
+];

@@ -9,7 +9,7 @@ import { main } from '../../src/cli/main.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
-import { GRAPH_TEXT, HOSTILE_GRAPHS, HOSTILE_JOURNALS } from './hostile-tables.js';
+import { GRAPH_TEXT, HOSTILE_GRAPHS, HOSTILE_JOURNALS, HOSTILE_LISTS } from './hostile-tables.js';
 
 describe('hostile graph files', () => {
   it.each(HOSTILE_GRAPHS.map((g) => [g.name, g] as const))('%s', (_name, g) => {
@@ -125,5 +125,54 @@ nodes:
     expect(JSON.stringify(failed[0])).toContain('the command could not start');
     expect((await s.status('nul')).active_nodes).toEqual([]);
     expect(s.exists('seen.txt')).toBe(false);
+  });
+});
+
+describe('hostile for_each lists, through the bundled CLI', () => {
+  beforeAll(() => requireBundle());
+  afterEach(cleanupSandboxes);
+
+  it.for(HOSTILE_LISTS.map((l) => [l.name, l] as const))('%s', async ([, l], ctx) => {
+    const s = sandbox(ctx, 'interlock-hostile-list-');
+    s.write('list.json', l.list);
+    s.write(
+      'g.yml',
+      `interlock: 1
+name: list
+nodes:
+  - id: plan
+    replay: safe
+    outputs: [tasks]
+    run: printf 'tasks=%s\\n' "$(cat list.json)" >> "$INTERLOCK_OUTPUT"
+  - id: work
+    depends_on: [plan]
+    for_each: \${{ fromJSON(nodes.plan.outputs.tasks) }}
+${l.key ? `    key: "${l.key}"\n` : ''}    env:
+      ITEM: \${{ toJSON(item) }}
+    run: printf '%s' "$ITEM" > "item-$INTERLOCK_ATTEMPT-$(printf %s "$INTERLOCK_NODE" | tr -c 'a-z0-9' _).json"
+`,
+    );
+    const r = await s.cli(['run', 'g.yml', '--all', '--quiet']);
+    expect(r.stderr).not.toContain('unexpected error');
+    const journal = s.journal('list');
+    const failed = journal.events.filter((e) => e.type === 'NodeExpansionFailed');
+    const expanded = journal.events.filter((e) => e.type === 'NodeExpanded');
+    if (l.refused) {
+      expect(r.code).toBe(3);
+      expect(failed).toMatchObject([{ node: 'work', failures: [{ check: 'for_each', message: l.refused }] }]);
+      expect(expanded).toEqual([]);
+      expect(journal.events.some((e) => e.type === 'NodeDispatched' && e.node.startsWith('work'))).toBe(
+        false,
+      );
+      expect((await s.status('list')).active_nodes).toEqual([]);
+    } else {
+      expect(r.code, r.stderr).toBe(0);
+      expect(failed).toEqual([]);
+      expect(expanded.flatMap((e) => (e.type === 'NodeExpanded' ? e.items.map((i) => i.key) : []))).toEqual(
+        l.expands!.keys,
+      );
+      const seen = JSON.parse(s.read(`item-1-work_${l.expands!.keys[0]}_.json`)!);
+      expect(seen).toEqual(l.expands!.first);
+    }
   });
 });

@@ -3,6 +3,7 @@
  * where the run stands and what is ready; no node runs.
  */
 
+import type { ForEachDecision } from '../../protocol/expand.js';
 import { recoveryWords } from '../../render/recovery-words.js';
 import { recover } from '../../runner/recover.js';
 import type { ActionContext, ActionResult } from '../context.js';
@@ -18,10 +19,12 @@ export async function planMode(
   mode: 'plan' | 'recover',
 ): Promise<ActionResult> {
   const setup = stepSetupFor(ctx, run);
-  const r = await recover(setup);
+  // plan expands and joins for_each nodes (issue 28), so the matrix it feeds gets their instances.
+  const r = await recover(setup, { forEach: mode === 'plan' });
   const cp = r.cur.state.checkpoint;
   for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
+  for (const d of r.forEach) ctx.io.info(`interlock: ${forEachWords(d)}`);
   const outputs: Record<string, string> = {
     'run-id': run.runId,
     status: checkpointStatus(cp),
@@ -31,4 +34,12 @@ export async function planMode(
   const headline = `${mode}: ready ${JSON.stringify(cp.ready_nodes)}`;
   await publishResult(ctx, setup, r.cur, { kind: mode, interrupted: r.interrupted, headline }, run.subject);
   return { outputs: writeOutputs(ctx.io, outputs) };
+}
+
+/** What plan did with a for_each node, in words. */
+function forEachWords(d: ForEachDecision): string {
+  if (d.kind === 'expand') return `expanded "${d.node}" into ${d.items} instance(s)`;
+  if (d.kind === 'join')
+    return `joined "${d.node}"${d.tolerated.length ? `, tolerating ${d.tolerated.join(', ')}` : ''}`;
+  return `"${d.node}" could not be expanded: ${d.reason}; escalated: it needs a person`;
 }

@@ -4,6 +4,7 @@
  * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
  */
 
+import { nodeById } from '../../graph/model.js';
 import type { OverdueNotice } from '../../runner/overdue.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
@@ -43,7 +44,7 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   const { graph, runId, subject } = run;
   const node = ctx.inputs.node;
   const wanted = node === 'next' || node === 'all' ? undefined : node;
-  if (wanted && !graph.nodes.some((n) => n.id === wanted)) {
+  if (wanted && !nodeById(graph, wanted)) {
     return {
       outputs: writeOutputs(ctx.io, { 'run-id': runId, status: 'failed' }),
       failed: `node "${wanted}" is not in ${graph.path}`,

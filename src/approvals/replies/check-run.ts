@@ -62,11 +62,16 @@ export function approvalCheckRunView(graph: Graph, state: RunState, runId: strin
       ),
       summary,
     },
-    actions: waiting.slice(0, MAX_ACTIONS).map((node) => ({
-      label: 'Approve rerun',
-      identifier: actionIdentifier(graph, node),
-      description: `Rerun ${node}`.slice(0, 40),
-    })),
+    // A button names a node by its place in the graph: an instance (`work[3]`, issue 28) has none, so it is
+    // approved by comment (`/approve-rerun work[3]`), which the summary names.
+    actions: waiting
+      .filter((node) => graph.nodes.some((n) => n.id === node))
+      .slice(0, MAX_ACTIONS)
+      .map((node) => ({
+        label: 'Approve rerun',
+        identifier: actionIdentifier(graph, node),
+        description: `Rerun ${node}`.slice(0, 40),
+      })),
   };
 }
 

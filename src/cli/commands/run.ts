@@ -27,6 +27,8 @@ const STEP_EXIT: Record<string, number> = {
   stale: EXIT.failed,
   blocked: EXIT.blocked,
   'awaiting-approval': EXIT.blocked,
+  expanded: EXIT.ok,
+  joined: EXIT.ok,
 };
 
 const MARK: Record<StepResult['kind'], string> = {
@@ -39,6 +41,8 @@ const MARK: Record<StepResult['kind'], string> = {
   blocked: '⏸',
   'awaiting-approval': '✋',
   stale: '?',
+  expanded: '⋔',
+  joined: '⋈',
 };
 
 /** Prints one step's result, and the run's end when this step ended it. */

@@ -36,23 +36,25 @@ export function nextHint(cur: RunSnapshot): string {
   const cp = cur.state.checkpoint;
   const run = `--run-id ${cp.run_id}`;
   const lines: string[] = [];
+  // An instance's name (`work[3]`) is a shell pattern: quoted, it is copied as it is.
+  const q = (n: string) => (n.includes('[') ? `'${n}'` : n);
   for (const n of cp.awaiting_approval_nodes ?? []) {
     lines.push(
       `awaiting approval: ${n} (approval: before). To let it run, approve it, then run the graph again:`,
-      `  interlock approve ${n} --by NAME ${run}`,
+      `  interlock approve ${q(n)} --by NAME ${run}`,
     );
   }
   for (const n of cp.held_nodes) {
     lines.push(
       `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,
-      `  interlock approve-rerun ${n} --by NAME ${run}     # run it again`,
-      `  interlock settle ${n} --by NAME --note "..." ${run}   # it is done: record it`,
+      `  interlock approve-rerun ${q(n)} --by NAME ${run}     # run it again`,
+      `  interlock settle ${q(n)} --by NAME --note "..." ${run}   # it is done: record it`,
     );
   }
   for (const n of cp.escalated_nodes) {
     lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report));
     lines.push(
-      `  interlock approve-rerun ${n} --by NAME ${run}  |  interlock settle ${n} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
+      `  interlock approve-rerun ${q(n)} --by NAME ${run}  |  interlock settle ${q(n)} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
     );
   }
   return lines.length ? `\n${lines.join('\n')}\n` : '';

@@ -1,0 +1,61 @@
+/**
+ * A `for_each` node's instances for people (issue 28): counted by state on the node's own row, and only the ones
+ * that need attention (in flight, failing, held, escalated, tolerated) named on rows of their own, at most
+ * `MAX_NAMED`, so a table of a 1,000-item fan-out stays short. Pure.
+ */
+import { instanceId } from '../graph/for-each-schema.js';
+import type { NodeProgress, RunState } from '../journal/state.js';
+
+/** The most instances of one node named on rows of their own. */
+export const MAX_NAMED = 20;
+
+/** The instances of `node`, in item order, with their progress; none before it was expanded. */
+function instances(state: RunState, node: string): [string, NodeProgress][] {
+  const keys = state.nodes.get(node)?.expansion?.keys ?? [];
+  return keys.map((k) => [instanceId(node, k), state.nodes.get(instanceId(node, k))!]);
+}
+
+/** The word an instance's state is counted under. */
+function word(p: NodeProgress): string {
+  if (p.state === 'pending') return p.failures > 0 ? 'failed' : p.interrupted ? 'interrupted' : 'waiting';
+  return p.state.replace('_', ' ');
+}
+
+/** Whether an instance is named on a row of its own: it runs, or it failed. */
+export function needsAttention(p: NodeProgress): boolean {
+  return (
+    p.state === 'in_flight' ||
+    p.state === 'held' ||
+    p.state === 'escalated' ||
+    p.state === 'tolerated' ||
+    p.state === 'awaiting_approval' ||
+    (p.state === 'pending' && (p.failures > 0 || p.interrupted))
+  );
+}
+
+/** `5 instances: 3 completed, 1 escalated (work[3]), 1 held (work[1])`; undefined before expansion. */
+export function instanceSummary(state: RunState, node: string): string | undefined {
+  const all = instances(state, node);
+  if (!all.length) return undefined;
+  const counts = new Map<string, string[]>();
+  for (const [id, p] of all) counts.set(word(p), [...(counts.get(word(p)) ?? []), id]);
+  const parts = [...counts].map(([w, ids]) => {
+    const named = w === 'completed' || w === 'waiting' || w === 'skipped' ? '' : ` (${shortList(ids)})`;
+    return `${ids.length} ${w}${named}`;
+  });
+  return `${all.length} instance${all.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+function shortList(ids: string[]): string {
+  const shown = ids.slice(0, 5).join(', ');
+  return ids.length > 5 ? `${shown} and ${ids.length - 5} more` : shown;
+}
+
+/** The instances of `node` named on rows of their own, and how many more need attention than are named. */
+export function namedInstances(state: RunState, node: string): { ids: string[]; more: number } {
+  const attention = instances(state, node).filter(([, p]) => needsAttention(p));
+  return {
+    ids: attention.slice(0, MAX_NAMED).map(([id]) => id),
+    more: Math.max(0, attention.length - MAX_NAMED),
+  };
+}
