@@ -2,6 +2,7 @@ import type { ApprovalPolicy } from './approval-schema.js';
 import type { Budget } from './budget-schema.js';
 import type { Check } from './check-schema.js';
 import type { Effect } from './effect-schema.js';
+import type { Repeat } from './repeat-schema.js';
 import type { Replay } from './schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
@@ -52,6 +53,8 @@ export interface GraphNode {
   effect?: Effect;
   /** Protected path patterns this effect may change; absent when the node names none. */
   allow_protected_paths?: string[];
+  /** A bounded loop (`repeat:`, issue 28); absent without one, so graphs without loops hash as before. */
+  repeat?: Repeat;
 }
 
 /** A loaded, validated graph. */

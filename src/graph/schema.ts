@@ -4,6 +4,7 @@ import { NodeBudgetField, RunBudgetField } from './budget-schema.js';
 import { CheckSchema, ID_PATTERN } from './check-schema.js';
 import { EffectSchema } from './effect-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
+import { RepeatSchema } from './repeat-schema.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -103,6 +104,8 @@ export const NodeSchema = z.strictObject({
   }),
   // The gate and approval policy (issue 15): approval-schema.ts.
   ...nodeApprovalFields,
+  // Bounded loops (issue 28): repeat-schema.ts.
+  repeat: RepeatSchema.optional(),
 });
 
 const SessionOptions = z
@@ -115,7 +118,7 @@ const SessionOptions = z
   .register(z.globalRegistry, { description: 'Options of one session.' });
 
 /** A skill file: a node template without identity or edges. */
-export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true });
+export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true, repeat: true });
 
 export const GraphSchema = z
   .strictObject({

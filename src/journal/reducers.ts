@@ -2,9 +2,12 @@
  * The fold's reducers: one small function per event type, each checking that the event may happen now and
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
  */
+
+import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } from './cycle-reducers.js';
 import type { EventOf, EventType, JournalEvent } from './events.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import {
+  attemptsThisRound,
   type Checkpoint,
   failedPrecheck,
   type GraphShape,
@@ -33,6 +36,9 @@ export interface Folding {
   rolledBackTo: string | null;
   lastAt: string | null;
   approvalSources: string[];
+  /** The run this one was forked from (`RunStarted.forked_from`), and how many records it carried over. */
+  forkedFrom: string | null;
+  carried: number;
 }
 
 /** Where a reducer is: the event's index, and how to refuse the event. */
@@ -90,6 +96,7 @@ const runStarted: Reducer<'RunStarted'> = (f, e, at) => {
   f.inputs = e.inputs ?? {};
   f.github = e.github ?? null;
   f.acceptedHash = e.graph.hash;
+  f.forkedFrom = e.forked_from?.run_id ?? null;
 };
 
 const graphChangeAllowed: Reducer<'GraphChangeAllowed'> = (f, e, at) => {
@@ -147,6 +154,8 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
 
 const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   const p = progress(f, e);
+  // A loop that ran its last cycle with `until` still false (cycle-reducers.ts).
+  if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
     if (p.state !== 'pending' || p.failures >= p.budget)
@@ -161,7 +170,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
 
 const nodeSkipped: Reducer<'NodeSkipped'> = (f, e, at) => {
   const p = progress(f, e);
-  if (p.state !== 'pending' || (p.attempts !== 0 && !failedPrecheck(p)))
+  if (p.state !== 'pending' || (attemptsThisRound(p) !== 0 && !failedPrecheck(p)))
     at.bad(`node "${e.node}" already ran; it cannot be skipped`);
   dependenciesResolved(f, e.node, 'skipped', at);
   p.state = 'skipped';
@@ -232,4 +241,7 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   NodeAwaitingApproval: nodeAwaitingApproval,
   NodeApproved: nodeApproved,
   NodeOverdue: nodeOverdue,
+  NodeCycleStarted: nodeCycleStarted,
+  RerunFromApproved: rerunFromApproved,
+  NodeCarriedOver: nodeCarriedOver,
 };
