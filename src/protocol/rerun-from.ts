@@ -108,7 +108,8 @@ export function forkRun(
   const events: NewEvent[] = [
     {
       ...started,
-      graph: { name: graph.name, hash: graph.hash, path: graph.path },
+      // The path as the run recorded it (relative to the repository), under the graph as it is now.
+      graph: { name: graph.name, hash: graph.hash, path: journal.graph.path },
       started_by: req.by,
       forked_from: { run_id: journal.run_id, seq: last.seq, node: req.node },
     },

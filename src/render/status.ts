@@ -21,6 +21,8 @@ function seconds(ms: number): string {
 function lastEvidence(p: NodeProgress, id: string): string {
   if (p.state === 'awaiting_approval')
     return `⏸ approve before it runs: /approve ${id}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
+  if (p.state === 'held' && p.rerun_hold)
+    return `⏸ rerun from a node: replay: never, so a person approves its next attempt: /approve-rerun ${id}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   if (p.state === 'in_flight' && p.overdue && p.overdue.attempt === p.dispatch?.attempt)
@@ -35,12 +37,19 @@ function lastEvidence(p: NodeProgress, id: string): string {
   return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}`;
 }
 
+/** A node as the table names it: with its loop's cycle (`review (cycle 2/3)`) and its reruns (issue 28). */
+export function nodeLabel(n: Graph['nodes'][number], p: NodeProgress): string {
+  const cycle = n.repeat ? ` (cycle ${p.cycle ?? 1}/${n.repeat.max})` : '';
+  const reruns = p.reruns ? (p.reruns > 1 ? ` (rerun ×${p.reruns})` : ' (rerun)') : '';
+  return `${n.id}${cycle}${reruns}`;
+}
+
 /** Rows for a status table: node, state, attempts, time, usage (once some attempt reported it), last evidence. */
 export function statusRows(graph: Graph, state: RunState): string[][] {
   const usage = showsUsage(state);
   return graph.nodes.map((n) => {
     const p = state.nodes.get(n.id)!;
-    const cells = [n.id, displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms)];
+    const cells = [nodeLabel(n, p), displayState(state, n.id), String(p.attempts), seconds(p.usage.wall_ms)];
     if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[n.id]));
     return [...cells, lastEvidence(p, n.id)];
   });
