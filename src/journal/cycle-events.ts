@@ -73,6 +73,10 @@ export const ForkedFrom = z
       description: 'The last event of that run when it was forked (its end).',
     }),
     node: z.string().register(z.globalRegistry, { description: 'The node the rerun starts from.' }),
+    source: z.string().register(z.globalRegistry, {
+      description:
+        'Where the command came from: a comment URL (which forks once: a redelivery finds this fork) or `cli:<user>`.',
+    }),
   })
   .register(z.globalRegistry, {
     description:

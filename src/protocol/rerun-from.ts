@@ -111,7 +111,7 @@ export function forkRun(
       // The path as the run recorded it (relative to the repository), under the graph as it is now.
       graph: { name: graph.name, hash: graph.hash, path: journal.graph.path },
       started_by: req.by,
-      forked_from: { run_id: journal.run_id, seq: last.seq, node: req.node },
+      forked_from: { run_id: journal.run_id, seq: last.seq, node: req.node, source: req.source },
     },
   ];
   for (const id of state.checkpoint.traversal_path.filter((x, i, all) => all.lastIndexOf(x) === i)) {
