@@ -9,7 +9,7 @@
 import { nodeAndDependents } from '../graph/dependents.js';
 import type { EventOf } from './events.js';
 import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './reducers.js';
-import { type NodeProgress, stateWords } from './state.js';
+import { type NodeProgress, notRunSinceStart, stateWords } from './state.js';
 
 /** The loop of a node, or a refusal naming the event. */
 function loopOf(f: Folding, node: string, at: At) {
@@ -65,8 +65,8 @@ export const rerunFromApproved: Reducer<'RerunFromApproved'> = (f, e, at) => {
   const expected = nodeAndDependents(f.graph.nodes, e.node);
   if (JSON.stringify(e.nodes) !== JSON.stringify(expected))
     at.bad(`names ${e.nodes.join(', ')}, but "${e.node}" and its dependents are ${expected.join(', ')}`);
-  if (named.state === 'pending' || named.state === 'awaiting_approval')
-    at.bad(`node "${e.node}" is ${stateWords(named.state)}: it has not run since its last start`);
+  if (notRunSinceStart(named))
+    at.bad(`node "${e.node}" is ${stateWords(named.state)} and has not run since its last start`);
   for (const id of e.nodes)
     if (f.nodes.get(id)?.state === 'in_flight') at.bad(`node "${id}" is in flight: it cannot be rerun now`);
   f.approvalSources.push(e.source);

@@ -188,6 +188,14 @@ export function attemptsThisRound(p: NodeProgress): number {
   return p.attempts - (p.round_start ?? 0);
 }
 
+/**
+ * A node with nothing to rerun (issue 28): it has not run since the run began or its last rerun, and did not end
+ * otherwise (a completed node carried into a fork, or a skipped one, may be rerun).
+ */
+export function notRunSinceStart(p: NodeProgress): boolean {
+  return attemptsThisRound(p) === 0 && p.state !== 'completed' && p.state !== 'skipped';
+}
+
 /** A node state as words: `in flight`. */
 export function stateWords(state: NodeState): string {
   return state.replace('_', ' ');

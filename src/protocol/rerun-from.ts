@@ -10,7 +10,7 @@ import { suggestion } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
-import { stateWords } from '../journal/state.js';
+import { notRunSinceStart, stateWords } from '../journal/state.js';
 import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
@@ -32,8 +32,8 @@ function nodeRefusal(graph: Graph, state: RunState, node: string): string | null
       node,
       graph.nodes.map((n) => n.id),
     )}`;
-  if (p.state === 'pending' || p.state === 'awaiting_approval')
-    return `node "${node}" is ${stateWords(p.state)}: it has not run since its last start, so there is nothing to rerun`;
+  if (notRunSinceStart(p))
+    return `node "${node}" is ${stateWords(p.state)} and has not run since its last start, so there is nothing to rerun`;
   const flying = nodeAndDependents(graph.nodes, node).filter(
     (id) => state.nodes.get(id)?.state === 'in_flight',
   );
