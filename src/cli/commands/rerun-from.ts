@@ -79,7 +79,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
       return EXIT.usage;
     }
     io.out(`${by} forked ${runId} (it had ended) as ${forkId} at ${file}: ${rerun} run again\n`);
-    io.out(afterDecision(values.graph ?? graph.path, forkId, w.cur.state.checkpoint.status));
+    io.out(afterDecision(values.graph ?? cur.journal.graph.path, forkId, w.cur.state.checkpoint.status));
     return EXIT.ok;
   }
   const giver = {
