@@ -1,6 +1,7 @@
 // Bounded loops (`repeat:`) and rerunning from a node (issue 28), through the pure core only: one describe per
 // rule (docs/ARCHITECTURE.md, "Loops and reruns"); each test breaks when its rule does.
 import { describe, expect, it } from 'vitest';
+import { nodeAndDependents } from '../../src/graph/dependents.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
@@ -286,6 +287,18 @@ describe('rerun rule 1: rerun-from marks the node and its dependents, transitive
     const d = sim.dispatch('b');
     expect(d.attempt).toBe(2);
     expect(d.context.previous?.statement).toMatch(/rerun-from/);
+  });
+
+  it('dependents of dependents are marked too, whatever the declaration order; siblings are not', () => {
+    const nodes = [
+      { id: 'grandchild', depends_on: ['child'] },
+      { id: 'other', depends_on: [] },
+      { id: 'child', depends_on: ['root'] },
+      { id: 'root', depends_on: [] },
+      { id: 'greatgrandchild', depends_on: ['grandchild', 'other'] },
+    ];
+    expect(nodeAndDependents(nodes, 'root')).toEqual(['grandchild', 'child', 'root', 'greatgrandchild']);
+    expect(nodeAndDependents(nodes, 'other')).toEqual(['other', 'greatgrandchild']);
   });
 
   it('a fold refuses a rerun whose list is not exactly the node and its dependents', () => {
