@@ -44,6 +44,14 @@ export async function forkFromComment(
 ): Promise<Executed> {
   const { command } = t;
   const graph: Graph = run.graph;
+  // A fork is a new journal on the journal branch: a run kept in a check run has no branch to fork onto.
+  const place = t.places?.get(run.runId);
+  if (place && !(place.store instanceof GitStore))
+    return refused(
+      req.login,
+      `run \`${run.runId}\` has ended and is kept in ${place.store.location}, not on the journal branch: a rerun from a node cannot fork it there; start a new run`,
+      command,
+    );
   const from = { journal: run.journal, state: fold(run.journal, graph) };
   const f = forkRun(graph, from, {
     node: command.node,
@@ -53,16 +61,15 @@ export async function forkFromComment(
     ...(terms.preventSelfApproval ? { prevent_self_approval: true } : {}),
   });
   if (!f.ok) return refused(req.login, f.reason, command);
-  const place = await forkPlace(deps, run.runId, req.source);
-  if ('made' in place)
-    return { outcome: { kind: 'ignored', why: `redelivered: already forked as ${place.made}` } };
-  if ('full' in place)
+  const at = await forkPlace(deps, run.runId, req.source);
+  if ('made' in at) return { outcome: { kind: 'ignored', why: `redelivered: already forked as ${at.made}` } };
+  if ('full' in at)
     return refused(
       req.login,
       `run \`${run.runId}\` already has ${MAX_FORKS} forks: start a new run`,
       command,
     );
-  const w = await writeFork(place.store, place.free, graph, f.events, deps.now);
+  const w = await writeFork(at.store, at.free, graph, f.events, deps.now);
   if (!w.ok) return refused(req.login, w.reason, command);
   const target = workflowOf(run.journal, deps.repo);
   let workflowRun: { link: string; file: string } | undefined;
@@ -72,7 +79,7 @@ export async function forkFromComment(
   else
     try {
       workflowRun = {
-        link: await dispatchWorkflow(deps, target, place.free, req.defaultBranch),
+        link: await dispatchWorkflow(deps, target, at.free, req.defaultBranch),
         file: target.file,
       };
     } catch (e) {
@@ -84,7 +91,7 @@ export async function forkFromComment(
   return {
     outcome: {
       kind: 'done',
-      what: `forked ${run.runId} as ${place.free}, rerunning from ${command.node}`,
+      what: `forked ${run.runId} as ${at.free}, rerunning from ${command.node}`,
       command,
       ...(workflowRun ? { workflowRun: workflowRun.link } : {}),
     },
@@ -95,7 +102,7 @@ export async function forkFromComment(
       nodes,
       held: cp.held_nodes,
       gated: nodes.filter((id) => graph.nodes.find((n) => n.id === id)?.approval === 'before'),
-      forkedAs: place.free,
+      forkedAs: at.free,
       carried,
       ...(workflowRun ? { workflowRun } : {}),
       ...(workflowProblem ? { workflowProblem } : {}),
