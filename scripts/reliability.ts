@@ -86,7 +86,7 @@ async function crash(): Promise<void> {
   const ms = Date.now() - t0;
   const held = (rs: ScenarioResult[]) => `${rs.filter((r) => !r.problems.length).length} of ${rs.length}`;
   // The approval of a held node and the App's /approve-rerun and /settle come after a kill mid-command too.
-  const kills = (b: Boundary) => (/^(recovery|approval):|^app:.*-(rerun|settle)-/.test(b) ? 2 : 1);
+  const kills = (b: Boundary) => (/^(recovery|approval|rerun):|^app:.*-(rerun|settle)-/.test(b) ? 2 : 1);
   const where = (f: (s: Scenario) => boolean) => held(results.filter((r) => f(r.scenario)));
   row('crash', 'distinct scenarios run (SIGKILL, recover, continue, check)', `${all.length}`);
   row('crash', 'scenarios that held every check', held(results));
@@ -98,6 +98,8 @@ async function crash(): Promise<void> {
     ['… the gate (awaiting approval, /approve, the dispatch after)', (s) => s.feature === 'gate'],
     ['… the gate with guidance (once, byte for byte)', (s) => s.feature === 'guidance'],
     ['… a budget escalation (its write, the raise, the rerun)', (s) => s.feature === 'budget'],
+    ["… a loop's next cycle (its write, its dispatch, its command)", (s) => s.feature === 'loop'],
+    ['… a rerun from a node (its write, again or anew)', (s) => s.feature === 'rerun'],
     [
       "… node: all's one write recording a node and dispatching the next",
       (s) => s.boundary.startsWith('chain:'),

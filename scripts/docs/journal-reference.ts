@@ -77,6 +77,20 @@ const WRITTEN: Record<string, string> = {
     'progress comment, comments once per attempt and adds the needs-human label). Nothing else changes: the',
     'attempt goes on until its hard limits. Refused for an attempt that is not in flight.',
   ].join(' '),
+  NodeCycleStarted: [
+    'A node with `repeat:` completed a cycle and its `until` was false: in the same write as that `NodeRecorded`',
+    '(and, in `node: all`, the next dispatch), so no dependent sees the node completed between cycles. The node',
+    'is pending again with its retries counted afresh; refused past `repeat.max` or out of order.',
+  ].join(' '),
+  RerunFromApproved: [
+    'A person reran from a node (`rerun-from`, `/rerun-from`): the node and every node that depends on it,',
+    'transitively (`nodes`), run again as new attempts; their outputs leave the checkpoint, a gated node awaits',
+    'approval again and a `replay: never` node that ran is held. Refused while one of them is in flight.',
+  ].join(' '),
+  NodeCarriedOver: [
+    'Only in a run forked from an ended one (`RunStarted.forked_from`), right after `RunStarted`: one per node',
+    'outside the rerun that had completed or been skipped there, with its outputs.',
+  ].join(' '),
   GraphChangeAllowed: [
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',
     "written first in that step's write, and the journal's `graph` becomes the new one.",
@@ -359,8 +373,10 @@ export function journalReference(): string {
     '   another attempt. A node awaiting approval (`approval: before`) leaves the wait by `NodeApproved` from',
     '   as many distinct people as `required`, by a `NodeRecorded` from a person (`settle`), or by `RunFailed`.',
     '   While any node awaits approval the checkpoint lists them under `awaiting_approval_nodes`; the key is',
-    '   absent otherwise, so journals without a gate fold to the same bytes as before.',
-    '5. **Retries.** A failed attempt is retried at most twice. Attempt 2 repeats the approach (with',
+    '   absent otherwise, so journals without a gate fold to the same bytes as before. Likewise `cycles` (the',
+    '   cycle of each loop past its first, `NodeCycleStarted`) and `reruns` (times a person reran from each node,',
+    '   `RerunFromApproved`) follow `attempts` only when some node has one.',
+    '5. **Retries.** Counted per cycle of a loop and per rerun (each starts afresh). A failed attempt is retried at most twice. Attempt 2 repeats the approach (with',
     '   `retry[0]` overriding fields) and gets the failures in its context; attempt 3 runs only when',
     "   `retry[1]` exists, and that must differ from the node's own approach. When the last allowed attempt",
     '   fails the node is escalated with a report, and `rolled_back_to` names the most recent completed node.',

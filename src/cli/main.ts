@@ -7,6 +7,7 @@ import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
 import { RunRefused } from '../runner/read.js';
 import { cmdRecover } from './commands/recover.js';
+import { cmdRerunFrom } from './commands/rerun-from.js';
 import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';
 import { cmdStatus } from './commands/status.js';
@@ -26,6 +27,7 @@ usage:
   interlock approve-rerun <node> --by NAME [--reason T] [--guidance T] [--attempt N] [--journal F | --run-id ID]
   interlock settle <node> --by NAME --note T [--journal F | --run-id ID]
   interlock fail-run --by NAME --reason T [--journal F | --run-id ID]
+  interlock rerun-from <node> --by NAME [--guidance T] [--journal F | --run-id ID]
   interlock stuck [--dir D] [--older-than 24h] [--json]
 
 exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
@@ -46,6 +48,8 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
     case 'settle':
     case 'fail-run':
       return await cmdSettle(io, verb, rest);
+    case 'rerun-from':
+      return await cmdRerunFrom(io, rest);
     case 'stuck':
       return await cmdStuck(io, rest);
     case undefined:

@@ -12,6 +12,7 @@ import { checkForEach, forEachField } from './for-each-schema.js';
 import { graphHash, sortedApproach } from './graph-hash.js';
 import type { Graph, GraphNode } from './model.js';
 import { nodeWhere } from './places.js';
+import { checkRepeat, repeatField } from './repeat-schema.js';
 import {
   approachesOf,
   type SkillReader,
@@ -96,6 +97,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   checkConditions(r.src, n.execute_conditions, at(), `node "${n.id}"`, r.errors);
   checkValidates(r, n, merged, at);
   checkForEach(r.src, merged, at, r.errors);
+  checkRepeat(r.src, n, at(), r.errors);
   if (merged.session && approaches.some((a) => !a.engine || a.prompt === undefined))
     r.errors.push(
       errorAt(
@@ -119,6 +121,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     id: n.id,
     ...networkField(defaults, merged),
     outputs: merged.outputs ?? [],
+    ...repeatField(n),
     // An effect asks GitHub whether it already happened before it acts: run again, it never acts twice.
     replay: merged.replay ?? (merged.effect ? 'safe' : (defaults.replay ?? 'never')),
     ...sessionField(file, merged),

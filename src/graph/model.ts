@@ -3,6 +3,7 @@ import type { Budget } from './budget-schema.js';
 import type { Check } from './check-schema.js';
 import type { Effect } from './effect-schema.js';
 import { type ForEach, instanceNode, parseInstanceId } from './for-each-schema.js';
+import type { Repeat } from './repeat-schema.js';
 import type { Replay } from './schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
@@ -59,6 +60,8 @@ export interface GraphNode {
   for_each?: ForEach;
   /** Set on an instance of a `for_each` node (`work[3]`): its parent and key. Never in a loaded graph. */
   instance?: { of: string; key: string };
+  /** A bounded loop (`repeat:`, issue 28); absent without one, so graphs without loops hash as before. */
+  repeat?: Repeat;
 }
 
 /** A loaded, validated graph. */

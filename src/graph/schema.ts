@@ -6,6 +6,7 @@ import { EffectSchema } from './effect-schema.js';
 import { forEachFields } from './for-each-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 import { NetworkSchema } from './network-schema.js';
+import { RepeatSchema } from './repeat-schema.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -109,6 +110,8 @@ export const NodeSchema = z.strictObject({
   network: NetworkSchema.optional(),
   // One instance per item of a list (issue 28): for-each-schema.ts.
   ...forEachFields,
+  // Bounded loops (issue 28): repeat-schema.ts.
+  repeat: RepeatSchema.optional(),
 });
 
 const SessionOptions = z
@@ -121,7 +124,7 @@ const SessionOptions = z
   .register(z.globalRegistry, { description: 'Options of one session.' });
 
 /** A skill file: a node template without identity or edges. */
-export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true });
+export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true, repeat: true });
 
 export const GraphSchema = z
   .strictObject({

@@ -1,5 +1,6 @@
 /** The shapes journal events share: who ran an attempt, what it used, its evidence and failures, the graph it ran, the escalation report. */
 import * as z from 'zod';
+import { CycleOutcome } from './cycle-outcome.js';
 
 /** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
 export const RunnerSchema = z
@@ -211,6 +212,10 @@ export const EscalationReportSchema = z
       .string()
       .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
     budget: BudgetReportSchema.optional(),
+    cycles: z.array(CycleOutcome).optional().register(z.globalRegistry, {
+      description:
+        "Set when a loop (`repeat:`) ran its last cycle and `until` was still false: each cycle's outcome, in order.",
+    }),
   })
   .register(z.globalRegistry, { title: 'report', description: 'The escalation report shown to people.' });
 export type EscalationReport = z.infer<typeof EscalationReportSchema>;

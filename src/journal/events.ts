@@ -3,6 +3,7 @@
  * holds them to are listed, with the file that decides each, in docs/ARCHITECTURE.md.
  */
 import * as z from 'zod';
+import { CYCLE_EVENTS, ForkedFrom } from './cycle-events.js';
 import {
   APPROVER_FIELDS,
   ConnectionSchema,
@@ -45,6 +46,7 @@ const RunStarted = z.strictObject({
       'The `github` expression context, kept for every later attempt: `{ event: <payload> }` and more.',
   }),
   started_by: StartedBy.optional(),
+  forked_from: ForkedFrom.optional(),
 });
 const NodeDispatched = z.strictObject({
   ...base,
@@ -212,6 +214,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   ...GATE_EVENTS,
   NodeOverdue,
   ...EXPANSION_EVENTS,
+  ...CYCLE_EVENTS,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

@@ -38,6 +38,8 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
     rolledBackTo: null,
     lastAt: null,
     approvalSources: [],
+    forkedFrom: null,
+    carried: 0,
   };
   journal.events.forEach((e, index) => {
     const bad = (why: string): never => {
@@ -89,14 +91,14 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     run_id: journal.run_id,
     graph: { ...journal.graph },
     status,
-    completed_nodes: f.traversal.filter((id) => nodes.get(id)?.state === 'completed'),
+    completed_nodes: lastOnce(f.traversal.filter((id) => nodes.get(id)?.state === 'completed')),
     failed_nodes: graph.nodes
       .filter((n) => {
         const p = nodes.get(n.id)!;
         return p.state === 'pending' && p.failures > 0;
       })
       .map((n) => n.id),
-    skipped_nodes: f.traversal.filter((id) => nodes.get(id)?.state === 'skipped'),
+    skipped_nodes: lastOnce(f.traversal.filter((id) => nodes.get(id)?.state === 'skipped')),
     held_nodes: byState('held'),
     escalated_nodes: byState('escalated'),
     ...nonEmpty('awaiting_approval_nodes', byState('awaiting_approval')),
@@ -106,10 +108,37 @@ function checkpointOf(journal: Journal, f: Folding): Checkpoint {
     ready_nodes: ready,
     traversal_path: f.traversal,
     attempts,
+    ...loopCounts(graph, nodes),
     usage: checkpointUsage(graph, nodes),
     rolled_back_to: f.rolledBackTo,
     ended,
     last_activity_at: f.lastAt,
+  };
+}
+
+/**
+ * Each id once, at its last place: a node that ran again (a loop's cycle, a rerun) is listed where it last ended.
+ * Journals without either never repeat an id, so they fold to the same bytes.
+ */
+function lastOnce(ids: string[]): string[] {
+  return ids.filter((id, i) => ids.lastIndexOf(id) === i);
+}
+
+/** The checkpoint's `cycles` and `reruns` (issue 28): present only when some node has one. */
+function loopCounts(
+  graph: GraphShape,
+  nodes: Map<string, NodeProgress>,
+): Pick<Checkpoint, 'cycles' | 'reruns'> {
+  const cycles: Record<string, number> = {};
+  const reruns: Record<string, number> = {};
+  for (const n of graph.nodes) {
+    const p = nodes.get(n.id)!;
+    if (p.cycle !== undefined) cycles[n.id] = p.cycle;
+    if (p.reruns !== undefined) reruns[n.id] = p.reruns;
+  }
+  return {
+    ...(Object.keys(cycles).length ? { cycles } : {}),
+    ...(Object.keys(reruns).length ? { reruns } : {}),
   };
 }
 

@@ -5,11 +5,11 @@
  */
 import type { EventOf } from './events.js';
 import { dependenciesResolved, progress, type Reducer } from './reducers.js';
-import { type NodeProgress, stateWords } from './state.js';
+import { attemptsThisRound, type NodeProgress, stateWords } from './state.js';
 
 export const nodeAwaitingApproval: Reducer<'NodeAwaitingApproval'> = (f, e, at) => {
   const p = progress(f, e);
-  if (p.state !== 'pending' || p.attempts !== 0 || p.gate_passed)
+  if (p.state !== 'pending' || attemptsThisRound(p) !== 0 || p.gate_passed)
     at.bad(
       `node "${e.node}" is ${stateWords(p.state)} after ${p.attempts} attempts; it cannot await approval`,
     );

@@ -2,10 +2,13 @@
  * The fold's reducers: one small function per event type, each checking that the event may happen now and
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
  */
+
+import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } from './cycle-reducers.js';
 import type { EventOf, EventType, JournalEvent } from './events.js';
 import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import {
+  attemptsThisRound,
   type Checkpoint,
   failedPrecheck,
   type GraphShape,
@@ -34,6 +37,9 @@ export interface Folding {
   rolledBackTo: string | null;
   lastAt: string | null;
   approvalSources: string[];
+  /** The run this one was forked from (`RunStarted.forked_from`), and how many records it carried over. */
+  forkedFrom: string | null;
+  carried: number;
 }
 
 /** Where a reducer is: the event's index, and how to refuse the event. */
@@ -91,6 +97,7 @@ const runStarted: Reducer<'RunStarted'> = (f, e, at) => {
   f.inputs = e.inputs ?? {};
   f.github = e.github ?? null;
   f.acceptedHash = e.graph.hash;
+  f.forkedFrom = e.forked_from?.run_id ?? null;
 };
 
 const graphChangeAllowed: Reducer<'GraphChangeAllowed'> = (f, e, at) => {
@@ -148,6 +155,8 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
 
 const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   const p = progress(f, e);
+  // A loop that ran its last cycle with `until` still false (cycle-reducers.ts).
+  if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
     if (p.state !== 'pending' || p.failures >= p.budget)
@@ -162,7 +171,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
 
 const nodeSkipped: Reducer<'NodeSkipped'> = (f, e, at) => {
   const p = progress(f, e);
-  if (p.state !== 'pending' || (p.attempts !== 0 && !failedPrecheck(p)))
+  if (p.state !== 'pending' || (attemptsThisRound(p) !== 0 && !failedPrecheck(p)))
     at.bad(`node "${e.node}" already ran; it cannot be skipped`);
   dependenciesResolved(f, e.node, 'skipped', at);
   p.state = 'skipped';
@@ -237,4 +246,7 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   NodeExpanded: nodeExpanded,
   NodeExpansionFailed: nodeExpansionFailed,
   NodeJoined: nodeJoined,
+  NodeCycleStarted: nodeCycleStarted,
+  RerunFromApproved: rerunFromApproved,
+  NodeCarriedOver: nodeCarriedOver,
 };

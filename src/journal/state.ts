@@ -66,6 +66,16 @@ export interface NodeProgress {
   expansion?: { keys: string[]; values: unknown[]; tolerated?: string[] };
   /** An instance's item: its node, key, position and value. */
   item?: { of: string; key: string; index: number; value: unknown };
+  /** The loop's cycle (`repeat:`, `NodeCycleStarted`); absent in cycle 1. */
+  cycle?: number;
+  /** Escalated because its loop ran its last cycle with `until` still false (or `until` failed). */
+  loop_escalated?: true;
+  /** Attempts before the last rerun (`RerunFromApproved`): its gate and conditions count from here. */
+  round_start?: number;
+  /** Held by a rerun (`RerunFromApproved`) as a `replay: never` node, not by an interruption. */
+  rerun_hold?: true;
+  /** How often a person reran from this node (`RerunFromApproved` naming it). */
+  reruns?: number;
 }
 
 export type RunStatus = 'running' | 'blocked' | 'completed' | 'failed';
@@ -90,6 +100,10 @@ export interface Checkpoint {
   ready_nodes: string[];
   traversal_path: string[];
   attempts: Record<string, number>;
+  /** Loops past their first cycle (`repeat:`), node to cycle; present only when non-empty (issue 28). */
+  cycles?: Record<string, number>;
+  /** Nodes a person reran from (`/rerun-from`), node to times; present only when non-empty (issue 28). */
+  reruns?: Record<string, number>;
   usage: CheckpointUsage;
   rolled_back_to: string | null;
   ended: { type: 'RunCompleted' | 'RunFailed'; reason: string; by: string } | null;
@@ -182,6 +196,19 @@ export function isResolved(state: NodeState | undefined): boolean {
  */
 export function waitingAttempt(p: NodeProgress): number {
   return p.budget_escalated ? p.attempts + 1 : p.attempts;
+}
+
+/** Attempts since the node's last rerun (or since the run began): 0 means its gate and conditions come first. */
+export function attemptsThisRound(p: NodeProgress): number {
+  return p.attempts - (p.round_start ?? 0);
+}
+
+/**
+ * A node with nothing to rerun (issue 28): it has not run since the run began or its last rerun, and did not end
+ * otherwise (a completed node carried into a fork, or a skipped one, may be rerun).
+ */
+export function notRunSinceStart(p: NodeProgress): boolean {
+  return attemptsThisRound(p) === 0 && p.state !== 'completed' && p.state !== 'skipped';
 }
 
 /** A node state as words: `in flight`. */

@@ -25,11 +25,39 @@ export interface AttemptContext extends Envelope {
   };
   /** What people said with their approvals of this node, in order (`/approve`, `/approve-rerun`, `--guidance`). */
   guidance: Guidance[];
+  /** The loop's cycle (`repeat:`), from cycle 2 on. */
+  cycle?: number;
 }
 
-/** The idempotency key handed to every attempt of a node: the same across attempts. */
-export function idempotencyKey(runId: string, node: string): string {
-  return `${runId}/${node}`;
+/**
+ * Whether this is the first attempt since the node last ran to completion (a loop's new cycle or a rerun): its
+ * last attempt completed, so it has no failures to address. Both start afresh with no failures and no
+ * interruption (cycle-reducers.ts), while the last attempt still counts.
+ */
+function startsAfresh(p: NodeProgress): boolean {
+  const fresh = !p.interrupted && p.failures === 0 && p.last_failures.length === 0;
+  return fresh && (p.cycle !== undefined || p.round_start === p.attempts);
+}
+
+/** What the first attempt of a new cycle or of a rerun is told about the attempt before it. */
+function restarted(p: NodeProgress): NonNullable<AttemptContext['previous']> {
+  return {
+    attempt: p.attempts,
+    interrupted: false,
+    statement:
+      p.cycle !== undefined
+        ? `Attempt ${p.attempts} completed cycle ${p.cycle - 1} of this loop, and its repeat.until was false: this is cycle ${p.cycle}. Improve on the work of the last cycle.`
+        : `Attempt ${p.attempts} completed; a person asked for this node to run again (rerun-from). Check the current state before repeating any of its work.`,
+    failures: [],
+  };
+}
+
+/**
+ * The idempotency key handed to every attempt of a node: the same across attempts, and another in each cycle
+ * of a loop (`<run>/<node>/cycle-<n>` from cycle 2; a node id has no `/`, so it names no other node).
+ */
+export function idempotencyKey(runId: string, node: string, cycle = 1): string {
+  return cycle > 1 ? `${runId}/${node}/cycle-${cycle}` : `${runId}/${node}`;
 }
 
 /**
@@ -69,7 +97,8 @@ export function attemptContext(
   envelope: Envelope,
 ): AttemptContext {
   let previous: AttemptContext['previous'] = null;
-  if (p.attempts > 0) {
+  if (p.attempts > 0 && startsAfresh(p)) previous = restarted(p);
+  else if (p.attempts > 0) {
     previous = {
       attempt: p.attempts,
       interrupted: p.interrupted,
@@ -84,7 +113,8 @@ export function attemptContext(
     node,
     attempt,
     approach: approach.label,
-    idempotency_key: idempotencyKey(runId, node),
+    idempotency_key: idempotencyKey(runId, node, p.cycle),
+    ...(p.cycle !== undefined ? { cycle: p.cycle } : {}),
     previous,
     guidance: p.guidance ?? [],
     ...envelope,

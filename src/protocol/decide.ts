@@ -9,6 +9,7 @@ import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
+  attemptsThisRound,
   failedPrecheck,
   isResolved,
   type NodeProgress,
@@ -21,6 +22,7 @@ import { envelopeOf } from './envelope.js';
 import { escalationEvent } from './escalation.js';
 import { type ForEachDecision, forEachDecision } from './expand.js';
 import { gateEvents } from './gate.js';
+import { loopEvents } from './repeat.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
@@ -107,7 +109,7 @@ export function decideNext(
     runner,
   };
   const gate = gateEvents(graph, node, p);
-  if (node.execute_conditions.length > 0 && (p.attempts === 0 || failedPrecheck(p))) {
+  if (node.execute_conditions.length > 0 && (attemptsThisRound(p) === 0 || failedPrecheck(p))) {
     const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
     // A skip needs nobody's approval; a failed pre-check would dispatch, so a closed gate comes first.
     if (checked && (checked.kind === 'skip' || !gate)) return checked;
@@ -232,22 +234,22 @@ export function decideResult(
   const stopped = outcome.failures.some((f) => f.check === 'budget');
   const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(node, outcome.usage))];
   if (failures.length === 0) {
-    const events: NewEvent[] = [
-      {
-        type: 'NodeRecorded',
-        node: nodeId,
-        attempt,
-        evidence: outcome.evidence,
-        outputs: outcome.outputs,
-        usage: outcome.usage,
-        ...tail,
-      },
-    ];
+    const recorded = {
+      type: 'NodeRecorded' as const,
+      node: nodeId,
+      attempt,
+      evidence: outcome.evidence,
+      outputs: outcome.outputs,
+      usage: outcome.usage,
+      ...tail,
+    };
+    // A loop (`repeat:`) starts its next cycle or escalates in the same write: dependents never see it resolved.
+    const loop = loopEvents(graph, journal, node, recorded);
     return {
       kind: 'write',
-      events: withCompletion(graph, journal, events),
+      events: withCompletion(graph, journal, [recorded, ...loop]),
       recorded: true,
-      escalated: false,
+      escalated: loop.some((e) => e.type === 'NodeEscalated'),
     };
   }
   const events: NewEvent[] = [

@@ -22,6 +22,14 @@ export function escalationEvent({ node, attempt, approach, failures, journal }: 
   const attempted: EscalationReport['attempted'] = [];
   const failed: EscalationReport['failed'] = [];
   for (const e of journal.events) {
+    // A loop's new cycle or a rerun counts its attempts afresh (issue 28): the report is of this round's.
+    if (
+      (e.type === 'NodeCycleStarted' && e.node === node.id) ||
+      (e.type === 'RerunFromApproved' && e.nodes.includes(node.id))
+    ) {
+      attempted.length = 0;
+      failed.length = 0;
+    }
     if (e.type === 'NodeDispatched' && e.node === node.id) {
       const a = node.approaches.find((x) => x.label === e.approach) ?? node.approaches[0]!;
       attempted.push({ attempt: e.attempt, approach: e.approach, work: describeWork(a) });

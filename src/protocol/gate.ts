@@ -7,13 +7,13 @@
 import { suggestion } from '../graph/errors.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
-import type { NodeProgress, RunState } from '../journal/state.js';
+import { attemptsThisRound, type NodeProgress, type RunState } from '../journal/state.js';
 import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
 /** The events that stop a gated node before its first attempt; undefined when it may be dispatched. */
 export function gateEvents(graph: Graph, node: GraphNode, p: NodeProgress): NewEvent[] | undefined {
-  if (node.approval !== 'before' || p.attempts !== 0 || p.gate_passed) return undefined;
+  if (node.approval !== 'before' || attemptsThisRound(p) !== 0 || p.gate_passed) return undefined;
   return [{ type: 'NodeAwaitingApproval', node: node.id, graph_hash: graph.hash }];
 }
 

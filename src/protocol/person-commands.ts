@@ -12,6 +12,7 @@ import { waitingAttempt } from '../journal/state.js';
 import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
 import { withCompletion } from './decide.js';
 import { approveNode } from './gate.js';
+import { rerunFrom } from './rerun-from.js';
 
 /** The events a person's command writes, or why it is refused. */
 export type CommandEvents = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
@@ -115,7 +116,8 @@ export function settleNode(
       node: req.node,
       attempt: waitingAttempt(p),
       evidence: [{ check: 'person', passed: true, observed: `${req.by}: ${req.note} (${req.source})` }],
-      outputs: {},
+      // A loop escalated after its last cycle keeps that cycle's outputs; a node that never completed has none.
+      outputs: { ...p.outputs },
       usage,
       recorded_by: req.by,
       note: req.note,
@@ -155,7 +157,9 @@ export type PersonCommand =
   | { kind: 'approve'; node: string; guidance?: string }
   | { kind: 'approve-rerun'; node: string; guidance?: string; attempt?: number; reason?: string }
   | { kind: 'settle'; node: string; note: string; attempt?: number }
-  | { kind: 'fail-run'; reason: string };
+  | { kind: 'fail-run'; reason: string }
+  /** Rerun a node and its dependents (issue 28, rerun-from.ts). */
+  | { kind: 'rerun-from'; node: string; guidance?: string };
 
 /** Who gave a command, where, and the terms their approval carries. */
 export interface Giver {
@@ -178,7 +182,8 @@ export function handledBefore(journal: Journal, source: string): boolean {
   const tail = `(${source})`;
   return journal.events.some(
     (e) =>
-      ((e.type === 'RerunApproved' || e.type === 'NodeApproved') && e.source === source) ||
+      ((e.type === 'RerunApproved' || e.type === 'NodeApproved' || e.type === 'RerunFromApproved') &&
+        e.source === source) ||
       (e.type === 'NodeRecorded' && e.evidence.some((x) => x.observed.endsWith(tail))) ||
       (e.type === 'RunFailed' && e.reason.endsWith(tail)),
   );
@@ -225,6 +230,15 @@ export function personCommandEvents(
         note: command.note,
         source: giver.source,
         ...attempt,
+      });
+    case 'rerun-from':
+      return rerunFrom(graph, cur.state, {
+        node: command.node,
+        by: giver.login,
+        source: giver.source,
+        graph_hash: giver.graphHash,
+        ...(command.guidance !== undefined ? { guidance: command.guidance } : {}),
+        ...(giver.preventSelfApproval ? { prevent_self_approval: true } : {}),
       });
     case 'fail-run':
       // A delivery's URL goes into the reason, so a redelivery is recognised (handledBefore).

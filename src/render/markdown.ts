@@ -1,4 +1,5 @@
 import type { Graph } from '../graph/model.js';
+import type { EscalationReport } from '../journal/event-fields.js';
 import { expandedNodes } from '../journal/instances.js';
 import type { RunState } from '../journal/state.js';
 import { failureOutputMarkdown } from './failure-output.js';
@@ -54,6 +55,7 @@ export function reportMarkdown(state: RunState, node: string): string {
   if (!report) return '';
   if (report.budget)
     return [...budgetReportMarkdown(report.budget), '', `**What is needed:** ${report.needed}`].join('\n');
+  if (report.cycles) return cyclesMarkdown(report.cycles, report.needed);
   const rows = report.attempted.map((a) => {
     const f = report.failed.find((x) => x.attempt === a.attempt);
     const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : '';
@@ -71,6 +73,22 @@ export function reportMarkdown(state: RunState, node: string): string {
     `**Approaches tried:** ${report.approaches_tried.join(', ')}`,
     '',
     `**What is needed:** ${report.needed}`,
+  ].join('\n');
+}
+
+/** A loop's escalation (issue 28): each cycle's outcome, then what is needed. Outputs are untrusted text. */
+function cyclesMarkdown(cycles: NonNullable<EscalationReport['cycles']>, needed: string): string {
+  const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
+  const rows = cycles.map((c) => {
+    const outputs = Object.entries(c.outputs).map(([k, v]) => `${k}=${v}`);
+    return `| ${c.cycle} | ${c.attempt} | ${cell(outputs.join(' ') || 'none')} | ${cell(c.until)} |`;
+  });
+  return [
+    '| cycle | attempt | outputs | until |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `**What is needed:** ${needed}`,
   ].join('\n');
 }
 

@@ -22,6 +22,8 @@ function seconds(ms: number): string {
 function lastEvidence(p: NodeProgress, id: string): string {
   if (p.state === 'awaiting_approval')
     return `⏸ approve before it runs: /approve ${id}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
+  if (p.state === 'held' && p.rerun_hold)
+    return `⏸ rerun from a node: replay: never, so a person approves its next attempt: /approve-rerun ${id}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   if (p.state === 'in_flight' && p.overdue && p.overdue.attempt === p.dispatch?.attempt)
@@ -34,6 +36,13 @@ function lastEvidence(p: NodeProgress, id: string): string {
   const ev = p.last_evidence[p.last_evidence.length - 1];
   if (!ev) return '';
   return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}`;
+}
+
+/** A node as the table names it: with its loop's cycle (`review (cycle 2/3)`) and its reruns (issue 28). */
+export function nodeLabel(n: Graph['nodes'][number], p: NodeProgress): string {
+  const cycle = n.repeat ? ` (cycle ${p.cycle ?? 1}/${n.repeat.max})` : '';
+  const reruns = p.reruns ? (p.reruns > 1 ? ` (rerun ×${p.reruns})` : ' (rerun)') : '';
+  return `${n.id}${cycle}${reruns}`;
 }
 
 /** Rows for a status table: node, state, attempts, time, usage (once some attempt reported it), last evidence. */
@@ -49,7 +58,12 @@ export function statusRows(graph: Graph, state: RunState): string[][] {
     // A for_each node's instances: counted on its row, those that need attention named below it (instances.ts).
     const { ids, more } = namedInstances(state, n.id);
     const extra = more ? [[`  … ${more} more`, '', '', '', ...(usage ? [''] : []), '']] : [];
-    return [row(n.id), ...ids.map((id) => row(id, `  ${id}`)), ...extra];
+    // The node's own row shows its loop's cycle and its reruns (nodeLabel).
+    return [
+      row(n.id, nodeLabel(n, state.nodes.get(n.id)!)),
+      ...ids.map((id) => row(id, `  ${id}`)),
+      ...extra,
+    ];
   });
 }
 

@@ -111,12 +111,13 @@ export function outcomeResult(r: {
   if (decision.kind === 'stale') return { kind: 'stale', cur, message: decision.reason };
   const secs = (outcome.usage.wall_ms / 1000).toFixed(1);
   if (decision.recorded) {
+    const recorded = `"${node}" attempt ${attempt} recorded in ${secs}s: ${outcome.evidence.length} check(s) passed`;
     return {
-      kind: 'recorded',
+      kind: decision.escalated ? 'escalated' : 'recorded',
       node,
       attempt,
       cur,
-      message: `"${node}" attempt ${attempt} recorded in ${secs}s: ${outcome.evidence.length} check(s) passed`,
+      message: `${recorded}${loopWords(decision.events)}`,
     };
   }
   // The decision's failures: those of the outcome and those it added (over the node's budget).
@@ -147,4 +148,14 @@ export function alreadyCompleted(r: StepResult, wanted: string | undefined): Ste
     message: `"${wanted}" was already completed (attempt ${mine.attempts}); nothing to do`,
     already: true,
   };
+}
+
+/** What a loop's `until` decided after a record (issue 28): the next cycle, or the loop's escalation; else nothing. */
+function loopWords(events: ResultDecision['events']): string {
+  for (const e of events) {
+    if (e.type === 'NodeCycleStarted') return `; repeat.until is false: cycle ${e.cycle} starts`;
+    if (e.type === 'NodeEscalated' && e.report.cycles)
+      return `; repeat.until is still ${e.report.cycles.at(-1)?.until} after cycle ${e.report.cycles.at(-1)?.cycle}: escalated, it needs a person`;
+  }
+  return '';
 }

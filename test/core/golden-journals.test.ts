@@ -35,6 +35,8 @@ describe('golden journals of interlock.journal/1', () => {
       'cli',
       'for-each',
       'gate',
+      'loops',
+      'loops-fork',
       'network',
       'sessions',
       'soft',

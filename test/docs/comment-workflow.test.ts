@@ -18,6 +18,7 @@ const SAMPLES: Record<Command['kind'], string> = {
   'approve-rerun': '/approve-rerun deploy fix/issue-1',
   settle: '/settle deploy checked the release page',
   'fail-run': '/fail-run the plan is wrong',
+  'rerun-from': '/rerun-from plan fix/issue-1\nSplit the work into smaller tasks.',
   status: '/interlock status',
 };
 

@@ -13,7 +13,7 @@ import { runStepWithin, type StepOptions, startStep } from '../support/action-pr
 import { issuesLabeled } from '../support/fixtures.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import { GUIDANCE, graphName, graphPath, graphText } from './crash-graphs.js';
-import { NODES, type Scenario, target } from './crash-model.js';
+import { NODES, rerunFromNode, type Scenario, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER, FULL, OWNER, REPO, workspace } from './github-world.js';
 import { gone, killGroup, killTagged, waitUntil } from './support.js';
@@ -84,6 +84,7 @@ export function commentBody(s: Scenario, verb: Verb): string {
   const t = target(s);
   if (verb === 'settle') return `/settle ${t} ${NOTE}`;
   if (verb === 'fail-run') return '/fail-run a person stops the run';
+  if (verb === 'rerun-from') return `/rerun-from ${rerunFromNode(s)}`;
   return `/${verb} ${t}${verb === 'approve' && s.feature === 'guidance' ? `\n${GUIDANCE}` : ''}`;
 }
 

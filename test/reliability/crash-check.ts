@@ -9,6 +9,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import {
   endStatus,
   expectedApprovals,
+  expectedCycles,
   expectedOtherRuns,
   expectedTargetLines,
   personActs,
@@ -197,7 +198,17 @@ export function checkScenario(input: CheckInput): string[] {
       );
     }
 
-  // 8. A write that records one node and dispatches the next lands whole or not at all.
+  // 8. A loop starts each cycle once, however the write that starts it died; a rerun is recorded once (issue 28).
+  if (s.feature === 'loop') {
+    const n = journal.events.filter((e) => e.type === 'NodeCycleStarted' && e.node === t).length;
+    p.check(n === expectedCycles(s), `target "${t}" started ${n} cycles, expected ${expectedCycles(s)}`);
+  }
+  if (s.feature === 'rerun') {
+    const n = journal.events.filter((e) => e.type === 'RerunFromApproved').length;
+    p.check(n === 1, `${n} RerunFromApproved recorded, expected 1`);
+  }
+
+  // 9. A write that records one node and dispatches the next lands whole or not at all.
   if (s.boundary.startsWith('chain:') || (s.boundary.startsWith('check-run:') && s.position > 0))
     checkChainHalves(s, snapshots, p);
   return p.list;

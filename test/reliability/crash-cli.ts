@@ -7,7 +7,7 @@ import { Sandbox } from '../crash/harness.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import { GUIDANCE, graphName, graphText } from './crash-graphs.js';
 import type { Scenario } from './crash-model.js';
-import { target } from './crash-model.js';
+import { rerunFromNode, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { APPROVER } from './github-world.js';
 import { gone, killGroup, waitUntil } from './support.js';
@@ -45,6 +45,7 @@ function personArgs(s: Scenario, verb: Verb, by: string): string[] {
   const run = ['--run-id', graphName(s)];
   if (verb === 'fail-run') return ['fail-run', '--by', by, '--reason', 'a person stops the run', ...run];
   if (verb === 'settle') return ['settle', t, '--by', by, '--note', NOTE, ...run];
+  if (verb === 'rerun-from') return ['rerun-from', rerunFromNode(s), '--by', by, ...run];
   const guidance = verb === 'approve' && s.feature === 'guidance' ? ['--guidance', GUIDANCE] : [];
   return [verb, t, '--by', by, ...guidance, ...run];
 }

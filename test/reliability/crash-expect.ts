@@ -2,7 +2,7 @@
  * What each crash scenario must leave behind, derived from its boundary and what follows it: the target's side
  * effects, how often the other nodes run, the approvals and settlements recorded, and how the run ends. Pure.
  */
-import { NODES, type Scenario, target } from './crash-model.js';
+import { NODES, rerunFromNode, type Scenario, target } from './crash-model.js';
 
 const has = (s: Scenario, ...parts: string[]) => parts.some((p) => s.boundary.includes(p));
 
@@ -38,7 +38,7 @@ export function opening(s: Scenario): 'approve' | 'approve-rerun' | null {
 
 /** What a person does about the held target after its interruption: approve a rerun, settle it, or nothing. */
 export function personActs(s: Scenario): 'approve-rerun' | 'settle' | null {
-  if (s.replay !== 'never' || !interrupts(s)) return null;
+  if (s.replay !== 'never' || !interrupts(s) || s.feature === 'rerun') return null;
   if (s.face === 'app') return has(s, '-settle-') ? 'settle' : 'approve-rerun';
   if (s.boundary.startsWith('approval:')) return 'approve-rerun';
   return s.follow === 'approve-rerun' || s.follow === 'settle' ? s.follow : null;
@@ -56,6 +56,8 @@ export const endStatus = (s: Scenario): 'completed' | 'failed' =>
 export function expectedOtherRuns(s: Scenario, id: string): number {
   const i = NODES.indexOf(id as (typeof NODES)[number]);
   if (s.follow === 'fail-run' && i > s.position) return 0;
+  // A rerun from the node before the target runs that node again (issue 28).
+  if (s.feature === 'rerun' && s.position > 0 && id === rerunFromNode(s)) return 2;
   const chainedLost = s.position > 0 && writeLost(s) && has(s, 'chain:', 'check-run:');
   return chainedLost && i === s.position - 1 ? 2 : 1;
 }
@@ -64,6 +66,9 @@ export function expectedOtherRuns(s: Scenario, id: string): number {
 export function expectedTargetLines(s: Scenario): string[] {
   const t = target(s);
   if (s.follow === 'fail-run') return [];
+  if (s.feature === 'loop') return loopLines(s);
+  // Killed mid-command, then rerun: its new attempt (after a person's approval when it is never).
+  if (s.feature === 'rerun') return [`${t} 1`, `${t} 2`];
   const once = s.outcome === 'fail-once';
   if (!interrupts(s)) return once ? [`${t} 1`, `${t} 2`] : [`${t} 1`];
   const first = commandRan(s) ? [`${t} 1`] : [];
@@ -72,12 +77,35 @@ export function expectedTargetLines(s: Scenario): string[] {
   return personActs(s) === 'settle' ? first : [...first, `${t} 2`];
 }
 
+/**
+ * A loop's lines (issue 28): cycle 1 is attempt 1. Its record lost, attempt 2 redoes cycle 1 and attempt 3 is
+ * cycle 2; its record landed with cycle 2 dispatched (attempt 2, which never began), attempt 3 is cycle 2; cycle
+ * 2 killed mid-command (attempt 2), attempt 3 redoes it. A settlement ends the loop instead of the next attempt.
+ */
+function loopLines(s: Scenario): string[] {
+  const t = target(s);
+  const settles = personActs(s) === 'settle';
+  const lines = (...attempts: number[]) => attempts.map((a) => `${t} ${a}`);
+  if (s.boundary === 'loop:before-cycle-write') return settles ? lines(1) : lines(1, 2, 3);
+  if (s.boundary === 'loop:mid-command') return settles ? lines(1, 2) : lines(1, 2, 3);
+  return settles ? lines(1) : lines(1, 3);
+}
+
+/** How many cycles a loop scenario starts: cycle 2 once, unless cycle 1 was settled before its record landed. */
+export function expectedCycles(s: Scenario): number {
+  return s.boundary === 'loop:before-cycle-write' && personActs(s) === 'settle' ? 0 : 1;
+}
+
 /** How many of each approval event the target must end with. */
 export function expectedApprovals(s: Scenario): { NodeApproved: number; RerunApproved: number } {
   const open = opening(s);
   return {
     NodeApproved: open === 'approve' ? 1 : 0,
-    RerunApproved: (open === 'approve-rerun' ? 1 : 0) + (personActs(s) === 'approve-rerun' ? 1 : 0),
+    RerunApproved:
+      (open === 'approve-rerun' ? 1 : 0) +
+      (personActs(s) === 'approve-rerun' ? 1 : 0) +
+      // A rerun carries no approval over: a never target's new attempt is approved again.
+      (s.feature === 'rerun' && s.replay === 'never' ? 1 : 0),
   };
 }
 

@@ -38,13 +38,16 @@ export function graphText(s: GraphKey): string {
     const spends = s.feature === 'budget' && NODES[s.position - 1] === id;
     if (id !== t)
       return `  - id: ${id}\n${deps}    replay: safe\n    run: |\n      echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log\n${spends ? `      echo '{"cost_usd": 2}' > "$INTERLOCK_USAGE"\n` : ''}`;
+    // A loop (issue 28): done on cycle 2, which is also the cycle that hangs.
+    const loop = s.feature === 'loop';
+    const cycle2 = `grep -Eq '"cycle": ?2' "$INTERLOCK_CONTEXT"`;
     return `  - id: ${id}
 ${deps}    replay: ${s.replay}
-${forEach}${gated ? '    approval: before\n' : ''}    run: |
+${forEach}${gated ? '    approval: before\n' : ''}${loop ? `    outputs: [done]\n    repeat:\n      until: \${{ nodes.${id}.outputs.done == 'yes' }}\n` : ''}    run: |
       echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
       cp "$INTERLOCK_CONTEXT" "ctx-$INTERLOCK_ATTEMPT.json"
       echo $$ > pid
-      if [ -f hang ]; then rm -f hang; touch started; sleep 300; fi
+${loop ? `      if ${cycle2}; then echo done=yes; else echo done=no; fi >> "$INTERLOCK_OUTPUT"\n` : ''}      if [ -f hang ]${loop ? ` && ${cycle2}` : ''}; then rm -f hang; touch started; sleep 300; fi
       if [ "$INTERLOCK_ATTEMPT" = 1 ] && [ -f fail-once ]; then echo "attempt 1 fails on purpose" >&2; exit 1; fi
     validates:
       - file: effects.log

@@ -9,7 +9,7 @@ import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
-export type Feature = 'plain' | 'gate' | 'guidance' | 'budget' | 'for_each';
+export type Feature = 'plain' | 'gate' | 'guidance' | 'budget' | 'for_each' | 'loop' | 'rerun';
 export type Replay = 'never' | 'safe';
 export type Outcome = 'pass' | 'fail-once';
 export type Position = 0 | 1 | 2;
@@ -55,6 +55,17 @@ export const BUDGET_BOUNDARIES = [
  * (`b[x]`) then crosses the step boundaries as a node does: its own dispatch, command and record.
  */
 export const EXPAND_BOUNDARIES = ['expand:before-write', 'expand:after-write'] as const;
+/**
+ * A loop's next cycle (issue 28; the target has `repeat:` and holds on cycle 2): the write that records cycle 1,
+ * starts cycle 2 and dispatches it (lost, or landed with cycle 2 never begun), and cycle 2's command killed.
+ */
+export const LOOP_BOUNDARIES = [
+  'loop:before-cycle-write',
+  'loop:after-cycle-write',
+  'loop:mid-command',
+] as const;
+/** A rerun from the node before the target (issue 28; the target itself at a), killed around its write. */
+export const RERUN_BOUNDARIES = ['rerun:before-write', 'rerun:after-write'] as const;
 /** The check-run store's write, killed at its `n`-th write in the step (the write that dispatches the target). */
 export const STORE_BOUNDARIES = FAILPOINTS.filter((p): p is Extract<Failpoint, `check-run:${string}`> =>
   p.startsWith('check-run:'),
@@ -79,6 +90,8 @@ export type Boundary =
   | (typeof GATE_BOUNDARIES)[number]
   | (typeof BUDGET_BOUNDARIES)[number]
   | (typeof EXPAND_BOUNDARIES)[number]
+  | (typeof LOOP_BOUNDARIES)[number]
+  | (typeof RERUN_BOUNDARIES)[number]
   | (typeof STORE_BOUNDARIES)[number]
   | (typeof APP_BOUNDARIES)[number];
 
@@ -93,6 +106,9 @@ export const ALL_BOUNDARIES: Boundary[] = [
   ...EXPAND_BOUNDARIES,
   ...STORE_BOUNDARIES,
   ...APP_BOUNDARIES,
+  // Last, so the sample's picks for the boundaries before them stay as they were.
+  ...LOOP_BOUNDARIES,
+  ...RERUN_BOUNDARIES,
 ];
 
 /**
@@ -253,6 +269,24 @@ function forEach(face: 'cli' | 'action'): Scenario[] {
   return cross(base, { boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES], follows: interruptFollows });
 }
 
+/**
+ * A loop's next cycle, and a rerun from a node (issue 28): after an interruption of the loop the usual follow-ups;
+ * after a killed rerun the same command again or anew. The target's command passes (its cycles are the variation).
+ */
+function loopAndRerun(face: 'cli' | 'action'): Scenario[] {
+  const store = STORE_OF[face];
+  return [
+    ...cross(
+      { face, store, feature: 'loop' },
+      { boundaries: LOOP_BOUNDARIES, follows: interruptFollows, outcomes: () => ['pass'] },
+    ),
+    ...cross(
+      { face, store, feature: 'rerun' },
+      { boundaries: RERUN_BOUNDARIES, follows: () => ['again', 'other'], outcomes: () => ['pass'] },
+    ),
+  ];
+}
+
 /** The check-run store's reads and writes; a create happens only at the run's first write (the target at a). */
 function checkRunStore(): Scenario[] {
   const base = { face: 'action' as const, store: 'check-run' as const, feature: 'plain' as const };
@@ -293,6 +327,8 @@ export function crashMatrix(): Scenario[] {
     ...budget('action'),
     ...forEach('cli'),
     ...forEach('action'),
+    ...loopAndRerun('cli'),
+    ...loopAndRerun('action'),
     ...checkRunStore(),
     ...app(),
   ];
@@ -316,3 +352,6 @@ export const targetNode = (s: Pick<Scenario, 'position'>) => NODES[s.position];
 /** The node the scenario watches: the graph node, or for `for_each` its one instance (`b[x]`). */
 export const target = (s: Pick<Scenario, 'position'> & { feature?: Feature }) =>
   s.feature === 'for_each' ? `${NODES[s.position]}[x]` : NODES[s.position];
+
+/** The node a rerun scenario reruns from: the one before the target, or the target itself at a. */
+export const rerunFromNode = (s: Pick<Scenario, 'position'>) => NODES[Math.max(0, s.position - 1)]!;

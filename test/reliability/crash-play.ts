@@ -8,7 +8,7 @@ import { interrupts, landed } from './crash-expect.js';
 import { type Scenario, target, targetNode } from './crash-model.js';
 
 /** What a person does: approve a gated node, approve a rerun (or raise a budget), settle, or fail the run. */
-export type Verb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run';
+export type Verb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run' | 'rerun-from';
 /** A first approval, the same one again (re-run, redelivered), or a new one (a new comment, another person). */
 export type Delivery = 'first' | 'again' | 'other';
 
@@ -65,6 +65,9 @@ export function stepFailpoint(s: Scenario): string {
     'gate:after-dispatch-write': 'after-dispatch-write',
     'budget:before-escalate-write': 'before-escalate-write',
     'budget:after-escalate-write': 'after-escalate-write',
+    // The write that records a loop's cycle 1 also starts cycle 2 and, in `node: all`, dispatches it.
+    'loop:before-cycle-write': 'before-record-write',
+    'loop:after-cycle-write': 'after-record-write',
   };
   return `${named[b] ?? b}@${t}`;
 }
@@ -156,9 +159,30 @@ async function app(d: Driver, t: Trail, s: Scenario): Promise<void> {
   await killedApproval(d, t, s, s.boundary.includes('-settle-') ? 'settle' : 'approve-rerun');
 }
 
+/** A loop's next cycle (issue 28): the write that starts it dies, or its command is killed; then as after any interruption. */
+async function loop(d: Driver, t: Trail, s: Scenario): Promise<void> {
+  if (s.boundary === 'loop:mid-command') await d.killMidCommand();
+  else await d.crashAt(stepFailpoint(s));
+  await afterInterruption(d, t, s);
+}
+
+/**
+ * A rerun from a node (issue 28): the target's command killed and recovered, then `rerun-from` the node before it
+ * dies around its write and is given again or anew; a `replay: never` target is held by the rerun, so a person
+ * approves its new attempt.
+ */
+async function rerun(d: Driver, t: Trail, s: Scenario): Promise<void> {
+  await d.killMidCommand();
+  await d.recover('recover');
+  await killedApproval(d, t, s, 'rerun-from');
+  if (s.replay === 'never') await must(d, t, 'approve-rerun after the rerun', 'approve-rerun');
+}
+
 /** Plays the scenario through the driver, then finishes the run (a failed run is finished already). */
 export async function play(d: Driver, t: Trail, s: Scenario): Promise<void> {
   if (s.face === 'app') await app(d, t, s);
+  else if (s.feature === 'loop') await loop(d, t, s);
+  else if (s.feature === 'rerun') await rerun(d, t, s);
   else if (s.feature === 'gate' || s.feature === 'guidance') await stopped(d, t, s, 'approve');
   else if (s.feature === 'budget') await stopped(d, t, s, 'approve-rerun');
   else await plain(d, t, s);

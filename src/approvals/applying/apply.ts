@@ -5,6 +5,7 @@
 import type { Config } from '../../config/schema.js';
 import type { Graph } from '../../graph/model.js';
 import { subjectLabel } from '../../journal/run-id.js';
+import { runEnded } from '../../journal/state.js';
 import { personCommandEvents } from '../../protocol/person-commands.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { RunRefused, type RunSetup } from '../../runner/read.js';
@@ -15,6 +16,7 @@ import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { cancelInFlight } from '../workflow/cancel.js';
 import { showApplied } from './follow-up.js';
+import { forkFromComment } from './fork.js';
 import { recoverFirst } from './recover-first.js';
 
 const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
@@ -51,6 +53,9 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   }
   const terms = await approvalTerms(deps, { ...t, graph: run.graph, login: req.login });
   if (!terms.ok) return refused(req.login, terms.reason, command);
+  // Rerunning from a node of an ended run forks a new run from it (issue 28).
+  if (command.kind === 'rerun-from' && runEnded(run.journal))
+    return forkFromComment(deps, req, { ...t, command }, run, terms);
   const setup: RunSetup = {
     graph: run.graph,
     store: run.store,

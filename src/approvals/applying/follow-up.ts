@@ -14,6 +14,7 @@ import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-
 import { publishCheckRun } from '../replies/check-run.js';
 import { gateApprovalReply } from '../replies/gate-reply.js';
 import { approvalReply, failedRunReply, settledReply } from '../replies/replies.js';
+import { rerunFromReply } from '../replies/rerun-reply.js';
 import type { CommandRequest, Executed } from '../request.js';
 import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
@@ -98,6 +99,7 @@ async function answer(
   const { state } = s.cur;
   const runId = s.run.runId;
   if (command.kind === 'fail-run') return failRunAnswer(req, s, command.reason);
+  if (command.kind === 'rerun-from') return rerunAnswer(deps, req, s, command.node);
   const p = state.nodes.get(command.node)!;
   const attempt = namedAttempt(s, command.node, p.attempts);
   if (command.kind === 'approve' || command.kind === 'approve-rerun') {
@@ -133,6 +135,26 @@ async function answer(
       ...shown(d),
     }),
     what: `settled ${command.node} attempt ${attempt}`,
+    d,
+  };
+}
+
+/** The reply to `/rerun-from` in a run that goes on: the workflow is dispatched when a node is ready. */
+async function rerunAnswer(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  s: Applied,
+  node: string,
+): Promise<{ reply: string; what: string; d: WorkflowDispatch }> {
+  const cp = s.cur.state.checkpoint;
+  const d = cp.ready_nodes.length ? await dispatchRunWorkflow(deps, req, s) : {};
+  const ev = [...s.cur.journal.events].reverse().find((e) => e.type === 'RerunFromApproved');
+  const nodes = ev?.type === 'RerunFromApproved' ? ev.nodes : [node];
+  const gated = nodes.filter((id) => s.run.graph.nodes.find((n) => n.id === id)?.approval === 'before');
+  const held = nodes.filter((id) => cp.held_nodes.includes(id));
+  return {
+    reply: rerunFromReply({ login: req.login, node, runId: s.run.runId, nodes, held, gated, ...shown(d) }),
+    what: `reran from ${node} (${nodes.join(', ')})`,
     d,
   };
 }

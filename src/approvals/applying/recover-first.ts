@@ -19,6 +19,7 @@ const NO_JOB: JobIdentity = { workflow_run_id: -1, run_attempt: -1, job: '', run
 function commandWords(command: Exclude<Command, { kind: 'status' }>): string {
   if (command.kind === 'approve-rerun') return `/approve-rerun ${command.node}`;
   if (command.kind === 'approve') return `/approve ${command.node}`;
+  if (command.kind === 'rerun-from') return `/rerun-from ${command.node}`;
   if (command.kind === 'settle') return `/settle ${command.node} <what you checked>`;
   return '/fail-run <reason>';
 }
@@ -55,7 +56,7 @@ export async function recoverFirst(
   if (state.nodes.get(command.node)?.state !== 'in_flight') return { ok: true };
   const r = await recoverEnded(deps, {
     setup: opts.setup,
-    recoveredBy: `interlock, on ${opts.login}'s ${command.kind === 'approve-rerun' ? '/approve-rerun' : '/settle'}`,
+    recoveredBy: `interlock, on ${opts.login}'s ${command.kind === 'approve-rerun' || command.kind === 'rerun-from' ? `/${command.kind}` : '/settle'}`,
     runner: opts.runner,
   });
   if (r.interrupted.includes(command.node)) return { ok: true };

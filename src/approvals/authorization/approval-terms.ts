@@ -16,7 +16,8 @@ export async function approvalTerms(
   t: Pick<Target, 'config'> & { command: Command; graph: Graph; login: string },
 ): Promise<ApprovalTerms> {
   const { command } = t;
-  if (command.kind !== 'approve' && command.kind !== 'approve-rerun')
+  // `/rerun-from` needs what `/approve-rerun` needs (issue 28): the named node's policy.
+  if (command.kind !== 'approve' && command.kind !== 'approve-rerun' && command.kind !== 'rerun-from')
     return { ok: true, required: t.config.approvals.required, preventSelfApproval: false };
   const r = await checkNodePolicy(deps, {
     config: t.config,

@@ -1,4 +1,4 @@
-// Comment commands: reading at most one `/approve`, `/approve-rerun`, `/settle`, `/fail-run` or `/interlock status`
+// Comment commands: reading at most one `/approve`, `/approve-rerun`, `/rerun-from`, `/settle`, `/fail-run` or `/interlock status`
 // from a comment body (and the guidance lines after an approval), with the reason when one is refused.
 import { ID_PATTERN } from '../../graph/check-schema.js';
 import { parseInstanceId } from '../../graph/for-each-schema.js';
@@ -9,6 +9,7 @@ import { guidanceAfter } from './guidance.js';
 export type Command =
   | { kind: 'approve-rerun'; node: string; runId?: string; guidance?: string }
   | { kind: 'approve'; node: string; runId?: string; guidance?: string }
+  | { kind: 'rerun-from'; node: string; runId?: string; guidance?: string }
   | { kind: 'settle'; node: string; note: string; runId?: string }
   | { kind: 'fail-run'; reason: string; runId?: string }
   | { kind: 'status'; runId?: string };
@@ -24,7 +25,7 @@ export const MAX_COMMENT_CHARS = 65_536;
 export const MAX_TEXT_CHARS = 1_000;
 
 /** Command names, ASCII only: a look-alike slash or letter makes a different word, never a command. */
-const NAMES = ['/approve', '/approve-rerun', '/settle', '/fail-run', '/interlock'] as const;
+const NAMES = ['/approve', '/approve-rerun', '/settle', '/fail-run', '/interlock', '/rerun-from'] as const;
 type Name = (typeof NAMES)[number];
 
 const USAGE: Record<Name, string> = {
@@ -33,6 +34,7 @@ const USAGE: Record<Name, string> = {
   '/settle': '/settle [--run=<run-id>] <node> <what you checked>',
   '/fail-run': '/fail-run [--run=<run-id>] <reason>',
   '/interlock': '/interlock status [run-id]',
+  '/rerun-from': '/rerun-from <node> [run-id], then guidance for the node on the lines below',
 };
 
 /** Shows untrusted text in a reply without letting it format, mention or break out of a code span. */
@@ -85,7 +87,8 @@ function commandOf(text: string): { name: Name; args: string } | null {
   return { name, args };
 }
 
-const LOOKS_LIKE_COMMAND = /(^|\n) {0,3}\/(approve|approve-rerun|settle|fail-run|interlock[ \t]+status)\b/;
+const LOOKS_LIKE_COMMAND =
+  /(^|\n) {0,3}\/(approve|approve-rerun|rerun-from|settle|fail-run|interlock[ \t]+status)\b/;
 
 /**
  * Reads at most one command from a comment body: a line of its own, outside code blocks, HTML comments and
@@ -116,7 +119,7 @@ export function parseComment(body: string | null | undefined): ParsedComment {
   const r = parseArgs(name, args);
   if ('reason' in r) return { kind: 'refused', reason: r.reason, name };
   const { command } = r;
-  if (command.kind === 'approve' || command.kind === 'approve-rerun') {
+  if (command.kind === 'approve' || command.kind === 'approve-rerun' || command.kind === 'rerun-from') {
     const g = guidanceAfter(body, line);
     if (g.kind === 'refused') return { kind: 'refused', reason: g.reason, name };
     if (g.kind === 'some') command.guidance = g.text;
@@ -144,17 +147,16 @@ function parseArgs(name: Name, args: string): { command: Command } | { reason: s
     [...t].length > MAX_TEXT_CHARS ? usage(`the ${what} is longer than ${MAX_TEXT_CHARS} characters`) : null;
   switch (name) {
     case '/approve':
-    case '/approve-rerun': {
+    case '/approve-rerun':
+    case '/rerun-from': {
       if (runId === undefined && words.length === 2) runId = words.pop();
       if (words.length !== 1) return usage(words.length ? 'too many words' : 'name the node');
       const node = words[0]!;
       const bad = badNode(node) ?? checkRun(runId, usage);
       if (bad) return bad;
       const run = runId !== undefined ? { runId } : {};
-      return {
-        command:
-          name === '/approve' ? { kind: 'approve', node, ...run } : { kind: 'approve-rerun', node, ...run },
-      };
+      const kind = name === '/approve' ? 'approve' : name === '/rerun-from' ? 'rerun-from' : 'approve-rerun';
+      return { command: { kind, node, ...run } };
     }
     case '/settle': {
       const node = words[0];

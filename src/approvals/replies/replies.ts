@@ -145,6 +145,7 @@ export function commandFor(command: Command, runId: string): string {
   switch (command.kind) {
     case 'approve-rerun':
     case 'approve':
+    case 'rerun-from':
       return `/${command.kind} ${command.node} ${runId}`;
     case 'settle':
       return `/settle --run=${runId} ${command.node} ${command.note.replace(/\s+/g, ' ')}`;

@@ -13,7 +13,7 @@ import { EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { afterDecision } from '../next-steps.js';
 
-export type SettleVerb = PersonCommand['kind'];
+export type SettleVerb = Exclude<PersonCommand['kind'], 'rerun-from'>;
 
 function parseSettle(verb: SettleVerb, args: string[]) {
   const { values, positionals } = parseArgs({

@@ -45,6 +45,14 @@ export function nextHint(cur: RunSnapshot): string {
     );
   }
   for (const n of cp.held_nodes) {
+    if (cur.state.nodes.get(n)?.rerun_hold) {
+      lines.push(
+        `held: ${n} (rerun from a node; replay: never, so no earlier approval carries over). Either`,
+        `  interlock approve-rerun ${n} --by NAME ${run}     # run it again`,
+        `  interlock settle ${n} --by NAME --note "..." ${run}   # keep what it did: record it`,
+      );
+      continue;
+    }
     lines.push(
       `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,
       `  interlock approve-rerun ${q(n)} --by NAME ${run}     # run it again`,
@@ -68,6 +76,13 @@ export function reportLines(report: EscalationReport | undefined): string[] {
     const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : 'no failure recorded';
     return `  attempt ${a.attempt} (${a.approach}) ${a.work} — failed: ${why}`;
   });
-  out.push(`  approaches tried: ${report.approaches_tried.join(', ')}`, `  needed: ${report.needed}`);
+  for (const c of report.cycles ?? []) {
+    const outputs = Object.entries(c.outputs).map(([k, v]) => `${k}=${v}`);
+    out.push(
+      `  cycle ${c.cycle} (attempt ${c.attempt}) ${outputs.join(' ') || 'no outputs'} — until: ${c.until}`,
+    );
+  }
+  if (report.approaches_tried.length) out.push(`  approaches tried: ${report.approaches_tried.join(', ')}`);
+  out.push(`  needed: ${report.needed}`);
   return out;
 }

@@ -1,0 +1,110 @@
+/**
+ * `interlock rerun-from <node> --by NAME [--guidance T]`: the node and every node that depends on it run again
+ * as new attempts (`RerunFromApproved`, from `personCommandEvents` as a comment's `/rerun-from`). On an ended run
+ * it forks a new run beside it (`<run-id>-2`, `RunStarted.forked_from`) that starts with the records of every
+ * other node.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { nodeAndDependents } from '../../graph/dependents.js';
+import { nodeById } from '../../graph/model.js';
+import { personCommandEvents } from '../../protocol/person-commands.js';
+import { effectivePolicy } from '../../protocol/policy.js';
+import { forkRun, forkRunId } from '../../protocol/rerun-from.js';
+import { writeFork } from '../../runner/fork-run.js';
+import { commitPersonCommand } from '../../runner/person-command.js';
+import { readRun } from '../../runner/read.js';
+import { FileStore } from '../../store/file.js';
+import { EXIT, type Io, safeUser, UsageError } from '../io.js';
+import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { afterDecision } from '../next-steps.js';
+
+function parseRerunFrom(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      ...runOptions,
+      by: { type: 'string' },
+      guidance: { type: 'string' },
+      'allow-graph-change': { type: 'boolean' },
+    },
+  });
+  if (!values.by?.trim())
+    throw new UsageError('rerun-from needs --by NAME: the person who decides is recorded');
+  const node = positionals[0];
+  if (!node || positionals.length > 1) throw new UsageError('usage: interlock rerun-from <node> --by NAME');
+  return { values, by: values.by.trim(), node, guidance: values.guidance?.trim() || undefined };
+}
+
+/** The journal file of a run forked from the one at `file`: beside it, `<name>-<n>.json`. */
+function forkFile(file: string, forkId: string, runId: string): string {
+  return join(dirname(file), `${basename(file, '.json')}${forkId.slice(runId.length)}.json`);
+}
+
+export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
+  const { values, by, node, guidance } = parseRerunFrom(args);
+  const journalFile = selectJournal(io, values);
+  const { graph, setup } = await openExisting(io, {
+    journalFile,
+    graphPath: values.graph,
+    allowChangeBy: values['allow-graph-change'] ? by : undefined,
+  });
+  const source = `cli:${safeUser() ?? 'unknown'}`;
+  const policy = effectivePolicy(undefined, nodeById(graph, node));
+  const runner = { kind: 'person' as const, host: source };
+  const cur = await readRun(setup, runner);
+  const req = {
+    node,
+    by,
+    source,
+    graph_hash: graph.hash,
+    ...(guidance ? { guidance } : {}),
+    ...(policy.prevent_self_approval ? { prevent_self_approval: true } : {}),
+  };
+  const rerun = nodeAndDependents(graph.nodes, node).join(', ');
+  if (cur.state.checkpoint.ended) {
+    const f = forkRun(graph, cur, req);
+    if (!f.ok) {
+      io.err(`interlock: rerun-from refused: ${f.reason}\n`);
+      return EXIT.usage;
+    }
+    const runId = cur.journal.run_id;
+    const forkId = forkRunId(runId, (id) => existsSync(forkFile(journalFile, id, runId)));
+    const file = forkFile(journalFile, forkId, runId);
+    const w = await writeFork(new FileStore(file), forkId, graph, f.events);
+    if (!w.ok) {
+      io.err(`interlock: rerun-from refused: ${w.reason}\n`);
+      return EXIT.usage;
+    }
+    io.out(`${by} forked ${runId} (it had ended) as ${forkId} at ${file}: ${rerun} run again\n`);
+    io.out(afterDecision(values.graph ?? cur.journal.graph.path, forkId, w.cur.state.checkpoint.status));
+    return EXIT.ok;
+  }
+  const giver = {
+    login: by,
+    source,
+    required: policy.required,
+    ...(policy.prevent_self_approval ? { preventSelfApproval: true } : {}),
+    graphHash: graph.hash,
+  };
+  const command = { kind: 'rerun-from' as const, node, ...(guidance ? { guidance } : {}) };
+  const r = await commitPersonCommand(setup, runner, (c) => personCommandEvents(graph, c, command, giver));
+  if (!r.ok) {
+    io.err(`interlock: rerun-from refused: ${r.reason}\n`);
+    return EXIT.usage;
+  }
+  const held = r.cur.state.checkpoint.held_nodes.filter((n) => rerun.split(', ').includes(n));
+  io.out(
+    `${by} reran from "${node}": ${rerun} run again${held.length ? `; held until a person approves a rerun (replay: never): ${held.join(', ')}` : ''}; run is ${r.cur.state.checkpoint.status}\n`,
+  );
+  io.out(
+    afterDecision(
+      values.graph ?? r.cur.journal.graph.path,
+      r.cur.state.checkpoint.run_id,
+      r.cur.state.checkpoint.status,
+    ),
+  );
+  return EXIT.ok;
+}
