@@ -31,6 +31,26 @@ const MAX_STALLED = 3;
  */
 const MAX_UNKNOWN_OUTCOMES = 2;
 
+/**
+ * The longest wait after a conflict before reading again. Waiting costs no request, and every conflict costs two
+ * (the refused write and the read after it), so the wait grows with the writers seen and the conflicts met.
+ */
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * How long to wait after a conflict: a random time (full jitter, so the writers that met spread out rather than
+ * meet again) in a window of one write's time for each writer in flight, doubled with each conflict.
+ */
+export function conflictBackoffMs(
+  conflicts: number,
+  writers: number,
+  writeMs: number,
+  random = Math.random,
+): number {
+  const window = Math.max(20, writeMs) * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
+  return random() * Math.min(MAX_BACKOFF_MS, window);
+}
+
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
 export class StoreUnavailable extends Error {
   constructor(message: string, cause: unknown) {
@@ -130,6 +150,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;
+    const sent = Date.now();
     try {
       r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
     } catch (e) {
@@ -148,8 +169,8 @@ export async function commit<T extends { events: NewEvent[] }>(
         `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
       );
     }
-    await new Promise((res) =>
-      setTimeout(res, Math.random() * Math.min(200, 5 * 2 ** Math.min(conflicts, 6))),
-    );
+    // The writers in flight are those racing for the journal (in a matrix, every job of it) and this one.
+    const writers = cur.state.checkpoint.active_nodes.length + 1;
+    await new Promise((res) => setTimeout(res, conflictBackoffMs(conflicts, writers, Date.now() - sent)));
   }
 }

@@ -11,10 +11,22 @@ import { type Probe, recoverEvents } from '../protocol/recovery.js';
 import { commit } from './commit.js';
 import type { RunSetup, RunSnapshot } from './read.js';
 
+export type ProbeFn = (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
+
+/** The probe one step asks: a fresh `probes()` when the setup has one, so its memory lasts one step. */
+export function stepProbe(setup: RecoverySetup): ProbeFn {
+  return setup.probes?.() ?? setup.probe;
+}
+
 /** How recovery learns whether an in-flight attempt's executor is gone, and whom it names. */
 export interface RecoverySetup extends RunSetup {
   /** Whether an in-flight attempt's executor is provably gone (may ask an API). */
-  probe: (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
+  probe: ProbeFn;
+  /**
+   * A probe for one step, which may remember what it learned for that step (the Action lists a workflow run
+   * attempt's jobs once, not once per node per retry); `probe` when absent.
+   */
+  probes?: () => ProbeFn;
   recoveredBy: string;
   /** Describes this executor for the journal, given an execution tag. */
   runner: (execTag: string) => RunnerInfo;
@@ -24,21 +36,29 @@ export interface RecoverySetup extends RunSetup {
 export async function recoveryFor(
   setup: RecoverySetup,
   cur: RunSnapshot,
+  probe: ProbeFn = setup.probe,
 ): Promise<{ events: NewEvent[]; left: Array<{ node: string; why: string }> }> {
   if (cur.version === null) return { events: [], left: [] };
-  return recoverEvents(cur.state, await probed(cur.state, setup.probe), setup.recoveredBy);
+  return recoverEvents(cur.state, await probed(cur.state, probe), setup.recoveredBy);
 }
 
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
 export async function recover(
   setup: RecoverySetup,
+  options: { create?: boolean } = {},
 ): Promise<{ cur: RunSnapshot; interrupted: string[]; left: Array<{ node: string; why: string }> }> {
   const runner = setup.runner('recovery');
-  const r = await commit(setup, runner, async (cur) => {
-    const rec = await recoveryFor(setup, cur);
-    if (rec.events.length) failpoint('before-recover-write');
-    return rec;
-  });
+  const probe = stepProbe(setup);
+  const r = await commit(
+    setup,
+    runner,
+    async (cur) => {
+      const rec = await recoveryFor(setup, cur, probe);
+      if (rec.events.length) failpoint('before-recover-write');
+      return rec;
+    },
+    options,
+  );
   if (r.chosen.events.length) failpoint('after-recover-write');
   return {
     cur: r.cur,
@@ -50,7 +70,7 @@ export async function recover(
 /** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */
 async function probed(
   state: RunState,
-  probe: RecoverySetup['probe'],
+  probe: ProbeFn,
 ): Promise<(node: string, dispatch: DispatchInfo) => Probe> {
   const results = new Map<string, Probe>();
   for (const id of state.checkpoint.active_nodes) {

@@ -17,7 +17,7 @@ import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
-import { type RecoverySetup, recoveryFor } from './recover.js';
+import { type RecoverySetup, recoveryFor, stepProbe } from './recover.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 
@@ -59,11 +59,13 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
   const runner = setup.runner(execTag);
   failpoint('before-dispatch-write');
   let planned: { node: string; attempt: number; replay: string } | undefined;
+  // One probe for every try of this commit: a conflict re-reads and decides again without asking GitHub again.
+  const probe = stepProbe(setup);
   const d = await commit(
     setup,
     runner,
     async (cur) => {
-      const rec = await recoveryFor(setup, cur);
+      const rec = await recoveryFor(setup, cur, probe);
       let { journal, state } = cur;
       if (rec.events.length) {
         journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());

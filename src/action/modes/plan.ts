@@ -1,6 +1,6 @@
 /**
  * `mode: plan` and `mode: recover`: recovery only (mark in-flight attempts whose executor is gone), then report
- * where the run stands and what is ready; no node runs.
+ * where the run stands and what is ready; no node runs. `plan` stores the run's start when it is not stored yet.
  */
 
 import { recoveryWords } from '../../render/recovery-words.js';
@@ -18,7 +18,9 @@ export async function planMode(
   mode: 'plan' | 'recover',
 ): Promise<ActionResult> {
   const setup = stepSetupFor(ctx, run);
-  const r = await recover(setup);
+  // `plan` starts the run it plans, so the matrix jobs after it find the journal (and the progress comment's
+  // id in it) rather than each creating the journal branch and looking for the comment at once.
+  const r = await recover(setup, { create: mode === 'plan' });
   const cp = r.cur.state.checkpoint;
   for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
