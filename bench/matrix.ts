@@ -32,6 +32,8 @@ export interface RequestCounts {
   journalWrites: number;
   /** Journal PUTs refused because the journal had moved on (409/422): each is re-read and decided again. */
   conflicts: number;
+  /** The refused PUTs by what they would have written: a dispatch, a record, the progress comment's id. */
+  conflictsBy: Record<string, number>;
   /** `GET /actions/runs/{id}/attempts/{n}/jobs`: recovery asking whether an in-flight node's job still runs. */
   jobsProbes: number;
   /** Everything else (the progress comment, the run attempt, evidence), by route. */
@@ -63,6 +65,8 @@ export interface MatrixOptions {
   join?: string[];
   /** Least time between two writes of one step (GitHub's guidance: 1,000 ms; 0 for a quick run). */
   writeIntervalMs?: number;
+  /** Another build of the action to measure (a baseline); default this tree's dist/. */
+  dist?: string;
   /** Content-creating requests the local GitHub allows per minute before its secondary limit (GitHub: 80). */
   writesPerMinute?: number;
 }
@@ -73,19 +77,42 @@ function counts(reqs: LoggedRequest[]): RequestCounts {
   let journalGets = 0;
   let journalWrites = 0;
   let conflicts = 0;
+  const conflictsBy: Record<string, number> = {};
   let jobsProbes = 0;
   let throttled = 0;
   for (const r of reqs) {
     if (r.status === 403 || r.status === 429) throttled++;
     if (journal(r) && r.method === 'GET') journalGets++;
-    else if (journal(r) && r.method === 'PUT' && (r.status === 409 || r.status === 422)) conflicts++;
+    else if (journal(r) && r.method === 'PUT' && (r.status === 409 || r.status === 422)) {
+      conflicts++;
+      const what = writtenFor(r);
+      conflictsBy[what] = (conflictsBy[what] ?? 0) + 1;
+    }
     else if (journal(r) && r.method === 'PUT' && r.status < 300) journalWrites++;
     else if (journal(r) && r.method === 'PUT')
       others[`journal PUT answered ${r.status}`] = (others[`journal PUT answered ${r.status}`] ?? 0) + 1;
     else if (r.kind === JOBS) jobsProbes++;
     else others[r.kind] = (others[r.kind] ?? 0) + 1;
   }
-  return { total: reqs.length, journalGets, journalWrites, conflicts, jobsProbes, others, throttled };
+  return {
+    total: reqs.length,
+    journalGets,
+    journalWrites,
+    conflicts,
+    conflictsBy,
+    jobsProbes,
+    others,
+    throttled,
+  };
+}
+
+/** What a journal PUT was for, from its commit message (`interlock: <run> NodeDispatched n3#1, ...`). */
+function writtenFor(r: LoggedRequest): string {
+  const message = String((r.body as { message?: unknown } | undefined)?.message ?? '');
+  if (/progress comment/.test(message)) return 'progress comment id';
+  if (/NodeRecorded|NodeFailed|NodeEscalated/.test(message)) return 'record';
+  if (/NodeDispatched/.test(message)) return 'dispatch';
+  return 'other';
 }
 
 /** The journal's events as the server holds them (the run's file and, if any, the files beside it). */
@@ -145,6 +172,7 @@ export async function matrixCost(
       payload: issuesLabeled(OWNER, REPO, 1, 'agent:fan', 'Fan out'),
       inputs,
       job: { runId: WORKFLOW_RUN_ID, attempt: 1, job: key, runner },
+      ...(options.dist ? { dist: options.dist } : {}),
       env: { INTERLOCK_WRITE_INTERVAL_MS: String(options.writeIntervalMs ?? 1000), EFFECTS: effects },
     });
     const failed: string[] = [];
@@ -218,6 +246,8 @@ if (process.argv[1]?.endsWith('matrix.ts')) {
   const r = await matrixCost(g.text, g.nodes, {
     join: ['join'],
     writeIntervalMs: Number(process.env.INTERLOCK_WRITE_INTERVAL_MS ?? 1000),
+    ...(process.env.BENCH_DIST ? { dist: process.env.BENCH_DIST } : {}),
+    ...(process.env.BENCH_WPM ? { writesPerMinute: Number(process.env.BENCH_WPM) } : {}),
   });
   console.log(JSON.stringify(r, null, 2));
 }

@@ -199,7 +199,9 @@ function recordResult(
           : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
-    { known: cur },
+    // The state the dispatch left is worth writing on only when no other node was in flight: else the others'
+    // jobs have most likely written since (a matrix), and a write on it would be refused (two requests, not one).
+    cur.state.checkpoint.active_nodes.every((n) => n === node.id) ? { known: cur } : {},
   );
 }
 
