@@ -87,8 +87,7 @@ function counts(reqs: LoggedRequest[]): RequestCounts {
       conflicts++;
       const what = writtenFor(r);
       conflictsBy[what] = (conflictsBy[what] ?? 0) + 1;
-    }
-    else if (journal(r) && r.method === 'PUT' && r.status < 300) journalWrites++;
+    } else if (journal(r) && r.method === 'PUT' && r.status < 300) journalWrites++;
     else if (journal(r) && r.method === 'PUT')
       others[`journal PUT answered ${r.status}`] = (others[`journal PUT answered ${r.status}`] ?? 0) + 1;
     else if (r.kind === JOBS) jobsProbes++;
