@@ -38,6 +38,8 @@ export interface RequestCounts {
   jobsProbes: number;
   /** Everything else (the progress comment, the run attempt, evidence), by route. */
   others: Record<string, number>;
+  /** POST, PUT, PATCH, DELETE: what GitHub's secondary limit counts (80 a minute, 500 an hour). */
+  contentCreating: number;
   /** Refused with 403/429 for going too fast (a secondary limit), and so waited out and sent again. */
   throttled: number;
 }
@@ -65,6 +67,8 @@ export interface MatrixOptions {
   join?: string[];
   /** Least time between two writes of one step (GitHub's guidance: 1,000 ms; 0 for a quick run). */
   writeIntervalMs?: number;
+  /** Milliseconds per second of a `retry-after` wait (1,000 waits as GitHub says; the test default is 5). */
+  retryBaseMs?: number;
   /** Another build of the action to measure (a baseline); default this tree's dist/. */
   dist?: string;
   /** Content-creating requests the local GitHub allows per minute before its secondary limit (GitHub: 80). */
@@ -101,6 +105,7 @@ function counts(reqs: LoggedRequest[]): RequestCounts {
     conflictsBy,
     jobsProbes,
     others,
+    contentCreating: reqs.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length,
     throttled,
   };
 }
@@ -172,7 +177,13 @@ export async function matrixCost(
       inputs,
       job: { runId: WORKFLOW_RUN_ID, attempt: 1, job: key, runner },
       ...(options.dist ? { dist: options.dist } : {}),
-      env: { INTERLOCK_WRITE_INTERVAL_MS: String(options.writeIntervalMs ?? 1000), EFFECTS: effects },
+      env: {
+        INTERLOCK_WRITE_INTERVAL_MS: String(options.writeIntervalMs ?? 1000),
+        ...(options.retryBaseMs !== undefined
+          ? { INTERLOCK_RETRY_BASE_MS: String(options.retryBaseMs) }
+          : {}),
+        EFFECTS: effects,
+      },
     });
     const failed: string[] = [];
     const check = (name: string, r: { code: number | null; stdout: string; stderr: string }) => {
@@ -246,7 +257,7 @@ if (process.argv[1]?.endsWith('matrix.ts')) {
     join: ['join'],
     writeIntervalMs: Number(process.env.INTERLOCK_WRITE_INTERVAL_MS ?? 1000),
     ...(process.env.BENCH_DIST ? { dist: process.env.BENCH_DIST } : {}),
-    ...(process.env.BENCH_WPM ? { writesPerMinute: Number(process.env.BENCH_WPM) } : {}),
+    ...(process.env.BENCH_WPM ? { writesPerMinute: Number(process.env.BENCH_WPM), retryBaseMs: 1000 } : {}),
   });
   console.log(JSON.stringify(r, null, 2));
 }

@@ -13,6 +13,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../src/journal/par
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
+import { matrixSection } from './matrix-report.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -268,6 +269,7 @@ md.push(
   'previous bundle).',
   '',
 );
+md.push(...(await matrixSection(QUICK)));
 const COLD_RUNS = QUICK ? 1 : 21;
 const cold = await coldStart(COLD_RUNS, !QUICK);
 md.push(

@@ -32,14 +32,33 @@ export interface RecoverySetup extends RunSetup {
   runner: (execTag: string) => RunnerInfo;
 }
 
-/** The recovery events for the state read: none for a run not yet stored. */
+/**
+ * The recovery events for the state read: none for a run not yet stored. With `scope`, only the nodes in it are
+ * probed and recovered (a step for one node needs only that node and what it depends on; the others' jobs are
+ * not asked about, nor reported as left alone).
+ */
 export async function recoveryFor(
   setup: RecoverySetup,
   cur: RunSnapshot,
   probe: ProbeFn = setup.probe,
+  scope?: ReadonlySet<string>,
 ): Promise<{ events: NewEvent[]; left: Array<{ node: string; why: string }> }> {
   if (cur.version === null) return { events: [], left: [] };
-  return recoverEvents(cur.state, await probed(cur.state, probe), setup.recoveredBy);
+  const r = recoverEvents(cur.state, await probed(cur.state, probe, scope), setup.recoveredBy);
+  return scope ? { events: r.events, left: r.left.filter((l) => scope.has(l.node)) } : r;
+}
+
+/** A node and every node it depends on, transitively: what a step for that one node may need recovered. */
+export function withDependencies(graph: RecoverySetup['graph'], node: string): Set<string> {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const out = new Set<string>();
+  const visit = (id: string) => {
+    if (out.has(id)) return;
+    out.add(id);
+    for (const d of byId.get(id)?.depends_on ?? []) visit(d);
+  };
+  visit(node);
+  return out;
 }
 
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
@@ -71,9 +90,11 @@ export async function recover(
 async function probed(
   state: RunState,
   probe: ProbeFn,
+  scope?: ReadonlySet<string>,
 ): Promise<(node: string, dispatch: DispatchInfo) => Probe> {
   const results = new Map<string, Probe>();
   for (const id of state.checkpoint.active_nodes) {
+    if (scope && !scope.has(id)) continue;
     const d = state.nodes.get(id)?.dispatch;
     if (d) results.set(id, await probe(id, d));
   }

@@ -1,8 +1,8 @@
 /**
  * A matrix fan-out as GitHub runs it, raced for real: a plan job, then one job per node of one workflow run
  * (`node: <name>`, each a child process running the bundled Action with a checkout of its own), all started at
- * once, then the join in a job of its own. Every job is in flight together, so each step's recovery asks about
- * every other job's node: none may be taken for interrupted, none dispatched twice, no event lost.
+ * once, then the join in a job of its own. Every job is in flight together and each sees the others' nodes in
+ * flight: none may be taken for interrupted, none dispatched twice, no event lost.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
