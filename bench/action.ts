@@ -1,9 +1,10 @@
 // Figures for the Action: API requests per node step (git and check-run stores), cold start of dist/index.js
 // against a bare bundle built in the same run, and the bundle's size.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle } from '../scripts/build.mjs';
 import { makeWorkspace, runStep, type StepOptions } from '../test/support/action-process.js';
@@ -11,6 +12,11 @@ import { issuesLabeled, webhookExample } from '../test/support/fixtures.js';
 import { startGitHubServer } from '../test/support/github-server.js';
 
 const root = new URL('..', import.meta.url).pathname;
+/**
+ * A folder of this process's own for built bundles and runner files: worktrees may share one node_modules, and
+ * two benches writing node_modules/.cache at once removed each other's bare bundle.
+ */
+const scratch = (name: string) => mkdtempSync(join(tmpdir(), `${name}-`));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Three nodes in a chain, each proven by a file; the last also by a GitHub check (the branch exists). */
@@ -89,8 +95,7 @@ export async function requestsPerStep(): Promise<RequestFigures> {
 
 /** The baseline bundle, built by the same bundler with the same options as dist/index.js. */
 async function buildBare(): Promise<string> {
-  const out = join(root, 'node_modules', '.cache', 'interlock-bench-bare');
-  rmSync(out, { recursive: true, force: true });
+  const out = scratch('interlock-bench-bare');
   await bundle('bench/bare/index.ts', join(out, 'index.js'));
   writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
   return join(out, 'index.js');
@@ -134,8 +139,7 @@ export interface ColdStart {
 export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[]> {
   const bare = await buildBare();
   const ws = makeWorkspace({ 'g.yml': GRAPH });
-  const dir = join(root, 'node_modules', '.cache', 'interlock-bench-runner');
-  mkdirSync(dir, { recursive: true });
+  const dir = scratch('interlock-bench-runner');
   for (const f of ['out', 'summary', 'state']) writeFileSync(join(dir, f), '');
   writeFileSync(join(dir, 'event.json'), '{}');
   const env: NodeJS.ProcessEnv = {
@@ -188,8 +192,7 @@ export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[
 
 /** The bundle's size and, from the bundler's metafile, its three largest contributors (by package). */
 export async function bundleSize(): Promise<{ bytes: number; top: Array<[string, number]> }> {
-  const tmp = join(root, 'node_modules', '.cache', 'interlock-bench-stats');
-  rmSync(tmp, { recursive: true, force: true });
+  const tmp = scratch('interlock-bench-stats');
   const meta = await bundle('src/action/index.ts', join(tmp, 'index.js'));
   const bytes = statSync(join(root, 'dist/index.js')).size;
   const byPackage = new Map<string, number>();

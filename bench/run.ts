@@ -16,6 +16,7 @@ import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
 import { connectLatency, connectLatencySection } from './egress.js';
 import { keyProxyLatency } from './key-proxy.js';
+import { matrixSection } from './matrix-report.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -287,6 +288,7 @@ md.push(
   'previous bundle).',
   '',
 );
+md.push(...(await matrixSection(QUICK)));
 const COLD_RUNS = QUICK ? 1 : 21;
 const cold = await coldStart(COLD_RUNS, !QUICK);
 md.push(

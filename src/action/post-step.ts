@@ -29,7 +29,7 @@ export async function postStep(ctx: ActionContext): Promise<void> {
     intent: '',
   });
   const me = ctx.me;
-  setup.probe = (_node, d) => {
+  const ownOnly: typeof setup.probe = (_node, d) => {
     const r = d.runner;
     const mine =
       r.kind === 'actions' &&
@@ -45,6 +45,9 @@ export async function postStep(ctx: ActionContext): Promise<void> {
         }
       : { gone: false, why: 'dispatched by another job', observed_ms: 0 };
   };
+  // Only this job's own attempt: never the API's answer about other jobs (`probes` would be asked first).
+  setup.probe = ownOnly;
+  setup.probes = () => ownOnly;
   setup.recoveredBy = `interlock post step (workflow run ${me.workflow_run_id} attempt ${me.run_attempt})`;
   const r = await recover(setup);
   const held = r.interrupted.filter((id) => r.cur.state.nodes.get(id)?.state === 'held');

@@ -32,14 +32,15 @@ export async function publishResult(
   if (!subject.number) return;
   const issue_number = subject.number;
   try {
-    await upsertProgress(
-      ctx,
-      setup.store,
-      cur,
-      progressComment(graph, state, { workflowRun: runUrl }) +
-        checkRunPointer(setup.store, cur.journal.run_id),
-      issue_number,
-    );
+    if (!progressLeftToOthers(what, state))
+      await upsertProgress(
+        ctx,
+        setup.store,
+        cur,
+        progressComment(graph, state, { workflowRun: runUrl }) +
+          checkRunPointer(setup.store, cur.journal.run_id),
+        issue_number,
+      );
     const attention = new Set<string>();
     if (
       what.kind === 'step' &&
@@ -54,6 +55,21 @@ export async function publishResult(
       `interlock could not update ${subject.kind} #${issue_number} (${(e as Error).message}); the journal is up to date. Give the token issues: write (and pull-requests: write) to see progress there.`,
     );
   }
+}
+
+/**
+ * A node recorded while other nodes of the run are in flight leaves the progress comment to the last of them to
+ * record (its write sees every record before it), as a matrix's jobs would otherwise spend a third of their
+ * writes on it. What needs a person (a failure, a hold, an escalation) and the run's end are always shown.
+ */
+function progressLeftToOthers(what: Published, state: RunSnapshot['state']): boolean {
+  return (
+    what.kind === 'step' &&
+    what.result.kind === 'recorded' &&
+    what.interrupted.length === 0 &&
+    state.checkpoint.ended === null &&
+    state.checkpoint.active_nodes.length > 0
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { posix } from 'node:path';
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
-import { probeActions } from '../runner/actions-probe.js';
+import { actionsProbes } from '../runner/actions-probe.js';
 import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
@@ -67,7 +67,8 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
-    probe: (_node, d) => probeActions(ctx.octokit, ctx.repo, ctx.me, d, Date.now()),
+    probe: (node, d) => actionsProbes(ctx.octokit, ctx.repo, ctx.me)(node, d),
+    probes: () => actionsProbes(ctx.octokit, ctx.repo, ctx.me),
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
     say: (m) => ctx.io.info(`interlock: ${m}`),

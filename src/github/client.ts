@@ -129,6 +129,18 @@ export function resendable(method: string, url: string, error: unknown): boolean
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** For each client made here, how long until its next write may start. */
+const writeGates = new WeakMap<GitHubClient, () => number>();
+
+/**
+ * Milliseconds until `octokit` may start its next write (the client spaces its writes); 0 for a client made
+ * elsewhere. A compare-and-swap writer waits this out before it reads, so what it read is not stale by the time
+ * its write is let through.
+ */
+export function untilNextWrite(octokit: GitHubClient): number {
+  return writeGates.get(octokit)?.() ?? 0;
+}
+
 /**
  * An Octokit that retries server errors and waits out rate limits and `retry-after`, a bounded number of times,
  * and spaces the starts of its writes. One hook around each request does both: Octokit's retry and throttling
@@ -157,6 +169,7 @@ export function createClient(opts: ClientOptions): GitHubClient {
     nextWrite = at + interval;
     if (at > now) await sleep(at - now);
   };
+  writeGates.set(octokit, () => Math.max(0, nextWrite - Date.now()));
   octokit.hook.wrap('request', async (request, options) => {
     const write = options.method !== 'GET' && options.method !== 'HEAD';
     // A request may set its own budget (`request: { retries: 0 }`), as Octokit's retry plugin allowed.

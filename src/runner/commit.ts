@@ -31,6 +31,28 @@ const MAX_STALLED = 3;
  */
 const MAX_UNKNOWN_OUTCOMES = 2;
 
+/**
+ * The longest wait after a conflict before reading again. Waiting costs no request, and every conflict costs two
+ * (the refused write and the read after it), so the wait grows with the writers seen and the conflicts met.
+ */
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * How long to wait after a conflict: a random time (full jitter, so the writers that met spread out rather than
+ * meet again) in a window of one read-and-write round trip for each writer that may be racing, doubled with each
+ * conflict.
+ */
+export function conflictBackoffMs(
+  conflicts: number,
+  writers: number,
+  roundTripMs: number,
+  random = Math.random,
+): number {
+  const window =
+    Math.max(20, roundTripMs) * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
+  return random() * Math.min(MAX_BACKOFF_MS, window);
+}
+
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
 export class StoreUnavailable extends Error {
   constructor(message: string, cause: unknown) {
@@ -111,8 +133,16 @@ export async function commit<T extends { events: NewEvent[] }>(
   let stalled = 0;
   let tried: Tried<T> | undefined;
   let start = options.known;
+  // How long one read of the journal took: a write's round trip is about as long (the write's own time is not
+  // measured, as the client may hold a write back to space it from the one before).
+  let readMs = 0;
   while (true) {
+    // Read as late as the write can go: a read followed by a wait for the client's next write slot is stale.
+    const hold = start ? 0 : (setup.store.writableInMs?.() ?? 0);
+    if (hold > 0) await new Promise((res) => setTimeout(res, hold));
+    const readAt = Date.now();
     let cur = start ?? (await readRun(setup, runner));
+    if (!start) readMs = Date.now() - readAt;
     start = undefined;
     if (tried && landed(tried.journal, tried.from, cur.journal)) {
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
@@ -148,8 +178,10 @@ export async function commit<T extends { events: NewEvent[] }>(
         `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
       );
     }
-    await new Promise((res) =>
-      setTimeout(res, Math.random() * Math.min(200, 5 * 2 ** Math.min(conflicts, 6))),
-    );
+    // Who may be racing for the journal: a job for each node in flight (to record it) and each node ready (to
+    // dispatch it, as a matrix's jobs all do at once). A lone writer never waits: it meets no conflict.
+    const cp = cur.state.checkpoint;
+    const writers = cp.active_nodes.length + cp.ready_nodes.length;
+    await new Promise((res) => setTimeout(res, conflictBackoffMs(conflicts, writers, 2 * readMs)));
   }
 }

@@ -17,7 +17,7 @@ import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
-import { type RecoverySetup, recoveryFor } from './recover.js';
+import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recover.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 
@@ -59,11 +59,16 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
   const runner = setup.runner(execTag);
   failpoint('before-dispatch-write');
   let planned: { node: string; attempt: number; replay: string } | undefined;
+  // One probe for every try of this commit: a conflict re-reads and decides again without asking GitHub again.
+  const probe = stepProbe(setup);
+  // A step for one node (a matrix job) recovers only that node and what it depends on: its siblings' jobs are
+  // not its to ask about (the plan before the next batch, or a `node: next` or `all` step, recovers them).
+  const scope = only ? withDependencies(setup.graph, only) : undefined;
   const d = await commit(
     setup,
     runner,
     async (cur) => {
-      const rec = await recoveryFor(setup, cur);
+      const rec = await recoveryFor(setup, cur, probe, scope);
       let { journal, state } = cur;
       if (rec.events.length) {
         journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());
@@ -197,7 +202,9 @@ function recordResult(
           : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
-    { known: cur },
+    // The state the dispatch left is worth writing on only when no other node was in flight: else the others'
+    // jobs have most likely written since (a matrix), and a write on it would be refused (two requests, not one).
+    cur.state.checkpoint.active_nodes.every((n) => n === node.id) ? { known: cur } : {},
   );
 }
 

@@ -1,4 +1,4 @@
-import type { GitHubClient, RepoRef } from '../github/client.js';
+import { type GitHubClient, type RepoRef, untilNextWrite } from '../github/client.js';
 import { statusOf } from '../github/status.js';
 import type { Journal } from '../journal/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
@@ -32,6 +32,10 @@ export class GitStore implements JournalStore {
   ) {
     this.path = `runs/${runId}.json`;
     this.location = `${repo.owner}/${repo.repo}@${branch}:${this.path}`;
+  }
+
+  writableInMs(): number {
+    return untilNextWrite(this.octokit);
   }
 
   async read(): Promise<StoredJournal | null> {

@@ -14,6 +14,11 @@ export interface JournalStore {
   readonly location: string;
   /** The journal, or null when the run has not started. Throws JournalError when it does not parse. */
   read(): Promise<StoredJournal | null>;
+  /**
+   * Milliseconds until a write may be sent (the client spaces writes as GitHub asks); absent: at once. A commit
+   * waits it out before reading, so the version it names is as fresh as it can be when the write goes.
+   */
+  writableInMs?(): number;
   /** Writes the whole journal if, and only if, it is still at `expected` (null: must not exist yet). */
   write(journal: Journal, expected: string | null, message: string): Promise<WriteResult>;
 }

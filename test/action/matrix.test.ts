@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { progressComment } from '../../src/render/markdown.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
 import {
   makeWorkspace,
   runStep,
@@ -89,6 +91,15 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
     expect(r.code).toBe(0);
     expect(r.outputs['run-id']).toBe(RUN);
     expect(JSON.parse(r.outputs.ready!)).toEqual(FANOUT);
+    // The plan starts the run, so the eight jobs find the journal branch, the journal and the progress comment's
+    // id rather than each creating the branch and looking for the comment at once.
+    const journal = readJournal(server, RUN);
+    expect(journal.events.map((e) => e.type)).toEqual(['RunStarted']);
+    const progress = server.state
+      .repo(FULL)
+      .commentsOn(7)
+      .filter((c) => c.body.includes(`<!-- interlock:progress ${RUN} -->`));
+    expect(journal.progress_comment_id).toBe(progress[0]?.id);
   });
 
   let results: StepResult[];
@@ -142,6 +153,8 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
         bodies.lastIndexOf(JSON.stringify(c.body)) > puts.indexOf(c),
     );
     expect(resent.map((c) => `${c.status} ${c.seq}`)).toEqual([]);
+    // A job for one node recovers only that node and what it depends on: it asks nothing about its siblings' jobs.
+    expect(probes).toBe(0);
     // Each job reads once, then once more after each of its conflicts.
     expect(reads).toBeGreaterThanOrEqual(FANOUT.length + conflicts.length);
   });
@@ -153,6 +166,13 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
       .filter((c) => c.body.includes(`<!-- interlock:progress ${RUN} -->`));
     expect(progress).toHaveLength(1);
     expect(readJournal(server, RUN).progress_comment_id).toBe(progress[0]!.id);
+    // Jobs that recorded while others were in flight left the comment to the last: it shows all eight recorded.
+    const file = join(ws, '.github/interlock/fan.yml');
+    const graph = { ...loadGraphFile(file), path: '.github/interlock/fan.yml' };
+    const state = validJournal(readJournal(server, RUN), file);
+    expect(progress[0]!.body).toBe(
+      progressComment(graph, state, { workflowRun: `https://github.com/${FULL}/actions/runs/${RUN_ID}` }),
+    );
   });
 
   it('the join node runs after all eight, in a later job', async () => {

@@ -28,6 +28,7 @@ describe('npm run bench', () => {
         '## Bundle size',
         '## Bytes written to GitHub per event as a journal grows',
         '## Parallel jobs appending to one journal (local GitHub server)',
+        '## A matrix fan-out: GitHub requests per node step',
         '## Runner minutes while a node waits for approval',
         '## Webhook deliveries per second (the app)',
         '## Added latency per CONNECT through the egress proxy',
@@ -48,6 +49,14 @@ describe('npm run bench', () => {
             .slice(3, 5)
             .map((c) => c.trim()),
         ).toEqual(['0', '0']);
+      // The matrix fan-out: each size run loses no event and dispatches no node twice.
+      const matrix = page.slice(page.indexOf('## A matrix fan-out'));
+      const matrixRows = matrix
+        .slice(0, matrix.indexOf('\n## ', 3))
+        .split('\n')
+        .filter((l) => /^\| [23] +\| \d+ \(/.test(l));
+      expect(matrixRows).toHaveLength(2);
+      for (const row of matrixRows) expect(row).toMatch(/\| 0 \/ 0 +\|/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

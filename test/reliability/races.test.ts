@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
 import { fileStoreRace, gitStoreRace } from './races.js';
 import { checkRunStoreRace } from './races-check-run.js';
+import { matrixRace } from './races-matrix.js';
 
 const WRITERS = 12;
 
@@ -28,6 +29,20 @@ describe(`${WRITERS} writers on one journal`, () => {
     expect(r.conflicts, 'no 409/422 from the contents API: the steps never raced').toBeGreaterThan(0);
     console.info(
       `git store, ${r.writers} Action steps: ${r.events} events, ${r.writes} writes, ${r.conflicts} conflicts (409/422), ${r.reads} reads, ${r.ms} ms`,
+    );
+  }, 300_000);
+});
+
+describe('a matrix fan-out: 20 node jobs of one workflow run at once (node: <name> each, the bundled Action)', () => {
+  it('no lost event, no node dispatched twice or taken for interrupted; one listing of the jobs per step at most', async () => {
+    const r = await matrixRace(20);
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedSteps: 0 });
+    expect(r.conflicts, 'no 409/422 from the contents API: the jobs never raced').toBeGreaterThan(0);
+    // Every job sees the others in flight: recovery lists the run attempt's jobs once a step, not per node per retry.
+    expect(r.jobListings).toBeLessThanOrEqual(r.jobs);
+    console.info(
+      `matrix of ${r.jobs} jobs: ${r.events} events, ${r.conflicts} conflicts, ${r.jobListings} listings of the jobs, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job)`,
     );
   }, 300_000);
 });

@@ -63,7 +63,7 @@ ${ids.map((id) => `  - id: ${id}\n    replay: never\n    run: echo "$INTERLOCK_N
 }
 
 /** The invariants every race must keep; returns what the journal holds. */
-function checkRace(
+export function checkRace(
   p: Problems,
   text: string | undefined,
   graphTextValue: string,

@@ -624,6 +624,29 @@ describe('authorization and rate limits', () => {
     expect(error.response.data.message).toMatch(/^API rate limit exceeded/);
     expect((await limited.rest.rateLimit.get()).data.rate.remaining).toBe(0);
   });
+
+  it('with secondaryLimit, refuses content-creating requests past the minute’s allowance with 403 and retry-after', async () => {
+    await server.close();
+    server = await startGitHubServer({
+      secondaryLimit: { writesPerMinute: 2 },
+      tokens: { 'bob-token': 'bob' },
+      repos: [{ owner: OWNER, name: REPO, collaborators: { bob: 'write' } }],
+    });
+    server.state.repo(`${OWNER}/${REPO}`).addIssue({ number: 1, title: 'x' });
+    const limited = client();
+    const comment = () => limited.rest.issues.createComment({ ...repo, issue_number: 1, body: 'hi' });
+    await comment();
+    await comment();
+    const error = await comment().catch((e) => e);
+    expect(error.status).toBe(403);
+    expect(error.response.data.message).toMatch(/^You have exceeded a secondary rate limit/);
+    expect(Number(error.response.headers['retry-after'])).toBeGreaterThanOrEqual(59);
+    // Reads are not content-creating, and another actor has an allowance of its own.
+    expect((await limited.rest.issues.get({ ...repo, issue_number: 1 })).status).toBe(200);
+    expect(
+      (await client('bob-token').rest.issues.createComment({ ...repo, issue_number: 1, body: 'x' })).status,
+    ).toBe(201);
+  });
 });
 
 describe('the clients the Action and the app use', () => {

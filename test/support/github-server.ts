@@ -19,6 +19,7 @@ import type { Actor } from './github/records.js';
 import { type LoggedRequest, RequestLog } from './github/request-log.js';
 import { matchRoute, type Reply, type RouteMatch } from './github/router.js';
 import { routes } from './github/routes/index.js';
+import { SecondaryLimiter, type SecondaryLimitOptions } from './github/secondary-limit.js';
 import { GitHubState, type StateOptions } from './github/state.js';
 
 export type { Fault, FaultHandle, FaultRule, FiredFault } from './github/faults.js';
@@ -32,6 +33,11 @@ export { GitHubState } from './github/state.js';
 export interface GitHubServerOptions extends StateOptions, AuthOptions {
   /** Requests per hour for each actor before 403 "API rate limit exceeded" (default 5000). */
   readonly rateLimit?: number;
+  /**
+   * GitHub's secondary limit on content-creating requests (80 a minute, 500 an hour per actor): over it, 403 with
+   * `retry-after`. Default none: most suites count requests, not their pace.
+   */
+  readonly secondaryLimit?: SecondaryLimitOptions;
   /** Delay before each request is handled, in ms (default 0). */
   readonly latencyMs?: number | ((request: { method: string; path: string }) => number);
   /** Where `html_url`s point (default `https://github.com`). */
@@ -56,6 +62,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.inject(rule);
   const limiter = new RateLimiter(options.rateLimit ?? 5000);
+  const secondary = options.secondaryLimit ? new SecondaryLimiter(options.secondaryLimit) : undefined;
   const held = new Set<ServerResponse>();
   // `api` is known once the server listens, before any request arrives.
   const urls: { -readonly [K in keyof Urls]: Urls[K] } = {
@@ -102,6 +109,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
       if (counted && !limiter.spend(actor.login)) {
         throw new HttpError(403, `API rate limit exceeded for user ID ${state.user(actor.login).id}.`);
       }
+      if (counted) secondary?.spend(actor.login, match.route.method.toUpperCase());
       if (parsed.error) throw parsed.error;
       const ctx = createContext({
         method: match.route.method,

@@ -1,6 +1,6 @@
 /**
  * `mode: plan` and `mode: recover`: recovery only (mark in-flight attempts whose executor is gone), then report
- * where the run stands and what is ready; no node runs.
+ * where the run stands and what is ready; no node runs. `plan` stores the run's start when it is not stored yet.
  */
 
 import type { ForEachDecision } from '../../protocol/expand.js';
@@ -19,8 +19,10 @@ export async function planMode(
   mode: 'plan' | 'recover',
 ): Promise<ActionResult> {
   const setup = stepSetupFor(ctx, run);
-  // plan expands and joins for_each nodes (issue 28), so the matrix it feeds gets their instances.
-  const r = await recover(setup, { forEach: mode === 'plan' });
+  // `plan` starts the run it plans, so the matrix jobs after it find the journal (and the progress comment's
+  // id in it) rather than each creating the journal branch and looking for the comment at once; and it expands
+  // and joins for_each nodes (issue 28), so the matrix it feeds gets their instances.
+  const r = await recover(setup, { create: mode === 'plan', forEach: mode === 'plan' });
   const cp = r.cur.state.checkpoint;
   for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);

@@ -6,7 +6,7 @@
  */
 import type { RunnerInfo } from '../../journal/event-fields.js';
 import type { RunState } from '../../journal/state.js';
-import { type JobIdentity, probeActions } from '../../runner/actions-probe.js';
+import { actionsProbes, type JobIdentity } from '../../runner/actions-probe.js';
 import type { RunSetup } from '../../runner/read.js';
 import { recover } from '../../runner/recover.js';
 import type { Command } from '../commands/parse.js';
@@ -34,7 +34,8 @@ export function recoverEnded(
 ): ReturnType<typeof recover> {
   return recover({
     ...opts.setup,
-    probe: (_node, d) => probeActions(deps.octokit, deps.repo, NO_JOB, d, Date.now()),
+    probe: (node, d) => actionsProbes(deps.octokit, deps.repo, NO_JOB)(node, d),
+    probes: () => actionsProbes(deps.octokit, deps.repo, NO_JOB),
     recoveredBy: opts.recoveredBy,
     runner: () => opts.runner,
   });
