@@ -16,6 +16,7 @@ import {
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 import { NodeOverdue } from './overdue-events.js';
+import { ChainSchema, NodeReturned } from './serialized-events.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
@@ -57,6 +58,7 @@ const NodeDispatched = z.strictObject({
     description: 'Which approach the attempt uses: `default`, `retry[0]` or `retry[1]`.',
   }),
   runner: RunnerSchema,
+  chain: ChainSchema.optional(),
 });
 /** What an engine's agent said about its attempt (absent for plain commands). */
 const AGENT_FIELDS = {
@@ -200,6 +202,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   GraphChangeAllowed,
   ...GATE_EVENTS,
   NodeOverdue,
+  NodeReturned,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

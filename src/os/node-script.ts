@@ -22,7 +22,11 @@ const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
 
 /** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
 export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
-  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE].filter(
+  // A serialized chain's outputs: a folder with one file per node of the chain.
+  const chain = env.INTERLOCK_OUTPUTS
+    ? readdirSync(env.INTERLOCK_OUTPUTS).map((f) => join(env.INTERLOCK_OUTPUTS!, f))
+    : [];
+  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE, ...chain].filter(
     (f): f is string => !!f,
   );
   const dirs = [...new Set(files.map((f) => dirname(f)))];

@@ -20,6 +20,8 @@ import { type AttemptContext, attemptContext, expressionContext } from './contex
 import { envelopeOf } from './envelope.js';
 import { escalationEvent } from './escalation.js';
 import { gateEvents } from './gate.js';
+import { blockedReason, whyNotReady } from './not-ready.js';
+import { type ChainMember, chainDispatch, readyChain } from './serialized.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
 export type Decision =
@@ -33,6 +35,8 @@ export type Decision =
       approach: Approach;
       context: AttemptContext;
       events: NewEvent[];
+      /** A serialized chain's nodes after this one, dispatched in the same write (`events`), done in one call. */
+      chain?: ChainMember[];
     }
   | { kind: 'precheck-failed'; node: string; attempt: number; events: NewEvent[] }
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
@@ -113,14 +117,18 @@ export function decideNext(
     return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };
   }
   if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
-  return {
-    kind: 'dispatch',
-    node,
+  const context = attemptContext(
+    cp.run_id,
+    id,
     attempt,
     approach,
-    context: attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(graph, journal, state, node)),
-    events: [dispatch],
-  };
+    p,
+    envelopeOf(graph, journal, state, node),
+  );
+  const chain = readyChain(graph, journal, state, node, approach);
+  if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };
+  const { events, members } = chainDispatch(graph, journal, state, chain, runner);
+  return { kind: 'dispatch', node, attempt, approach, context, events, chain: members };
 }
 
 /** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
@@ -167,27 +175,6 @@ function conditionDecision(c: Candidate): Decision | undefined {
   };
 }
 
-export function whyNotReady(graph: Graph, state: RunState, id: string): string {
-  const p = state.nodes.get(id);
-  const node = nodeById(graph, id);
-  if (!p || !node) return 'unknown node';
-  if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;
-  const waiting = node.depends_on.filter((d) => !isResolved(state.nodes.get(d)?.state));
-  if (waiting.length) return `it waits for ${waiting.map((w) => `"${w}"`).join(', ')}`;
-  return 'the run has ended';
-}
-
-function blockedReason(state: RunState): string {
-  const cp = state.checkpoint;
-  const parts: string[] = [];
-  if (cp.active_nodes.length) parts.push(`in flight: ${cp.active_nodes.join(', ')}`);
-  if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
-  if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
-  if (cp.awaiting_approval_nodes)
-    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
-  return parts.length ? parts.join('; ') : 'no node is ready';
-}
-
 /** The outcome of an attempt, gathered by the shell. */
 export interface AttemptOutcome {
   failures: Failure[];
@@ -219,6 +206,8 @@ export function decideResult(
   nodeId: string,
   attempt: number,
   outcome: AttemptOutcome,
+  /** A serialized chain's first node is judged by the chain's budget (`chainBudget`). */
+  limits: { budget?: GraphNode['budget'] } = {},
 ): ResultDecision {
   const p = state.nodes.get(nodeId);
   const node = nodeById(graph, nodeId);
@@ -244,7 +233,8 @@ export function decideResult(
   };
   // An agent stopped at its budget already says so: the overrun it reached is not a second failure.
   const stopped = outcome.failures.some((f) => f.check === 'budget');
-  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(node, outcome.usage))];
+  const judged = 'budget' in limits ? { ...node, budget: limits.budget } : node;
+  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(judged, outcome.usage))];
   if (failures.length === 0) {
     const events: NewEvent[] = [
       {

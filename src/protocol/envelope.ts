@@ -120,8 +120,8 @@ function previousLines(previous: AttemptContext['previous']): string[] {
   return lines;
 }
 
-/** The envelope as text appended to the prompt. */
-export function envelopeText(c: AttemptContext): string {
+/** The envelope as text appended to the prompt; `outputFile` says which file its outputs go to. */
+export function envelopeText(c: AttemptContext, outputFile = 'named in $INTERLOCK_OUTPUT'): string {
   const lines = [
     '',
     '---',
@@ -134,7 +134,7 @@ export function envelopeText(c: AttemptContext): string {
   if (c.outputs.length)
     lines.push(
       '',
-      'Set these outputs by appending `name=value` lines to the file named in $INTERLOCK_OUTPUT:',
+      `Set these outputs by appending \`name=value\` lines to the file ${outputFile}:`,
       ...c.outputs.map((o) => `- ${o}`),
     );
   lines.push('', `Do not change: ${c.protected_paths.map((p) => `\`${p}\``).join(', ')}.`);

@@ -136,7 +136,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
 }
 
 /** Runs the approach's command; a command that cannot start, times out or exits non-zero is a failure. */
-async function runCommand(
+export async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
   run: {
@@ -259,7 +259,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   }
 }
 
-function readOutputs(path: string): Record<string, string> {
+export function readOutputs(path: string): Record<string, string> {
   try {
     return parseOutputFile(readFileSync(path, 'utf8'));
   } catch {

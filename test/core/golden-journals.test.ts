@@ -29,7 +29,7 @@ const printed = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 describe('golden journals of interlock.journal/1', () => {
   it('there are golden journals, all in the current format', () => {
-    expect(goldens).toEqual(['action-demo', 'agents', 'cli', 'gate', 'sessions', 'soft']);
+    expect(goldens).toEqual(['action-demo', 'agents', 'cli', 'gate', 'serialized', 'sessions', 'soft']);
     for (const name of goldens) expect(load(name).journal.format).toBe(JOURNAL_FORMAT);
   });
 

@@ -1,0 +1,24 @@
+/** Why a run waits, in words: why a node is not ready, and why no node is. Pure. */
+import { type Graph, nodeById } from '../graph/model.js';
+import { isResolved, type RunState, stateWords } from '../journal/state.js';
+
+export function whyNotReady(graph: Graph, state: RunState, id: string): string {
+  const p = state.nodes.get(id);
+  const node = nodeById(graph, id);
+  if (!p || !node) return 'unknown node';
+  if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;
+  const waiting = node.depends_on.filter((d) => !isResolved(state.nodes.get(d)?.state));
+  if (waiting.length) return `it waits for ${waiting.map((w) => `"${w}"`).join(', ')}`;
+  return 'the run has ended';
+}
+
+export function blockedReason(state: RunState): string {
+  const cp = state.checkpoint;
+  const parts: string[] = [];
+  if (cp.active_nodes.length) parts.push(`in flight: ${cp.active_nodes.join(', ')}`);
+  if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
+  if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
+  if (cp.awaiting_approval_nodes)
+    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
+  return parts.length ? parts.join('; ') : 'no node is ready';
+}
