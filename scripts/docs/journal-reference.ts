@@ -78,8 +78,8 @@ const WRITTEN: Record<string, string> = {
     'attempt goes on until its hard limits. Refused for an attempt that is not in flight.',
   ].join(' '),
   NodeReturned: [
-    "A node of a serialized chain (`sessions.<name>.serialized`) goes back to pending, unchecked: an earlier node",
-    'of its chain did not pass. Written in the same write as that node\'s `NodeFailed`. Its attempt is spent but is',
+    'A node of a serialized chain (`sessions.<name>.serialized`) goes back to pending, unchecked: an earlier node',
+    "of its chain did not pass. Written in the same write as that node's `NodeFailed`. Its attempt is spent but is",
     'not a failure; its next attempt runs alone (one node a call), as every node of the session does from then on.',
   ].join(' '),
   GraphChangeAllowed: [
