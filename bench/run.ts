@@ -14,6 +14,7 @@ import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { webhookThroughput } from './webhooks.js';
+import { serializedFigures } from './serialized.js';
 import { writesPerNode } from './writes-per-node.js';
 
 // BENCH_QUICK=1: every benchmark at a small size, once, for the test that keeps this command working
@@ -266,6 +267,28 @@ md.push(
   'counted in the PUTs, not in the writes. Before this change a node cost two writes (dispatch, then record), a',
   'second apart: 10 nodes took 21 PUTs, 20 writes and 23.8 s (measured once with the same script against the',
   'previous bundle).',
+  '',
+);
+const ser = await serializedFigures(5, QUICK ? 1 : 3);
+md.push(
+  '## A serialized chain against one node a call',
+  '',
+  'The CLI runs a chain of 5 prompt nodes of one session with the real Claude Code CLI against the scripted model',
+  'server (`bench/serialized.ts`), once with `sessions.work.serialized: true` and once without; the server counts',
+  "the model calls (Claude Code's side request for a session title excluded). Wall time is the whole run, median.",
+  '',
+  ...(ser
+    ? [
+        `| mode | model calls | wall time (median of ${ser.runs}) |`,
+        '| --- | --- | --- |',
+        `| one node a call | ${ser.calls.one_a_call} | ${(ser.wall_ms.one_a_call / 1000).toFixed(2)} s |`,
+        `| serialized | ${ser.calls.serialized} | ${(ser.wall_ms.serialized / 1000).toFixed(2)} s |`,
+        `| ratio | ${(ser.calls.one_a_call / ser.calls.serialized).toFixed(1)}x fewer | ${(ser.wall_ms.one_a_call / ser.wall_ms.serialized).toFixed(1)}x faster |`,
+      ]
+    : ['Claude Code is not installed (`.agent-clis/`, see test/support/agent-clis.ts): not measured in this run.']),
+  '',
+  'The scripted model answers at once, so the time saved here is the agent CLI started, and its session resumed,',
+  'four times fewer; against a real model each call also costs its latency and the context it sends again.',
   '',
 );
 const COLD_RUNS = QUICK ? 1 : 21;
