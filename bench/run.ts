@@ -13,8 +13,8 @@ import { appendEvents, parseJournal, serializeJournal } from '../src/journal/par
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
-import { webhookThroughput } from './webhooks.js';
 import { serializedFigures } from './serialized.js';
+import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
 // BENCH_QUICK=1: every benchmark at a small size, once, for the test that keeps this command working
@@ -285,7 +285,9 @@ md.push(
         `| serialized | ${ser.calls.serialized} | ${(ser.wall_ms.serialized / 1000).toFixed(2)} s |`,
         `| ratio | ${(ser.calls.one_a_call / ser.calls.serialized).toFixed(1)}x fewer | ${(ser.wall_ms.one_a_call / ser.wall_ms.serialized).toFixed(1)}x faster |`,
       ]
-    : ['Claude Code is not installed (`.agent-clis/`, see test/support/agent-clis.ts): not measured in this run.']),
+    : [
+        'Claude Code is not installed (`.agent-clis/`, see test/support/agent-clis.ts): not measured in this run.',
+      ]),
   '',
   'The scripted model answers at once, so the time saved here is the agent CLI started, and its session resumed,',
   'four times fewer; against a real model each call also costs its latency and the context it sends again.',

@@ -224,6 +224,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine });
     failpoint('after-command', node.id);
+    if (watch?.stopped()) failpoint('after-budget-stop', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.

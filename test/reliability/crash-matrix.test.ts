@@ -19,7 +19,15 @@ describe('the crash matrix', () => {
     expect(values(all, 'boundary')).toEqual([...ALL_BOUNDARIES].sort());
     expect(values(all, 'face')).toEqual(['action', 'app', 'cli']);
     expect(values(all, 'store')).toEqual(['check-run', 'file', 'git']);
-    expect(values(all, 'feature')).toEqual(['budget', 'gate', 'guidance', 'plain']);
+    expect(values(all, 'feature')).toEqual([
+      'budget',
+      'gate',
+      'guidance',
+      'plain',
+      'serialized',
+      'session',
+      'stop',
+    ]);
     expect(values(all, 'replay')).toEqual(['never', 'safe']);
     expect(values(all, 'position')).toEqual([0, 1, 2]);
     expect(values(all, 'outcome')).toEqual(['fail-once', 'pass']);

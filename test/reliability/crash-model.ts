@@ -9,7 +9,8 @@ import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
-export type Feature = 'plain' | 'gate' | 'guidance' | 'budget';
+/** `serialized`, `session` and `stop` run prompt nodes with an engine (a stand-in for Claude Code, crash-graphs.ts). */
+export type Feature = 'plain' | 'gate' | 'guidance' | 'budget' | 'serialized' | 'session' | 'stop';
 export type Replay = 'never' | 'safe';
 export type Outcome = 'pass' | 'fail-once';
 export type Position = 0 | 1 | 2;
@@ -50,6 +51,25 @@ export const BUDGET_BOUNDARIES = [
   'budget:after-raise-write',
   'budget:mid-command',
 ] as const;
+/**
+ * A serialized chain (a, b, c in one session, one call): its one dispatch write (before, after), the call, and the
+ * write that records the chain (before, after). The failpoints are the chain's first node's, wherever the target is.
+ */
+export const SERIALIZED_BOUNDARIES = [
+  'serialized:before-write',
+  'serialized:after-write',
+  'serialized:mid-command',
+  'serialized:before-record-write',
+  'serialized:after-record-write',
+] as const;
+/** A session handed over: the write that records the node before the target and dispatches the target, which resumes its session. */
+export const SESSION_BOUNDARIES = [
+  'session:before-handover-write',
+  'session:after-handover-write',
+  'session:mid-command',
+] as const;
+/** A budget stop: the target's agent stopped at its turn budget, killed right after the stop or after its failure's write. */
+export const STOP_BOUNDARIES = ['stop:after-stop', 'stop:after-record-write'] as const;
 /** The check-run store's write, killed at its `n`-th write in the step (the write that dispatches the target). */
 export const STORE_BOUNDARIES = FAILPOINTS.filter((p): p is Extract<Failpoint, `check-run:${string}`> =>
   p.startsWith('check-run:'),
@@ -74,7 +94,10 @@ export type Boundary =
   | (typeof GATE_BOUNDARIES)[number]
   | (typeof BUDGET_BOUNDARIES)[number]
   | (typeof STORE_BOUNDARIES)[number]
-  | (typeof APP_BOUNDARIES)[number];
+  | (typeof APP_BOUNDARIES)[number]
+  | (typeof SERIALIZED_BOUNDARIES)[number]
+  | (typeof SESSION_BOUNDARIES)[number]
+  | (typeof STOP_BOUNDARIES)[number];
 
 export const ALL_BOUNDARIES: Boundary[] = [
   ...STEP_BOUNDARIES,
@@ -86,6 +109,9 @@ export const ALL_BOUNDARIES: Boundary[] = [
   ...BUDGET_BOUNDARIES,
   ...STORE_BOUNDARIES,
   ...APP_BOUNDARIES,
+  ...SERIALIZED_BOUNDARIES,
+  ...SESSION_BOUNDARIES,
+  ...STOP_BOUNDARIES,
 ];
 
 /**
@@ -263,6 +289,26 @@ function app(): Scenario[] {
   ];
 }
 
+/** The agents' paths (issue 26): a serialized chain's writes and call, a session handed over, a budget stop. */
+function agents(face: 'cli' | 'action'): Scenario[] {
+  const store = STORE_OF[face];
+  return [
+    ...cross(
+      { face, store, feature: 'serialized' },
+      { boundaries: SERIALIZED_BOUNDARIES, follows: interruptFollows },
+    ),
+    ...cross(
+      { face, store, feature: 'session' },
+      { boundaries: SESSION_BOUNDARIES, positions: [1, 2], follows: interruptFollows },
+    ),
+    // The stop is the target's first attempt's end: it always overspends once.
+    ...cross(
+      { face, store, feature: 'stop' },
+      { boundaries: STOP_BOUNDARIES, follows: interruptFollows, outcomes: () => ['fail-once'] },
+    ),
+  ];
+}
+
 /** Every scenario, in a fixed order, each distinct. */
 export function crashMatrix(): Scenario[] {
   const all = [
@@ -276,6 +322,8 @@ export function crashMatrix(): Scenario[] {
     ...budget('action'),
     ...checkRunStore(),
     ...app(),
+    ...agents('cli'),
+    ...agents('action'),
   ];
   const seen = new Set<string>();
   return all.filter((s) => !seen.has(s.id) && seen.add(s.id));
