@@ -24,6 +24,8 @@ export interface AttemptContext extends Envelope {
   };
   /** What people said with their approvals of this node, in order (`/approve`, `/approve-rerun`, `--guidance`). */
   guidance: Guidance[];
+  /** Set when the session this attempt was to resume could not be: why, and that it starts afresh. */
+  fresh_session?: string;
 }
 
 /** The idempotency key handed to every attempt of a node: the same across attempts. */

@@ -138,6 +138,11 @@ export function envelopeText(c: AttemptContext, outputFile = 'named in $INTERLOC
       ...c.outputs.map((o) => `- ${o}`),
     );
   lines.push('', `Do not change: ${c.protected_paths.map((p) => `\`${p}\``).join(', ')}.`);
+  if (c.fresh_session)
+    lines.push(
+      '',
+      `Your session could not be resumed (${inline(c.fresh_session, 400)}). What the earlier nodes produced is below.`,
+    );
   lines.push(...earlierLines(c.earlier), ...previousLines(c.previous));
   return `${lines.join('\n')}${guidanceSection(c.guidance)}\n`;
 }

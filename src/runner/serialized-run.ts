@@ -25,6 +25,7 @@ import { type AttemptOptions, type AttemptSetup, readOutputs, runCommand } from 
 import { readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs } from './check-output.js';
 import { runChecks } from './checks.js';
+import { carrySession, keepSession } from './session-carry.js';
 
 type ChainPart = Pick<ChainMember, 'node' | 'attempt' | 'approach' | 'context'>;
 type NodesContext = Record<string, { status: string; outputs: Record<string, string> }>;
@@ -56,6 +57,33 @@ function chainInputs(
   }
 }
 
+/** The chain call's environment: the first node's, with each node's outputs file in `$INTERLOCK_OUTPUTS`. */
+function chainEnv(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  chain: readonly GraphNode[],
+  f: { env: Record<string, string>; outputsDir: string; contextFile: string; usageFile: string },
+): NodeJS.ProcessEnv {
+  const { cur, node: head, context } = opts;
+  const { outputsDir, contextFile, usageFile } = f;
+  return {
+    ...setup.baseEnv,
+    ...f.env,
+    INTERLOCK_RUN_ID: cur.journal.run_id,
+    INTERLOCK_NODE: head.id,
+    INTERLOCK_ATTEMPT: String(opts.attempt),
+    INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
+    INTERLOCK_OUTPUT: join(outputsDir, head.id),
+    INTERLOCK_OUTPUTS: outputsDir,
+    INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
+    INTERLOCK_CONTEXT: contextFile,
+    INTERLOCK_USAGE: usageFile,
+    INTERLOCK_EXEC_TAG: opts.execTag,
+    INTERLOCK_SESSION: head.session!.name,
+    INTERLOCK_ENGINE: opts.approach.engine!,
+  };
+}
+
 /** Runs the chain whose first node `opts` dispatched; its outcomes in chain order, up to the first that fails. */
 export async function executeChain(
   setup: AttemptSetup,
@@ -85,27 +113,20 @@ export async function executeChain(
           outcome: { failures: [inputs.failure], evidence: [], outputs: {}, usage: { wall_ms: 0 } },
         },
       ];
-    const runEnv: NodeJS.ProcessEnv = {
-      ...setup.baseEnv,
-      ...inputs.env,
-      INTERLOCK_RUN_ID: cur.journal.run_id,
-      INTERLOCK_NODE: head.id,
-      INTERLOCK_ATTEMPT: String(opts.attempt),
-      INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-      INTERLOCK_OUTPUT: join(outputsDir, head.id),
-      INTERLOCK_OUTPUTS: outputsDir,
-      INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
-      INTERLOCK_CONTEXT: contextFile,
-      INTERLOCK_USAGE: usageFile,
-      INTERLOCK_EXEC_TAG: opts.execTag,
-      INTERLOCK_SESSION: head.session!.name,
-      INTERLOCK_ENGINE: opts.approach.engine!,
-    };
+    const runEnv = chainEnv(setup, opts, chain, { env: inputs.env, outputsDir, contextFile, usageFile });
     const tasks = inputs.tasks;
     const call = callNode(chain);
     const approach = { ...opts.approach, timeout_minutes: call.timeout };
     const watch = watchEngine(approach, call.node, setup.graph, cur.state, setup.overdue)!;
-    const engine = engineRun(setup.graph, cur.journal, call.node, approach);
+    const carried = await carrySession(
+      setup,
+      cur.journal.run_id,
+      head,
+      engineRun(setup.graph, cur.journal, call.node, approach),
+    );
+    const engine = carried.run;
+    if (carried.fresh)
+      tasks[0] = { ...tasks[0]!, context: { ...tasks[0]!.context, fresh_session: carried.fresh } };
     const stdin = chainPrompt(head.session!.name, tasks);
     const ran = await runCommand(
       setup,
@@ -114,6 +135,7 @@ export async function executeChain(
     );
     failpoint('after-command', head.id);
     const agent = engineEnd(approach, engine, ran, watch);
+    await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
     const callUsage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
