@@ -38,6 +38,8 @@ nodes="\${INTERLOCK_CHAIN:-$INTERLOCK_NODE}"
 for n in \${nodes//,/ }; do echo "$n $INTERLOCK_ATTEMPT" >> effects.log; done
 s="crash-$INTERLOCK_NODE-$INTERLOCK_ATTEMPT"
 printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$s"
+# Its transcript, where Claude Code keeps one (a session's folder under isolation).
+if [ -n "$CLAUDE_CONFIG_DIR" ]; then mkdir -p "$CLAUDE_CONFIG_DIR/projects/w" && : > "$CLAUDE_CONFIG_DIR/projects/w/$s.jsonl"; fi
 echo $$ > pid
 case ",$nodes," in *",$target,"*)
   if [ -f hang ]; then rm -f hang; touch started; sleep 300; fi
