@@ -122,7 +122,8 @@ export class ActionDriver implements Driver {
     });
     const tmp = join(this.ws, '.tmp');
     mkdirSync(tmp);
-    this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp };
+    // The runner gives every step the Actions cache: a session's files go from one workflow run to the next.
+    this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp, ...world.cache.env() };
   }
 
   /** A `node: all` step of the scenario's run (in a new job unless given one), with more inputs or env. */
