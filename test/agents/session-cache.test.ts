@@ -8,7 +8,15 @@ import { shellWord } from '../../src/protocol/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
-import { claudeBin, claudeEnv, missing } from '../support/agent-clis.js';
+import {
+  CODEX_MODEL,
+  claudeBin,
+  claudeEnv,
+  codexBin,
+  codexConfigArgs,
+  codexEnv,
+  missing,
+} from '../support/agent-clis.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
@@ -29,10 +37,10 @@ afterEach(async () => {
   github = model = cache = undefined;
 });
 
-const graph = (agent: string) => `interlock: 1
+const graph = (agent: string, engine = 'claude-code') => `interlock: 1
 name: sessions
 defaults:
-  engine: claude-code
+  engine: ${engine}
   agent: ${JSON.stringify(agent)}
 nodes:
   - id: plan
@@ -94,5 +102,45 @@ describe.skipIf(!!why)('a session across workflow runs', () => {
     expect(r.buildSaid).not.toContain('PLAN-PROMPT');
     expect(r.buildSaid).toContain('Your session could not be resumed');
     expect(r.buildSaid).toContain('PLAN-ANSWER');
+  }, 180_000);
+});
+
+const codexWhy = missing('codex') ?? why;
+describe.skipIf(!!codexWhy)('a Codex session across workflow runs', () => {
+  it("a later workflow run's node restores the thread from the Actions cache and resumes it", async () => {
+    cache = await startCacheServer();
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
+    const agent = [
+      codexBin!,
+      ...codexConfigArgs(model.url),
+      'exec',
+      '-m',
+      CODEX_MODEL,
+      '--skip-git-repo-check',
+    ]
+      .map(shellWord)
+      .join(' ');
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:s', GRAPH_FILE),
+      [GRAPH_FILE]: graph(agent, 'codex'),
+    });
+    github.state.repo(FULL).addIssue({ number: 9, title: 'sessions', labels: ['agent:s'] });
+    const env = { ...codexEnv('/nonexistent-runner-codex'), ...cache.env() };
+    let log = '';
+    for (const node of ['plan', 'build']) {
+      const step = await runStep(issueStep(github, ws, 9, 'agent:s', { inputs: { node }, env }));
+      expect(step.outputs.status, step.log.slice(-2500)).toBe('completed');
+      log = step.log;
+    }
+    const j = readJournal(github, 'sessions/issue-9');
+    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+    expect(build.resumed_session).toBe(plan.session_id);
+    expect(log).toContain(`restored session ${plan.session_id} from the Actions cache`);
+    expect(JSON.stringify(model.calls[1]?.body?.input)).toContain('PLAN-PROMPT');
+    expect(cache.entries.some((e) => e.finalized && e.key.endsWith(`-work-codex-${plan.session_id}`))).toBe(
+      true,
+    );
   }, 180_000);
 });
