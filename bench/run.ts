@@ -17,6 +17,7 @@ import { requestsPerEffect } from './effects.js';
 import { connectLatency, connectLatencySection } from './egress.js';
 import { keyProxyLatency } from './key-proxy.js';
 import { matrixSection } from './matrix-report.js';
+import { serializedFigures } from './serialized.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -289,6 +290,30 @@ md.push(
   '',
 );
 md.push(...(await matrixSection(QUICK)));
+const ser = await serializedFigures(5, QUICK ? 1 : 3);
+md.push(
+  '## A serialized chain against one node a call',
+  '',
+  'The CLI runs a chain of 5 prompt nodes of one session with the real Claude Code CLI against the scripted model',
+  'server (`bench/serialized.ts`), once with `sessions.work.serialized: true` and once without; the server counts',
+  "the model calls (Claude Code's side request for a session title excluded). Wall time is the whole run, median.",
+  '',
+  ...(ser
+    ? [
+        `| mode | model calls | wall time (median of ${ser.runs}) |`,
+        '| --- | --- | --- |',
+        `| one node a call | ${ser.calls.one_a_call} | ${(ser.wall_ms.one_a_call / 1000).toFixed(2)} s |`,
+        `| serialized | ${ser.calls.serialized} | ${(ser.wall_ms.serialized / 1000).toFixed(2)} s |`,
+        `| ratio | ${(ser.calls.one_a_call / ser.calls.serialized).toFixed(1)}x fewer | ${(ser.wall_ms.one_a_call / ser.wall_ms.serialized).toFixed(1)}x faster |`,
+      ]
+    : [
+        'Claude Code is not installed (`.agent-clis/`, see test/support/agent-clis.ts): not measured in this run.',
+      ]),
+  '',
+  'The scripted model answers at once, so the time saved here is the agent CLI started, and its session resumed,',
+  'four times fewer; against a real model each call also costs its latency and the context it sends again.',
+  '',
+);
 const COLD_RUNS = QUICK ? 1 : 21;
 const cold = await coldStart(COLD_RUNS, !QUICK);
 md.push(

@@ -21,6 +21,38 @@ const yamlBesideBundle = {
   },
 };
 
+/**
+ * `debug` (under @actions/cache's Azure SDK) tries `require('supports-color')` and does without it when that
+ * throws: the bundle holds a module that throws, rather than a dependency a runner does not have.
+ */
+const optionalAbsent = {
+  name: 'optional-absent',
+  setup(build) {
+    build.onResolve({ filter: /^supports-color$/ }, (args) => ({ path: args.path, namespace: 'absent' }));
+    build.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * `import('@actions/cache')` (the session cache, src/action/session-cache.ts) is left to the runtime and pointed at
+ * dist/actions-cache.js: with the Azure SDK it is twice the rest of the Action, and only a step that carries a
+ * session loads it.
+ */
+/** The files beside the bundles that they load at run time. */
+const BESIDE = ['./yaml.cjs', './actions-cache.js'];
+
+const cacheBesideBundle = {
+  name: 'cache-beside-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^@actions\/cache$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: './actions-cache.js', external: true } : undefined,
+    );
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -44,7 +76,7 @@ export async function bundle(entry, outfile) {
     outfile,
     format: 'esm',
     metafile: true,
-    plugins: [yamlBesideBundle],
+    plugins: [yamlBesideBundle, cacheBesideBundle, optionalAbsent],
     // The CommonJS packages in the bundle call `require` for Node's built-ins; an ES module has none of its own.
     banner: {
       js: "import{createRequire as __interlockRequire}from'node:module';const require=__interlockRequire(import.meta.url);",
@@ -58,6 +90,8 @@ const entries = [
   { src: 'src/action/post.ts', out: 'post.js' },
   { src: 'src/cli/index.ts', out: 'cli.js' },
   { src: 'src/app/start.ts', out: 'app.js' },
+  // Loaded by dist/index.js and dist/post.js only when a step carries a session (cacheBesideBundle).
+  { src: 'node_modules/@actions/cache/lib/cache.js', out: 'actions-cache.js' },
 ];
 
 /**
@@ -92,7 +126,7 @@ async function build() {
     // A bundle must not depend on the project's node_modules: a runner has only dist/.
     const external = Object.values(meta.outputs)
       .flatMap((o) => o.imports)
-      .filter((i) => i.external && !isBuiltin(i.path) && i.path !== './yaml.cjs');
+      .filter((i) => i.external && !isBuiltin(i.path) && !BESIDE.includes(i.path));
     if (external.length)
       throw new Error(`${src}: left outside the bundle: ${external.map((i) => i.path).join(', ')}`);
   }

@@ -11,6 +11,7 @@ const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'interlock-demo-'));
 copyFileSync(join(here, 'fix-bug.yml'), join(dir, 'fix-bug.yml'));
 copyFileSync(join(here, 'fake-agent.sh'), join(dir, 'fake-agent.sh'));
+copyFileSync(join(here, 'session.yml'), join(dir, 'session.yml'));
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
@@ -119,6 +120,8 @@ async function main() {
   await interlock('status', '--run-id', 'fix-bug');
   process.stdout.write(`   published.log: ${readFileSync(join(dir, 'published.log'), 'utf8').trim()}\n`);
 
+  await agents();
+
   process.stdout.write(
     `\n${bold('Where to look')}\n` +
       `   journal (every event, in order):  ${join(dir, '.interlock/runs/fix-bug.json')}\n` +
@@ -126,6 +129,31 @@ async function main() {
       `   the checkpoint as JSON:           (cd ${dir} && node ${cli} status --run-id fix-bug --json)\n` +
       `   the graph as a diagram:           (cd ${dir} && node ${cli} status --run-id fix-bug --mermaid)\n`,
   );
+}
+
+/** The agent's side: the task envelope it is told, and one session across two nodes. */
+async function agents() {
+  say(
+    'What the agent was told: the task envelope of "implement" attempt 3',
+    'interlock appends it to every prompt (and gives it as data in $INTERLOCK_CONTEXT): the checks it will run,\nthe failures of the attempt before, what earlier nodes produced.',
+  );
+  const prompt = readFileSync(join(dir, '.prompt-implement-3.txt'), 'utf8');
+  const envelope = prompt.slice(prompt.indexOf('---'));
+  for (const line of envelope.trimEnd().split('\n')) process.stdout.write(`   │ ${line}\n`);
+
+  say(
+    'One session across nodes: "plan" and "write" share `session: notes`',
+    'With an engine (here a stand-in that prints what Claude Code prints), "write" resumes the session "plan" left.',
+  );
+  await interlock('run', 'session.yml', '--all');
+  const journal = JSON.parse(readFileSync(join(dir, '.interlock/runs/release-notes.json'), 'utf8')) as {
+    events: Array<{ type: string; node?: string; session_id?: string; resumed_session?: string }>;
+  };
+  for (const e of journal.events)
+    if (e.type === 'NodeRecorded')
+      process.stdout.write(
+        `   "${e.node}" recorded session ${e.session_id}${e.resumed_session ? `, having resumed ${e.resumed_session} (--resume)` : ''}\n`,
+      );
 }
 
 main().catch((e: unknown) => {

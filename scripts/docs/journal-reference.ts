@@ -91,6 +91,11 @@ const WRITTEN: Record<string, string> = {
     'Only in a run forked from an ended one (`RunStarted.forked_from`), right after `RunStarted`: one per node',
     'outside the rerun that had completed or been skipped there, with its outputs.',
   ].join(' '),
+  NodeReturned: [
+    'A node of a serialized chain (`sessions.<name>.serialized`) goes back to pending, unchecked: an earlier node',
+    "of its chain did not pass. Written in the same write as that node's `NodeFailed`. Its attempt is spent but is",
+    'not a failure; its next attempt runs alone (one node a call), as every node of the session does from then on.',
+  ].join(' '),
   GraphChangeAllowed: [
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',
     "written first in that step's write, and the journal's `graph` becomes the new one.",

@@ -2,6 +2,7 @@
  * The engine's step setup for the Action: the run's start as RunStarted keeps it, this job as the executor,
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
+
 import { posix } from 'node:path';
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import { actionsProbes } from '../runner/actions-probe.js';
@@ -10,6 +11,7 @@ import type { StepSetup } from '../runner/step.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
 import type { ResolvedRun } from './resolve-run.js';
+import { actionsSessionCache } from './session-cache.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
 export function attemptTitle(a: AttemptMark): string {
@@ -79,6 +81,9 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       ...(run.subject.number ? { subject: run.subject.number } : {}),
     },
     protectedPaths: () => protectedPathsOf(ctx, run.graph.path),
+    sessionCache: actionsSessionCache(`${ctx.repo.owner}/${ctx.repo.repo}`, (m) =>
+      ctx.io.info(`interlock: ${m}`),
+    ),
   };
 }
 

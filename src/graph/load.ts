@@ -150,8 +150,16 @@ function softField(n: NodeFile): Pick<GraphNode, 'soft'> {
 /** The node's session with its options, keys sorted; nothing without one (so such graphs hash as before). */
 function sessionField(file: GraphFile, n: NodeFile): Pick<GraphNode, 'session'> {
   if (!n.session) return {};
-  const resumeFailed = file.sessions?.[n.session]?.resume_failed === true;
-  return { session: { name: n.session, ...(resumeFailed ? { resume_failed: true } : {}) } };
+  const options = file.sessions?.[n.session];
+  const resumeFailed = options?.resume_failed === true;
+  const serialized = options?.serialized === true;
+  return {
+    session: {
+      name: n.session,
+      ...(resumeFailed ? { resume_failed: true } : {}),
+      ...(serialized ? { serialized: true } : {}),
+    },
+  };
 }
 
 function dedupe(errors: SourceError[]): SourceError[] {

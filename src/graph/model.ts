@@ -43,7 +43,7 @@ export interface GraphNode {
   /** Soft bounds (`soft_timeout_minutes`, `soft_turns`); absent without one, so such graphs hash as before. */
   soft?: { timeout_minutes?: number; turns?: number };
   /** The agent session the node continues (`session:`, with its `sessions:` options); absent without one. */
-  session?: { name: string; resume_failed?: true };
+  session?: { name: string; resume_failed?: true; serialized?: true };
   /** Limits for each attempt (`budget:`); absent when the node sets none, so graphs without one hash as before. */
   budget?: Budget;
   /** `before`: people approve before the first attempt; absent otherwise, so graphs without it hash as before. */

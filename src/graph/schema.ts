@@ -120,6 +120,10 @@ const SessionOptions = z
       description:
         "A retry continues the failed attempt's own session (default `false`: it starts again from the session the last completed node left, or a fresh one).",
     }),
+    serialized: z.boolean().optional().register(z.globalRegistry, {
+      description:
+        "The ready chain of this session's nodes goes to the agent in one call, each node's task and checks in order (default `false`: one node a call). Every node of the chain is dispatched before the call, in one write; after it each node's evidence is checked in order, and the first that fails, and those after it, go on one node a call. See docs/agents.md.",
+    }),
   })
   .register(z.globalRegistry, { description: 'Options of one session.' });
 

@@ -19,6 +19,7 @@ import { EXPANSION_EVENTS } from './expansion-events.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gate-events.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 import { NodeOverdue } from './overdue-events.js';
+import { ChainSchema, NodeReturned } from './serialized-events.js';
 
 export const JOURNAL_FORMAT = 'interlock.journal/1';
 
@@ -61,6 +62,7 @@ const NodeDispatched = z.strictObject({
     description: 'Which approach the attempt uses: `default`, `retry[0]` or `retry[1]`.',
   }),
   runner: RunnerSchema,
+  chain: ChainSchema.optional(),
 });
 /** What an engine's agent said about its attempt (absent for plain commands). */
 const AGENT_FIELDS = {
@@ -215,6 +217,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   NodeOverdue,
   ...EXPANSION_EVENTS,
   ...CYCLE_EVENTS,
+  NodeReturned,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

@@ -7,6 +7,7 @@ import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } f
 import type { EventOf, EventType, JournalEvent } from './events.js';
 import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
+import { chainedDependencies, nodeReturned } from './serialized-reducers.js';
 import {
   attemptsThisRound,
   type Checkpoint,
@@ -66,7 +67,7 @@ export function progress(f: Folding, e: JournalEvent & { node: string }): NodePr
 }
 
 /** Refuses an event about an attempt that is not the one in flight. */
-function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
+export function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
   if (!(p.state === 'in_flight' && p.dispatch?.attempt === e.attempt))
     at.bad(`node "${e.node}" attempt ${e.attempt} is not in flight (it is ${stateWords(p.state)})`);
 }
@@ -112,10 +113,18 @@ const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
   if (e.attempt !== p.attempts + 1)
     at.bad(`node "${e.node}" attempt ${e.attempt} where ${p.attempts + 1} was expected`);
   if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
-  dependenciesResolved(f, e.node, 'dispatched', at);
+  if (e.chain) chainedDependencies(f, e, at);
+  else dependenciesResolved(f, e.node, 'dispatched', at);
   p.state = 'in_flight';
   p.attempts = e.attempt;
-  p.dispatch = { attempt: e.attempt, at: e.at, replay: e.replay, approach: e.approach, runner: e.runner };
+  p.dispatch = {
+    attempt: e.attempt,
+    at: e.at,
+    replay: e.replay,
+    approach: e.approach,
+    runner: e.runner,
+    ...(e.chain ? { chain: e.chain } : {}),
+  };
   f.rolledBackTo = null;
 };
 
@@ -249,4 +258,5 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   NodeCycleStarted: nodeCycleStarted,
   RerunFromApproved: rerunFromApproved,
   NodeCarriedOver: nodeCarriedOver,
+  NodeReturned: nodeReturned,
 };

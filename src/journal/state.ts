@@ -6,6 +6,7 @@ import type { Graph } from '../graph/model.js';
 import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './event-fields.js';
 import type { Journal } from './events.js';
 import type { Guidance } from './gate-events.js';
+import type { Chain } from './serialized-events.js';
 import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
 
 /** The last dispatch of a node, as recorded. */
@@ -15,6 +16,8 @@ export interface DispatchInfo {
   replay: 'safe' | 'never';
   approach: string;
   runner: RunnerInfo;
+  /** Set when the attempt is one node of a serialized chain. */
+  chain?: Chain;
 }
 
 export type NodeState =

@@ -14,6 +14,8 @@ export const FAILPOINTS = [
   /** `node: all`'s one write that records a node and dispatches the next (named by the node it dispatches). */
   'before-chain-write',
   'after-chain-write',
+  /** An engine's agent stopped at its budget (TERM, then KILL), before its output is read and the failure written. */
+  'after-budget-stop',
   /** Recovery (`interlock recover`, the Action's post step and `mode: recover`) marking attempts interrupted. */
   'before-recover-write',
   'after-recover-write',

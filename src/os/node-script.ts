@@ -24,7 +24,11 @@ const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
 
 /** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
 export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
-  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE].filter(
+  // A serialized chain's outputs: a folder with one file per node of the chain.
+  const chain = env.INTERLOCK_OUTPUTS
+    ? readdirSync(env.INTERLOCK_OUTPUTS).map((f) => join(env.INTERLOCK_OUTPUTS!, f))
+    : [];
+  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE, ...chain].filter(
     (f): f is string => !!f,
   );
   const dirs = [...new Set(files.map((f) => dirname(f)))];
@@ -105,35 +109,48 @@ const SUDO_LOADER = [
 ].join('\n');
 
 /** What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else. */
-const SESSION_KEEPS: Record<string, { variable: string; keep: string }> = {
+export const SESSION_KEEPS: Record<string, { variable: string; keep: string }> = {
   'claude-code': { variable: 'CLAUDE_CONFIG_DIR', keep: 'projects' },
   codex: { variable: 'CODEX_HOME', keep: 'sessions' },
 };
 
+/** A session name interlock makes a folder for (the graph's id pattern, bounded). */
+const SESSION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * The step's folder of one session's engine files (`<homes>/sessions/<name>/<engine>`, the node user's), made
+ * when missing; undefined when nodes do not run isolated or the name or engine is not one interlock knows.
+ */
+export function sessionDir(user: NodeUser, name: string, engine: string): string | undefined {
+  if (!SESSION_NAME.test(name) || !SESSION_KEEPS[engine]) return undefined;
+  const dir = join(user.homes, 'sessions', name, engine);
+  if (existsSync(dir)) return dir;
+  // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
+  const sessions = join(user.homes, 'sessions');
+  mkdirSync(sessions, { recursive: true });
+  chmodSync(sessions, 0o711);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (let d = dir; d !== sessions; d = dirname(d)) {
+    if (user.via === 'spawn') chownSync(d, user.uid, user.gid);
+    else execFileSync('sudo', ['-n', 'chown', `${user.uid}:${user.gid}`, d], quiet);
+  }
+  return dir;
+}
+
 /**
  * An isolated node has a home of its own per script, so an engine's sessions would be gone by the next node. The
- * nodes of one `session:` share a folder of the step's instead (`<homes>/sessions/<name>/<engine>`, the node
- * user's), and only the transcripts stay in it between scripts: whatever else a node left there (the engine's
- * settings with their hooks, its MCP servers, its config) is removed before the next script starts.
+ * nodes of one `session:` share a folder of the step's instead (`sessionDir`), and only the transcripts stay in it
+ * between scripts: whatever else a node left there (the engine's settings with their hooks, its MCP servers, its
+ * config) is removed before the next script starts.
  */
 function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, string> {
-  const name = env.INTERLOCK_SESSION;
   const engine = SESSION_KEEPS[env.INTERLOCK_ENGINE ?? ''];
-  if (!name || !/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/.test(name) || !engine) return {};
-  const dir = join(user.homes, 'sessions', name, env.INTERLOCK_ENGINE!);
-  if (existsSync(dir)) {
-    for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
-  } else {
-    // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
-    const sessions = join(user.homes, 'sessions');
-    mkdirSync(sessions, { recursive: true });
-    chmodSync(sessions, 0o711);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    for (let d = dir; d !== sessions; d = dirname(d)) {
-      if (user.via === 'spawn') chownSync(d, user.uid, user.gid);
-      else execFileSync('sudo', ['-n', 'chown', `${user.uid}:${user.gid}`, d], quiet);
-    }
-  }
+  const dir =
+    env.INTERLOCK_SESSION && engine
+      ? sessionDir(user, env.INTERLOCK_SESSION, env.INTERLOCK_ENGINE!)
+      : undefined;
+  if (!dir || !engine) return {};
+  for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
   return { [engine.variable]: dir };
 }
 

@@ -27,6 +27,8 @@ export interface AttemptContext extends Envelope {
   guidance: Guidance[];
   /** The loop's cycle (`repeat:`), from cycle 2 on. */
   cycle?: number;
+  /** Set when the session this attempt was to resume could not be: why, and that it starts afresh. */
+  fresh_session?: string;
 }
 
 /**

@@ -23,6 +23,7 @@ import { escalationEvent } from './escalation.js';
 import { type ForEachDecision, forEachDecision } from './expand.js';
 import { gateEvents } from './gate.js';
 import { loopEvents } from './repeat.js';
+import { type ChainMember, chainDispatch, readyChain } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
@@ -37,6 +38,8 @@ export type Decision =
       approach: Approach;
       context: AttemptContext;
       events: NewEvent[];
+      /** A serialized chain's nodes after this one, dispatched in the same write (`events`), done in one call. */
+      chain?: ChainMember[];
     }
   | { kind: 'precheck-failed'; node: string; attempt: number; events: NewEvent[] }
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
@@ -120,14 +123,18 @@ export function decideNext(
     return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };
   }
   if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
-  return {
-    kind: 'dispatch',
-    node,
+  const context = attemptContext(
+    cp.run_id,
+    id,
     attempt,
     approach,
-    context: attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(graph, journal, state, node)),
-    events: [dispatch],
-  };
+    p,
+    envelopeOf(graph, journal, state, node),
+  );
+  const chain = readyChain(graph, journal, state, node, approach);
+  if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };
+  const { events, members } = chainDispatch(graph, journal, state, chain, runner);
+  return { kind: 'dispatch', node, attempt, approach, context, events, chain: members };
 }
 
 /** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
@@ -206,6 +213,8 @@ export function decideResult(
   nodeId: string,
   attempt: number,
   outcome: AttemptOutcome,
+  /** A serialized chain's first node is judged by the chain's budget (`chainBudget`). */
+  limits: { budget?: GraphNode['budget'] } = {},
 ): ResultDecision {
   const p = state.nodes.get(nodeId);
   const node = nodeById(graph, nodeId);
@@ -232,7 +241,8 @@ export function decideResult(
   };
   // An agent stopped at its budget already says so: the overrun it reached is not a second failure.
   const stopped = outcome.failures.some((f) => f.check === 'budget');
-  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(node, outcome.usage))];
+  const judged = 'budget' in limits ? { ...node, budget: limits.budget } : node;
+  const failures = [...outcome.failures, ...(stopped ? [] : nodeBudgetFailures(judged, outcome.usage))];
   if (failures.length === 0) {
     const recorded = {
       type: 'NodeRecorded' as const,

@@ -121,8 +121,8 @@ function previousLines(previous: AttemptContext['previous']): string[] {
   return lines;
 }
 
-/** The envelope as text appended to the prompt. */
-export function envelopeText(c: AttemptContext): string {
+/** The envelope as text appended to the prompt; `outputFile` says which file its outputs go to. */
+export function envelopeText(c: AttemptContext, outputFile = 'named in $INTERLOCK_OUTPUT'): string {
   const lines = [
     '',
     '---',
@@ -135,10 +135,15 @@ export function envelopeText(c: AttemptContext): string {
   if (c.outputs.length)
     lines.push(
       '',
-      'Set these outputs by appending `name=value` lines to the file named in $INTERLOCK_OUTPUT:',
+      `Set these outputs by appending \`name=value\` lines to the file ${outputFile}:`,
       ...c.outputs.map((o) => `- ${o}`),
     );
   lines.push('', `Do not change: ${c.protected_paths.map((p) => `\`${p}\``).join(', ')}.`);
+  if (c.fresh_session)
+    lines.push(
+      '',
+      `Your session could not be resumed (${inline(c.fresh_session, 400)}). What the earlier nodes produced is below.`,
+    );
   lines.push(...earlierLines(c.earlier), ...previousLines(c.previous));
   return `${lines.join('\n')}${guidanceSection(c.guidance)}\n`;
 }

@@ -3,9 +3,9 @@
  * continue it in the order they complete: an attempt resumes the session the last completed node of that session
  * left (Claude Code `--resume <id> --fork-session`, so each attempt has a session of its own and a failed one
  * leaves no trace in the next; Codex `exec resume <id>`, which continues the thread in place). A retry does not
- * continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`); a Codex thread a
- * failed attempt continued is not resumed at all: the retry starts a fresh session, and its task envelope tells
- * it what the earlier nodes produced. Pure: the journal in, a session id out.
+ * continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`); a session a
+ * failed attempt also used (a Codex thread it continued, a serialized chain's call) is not resumed at all: the
+ * retry starts a fresh session, and its task envelope tells it what the earlier nodes produced. Pure.
  */
 import type { Approach, Engine, Graph, GraphNode } from '../graph/model.js';
 import type { Journal, JournalEvent } from '../journal/events.js';
@@ -52,11 +52,10 @@ export function sessionToResume(
   from ??= last((e) => e.type === 'NodeRecorded' && members.has(e.node));
   if (!from) return undefined;
   const id = from.session_id!;
-  if (engine === 'codex') {
-    const after = journal.events.slice(journal.events.indexOf(from) + 1);
-    const tainted = after.some((e) => e.type === 'NodeFailed' && e.session_id === id);
-    if (tainted && !node.session.resume_failed) return undefined;
-    return { id, engine, prior: threadUsage(journal, id) };
-  }
-  return { id, engine };
+  // A failed attempt that used the same session after it (Codex continues threads in place; a serialized
+  // chain's nodes share one call's session): that session holds the failure, so it is not resumed.
+  const after = journal.events.slice(journal.events.indexOf(from) + 1);
+  const tainted = after.some((e) => e.type === 'NodeFailed' && e.session_id === id);
+  if (tainted && !node.session.resume_failed) return undefined;
+  return engine === 'codex' ? { id, engine, prior: threadUsage(journal, id) } : { id, engine };
 }

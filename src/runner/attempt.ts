@@ -32,6 +32,7 @@ import { runChecks } from './checks.js';
 import { effectAttempt } from './effect-attempt.js';
 import { parseOutputFile } from './outputs.js';
 import type { RunSnapshot } from './read.js';
+import { carrySession, keepSession, type SessionCache } from './session-carry.js';
 
 /** Which attempt a boundary hook is about. */
 export interface AttemptMark {
@@ -63,6 +64,10 @@ export interface AttemptSetup extends NetworkSetup {
   overdue?: (o: Overdue) => void;
   /** Live output of one evidence command (the Action: a log group per check). */
   checkOutput?: (mark: AttemptMark, check: string) => LiveCheckOutput;
+  /** Carries a session's files between workflow runs (the Action: the Actions cache). */
+  sessionCache?: SessionCache;
+  /** Progress messages for people. */
+  say?: (message: string) => void;
 }
 
 /** A soft bound an attempt passed: which, its value, and what the attempt had used (minutes, or turns). */
@@ -144,7 +149,7 @@ function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: A
 }
 
 /** Runs the approach's command; a command that cannot start, times out or exits non-zero is a failure. */
-async function runCommand(
+export async function runCommand(
   setup: AttemptSetup,
   opts: AttemptOptions,
   run: {
@@ -197,6 +202,17 @@ async function runCommand(
   return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
 
+/** The engine run this attempt can have here (its session carried, or dropped), and what the attempt is told. */
+async function resumable(setup: AttemptSetup, opts: AttemptOptions, contextFile: string) {
+  const { cur, node, context } = opts;
+  const base = engineRun(setup.graph, cur.journal, node, opts.approach);
+  const carried = await carrySession(setup, cur.journal.run_id, node, base);
+  if (!carried.fresh) return { engine: carried.run, told: context };
+  const told = { ...context, fresh_session: carried.fresh };
+  writeFileSync(contextFile, `${JSON.stringify(told, null, 2)}\n`);
+  return { engine: carried.run, told };
+}
+
 /** Runs the attempt's command and every evidence check; never throws for a failing node. */
 export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions): Promise<AttemptOutcome> {
   const { cur, node, attempt, context } = opts;
@@ -213,15 +229,18 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
-    const inputs = expandInputs(opts.approach, exprCtx, context);
+    const { engine, told } = await resumable(setup, opts, contextFile);
+    const inputs = expandInputs(opts.approach, exprCtx, told);
     const env = attemptEnv(setup, opts, inputs.env, { outputFile, contextFile, usageFile });
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
-    const engine = engineRun(setup.graph, cur.journal, node, opts.approach);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
     failpoint('after-command', node.id);
+    if (watch?.stopped()) failpoint('after-budget-stop', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
+    if (agent)
+      await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
@@ -269,7 +288,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   }
 }
 
-function readOutputs(path: string): Record<string, string> {
+export function readOutputs(path: string): Record<string, string> {
   try {
     return parseOutputFile(readFileSync(path, 'utf8'));
   } catch {

@@ -11,6 +11,7 @@ import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
@@ -18,6 +19,7 @@ import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recover.js';
+import { runSerialized } from './serialized-step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
 
@@ -31,13 +33,19 @@ export interface StepSetup extends RecoverySetup, AttemptSetup {
 /** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
 export interface Dispatched extends Omit<AttemptOptions, 'dispatchedAt'> {
   runner: RunnerInfo;
+  /** A serialized chain's nodes after this one, dispatched in the same write and done in the same call. */
+  chain?: ChainMember[];
 }
 
 /** What follows a recorded result in `node: all`: a dispatch already journaled, or a result already decided. */
 export type Chained = { dispatched: Dispatched } | { result: StepResult };
 
 /** The runner of a new attempt: its execution tag, and the commit checked out when it is dispatched. */
-function newExecutor(setup: StepSetup): { execTag: string; runner: RunnerInfo; gitBase: string | undefined } {
+export function newExecutor(setup: StepSetup): {
+  execTag: string;
+  runner: RunnerInfo;
+  gitBase: string | undefined;
+} {
   const execTag = randomUUID();
   return { execTag, runner: setup.runner(execTag), gitBase: gitHead(setup.cwd) };
 }
@@ -101,8 +109,10 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
   }
   const decision = d.chosen.decision;
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
-  const { node, attempt, approach, context } = decision;
-  return { dispatched: { cur: d.cur, node, attempt, approach, context, ...executor! } };
+  const { node, attempt, approach, context, chain } = decision;
+  return {
+    dispatched: { cur: d.cur, node, attempt, approach, context, ...executor!, ...(chain ? { chain } : {}) },
+  };
 }
 
 /**
@@ -110,7 +120,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
  * run's completion. Only when recovery would have nothing to probe (no attempt in flight) and the run goes on:
  * anything else is left to a whole step, which recovers first.
  */
-function chainNext(
+export function chainNext(
   setup: StepSetup,
   cur: RunSnapshot,
   result: NewEvent[],
@@ -132,7 +142,8 @@ export async function runDispatched(
   setup: StepSetup,
   d: Dispatched,
   options: { chain: boolean },
-): Promise<{ result: StepResult; following?: Chained }> {
+): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  if (d.chain?.length) return runSerialized(setup, d, options);
   const { node, attempt, approach, cur } = d;
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
@@ -174,11 +185,17 @@ export async function runDispatched(
   const next = r.chosen.next?.decision;
   if (!next || !executor) return { result };
   if (next.kind !== 'dispatch') return { result, following: { result: decisionResult(next, r.cur) } };
-  const { node: n, attempt: a, approach: ap, context } = next;
-  return {
-    result,
-    following: { dispatched: { cur: r.cur, node: n, attempt: a, approach: ap, context, ...executor } },
-  };
+  return { result, following: followingDispatch(next, r.cur, executor) };
+}
+
+/** The dispatch a result's write chained, ready to run. */
+export function followingDispatch(
+  next: Extract<Decision, { kind: 'dispatch' }>,
+  cur: RunSnapshot,
+  executor: ReturnType<typeof newExecutor>,
+): Chained {
+  const { node, attempt, approach, context, chain } = next;
+  return { dispatched: { cur, node, attempt, approach, context, ...executor, ...(chain ? { chain } : {}) } };
 }
 
 /** One write for the result: from the state the dispatch write left, re-reading only on a conflict. */
@@ -208,7 +225,12 @@ function recordResult(
   );
 }
 
-function unstoredResult(setup: StepSetup, d: Dispatched, outcome: AttemptOutcome, why: string): string {
+export function unstoredResult(
+  setup: StepSetup,
+  d: Dispatched,
+  outcome: AttemptOutcome,
+  why: string,
+): string {
   const result = outcome.failures.length
     ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
     : outcome.evidence.length

@@ -46,6 +46,8 @@ export async function runSteps(
       const ran = await runDispatched(setup, first.dispatched, { chain: all });
       r = ran.result;
       pending = ran.following;
+      // A serialized chain's nodes before its last, recorded in the same write.
+      for (const e of ran.earlier ?? []) options.onStep?.(e, Date.now() - t0);
     }
     r = alreadyCompleted(r, only);
     options.onStep?.(r, Date.now() - t0);

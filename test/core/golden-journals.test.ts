@@ -38,6 +38,7 @@ describe('golden journals of interlock.journal/1', () => {
       'loops',
       'loops-fork',
       'network',
+      'serialized',
       'sessions',
       'soft',
     ]);

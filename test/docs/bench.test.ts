@@ -25,6 +25,7 @@ describe('npm run bench', () => {
         '# Benchmarks',
         '## GitHub API requests per node step',
         '## Cold start of dist/index.js',
+        '## A serialized chain against one node a call',
         '## Bundle size',
         '## Bytes written to GitHub per event as a journal grows',
         '## Parallel jobs appending to one journal (local GitHub server)',

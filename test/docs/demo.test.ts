@@ -24,6 +24,13 @@ describe('npm run demo:cli', () => {
     expect(out).toContain('alice approved a rerun of "publish"');
     expect(out).toMatch(/run fix-bug \(fix-bug\): completed/);
     expect(out).toMatch(/published\.log: fix-bug\/publish\n/);
+    // The agent's side: the envelope of implement's third attempt, and a session that the second node resumes.
+    expect(out).toContain('│ When you finish, interlock will check:');
+    expect(out).toContain('│ - `grep -q "add(2, 2) = 4" calc.txt` exits 0');
+    expect(out).toContain('│ Attempt 2 failed.');
+    expect(out).toContain(
+      '"write" recorded session demo-session-write-1, having resumed demo-session-plan-1 (--resume)',
+    );
   }, 60_000);
 });
 

@@ -12,7 +12,15 @@ import { pullRequestOpened } from '../action/world.js';
 import { runStepWithin, type StepOptions, startStep } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { acksIn, checkScenario } from './crash-check.js';
-import { GUIDANCE, graphName, graphPath, graphText } from './crash-graphs.js';
+import {
+  GUIDANCE,
+  graphName,
+  graphPath,
+  graphText,
+  STAND_IN,
+  STAND_IN_SCRIPT,
+  usesEngine,
+} from './crash-graphs.js';
 import { NODES, rerunFromNode, type Scenario, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER, FULL, OWNER, REPO, workspace } from './github-world.js';
@@ -110,10 +118,13 @@ export class ActionDriver implements Driver {
     this.ws = workspace(join(root, 'action'), {
       [graphPath(s)]: graphText(s),
       ...(s.outcome === 'fail-once' ? { 'fail-once': '' } : {}),
+      ...(usesEngine(s) ? { [STAND_IN]: STAND_IN_SCRIPT } : {}),
+      ...(s.feature === 'stop' ? { overspend: '' } : {}),
     });
     const tmp = join(this.ws, '.tmp');
     mkdirSync(tmp);
-    this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp };
+    // The runner gives every step the Actions cache: a session's files go from one workflow run to the next.
+    this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp, ...world.cache.env() };
   }
 
   /** A `node: all` step of the scenario's run (in a new job unless given one), with more inputs or env. */

@@ -209,9 +209,67 @@ export function checkScenario(input: CheckInput): string[] {
   }
 
   // 9. A write that records one node and dispatches the next lands whole or not at all.
-  if (s.boundary.startsWith('chain:') || (s.boundary.startsWith('check-run:') && s.position > 0))
+  if (
+    s.boundary.startsWith('chain:') ||
+    s.boundary.includes('handover') ||
+    (s.boundary.startsWith('check-run:') && s.position > 0)
+  )
     checkChainHalves(s, snapshots, p);
+  // 9. The agents' paths: a chain dispatched whole or not at all, a session resumed from the last recorded node,
+  // a budget stop recorded as such.
+  if (s.feature === 'serialized') checkChainWrite(s, snapshots, p);
+  if (s.feature === 'session' || s.feature === 'serialized')
+    checkSessions(journal, p, s.feature === 'session');
+  if (s.feature === 'stop') checkStop(s, journal, p);
   return p.list;
+}
+
+/** After the crash, the serialized chain's three dispatches are all in the journal, or none is. */
+function checkChainWrite(s: Scenario, snapshots: Snapshot[], p: Problems): void {
+  const crashed = snapshots.find((x) => x.after === 'crash' || x.after === 'killed mid-command');
+  if (!crashed) return void p.add('no journal snapshot after the crash');
+  // The chain's write is the run's first: lost, it leaves no journal at all.
+  const j = crashed.text ? parseJournal(crashed.text, 'after the crash') : { events: [] as JournalEvent[] };
+  const chained = j.events
+    .filter((e) => e.type === 'NodeDispatched' && e.chain)
+    .map((e) => 'node' in e && e.node);
+  const whole = writeLost(s) ? [] : [...NODES];
+  p.check(
+    canonical(chained) === canonical(whole),
+    `after the crash, the chain's dispatches are ${JSON.stringify(chained)}, expected ${JSON.stringify(whole)}`,
+  );
+}
+
+/** Every attempt that resumed a session resumed the one the session's last recorded node left before it. */
+function checkSessions(journal: Journal, p: Problems, mustResume: boolean): void {
+  let last: string | undefined;
+  for (const e of journal.events) {
+    if (e.type !== 'NodeRecorded' && e.type !== 'NodeFailed') continue;
+    if (e.resumed_session !== undefined)
+      p.check(
+        e.resumed_session === last,
+        `"${e.node}" attempt ${e.attempt} resumed session ${e.resumed_session}, not ${last ?? 'none'} (the last recorded node's)`,
+      );
+    if (e.type === 'NodeRecorded' && !e.recorded_by && e.session_id) last = e.session_id;
+  }
+  const resumed = journal.events.some((e) => e.type === 'NodeRecorded' && e.resumed_session !== undefined);
+  if (mustResume) p.check(resumed, 'no node of the session resumed a session');
+}
+
+/** The target's first attempt ended at its turn budget: failed saying so, or interrupted by the crash after the stop. */
+function checkStop(s: Scenario, journal: Journal, p: Problems): void {
+  const t = target(s);
+  const first = journal.events.find(
+    (e) => (e.type === 'NodeFailed' || e.type === 'NodeInterrupted') && e.node === t && e.attempt === 1,
+  );
+  if (s.boundary === 'stop:after-stop')
+    p.check(first?.type === 'NodeInterrupted', `"${t}" attempt 1 was not interrupted`);
+  else
+    p.check(
+      first?.type === 'NodeFailed' &&
+        first.failures.some((f) => f.check === 'budget' && /stopped/.test(f.message)),
+      () => `"${t}" attempt 1 did not fail at its budget: ${JSON.stringify(first)}`,
+    );
 }
 
 /** After the crash, the predecessor's record and the target's dispatch are both in the journal, or neither is. */

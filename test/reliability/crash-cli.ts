@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { Sandbox } from '../crash/harness.js';
 import { acksIn, checkScenario } from './crash-check.js';
-import { GUIDANCE, graphName, graphText } from './crash-graphs.js';
+import { GUIDANCE, graphName, graphText, STAND_IN, STAND_IN_SCRIPT, usesEngine } from './crash-graphs.js';
 import type { Scenario } from './crash-model.js';
 import { rerunFromNode, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
@@ -23,6 +23,8 @@ export async function runCli(s: Scenario): Promise<{ problems: string[]; process
   try {
     sb.write('g.yml', graphText(s));
     if (s.outcome === 'fail-once') sb.write('fail-once', '');
+    if (usesEngine(s)) sb.write(STAND_IN, STAND_IN_SCRIPT);
+    if (s.feature === 'stop') sb.write('overspend', '');
     await play(cliDriver(sb, rec, s), rec, s);
     const contexts = new Map<number, string>();
     for (const f of readdirSync(sb.dir))

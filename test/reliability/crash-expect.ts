@@ -8,13 +8,24 @@ const has = (s: Scenario, ...parts: string[]) => parts.some((p) => s.boundary.in
 
 /** The write the scenario dies around is lost: nothing of it landed. */
 export function writeLost(s: Scenario): boolean {
-  return /before-(dispatch|read|create|update|write)|chain:before/.test(s.boundary);
+  return /before-(dispatch|read|create|update|write)|chain:before|before-handover/.test(s.boundary);
 }
+
+/** A serialized chain's call ran before the crash (each node of it ran its first attempt). */
+const chainCallRan = (s: Scenario) => has(s, 'serialized:mid-command', 'serialized:before-record-write');
 
 /** Whether the target's first attempt is left in flight with its executor gone. */
 export function interrupts(s: Scenario): boolean {
   const b = s.boundary;
-  if (b === 'before-dispatch-write' || b === 'after-record-write' || b.startsWith('expand:')) return false;
+  if (
+    b === 'before-dispatch-write' ||
+    b.endsWith(':after-record-write') ||
+    b === 'after-record-write' ||
+    b.startsWith('expand:')
+  )
+    return false;
+  if (s.feature === 'serialized') return b !== 'serialized:before-write';
+  if (b.includes('handover')) return !writeLost(s);
   if (s.feature === 'gate' || s.feature === 'guidance' || s.feature === 'budget')
     return b === 'gate:after-dispatch-write' || b === 'gate:mid-command' || b === 'budget:mid-command';
   if (s.face === 'app') return true; // /approve-rerun and /settle act on a node held after a kill mid-command
@@ -25,7 +36,7 @@ export function interrupts(s: Scenario): boolean {
 /** Whether the target's first attempt started its command before the crash. */
 export function commandRan(s: Scenario): boolean {
   if (!interrupts(s)) return false;
-  return !has(s, 'after-dispatch-write', 'chain:', 'check-run:');
+  return !has(s, 'after-dispatch-write', 'chain:', 'check-run:', 'serialized:after-write', 'handover');
 }
 
 /** The approval that starts the target (gate: `approve`; budget: the raise, an `approve-rerun`), if any. */
@@ -58,7 +69,14 @@ export function expectedOtherRuns(s: Scenario, id: string): number {
   if (s.follow === 'fail-run' && i > s.position) return 0;
   // A rerun from the node before the target runs that node again (issue 28).
   if (s.feature === 'rerun' && s.position > 0 && id === rerunFromNode(s)) return 2;
-  const chainedLost = s.position > 0 && writeLost(s) && has(s, 'chain:', 'check-run:');
+  // A serialized chain: every node ran in the call that was cut short, and again alone after; a node after a
+  // target that failed once was given back, and runs again alone.
+  if (s.feature === 'serialized') {
+    if (chainCallRan(s)) return 2;
+    if (s.boundary === 'serialized:after-write') return 1;
+    return i > s.position && s.outcome === 'fail-once' ? 2 : 1;
+  }
+  const chainedLost = s.position > 0 && writeLost(s) && has(s, 'chain:', 'check-run:', 'handover');
   return chainedLost && i === s.position - 1 ? 2 : 1;
 }
 

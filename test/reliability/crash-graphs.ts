@@ -13,11 +13,71 @@ export const GUIDANCE =
 export const graphName = (s: GraphKey) => `crash-${s.feature}-${s.replay}-${targetNode(s)}`;
 export const graphPath = (s: GraphKey) => `.github/interlock/${graphName(s)}.yml`;
 
-/** Every graph a list of scenarios needs, by path. */
+/** Every graph a list of scenarios needs, by path (and the agents' stand-in). */
 export function graphFiles(scenarios: readonly GraphKey[]): Record<string, string> {
-  const files: Record<string, string> = {};
+  const files: Record<string, string> = { [STAND_IN]: STAND_IN_SCRIPT };
   for (const s of scenarios) files[graphPath(s)] = graphText(s);
   return files;
+}
+
+/** The features whose nodes are prompt nodes with an engine, played by the stand-in. */
+export const usesEngine = (s: Pick<Scenario, 'feature'>) =>
+  s.feature === 'serialized' || s.feature === 'session' || s.feature === 'stop';
+
+export const STAND_IN = 'claude-stand-in.sh';
+/**
+ * A stand-in for Claude Code (its stream-json lines), given the target as its first word: one effect line per node
+ * of the call (a serialized chain's call does them all), a session id of its own per node and attempt, a hang once
+ * when the call holds the target and `hang` exists, and on the target's first attempt with `fail-once`
+ * in the stop feature (`overspend`), three model calls and a wait: interlock stops it at its turn budget.
+ */
+export const STAND_IN_SCRIPT = `#!/usr/bin/env bash
+target="$1"
+cat > /dev/null
+nodes="\${INTERLOCK_CHAIN:-$INTERLOCK_NODE}"
+for n in \${nodes//,/ }; do echo "$n $INTERLOCK_ATTEMPT" >> effects.log; done
+s="crash-$INTERLOCK_NODE-$INTERLOCK_ATTEMPT"
+printf '{"type":"system","subtype":"init","session_id":"%s"}\n' "$s"
+# Its transcript, where Claude Code keeps one (a session's folder under isolation).
+if [ -n "$CLAUDE_CONFIG_DIR" ]; then mkdir -p "$CLAUDE_CONFIG_DIR/projects/w" && : > "$CLAUDE_CONFIG_DIR/projects/w/$s.jsonl"; fi
+echo $$ > pid
+case ",$nodes," in *",$target,"*)
+  if [ -f hang ]; then rm -f hang; touch started; sleep 300; fi
+  if [ -f overspend ] && [ -f fail-once ] && [ "$INTERLOCK_ATTEMPT" = 1 ]; then
+    for i in 1 2 3; do printf '{"type":"assistant","message":{"id":"msg_%s","model":"m","usage":{"input_tokens":10,"output_tokens":1}}}\n' "$i"; done
+    sleep 300
+  fi ;;
+esac
+printf '{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"%s done.","session_id":"%s","usage":{"input_tokens":30,"output_tokens":4}}\n' "$INTERLOCK_NODE" "$s"
+`;
+
+/**
+ * The agents' graphs: a, b, c prompt nodes of one session (serialized in that feature), the target with the
+ * scenario's replay rule and the others safe. The target's check fails while only its first attempt ran and
+ * `fail-once` exists; in the stop feature it has a turn budget of 1.
+ */
+function agentGraphText(s: GraphKey): string {
+  const t = target(s);
+  const nodes = NODES.map((id, i) => {
+    const deps = i ? `    depends_on: [${NODES[i - 1]}]\n` : '';
+    const own =
+      id === t
+        ? `    replay: ${s.replay}\n${s.feature === 'stop' ? '    budget: { turns: 1 }\n' : ''}    validates:
+      - file: effects.log
+        contains: "^${id} [0-9]+$"
+      - command: "! { [ -f fail-once ] && grep -qx '${id} 1' effects.log && ! grep -qx '${id} 2' effects.log; }"\n`
+        : '    replay: safe\n';
+    return `  - id: ${id}\n${deps}    session: work\n    prompt: Do ${id}.\n${own}`;
+  });
+  return `interlock: 1
+name: ${graphName(s)}
+defaults:
+  engine: claude-code
+  agent: bash ${STAND_IN} ${t} -p
+sessions:
+  work: { serialized: ${s.feature === 'serialized'} }
+nodes:
+${nodes.join('')}`;
 }
 
 /**
@@ -27,6 +87,7 @@ export function graphFiles(scenarios: readonly GraphKey[]): Record<string, strin
  * their own line; in the budget feature the node before the target spends the run's whole budget.
  */
 export function graphText(s: GraphKey): string {
+  if (usesEngine(s)) return agentGraphText(s);
   const t = targetNode(s);
   const watched = target(s).replace(/[[\]]/g, '\\\\$&');
   // A for_each target (issue 28) is one instance, `b[x]`, of a list made when it is ready.

@@ -27,6 +27,9 @@ describe('the crash matrix', () => {
       'loop',
       'plain',
       'rerun',
+      'serialized',
+      'session',
+      'stop',
     ]);
     expect(values(all, 'replay')).toEqual(['never', 'safe']);
     expect(values(all, 'position')).toEqual([0, 1, 2]);

@@ -9,7 +9,18 @@ import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
-export type Feature = 'plain' | 'gate' | 'guidance' | 'budget' | 'for_each' | 'loop' | 'rerun';
+/** `serialized`, `session` and `stop` run prompt nodes with an engine (a stand-in for Claude Code, crash-graphs.ts). */
+export type Feature =
+  | 'plain'
+  | 'gate'
+  | 'guidance'
+  | 'budget'
+  | 'for_each'
+  | 'loop'
+  | 'rerun'
+  | 'serialized'
+  | 'session'
+  | 'stop';
 export type Replay = 'never' | 'safe';
 export type Outcome = 'pass' | 'fail-once';
 export type Position = 0 | 1 | 2;
@@ -66,6 +77,25 @@ export const LOOP_BOUNDARIES = [
 ] as const;
 /** A rerun from the node before the target (issue 28; the target itself at a), killed around its write. */
 export const RERUN_BOUNDARIES = ['rerun:before-write', 'rerun:after-write'] as const;
+/**
+ * A serialized chain (a, b, c in one session, one call): its one dispatch write (before, after), the call, and the
+ * write that records the chain (before, after). The failpoints are the chain's first node's, wherever the target is.
+ */
+export const SERIALIZED_BOUNDARIES = [
+  'serialized:before-write',
+  'serialized:after-write',
+  'serialized:mid-command',
+  'serialized:before-record-write',
+  'serialized:after-record-write',
+] as const;
+/** A session handed over: the write that records the node before the target and dispatches the target, which resumes its session. */
+export const SESSION_BOUNDARIES = [
+  'session:before-handover-write',
+  'session:after-handover-write',
+  'session:mid-command',
+] as const;
+/** A budget stop: the target's agent stopped at its turn budget, killed right after the stop or after its failure's write. */
+export const STOP_BOUNDARIES = ['stop:after-stop', 'stop:after-record-write'] as const;
 /** The check-run store's write, killed at its `n`-th write in the step (the write that dispatches the target). */
 export const STORE_BOUNDARIES = FAILPOINTS.filter((p): p is Extract<Failpoint, `check-run:${string}`> =>
   p.startsWith('check-run:'),
@@ -93,7 +123,10 @@ export type Boundary =
   | (typeof LOOP_BOUNDARIES)[number]
   | (typeof RERUN_BOUNDARIES)[number]
   | (typeof STORE_BOUNDARIES)[number]
-  | (typeof APP_BOUNDARIES)[number];
+  | (typeof APP_BOUNDARIES)[number]
+  | (typeof SERIALIZED_BOUNDARIES)[number]
+  | (typeof SESSION_BOUNDARIES)[number]
+  | (typeof STOP_BOUNDARIES)[number];
 
 export const ALL_BOUNDARIES: Boundary[] = [
   ...STEP_BOUNDARIES,
@@ -109,6 +142,9 @@ export const ALL_BOUNDARIES: Boundary[] = [
   // Last, so the sample's picks for the boundaries before them stay as they were.
   ...LOOP_BOUNDARIES,
   ...RERUN_BOUNDARIES,
+  ...SERIALIZED_BOUNDARIES,
+  ...SESSION_BOUNDARIES,
+  ...STOP_BOUNDARIES,
 ];
 
 /**
@@ -314,6 +350,26 @@ function app(): Scenario[] {
   ];
 }
 
+/** The agents' paths (issue 26): a serialized chain's writes and call, a session handed over, a budget stop. */
+function agents(face: 'cli' | 'action'): Scenario[] {
+  const store = STORE_OF[face];
+  return [
+    ...cross(
+      { face, store, feature: 'serialized' },
+      { boundaries: SERIALIZED_BOUNDARIES, follows: interruptFollows },
+    ),
+    ...cross(
+      { face, store, feature: 'session' },
+      { boundaries: SESSION_BOUNDARIES, positions: [1, 2], follows: interruptFollows },
+    ),
+    // The stop is the target's first attempt's end: it always overspends once.
+    ...cross(
+      { face, store, feature: 'stop' },
+      { boundaries: STOP_BOUNDARIES, follows: interruptFollows, outcomes: () => ['fail-once'] },
+    ),
+  ];
+}
+
 /** Every scenario, in a fixed order, each distinct. */
 export function crashMatrix(): Scenario[] {
   const all = [
@@ -331,6 +387,8 @@ export function crashMatrix(): Scenario[] {
     ...loopAndRerun('action'),
     ...checkRunStore(),
     ...app(),
+    ...agents('cli'),
+    ...agents('action'),
   ];
   const seen = new Set<string>();
   return all.filter((s) => !seen.has(s.id) && seen.add(s.id));

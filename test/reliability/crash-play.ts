@@ -5,7 +5,7 @@
  */
 import type { Ack } from './crash-check.js';
 import { interrupts, landed } from './crash-expect.js';
-import { type Scenario, target, targetNode } from './crash-model.js';
+import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 
 /** What a person does: approve a gated node, approve a rerun (or raise a budget), settle, or fail the run. */
 export type Verb = 'approve' | 'approve-rerun' | 'settle' | 'fail-run' | 'rerun-from';
@@ -56,7 +56,19 @@ export function stepFailpoint(s: Scenario): string {
   // The expansion's write names the for_each node itself, not its instance.
   if (b.startsWith('expand:'))
     return `${b === 'expand:before-write' ? 'before' : 'after'}-expand-write@${targetNode(s)}`;
+  // A serialized chain's writes and call are its first node's, wherever the target is in it.
+  const chained: Record<string, string> = {
+    'serialized:before-write': 'before-dispatch-write',
+    'serialized:after-write': 'after-dispatch-write',
+    'serialized:before-record-write': 'before-record-write',
+    'serialized:after-record-write': 'after-record-write',
+  };
+  if (chained[b]) return `${chained[b]}@${NODES[0]}`;
   const named: Record<string, string> = {
+    'session:before-handover-write': 'before-chain-write',
+    'session:after-handover-write': 'after-chain-write',
+    'stop:after-stop': 'after-budget-stop',
+    'stop:after-record-write': 'after-record-write',
     'chain:before-write': 'before-chain-write',
     'chain:after-write': 'after-chain-write',
     'gate:before-await-write': 'before-gate-write',
@@ -116,7 +128,7 @@ async function afterInterruption(d: Driver, t: Trail, s: Scenario): Promise<void
 /** The plain node: its own boundaries, the chained write, recovery, the post step, and the approval of a rerun. */
 async function plain(d: Driver, t: Trail, s: Scenario): Promise<void> {
   const b = s.boundary;
-  if (b === 'mid-command' || b.startsWith('approval:')) await d.killMidCommand();
+  if (b.endsWith('mid-command') || b.startsWith('approval:')) await d.killMidCommand();
   else if (b === 'post-step' || b.startsWith('recovery:')) {
     await d.killMidCommand();
     await d.recoverAfterKill(b === 'post-step' ? undefined : b.slice('recovery:'.length));

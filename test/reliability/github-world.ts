@@ -3,9 +3,11 @@
  * with write permission who approves, an issue per scenario (so each has a run of its own), and a workflow run
  * per step that recovery can ask about.
  */
+
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StepOptions } from '../support/action-process.js';
+import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
@@ -19,6 +21,8 @@ export const WORKFLOW = 'interlock.yml';
 
 export interface ActionWorld {
   server: GitHubServer;
+  /** The Actions cache service the steps are given (sessions carried between workflow runs). */
+  cache: CacheServer;
   repo: RepoState;
   /** A fresh issue; every scenario gets its own, so its run id is its own. */
   issue(title?: string): number;
@@ -73,6 +77,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
       },
     ],
   });
+  const cache = await startCacheServer();
   const repo = server.state.repo(FULL);
   let nextIssue = 1;
   let nextRun = 10_000;
@@ -80,6 +85,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
   const titles = new Map<number, string>();
   const world: ActionWorld = {
     server,
+    cache,
     repo,
     issue(title = 'Reliability') {
       const number = nextIssue++;
@@ -157,7 +163,10 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     journalText(runId) {
       return repo.readText(`runs/${runId}.json`, JOURNAL_BRANCH);
     },
-    close: () => server.close(),
+    close: async () => {
+      await cache.close();
+      await server.close();
+    },
   };
   return world;
 }

@@ -1,0 +1,222 @@
+/**
+ * A serialized chain's one call: every node's task in one prompt to the agent (the first node's command, with the
+ * chain's summed limits), then each node's evidence checked in order, its outputs read from a file of its own
+ * (`$INTERLOCK_OUTPUTS/<node>`), until the first node that does not pass. The call's usage is the first node's;
+ * each node after it carries the session and the time its own checks took. Never throws for a failing node.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
+import type { GraphNode } from '../graph/model.js';
+import { splitOutputs } from '../journal/output-name.js';
+import { failpoint } from '../os/failpoint.js';
+import { expressionContext } from '../protocol/context.js';
+import type { AttemptOutcome } from '../protocol/decide.js';
+import {
+  type ChainMember,
+  type ChainOutcome,
+  chainBudget,
+  chainTimeoutMinutes,
+} from '../protocol/serialized.js';
+import { type ChainTask, chainPrompt } from '../protocol/serialized-prompt.js';
+import { type EngineEnd, engineEnd, engineRun, watchEngine } from './agent-run.js';
+import { type AttemptOptions, type AttemptSetup, readOutputs, runCommand } from './attempt.js';
+import { attemptNetwork, refusedNetwork } from './attempt-network.js';
+import { readAttemptUsage } from './attempt-usage.js';
+import { checkOutputs } from './check-output.js';
+import { runChecks } from './checks.js';
+import { carrySession, keepSession } from './session-carry.js';
+
+type ChainPart = Pick<ChainMember, 'node' | 'attempt' | 'approach' | 'context'>;
+type NodesContext = Record<string, { status: string; outputs: Record<string, string> }>;
+
+/** The chain's first node as the one call sees it: the chain's budget and timeout. */
+function callNode(chain: readonly GraphNode[]): { node: GraphNode; timeout: number } {
+  const head = chain[0]!;
+  const budget = chainBudget(chain);
+  const { budget: _own, ...rest } = head;
+  return { node: budget ? { ...rest, budget } : rest, timeout: chainTimeoutMinutes(chain) };
+}
+
+/** The chain's env (the first node's, which every node of the chain shares) and each node's task, expanded. */
+function chainInputs(
+  parts: readonly ChainPart[],
+  exprCtx: ExpressionContext,
+): { env: Record<string, string>; tasks: ChainTask[] } | { failure: { check: string; message: string } } {
+  try {
+    const env = Object.fromEntries(
+      Object.entries(parts[0]!.approach.env).map(([k, v]) => [k, interpolate(v, exprCtx)]),
+    );
+    const tasks = parts.map((p) => ({
+      prompt: interpolate(p.approach.prompt ?? '', exprCtx),
+      context: p.context,
+    }));
+    return { env, tasks };
+  } catch (e) {
+    return { failure: { check: 'prompt', message: (e as Error).message } };
+  }
+}
+
+/** The chain call's environment: the first node's, with each node's outputs file in `$INTERLOCK_OUTPUTS`. */
+function chainEnv(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  chain: readonly GraphNode[],
+  f: { env: Record<string, string>; outputsDir: string; contextFile: string; usageFile: string },
+): NodeJS.ProcessEnv {
+  const { cur, node: head, context } = opts;
+  const { outputsDir, contextFile, usageFile } = f;
+  return {
+    ...setup.baseEnv,
+    ...f.env,
+    INTERLOCK_RUN_ID: cur.journal.run_id,
+    INTERLOCK_NODE: head.id,
+    INTERLOCK_ATTEMPT: String(opts.attempt),
+    INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
+    INTERLOCK_OUTPUT: join(outputsDir, head.id),
+    INTERLOCK_OUTPUTS: outputsDir,
+    INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
+    INTERLOCK_CONTEXT: contextFile,
+    INTERLOCK_USAGE: usageFile,
+    INTERLOCK_EXEC_TAG: opts.execTag,
+    INTERLOCK_SESSION: head.session!.name,
+    INTERLOCK_ENGINE: opts.approach.engine!,
+  };
+}
+
+/** Runs the chain whose first node `opts` dispatched; its outcomes in chain order, up to the first that fails. */
+export async function executeChain(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  members: readonly ChainMember[],
+): Promise<ChainOutcome[]> {
+  const { cur, node: head, context } = opts;
+  const parts = [{ node: head, attempt: opts.attempt, approach: opts.approach, context }, ...members];
+  const chain = parts.map((p) => p.node);
+  const started = Date.now();
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-chain-'));
+  try {
+    const outputsDir = join(dir, 'outputs');
+    mkdirSync(outputsDir);
+    for (const p of parts) writeFileSync(join(outputsDir, p.node.id), '');
+    const contextFile = join(dir, 'context.json');
+    const usageFile = join(dir, 'usage.json');
+    writeFileSync(usageFile, '');
+    writeFileSync(contextFile, `${JSON.stringify({ chain: parts.map((p) => p.context) }, null, 2)}\n`);
+    const exprCtx = expressionContext(setup.graph, cur.state, opts.attempt);
+    const inputs = chainInputs(parts, exprCtx);
+    if ('failure' in inputs)
+      return [
+        {
+          node: head.id,
+          attempt: opts.attempt,
+          outcome: { failures: [inputs.failure], evidence: [], outputs: {}, usage: { wall_ms: 0 } },
+        },
+      ];
+    const runEnv = chainEnv(setup, opts, chain, { env: inputs.env, outputsDir, contextFile, usageFile });
+    const tasks = inputs.tasks;
+    const call = callNode(chain);
+    const approach = { ...opts.approach, timeout_minutes: call.timeout };
+    const watch = watchEngine(approach, call.node, setup.graph, cur.state, setup.overdue)!;
+    const carried = await carrySession(
+      setup,
+      cur.journal.run_id,
+      head,
+      engineRun(setup.graph, cur.journal, call.node, approach),
+    );
+    const engine = carried.run;
+    if (carried.fresh)
+      tasks[0] = { ...tasks[0]!, context: { ...tasks[0]!.context, fresh_session: carried.fresh } };
+    const stdin = chainPrompt(head.session!.name, tasks);
+    // The call runs under the calling node's network (issue 27); where it cannot have one, nothing runs.
+    const network = attemptNetwork(setup, setup.graph, call.node);
+    if (network.kind === 'refused')
+      return [{ node: head.id, attempt: opts.attempt, outcome: refusedNetwork(network.message, started) }];
+    const ran = await runCommand(
+      setup,
+      { ...opts, approach, node: call.node },
+      { env: runEnv, stdin, watch, engine, network },
+    );
+    failpoint('after-command', head.id);
+    const agent = engineEnd(approach, engine, ran, watch);
+    await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
+    const callUsage = readAttemptUsage({
+      wallMs: Date.now() - started,
+      agentStdout: ran.stdout,
+      agent: agent.usage,
+      usageFile,
+      warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
+    });
+    return await checkInOrder(setup, opts, {
+      parts,
+      outputsDir,
+      runEnv,
+      exprCtx,
+      agent,
+      callUsage,
+      tail: ran.tail,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What checking the chain's nodes needs from its call. */
+interface Called {
+  parts: readonly ChainPart[];
+  outputsDir: string;
+  runEnv: NodeJS.ProcessEnv;
+  exprCtx: ExpressionContext;
+  agent: EngineEnd;
+  callUsage: AttemptOutcome['usage'];
+  tail: string;
+}
+
+/** Each node's evidence checked in order, up to the first node that does not pass. */
+async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called): Promise<ChainOutcome[]> {
+  const { parts, outputsDir, runEnv, exprCtx, agent, callUsage } = c;
+  const { final_message, ...report } = agent.report;
+  const outcomes: ChainOutcome[] = [];
+  const nodesCtx: NodesContext = { ...(exprCtx.nodes as NodesContext) };
+  for (const [i, p] of parts.entries()) {
+    const t0 = Date.now();
+    const { outputs, failures: badNames } = splitOutputs(readOutputs(join(outputsDir, p.node.id)));
+    const checked =
+      i === 0 && agent.skipChecks
+        ? { evidence: [], failures: [] }
+        : await runChecks({
+            node: p.node,
+            context: { ...exprCtx, nodes: { ...nodesCtx, [p.node.id]: { status: 'in_flight', outputs } } },
+            github: setup.github,
+            input: {
+              cwd: setup.cwd,
+              env: { ...runEnv, INTERLOCK_NODE: p.node.id, INTERLOCK_OUTPUT: join(outputsDir, p.node.id) },
+              outputs,
+              dispatchedAt: opts.dispatchedAt,
+              ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
+              commandOutput: checkOutputs(setup, { ...opts, node: p.node, attempt: p.attempt }),
+            },
+          });
+    const failures = [...(i === 0 ? agent.failures : []), ...badNames, ...checked.failures];
+    const last = failures.length > 0 || i === parts.length - 1;
+    const outcome: AttemptOutcome = {
+      failures,
+      evidence: checked.evidence,
+      outputs,
+      usage: i === 0 ? callUsage : { wall_ms: Date.now() - t0 },
+      ...(i === 0 ? { output_tail: c.tail } : {}),
+      agent: {
+        ...(i === 0
+          ? report
+          : { engine: report.engine, ...(report.session_id ? { session_id: report.session_id } : {}) }),
+        // The agent's last words are the whole chain's: kept once, with the last node the call got to.
+        ...(last && final_message !== undefined ? { final_message } : {}),
+      },
+    };
+    outcomes.push({ node: p.node.id, attempt: p.attempt, outcome });
+    if (failures.length || (i === 0 && agent.skipChecks)) break;
+    nodesCtx[p.node.id] = { status: 'completed', outputs };
+  }
+  return outcomes;
+}

@@ -1,0 +1,76 @@
+/**
+ * A serialized chain's step, once its dispatches are journaled (all in one write): the one call, each node's
+ * evidence checked in order, and one write that records them (`decideChainResult`): each node recorded up to the
+ * first that fails, that one failed, the rest given back; in `node: all` the same write dispatches what follows
+ * when every node passed. A crash before that write leaves every node of the chain in flight with one executor:
+ * recovery marks each interrupted, and each reruns by its own replay rule.
+ */
+import { failpoint } from '../os/failpoint.js';
+import { decideChainResult } from '../protocol/serialized.js';
+import { withinAttempt } from './attempt.js';
+import { commit, storeFailure } from './commit.js';
+import { isoNow } from './read.js';
+import { executeChain } from './serialized-run.js';
+import {
+  type Chained,
+  chainNext,
+  type Dispatched,
+  followingDispatch,
+  newExecutor,
+  type StepSetup,
+} from './step.js';
+import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
+
+/** Runs a journaled chain and records its nodes in one write; the last node's result, and those before it. */
+export async function runSerialized(
+  setup: StepSetup,
+  d: Dispatched,
+  options: { chain: boolean },
+): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  const { node, attempt, approach, cur } = d;
+  const members = d.chain ?? [];
+  const all = [{ node: node.id, attempt }, ...members.map((m) => ({ node: m.node.id, attempt: m.attempt }))];
+  failpoint('after-dispatch-write', node.id);
+  const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
+  const say = setup.say ?? (() => {});
+  const mark = { node: node.id, attempt, approach: approach.label };
+  const outcomes = await withinAttempt(setup, mark, () => {
+    say(
+      `dispatched the serialized chain of session "${node.session?.name}" in one call: ${all.map((c) => `"${c.node}"`).join(', ')}`,
+    );
+    return executeChain(setup, { ...d, dispatchedAt }, members);
+  });
+  failpoint('before-record-write', node.id);
+  const executor = options.chain ? newExecutor(setup) : undefined;
+  const r = await commit(
+    setup,
+    d.runner,
+    (c) => {
+      const chosen = decideChainResult(setup.graph, c.journal, c.state, all, outcomes);
+      const passed = chosen.recorded === all.length;
+      const next = executor && passed ? chainNext(setup, c, chosen.events, executor) : undefined;
+      return { ...chosen, next, events: [...chosen.events, ...(next?.events ?? [])] };
+    },
+    { known: cur },
+  ).catch((e: unknown) => {
+    throw storeFailure(
+      e,
+      (why) =>
+        `the serialized chain ${all.map((c) => `"${c.node}"`).join(', ')} ran, but its results could not be stored (${why}). The journal at ${setup.store.location} is intact and shows each node of the chain in flight, dispatched by this job; the next step's recovery marks each interrupted (each by its own replay rule).`,
+    );
+  });
+  failpoint('after-record-write', node.id);
+  const next = r.chosen.next?.decision;
+  if (next?.kind === 'dispatch') failpoint('after-chain-write', next.node.id);
+  const results = r.chosen.decisions.map((decision, i) =>
+    outcomeResult({ ...outcomes[i]!, decision, cur: r.cur }),
+  );
+  for (const c of all.slice(r.chosen.recorded + 1))
+    say(`"${c.node}" goes back to pending: an earlier node of its chain did not pass`);
+  const result = results.at(-1)!;
+  const earlier = results.slice(0, -1);
+  if (!next || !executor) return { result, earlier };
+  if (next.kind !== 'dispatch')
+    return { result, earlier, following: { result: decisionResult(next, r.cur) } };
+  return { result, earlier, following: followingDispatch(next, r.cur, executor) };
+}

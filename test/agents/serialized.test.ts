@@ -1,0 +1,133 @@
+// The serialized mode (issue 26, item 6) with the real CLIs against the scripted model server: a 5-node chain of
+// one session goes to the agent in one call when every node passes (one scripted turn: the side request for a
+// title takes none); when the third node's check fails, the third and every node after it go on one node a call.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../../src/journal/events.js';
+import { shellWord } from '../../src/protocol/engine.js';
+import { cleanupSandboxes, eventsOf, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
+import {
+  agentHome,
+  CODEX_MODEL,
+  claudeBin,
+  claudeEnv,
+  codexBin,
+  codexConfigArgs,
+  codexEnv,
+  missing,
+} from '../support/agent-clis.js';
+import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
+
+let server: ModelServer | undefined;
+beforeAll(requireBundle);
+afterEach(async (ctx) => {
+  await cleanupSandboxes(ctx);
+  await server?.close();
+  server = undefined;
+});
+
+const FIVE = ['a', 'b', 'c', 'd', 'e'];
+const command = (words: string[]) => words.map(shellWord).join(' ');
+
+// Five nodes in a line, one session. Each is checked by its own file; c's check fails once when `c-fails` exists.
+function graph(engine: string, agent: string, serialized: boolean): string {
+  const nodes = FIVE.map((id, i) => {
+    const check =
+      id === 'c'
+        ? '      - command: test ! -f c-fails || { rm c-fails; exit 1; }\n'
+        : `      - file: ${id}.txt\n`;
+    return `  - id: ${id}\n${i ? `    depends_on: [${FIVE[i - 1]}]\n` : ''}    session: work\n    prompt: TASK-${id.toUpperCase()} for node ${id}.\n    validates:\n${check}`;
+  });
+  return `interlock: 1
+name: serialized
+defaults:
+  engine: ${engine}
+  agent: ${JSON.stringify(agent)}
+sessions:
+  work: { serialized: ${serialized} }
+nodes:
+${nodes.join('')}`;
+}
+
+async function world(ctx: { task: { id: string } }, script: ScriptedTurn[]): Promise<Sandbox> {
+  server = await startModelServer({ script });
+  const sb = sandbox(ctx, 'interlock-serialized-');
+  for (const id of FIVE) if (id !== 'c') sb.write(`${id}.txt`, `${id}\n`);
+  return sb;
+}
+
+const said = (i: number) => JSON.stringify(server!.calls[i]!.body!.messages ?? server!.calls[i]!.body!.input);
+const tasksIn = (i: number) => FIVE.filter((id) => said(i).includes(`TASK-${id.toUpperCase()}`));
+const dispatches = (j: { events: JournalEvent[] }) => j.events.filter((e) => e.type === 'NodeDispatched');
+
+const claudeAgent = () => command([claudeBin!, '-p']);
+const codexAgent = () =>
+  command([codexBin!, ...codexConfigArgs(server!.url), 'exec', '-m', CODEX_MODEL, '--skip-git-repo-check']);
+const ENGINES = [
+  {
+    engine: 'claude-code',
+    skip: missing('claude'),
+    agent: claudeAgent,
+    env: () => claudeEnv(server!.url, agentHome('claude')),
+  },
+  { engine: 'codex', skip: missing('codex'), agent: codexAgent, env: () => codexEnv(agentHome('codex')) },
+];
+
+for (const e of ENGINES) {
+  describe.skipIf(e.skip)(`the serialized mode with ${e.engine}`, () => {
+    it('a 5-node chain that passes makes one model call, every node dispatched in one write', async (ctx) => {
+      const sb = await world(ctx, [{ text: 'ALL-FIVE-DONE' }]);
+      sb.write('graph.yml', graph(e.engine, e.agent(), true));
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 's'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      expect(server!.calls).toHaveLength(1);
+      expect(tasksIn(0)).toEqual(FIVE);
+      const j = sb.journal('s');
+      // One write: the five dispatches are consecutive and carry the write's one time.
+      const ds = dispatches(j);
+      expect(ds.map((d) => d.node)).toEqual(FIVE);
+      expect(new Set(ds.map((d) => d.at)).size).toBe(1);
+      expect(ds.map((d) => d.seq)).toEqual(ds.map((_, i) => ds[0]!.seq + i));
+      const recorded = FIVE.map((id) => eventsOf(j, 'NodeRecorded', id)[0]!);
+      expect(new Set(recorded.map((x) => x.session_id)).size).toBe(1);
+      expect(recorded[4]!.final_message).toContain('ALL-FIVE-DONE');
+      expect(j.events.at(-1)!.type).toBe('RunCompleted');
+    });
+
+    it("a chain whose third node's check fails goes on node by node from the third", async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'CHAIN' },
+        { text: 'C-AGAIN' },
+        { text: 'D-ALONE' },
+        { text: 'E-ALONE' },
+      ]);
+      sb.write('c-fails', '');
+      sb.write('graph.yml', graph(e.engine, e.agent(), true));
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'f'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      expect(server!.calls).toHaveLength(4);
+      expect(tasksIn(0)).toEqual(FIVE);
+      // Each later call is one node's task; the earlier ones may be in the session it continues, never a later one.
+      expect(tasksIn(1).at(-1)).toBe('c');
+      expect(tasksIn(2).at(-1)).toBe('d');
+      expect(tasksIn(3).at(-1)).toBe('e');
+      const j = sb.journal('f');
+      const seen = j.events
+        .filter((x) => x.type !== 'RunStarted' && x.type !== 'RunCompleted')
+        .map((x) => `${x.type} ${'node' in x ? x.node : ''}${'attempt' in x ? ` ${x.attempt}` : ''}`);
+      expect(seen).toEqual([
+        ...FIVE.map((id) => `NodeDispatched ${id} 1`),
+        'NodeRecorded a 1',
+        'NodeRecorded b 1',
+        'NodeFailed c 1',
+        'NodeReturned d 1',
+        'NodeReturned e 1',
+        'NodeDispatched c 2',
+        'NodeRecorded c 2',
+        'NodeDispatched d 2',
+        'NodeRecorded d 2',
+        'NodeDispatched e 2',
+        'NodeRecorded e 2',
+      ]);
+    });
+  });
+}
