@@ -274,17 +274,8 @@ export function decideResult(
     },
   ];
   const escalated = p.failures + 1 >= p.budget;
-  if (escalated) {
-    events.push(
-      escalationEvent({
-        node,
-        attempt,
-        approach: approachFor(node, p.failures),
-        failures,
-        journal,
-      }),
-    );
-  }
+  const approach = approachFor(node, p.failures);
+  if (escalated) events.push(escalationEvent({ node, attempt, approach, failures, journal }));
   return { kind: 'write', events, recorded: false, escalated };
 }
 
