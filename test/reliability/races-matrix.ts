@@ -33,8 +33,29 @@ export interface MatrixRaceResult {
   problems: string[];
 }
 
-export async function matrixRace(jobs: number): Promise<MatrixRaceResult> {
-  const graph = raceGraph('race', jobs);
+/**
+ * The same race over one `for_each` node's instances (issue 28): the plan expands a list of `jobs` items, one job
+ * runs each instance (`node: w[w1]`), and a second plan step joins them before the join node runs.
+ */
+function forEachRaceGraph(jobs: number): string {
+  const keys = Array.from({ length: jobs }, (_, i) => `w${i + 1}`);
+  return `interlock: 1
+name: race
+nodes:
+  - id: w
+    replay: never
+    for_each: \${{ fromJSON('${JSON.stringify(keys)}') }}
+    key: \${{ item }}
+    max_parallel: ${jobs}
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> "$SHARED"
+  - id: join
+    depends_on: [w]
+    run: echo "join $INTERLOCK_ATTEMPT" >> "$SHARED"
+`;
+}
+
+export async function matrixRace(jobs: number, opts: { forEach?: boolean } = {}): Promise<MatrixRaceResult> {
+  const graph = opts.forEach ? forEachRaceGraph(jobs) : raceGraph('race', jobs);
   const path = '.github/interlock/race.yml';
   const world = await startActionWorld({ files: { [path]: graph } });
   const root = mkdtempSync(join(tmpdir(), 'interlock-race-matrix-'));
@@ -42,7 +63,7 @@ export async function matrixRace(jobs: number): Promise<MatrixRaceResult> {
   const p = new Problems();
   try {
     const issue = world.issue('race');
-    const nodes = Array.from({ length: jobs }, (_, i) => `w${i + 1}`);
+    const nodes = Array.from({ length: jobs }, (_, i) => (opts.forEach ? `w[w${i + 1}]` : `w${i + 1}`));
     world.repo.addWorkflowRun({
       workflow: 'interlock.yml',
       id: WORKFLOW_RUN,
@@ -96,6 +117,11 @@ export async function matrixRace(jobs: number): Promise<MatrixRaceResult> {
     world.repo.updateWorkflowRun(WORKFLOW_RUN, {
       jobs: nodes.map((id) => ({ name: `fanout (${id})`, conclusion: 'success' as const })),
     });
+    // A for_each node's instances are joined by a plan step (it writes NodeJoined), as the recipe runs one.
+    if (opts.forEach) {
+      const again = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
+      p.check(again.code === 0, `the second plan step exited ${again.code}: ${again.stdout.slice(-300)}`);
+    }
     const joined = await runStep(job('join', 'runner-join', { node: 'join' }));
     p.check(
       joined.outputs.status === 'completed',

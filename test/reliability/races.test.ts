@@ -47,6 +47,18 @@ describe('a matrix fan-out: 20 node jobs of one workflow run at once (node: <nam
   }, 300_000);
 });
 
+describe('a for_each fan-out: 20 instance jobs of one workflow run at once (node: w[wK] each, the bundled Action)', () => {
+  it('no lost event, no instance dispatched twice or taken for interrupted; the join runs once', async () => {
+    const r = await matrixRace(20, { forEach: true });
+    expect(r.problems).toEqual([]);
+    expect(r).toMatchObject({ lost: 0, doubleDispatched: 0, failedSteps: 0 });
+    expect(r.conflicts, 'no 409/422 from the contents API: the jobs never raced').toBeGreaterThan(0);
+    console.info(
+      `for_each matrix of ${r.jobs} instance jobs: ${r.events} events, ${r.conflicts} conflicts, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job)`,
+    );
+  }, 300_000);
+});
+
 describe('the check-run store, which has no compare-and-swap: 4 Action steps on one run of one pull request', () => {
   it('a lost update is never silent: whatever was lost or run twice, a step failed saying so; the run can be finished', async () => {
     const r = await checkRunStoreRace(4);
