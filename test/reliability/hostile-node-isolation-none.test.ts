@@ -7,10 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTEMPTS, hostileTable } from './hostile-node.js';
 import { BASELINE, outcomes, runSetup } from './hostile-node-setups.js';
 
+/** The plain single-job setup: isolation off, GH_TOKEN given to every node. */
+const PLAIN_INPUTS = { isolation: 'none', 'node-credentials': 'GH_TOKEN' };
+
 beforeAll(async () => {
-  await runSetup('plain');
+  await runSetup('plain', PLAIN_INPUTS);
   if (process.env.HOSTILE_TABLE_OUT) await runSetup('recommended');
-  if (BASELINE) await runSetup('before');
+  if (BASELINE) await runSetup('before', PLAIN_INPUTS);
 }, 120_000);
 
 describe('a hostile node under the plain single-job setup (isolation: none, GH_TOKEN given to nodes)', () => {

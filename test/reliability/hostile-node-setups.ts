@@ -1,7 +1,8 @@
 // The setups the hostile-node suites run one hostile node under, through the bundled action as a runner runs it,
 // each on a local GitHub of its own: the recommended one (the defaults: nodes as a user of their own, GH_TOKEN
-// granted to another node only, no credential in the checkout), the plain single-job one (isolation: none,
-// GH_TOKEN given to every node, checkout credentials kept), and the action as it was before the suite.
+// granted to another node only, no credential in the checkout), the plain single-job one (GH_TOKEN given to every
+// node, checkout credentials kept; the inputs that make it are given by hostile-node-isolation-none.test.ts), and
+// the action as it was before the suite.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +47,11 @@ export const outcomes: Record<Setup, Outcome[]> = { recommended: [], plain: [], 
 export const reports: Partial<Record<Setup, Observed>> = {};
 
 /** One setup on a local GitHub of its own, so one setup's forgeries cannot count for another. */
-export async function runSetup(setup: Setup): Promise<void> {
+/**
+ * Runs one setup. The recommended one is the defaults; the others take the inputs that make them (`plain`), which
+ * only the test about that setup gives: test/reliability/hostile-node-isolation-none.test.ts.
+ */
+export async function runSetup(setup: Setup, setupInputs: Record<string, string> = {}): Promise<void> {
   if (!existsSync(join(DIST, 'index.js')))
     throw new Error(`${DIST}/index.js is missing: run "npm run build" first`);
   const server = await startGitHubServer({
@@ -57,14 +62,19 @@ export async function runSetup(setup: Setup): Promise<void> {
   // The model API upstream of the key proxy: it records every request that got through.
   const model = await startModelServer({ script: [] });
   try {
-    await observe(setup, server, model);
+    await observe(setup, server, model, setupInputs);
   } finally {
     await server.close();
     await model.close();
   }
 }
 
-async function observe(setup: Setup, server: GitHubServer, model: ModelServer): Promise<void> {
+async function observe(
+  setup: Setup,
+  server: GitHubServer,
+  model: ModelServer,
+  setupInputs: Record<string, string>,
+): Promise<void> {
   const repo = server.state.repo(FULL);
   const files: Record<string, string> = { [GRAPH_FILE]: graphFor(setup), 'hostile.mjs': SCRIPT };
   if (setup !== 'recommended') {
@@ -83,7 +93,7 @@ async function observe(setup: Setup, server: GitHubServer, model: ModelServer): 
     setup === 'recommended'
       ? // The defaults (isolation: auto, node-user interlock-node), with GH_TOKEN granted to another node only.
         { graph: GRAPH_FILE, 'node-credentials': 'GH_TOKEN=push' }
-      : { graph: GRAPH_FILE, isolation: 'none', 'node-credentials': 'GH_TOKEN' };
+      : { graph: GRAPH_FILE, ...setupInputs };
   const step = await runStep(
     issueStep(server, ws, issue, 'agent:hostile', {
       inputs,
