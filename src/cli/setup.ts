@@ -2,8 +2,10 @@
  * The engine's step setup for the CLI: this process as the executor, recovery by local liveness, each attempt's
  * output kept in `<journal>.logs/<node>-<attempt>.log` and echoed indented; and the event file given with --event.
  */
+
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileNameOf } from '../graph/subgraph-schema.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
 import type { RunSetup } from '../runner/read.js';
@@ -31,7 +33,7 @@ function lineEcho(io: Io): (chunk: Buffer) => void {
 
 export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSetup {
   const logDir = `${opts.journalFile.replace(/\.json$/, '')}.logs`;
-  const logFile = (node: string, attempt: number) => join(logDir, `${node}-${attempt}.log`);
+  const logFile = (node: string, attempt: number) => join(logDir, `${fileNameOf(node)}-${attempt}.log`);
   return {
     ...base,
     cwd: io.cwd,

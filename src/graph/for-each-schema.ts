@@ -159,12 +159,15 @@ export function checkForEach(
   n: NodeFile,
   at: (...rest: Path) => Path,
   errors: SourceError[],
+  itemInScope = false,
 ): void {
   const err = (path: Path, message: string, key = false) => errors.push(errorAt(src, path, message, key));
   if (n.for_each === undefined) {
     for (const f of ['key', 'max_parallel', 'max_items', 'tolerated_failures'] as const)
       if (n[f] !== undefined)
         err(at(f), `node "${n.id}" has ${f} but no for_each: ${f} belongs to a for_each node`, true);
+    // In a sub-graph run once per item (`graph:` with `for_each`), every node reads that item.
+    if (itemInScope) return;
     for (const { path, expression } of nodeExpressions(n))
       if (readsItem(expression))
         err(

@@ -31,13 +31,18 @@ export function graphHash({ name, description, budget, nodes }: HashedGraph): st
     `{${budget !== undefined ? `"budget":${JSON.stringify(budget)},` : ''}${description !== undefined ? `"description":${JSON.stringify(description)},` : ''}"name":${JSON.stringify(name)},"nodes":[`,
   );
   nodes.forEach((node, i) => {
-    const text = JSON.stringify(
-      node.validates.length ? { ...node, validates: sortedKeys(node.validates) } : node,
-    );
+    const text = JSON.stringify(hashedNode(node));
     hash.update(i === 0 ? text : `,${text}`);
   });
   hash.update(']}');
   return `sha256:${hash.digest('hex')}`;
+}
+
+/** A node as the hash reads it: checks sorted, and a sub-graph by its path and hash (its nodes are in the hash). */
+function hashedNode(node: GraphNode): unknown {
+  const sorted = node.validates.length ? { ...node, validates: sortedKeys(node.validates) } : node;
+  if (!node.subgraph) return sorted;
+  return { ...sorted, subgraph: { hash: node.subgraph.hash, path: node.subgraph.path } };
 }
 
 /** Every field an approach can have, in sorted order. */

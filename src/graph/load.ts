@@ -25,11 +25,21 @@ import { checkApproaches, checkIdentity, checkValidates, type Report } from './r
 import { salvagedRuleErrors } from './salvage.js';
 import { type GraphFile, GraphSchema, type NodeFile } from './schema.js';
 import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
+import { subgraphField, type Within } from './subgraph-load.js';
+import { checkSubgraphNode } from './subgraph-schema.js';
 import { AGENT_EXPRESSION_FIX, checkConditions, checkTexts } from './texts.js';
 import { zodIssuesToErrors } from './zod-wording.js';
 
-/** Parses and validates a graph text; throws GraphError listing every problem found. */
-export function parseGraph(source: SourceText, readSkill: SkillReader = () => undefined): Graph {
+/**
+ * Parses and validates a graph text; throws GraphError listing every problem found. `within.readGraph` reads the
+ * files its `graph:` nodes name (none without it); the rest of `within` is set for a sub-graph (subgraph-load.ts).
+ */
+export function parseGraph(
+  source: SourceText,
+  readSkill: SkillReader = () => undefined,
+  options: Partial<Within> = {},
+): Graph {
+  const within: Within = { stack: [source.path], item: false, ...options };
   const src = parseSource(source.path, source.text);
   const file = schemaChecked(src);
   const r: Report = { src, errors: [] };
@@ -39,7 +49,7 @@ export function parseGraph(source: SourceText, readSkill: SkillReader = () => un
     r.errors.push(
       errorAt(src, ['defaults', 'agent'], `defaults.agent contains "\${{": ${AGENT_EXPRESSION_FIX}`),
     );
-  const nodes = file.nodes.map((node, i) => builtNode(r, { file, node, i, skills }));
+  const nodes = file.nodes.map((node, i) => builtNode(r, { file, node, i, skills, within }));
   if (r.errors.length) throw new GraphError(dedupe(r.errors));
   const budget = resolvedBudget(file.budget);
   return {
@@ -79,9 +89,10 @@ interface NodeAt {
   node: NodeFile;
   i: number;
   skills: Skills;
+  within: Within;
 }
 
-function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
+function builtNode(r: Report, { file, node: n, i, skills, within }: NodeAt): GraphNode {
   const at = (...rest: Path): Path => ['nodes', i, ...rest];
   const defaults = file.defaults ?? {};
   const skill = n.skill ? skills.get(n.skill, at('skill')) : undefined;
@@ -96,8 +107,9 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
   });
   checkConditions(r.src, n.execute_conditions, at(), `node "${n.id}"`, r.errors);
   checkValidates(r, n, merged, at);
-  checkForEach(r.src, merged, at, r.errors);
+  checkForEach(r.src, merged, at, r.errors, within.item);
   checkRepeat(r.src, n, at(), r.errors);
+  checkSubgraphNode(r.src, n, at, r.errors);
   if (merged.session && approaches.some((a) => !a.engine || a.prompt === undefined))
     r.errors.push(
       errorAt(
@@ -126,6 +138,7 @@ function builtNode(r: Report, { file, node: n, i, skills }: NodeAt): GraphNode {
     replay: merged.replay ?? (merged.effect ? 'safe' : (defaults.replay ?? 'never')),
     ...sessionField(file, merged),
     ...softField(merged),
+    ...subgraphField(r, n, at, within, parseGraph),
     validates: merged.validates ?? [],
   };
 }

@@ -5,6 +5,7 @@ import type { Effect } from './effect-schema.js';
 import { type ForEach, instanceNode, parseInstanceId } from './for-each-schema.js';
 import type { Repeat } from './repeat-schema.js';
 import type { Replay } from './schema.js';
+import { childNode, parseChildId, type Subgraph } from './subgraph-schema.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';
@@ -62,6 +63,10 @@ export interface GraphNode {
   instance?: { of: string; key: string };
   /** A bounded loop (`repeat:`, issue 28); absent without one, so graphs without loops hash as before. */
   repeat?: Repeat;
+  /** Another graph file this node runs (`graph:`, subgraph-schema.ts); absent otherwise. */
+  subgraph?: Subgraph;
+  /** Set on a child of a sub-graph node (`review/build`): that node, and the child's id in its own graph. */
+  scope?: { of: string; id: string };
 }
 
 /** A loaded, validated graph. */
@@ -78,10 +83,20 @@ export interface Graph {
 
 export const DEFAULT_TIMEOUT_MINUTES = 60;
 
-/** The node named `id`: one of the graph's, or an instance (`work[3]`) of one of its `for_each` nodes. */
+/**
+ * The node named `id`: one of the graph's, an instance (`work[3]`) of one of its `for_each` nodes, or a node of a
+ * sub-graph (`review/build`, `work[3]/build`, and deeper).
+ */
 export function nodeById(graph: Pick<Graph, 'nodes'>, id: string): GraphNode | undefined {
   const own = graph.nodes.find((n) => n.id === id);
-  if (own || !id.endsWith(']')) return own;
+  if (own) return own;
+  const inScope = parseChildId(id);
+  if (inScope) {
+    const scope = nodeById(graph, inScope.scope);
+    const child = scope?.subgraph && nodeById(scope.subgraph.graph, inScope.child);
+    return child ? childNode(scope!, child) : undefined;
+  }
+  if (!id.endsWith(']')) return undefined;
   const named = parseInstanceId(id);
   const parent = named && graph.nodes.find((n) => n.id === named.parent);
   return parent?.for_each ? instanceNode(parent, named!.key) : undefined;

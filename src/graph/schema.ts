@@ -7,6 +7,7 @@ import { forEachFields } from './for-each-schema.js';
 import { DEFAULT_TIMEOUT_MINUTES } from './model.js';
 import { NetworkSchema } from './network-schema.js';
 import { RepeatSchema } from './repeat-schema.js';
+import { subgraphFields } from './subgraph-schema.js';
 
 const GRAPH_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -112,6 +113,8 @@ export const NodeSchema = z.strictObject({
   ...forEachFields,
   // Bounded loops (issue 28): repeat-schema.ts.
   repeat: RepeatSchema.optional(),
+  // Sub-graphs (issue 28): subgraph-schema.ts.
+  ...subgraphFields,
 });
 
 const SessionOptions = z
@@ -128,7 +131,13 @@ const SessionOptions = z
   .register(z.globalRegistry, { description: 'Options of one session.' });
 
 /** A skill file: a node template without identity or edges. */
-export const SkillSchema = NodeSchema.omit({ id: true, depends_on: true, skill: true, repeat: true });
+export const SkillSchema = NodeSchema.omit({
+  id: true,
+  depends_on: true,
+  skill: true,
+  repeat: true,
+  graph: true,
+});
 
 export const GraphSchema = z
   .strictObject({

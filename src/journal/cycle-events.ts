@@ -25,9 +25,9 @@ const NodeCycleStarted = z.strictObject({
     description:
       'What `until` evaluated to over the outputs of the cycle that ended (always `false`: a true value ends the loop).',
   }),
-  after_attempt: z.number().int().positive().register(z.globalRegistry, {
+  after_attempt: z.number().int().nonnegative().register(z.globalRegistry, {
     description:
-      'The attempt whose record ended the previous cycle (its outputs stay in that `NodeRecorded`).',
+      'The attempt whose record ended the previous cycle (its outputs stay in that `NodeRecorded`); `0` for a sub-graph node, which makes no attempt of its own (its cycle ended with its `NodeJoined`).',
   }),
 });
 

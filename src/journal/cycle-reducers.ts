@@ -9,26 +9,15 @@
 import { nodeAndDependents } from '../graph/dependents.js';
 import type { EventOf } from './events.js';
 import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './reducers.js';
-import { type NodeProgress, notRunSinceStart, stateWords } from './state.js';
+import { freshRetries, runAgain } from './scope-reducers.js';
+import type { NodeProgress } from './state.js';
+import { notRunSinceStart, stateWords } from './state.js';
 
 /** The loop of a node, or a refusal naming the event. */
 function loopOf(f: Folding, node: string, at: At) {
   const repeat = f.specs.get(node)?.repeat;
   if (!repeat) return at.bad(`node "${node}" has no repeat: it has no cycles`);
   return repeat;
-}
-
-/** A node's retries count afresh: the approaches of its next attempts start again at `default`. */
-function freshRetries(f: Folding, node: string, p: NodeProgress): void {
-  p.failures = 0;
-  p.budget = f.specs.get(node)?.approaches.length ?? p.budget;
-  p.interrupted = false;
-  p.last_failures = [];
-  p.budget_escalated = false;
-  p.approvals = [];
-  delete p.report;
-  delete p.overdue;
-  delete p.loop_escalated;
 }
 
 export const nodeCycleStarted: Reducer<'NodeCycleStarted'> = (f, e, at) => {
@@ -47,6 +36,12 @@ export const nodeCycleStarted: Reducer<'NodeCycleStarted'> = (f, e, at) => {
   freshRetries(f, e.node, p);
   p.cycle = e.cycle;
   p.state = 'pending';
+  // A sub-graph's next cycle: its child nodes run again, each as a new attempt.
+  if (p.expansion) {
+    p.state = 'expanded';
+    delete p.expansion.tolerated;
+    for (const child of p.expansion.children ?? []) runAgain(f, child, 'cycle');
+  }
 };
 
 /** A loop ran its last cycle with `until` still false (or `until` could not be evaluated): a person decides. */
@@ -70,21 +65,8 @@ export const rerunFromApproved: Reducer<'RerunFromApproved'> = (f, e, at) => {
   for (const id of e.nodes)
     if (f.nodes.get(id)?.state === 'in_flight') at.bad(`node "${id}" is in flight: it cannot be rerun now`);
   f.approvalSources.push(e.source);
-  for (const id of e.nodes) {
-    const p = f.nodes.get(id)!;
-    const spec = f.specs.get(id)!;
-    freshRetries(f, id, p);
-    p.round_start = p.attempts;
-    p.outputs = {};
-    p.last_evidence = [];
-    delete p.cycle;
-    delete p.gate_passed;
-    delete p.rerun_hold;
-    // No approval is carried over: a gate waits for /approve again, a never node that ran for /approve-rerun.
-    const held = spec.approval !== 'before' && spec.replay === 'never' && p.attempts > 0;
-    p.state = held ? 'held' : 'pending';
-    if (held) p.rerun_hold = true;
-  }
+  // No approval is carried over: a gate waits for /approve again, a never node that ran for /approve-rerun.
+  for (const id of e.nodes) runAgain(f, id, 'rerun');
   if (e.guidance !== undefined)
     named.guidance = [...(named.guidance ?? []), { by: e.approved_by, text: e.guidance }];
   named.reruns = (named.reruns ?? 0) + 1;

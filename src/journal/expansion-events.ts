@@ -1,5 +1,6 @@
 /**
- * The journal's events of `for_each` (issue 28): `NodeExpanded` (the list, evaluated once, with each item's key),
+ * The journal's events of `for_each` and sub-graphs (issue 28): `NodeExpanded` (the list, evaluated once, with
+ * each item's key; or a sub-graph node's child graph),
  * `NodeExpansionFailed` (a list that cannot be used: the node escalates with the reason) and `NodeJoined` (every
  * instance ended: the node completes, naming the escalated instances it tolerated).
  */
@@ -24,9 +25,24 @@ const NodeExpanded = z.strictObject({
       }),
     )
     .min(1)
+    .optional()
     .register(z.globalRegistry, {
       description:
-        "The list `for_each` gave when the node was ready, in order; written before any instance runs and never evaluated again. The item's position is its `index`.",
+        "The list `for_each` gave when the node was ready, in order; written before any instance runs and never evaluated again. The item's position is its `index`. Absent for a sub-graph node without `for_each`.",
+    }),
+  graph: z
+    .strictObject({
+      path: z.string().register(z.globalRegistry, {
+        description: "The sub-graph's file, relative to the run's graph file's folder.",
+      }),
+      hash: z.string().register(z.globalRegistry, {
+        description: "The sub-graph's own hash (`sha256:`) as the run's graph holds it.",
+      }),
+    })
+    .optional()
+    .register(z.globalRegistry, {
+      description:
+        "Set when the node is a sub-graph node (`graph:`): the graph its nodes come from. Without `for_each` the node's child nodes (`<node>/<child>`) exist from this event on; with it, each instance is a sub-graph node expanded in its turn.",
     }),
 });
 

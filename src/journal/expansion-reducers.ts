@@ -1,5 +1,5 @@
 /**
- * The fold's reducers for `for_each` (issue 28), and the node order the checkpoint lists instances in.
+ * The fold's reducers for `for_each` and sub-graphs (issue 28; a sub-graph's own part is in scope-reducers.ts).
  * `NodeExpanded` turns a ready `for_each` node into its instances (each a node of its own from then on, named
  * `<node>[<key>]`); `NodeExpansionFailed` escalates it; `NodeJoined` completes it once every instance ended, the
  * escalated ones within `tolerated_failures`. A journal that breaks these rules is refused, like any other.
@@ -10,15 +10,18 @@ import type { EventOf } from './events.js';
 import { joinOf } from './instances.js';
 import type { At, Folding } from './reducers.js';
 import { dependenciesResolved, progress, type Reducer } from './reducers.js';
-import { newProgress, stateWords } from './state.js';
+import { checkExpansionGraph, expandSubgraph, joinedOutputs, reusedProgress } from './scope-reducers.js';
+import { stateWords } from './state.js';
 
 /** The `for_each` node an event names, which must be pending and never expanded. */
 function expandable(f: Folding, e: EventOf<'NodeExpanded' | 'NodeExpansionFailed'>, at: At): GraphNode {
   const spec = f.specs.get(e.node);
   const p = progress(f, e);
-  if (!spec?.for_each) at.bad(`node "${e.node}" has no for_each in the graph`);
+  if (!spec?.for_each && !spec?.subgraph) at.bad(`node "${e.node}" has no for_each or graph in the graph`);
   if (p.state !== 'pending' || p.expansion)
-    at.bad(`node "${e.node}" is ${stateWords(p.state)}; only a pending for_each node is expanded`);
+    at.bad(
+      `node "${e.node}" is ${stateWords(p.state)}; only a pending for_each or sub-graph node is expanded`,
+    );
   if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
   dependenciesResolved(f, e.node, 'expanded', at);
   return spec!;
@@ -27,6 +30,9 @@ function expandable(f: Folding, e: EventOf<'NodeExpanded' | 'NodeExpansionFailed
 export const nodeExpanded: Reducer<'NodeExpanded'> = (f, e, at) => {
   const spec = expandable(f, e, at);
   const p = progress(f, e);
+  checkExpansionGraph(e, spec, at);
+  if (!spec.for_each) return expandSubgraph(f, e, spec, at);
+  if (e.items === undefined) return at.bad(`node "${e.node}" has for_each: its expansion lists its items`);
   if (e.items.length > spec.for_each!.max_items)
     at.bad(
       `node "${e.node}" has ${e.items.length} items, more than its max_items ${spec.for_each!.max_items}`,
@@ -40,12 +46,10 @@ export const nodeExpanded: Reducer<'NodeExpanded'> = (f, e, at) => {
   p.state = 'expanded';
   p.expansion = { keys, values: e.items.map((i) => i.value) };
   e.items.forEach(({ key, value }, index) => {
-    const node = instanceNode(spec, key);
-    f.specs.set(node.id, node);
-    const q = newProgress(node.approaches.length);
+    const q = reusedProgress(f, instanceNode(spec, key), p.again);
     q.item = { of: e.node, key, index, value };
-    f.nodes.set(node.id, q);
   });
+  delete p.again;
 };
 
 export const nodeExpansionFailed: Reducer<'NodeExpansionFailed'> = (f, e, at) => {
@@ -83,6 +87,7 @@ export const nodeJoined: Reducer<'NodeJoined'> = (f, e, at) => {
   }
   p.state = 'completed';
   p.expansion = { ...p.expansion!, tolerated: [...e.tolerated] };
+  if (p.expansion.children) p.outputs = joinedOutputs(f, p.expansion.children);
   p.ended_at = e.at;
   f.traversal.push(e.node);
   f.lastCompleted = e.node;

@@ -5,6 +5,7 @@
  */
 import { instanceId, instanceNode, toleratedCount } from '../graph/for-each-schema.js';
 import type { GraphNode } from '../graph/model.js';
+import { childNodes } from '../graph/subgraph-schema.js';
 import type { Folding } from './reducers.js';
 import type { NodeProgress } from './state.js';
 
@@ -14,37 +15,67 @@ export function instancesOf(f: Pick<Folding, 'nodes'>, node: string): [string, N
   return keys.map((k) => [instanceId(node, k), f.nodes.get(instanceId(node, k))!]);
 }
 
-/** Whether an instance has ended for its join: completed, skipped, or escalated (which may be tolerated). */
-function endedForJoin(p: NodeProgress): boolean {
-  return p.state === 'completed' || p.state === 'skipped' || p.state === 'escalated';
+/**
+ * How a node ended for its parent's join: `done` (completed or skipped), `escalated`, or undefined while it runs
+ * or waits. A sub-graph node whose children all ended, some escalated, cannot finish by itself: it counts as
+ * escalated, so a `for_each` over sub-graphs may tolerate it like any escalated instance.
+ */
+function endedForJoin(nodes: Map<string, NodeProgress>, id: string): 'done' | 'escalated' | undefined {
+  const p = nodes.get(id);
+  if (!p) return undefined;
+  if (p.state === 'completed' || p.state === 'skipped') return 'done';
+  if (p.state === 'escalated') return 'escalated';
+  const children = p.state === 'expanded' ? p.expansion?.children : undefined;
+  if (!children) return undefined;
+  const ended = children.map((c) => endedForJoin(nodes, c));
+  return ended.every((x) => x !== undefined) && ended.includes('escalated') ? 'escalated' : undefined;
+}
+
+/** A sub-graph node's child nodes (`review/build`), in their graph's order, with their progress. */
+export function childrenOf(f: Pick<Folding, 'nodes'>, node: string): [string, NodeProgress][] {
+  return (f.nodes.get(node)?.expansion?.children ?? []).map((id) => [id, f.nodes.get(id)!]);
 }
 
 /**
- * The join an expanded node may make now: every instance ended and at most `tolerated_failures` escalated;
- * undefined while one runs, waits, or too many escalated.
+ * The join an expanded node may make now: every instance ended and at most `tolerated_failures` escalated (a
+ * sub-graph node: every child completed or skipped); undefined while one runs, waits, or too many escalated.
  */
 export function joinOf(
   nodes: Map<string, NodeProgress>,
   spec: GraphNode | undefined,
 ): { completed: string[]; tolerated: string[] } | undefined {
-  if (!spec?.for_each || nodes.get(spec.id)?.state !== 'expanded') return undefined;
-  const instances = instancesOf({ nodes }, spec.id);
-  if (!instances.every(([, q]) => endedForJoin(q))) return undefined;
-  const tolerated = instances.filter(([, q]) => q.state === 'escalated').map(([id]) => id);
+  if ((!spec?.for_each && !spec?.subgraph) || nodes.get(spec.id)?.state !== 'expanded') return undefined;
+  if (!spec.for_each) {
+    const children = childrenOf({ nodes }, spec.id).map(([id]) => id);
+    return children.every((c) => endedForJoin(nodes, c) === 'done')
+      ? { completed: children, tolerated: [] }
+      : undefined;
+  }
+  const instances = instancesOf({ nodes }, spec.id).map(([id]) => id);
+  const ended = instances.map((id) => endedForJoin(nodes, id));
+  if (!ended.every((x) => x !== undefined)) return undefined;
+  const tolerated = instances.filter((_, i) => ended[i] === 'escalated');
   if (tolerated.length > toleratedCount(spec.for_each, instances.length)) return undefined;
-  return { completed: instances.filter(([, q]) => q.state !== 'escalated').map(([id]) => id), tolerated };
+  return { completed: instances.filter((_, i) => ended[i] === 'done'), tolerated };
 }
 
-/** The graph's nodes with each expanded node's instances after it: the order every checkpoint list keeps. */
+/**
+ * The graph's nodes with what each expanded node made after it, depth first: its instances, or its child nodes,
+ * each followed by its own. The order every checkpoint list keeps.
+ */
 export function expandedNodes(
   nodes: readonly GraphNode[],
   progressOf: Map<string, NodeProgress>,
 ): GraphNode[] {
   const out: GraphNode[] = [];
-  for (const n of nodes) {
+  const add = (n: GraphNode) => {
     out.push(n);
-    for (const key of progressOf.get(n.id)?.expansion?.keys ?? []) out.push(instanceNode(n, key));
-  }
+    const made = progressOf.get(n.id)?.expansion;
+    if (!made) return;
+    if (made.children) for (const c of childNodes(n)) add(c);
+    else for (const key of made.keys) add(instanceNode(n, key));
+  };
+  for (const n of nodes) add(n);
   return out;
 }
 
@@ -60,8 +91,9 @@ export function readyWithin(f: Pick<Folding, 'nodes' | 'specs'>, ready: string[]
     const of = p.item?.of;
     const most = of === undefined ? undefined : f.specs.get(of)?.for_each?.max_parallel;
     if (of === undefined || most === undefined) return true;
-    if (!free.has(of))
-      free.set(of, most - instancesOf(f, of).filter(([, q]) => q.state === 'in_flight').length);
+    // A sub-graph instance is in flight from its expansion until its join.
+    const running = (q: NodeProgress) => q.state === 'in_flight' || q.state === 'expanded';
+    if (!free.has(of)) free.set(of, most - instancesOf(f, of).filter(([, q]) => running(q)).length);
     const left = free.get(of)!;
     free.set(of, left - 1);
     return left > 0;

@@ -7,6 +7,7 @@ import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } f
 import type { EventOf, EventType, JournalEvent } from './events.js';
 import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
+import { runAgain } from './scope-reducers.js';
 import { chainedDependencies, nodeReturned } from './serialized-reducers.js';
 import {
   attemptsThisRound,
@@ -222,6 +223,11 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
     p.budget_escalated = false;
   } else if (p.state === 'escalated') p.budget = p.failures + 1;
   p.state = 'pending';
+  // A looping sub-graph that escalated runs one more cycle: its child nodes, approved with it.
+  if (p.expansion?.children) {
+    p.state = 'expanded';
+    for (const child of p.expansion.children) runAgain(f, child, 'cycle');
+  }
 };
 
 const runFailed: Reducer<'RunFailed'> = (f, e) => {

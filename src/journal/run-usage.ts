@@ -26,8 +26,8 @@ export function usageSinceRaise(
     const p = nodes.get(n.id)!;
     out.set(n.id, usageSince(p.usage, p.usage_at_raise));
   }
-  // A for_each node's instances (issue 28) spend against the run's budget too.
-  for (const [id, p] of nodes) if (p.item) out.set(id, usageSince(p.usage, p.usage_at_raise));
+  // A for_each node's instances and a sub-graph's nodes (issue 28) spend against the run's budget too.
+  for (const [id, p] of nodes) if (!out.has(id)) out.set(id, usageSince(p.usage, p.usage_at_raise));
   return out;
 }
 

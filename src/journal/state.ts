@@ -28,7 +28,7 @@ export type NodeState =
   | 'held'
   | 'escalated'
   | 'awaiting_approval'
-  /** A `for_each` node whose instances run (`NodeExpanded`), until they are joined (`NodeJoined`). */
+  /** A `for_each` or sub-graph node whose instances or child nodes run (`NodeExpanded`), until joined (`NodeJoined`). */
   | 'expanded'
   /** An instance that ended escalated and was let through by its node's `tolerated_failures`. */
   | 'tolerated';
@@ -65,8 +65,13 @@ export interface NodeProgress {
   guidance?: Guidance[];
   /** The attempt in flight passed a soft bound (`NodeOverdue`); kept until the node's next attempt or end. */
   overdue?: { attempt: number; bound: string; limit: number; at: string };
-  /** A `for_each` node's items once journaled (`NodeExpanded`), in order; `tolerated` once joined. */
-  expansion?: { keys: string[]; values: unknown[]; tolerated?: string[] };
+  /**
+   * A `for_each` node's items once journaled (`NodeExpanded`), in order; `tolerated` once joined. A sub-graph
+   * node's has no items and names its child nodes (`children`, in their graph's order).
+   */
+  expansion?: { keys: string[]; values: unknown[]; tolerated?: string[]; children?: string[] };
+  /** A `for_each` node to be expanded anew after a rerun or a loop's cycle: how its instances run again. */
+  again?: 'cycle' | 'rerun';
   /** An instance's item: its node, key, position and value. */
   item?: { of: string; key: string; index: number; value: unknown };
   /** The loop's cycle (`repeat:`, `NodeCycleStarted`); absent in cycle 1. */

@@ -8,7 +8,7 @@ import type { Failure } from '../journal/event-fields.js';
 import type { Guidance } from '../journal/gate-events.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import type { Envelope } from './envelope.js';
-import { instanceOutputs, itemContext } from './item-context.js';
+import { instanceOutputs, itemContext, scopeContext } from './item-context.js';
 
 /** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts as text). */
 export interface AttemptContext extends Envelope {
@@ -56,10 +56,23 @@ function restarted(p: NodeProgress): NonNullable<AttemptContext['previous']> {
 
 /**
  * The idempotency key handed to every attempt of a node: the same across attempts, and another in each cycle
- * of a loop (`<run>/<node>/cycle-<n>` from cycle 2; a node id has no `/`, so it names no other node).
+ * of a loop (`<run>/<node>/cycle-<n>` from cycle 2). A node of a sub-graph (`review/build`) has its sub-graph
+ * node's key before its own id, so each cycle of a looping sub-graph gives its nodes new keys
+ * (`<run>/review/cycle-2/build`); `cycleOf` gives each enclosing node's cycle. A node id has no `/`, and the
+ * cycle part is never an id's, so no key names two nodes.
  */
-export function idempotencyKey(runId: string, node: string, cycle = 1): string {
-  return cycle > 1 ? `${runId}/${node}/cycle-${cycle}` : `${runId}/${node}`;
+export function idempotencyKey(
+  runId: string,
+  node: string,
+  cycle = 1,
+  cycleOf: (id: string) => number | undefined = () => undefined,
+): string {
+  const parts = node.split('/');
+  const segments = parts.map((local, i) => {
+    const c = i === parts.length - 1 ? cycle : (cycleOf(parts.slice(0, i + 1).join('/')) ?? 1);
+    return c > 1 ? `${local}/cycle-${c}` : local;
+  });
+  return `${runId}/${segments.join('/')}`;
 }
 
 /**
@@ -72,6 +85,9 @@ export function expressionContext(
   attempt = 0,
   node?: string,
 ): ExpressionContext {
+  const run = { id: state.checkpoint.run_id, attempt };
+  const scoped = node === undefined ? undefined : scopeContext(graph, state, node);
+  if (scoped) return { github: state.github ?? {}, inputs: state.inputs, run, ...scoped };
   const nodes: Record<string, { status: string; outputs: unknown }> = {};
   for (const n of graph.nodes) {
     const p = state.nodes.get(n.id);
@@ -84,7 +100,7 @@ export function expressionContext(
     github: state.github ?? {},
     inputs: state.inputs,
     nodes,
-    run: { id: state.checkpoint.run_id, attempt },
+    run,
     ...itemContext(state, node, nodes),
   };
 }
@@ -97,6 +113,7 @@ export function attemptContext(
   approach: Approach,
   p: NodeProgress,
   envelope: Envelope,
+  cycleOf?: (id: string) => number | undefined,
 ): AttemptContext {
   let previous: AttemptContext['previous'] = null;
   if (p.attempts > 0 && startsAfresh(p)) previous = restarted(p);
@@ -115,7 +132,7 @@ export function attemptContext(
     node,
     attempt,
     approach: approach.label,
-    idempotency_key: idempotencyKey(runId, node, p.cycle),
+    idempotency_key: idempotencyKey(runId, node, p.cycle, cycleOf),
     ...(p.cycle !== undefined ? { cycle: p.cycle } : {}),
     previous,
     guidance: p.guidance ?? [],

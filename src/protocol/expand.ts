@@ -13,6 +13,7 @@ import { instancesOf, joinOf } from '../journal/instances.js';
 import { appendEvents } from '../journal/parse.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import { expressionContext } from './context.js';
+import { loopEventsAfter } from './repeat.js';
 
 /** The most bytes of JSON one item may hold in the journal: an item is data for one instance, not a payload. */
 export const MAX_ITEM_BYTES = 16_384;
@@ -28,7 +29,7 @@ type Items = { key: string; value: unknown }[];
 /** The list and each item's key, or why they cannot be used. */
 export function expansionItems(graph: Graph, state: RunState, node: GraphNode): Items | { problem: string } {
   const spec = node.for_each!;
-  const ctx = expressionContext(graph, state);
+  const ctx = expressionContext(graph, state, 0, node.id);
   let list: unknown;
   try {
     list = evaluateValue(spec.list, ctx);
@@ -75,13 +76,22 @@ export function expansionItems(graph: Graph, state: RunState, node: GraphNode): 
 
 /** The expansion of a ready `for_each` node: its items journaled, or the node escalated with the reason. */
 function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgress): ForEachDecision {
+  const sub = node.subgraph ? { graph: { path: node.subgraph.path, hash: node.subgraph.hash } } : {};
+  // A sub-graph node without for_each expands into its child graph's nodes: nothing to evaluate.
+  if (!node.for_each)
+    return {
+      kind: 'expand',
+      node: node.id,
+      items: 0,
+      events: [{ type: 'NodeExpanded', node: node.id, ...sub }],
+    };
   const items = expansionItems(graph, state, node);
   if (Array.isArray(items))
     return {
       kind: 'expand',
       node: node.id,
       items: items.length,
-      events: [{ type: 'NodeExpanded', node: node.id, items }],
+      events: [{ type: 'NodeExpanded', node: node.id, items, ...sub }],
     };
   const attempt = p.attempts + 1;
   const failures: Failure[] = [{ check: 'for_each', message: items.problem }];
@@ -118,11 +128,14 @@ export function forEachDecision(
   withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
 ): ForEachDecision | undefined {
   const p = state.nodes.get(node.id);
-  if (!node.for_each || !p) return undefined;
+  if ((!node.for_each && !node.subgraph) || !p) return undefined;
   if (p.state === 'pending') return expansion(graph, state, node, p);
   const join = joinOf(state.nodes, node);
   if (!join) return undefined;
-  const events = withCompletion(graph, journal, [{ type: 'NodeJoined', node: node.id, ...join }]);
+  const joined = { type: 'NodeJoined' as const, node: node.id, ...join };
+  // A looping sub-graph (`repeat:`) starts its next cycle or escalates in the same write.
+  const loop = node.repeat ? loopEventsAfter(graph, journal, node, joined) : [];
+  const events = withCompletion(graph, journal, [joined, ...loop]);
   return { kind: 'join', node: node.id, tolerated: join.tolerated, events };
 }
 
@@ -171,7 +184,7 @@ export function forEachEvents(
   for (let pass = 0; pass <= graph.nodes.length * 2 && !st.checkpoint.ended; pass++) {
     const d = st.checkpoint.ready_nodes
       .map((id) => nodeById(graph, id)!)
-      .filter((n) => n.for_each)
+      .filter((n) => n.for_each || n.subgraph)
       .map((n) => forEachDecision(graph, j, st, n, withCompletion))
       .find((x) => x !== undefined);
     if (!d) break;

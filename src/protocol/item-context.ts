@@ -4,6 +4,8 @@
  * in item order for its dependents (`null` for an instance that did not complete). Pure.
  */
 import { instanceId } from '../graph/for-each-schema.js';
+import { type Graph, nodeById } from '../graph/model.js';
+import { childNodes } from '../graph/subgraph-schema.js';
 import type { RunState } from '../journal/state.js';
 
 /** An instance's `item`, `index` and own entry under its node's name; nothing for any other node. */
@@ -26,4 +28,38 @@ export function instanceOutputs(state: RunState, node: string): (Record<string, 
     const q = state.nodes.get(instanceId(node, k));
     return q?.state === 'completed' ? { ...q.outputs } : null;
   });
+}
+
+type NodesSeen = Record<string, { status: string; outputs: unknown }>;
+
+/**
+ * What a node of a sub-graph sees (`review/build`, `work[3]/build`): its graph's nodes under their own ids
+ * (`nodes.build`, not `nodes.review/build`), and the `item` and `index` of the instance it runs in, its own when
+ * it is an instance itself, else the nearest enclosing one's. Undefined for a node of the run's own graph.
+ */
+export function scopeContext(
+  graph: Graph,
+  state: RunState,
+  node: string,
+): { nodes: NodesSeen; item?: unknown; index?: number } | undefined {
+  const spec = nodeById(graph, node);
+  if (!spec?.scope) return undefined;
+  const nodes: NodesSeen = {};
+  for (const c of childNodes(nodeById(graph, spec.scope.of)!)) {
+    const p = state.nodes.get(c.id);
+    nodes[c.scope!.id] = {
+      status: p?.state ?? 'pending',
+      outputs: c.for_each ? instanceOutputs(state, c.id) : (p?.outputs ?? {}),
+    };
+  }
+  const own = state.nodes.get(node);
+  if (own?.item) {
+    nodes[nodeById(graph, own.item.of)!.scope!.id] = { status: own.state, outputs: own.outputs };
+    return { nodes, item: own.item.value, index: own.item.index };
+  }
+  for (let s: string | undefined = spec.scope.of; s !== undefined; s = nodeById(graph, s)?.scope?.of) {
+    const item = state.nodes.get(s)?.item;
+    if (item) return { nodes, item: item.value, index: item.index };
+  }
+  return { nodes };
 }

@@ -19,14 +19,30 @@ export function loopEvents(
   node: GraphNode,
   recorded: Omit<EventOf<'NodeRecorded'>, 'seq' | 'at'>,
 ): NewEvent[] {
-  const repeat = node.repeat;
-  if (!repeat) return [];
-  const after = fold(appendEvents(journal, [recorded], ''), graph);
-  const cycle = after.nodes.get(node.id)?.cycle ?? 1;
+  if (!node.repeat) return [];
+  return loopEventsAfter(graph, journal, node, recorded);
+}
+
+/**
+ * The events that follow the end of a cycle of a looping node: its record, or a sub-graph node's join (whose
+ * outputs are its child nodes'; it makes no attempt of its own, so its cycles follow attempt 0).
+ */
+export function loopEventsAfter(
+  graph: Graph,
+  journal: Journal,
+  node: GraphNode,
+  ended: Omit<EventOf<'NodeRecorded'>, 'seq' | 'at'> | Omit<EventOf<'NodeJoined'>, 'seq' | 'at'>,
+): NewEvent[] {
+  const repeat = node.repeat!;
+  const after = fold(appendEvents(journal, [ended], ''), graph);
+  const p = after.nodes.get(node.id);
+  const recorded =
+    ended.type === 'NodeRecorded' ? ended : { attempt: p?.attempts ?? 0, outputs: { ...(p?.outputs ?? {}) } };
+  const cycle = p?.cycle ?? 1;
   let value: boolean;
   let why = 'false';
   try {
-    value = evaluateCondition(repeat.until, expressionContext(graph, after, recorded.attempt));
+    value = evaluateCondition(repeat.until, expressionContext(graph, after, recorded.attempt, node.id));
   } catch (e) {
     value = false;
     why = `could not be evaluated: ${(e as Error).message}`;
@@ -46,6 +62,11 @@ export function loopEvents(
   return [loopEscalation(journal, node, recorded, why, cycle)];
 }
 
+/** The outputs a sub-graph's join gave: its child nodes' last records before it, in their order. */
+function joinedOutputs(records: Map<string, Record<string, string>>, children: string[]) {
+  return Object.assign({}, ...children.map((c) => records.get(c) ?? {})) as Record<string, string>;
+}
+
 /** The escalation of a loop: each cycle's outcome since the node last started afresh, the last one with its `until`. */
 function loopEscalation(
   journal: Journal,
@@ -56,6 +77,7 @@ function loopEscalation(
 ): NewEvent {
   const cycles: NonNullable<EscalationReport['cycles']> = [];
   let current = 1;
+  const records = new Map<string, Record<string, string>>();
   for (const e of journal.events) {
     if (e.type === 'RerunFromApproved' && e.nodes.includes(node.id)) {
       cycles.length = 0;
@@ -64,6 +86,14 @@ function loopEscalation(
     if (e.type === 'NodeCycleStarted' && e.node === node.id) current = e.cycle;
     if (e.type === 'NodeRecorded' && e.node === node.id && e.recorded_by === undefined)
       cycles.push({ cycle: current, attempt: e.attempt, outputs: e.outputs, until: 'false' });
+    if (e.type === 'NodeRecorded') records.set(e.node, e.outputs);
+    if (e.type === 'NodeJoined' && e.node === node.id)
+      cycles.push({
+        cycle: current,
+        attempt: 0,
+        outputs: joinedOutputs(records, e.completed),
+        until: 'false',
+      });
   }
   cycles.push({ cycle, attempt: recorded.attempt, outputs: recorded.outputs, until: why });
   const ran = `${cycle} of ${node.repeat!.max} cycles`;

@@ -113,7 +113,15 @@ export function chainDispatch(
       node: n,
       attempt: 1,
       approach,
-      context: attemptContext(state.checkpoint.run_id, n.id, 1, approach, p, envelope),
+      context: attemptContext(
+        state.checkpoint.run_id,
+        n.id,
+        1,
+        approach,
+        p,
+        envelope,
+        (scope) => state.nodes.get(scope)?.cycle,
+      ),
     });
   });
   return { events, members };

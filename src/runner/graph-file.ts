@@ -1,10 +1,11 @@
 /** Reading a graph file and the skills beside it from disk: the shell's side of the pure graph loader. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GraphError } from '../graph/errors.js';
 import { parseGraph } from '../graph/load.js';
 import type { Graph } from '../graph/model.js';
 import type { SourceText } from '../graph/resolve.js';
+import type { GraphReader } from '../graph/subgraph-load.js';
 
 /** Reads a graph file and the skills beside it. Throws GraphError on any problem. */
 export function loadGraphFile(path: string): Graph {
@@ -21,7 +22,27 @@ export function loadGraphFile(path: string): Graph {
       },
     ]);
   }
-  return parseGraph({ path, text }, (name) => readSkillFile(dirname(path), name));
+  return parseGraph({ path, text }, (name) => readSkillFile(dirname(path), name), {
+    readGraph: subgraphReader(dirname(path)),
+  });
+}
+
+/**
+ * Reads a sub-graph's file and the skills beside it; only a file inside the run's graph folder (`root`), even
+ * through a symbolic link, so a `graph:` path never reads a file elsewhere on the machine.
+ */
+function subgraphReader(root: string): GraphReader {
+  return (path) => {
+    let text: string;
+    try {
+      const real = realpathSync(path);
+      if (!real.startsWith(`${realpathSync(root)}/`)) return undefined;
+      text = readFileSync(real, 'utf8');
+    } catch {
+      return undefined;
+    }
+    return { source: { path, text }, readSkill: (name) => readSkillFile(dirname(path), name) };
+  };
 }
 
 function readSkillFile(dir: string, name: string): SourceText | undefined {

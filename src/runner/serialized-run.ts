@@ -4,11 +4,13 @@
  * (`$INTERLOCK_OUTPUTS/<node>`), until the first node that does not pass. The call's usage is the first node's;
  * each node after it carries the session and the time its own checks took. Never throws for a failing node.
  */
+
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { GraphNode } from '../graph/model.js';
+import { fileNameOf } from '../graph/subgraph-schema.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { failpoint } from '../os/failpoint.js';
 import { expressionContext } from '../protocol/context.js';
@@ -74,7 +76,7 @@ function chainEnv(
     INTERLOCK_NODE: head.id,
     INTERLOCK_ATTEMPT: String(opts.attempt),
     INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-    INTERLOCK_OUTPUT: join(outputsDir, head.id),
+    INTERLOCK_OUTPUT: join(outputsDir, fileNameOf(head.id)),
     INTERLOCK_OUTPUTS: outputsDir,
     INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
     INTERLOCK_CONTEXT: contextFile,
@@ -99,7 +101,7 @@ export async function executeChain(
   try {
     const outputsDir = join(dir, 'outputs');
     mkdirSync(outputsDir);
-    for (const p of parts) writeFileSync(join(outputsDir, p.node.id), '');
+    for (const p of parts) writeFileSync(join(outputsDir, fileNameOf(p.node.id)), '');
     const contextFile = join(dir, 'context.json');
     const usageFile = join(dir, 'usage.json');
     writeFileSync(usageFile, '');
@@ -181,7 +183,9 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
   const nodesCtx: NodesContext = { ...(exprCtx.nodes as NodesContext) };
   for (const [i, p] of parts.entries()) {
     const t0 = Date.now();
-    const { outputs, failures: badNames } = splitOutputs(readOutputs(join(outputsDir, p.node.id)));
+    const { outputs, failures: badNames } = splitOutputs(
+      readOutputs(join(outputsDir, fileNameOf(p.node.id))),
+    );
     const checked =
       i === 0 && agent.skipChecks
         ? { evidence: [], failures: [] }
@@ -191,7 +195,11 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
             github: setup.github,
             input: {
               cwd: setup.cwd,
-              env: { ...runEnv, INTERLOCK_NODE: p.node.id, INTERLOCK_OUTPUT: join(outputsDir, p.node.id) },
+              env: {
+                ...runEnv,
+                INTERLOCK_NODE: p.node.id,
+                INTERLOCK_OUTPUT: join(outputsDir, fileNameOf(p.node.id)),
+              },
               outputs,
               dispatchedAt: opts.dispatchedAt,
               ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),

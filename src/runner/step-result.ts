@@ -59,7 +59,9 @@ export function decisionResult(
         kind: 'expanded',
         node: decision.node,
         cur,
-        message: `expanded "${decision.node}" into ${decision.items} instance(s): ${instanceList(cur, decision.node)}`,
+        message: cur.state.nodes.get(decision.node)?.expansion?.children
+          ? `expanded "${decision.node}" into its sub-graph: ${instanceList(cur, decision.node)}`
+          : `expanded "${decision.node}" into ${decision.items} instance(s): ${instanceList(cur, decision.node)}`,
       };
     case 'expand-failed':
       return {
@@ -74,7 +76,7 @@ export function decisionResult(
         kind: 'joined',
         node: decision.node,
         cur,
-        message: `joined "${decision.node}"${decision.tolerated.length ? `, tolerating ${decision.tolerated.join(', ')}` : ': every instance completed'}`,
+        message: `joined "${decision.node}"${decision.tolerated.length ? `, tolerating ${decision.tolerated.join(', ')}` : cur.state.nodes.get(decision.node)?.expansion?.children ? ': every node of its sub-graph completed' : ': every instance completed'}`,
       };
     case 'precheck-failed': {
       const esc = decision.events.some((e) => e.type === 'NodeEscalated');
@@ -92,11 +94,11 @@ export function decisionResult(
   }
 }
 
-/** An expanded node's instances, named (the first 10, then a count). */
+/** An expanded node's instances or child nodes, named (the first 10, then a count). */
 function instanceList(cur: RunSnapshot, node: string): string {
-  const keys = cur.state.nodes.get(node)?.expansion?.keys ?? [];
-  const shown = keys.slice(0, 10).map((k) => `${node}[${k}]`);
-  return `${shown.join(', ')}${keys.length > 10 ? ` and ${keys.length - 10} more` : ''}`;
+  const made = cur.state.nodes.get(node)?.expansion;
+  const ids = made?.children ?? (made?.keys ?? []).map((k) => `${node}[${k}]`);
+  return `${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''}`;
 }
 
 /** The result of an attempt, once its result decision was written (or found stale). */

@@ -158,7 +158,7 @@ describe('a for_each fan-out through the bundled action: plan, a matrix of insta
     expect(JSON.parse(p.outputs.ready!)).toEqual(INSTANCES);
     const expanded = eventsOf(journal(), 'NodeExpanded', 'work');
     expect(expanded).toHaveLength(1);
-    expect(expanded[0]!.items.map((i) => i.key)).toEqual(['t1', 't2', 't3', 't4', 't5']);
+    expect(expanded[0]!.items!.map((i) => i.key)).toEqual(['t1', 't2', 't3', 't4', 't5']);
     expect(eventsOf(journal(), 'NodeDispatched').map((e) => e.node)).toEqual(['plan']);
   });
 

@@ -109,7 +109,7 @@ describe('for_each rule 1: the list is evaluated once, when the node is ready, a
     const again = sim.journal.events.at(-1)! as NewEvent & { seq?: number };
     const { seq: _s, at: _a, ...event } = again as unknown as Record<string, unknown>;
     expect(foldError(append(sim.journal, [event as NewEvent]), sim.graph).message).toMatch(
-      /node "work" is expanded; only a pending for_each node is expanded/,
+      /node "work" is expanded; only a pending for_each or sub-graph node is expanded/,
     );
   });
 

@@ -168,7 +168,7 @@ ${l.key ? `    key: "${l.key}"\n` : ''}    env:
     } else {
       expect(r.code, r.stderr).toBe(0);
       expect(failed).toEqual([]);
-      expect(expanded.flatMap((e) => (e.type === 'NodeExpanded' ? e.items.map((i) => i.key) : []))).toEqual(
+      expect(expanded.flatMap((e) => (e.type === 'NodeExpanded' ? e.items!.map((i) => i.key) : []))).toEqual(
         l.expands!.keys,
       );
       const seen = JSON.parse(s.read(`item-1-work_${l.expands!.keys[0]}_.json`)!);

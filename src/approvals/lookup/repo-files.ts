@@ -7,6 +7,7 @@ import { GraphError } from '../../graph/errors.js';
 import { parseGraph } from '../../graph/load.js';
 import type { Graph } from '../../graph/model.js';
 import type { SourceText } from '../../graph/resolve.js';
+import { MAX_SUBGRAPH_DEPTH } from '../../graph/subgraph-schema.js';
 import { workspaceRelative } from '../../os/workspace-path.js';
 import type { HandlerDeps } from '../deps.js';
 
@@ -35,8 +36,9 @@ export async function loadRepoConfig(deps: Pick<HandlerDeps, 'octokit' | 'repo'>
 }
 
 /**
- * The graph the journal names, read at the default branch with the skills beside it. Skills are fetched after
- * a first parse names them, so only the files the graph uses are read. Throws GraphError.
+ * The graph the journal names, read at the default branch with the skills and sub-graphs beside it. Files are
+ * fetched after a parse names them (so only the files the graph uses are read), a level of sub-graphs a pass.
+ * Throws GraphError.
  */
 export async function loadRepoGraph(deps: HandlerDeps, path: string): Promise<Graph> {
   const fail = (message: string): never => {
@@ -50,26 +52,36 @@ export async function loadRepoGraph(deps: HandlerDeps, path: string): Promise<Gr
   }
   const text = await readRepoText(deps, file);
   if (text === undefined) return fail(`no graph file at ${file} on the default branch`);
+  // Each path once: its text, or null when the default branch has no such file.
+  const files = new Map<string, string | null>();
   const wanted = new Set<string>();
-  const skills = new Map<string, SourceText>();
-  const readSkill = (name: string) => {
-    wanted.add(name);
-    return skills.get(name);
+  const read = (p: string): SourceText | undefined => {
+    if (!files.has(p)) wanted.add(p);
+    const t = files.get(p);
+    return typeof t === 'string' ? { path: p, text: t } : undefined;
   };
-  try {
-    return { ...parseGraph({ path: file, text }, readSkill), path: file };
-  } catch (e) {
-    if (!(e instanceof GraphError) || wanted.size === 0) throw e;
-  }
-  for (const name of wanted) {
+  const skillsIn = (dir: string) => (name: string) => {
+    // One extension a pass, in order, as the disk loader tries them.
     for (const ext of ['yml', 'yaml', 'json']) {
-      const p = posix.join(posix.dirname(file), 'skills', `${name}.${ext}`);
-      const skill = await readRepoText(deps, p);
-      if (skill !== undefined) {
-        skills.set(name, { path: p, text: skill });
-        break;
-      }
+      const p = posix.join(dir, 'skills', `${name}.${ext}`);
+      if (!files.has(p) || files.get(p) !== null) return read(p);
     }
+    return undefined;
+  };
+  const readGraph = (p: string) => {
+    const source = read(p);
+    return source ? { source, readSkill: skillsIn(posix.dirname(p)) } : undefined;
+  };
+  for (let pass = 0; ; pass++) {
+    wanted.clear();
+    try {
+      return {
+        ...parseGraph({ path: file, text }, skillsIn(posix.dirname(file)), { readGraph }),
+        path: file,
+      };
+    } catch (e) {
+      if (!(e instanceof GraphError) || wanted.size === 0 || pass > MAX_SUBGRAPH_DEPTH + 3) throw e;
+    }
+    for (const p of wanted) files.set(p, (await readRepoText(deps, p)) ?? null);
   }
-  return { ...parseGraph({ path: file, text }, (name) => skills.get(name)), path: file };
 }
