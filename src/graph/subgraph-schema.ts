@@ -6,7 +6,9 @@
  * as, and the reading of the child file (the loader's part) are here.
  */
 import * as z from 'zod';
+import { ID_PATTERN } from './check-schema.js';
 import type { SourceError } from './errors.js';
+import { parseInstanceId } from './for-each-schema.js';
 import type { Graph, GraphNode } from './model.js';
 import type { NodeFile } from './schema.js';
 import { errorAt, type Path, type SourceDoc } from './source.js';
@@ -114,4 +116,16 @@ export function childNodes(scope: GraphNode): GraphNode[] {
  */
 export function fileNameOf(id: string): string {
   return id.replaceAll('/', '.');
+}
+
+/**
+ * Whether `name` can name a node: an id (`build`), an instance (`work[3]`), or either inside sub-graph nodes
+ * (`review/build`, `work[3]/build`), at most MAX_SUBGRAPH_DEPTH levels down. What commands accept.
+ */
+export function isNodeName(name: string): boolean {
+  const parts = name.split('/');
+  return (
+    parts.length <= MAX_SUBGRAPH_DEPTH + 1 &&
+    parts.every((p) => ID_PATTERN.test(p) || parseInstanceId(p) !== undefined)
+  );
 }

@@ -158,7 +158,10 @@ const RerunApproved = z.strictObject({
   ...base,
   type: z.literal('RerunApproved'),
   node: nodeId(),
-  attempt: attemptNo('The held or escalated attempt this approval settles.'),
+  attempt: z.number().int().nonnegative().register(z.globalRegistry, {
+    description:
+      'The held or escalated attempt this approval settles; `0` for a looping sub-graph node, which makes no attempt of its own.',
+  }),
   ...APPROVER_FIELDS,
   graph_hash: z
     .string()

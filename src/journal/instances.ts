@@ -17,18 +17,23 @@ export function instancesOf(f: Pick<Folding, 'nodes'>, node: string): [string, N
 
 /**
  * How a node ended for its parent's join: `done` (completed or skipped), `escalated`, or undefined while it runs
- * or waits. A sub-graph node whose children all ended, some escalated, cannot finish by itself: it counts as
- * escalated, so a `for_each` over sub-graphs may tolerate it like any escalated instance.
+ * or waits. A sub-graph node none of whose children can go on (each ended, or waits on one that escalated), some
+ * escalated, cannot finish by itself: it counts as escalated, so a `for_each` over sub-graphs may tolerate it.
  */
-function endedForJoin(nodes: Map<string, NodeProgress>, id: string): 'done' | 'escalated' | undefined {
-  const p = nodes.get(id);
+function endedForJoin(nodes: Map<string, NodeProgress>, spec: GraphNode): 'done' | 'escalated' | undefined {
+  const p = nodes.get(spec.id);
   if (!p) return undefined;
   if (p.state === 'completed' || p.state === 'skipped') return 'done';
   if (p.state === 'escalated') return 'escalated';
-  const children = p.state === 'expanded' ? p.expansion?.children : undefined;
-  if (!children) return undefined;
-  const ended = children.map((c) => endedForJoin(nodes, c));
-  return ended.every((x) => x !== undefined) && ended.includes('escalated') ? 'escalated' : undefined;
+  if (p.state !== 'expanded' || !p.expansion?.children) return undefined;
+  const ended = new Map<string, 'done' | 'escalated' | 'blocked' | undefined>();
+  for (const c of childNodes(spec)) {
+    const own = endedForJoin(nodes, c);
+    const stopped = c.depends_on.some((d) => ended.get(d) === 'escalated' || ended.get(d) === 'blocked');
+    ended.set(c.id, own ?? (nodes.get(c.id)?.state === 'pending' && stopped ? 'blocked' : undefined));
+  }
+  const all = [...ended.values()];
+  return all.every((x) => x !== undefined) && all.includes('escalated') ? 'escalated' : undefined;
 }
 
 /** A sub-graph node's child nodes (`review/build`), in their graph's order, with their progress. */
@@ -46,13 +51,14 @@ export function joinOf(
 ): { completed: string[]; tolerated: string[] } | undefined {
   if ((!spec?.for_each && !spec?.subgraph) || nodes.get(spec.id)?.state !== 'expanded') return undefined;
   if (!spec.for_each) {
-    const children = childrenOf({ nodes }, spec.id).map(([id]) => id);
+    const children = childNodes(spec);
     return children.every((c) => endedForJoin(nodes, c) === 'done')
-      ? { completed: children, tolerated: [] }
+      ? { completed: children.map((c) => c.id), tolerated: [] }
       : undefined;
   }
-  const instances = instancesOf({ nodes }, spec.id).map(([id]) => id);
-  const ended = instances.map((id) => endedForJoin(nodes, id));
+  const keys = nodes.get(spec.id)?.expansion?.keys ?? [];
+  const instances = keys.map((k) => instanceId(spec.id, k));
+  const ended = keys.map((k) => endedForJoin(nodes, instanceNode(spec, k)));
   if (!ended.every((x) => x !== undefined)) return undefined;
   const tolerated = instances.filter((_, i) => ended[i] === 'escalated');
   if (tolerated.length > toleratedCount(spec.for_each, instances.length)) return undefined;

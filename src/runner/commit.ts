@@ -8,6 +8,7 @@ import { canonicalJson } from '../graph/canonical.js';
 import type { RunnerInfo } from '../journal/event-fields.js';
 import { eventLabel } from '../journal/event-label.js';
 import type { Journal, NewEvent } from '../journal/events.js';
+import { EventSchema } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
@@ -109,6 +110,14 @@ interface Tried<T> {
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
 function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
   const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
+  // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
+  for (const e of journal.events.slice(cur.journal.events.length)) {
+    const checked = EventSchema.safeParse(e);
+    if (!checked.success)
+      throw new Error(
+        `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
+      );
+  }
   if (!graphChanged) return journal;
   return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
 }

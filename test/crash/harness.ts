@@ -199,6 +199,7 @@ export interface Checkpoint {
   status: 'running' | 'blocked' | 'completed' | 'failed';
   completed_nodes: string[];
   held_nodes: string[];
+  escalated_nodes: string[];
   active_nodes: string[];
   ready_nodes: string[];
   attempts: Record<string, number>;

@@ -1,7 +1,6 @@
 // Comment commands: reading at most one `/approve`, `/approve-rerun`, `/rerun-from`, `/settle`, `/fail-run` or `/interlock status`
 // from a comment body (and the guidance lines after an approval), with the reason when one is refused.
-import { ID_PATTERN } from '../../graph/check-schema.js';
-import { parseInstanceId } from '../../graph/for-each-schema.js';
+import { isNodeName } from '../../graph/subgraph-schema.js';
 import { validRunId } from '../../journal/run-id.js';
 import { guidanceAfter } from './guidance.js';
 
@@ -138,10 +137,10 @@ function parseArgs(name: Name, args: string): { command: Command } | { reason: s
   }
   const words = rest === '' ? [] : rest.split(/[ \t]+/);
   const badNode = (node: string) =>
-    ID_PATTERN.test(node) || parseInstanceId(node)
+    isNodeName(node)
       ? null
       : usage(
-          `${shown(node)} is not a node name (letters, digits, "_" and "-", starting with a letter or "_", at most 64; an instance adds its key: work[3])`,
+          `${shown(node)} is not a node name (letters, digits, "_" and "-", starting with a letter or "_", at most 64; an instance adds its key: work[3]; a sub-graph's node follows its node: review/build)`,
         );
   const text = (t: string, what: string) =>
     [...t].length > MAX_TEXT_CHARS ? usage(`the ${what} is longer than ${MAX_TEXT_CHARS} characters`) : null;
