@@ -1,5 +1,5 @@
 /**
- * A `for_each` node's instances for people (issue 28): counted by state on the node's own row, and only the ones
+ * A `for_each` node's instances and a sub-graph's nodes for people (issue 28): counted by state on the node's own row, and only the ones
  * that need attention (in flight, failing, held, escalated, tolerated) named on rows of their own, at most
  * `MAX_NAMED`, so a table of a 1,000-item fan-out stays short. Pure.
  */
@@ -9,10 +9,16 @@ import type { NodeProgress, RunState } from '../journal/state.js';
 /** The most instances of one node named on rows of their own. */
 export const MAX_NAMED = 20;
 
-/** The instances of `node`, in item order, with their progress; none before it was expanded. */
+/** What `node` expanded into (its instances in item order, or a sub-graph's nodes), with their progress. */
 function instances(state: RunState, node: string): [string, NodeProgress][] {
-  const keys = state.nodes.get(node)?.expansion?.keys ?? [];
-  return keys.map((k) => [instanceId(node, k), state.nodes.get(instanceId(node, k))!]);
+  const made = state.nodes.get(node)?.expansion;
+  const ids = made?.children ?? (made?.keys ?? []).map((k) => instanceId(node, k));
+  return ids.map((id) => [id, state.nodes.get(id)!]);
+}
+
+/** Everything expanded under `node`, depth first: instances and sub-graph nodes, and what they expanded into. */
+function descendants(state: RunState, node: string): [string, NodeProgress][] {
+  return instances(state, node).flatMap((x) => [x, ...descendants(state, x[0])]);
 }
 
 /** The word an instance's state is counted under. */
@@ -33,7 +39,10 @@ export function needsAttention(p: NodeProgress): boolean {
   );
 }
 
-/** `5 instances: 3 completed, 1 escalated (work[3]), 1 held (work[1])`; undefined before expansion. */
+/**
+ * `5 instances: 3 completed, 1 escalated (work[3]), 1 held (work[1])`, or a sub-graph's `2 nodes: 1 completed,
+ * 1 held (review/build)`; undefined before expansion.
+ */
 export function instanceSummary(state: RunState, node: string): string | undefined {
   const all = instances(state, node);
   if (!all.length) return undefined;
@@ -43,7 +52,8 @@ export function instanceSummary(state: RunState, node: string): string | undefin
     const named = w === 'completed' || w === 'waiting' || w === 'skipped' ? '' : ` (${shortList(ids)})`;
     return `${ids.length} ${w}${named}`;
   });
-  return `${all.length} instance${all.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
+  const noun = state.nodes.get(node)?.expansion?.children ? 'node' : 'instance';
+  return `${all.length} ${noun}${all.length === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
 function shortList(ids: string[]): string {
@@ -51,9 +61,12 @@ function shortList(ids: string[]): string {
   return ids.length > 5 ? `${shown} and ${ids.length - 5} more` : shown;
 }
 
-/** The instances of `node` named on rows of their own, and how many more need attention than are named. */
+/**
+ * What runs under `node` named on rows of its own (instances and sub-graph nodes at any depth), and how many
+ * more need attention than are named.
+ */
 export function namedInstances(state: RunState, node: string): { ids: string[]; more: number } {
-  const attention = instances(state, node).filter(([, p]) => needsAttention(p));
+  const attention = descendants(state, node).filter(([, p]) => needsAttention(p));
   return {
     ids: attention.slice(0, MAX_NAMED).map(([id]) => id),
     more: Math.max(0, attention.length - MAX_NAMED),
