@@ -5,12 +5,12 @@
  */
 
 import type { Budget } from '../graph/budget-schema.js';
-import type { Graph, GraphNode } from '../graph/model.js';
+import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { Failure, Usage } from '../journal/event-fields.js';
 import type { NewEvent } from '../journal/events.js';
 import { runSpent, spentOf, usageSinceRaise } from '../journal/run-usage.js';
 import type { RunState, Spent } from '../journal/state.js';
-import { addUsage, noUsage } from '../journal/usage.js';
+import { addUsage, noUsage, sumTotals, usageSince } from '../journal/usage.js';
 
 const LIMITS = ['cost_usd', 'tokens', 'turns', 'wall_minutes'] as const;
 type Limit = (typeof LIMITS)[number];
@@ -58,10 +58,10 @@ export function budgetWords(graph: Pick<Graph, 'budget'>, state: RunState): stri
  * limit, the node is escalated with a report of what was spent, by which nodes, and what a person may do.
  */
 export function runBudgetEscalation(graph: Graph, state: RunState, node: string): NewEvent | undefined {
-  if (!graph.budget) return undefined;
+  if (!graph.budget) return subgraphBudgetEscalation(graph, state, node);
   const spent = runSpent(graph, state.nodes);
   const reached = passed(graph.budget, spent, false);
-  if (!reached.length) return undefined;
+  if (!reached.length) return subgraphBudgetEscalation(graph, state, node);
   const byNode: Record<string, Spent> = {};
   for (const [id, t] of usageSinceRaise(graph, state.nodes)) {
     if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
@@ -78,4 +78,42 @@ export function runBudgetEscalation(graph: Graph, state: RunState, node: string)
       budget: { limit: { ...graph.budget } as Record<string, number>, spent, by_node: byNode },
     },
   };
+}
+
+/**
+ * Rule: a sub-graph's own `budget:` applies within it. Before a node of a sub-graph is dispatched, what the nodes
+ * under each enclosing sub-graph node spent (since a person last raised a budget) is checked against that
+ * sub-graph's budget; at or over a limit, the node is escalated as at the run's budget.
+ */
+function subgraphBudgetEscalation(graph: Graph, state: RunState, node: string): NewEvent | undefined {
+  for (let s = nodeById(graph, node)?.scope?.of; s !== undefined; s = nodeById(graph, s)?.scope?.of) {
+    const sub = nodeById(graph, s)!.subgraph!;
+    if (!sub.graph.budget) continue;
+    const byNode: Record<string, Spent> = {};
+    const used = [...state.nodes]
+      .filter(([id]) => id.startsWith(`${s}/`))
+      .map(([id, p]) => {
+        const t = usageSince(p.usage, p.usage_at_raise);
+        if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
+        return t;
+      });
+    const spent = spentOf(sumTotals(used));
+    const reached = passed(sub.graph.budget, spent, false);
+    if (!reached.length) continue;
+    const what = reached
+      .map((k) => `${amount(k, spent[k])} of ${amount(k, sub.graph.budget![k]!)}`)
+      .join(', ');
+    return {
+      type: 'NodeEscalated',
+      node,
+      report: {
+        attempted: [],
+        failed: [],
+        approaches_tried: [],
+        needed: `The sub-graph "${s}" (${sub.path}) is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`: budgets then count again from that approval), or fail the run.`,
+        budget: { limit: { ...sub.graph.budget } as Record<string, number>, spent, by_node: byNode },
+      },
+    };
+  }
+  return undefined;
 }

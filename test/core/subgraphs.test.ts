@@ -1,0 +1,246 @@
+// Sub-graphs (issue 28), through the pure core and the loader: `graph: <path>` read beside the graph, its nodes
+// named `<node>/<child>` and nodes in every respect, the child's hash in the graph's and in the journal, the
+// join, a sub-graph's budget applied within, and the files and journals that are refused.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GraphError } from '../../src/graph/errors.js';
+import { parseGraph } from '../../src/graph/load.js';
+import { nodeById } from '../../src/graph/model.js';
+import { isNodeName } from '../../src/graph/subgraph-schema.js';
+import type { NewEvent } from '../../src/journal/events.js';
+import { idempotencyKey } from '../../src/protocol/context.js';
+import { statusTable } from '../../src/render/status.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { append, foldError, graphText, Sim } from './sim.js';
+
+const CHILD = graphText(`  - id: build
+    run: make
+    outputs: [built]
+  - id: check
+    depends_on: [build]
+    env:
+      B: "\${{ nodes.build.outputs.built }}"
+    run: test -n "$B"
+    outputs: [ok]
+`);
+
+/** A graph and its files, read from memory as the loader reads them from disk. */
+function load(text: string, files: Record<string, string> = { 'review.yml': CHILD }) {
+  return parseGraph({ path: 'g/main.yml', text }, undefined, {
+    readGraph: (p) => {
+      const name = p.replace(/^g\//, '');
+      return name in files
+        ? { source: { path: p, text: files[name]! }, readSkill: () => undefined }
+        : undefined;
+    },
+  });
+}
+
+const MAIN = graphText(`  - id: prep
+    run: echo prep
+  - id: review
+    depends_on: [prep]
+    graph: review.yml
+  - id: ship
+    depends_on: [review]
+    env:
+      OK: "\${{ nodes.review.outputs.ok }}"
+    run: echo "$OK"
+`);
+
+function errors(f: () => unknown): string[] {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof GraphError) return e.errors.map((x) => `${x.file}:${x.line}: ${x.message}`);
+    throw e;
+  }
+  throw new Error('the graph loaded');
+}
+
+describe('loading a sub-graph', () => {
+  it('names its nodes under the sub-graph node, with their edges, and hashes the child into the graph', () => {
+    const g = load(MAIN);
+    const review = nodeById(g, 'review')!;
+    expect(review.subgraph).toMatchObject({ path: 'review.yml', hash: expect.stringMatching(/^sha256:/) });
+    expect(nodeById(g, 'review/check')).toMatchObject({
+      id: 'review/check',
+      depends_on: ['review/build'],
+      scope: { of: 'review', id: 'check' },
+    });
+    expect(nodeById(g, 'review/nope')).toBeUndefined();
+    // A change in the child is a change of the run's graph.
+    const changed = load(MAIN, { 'review.yml': CHILD.replace('run: make', 'run: make all') });
+    expect(changed.hash).not.toBe(g.hash);
+    expect(changed.nodes.find((n) => n.id === 'review')!.subgraph!.hash).not.toBe(review.subgraph!.hash);
+  });
+
+  it('hashes the same on every machine: paths are recorded relative to the run graph', () => {
+    const hashes = [0, 1].map(() => {
+      const dir = mkdtempSync(join(tmpdir(), 'interlock-sub-'));
+      writeFileSync(join(dir, 'main.yml'), MAIN);
+      writeFileSync(join(dir, 'review.yml'), CHILD);
+      return loadGraphFile(join(dir, 'main.yml')).hash;
+    });
+    expect(hashes[0]).toBe(hashes[1]);
+  });
+
+  it('refuses paths outside the graph folder, missing files, loops of graphs, and fields a sub-graph node cannot have', () => {
+    const node = (graph: string, extra = '') => graphText(`  - id: review\n    graph: ${graph}\n${extra}`);
+    expect(errors(() => load(node('../review.yml')))).toEqual([
+      expect.stringContaining('graph "../review.yml" is not a graph file beside this one'),
+    ]);
+    expect(errors(() => load(node('/etc/review.yml')))).toEqual([
+      expect.stringContaining('is not a graph file beside this one'),
+    ]);
+    expect(errors(() => load(node('none.yml')))).toEqual([
+      expect.stringContaining('no graph file at g/none.yml'),
+    ]);
+    expect(errors(() => load(node('review.yml', '    run: make\n')))).toEqual([
+      expect.stringContaining('node "review" has both "graph" and "run"'),
+    ]);
+    // a.yml includes b.yml, which includes a.yml.
+    const a = graphText('  - id: inner\n    graph: b.yml\n');
+    const b = graphText('  - id: back\n    graph: a.yml\n');
+    expect(errors(() => load(node('a.yml'), { 'a.yml': a, 'b.yml': b }))).toContainEqual(
+      expect.stringContaining('g/a.yml includes g/b.yml includes g/a.yml: a graph cannot include itself'),
+    );
+    // Five levels of sub-graphs: one too many.
+    const files: Record<string, string> = { 'l5.yml': graphText('  - id: leaf\n    run: echo\n') };
+    for (let i = 4; i >= 1; i--) files[`l${i}.yml`] = graphText(`  - id: x\n    graph: l${i + 1}.yml\n`);
+    expect(errors(() => load(node('l1.yml'), files))).toContainEqual(
+      expect.stringContaining('nest more than 4 deep'),
+    );
+  });
+
+  it("reports the child's own problems at its own file and line", () => {
+    const bad = graphText('  - id: build\n    run: make\n    depends_on: [nope]\n');
+    expect(errors(() => load(MAIN, { 'review.yml': bad }))).toEqual([
+      'g/review.yml:6: node "build" depends on "nope", which is not a node',
+      expect.stringContaining(
+        'g/main.yml:8: node "review" graph "review.yml": g/review.yml has 1 problem(s)',
+      ),
+    ]);
+  });
+
+  it('reads item only in a sub-graph run once per item', () => {
+    const child = graphText('  - id: build\n    env:\n      T: "${{ item.id }}"\n    run: echo "$T"\n');
+    expect(
+      errors(() => load(graphText('  - id: review\n    graph: c.yml\n'), { 'c.yml': child })),
+    ).toContainEqual(expect.stringContaining('reads item or index'));
+    const perItem = graphText(`  - id: review
+    for_each: "\${{ fromJSON('[{\\"id\\":1}]') }}"
+    graph: c.yml
+`);
+    expect(load(perItem, { 'c.yml': child }).nodes).toHaveLength(1);
+  });
+
+  it('never follows a symbolic link out of the graph folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'interlock-sub-'));
+    const outside = mkdtempSync(join(tmpdir(), 'interlock-outside-'));
+    writeFileSync(join(outside, 'review.yml'), CHILD);
+    mkdirSync(join(dir, 'g'));
+    writeFileSync(join(dir, 'g', 'main.yml'), MAIN);
+    symlinkSync(join(outside, 'review.yml'), join(dir, 'g', 'review.yml'));
+    expect(errors(() => loadGraphFile(join(dir, 'g', 'main.yml')))).toEqual([
+      expect.stringContaining('no graph file at'),
+    ]);
+  });
+});
+
+describe('a sub-graph in a run', () => {
+  it('expands when ready, journaling its graph; its nodes run in order; the join gives their outputs', () => {
+    const sim = new Sim(load(MAIN));
+    sim.dispatch();
+    sim.succeed('prep');
+    const d = sim.step();
+    expect(d.kind).toBe('expand');
+    const review = nodeById(sim.graph, 'review')!;
+    expect(sim.journal.events.at(-1)).toMatchObject({
+      type: 'NodeExpanded',
+      node: 'review',
+      graph: { path: 'review.yml', hash: review.subgraph!.hash },
+    });
+    expect(sim.journal.events.at(-1)).not.toHaveProperty('items');
+    expect(sim.cp.ready_nodes).toEqual(['review/build']);
+    expect(sim.dispatch().context.idempotency_key).toBe('test/local/review/build');
+    sim.succeed('review/build', { built: 'yes' });
+    expect(sim.cp.ready_nodes).toEqual(['review/check']);
+    sim.dispatch();
+    sim.succeed('review/check', { ok: 'fine' });
+    expect(sim.step().kind).toBe('join');
+    expect(sim.state.nodes.get('review')!.outputs).toEqual({ built: 'yes', ok: 'fine' });
+    expect(sim.journal.events.at(-1)).toMatchObject({
+      type: 'NodeJoined',
+      node: 'review',
+      completed: ['review/build', 'review/check'],
+      tolerated: [],
+    });
+    expect(sim.dispatch().node.id).toBe('ship');
+    expect(statusTable(sim.graph, sim.state)).toMatch(/review\s+completed\s+0\s+\S+\s+2 nodes: 2 completed/);
+  });
+
+  it('does not join while a node of it escalated; the node is approved by its own name', () => {
+    const sim = new Sim(load(MAIN));
+    sim.dispatch();
+    sim.succeed('prep');
+    sim.step();
+    sim.dispatch();
+    sim.fail('review/build');
+    sim.dispatch();
+    sim.fail('review/build');
+    expect(sim.cp.escalated_nodes).toEqual(['review/build']);
+    expect(sim.cp.ready_nodes).toEqual([]);
+    expect(sim.cp.status).toBe('blocked');
+    sim.approve('review/build');
+    expect(sim.cp.ready_nodes).toEqual(['review/build']);
+  });
+
+  it('refuses a journal whose expansion names another graph, or lists items without for_each', () => {
+    const sim = new Sim(load(MAIN));
+    sim.dispatch();
+    sim.succeed('prep');
+    const hash = nodeById(sim.graph, 'review')!.subgraph!.hash;
+    const other = { type: 'NodeExpanded', node: 'review', graph: { path: 'review.yml', hash: 'sha256:0' } };
+    expect(foldError(append(sim.journal, [other as NewEvent]), sim.graph).message).toMatch(
+      /expands review.yml at sha256:0, but the run's graph has review.yml at sha256:/,
+    );
+    const items = { ...other, graph: { path: 'review.yml', hash }, items: [{ key: 'a', value: 1 }] };
+    expect(foldError(append(sim.journal, [items as NewEvent]), sim.graph).message).toMatch(
+      /has no for_each, so its expansion lists no items/,
+    );
+  });
+
+  it("applies the sub-graph's own budget to its nodes", () => {
+    const child = `${CHILD.replace('nodes:', 'budget:\n  wall_minutes: 1\nnodes:')}`;
+    const sim = new Sim(load(MAIN, { 'review.yml': child }));
+    sim.dispatch();
+    sim.succeed('prep', {}, 600_000);
+    sim.step();
+    sim.dispatch();
+    sim.succeed('review/build', { built: 'x' }, 90_000);
+    // 1.5 minutes spent inside the sub-graph: its next node is escalated, not dispatched.
+    const d = sim.step();
+    expect(d.kind).toBe('budget-escalated');
+    expect((d as { reason: string }).reason).toContain('sub-graph "review" (review.yml) is at its budget');
+  });
+});
+
+describe('names', () => {
+  it('accepts nodes, instances and their sub-graph nodes, nothing else', () => {
+    for (const ok of ['build', 'work[3]', 'review/build', 'work[t1]/build', 'a/b/c', 'a/w[k]/b'])
+      expect(isNodeName(ok), ok).toBe(true);
+    for (const bad of ['', '/x', 'x/', 'a//b', 'a/../b', 'work[..]', 'a b', 'a/b/c/d/e/f'])
+      expect(isNodeName(bad), bad).toBe(false);
+  });
+
+  it('gives a sub-graph node its enclosing node key and cycle before its own id', () => {
+    expect(idempotencyKey('r', 'review/build')).toBe('r/review/build');
+    expect(idempotencyKey('r', 'review/build', 1, (id) => (id === 'review' ? 2 : undefined))).toBe(
+      'r/review/cycle-2/build',
+    );
+    expect(idempotencyKey('r', 'review/build', 3)).toBe('r/review/build/cycle-3');
+  });
+});
