@@ -39,7 +39,6 @@ const SUBGRAPH_NODE_FIELDS = new Set([
   'description',
   'depends_on',
   'graph',
-  'execute_conditions',
   'for_each',
   'key',
   'max_parallel',

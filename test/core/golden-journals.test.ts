@@ -2,8 +2,8 @@
 // CLI and the real Action, see its README) must parse without losing a field, and fold to the
 // checkpoint committed beside them, byte for byte. A failure here means the journal format changed: give it a
 // new `format` and a migration; never regenerate the fixtures to make this pass.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load.js';
 import { EventSchema, JOURNAL_FORMAT, JournalHeaderSchema } from '../../src/journal/events.js';
@@ -20,7 +20,14 @@ function load(name: string) {
   const read = (f: string) => readFileSync(join(dir, name, f), 'utf8');
   const text = read('journal.json');
   const journal = parseJournal(text, `${name}/journal.json`);
-  const graph = parseGraph({ path: journal.graph.path, text: read('graph.yml') });
+  // A sub-graph's file is beside graph.yml, under the name the graph gives it.
+  const readGraph = (p: string) => {
+    const file = join(dir, name, posix.relative(posix.dirname(journal.graph.path), p));
+    return existsSync(file)
+      ? { source: { path: p, text: readFileSync(file, 'utf8') }, readSkill: () => undefined }
+      : undefined;
+  };
+  const graph = parseGraph({ path: journal.graph.path, text: read('graph.yml') }, undefined, { readGraph });
   return { text, journal, graph, checkpoint: read('checkpoint.json') };
 }
 
@@ -41,6 +48,7 @@ describe('golden journals of interlock.journal/1', () => {
       'serialized',
       'sessions',
       'soft',
+      'subgraphs',
     ]);
     for (const name of goldens) expect(load(name).journal.format).toBe(JOURNAL_FORMAT);
   });

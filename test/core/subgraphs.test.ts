@@ -60,7 +60,7 @@ function errors(f: () => unknown): string[] {
   throw new Error('the graph loaded');
 }
 
-describe('loading a sub-graph', () => {
+describe("sub-graph rule 1: the file is read beside the graph, never outside it, and its hash is part of the graph's", () => {
   it('names its nodes under the sub-graph node, with their edges, and hashes the child into the graph', () => {
     const g = load(MAIN);
     const review = nodeById(g, 'review')!;
@@ -150,7 +150,7 @@ describe('loading a sub-graph', () => {
   });
 });
 
-describe('a sub-graph in a run', () => {
+describe('sub-graph rule 2: its nodes run as nodes under its name; the join waits for every one and gives their outputs', () => {
   it('expands when ready, journaling its graph; its nodes run in order; the join gives their outputs', () => {
     const sim = new Sim(load(MAIN));
     sim.dispatch();
@@ -212,7 +212,9 @@ describe('a sub-graph in a run', () => {
       /has no for_each, so its expansion lists no items/,
     );
   });
+});
 
+describe('sub-graph rule 3: its own budget applies within it', () => {
   it("applies the sub-graph's own budget to its nodes", () => {
     const child = `${CHILD.replace('nodes:', 'budget:\n  wall_minutes: 1\nnodes:')}`;
     const sim = new Sim(load(MAIN, { 'review.yml': child }));
@@ -228,7 +230,7 @@ describe('a sub-graph in a run', () => {
   });
 });
 
-describe('names', () => {
+describe("sub-graph rule 4: its nodes' names and idempotency keys carry the sub-graph node's", () => {
   it('accepts nodes, instances and their sub-graph nodes, nothing else', () => {
     for (const ok of ['build', 'work[3]', 'review/build', 'work[t1]/build', 'a/b/c', 'a/w[k]/b'])
       expect(isNodeName(ok), ok).toBe(true);

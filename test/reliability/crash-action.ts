@@ -13,6 +13,7 @@ import { runStepWithin, type StepOptions, startStep } from '../support/action-pr
 import { issuesLabeled } from '../support/fixtures.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import {
+  childFiles,
   GUIDANCE,
   graphName,
   graphPath,
@@ -117,6 +118,7 @@ export class ActionDriver implements Driver {
     this.subject = subjectFor(s, world);
     this.ws = workspace(join(root, 'action'), {
       [graphPath(s)]: graphText(s),
+      ...Object.fromEntries(Object.entries(childFiles(s)).map(([n, t]) => [`.github/interlock/${n}`, t])),
       ...(s.outcome === 'fail-once' ? { 'fail-once': '' } : {}),
       ...(usesEngine(s) ? { [STAND_IN]: STAND_IN_SCRIPT } : {}),
       ...(s.feature === 'stop' ? { overspend: '' } : {}),
@@ -258,7 +260,7 @@ export function checkRig(s: Scenario, rig: ActionDriver): string[] {
   const effects = existsSync(log)
     ? readFileSync(log, 'utf8')
         .split('\n')
-        .filter((l) => l && NODES.some((n) => l.startsWith(`${n} `) || l.startsWith(`${n}[`)))
+        .filter((l) => l && NODES.some((n) => [' ', '[', '/'].some((c) => l.startsWith(`${n}${c}`))))
     : [];
   const contexts = new Map<number, string>();
   for (const f of readdirSync(rig.ws))

@@ -1,8 +1,3 @@
-/**
- * What every crash scenario must leave behind, checked on the journal bytes the store holds after each
- * process and on what each process told its caller (the events it acknowledged).
- */
-import { parseGraph } from '../../src/graph/load.js';
 import type { Journal, JournalEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
@@ -15,7 +10,7 @@ import {
   personActs,
   writeLost,
 } from './crash-expect.js';
-import { GUIDANCE, graphPath, graphText } from './crash-graphs.js';
+import { GUIDANCE, scenarioGraph } from './crash-graphs.js';
 import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 import { canonical, Problems } from './support.js';
 
@@ -76,7 +71,7 @@ export interface CheckInput {
 export function checkScenario(input: CheckInput): string[] {
   const { scenario: s, snapshots, acks, effects } = input;
   const p = new Problems();
-  const graph = parseGraph({ path: graphPath(s), text: graphText(s) });
+  const graph = scenarioGraph(s);
   const last = snapshots.at(-1);
   if (!p.check(last?.text !== undefined, 'no journal at the end')) return p.list;
 

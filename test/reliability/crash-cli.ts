@@ -5,7 +5,15 @@
 import { readdirSync } from 'node:fs';
 import { Sandbox } from '../crash/harness.js';
 import { acksIn, checkScenario } from './crash-check.js';
-import { GUIDANCE, graphName, graphText, STAND_IN, STAND_IN_SCRIPT, usesEngine } from './crash-graphs.js';
+import {
+  childFiles,
+  GUIDANCE,
+  graphName,
+  graphText,
+  STAND_IN,
+  STAND_IN_SCRIPT,
+  usesEngine,
+} from './crash-graphs.js';
 import type { Scenario } from './crash-model.js';
 import { rerunFromNode, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
@@ -22,6 +30,7 @@ export async function runCli(s: Scenario): Promise<{ problems: string[]; process
   const rec = new Trail();
   try {
     sb.write('g.yml', graphText(s));
+    for (const [name, text] of Object.entries(childFiles(s))) sb.write(name, text);
     if (s.outcome === 'fail-once') sb.write('fail-once', '');
     if (usesEngine(s)) sb.write(STAND_IN, STAND_IN_SCRIPT);
     if (s.feature === 'stop') sb.write('overspend', '');

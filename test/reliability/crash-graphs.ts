@@ -2,6 +2,8 @@
  * The graphs the crash scenarios run: three nodes in a chain, the target at the scenario's position. One graph per
  * feature, replay rule and position, so the Action's world holds them all on its default branch from the start.
  */
+import { parseGraph } from '../../src/graph/load.js';
+import type { Graph } from '../../src/graph/model.js';
 import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 
 type GraphKey = Pick<Scenario, 'feature' | 'replay' | 'position'>;
@@ -12,12 +14,33 @@ export const GUIDANCE =
 
 export const graphName = (s: GraphKey) => `crash-${s.feature}-${s.replay}-${targetNode(s)}`;
 export const graphPath = (s: GraphKey) => `.github/interlock/${graphName(s)}.yml`;
+/** A subgraph scenario's child graph file, beside its graph. */
+const childName = (s: GraphKey) => `${graphName(s)}-child.yml`;
 
 /** Every graph a list of scenarios needs, by path (and the agents' stand-in). */
 export function graphFiles(scenarios: readonly GraphKey[]): Record<string, string> {
   const files: Record<string, string> = { [STAND_IN]: STAND_IN_SCRIPT };
-  for (const s of scenarios) files[graphPath(s)] = graphText(s);
+  for (const s of scenarios) {
+    files[graphPath(s)] = graphText(s);
+    for (const [name, text] of Object.entries(childFiles(s))) files[`.github/interlock/${name}`] = text;
+  }
   return files;
+}
+
+/** The sub-graph files a scenario's graph names, by their path beside it (none but for `subgraph`). */
+export function childFiles(s: GraphKey): Record<string, string> {
+  return s.feature === 'subgraph' ? { [childName(s)]: childGraphText(s) } : {};
+}
+
+/** The scenario's graph, loaded with its sub-graph files as the engine loads them. */
+export function scenarioGraph(s: GraphKey): Graph {
+  const children = childFiles(s);
+  return parseGraph({ path: graphPath(s), text: graphText(s) }, undefined, {
+    readGraph: (p) => {
+      const text = children[p.replace('.github/interlock/', '')];
+      return text === undefined ? undefined : { source: { path: p, text }, readSkill: () => undefined };
+    },
+  });
 }
 
 /** The features whose nodes are prompt nodes with an engine, played by the stand-in. */
@@ -99,6 +122,8 @@ export function graphText(s: GraphKey): string {
     const spends = s.feature === 'budget' && NODES[s.position - 1] === id;
     if (id !== t)
       return `  - id: ${id}\n${deps}    replay: safe\n    run: |\n      echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log\n${spends ? `      echo '{"cost_usd": 2}' > "$INTERLOCK_USAGE"\n` : ''}`;
+    // A sub-graph target (issue 28) runs its one node, `x`, which is the target's command.
+    if (s.feature === 'subgraph') return `  - id: ${id}\n${deps}    graph: ${childName(s)}\n`;
     // A loop (issue 28): done on cycle 2, which is also the cycle that hangs.
     const loop = s.feature === 'loop';
     const cycle2 = `grep -Eq '"cycle": ?2' "$INTERLOCK_CONTEXT"`;
@@ -117,4 +142,24 @@ ${loop ? `      if ${cycle2}; then echo done=yes; else echo done=no; fi >> "$INT
   });
   const budget = s.feature === 'budget' ? 'budget: { cost_usd: 1 }\n' : '';
   return `interlock: 1\nname: ${graphName(s)}\n${budget}nodes:\n${nodes.join('')}`;
+}
+
+/** A subgraph scenario's child graph: one node, `x`, the target's command under the scenario's replay rule. */
+function childGraphText(s: GraphKey): string {
+  const t = target({ ...s, feature: 'subgraph' });
+  return `interlock: 1
+name: child
+nodes:
+  - id: x
+    replay: ${s.replay}
+    run: |
+      echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+      cp "$INTERLOCK_CONTEXT" "ctx-$INTERLOCK_ATTEMPT.json"
+      echo $$ > pid
+      if [ -f hang ]; then rm -f hang; touch started; sleep 300; fi
+      if [ "$INTERLOCK_ATTEMPT" = 1 ] && [ -f fail-once ]; then echo "attempt 1 fails on purpose" >&2; exit 1; fi
+    validates:
+      - file: effects.log
+        contains: "^${t} [0-9]+$"
+`;
 }

@@ -30,6 +30,7 @@ describe('the crash matrix', () => {
       'serialized',
       'session',
       'stop',
+      'subgraph',
     ]);
     expect(values(all, 'replay')).toEqual(['never', 'safe']);
     expect(values(all, 'position')).toEqual([0, 1, 2]);
@@ -40,11 +41,13 @@ describe('the crash matrix', () => {
     const all = crashMatrix();
     expect(
       all.filter(
-        // An instance's dispatch is never chained (its node's expansion is no record), so for_each has them all.
+        // An instance's or a sub-graph node's dispatch is never chained (its node's expansion is no record), so
+        // for_each and subgraph have them all.
         (s) =>
           s.boundary.endsWith('dispatch-write') &&
           !s.boundary.startsWith('gate:') &&
           s.feature !== 'for_each' &&
+          s.feature !== 'subgraph' &&
           s.position > 0,
       ),
     ).toEqual([]);

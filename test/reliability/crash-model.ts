@@ -16,6 +16,7 @@ export type Feature =
   | 'guidance'
   | 'budget'
   | 'for_each'
+  | 'subgraph'
   | 'loop'
   | 'rerun'
   | 'serialized'
@@ -306,6 +307,16 @@ function forEach(face: 'cli' | 'action'): Scenario[] {
 }
 
 /**
+ * A sub-graph target (issue 28): the target node `b` is `graph:` a file of one node, `x`, so the watched node is
+ * `b/x`. The expansion's write (it journals the child graph's hash), then the child node's dispatch, command and
+ * record; the join follows in a later write.
+ */
+function subgraph(face: 'cli' | 'action'): Scenario[] {
+  const base = { face, store: STORE_OF[face], feature: 'subgraph' as const };
+  return cross(base, { boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES], follows: interruptFollows });
+}
+
+/**
  * A loop's next cycle, and a rerun from a node (issue 28): after an interruption of the loop the usual follow-ups;
  * after a killed rerun the same command again or anew. The target's command passes (its cycles are the variation).
  */
@@ -383,6 +394,8 @@ export function crashMatrix(): Scenario[] {
     ...budget('action'),
     ...forEach('cli'),
     ...forEach('action'),
+    ...subgraph('cli'),
+    ...subgraph('action'),
     ...loopAndRerun('cli'),
     ...loopAndRerun('action'),
     ...checkRunStore(),
@@ -401,15 +414,19 @@ export function crashMatrix(): Scenario[] {
 export function crashSample(all = crashMatrix()): Scenario[] {
   return ALL_BOUNDARIES.map((boundary, k) => {
     const candidates = all.filter((s) => s.boundary === boundary);
-    return candidates[(k * 7) % candidates.length]!;
+    return candidates[(k * 11) % candidates.length]!;
   });
 }
 
 /** The graph node at the scenario's position. */
 export const targetNode = (s: Pick<Scenario, 'position'>) => NODES[s.position];
-/** The node the scenario watches: the graph node, or for `for_each` its one instance (`b[x]`). */
+/** The node the scenario watches: the graph node, for `for_each` its one instance (`b[x]`), for `subgraph` `b/x`. */
 export const target = (s: Pick<Scenario, 'position'> & { feature?: Feature }) =>
-  s.feature === 'for_each' ? `${NODES[s.position]}[x]` : NODES[s.position];
+  s.feature === 'for_each'
+    ? `${NODES[s.position]}[x]`
+    : s.feature === 'subgraph'
+      ? `${NODES[s.position]}/x`
+      : NODES[s.position];
 
 /** The node a rerun scenario reruns from: the one before the target, or the target itself at a. */
 export const rerunFromNode = (s: Pick<Scenario, 'position'>) => NODES[Math.max(0, s.position - 1)]!;

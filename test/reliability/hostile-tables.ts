@@ -21,7 +21,7 @@ const AGENT_EXPR =
   'contains "${{": expressions are never pasted into a shell script; the agent command reads the prompt on stdin, so put the expression in the prompt (or in env, used as "$NAME")';
 const IDS = 'ids use letters, digits, "_" and "-", start with a letter or "_", at most 64 characters';
 const NODE_FIELDS =
-  'id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures, repeat';
+  'id, description, run, prompt, agent, engine, skill, env, timeout_minutes, depends_on, execute_conditions, validates, replay, retry, outputs, budget, effect, allow_protected_paths, soft_timeout_minutes, soft_turns, session, approval, approvals, network, for_each, key, max_parallel, max_items, tolerated_failures, repeat, graph';
 
 export interface HostileGraph {
   name: string;
@@ -51,6 +51,20 @@ export const HOSTILE_GRAPHS: HostileGraph[] = [
     text: '{"interlock":1,"name":"demo","__proto__":{"x":1},"nodes":[{"id":"a","run":"make"}]}',
     errors: [
       'graph.yml:1:30: graph: unknown field "__proto__"; allowed: $schema, interlock, name, description, defaults, budget, sessions, approvals, nodes',
+    ],
+  },
+  {
+    name: 'a sub-graph above the graph folder',
+    text: `${H}nodes:\n  - id: a\n    graph: ../../secrets.yml\n`,
+    errors: [
+      'graph.yml:5:12: node "a" graph "../../secrets.yml" is not a graph file beside this one: give a relative path ending in .yml, .yaml or .json, without "..", e.g. review.yml',
+    ],
+  },
+  {
+    name: 'a sub-graph at an absolute path',
+    text: `${H}nodes:\n  - id: a\n    graph: /etc/passwd.yml\n`,
+    errors: [
+      'graph.yml:5:12: node "a" graph "/etc/passwd.yml" is not a graph file beside this one: give a relative path ending in .yml, .yaml or .json, without "..", e.g. review.yml',
     ],
   },
   {
