@@ -60,6 +60,24 @@ const NodeCarriedOver = z.strictObject({
   outputs: z
     .record(z.string().regex(OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE), z.string())
     .register(z.globalRegistry, { description: 'The outputs it recorded there.' }),
+  instances: z
+    .array(
+      z.strictObject({
+        key: z.string().register(z.globalRegistry, { description: 'The instance key.' }),
+        value: z.unknown().register(z.globalRegistry, { description: 'Its item, as journaled.' }),
+        state: z.enum(['completed', 'skipped', 'tolerated']).register(z.globalRegistry, {
+          description: 'How the instance ended for its join.',
+        }),
+        outputs: z
+          .record(z.string().regex(OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE), z.string())
+          .register(z.globalRegistry, { description: "The instance's outputs (a sub-graph's: its nodes')." }),
+      }),
+    )
+    .optional()
+    .register(z.globalRegistry, {
+      description:
+        "Set for a `for_each` node: its instances as its join found them, in item order, so the fork's dependents see the same `nodes.<id>.outputs` list. A sub-graph's nodes are not carried over: its outputs are.",
+    }),
 });
 
 /** Spread into the journal's discriminated union. */

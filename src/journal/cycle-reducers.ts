@@ -7,11 +7,12 @@
  * `/approve-rerun`. `NodeCarriedOver` starts a forked run with a node's record from the run it forked from.
  */
 import { nodeAndDependents } from '../graph/dependents.js';
+import { instanceId, instanceKeyProblem, instanceNode } from '../graph/for-each-schema.js';
 import type { EventOf } from './events.js';
 import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './reducers.js';
 import { freshRetries, runAgain } from './scope-reducers.js';
 import type { NodeProgress } from './state.js';
-import { notRunSinceStart, stateWords } from './state.js';
+import { newProgress, notRunSinceStart, stateWords } from './state.js';
 
 /** The loop of a node, or a refusal naming the event. */
 function loopOf(f: Folding, node: string, at: At) {
@@ -83,6 +84,34 @@ export const nodeCarriedOver: Reducer<'NodeCarriedOver'> = (f, e, at) => {
   f.carried += 1;
   p.state = e.state;
   p.outputs = { ...e.outputs };
+  carriedInstances(f, e, at);
   f.traversal.push(e.node);
   if (e.state === 'completed') f.lastCompleted = e.node;
 };
+
+/** A carried-over `for_each` node's instances, as its join found them (and none for any other node). */
+function carriedInstances(f: Folding, e: EventOf<'NodeCarriedOver'>, at: At): void {
+  const spec = f.specs.get(e.node)!;
+  if (!spec.for_each || e.state !== 'completed') {
+    if (e.instances) at.bad(`node "${e.node}" is no completed for_each node: it carries no instances`);
+    return;
+  }
+  if (!e.instances?.length)
+    return at.bad(`node "${e.node}" has for_each: its carry-over lists its instances`);
+  const keys = e.instances.map((i) => i.key);
+  keys.forEach((key, index) => {
+    if (instanceKeyProblem(key) || keys.indexOf(key) !== index)
+      at.bad(`node "${e.node}" carries the key "${key}" badly`);
+  });
+  const tolerated = e.instances.filter((i) => i.state === 'tolerated').map((i) => instanceId(e.node, i.key));
+  f.nodes.get(e.node)!.expansion = { keys, values: e.instances.map((i) => i.value), tolerated };
+  e.instances.forEach((i, index) => {
+    const node = instanceNode(spec, i.key);
+    f.specs.set(node.id, node);
+    const q = newProgress(node.approaches.length);
+    q.item = { of: e.node, key: i.key, index, value: i.value };
+    q.state = i.state;
+    q.outputs = { ...i.outputs };
+    f.nodes.set(node.id, q);
+  });
+}

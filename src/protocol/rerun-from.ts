@@ -7,7 +7,8 @@
  */
 import { nodeAndDependents } from '../graph/dependents.js';
 import { suggestion } from '../graph/errors.js';
-import type { Graph } from '../graph/model.js';
+import { instanceId } from '../graph/for-each-schema.js';
+import { type Graph, nodeById } from '../graph/model.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
 import { notRunSinceStart, stateWords } from '../journal/state.js';
@@ -124,17 +125,33 @@ export function forkRun(
       from_seq: resolvingEvent(journal, id),
       state: q.state,
       outputs: { ...q.outputs },
+      ...carriedInstances(graph, state, id),
     });
   }
   return { ok: true, events };
 }
 
-/** The seq of the event that last resolved a node: its record, skip or carry-over. */
+/** A completed `for_each` node's instances as its join found them, for its carry-over; nothing for other nodes. */
+function carriedInstances(graph: Graph, state: RunState, id: string) {
+  const made = state.nodes.get(id)?.expansion;
+  if (!nodeById(graph, id)?.for_each || !made) return {};
+  const instances = made.keys.map((key, i) => {
+    const q = state.nodes.get(instanceId(id, key))!;
+    const ended = q.state === 'completed' || q.state === 'skipped' ? q.state : ('tolerated' as const);
+    return { key, value: made.values[i], state: ended, outputs: { ...q.outputs } };
+  });
+  return { instances };
+}
+
+/** The seq of the event that last resolved a node: its record, skip, join or carry-over. */
 function resolvingEvent(journal: Journal, node: string): number {
   for (let i = journal.events.length - 1; i >= 0; i--) {
     const e = journal.events[i]!;
     if (
-      (e.type === 'NodeRecorded' || e.type === 'NodeSkipped' || e.type === 'NodeCarriedOver') &&
+      (e.type === 'NodeRecorded' ||
+        e.type === 'NodeSkipped' ||
+        e.type === 'NodeCarriedOver' ||
+        e.type === 'NodeJoined') &&
       e.node === node
     )
       return e.seq;

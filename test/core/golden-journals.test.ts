@@ -49,6 +49,7 @@ describe('golden journals of interlock.journal/1', () => {
       'sessions',
       'soft',
       'subgraphs',
+      'subgraphs-fork',
     ]);
     for (const name of goldens) expect(load(name).journal.format).toBe(JOURNAL_FORMAT);
   });

@@ -10,7 +10,8 @@ import { parseGraph } from '../../src/graph/load.js';
 import { nodeById } from '../../src/graph/model.js';
 import { isNodeName } from '../../src/graph/subgraph-schema.js';
 import type { NewEvent } from '../../src/journal/events.js';
-import { idempotencyKey } from '../../src/protocol/context.js';
+import { expressionContext, idempotencyKey } from '../../src/protocol/context.js';
+import { forkRun } from '../../src/protocol/rerun-from.js';
 import { statusTable } from '../../src/render/status.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
 import { append, foldError, graphText, Sim } from './sim.js';
@@ -244,5 +245,68 @@ describe("sub-graph rule 4: its nodes' names and idempotency keys carry the sub-
       'r/review/cycle-2/build',
     );
     expect(idempotencyKey('r', 'review/build', 3)).toBe('r/review/build/cycle-3');
+  });
+});
+
+/** What `node` sees of `work`'s outputs. */
+function outputsOf(sim: Sim, node: string): unknown {
+  const nodes = expressionContext(sim.graph, sim.state, 1, node).nodes as Record<
+    string,
+    { outputs: unknown }
+  >;
+  return nodes.work!.outputs;
+}
+
+describe('sub-graph rule 5: a fork carries a for_each node over with its instances', () => {
+  it("gives the fork's rerun nodes the same outputs list: each sub-graph's outputs, a tolerated one null", () => {
+    const text = graphText(`  - id: work
+    for_each: "\${{ fromJSON('[\\"a\\",\\"b\\",\\"c\\"]') }}"
+    key: "\${{ item }}"
+    tolerated_failures: 1
+    graph: review.yml
+  - id: integrate
+    depends_on: [work]
+    env:
+      ALL: "\${{ toJSON(nodes.work.outputs) }}"
+    run: echo "$ALL"
+`);
+    const sim = new Sim(load(text));
+    sim.step();
+    for (const k of ['a', 'b', 'c']) {
+      sim.step(`work[${k}]`);
+      sim.dispatch(`work[${k}]/build`);
+      if (k === 'b') {
+        sim.fail('work[b]/build');
+        sim.dispatch('work[b]/build');
+        sim.fail('work[b]/build');
+        continue;
+      }
+      sim.succeed(`work[${k}]/build`, { built: k });
+      sim.dispatch(`work[${k}]/check`);
+      sim.succeed(`work[${k}]/check`, { ok: `ok-${k}` });
+      sim.step(`work[${k}]`);
+    }
+    expect(sim.step().kind).toBe('join');
+    sim.dispatch('integrate');
+    sim.succeed('integrate');
+    expect(sim.cp.status).toBe('completed');
+    const before = outputsOf(sim, 'integrate');
+    expect(before).toEqual([{ built: 'a', ok: 'ok-a' }, null, { built: 'c', ok: 'ok-c' }]);
+
+    const forked = forkRun(
+      sim.graph,
+      { journal: sim.journal, state: sim.state },
+      { node: 'integrate', by: 'bob', source: 'test' },
+    );
+    if (!forked.ok) throw new Error(forked.reason);
+    const carried = forked.events.find((e) => e.type === 'NodeCarriedOver');
+    expect(carried).toMatchObject({
+      node: 'work',
+      instances: [{ key: 'a', state: 'completed' }, { key: 'b', state: 'tolerated' }, { key: 'c' }],
+    });
+    const fork = new Sim(sim.graph);
+    fork.journal = append({ ...sim.journal, run_id: 'test/local-2', events: [] }, forked.events);
+    expect(fork.cp.ready_nodes).toEqual(['integrate']);
+    expect(outputsOf(fork, 'integrate')).toEqual(before);
   });
 });
