@@ -96,16 +96,16 @@ function carriedInstances(f: Folding, e: EventOf<'NodeCarriedOver'>, at: At): vo
     if (e.instances) at.bad(`node "${e.node}" is no completed for_each node: it carries no instances`);
     return;
   }
-  if (!e.instances?.length)
-    return at.bad(`node "${e.node}" has for_each: its carry-over lists its instances`);
-  const keys = e.instances.map((i) => i.key);
+  const instances = e.instances ?? [];
+  if (!instances.length) at.bad(`node "${e.node}" has for_each: its carry-over lists its instances`);
+  const keys = instances.map((i) => i.key);
   keys.forEach((key, index) => {
     if (instanceKeyProblem(key) || keys.indexOf(key) !== index)
       at.bad(`node "${e.node}" carries the key "${key}" badly`);
   });
-  const tolerated = e.instances.filter((i) => i.state === 'tolerated').map((i) => instanceId(e.node, i.key));
-  f.nodes.get(e.node)!.expansion = { keys, values: e.instances.map((i) => i.value), tolerated };
-  e.instances.forEach((i, index) => {
+  const tolerated = instances.filter((i) => i.state === 'tolerated').map((i) => instanceId(e.node, i.key));
+  f.nodes.get(e.node)!.expansion = { keys, values: instances.map((i) => i.value), tolerated };
+  instances.forEach((i, index) => {
     const node = instanceNode(spec, i.key);
     f.specs.set(node.id, node);
     const q = newProgress(node.approaches.length);
