@@ -104,7 +104,7 @@ export async function handleRequestedAction(
     // The event does not show the subject's labels: try removing the label (absent is no error).
     labels: [NEEDS_HUMAN_LABEL],
     defaultBranch: payload.repository.default_branch ?? 'main',
-    resolveNode: (graph) => nodeOfAction(graph, identifier),
+    resolveNode: (graph, journal) => nodeOfAction(graph, identifier, journal),
   });
 }
 

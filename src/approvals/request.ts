@@ -1,5 +1,7 @@
 /** One command to carry out, whichever face and event it came from, and what came of it. */
+
 import type { Graph } from '../graph/model.js';
+import type { Journal } from '../journal/events.js';
 import type { SubjectRef } from '../journal/run-id.js';
 import type { Command, ParsedComment } from './commands/parse.js';
 import type { Outcome } from './deps.js';
@@ -15,7 +17,7 @@ export interface CommandRequest {
   labels: string[];
   defaultBranch: string;
   /** For a button: the node it names, found in the run's graph. */
-  resolveNode?: (graph: Graph) => string | undefined;
+  resolveNode?: (graph: Graph, journal: Journal) => string | undefined;
 }
 
 export interface Executed {

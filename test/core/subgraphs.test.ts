@@ -5,6 +5,11 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  actionIdentifier,
+  approvalCheckRunView,
+  nodeOfAction,
+} from '../../src/approvals/replies/check-run.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { nodeById } from '../../src/graph/model.js';
@@ -237,6 +242,24 @@ describe("sub-graph rule 4: its nodes' names and idempotency keys carry the sub-
       expect(isNodeName(ok), ok).toBe(true);
     for (const bad of ['', '/x', 'x/', 'a//b', 'a/../b', 'work[..]', 'a b', 'a/b/c/d/e/f'])
       expect(isNodeName(bad), bad).toBe(false);
+  });
+
+  it("gives a sub-graph's node (and an instance) an Approve rerun button of its own", () => {
+    const sim = new Sim(load(MAIN));
+    sim.dispatch();
+    sim.succeed('prep');
+    sim.step();
+    sim.dispatch();
+    sim.fail('review/build');
+    sim.dispatch();
+    sim.fail('review/build');
+    const view = approvalCheckRunView(sim.graph, sim.state, 'test/local');
+    expect(view.actions).toHaveLength(1);
+    const id = view.actions[0]!.identifier;
+    expect(id.length).toBeLessThanOrEqual(20);
+    expect(nodeOfAction(sim.graph, id, sim.journal)).toBe('review/build');
+    expect(nodeOfAction(sim.graph, 'rerun:-:000000000000', sim.journal)).toBeUndefined();
+    expect(nodeOfAction(sim.graph, actionIdentifier(sim.graph, 'prep'))).toBe('prep');
   });
 
   it('gives a sub-graph node its enclosing node key and cycle before its own id', () => {

@@ -39,7 +39,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   if (!loaded.ok) return refused(req.login, loaded.problem, command);
   const run = loaded.run;
   if (req.resolveNode && command.kind === 'approve-rerun') {
-    const node = req.resolveNode(run.graph);
+    const node = req.resolveNode(run.graph, run.journal);
     if (!node) return refused(req.login, 'the button names a node that is no longer in the graph', command);
     command.node = node;
   }

@@ -1,6 +1,7 @@
 // The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
-import type { Graph } from '../../graph/model.js';
+import { type Graph, nodeById } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
 import type { SubjectRef } from '../../journal/run-id.js';
 import type { RunState } from '../../journal/state.js';
 import { statusBlock } from '../../render/markdown.js';
@@ -10,15 +11,32 @@ import type { HandlerDeps } from '../deps.js';
 const MAX_ACTIONS = 3;
 const MAX_SUMMARY = 65_000;
 
-const short = (node: string) => createHash('sha256').update(node).digest('hex').slice(0, 8);
+const hex = (node: string) => createHash('sha256').update(node).digest('hex');
+const short = (node: string) => hex(node).slice(0, 8);
+const long = (node: string) => hex(node).slice(0, 12);
 
-/** The button identifier for a node (≤ 20 characters): its place in the graph and a hash of its id. Pure. */
+/**
+ * The button identifier for a node (≤ 20 characters): its place in the graph and a hash of its id; a node the
+ * graph does not list (an instance `work[3]`, a sub-graph's `review/build`, issue 28) by a longer hash alone
+ * (`rerun:-:<12 hex>`). Pure.
+ */
 export function actionIdentifier(graph: Graph, node: string): string {
-  return `rerun:${graph.nodes.findIndex((n) => n.id === node)}:${short(node)}`;
+  const at = graph.nodes.findIndex((n) => n.id === node);
+  return at >= 0 ? `rerun:${at}:${short(node)}` : `rerun:-:${long(node)}`;
 }
 
-/** The node a button names, when the graph still has it at that place. Pure. */
-export function nodeOfAction(graph: Graph, identifier: string): string | undefined {
+/**
+ * The node a button names, when the graph still has it at that place, or (for a node the graph does not list)
+ * a node the run's journal names with that hash. Pure.
+ */
+export function nodeOfAction(graph: Graph, identifier: string, journal?: Journal): string | undefined {
+  const named = /^rerun:-:([0-9a-f]{12})$/.exec(identifier);
+  if (named) {
+    const ids = new Set(
+      journal?.events.flatMap((e) => ('node' in e && typeof e.node === 'string' ? [e.node] : [])),
+    );
+    return [...ids].find((id) => long(id) === named[1] && nodeById(graph, id) !== undefined);
+  }
   const m = /^rerun:(\d{1,3}):([0-9a-f]{8})$/.exec(identifier);
   if (!m) return undefined;
   const node = graph.nodes[Number(m[1])]?.id;
@@ -62,16 +80,12 @@ export function approvalCheckRunView(graph: Graph, state: RunState, runId: strin
       ),
       summary,
     },
-    // A button names a node by its place in the graph: an instance (`work[3]`, issue 28) has none, so it is
-    // approved by comment (`/approve-rerun work[3]`), which the summary names.
-    actions: waiting
-      .filter((node) => graph.nodes.some((n) => n.id === node))
-      .slice(0, MAX_ACTIONS)
-      .map((node) => ({
-        label: 'Approve rerun',
-        identifier: actionIdentifier(graph, node),
-        description: `Rerun ${node}`.slice(0, 40),
-      })),
+    // A button names a graph node by its place, an instance or a sub-graph's node by its hash (issue 28).
+    actions: waiting.slice(0, MAX_ACTIONS).map((node) => ({
+      label: 'Approve rerun',
+      identifier: actionIdentifier(graph, node),
+      description: `Rerun ${node}`.slice(0, 40),
+    })),
   };
 }
 
