@@ -19,6 +19,16 @@ describe('node-credentials', () => {
       ]),
     );
   });
+  it("gives an instance its node's grants, and a sub-graph's nodes none of their sub-graph node's", () => {
+    configureNodeCredentials(parseNodeCredentials('NPM_TOKEN=work,review'));
+    const env = (node: string) =>
+      withoutWithheldCredentials({ NPM_TOKEN: 'n', INTERLOCK_NODE: node }).NPM_TOKEN;
+    expect(env('work')).toBe('n');
+    expect(env('work[3]')).toBe('n');
+    expect(env('review/build')).toBeUndefined();
+    expect(env('work[3]/build')).toBeUndefined();
+    expect(env('review/work[3]')).toBeUndefined();
+  });
   it('refuses anything else, naming the entry and the form', () => {
     expect(() => parseNodeCredentials('GH_TOKEN=push;rm')).toThrow(
       'node-credentials: "GH_TOKEN=push;rm" is not NAME or NAME=node,node',
