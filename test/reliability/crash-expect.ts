@@ -21,7 +21,8 @@ export function interrupts(s: Scenario): boolean {
     b === 'before-dispatch-write' ||
     b.endsWith(':after-record-write') ||
     b === 'after-record-write' ||
-    b.startsWith('expand:')
+    b.startsWith('expand:') ||
+    b.startsWith('join:')
   )
     return false;
   if (s.feature === 'serialized') return b !== 'serialized:before-write';

@@ -1,14 +1,14 @@
 // The crash matrix's for_each scenarios (issue 28), a bounded sample run for real in `npm test`: the write of
-// `NodeExpanded` (before and after), then the instance's own dispatch, command and record, each boundary once,
+// `NodeExpanded` (before and after), then the instance's own dispatch, command and record, and the join's write, each boundary once,
 // alternating the CLI and the Action and rotating the replay rule, position, follow-up and outcome. `npm run
 // reliability` runs every one of them with the rest of the matrix.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
-import { crashMatrix, EXPAND_BOUNDARIES, STEP_BOUNDARIES } from './crash-model.js';
+import { crashMatrix, EXPAND_BOUNDARIES, JOIN_BOUNDARIES, STEP_BOUNDARIES } from './crash-model.js';
 import { runCrashScenarios, type ScenarioResult } from './crash-run.js';
 
 const all = crashMatrix().filter((s) => s.feature === 'for_each');
-const sample = [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES].map((b, k) => {
+const sample = [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES, ...JOIN_BOUNDARIES].map((b, k) => {
   const face = k % 2 ? 'action' : 'cli';
   const candidates = all.filter((s) => s.boundary === b && s.face === face);
   return candidates[(k * 7) % candidates.length]!;
@@ -23,8 +23,8 @@ describe('for_each crash scenarios, run for real', () => {
 
   it('the matrix has every for_each boundary on both faces, and the sample each boundary once', () => {
     for (const face of ['cli', 'action'])
-      expect(new Set(all.filter((s) => s.face === face).map((s) => s.boundary)).size).toBe(8);
-    expect(new Set(sample.map((s) => s.boundary)).size).toBe(8);
+      expect(new Set(all.filter((s) => s.face === face).map((s) => s.boundary)).size).toBe(10);
+    expect(new Set(sample.map((s) => s.boundary)).size).toBe(10);
   });
 
   it.each(sample.map((s) => [s.id] as const))('%s', (id) => {

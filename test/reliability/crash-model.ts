@@ -68,6 +68,11 @@ export const BUDGET_BOUNDARIES = [
  */
 export const EXPAND_BOUNDARIES = ['expand:before-write', 'expand:after-write'] as const;
 /**
+ * The join of a `for_each` or sub-graph target (issue 28): the write of its `NodeJoined`, after the instance (or
+ * child node) recorded its last attempt; lost, or landed with the next node not yet dispatched.
+ */
+export const JOIN_BOUNDARIES = ['join:before-write', 'join:after-write'] as const;
+/**
  * A loop's next cycle (issue 28; the target has `repeat:` and holds on cycle 2): the write that records cycle 1,
  * starts cycle 2 and dispatches it (lost, or landed with cycle 2 never begun), and cycle 2's command killed.
  */
@@ -121,6 +126,7 @@ export type Boundary =
   | (typeof GATE_BOUNDARIES)[number]
   | (typeof BUDGET_BOUNDARIES)[number]
   | (typeof EXPAND_BOUNDARIES)[number]
+  | (typeof JOIN_BOUNDARIES)[number]
   | (typeof LOOP_BOUNDARIES)[number]
   | (typeof RERUN_BOUNDARIES)[number]
   | (typeof STORE_BOUNDARIES)[number]
@@ -146,6 +152,7 @@ export const ALL_BOUNDARIES: Boundary[] = [
   ...SERIALIZED_BOUNDARIES,
   ...SESSION_BOUNDARIES,
   ...STOP_BOUNDARIES,
+  ...JOIN_BOUNDARIES,
 ];
 
 /**
@@ -303,7 +310,10 @@ function budget(face: 'cli' | 'action'): Scenario[] {
  */
 function forEach(face: 'cli' | 'action'): Scenario[] {
   const base = { face, store: STORE_OF[face], feature: 'for_each' as const };
-  return cross(base, { boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES], follows: interruptFollows });
+  return cross(base, {
+    boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES, ...JOIN_BOUNDARIES],
+    follows: interruptFollows,
+  });
 }
 
 /**
@@ -313,7 +323,10 @@ function forEach(face: 'cli' | 'action'): Scenario[] {
  */
 function subgraph(face: 'cli' | 'action'): Scenario[] {
   const base = { face, store: STORE_OF[face], feature: 'subgraph' as const };
-  return cross(base, { boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES], follows: interruptFollows });
+  return cross(base, {
+    boundaries: [...EXPAND_BOUNDARIES, ...STEP_BOUNDARIES, ...JOIN_BOUNDARIES],
+    follows: interruptFollows,
+  });
 }
 
 /**

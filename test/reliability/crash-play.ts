@@ -56,6 +56,9 @@ export function stepFailpoint(s: Scenario): string {
   // The expansion's write names the for_each node itself, not its instance.
   if (b.startsWith('expand:'))
     return `${b === 'expand:before-write' ? 'before' : 'after'}-expand-write@${targetNode(s)}`;
+  // So does its join's.
+  if (b.startsWith('join:'))
+    return `${b === 'join:before-write' ? 'before' : 'after'}-join-write@${targetNode(s)}`;
   // A serialized chain's writes and call are its first node's, wherever the target is in it.
   const chained: Record<string, string> = {
     'serialized:before-write': 'before-dispatch-write',
