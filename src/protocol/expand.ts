@@ -180,8 +180,9 @@ export function forEachEvents(
   const decisions: ForEachDecision[] = [];
   let j = journal;
   let st = state;
-  // Each pass resolves one for_each node (expanded, failed or joined): at most two per node.
-  for (let pass = 0; pass <= graph.nodes.length * 2 && !st.checkpoint.ended; pass++) {
+  // Each pass resolves one for_each or sub-graph node (expanded, failed or joined): at most two per node the
+  // run has, counting the instances and sub-graph nodes earlier passes made.
+  for (let pass = 0; pass <= st.nodes.size * 2 && !st.checkpoint.ended; pass++) {
     const d = st.checkpoint.ready_nodes
       .map((id) => nodeById(graph, id)!)
       .filter((n) => n.for_each || n.subgraph)

@@ -16,6 +16,8 @@ import { nodeById } from '../../src/graph/model.js';
 import { isNodeName } from '../../src/graph/subgraph-schema.js';
 import type { NewEvent } from '../../src/journal/events.js';
 import { expressionContext, idempotencyKey } from '../../src/protocol/context.js';
+import { withCompletion } from '../../src/protocol/decide.js';
+import { forEachEvents } from '../../src/protocol/expand.js';
 import { forkRun } from '../../src/protocol/rerun-from.js';
 import { statusTable } from '../../src/render/status.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
@@ -331,5 +333,27 @@ describe('sub-graph rule 5: a fork carries a for_each node over with its instanc
     fork.journal = append({ ...sim.journal, run_id: 'test/local-2', events: [] }, forked.events);
     expect(fork.cp.ready_nodes).toEqual(['integrate']);
     expect(outputsOf(fork, 'integrate')).toEqual(before);
+  });
+});
+
+describe('sub-graph rule 6: one plan expands every sub-graph that is ready', () => {
+  it('expands a list of 40 sub-graphs and lists each one first node', () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const text = graphText(`  - id: plan
+    run: echo plan
+    outputs: [tasks]
+  - id: work
+    depends_on: [plan]
+    for_each: "\${{ fromJSON(nodes.plan.outputs.tasks) }}"
+    key: "\${{ item }}"
+    graph: review.yml
+`);
+    const sim = new Sim(load(text));
+    sim.dispatch();
+    sim.succeed('plan', { tasks: JSON.stringify(keys) });
+    const { events } = forEachEvents(sim.graph, sim.journal, sim.state, withCompletion);
+    sim.append(events);
+    expect(events.filter((e) => e.type === 'NodeExpanded')).toHaveLength(41);
+    expect(sim.cp.ready_nodes).toEqual(keys.map((k) => `work[${k}]/build`));
   });
 });
