@@ -180,18 +180,23 @@ export function forEachEvents(
   const decisions: ForEachDecision[] = [];
   let j = journal;
   let st = state;
-  // Each pass resolves one for_each or sub-graph node (expanded, failed or joined): at most two per node the
+  // Each pass expands every ready for_each and sub-graph node at once (they are independent: each was ready
+  // on the same state, and max_parallel already bounds the list), or joins one; at most two passes per node the
   // run has, counting the instances and sub-graph nodes earlier passes made.
   for (let pass = 0; pass <= st.nodes.size * 2 && !st.checkpoint.ended; pass++) {
-    const d = st.checkpoint.ready_nodes
+    const now = st.checkpoint.ready_nodes
       .map((id) => nodeById(graph, id)!)
       .filter((n) => n.for_each || n.subgraph)
       .map((n) => forEachDecision(graph, j, st, n, withCompletion))
-      .find((x) => x !== undefined);
-    if (!d) break;
-    decisions.push(d);
-    events.push(...d.events);
-    j = appendEvents(j, d.events, '');
+      .filter((x) => x !== undefined);
+    const expansions = now.filter((d) => d.kind !== 'join');
+    const batch = expansions.length ? expansions : now.slice(0, 1);
+    if (!batch.length) break;
+    for (const d of batch) {
+      decisions.push(d);
+      events.push(...d.events);
+    }
+    j = appendEvents(j, batch.flatMap((d) => d.events), '');
     st = fold(j, graph);
   }
   return { events, decisions };
