@@ -196,7 +196,11 @@ export function forEachEvents(
       decisions.push(d);
       events.push(...d.events);
     }
-    j = appendEvents(j, batch.flatMap((d) => d.events), '');
+    j = appendEvents(
+      j,
+      batch.flatMap((d) => d.events),
+      '',
+    );
     st = fold(j, graph);
   }
   return { events, decisions };
