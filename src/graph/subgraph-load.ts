@@ -60,6 +60,12 @@ export function subgraphField(
       stack: [...within.stack, path],
       item: within.item || n.for_each !== undefined,
     });
+    // A session is a conversation of the run's own graph's nodes (protocol/sessions.ts): not scoped per sub-graph.
+    const talking = graph.nodes.find((c) => c.session);
+    if (talking)
+      return fail(
+        `its node "${talking.id}" continues a session, which a sub-graph's nodes cannot (a session is a conversation of the run's own graph, and a sub-graph may run once per item, in parallel): drop session there, or move the node into this graph`,
+      );
     // Recorded relative to the run's own graph (hashed and journaled): the same on every machine and checkout.
     const named = posix.relative(posix.dirname(within.stack[0]!), path);
     return { subgraph: { graph: { ...graph, path: named }, hash: graph.hash, path: named } };

@@ -123,6 +123,13 @@ describe("sub-graph rule 1: the file is read beside the graph, never outside it,
     );
   });
 
+  it("refuses a sub-graph whose nodes continue a session: sessions are the run's own graph's", () => {
+    const talking = graphText('  - id: build\n    session: s\n    engine: claude-code\n    prompt: Build.\n');
+    expect(errors(() => load(MAIN, { 'review.yml': talking }))).toEqual([
+      expect.stringContaining('its node "build" continues a session, which a sub-graph\'s nodes cannot'),
+    ]);
+  });
+
   it("reports the child's own problems at its own file and line", () => {
     const bad = graphText('  - id: build\n    run: make\n    depends_on: [nope]\n');
     expect(errors(() => load(MAIN, { 'review.yml': bad }))).toEqual([
