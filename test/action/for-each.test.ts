@@ -5,15 +5,10 @@
 // the integrator runs once with the 4 outputs. Default isolation throughout.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { components } from '@octokit/openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace, runStep, type StepOptions, startStep, worldLog } from '../support/action-process.js';
-import { issuesLabeled, webhookExample } from '../support/fixtures.js';
-import type { GitHubServer } from '../support/github-server.js';
-import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
-import { eventsOf, FULL, OWNER, REPO, readJournal, waitForFile, workflowRun } from './world.js';
-
-type CommentCreated = components['schemas']['webhook-issue-comment-created'];
+import { makeWorkspace, runStep, startStep } from '../support/action-process.js';
+import { type FanWorld, RUN, RUN_ID, startFanWorld } from './fan-world.js';
+import { eventsOf, FULL, waitForFile } from './world.js';
 
 const TASKS = JSON.stringify(['t1', 't2', 't3', 't4', 't5'].map((id) => ({ id, title: `Task ${id}` })));
 const INSTANCES = ['t1', 't2', 't3', 't4', 't5'].map((k) => `work[${k}]`);
@@ -47,127 +42,38 @@ nodes:
       echo "integrate $INTERLOCK_ATTEMPT" >> "$EFFECTS"
       printf '%s' "$ALL" > "$ALL_FILE"
 `;
-const CONFIG = `${SHIP_ROUTES}approvals:
-  permission: write
-`;
-const RUN = 'ship/issue-7';
-const RUN_ID = 5151;
-const EFFECTS = worldLog();
-const ALL_FILE = worldLog();
-
-let server: GitHubServer;
-let files: Record<string, string>;
-
+let w: FanWorld;
 beforeAll(async () => {
-  const started = await startShipRepository(GRAPH, {
-    config: CONFIG,
-    repo: { collaborators: { mia: 'maintain' }, workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }] },
-  });
-  server = started.server;
-  files = { '.github/interlock.yml': CONFIG, '.github/interlock/ship.yml': GRAPH };
-  server.state.repo(FULL).addWorkflowRun({
-    workflow: 'interlock.yml',
-    id: RUN_ID,
-    event: 'issues',
-    status: 'in_progress',
-    jobs: [
-      { name: 'plan', runner_name: 'runner-plan', status: 'in_progress' },
-      { name: 'planner', runner_name: 'runner-planner', status: 'in_progress' },
-      ...INSTANCES.map((id, i) => ({
-        name: `node (${id})`,
-        runner_name: `runner-${i + 1}`,
-        status: 'in_progress' as const,
-      })),
-      { name: 'rest', runner_name: 'runner-rest', status: 'in_progress' },
-    ],
-  });
+  w = await startFanWorld({ 'ship.yml': GRAPH }, INSTANCES);
 });
-afterAll(async () => server?.close());
-
-/** A job of the workflow run: its own checkout, as on GitHub. */
-function job(
-  key: string,
-  runner: string,
-  inputs: Record<string, string>,
-  ws = makeWorkspace(files),
-): StepOptions {
-  return {
-    apiUrl: server.url,
-    repository: FULL,
-    workspace: ws,
-    eventName: 'issues',
-    payload: issuesLabeled(OWNER, REPO, 7, 'ship', 'Ship 1.2'),
-    inputs,
-    job: { runId: RUN_ID, attempt: 1, job: key, runner },
-    env: { EFFECTS, ALL_FILE },
-  };
-}
-
-/** `/approve-rerun` as GitHub delivers the comment (`issue_comment.created`), to a `mode: comment` step. */
-async function comment(body: string, login: string) {
-  const repo = server.state.repo(FULL);
-  const made = repo.addComment(7, body, login);
-  const p = webhookExample('issue_comment', 'created') as unknown as CommentCreated;
-  const web = `https://github.com/${FULL}`;
-  p.comment = {
-    ...p.comment,
-    id: made.id,
-    body,
-    html_url: `${web}/issues/7#issuecomment-${made.id}`,
-    user: { ...p.comment.user!, login, type: 'User' },
-  };
-  const { pull_request: _, ...issue } = p.issue;
-  p.issue = { ...issue, number: 7, html_url: `${web}/issues/7`, labels: [] };
-  p.sender = { ...p.sender, login, type: 'User' };
-  p.repository = {
-    ...p.repository,
-    name: REPO,
-    full_name: FULL,
-    html_url: web,
-    default_branch: 'main',
-    owner: { ...p.repository.owner, login: OWNER },
-  };
-  delete p.installation;
-  return runStep({
-    apiUrl: server.url,
-    repository: FULL,
-    workspace: makeWorkspace({}),
-    eventName: 'issue_comment',
-    payload: p as unknown as Record<string, unknown>,
-    inputs: { mode: 'comment' },
-    job: { runId: workflowRun(repo, ['runner-comment']) },
-  });
-}
-
-const journal = () => readJournal(server, RUN);
-const effects = () => readFileSync(EFFECTS, 'utf8').trim().split('\n').filter(Boolean);
+afterAll(async () => w?.server.close());
 
 describe('a for_each fan-out through the bundled action: plan, a matrix of instances, the join', () => {
   it('plan lists the planner; its job records the list of 5 tasks', async () => {
-    const p = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
+    const p = await runStep(w.job('plan', 'runner-plan', { mode: 'plan' }));
     expect(p.code, p.stdout).toBe(0);
     expect(JSON.parse(p.outputs.ready!)).toEqual(['plan']);
-    const r = await runStep(job('planner', 'runner-planner', { node: 'plan' }));
+    const r = await runStep(w.job('planner', 'runner-planner', { node: 'plan' }));
     expect(r.outputs).toMatchObject({ node: 'plan', status: 'completed' });
   });
 
   it('the next plan journals NodeExpanded and lists the 5 instances for strategy.matrix', async () => {
-    const p = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
+    const p = await runStep(w.job('plan', 'runner-plan', { mode: 'plan' }));
     expect(p.code, p.stdout).toBe(0);
     expect(p.stdout).toContain('interlock: expanded "work" into 5 instance(s)');
     expect(JSON.parse(p.outputs.ready!)).toEqual(INSTANCES);
-    const expanded = eventsOf(journal(), 'NodeExpanded', 'work');
+    const expanded = eventsOf(w.journal(), 'NodeExpanded', 'work');
     expect(expanded).toHaveLength(1);
     expect(expanded[0]!.items!.map((i) => i.key)).toEqual(['t1', 't2', 't3', 't4', 't5']);
-    expect(eventsOf(journal(), 'NodeDispatched').map((e) => e.node)).toEqual(['plan']);
+    expect(eventsOf(w.journal(), 'NodeDispatched').map((e) => e.node)).toEqual(['plan']);
   });
 
   it('5 matrix jobs run one instance each; the runner of work[t2] is killed mid-command', async () => {
-    const hangWs = makeWorkspace(files);
+    const hangWs = makeWorkspace(w.files);
     writeFileSync(join(hangWs, 'hang'), '');
-    const killed = startStep(job('node', 'runner-2', { node: 'work[t2]' }, hangWs));
+    const killed = startStep(w.job('node', 'runner-2', { node: 'work[t2]' }, hangWs));
     const others = await Promise.all(
-      [0, 2, 3, 4].map((i) => runStep(job('node', `runner-${i + 1}`, { node: INSTANCES[i]! }))),
+      [0, 2, 3, 4].map((i) => runStep(w.job('node', `runner-${i + 1}`, { node: INSTANCES[i]! }))),
     );
     await waitForFile(join(hangWs, 'started'));
     killed.child.kill('SIGKILL');
@@ -175,27 +81,27 @@ describe('a for_each fan-out through the bundled action: plan, a matrix of insta
     await killed.done;
     rmSync(join(hangWs, 'hang'));
     expect(others.map((r) => r.outputs.status)).toEqual(['completed', 'failed', 'completed', 'completed']);
-    for (const id of INSTANCES) expect(eventsOf(journal(), 'NodeDispatched', id), id).toHaveLength(1);
+    for (const id of INSTANCES) expect(eventsOf(w.journal(), 'NodeDispatched', id), id).toHaveLength(1);
     // GitHub shows the killed job ended.
-    server.state
+    w.server.state
       .repo(FULL)
       .updateWorkflowRun(RUN_ID, { jobs: [{ name: 'node (work[t2])', conclusion: 'cancelled' }] });
   });
 
   it('the next plan holds work[t2] by its own name and lists the retry of work[t3]', async () => {
-    const p = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
+    const p = await runStep(w.job('plan', 'runner-plan', { mode: 'plan' }));
     expect(p.code, p.stdout).toBe(0);
     expect(JSON.parse(p.outputs.ready!)).toEqual(['work[t3]']);
     const cp = JSON.parse(p.outputs.checkpoint!);
     expect(cp.held_nodes).toEqual(['work[t2]']);
-    expect(eventsOf(journal(), 'NodeInterrupted')).toMatchObject([{ node: 'work[t2]', attempt: 1 }]);
+    expect(eventsOf(w.journal(), 'NodeInterrupted')).toMatchObject([{ node: 'work[t2]', attempt: 1 }]);
   });
 
   it('node: all runs work[t3] again, which escalates; the run waits for a person about work[t2]', async () => {
-    const r = await runStep(job('rest', 'runner-rest', { node: 'all' }));
+    const r = await runStep(w.job('rest', 'runner-rest', { node: 'all' }));
     expect(r.stdout).toContain('"work[t3]" attempt 2 failed');
     expect(r.outputs.status).toBe('held');
-    const comments = server.state
+    const comments = w.server.state
       .repo(FULL)
       .commentsOn(7)
       .map((c) => c.body);
@@ -205,41 +111,37 @@ describe('a for_each fan-out through the bundled action: plan, a matrix of insta
   });
 
   it('/approve-rerun work[t2] releases it; the dispatched run reruns only it, joins past work[t3], and integrates once', async () => {
-    const a = await comment('/approve-rerun work[t2]', 'mia');
+    const a = await w.comment('/approve-rerun work[t2]', 'mia');
     expect(a.outputs.status, a.stdout).toBe('completed');
-    expect(eventsOf(journal(), 'RerunApproved')).toMatchObject([
+    expect(eventsOf(w.journal(), 'RerunApproved')).toMatchObject([
       { node: 'work[t2]', attempt: 1, approved_by: 'mia' },
     ]);
-    const dispatch = server.state.repo(FULL).dispatches.at(-1)!;
+    const dispatch = w.server.state.repo(FULL).dispatches.at(-1)!;
     expect(dispatch.inputs).toMatchObject({ 'run-id': RUN });
-    const runner = 'runner-dispatched';
-    const r = await runStep({
-      apiUrl: server.url,
-      repository: FULL,
-      workspace: makeWorkspace(files),
-      eventName: 'workflow_dispatch',
-      payload: {
-        ...(webhookExample('workflow_dispatch') as Record<string, unknown>),
-        inputs: dispatch.inputs,
-      },
-      inputs: { node: 'all', 'run-id': RUN },
-      job: { runId: workflowRun(server.state.repo(FULL), [runner]), runner },
-      env: { EFFECTS, ALL_FILE },
-    });
+    const r = await w.dispatched();
     expect(r.code, r.stdout).toBe(0);
     expect(JSON.parse(r.outputs.checkpoint!).status).toBe('completed');
-    expect(effects().sort()).toEqual(['integrate 1', 't1 1', 't2 1', 't2 2', 't3 1', 't3 2', 't4 1', 't5 1']);
-    expect(JSON.parse(readFileSync(ALL_FILE, 'utf8'))).toEqual([
+    expect(w.effects().sort()).toEqual([
+      'integrate 1',
+      't1 1',
+      't2 1',
+      't2 2',
+      't3 1',
+      't3 2',
+      't4 1',
+      't5 1',
+    ]);
+    expect(JSON.parse(readFileSync(w.ALL_FILE, 'utf8'))).toEqual([
       { done: 'Task t1 done' },
       { done: 'Task t2 done' },
       null,
       { done: 'Task t4 done' },
       { done: 'Task t5 done' },
     ]);
-    expect(eventsOf(journal(), 'NodeJoined')).toMatchObject([
+    expect(eventsOf(w.journal(), 'NodeJoined')).toMatchObject([
       { node: 'work', completed: ['work[t1]', 'work[t2]', 'work[t4]', 'work[t5]'], tolerated: ['work[t3]'] },
     ]);
-    expect(eventsOf(journal(), 'NodeExpanded')).toHaveLength(1);
-    expect(eventsOf(journal(), 'NodeDispatched', 'integrate')).toHaveLength(1);
+    expect(eventsOf(w.journal(), 'NodeExpanded')).toHaveLength(1);
+    expect(eventsOf(w.journal(), 'NodeDispatched', 'integrate')).toHaveLength(1);
   });
 });
