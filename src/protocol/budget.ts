@@ -53,20 +53,22 @@ export function budgetWords(graph: Pick<Graph, 'budget'>, state: RunState): stri
     .concat(' spent');
 }
 
-/**
- * Rule: before a node is dispatched, the run's spending is checked against the graph's budget; at or over any
- * limit, the node is escalated with a report of what was spent, by which nodes, and what a person may do.
- */
-export function runBudgetEscalation(graph: Graph, state: RunState, node: string): NewEvent | undefined {
-  if (!graph.budget) return subgraphBudgetEscalation(graph, state, node);
-  const spent = runSpent(graph, state.nodes);
-  const reached = passed(graph.budget, spent, false);
-  if (!reached.length) return subgraphBudgetEscalation(graph, state, node);
-  const byNode: Record<string, Spent> = {};
-  for (const [id, t] of usageSinceRaise(graph, state.nodes)) {
-    if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
-  }
-  const what = reached.map((k) => `${amount(k, spent[k])} of ${amount(k, graph.budget![k]!)}`).join(', ');
+/** What a node's escalation at a budget says: what was spent of what, by which nodes, and what a person may do. */
+interface AtBudget {
+  node: string;
+  /** Whose budget: `The run`, or `The sub-graph "review" (review.yml)`. */
+  whose: string;
+  budget: Budget;
+  spent: Spent;
+  byNode: Record<string, Spent>;
+  after: string;
+}
+
+/** A node escalated at a budget instead of dispatched; undefined while no limit of the budget is reached. */
+function escalatedAtBudget({ node, whose, budget, spent, byNode, after }: AtBudget): NewEvent | undefined {
+  const reached = passed(budget, spent, false);
+  if (!reached.length) return undefined;
+  const what = reached.map((k) => `${amount(k, spent[k])} of ${amount(k, budget[k]!)}`).join(', ');
   return {
     type: 'NodeEscalated',
     node,
@@ -74,10 +76,33 @@ export function runBudgetEscalation(graph: Graph, state: RunState, node: string)
       attempted: [],
       failed: [],
       approaches_tried: [],
-      needed: `The run is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`, with guidance on the lines after it: the run may then spend its budget again, counted from that approval), or fail the run.`,
-      budget: { limit: { ...graph.budget } as Record<string, number>, spent, by_node: byNode },
+      needed: `${whose} is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`${after}), or fail the run.`,
+      budget: { limit: { ...budget } as Record<string, number>, spent, by_node: byNode },
     },
   };
+}
+
+/**
+ * Rule: before a node is dispatched, the run's spending is checked against the graph's budget; at or over any
+ * limit, the node is escalated with a report of what was spent, by which nodes, and what a person may do.
+ */
+export function runBudgetEscalation(graph: Graph, state: RunState, node: string): NewEvent | undefined {
+  const byNode: Record<string, Spent> = {};
+  for (const [id, t] of usageSinceRaise(graph, state.nodes)) {
+    if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
+  }
+  const run =
+    graph.budget &&
+    escalatedAtBudget({
+      node,
+      whose: 'The run',
+      budget: graph.budget,
+      spent: runSpent(graph, state.nodes),
+      byNode,
+      after:
+        ', with guidance on the lines after it: the run may then spend its budget again, counted from that approval',
+    });
+  return run || subgraphBudgetEscalation(graph, state, node);
 }
 
 /**
@@ -97,23 +122,15 @@ function subgraphBudgetEscalation(graph: Graph, state: RunState, node: string): 
         if (t.wall_ms > 0 || t.reported) byNode[id] = spentOf(t);
         return t;
       });
-    const spent = spentOf(sumTotals(used));
-    const reached = passed(sub.graph.budget, spent, false);
-    if (!reached.length) continue;
-    const what = reached
-      .map((k) => `${amount(k, spent[k])} of ${amount(k, sub.graph.budget![k]!)}`)
-      .join(', ');
-    return {
-      type: 'NodeEscalated',
+    const escalated = escalatedAtBudget({
       node,
-      report: {
-        attempted: [],
-        failed: [],
-        approaches_tried: [],
-        needed: `The sub-graph "${s}" (${sub.path}) is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`: budgets then count again from that approval), or fail the run.`,
-        budget: { limit: { ...sub.graph.budget } as Record<string, number>, spent, by_node: byNode },
-      },
-    };
+      whose: `The sub-graph "${s}" (${sub.path})`,
+      budget: sub.graph.budget,
+      spent: spentOf(sumTotals(used)),
+      byNode,
+      after: ': budgets then count again from that approval',
+    });
+    if (escalated) return escalated;
   }
   return undefined;
 }
