@@ -138,15 +138,33 @@ describe('sub-graphs through the CLI', () => {
     expect(eventsOf(journal, 'NodeDispatched', 'integrate')).toHaveLength(1);
   }, 180_000);
 
-  it('a sub-graph that changed under a run is refused: its hash is part of the graph hash', async (ctx) => {
+  it('a sub-graph changed under a run is a change of the graph: refused, then allowed by a person, and the run goes on', async (ctx) => {
     const s = sandbox(ctx, 'interlock-subgraph-');
     s.write('g.yml', GRAPH);
     s.write('task.yml', TASK);
     expect((await s.cli(['run', 'g.yml', '--run-id', RUN, '--node', 'plan'])).code).toBe(0);
+    // Expanded under the first child graph, and one of its nodes run; then the file changes.
+    expect((await s.cli(['run', 'g.yml', '--run-id', RUN, '--node', 'work'])).code).toBe(0);
+    expect((await s.cli(['run', 'g.yml', '--run-id', RUN, '--node', 'work[t1]'])).code).toBe(0);
+    expect((await s.cli(['run', 'g.yml', '--run-id', RUN, '--node', 'work[t1]/build'])).code).toBe(0);
     s.write('task.yml', TASK.replace('echo "check $BUILT"', 'echo "check changed $BUILT"'));
     const r = await s.cli(['run', 'g.yml', '--run-id', RUN, '--all']);
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/graph (changed|hash)/i);
-    expect(s.exists('effects.txt')).toBe(false);
+    expect(r.stderr).toContain('the graph changed since the run started');
+    // The run stays readable, and a person may let it go on under the new child graph.
+    expect((await s.cli(['status', '--run-id', RUN])).code).toBe(0);
+    const allowed = await s.cli([
+      'run',
+      'g.yml',
+      '--run-id',
+      RUN,
+      '--all',
+      '--allow-graph-change',
+      '--by',
+      'ann',
+    ]);
+    expect(allowed.stderr).toContain('"work[t3]/build" attempt 2 failed');
+    expect(s.lines('effects.txt')).toContain('check changed t1');
+    expect(eventsOf(s.journal(RUN), 'GraphChangeAllowed')).toMatchObject([{ by: 'ann' }]);
   }, 60_000);
 });

@@ -213,19 +213,28 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     expect(sim.cp.ready_nodes).toEqual(['review/build']);
   });
 
-  it('refuses a journal whose expansion names another graph, or lists items without for_each', () => {
+  it('refuses an expansion that lists items without for_each, and keeps one made under an earlier child graph', () => {
     const sim = new Sim(load(MAIN));
     sim.dispatch();
     sim.succeed('prep');
     const hash = nodeById(sim.graph, 'review')!.subgraph!.hash;
-    const other = { type: 'NodeExpanded', node: 'review', graph: { path: 'review.yml', hash: 'sha256:0' } };
-    expect(foldError(append(sim.journal, [other as NewEvent]), sim.graph).message).toMatch(
-      /expands review.yml at sha256:0, but the run's graph has review.yml at sha256:/,
-    );
-    const items = { ...other, graph: { path: 'review.yml', hash }, items: [{ key: 'a', value: 1 }] };
+    const items = {
+      type: 'NodeExpanded',
+      node: 'review',
+      graph: { path: 'review.yml', hash },
+      items: [{ key: 'a', value: 1 }],
+    };
     expect(foldError(append(sim.journal, [items as NewEvent]), sim.graph).message).toMatch(
       /has no for_each, so its expansion lists no items/,
     );
+    const bare = { type: 'NodeExpanded', node: 'review' };
+    expect(foldError(append(sim.journal, [bare as NewEvent]), sim.graph).message).toMatch(
+      /its expansion names its graph/,
+    );
+    // The run went on under a changed child graph (a person allowed it): the record of what ran stays readable.
+    const earlier = { type: 'NodeExpanded', node: 'review', graph: { path: 'review.yml', hash: 'sha256:0' } };
+    sim.append([earlier as NewEvent]);
+    expect(sim.cp.ready_nodes).toEqual(['review/build']);
   });
 });
 
