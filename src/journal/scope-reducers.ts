@@ -43,6 +43,8 @@ export function runAgain(f: Folding, id: string, again: Again): void {
   delete p.cycle;
   delete p.gate_passed;
   delete p.rerun_hold;
+  if (again === 'cycle') p.cycled = true;
+  else delete p.cycled;
   if (p.expansion && spec.for_each) {
     delete p.expansion;
     p.again = again;

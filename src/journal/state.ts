@@ -74,6 +74,8 @@ export interface NodeProgress {
   again?: 'cycle' | 'rerun';
   /** An instance's item: its node, key, position and value. */
   item?: { of: string; key: string; index: number; value: unknown };
+  /** Made to run again by its sub-graph's next cycle (not a rerun): its next attempt is told which cycle. */
+  cycled?: true;
   /** The loop's cycle (`repeat:`, `NodeCycleStarted`); absent in cycle 1. */
   cycle?: number;
   /** Escalated because its loop ran its last cycle with `until` still false (or `until` failed). */

@@ -32,26 +32,39 @@ export interface AttemptContext extends Envelope {
 }
 
 /**
- * Whether this is the first attempt since the node last ran to completion (a loop's new cycle or a rerun): its
- * last attempt completed, so it has no failures to address. Both start afresh with no failures and no
- * interruption (cycle-reducers.ts), while the last attempt still counts.
+ * Whether this is the first attempt since the node last ran to completion (a loop's new cycle, its sub-graph's,
+ * or a rerun): its last attempt completed, so it has no failures to address. Each starts afresh with no failures
+ * and no interruption (cycle-reducers.ts, scope-reducers.ts), while the last attempt still counts.
  */
 function startsAfresh(p: NodeProgress): boolean {
   const fresh = !p.interrupted && p.failures === 0 && p.last_failures.length === 0;
-  return fresh && (p.cycle !== undefined || p.round_start === p.attempts);
+  return fresh && (p.cycle !== undefined || p.cycled === true || p.round_start === p.attempts);
+}
+
+/** The loop a node runs a cycle of: its own, or for a node of a looping sub-graph, that sub-graph node's. */
+interface LoopOf {
+  cycle: number;
+  /** The looping sub-graph node, when the loop is not the node's own. */
+  scope?: string;
 }
 
 /** What the first attempt of a new cycle or of a rerun is told about the attempt before it. */
-function restarted(p: NodeProgress): NonNullable<AttemptContext['previous']> {
+function restarted(p: NodeProgress, loop: LoopOf | undefined): NonNullable<AttemptContext['previous']> {
+  const whose = loop?.scope ? `of the loop of its sub-graph "${loop.scope}"` : 'of this loop';
   return {
     attempt: p.attempts,
     interrupted: false,
-    statement:
-      p.cycle !== undefined
-        ? `Attempt ${p.attempts} completed cycle ${p.cycle - 1} of this loop, and its repeat.until was false: this is cycle ${p.cycle}. Improve on the work of the last cycle.`
-        : `Attempt ${p.attempts} completed; a person asked for this node to run again (rerun-from). Check the current state before repeating any of its work.`,
+    statement: loop
+      ? `Attempt ${p.attempts} completed cycle ${loop.cycle - 1} ${whose}, and its repeat.until was false: this is cycle ${loop.cycle}. Improve on the work of the last cycle.`
+      : `Attempt ${p.attempts} completed; a person asked for this node to run again (rerun-from). Check the current state before repeating any of its work.`,
     failures: [],
   };
+}
+
+/** The sub-graph nodes a node runs inside, outermost first: `work[3]` for `work[3]/build`. */
+function enclosing(node: string): string[] {
+  const parts = node.split('/');
+  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
 }
 
 /**
@@ -105,7 +118,10 @@ export function expressionContext(
   };
 }
 
-/** The context for the next attempt of a node, from what the fold knows. */
+/**
+ * The context for the next attempt of a node, from what the fold knows. `scopeOf` gives the progress of the
+ * sub-graph nodes it runs inside: their cycles make its key and its cycle, their guidance reaches it.
+ */
 export function attemptContext(
   runId: string,
   node: string,
@@ -113,10 +129,18 @@ export function attemptContext(
   approach: Approach,
   p: NodeProgress,
   envelope: Envelope,
-  cycleOf?: (id: string) => number | undefined,
+  scopeOf: (id: string) => NodeProgress | undefined = () => undefined,
 ): AttemptContext {
+  const scopes = enclosing(node);
+  const looping = [...scopes].reverse().find((id) => (scopeOf(id)?.cycle ?? 1) > 1);
+  const loop: LoopOf | undefined =
+    p.cycle !== undefined
+      ? { cycle: p.cycle }
+      : p.cycled && looping !== undefined
+        ? { cycle: scopeOf(looping)!.cycle!, scope: looping }
+        : undefined;
   let previous: AttemptContext['previous'] = null;
-  if (p.attempts > 0 && startsAfresh(p)) previous = restarted(p);
+  if (p.attempts > 0 && startsAfresh(p)) previous = restarted(p, loop);
   else if (p.attempts > 0) {
     previous = {
       attempt: p.attempts,
@@ -132,10 +156,11 @@ export function attemptContext(
     node,
     attempt,
     approach: approach.label,
-    idempotency_key: idempotencyKey(runId, node, p.cycle, cycleOf),
-    ...(p.cycle !== undefined ? { cycle: p.cycle } : {}),
+    idempotency_key: idempotencyKey(runId, node, p.cycle, (id) => scopeOf(id)?.cycle),
+    ...(loop ? { cycle: loop.cycle } : {}),
     previous,
-    guidance: p.guidance ?? [],
+    // What people said approving the sub-graph nodes it runs inside reaches it too, before its own.
+    guidance: [...scopes.flatMap((id) => scopeOf(id)?.guidance ?? []), ...(p.guidance ?? [])],
     ...envelope,
   };
 }

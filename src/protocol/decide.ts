@@ -130,7 +130,7 @@ export function decideNext(
     approach,
     p,
     envelopeOf(graph, journal, state, node),
-    (scope) => state.nodes.get(scope)?.cycle,
+    (scope) => state.nodes.get(scope),
   );
   const chain = readyChain(graph, journal, state, node, approach);
   if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };

@@ -113,14 +113,8 @@ export function chainDispatch(
       node: n,
       attempt: 1,
       approach,
-      context: attemptContext(
-        state.checkpoint.run_id,
-        n.id,
-        1,
-        approach,
-        p,
-        envelope,
-        (scope) => state.nodes.get(scope)?.cycle,
+      context: attemptContext(state.checkpoint.run_id, n.id, 1, approach, p, envelope, (scope) =>
+        state.nodes.get(scope),
       ),
     });
   });

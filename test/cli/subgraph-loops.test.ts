@@ -33,6 +33,7 @@ nodes:
     outputs: [n]
     run: |
       echo "draft $INTERLOCK_ATTEMPT $INTERLOCK_IDEMPOTENCY_KEY" >> effects.txt
+      cp "$INTERLOCK_CONTEXT" "ctx-draft-$INTERLOCK_ATTEMPT.json"
       echo "n=$(grep -c '^draft' effects.txt)" >> "$INTERLOCK_OUTPUT"
   - id: check
     depends_on: [draft]
@@ -70,6 +71,11 @@ describe('a looping sub-graph through the CLI', () => {
       'yes',
     ]);
     expect((await s.status(RUN)).completed_nodes).toEqual(expect.arrayContaining(['prep', 'review']));
+    // Each node of the sub-graph is told which cycle of its sub-graph's loop it runs.
+    expect(JSON.parse(s.read('ctx-draft-1.json')!)).not.toHaveProperty('cycle');
+    const second = JSON.parse(s.read('ctx-draft-2.json')!);
+    expect(second.cycle).toBe(2);
+    expect(second.previous.statement).toContain('completed cycle 1 of the loop of its sub-graph "review"');
   }, 120_000);
 
   it('escalates after its last cycle with each cycle outputs; an approved rerun runs one more cycle', async (ctx) => {
@@ -85,7 +91,17 @@ describe('a looping sub-graph through the CLI', () => {
       [1, 'no', 'false'],
       [2, 'no', 'false'],
     ]);
-    expect((await s.cli(['approve-rerun', 'review', '--run-id', RUN, '--by', 'ann'])).code).toBe(0);
+    const approve = [
+      'approve-rerun',
+      'review',
+      '--run-id',
+      RUN,
+      '--by',
+      'ann',
+      '--guidance',
+      'Try a shorter draft.',
+    ];
+    expect((await s.cli(approve)).code).toBe(0);
     const r = await s.cli(['run', 'g.yml', '--run-id', RUN, '--all']);
     expect(r.stderr).toContain('"ship" awaits approval');
     expect(
@@ -94,6 +110,10 @@ describe('a looping sub-graph through the CLI', () => {
         .filter((l) => l.startsWith('draft '))
         .map((l) => l.split(' ')[1]),
     ).toEqual(['1', '2', '3']);
+    // What the person said approving the sub-graph node reaches its nodes.
+    expect(JSON.parse(s.read('ctx-draft-3.json')!).guidance).toEqual([
+      { by: 'ann', text: 'Try a shorter draft.' },
+    ]);
   }, 120_000);
 });
 
