@@ -21,9 +21,22 @@ function descendants(state: RunState, node: string): [string, NodeProgress][] {
   return instances(state, node).flatMap((x) => [x, ...descendants(state, x[0])]);
 }
 
-/** The word an instance's state is counted under. */
-function word(p: NodeProgress): string {
+/**
+ * What waits for a person under an expanded node, the most pressing first: a held node (it may have partly
+ * run), an escalated one, one awaiting approval; undefined when nothing under it does.
+ */
+export function attentionUnder(
+  state: RunState,
+  node: string,
+): 'held' | 'escalated' | 'awaiting_approval' | undefined {
+  const under = descendants(state, node).map(([, p]) => p.state);
+  return (['held', 'escalated', 'awaiting_approval'] as const).find((s) => under.includes(s));
+}
+
+/** The word an instance's state is counted under; a sub-graph instance by what waits under it, else running. */
+function word(state: RunState, id: string, p: NodeProgress): string {
   if (p.state === 'pending') return p.failures > 0 ? 'failed' : p.interrupted ? 'interrupted' : 'waiting';
+  if (p.state === 'expanded') return (attentionUnder(state, id) ?? 'running').replace('_', ' ');
   return p.state.replace('_', ' ');
 }
 
@@ -47,9 +60,13 @@ export function instanceSummary(state: RunState, node: string): string | undefin
   const all = instances(state, node);
   if (!all.length) return undefined;
   const counts = new Map<string, string[]>();
-  for (const [id, p] of all) counts.set(word(p), [...(counts.get(word(p)) ?? []), id]);
+  for (const [id, p] of all) {
+    const w = word(state, id, p);
+    counts.set(w, [...(counts.get(w) ?? []), id]);
+  }
   const parts = [...counts].map(([w, ids]) => {
-    const named = w === 'completed' || w === 'waiting' || w === 'skipped' ? '' : ` (${shortList(ids)})`;
+    const quiet = ['completed', 'waiting', 'skipped', 'running'];
+    const named = quiet.includes(w) ? '' : ` (${shortList(ids)})`;
     return `${ids.length} ${w}${named}`;
   });
   const noun = state.nodes.get(node)?.expansion?.children ? 'node' : 'instance';

@@ -1,6 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
-import { instanceSummary, namedInstances } from './instances.js';
+import { attentionUnder, instanceSummary, namedInstances } from './instances.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
@@ -145,10 +145,13 @@ export function statusMermaid(graph: Graph, state?: RunState): string {
       lines.push('  classDef awaiting fill:#8250df,color:#fff,stroke:#6639ba');
     for (const n of graph.nodes) {
       const p = state.nodes.get(n.id);
+      // An expanded node takes the colour of what waits for a person under it, if anything does.
       const key =
         p?.state === 'pending' && state.checkpoint.ready_nodes.includes(n.id)
           ? 'ready'
-          : (p?.state ?? 'pending');
+          : p?.state === 'expanded'
+            ? (attentionUnder(state, n.id) ?? 'expanded')
+            : (p?.state ?? 'pending');
       lines.push(`  class ${mid(n.id)} ${CLASS[key]}`);
     }
   }

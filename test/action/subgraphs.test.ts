@@ -130,7 +130,9 @@ describe('sub-graphs through the bundled action: plan, a matrix of sub-graph nod
       .commentsOn(7)
       .map((c) => c.body);
     expect(comments.some((b) => b.includes('/approve-rerun work[t2]/build'))).toBe(true);
-    expect(comments.find((b) => b.includes('5 instances'))).toMatch(/5 instances: 3 completed, 2 expanded/);
+    expect(comments.find((b) => b.includes('5 instances'))).toMatch(
+      /5 instances: 3 completed, 1 held \(work\[t2\]\), 1 escalated \(work\[t3\]\)/,
+    );
   });
 
   it('/approve-rerun work[t2]/build releases it; the dispatched run finishes its sub-graph, tolerates work[t3], integrates once', async () => {

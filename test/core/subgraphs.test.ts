@@ -19,7 +19,7 @@ import { expressionContext, idempotencyKey } from '../../src/protocol/context.js
 import { withCompletion } from '../../src/protocol/decide.js';
 import { forEachEvents } from '../../src/protocol/expand.js';
 import { forkRun } from '../../src/protocol/rerun-from.js';
-import { statusTable } from '../../src/render/status.js';
+import { statusMermaid, statusTable } from '../../src/render/status.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
 import { append, foldError, graphText, Sim } from './sim.js';
 
@@ -209,6 +209,9 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     expect(sim.cp.escalated_nodes).toEqual(['review/build']);
     expect(sim.cp.ready_nodes).toEqual([]);
     expect(sim.cp.status).toBe('blocked');
+    // The diagram colours the sub-graph node by what waits for a person under it.
+    expect(statusMermaid(sim.graph, sim.state)).toContain('class n_review escalated');
+    expect(statusTable(sim.graph, sim.state)).toMatch(/review\s+expanded.*2 nodes: 1 escalated \(review\/build\), 1 waiting/);
     sim.approve('review/build');
     expect(sim.cp.ready_nodes).toEqual(['review/build']);
   });
