@@ -211,7 +211,9 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     expect(sim.cp.status).toBe('blocked');
     // The diagram colours the sub-graph node by what waits for a person under it.
     expect(statusMermaid(sim.graph, sim.state)).toContain('class n_review escalated');
-    expect(statusTable(sim.graph, sim.state)).toMatch(/review\s+expanded.*2 nodes: 1 escalated \(review\/build\), 1 waiting/);
+    expect(statusTable(sim.graph, sim.state)).toMatch(
+      /review\s+expanded.*2 nodes: 1 escalated \(review\/build\), 1 waiting/,
+    );
     sim.approve('review/build');
     expect(sim.cp.ready_nodes).toEqual(['review/build']);
   });
