@@ -28,6 +28,9 @@ export interface RerunFromRequest {
 /** Why the node cannot be rerun from in this run (not counting the run's end), or null. */
 function nodeRefusal(graph: Graph, state: RunState, node: string): string | null {
   const p = state.nodes.get(node);
+  const top = /^[^/[]+/.exec(node)?.[0];
+  if (top !== node && top !== undefined && graph.nodes.some((n) => n.id === top))
+    return `"${node}" is ${node.includes('/') ? 'a node of a sub-graph' : 'an instance'}: rerun-from names a node of the run's own graph, and reruns everything under it; rerun from "${top}", or approve "${node}" alone with approve-rerun`;
   if (!p || !graph.nodes.some((n) => n.id === node))
     return `"${node}" is not a node of ${graph.name}${suggestion(
       node,

@@ -125,6 +125,13 @@ describe('rerun-from through a sub-graph', () => {
     await s.cli(['run', 'g.yml', '--run-id', RUN, '--all']);
     expect((await s.cli(['approve', 'ship', '--run-id', RUN, '--by', 'ann'])).code).toBe(0);
     // ship is approved but not yet run: the rerun from prep takes it along, so its approval is asked again.
+    // rerun-from names a node of the run's own graph: a sub-graph's node is refused, naming the one to give.
+    const child = await s.cli(['rerun-from', 'review/draft', '--run-id', RUN, '--by', 'bob']);
+    expect(child.code).not.toBe(0);
+    expect(child.stderr).toContain(
+      '"review/draft" is a node of a sub-graph: rerun-from names a node of the run\'s own graph',
+    );
+    expect(child.stderr).toContain('rerun from "review"');
     const rerun = await s.cli(['rerun-from', 'prep', '--run-id', RUN, '--by', 'bob']);
     expect(rerun.code, rerun.stderr).toBe(0);
     const r = await s.cli(['run', 'g.yml', '--run-id', RUN, '--all']);

@@ -95,7 +95,11 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     io.err(`interlock: rerun-from refused: ${r.reason}\n`);
     return EXIT.usage;
   }
-  const held = r.cur.state.checkpoint.held_nodes.filter((n) => rerun.split(', ').includes(n));
+  // The nodes named, and those under them: an instance (`work[3]`) or a sub-graph's node (`review/build`).
+  const named = rerun.split(', ');
+  const held = r.cur.state.checkpoint.held_nodes.filter((h) =>
+    named.some((n) => h === n || h.startsWith(`${n}/`) || h.startsWith(`${n}[`)),
+  );
   io.out(
     `${by} reran from "${node}": ${rerun} run again${held.length ? `; held until a person approves a rerun (replay: never): ${held.join(', ')}` : ''}; run is ${r.cur.state.checkpoint.status}\n`,
   );
