@@ -103,6 +103,8 @@ describe('sub-graphs through the CLI', () => {
     expect(end.stderr).toContain('joined "work", tolerating work[t3]');
     cp = await s.status(RUN);
     expect(cp.status).toBe('completed');
+    // The run ended: its status offers no command for the tolerated sub-graph's escalated node.
+    expect((await s.cli(['status', '--run-id', RUN])).stdout).not.toContain('approve-rerun');
     const effects = s.lines('effects.txt').map((l) => l.split(' ').slice(0, 3).join(' '));
     expect(effects.sort()).toEqual(
       [

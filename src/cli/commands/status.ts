@@ -34,6 +34,8 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
 /** What a person can do next about each node that waits for one, as commands to copy; empty when none waits. */
 export function nextHint(cur: RunSnapshot): string {
   const cp = cur.state.checkpoint;
+  // An ended run waits for nobody.
+  if (cp.ended) return '';
   const run = `--run-id ${cp.run_id}`;
   const lines: string[] = [];
   // An instance's name (`work[3]`) is a shell pattern: quoted, it is copied as it is.
@@ -48,8 +50,8 @@ export function nextHint(cur: RunSnapshot): string {
     if (cur.state.nodes.get(n)?.rerun_hold) {
       lines.push(
         `held: ${n} (rerun from a node; replay: never, so no earlier approval carries over). Either`,
-        `  interlock approve-rerun ${n} --by NAME ${run}     # run it again`,
-        `  interlock settle ${n} --by NAME --note "..." ${run}   # keep what it did: record it`,
+        `  interlock approve-rerun ${q(n)} --by NAME ${run}     # run it again`,
+        `  interlock settle ${q(n)} --by NAME --note "..." ${run}   # keep what it did: record it`,
       );
       continue;
     }
@@ -59,7 +61,12 @@ export function nextHint(cur: RunSnapshot): string {
       `  interlock settle ${q(n)} --by NAME --note "..." ${run}   # it is done: record it`,
     );
   }
-  for (const n of cp.escalated_nodes) {
+  // A node under a sub-graph instance its join tolerated waits for nobody either.
+  const tolerated = (n: string) =>
+    n
+      .split('/')
+      .some((_, i, parts) => cur.state.nodes.get(parts.slice(0, i).join('/'))?.state === 'tolerated');
+  for (const n of cp.escalated_nodes.filter((x) => !tolerated(x))) {
     lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report));
     lines.push(
       `  interlock approve-rerun ${q(n)} --by NAME ${run}  |  interlock settle ${q(n)} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
@@ -79,7 +86,7 @@ export function reportLines(report: EscalationReport | undefined): string[] {
   for (const c of report.cycles ?? []) {
     const outputs = Object.entries(c.outputs).map(([k, v]) => `${k}=${v}`);
     out.push(
-      `  cycle ${c.cycle} (attempt ${c.attempt}) ${outputs.join(' ') || 'no outputs'} — until: ${c.until}`,
+      `  cycle ${c.cycle} (${c.attempt ? `attempt ${c.attempt}` : "its sub-graph's join"}) ${outputs.join(' ') || 'no outputs'} — until: ${c.until}`,
     );
   }
   if (report.approaches_tried.length) out.push(`  approaches tried: ${report.approaches_tried.join(', ')}`);
