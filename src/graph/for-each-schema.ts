@@ -160,6 +160,7 @@ export function checkForEach(
   at: (...rest: Path) => Path,
   errors: SourceError[],
   itemInScope = false,
+  inSubgraph = false,
 ): void {
   const err = (path: Path, message: string, key = false) => errors.push(errorAt(src, path, message, key));
   if (n.for_each === undefined) {
@@ -172,7 +173,7 @@ export function checkForEach(
       if (readsItem(expression))
         err(
           at(...path),
-          `node "${n.id}" reads item or index in "${expression}", which only a for_each node's instances have: add for_each, or read nodes.<id>.outputs`,
+          `node "${n.id}" reads item or index in "${expression}", which only a for_each node's instances have: ${inSubgraph ? 'in a sub-graph, give for_each to the node that names this file (graph: with for_each), so each item runs it' : 'add for_each'}, or read nodes.<id>.outputs`,
         );
     return;
   }

@@ -42,7 +42,7 @@ export function parseGraph(
   const within: Within = { stack: [source.path], item: false, ...options };
   const src = parseSource(source.path, source.text);
   const file = schemaChecked(src);
-  const r: Report = { src, errors: [] };
+  const r: Report = { src, errors: [], ...(within.stack.length > 1 ? { sub: true as const } : {}) };
   checkIdentity(r, file);
   const skills = skillsOf(src, readSkill, r.errors);
   if (file.defaults?.agent?.includes('${{'))
@@ -107,7 +107,7 @@ function builtNode(r: Report, { file, node: n, i, skills, within }: NodeAt): Gra
   });
   checkConditions(r.src, n.execute_conditions, at(), `node "${n.id}"`, r.errors);
   checkValidates(r, n, merged, at);
-  checkForEach(r.src, merged, at, r.errors, within.item);
+  checkForEach(r.src, merged, at, r.errors, within.item, r.sub);
   checkRepeat(r.src, n, at(), r.errors);
   checkSubgraphNode(r.src, n, at, r.errors);
   if (merged.session && approaches.some((a) => !a.engine || a.prompt === undefined))

@@ -13,6 +13,8 @@ import { errorAt, type Path, type SourceDoc } from './source.js';
 export interface Report {
   src: SourceDoc;
   errors: SourceError[];
+  /** Set for a sub-graph's file (a `graph:` node names it), whose nodes depend only on each other. */
+  sub?: true;
 }
 
 function err(r: Report, path: Path, message: string, key = false): void {
@@ -77,7 +79,11 @@ function checkEdges(
     const at: Path = ['nodes', i, 'depends_on', j];
     if (dep === n.id) err(r, at, `node "${n.id}" depends on itself; remove "${dep}" from its depends_on`);
     else if (!known.firstIndex.has(dep))
-      err(r, at, `node "${n.id}" depends on "${dep}", which is not a node${suggestion(dep, known.ids)}`);
+      err(
+        r,
+        at,
+        `node "${n.id}" depends on "${dep}", which is not a node${r.sub ? ' of this sub-graph (its nodes depend only on each other: the depends_on of the node that names this file orders it after others)' : ''}${suggestion(dep, known.ids)}`,
+      );
     else if (seenDeps?.has(dep))
       err(r, at, `node "${n.id}" lists "${dep}" twice in depends_on; list it once`);
     seenDeps?.add(dep);

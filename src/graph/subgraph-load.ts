@@ -10,10 +10,12 @@ import type { SkillReader, SourceText } from './resolve.js';
 import type { Report } from './rules.js';
 import type { NodeFile } from './schema.js';
 import { errorAt, type Path } from './source.js';
-import { MAX_SUBGRAPH_DEPTH, SUBGRAPH_PATH } from './subgraph-schema.js';
+import { MAX_SUBGRAPH_DEPTH, relativeGraph, SUBGRAPH_PATH } from './subgraph-schema.js';
 
 /** Reads a sub-graph's file at `path` (joined to the folder of the graph naming it), with the skills beside it. */
-export type GraphReader = (path: string) => { source: SourceText; readSkill: SkillReader } | undefined;
+export type GraphReader = (
+  path: string,
+) => { source: SourceText; readSkill: SkillReader } | { problem: string } | undefined;
 
 /** Where a graph is loaded: the files that include it, down from the run's own, and how to read another. */
 export interface Within {
@@ -35,12 +37,12 @@ export function subgraphField(
   within: Within,
   load: LoadGraph,
 ): Pick<GraphNode, 'subgraph'> {
-  if (n.graph === undefined || !SUBGRAPH_PATH.test(n.graph)) return {};
+  if (n.graph === undefined || !SUBGRAPH_PATH.test(relativeGraph(n.graph))) return {};
   const fail = (message: string) => {
     r.errors.push(errorAt(r.src, at('graph'), `node "${n.id}" graph "${n.graph}": ${message}`));
     return {};
   };
-  const path = posix.join(posix.dirname(r.src.file), n.graph);
+  const path = posix.join(posix.dirname(r.src.file), relativeGraph(n.graph));
   if (within.stack.includes(path))
     return fail(
       `${[...within.stack, path].join(' includes ')}: a graph cannot include itself; remove one graph:`,
@@ -54,6 +56,7 @@ export function subgraphField(
     return fail(
       `no graph file at ${path}: create it, or fix the path (it is relative to ${posix.dirname(r.src.file)})`,
     );
+  if ('problem' in read) return fail(read.problem);
   try {
     const graph = load(read.source, read.readSkill, {
       ...within,

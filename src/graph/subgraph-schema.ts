@@ -15,6 +15,11 @@ import { errorAt, type Path, type SourceDoc } from './source.js';
 
 /** A sub-graph's file, as `graph:` names it: beside the graph or below it, never above, never absolute. */
 export const SUBGRAPH_PATH = /^(?!.*(?:^|\/)\.\.?(?:\/|$))[A-Za-z0-9_][A-Za-z0-9._/-]*\.(?:ya?ml|json)$/;
+/** A `graph:` path without a leading `./`, which names the same file. */
+export function relativeGraph(path: string): string {
+  return path.replace(/^(\.\/)+/, '');
+}
+
 /** How deep sub-graphs may nest (a sub-graph's own `graph:` nodes count one more level each). */
 export const MAX_SUBGRAPH_DEPTH = 4;
 
@@ -66,7 +71,7 @@ export function checkSubgraphNode(
           true,
         ),
       );
-  if (!SUBGRAPH_PATH.test(n.graph))
+  if (!SUBGRAPH_PATH.test(relativeGraph(n.graph)))
     errors.push(
       errorAt(
         src,

@@ -8,7 +8,7 @@ import type { Failure } from '../journal/event-fields.js';
 import type { Guidance } from '../journal/gate-events.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import type { Envelope } from './envelope.js';
-import { instanceOutputs, itemContext, scopeContext } from './item-context.js';
+import { graphNodes, itemContext, scopeContext } from './item-context.js';
 
 /** What the attempt is told about its situation (`INTERLOCK_CONTEXT`, and appended to prompts as text). */
 export interface AttemptContext extends Envelope {
@@ -101,14 +101,7 @@ export function expressionContext(
   const run = { id: state.checkpoint.run_id, attempt };
   const scoped = node === undefined ? undefined : scopeContext(graph, state, node);
   if (scoped) return { github: state.github ?? {}, inputs: state.inputs, run, ...scoped };
-  const nodes: Record<string, { status: string; outputs: unknown }> = {};
-  for (const n of graph.nodes) {
-    const p = state.nodes.get(n.id);
-    nodes[n.id] = {
-      status: p?.state ?? 'pending',
-      outputs: n.for_each ? instanceOutputs(state, n.id) : (p?.outputs ?? {}),
-    };
-  }
+  const nodes = graphNodes(graph, state);
   return {
     github: state.github ?? {},
     inputs: state.inputs,

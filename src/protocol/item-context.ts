@@ -32,10 +32,24 @@ export function instanceOutputs(state: RunState, node: string): (Record<string, 
 
 type NodesSeen = Record<string, { status: string; outputs: unknown }>;
 
+/** The run's own graph's nodes as expressions see them: status and outputs (a `for_each` node's as a list). */
+export function graphNodes(graph: Graph, state: RunState): NodesSeen {
+  const nodes: NodesSeen = {};
+  for (const n of graph.nodes) {
+    const p = state.nodes.get(n.id);
+    nodes[n.id] = {
+      status: p?.state ?? 'pending',
+      outputs: n.for_each ? instanceOutputs(state, n.id) : (p?.outputs ?? {}),
+    };
+  }
+  return nodes;
+}
+
 /**
  * What a node of a sub-graph sees (`review/build`, `work[3]/build`): its graph's nodes under their own ids
- * (`nodes.build`, not `nodes.review/build`), and the `item` and `index` of the instance it runs in, its own when
- * it is an instance itself, else the nearest enclosing one's. Undefined for a node of the run's own graph.
+ * (`nodes.build`, not `nodes.review/build`) over what its sub-graph node sees (the run's nodes, for one of the
+ * run's graph), and the `item` and `index` of the instance it runs in, its own when it is an instance itself,
+ * else the nearest enclosing one's. Undefined for a node of the run's own graph.
  */
 export function scopeContext(
   graph: Graph,
@@ -44,8 +58,10 @@ export function scopeContext(
 ): { nodes: NodesSeen; item?: unknown; index?: number } | undefined {
   const spec = nodeById(graph, node);
   if (!spec?.scope) return undefined;
-  const nodes: NodesSeen = {};
-  for (const c of childNodes(nodeById(graph, spec.scope.of)!)) {
+  // What the sub-graph node itself sees, then its own graph's nodes over it (a name of its own graph wins).
+  const outer = spec.scope.of;
+  const nodes: NodesSeen = { ...(scopeContext(graph, state, outer)?.nodes ?? graphNodes(graph, state)) };
+  for (const c of childNodes(nodeById(graph, outer)!)) {
     const p = state.nodes.get(c.id);
     nodes[c.scope!.id] = {
       status: p?.state ?? 'pending',

@@ -36,7 +36,11 @@ function subgraphReader(root: string): GraphReader {
     let text: string;
     try {
       const real = realpathSync(path);
-      if (!real.startsWith(`${realpathSync(root)}/`)) return undefined;
+      const folder = realpathSync(root);
+      if (!real.startsWith(`${folder}/`))
+        return {
+          problem: `${path} is a link to ${real}, outside ${folder}: a sub-graph is a file of the graph's own folder; copy it there`,
+        };
       text = readFileSync(real, 'utf8');
     } catch {
       return undefined;

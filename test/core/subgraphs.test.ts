@@ -97,6 +97,8 @@ describe("sub-graph rule 1: the file is read beside the graph, never outside it,
 
   it('refuses paths outside the graph folder, missing files, loops of graphs, and fields a sub-graph node cannot have', () => {
     const node = (graph: string, extra = '') => graphText(`  - id: review\n    graph: ${graph}\n${extra}`);
+    // `./` names the same folder.
+    expect(load(node('./review.yml')).nodes[0]!.subgraph!.path).toBe('review.yml');
     expect(errors(() => load(node('../review.yml')))).toEqual([
       expect.stringContaining('graph "../review.yml" is not a graph file beside this one'),
     ]);
@@ -133,7 +135,7 @@ describe("sub-graph rule 1: the file is read beside the graph, never outside it,
   it("reports the child's own problems at its own file and line", () => {
     const bad = graphText('  - id: build\n    run: make\n    depends_on: [nope]\n');
     expect(errors(() => load(MAIN, { 'review.yml': bad }))).toEqual([
-      'g/review.yml:6: node "build" depends on "nope", which is not a node',
+      'g/review.yml:6: node "build" depends on "nope", which is not a node of this sub-graph (its nodes depend only on each other: the depends_on of the node that names this file orders it after others)',
       expect.stringContaining(
         'g/main.yml:8: node "review" graph "review.yml": g/review.yml has 1 problem(s)',
       ),
@@ -160,7 +162,9 @@ describe("sub-graph rule 1: the file is read beside the graph, never outside it,
     writeFileSync(join(dir, 'g', 'main.yml'), MAIN);
     symlinkSync(join(outside, 'review.yml'), join(dir, 'g', 'review.yml'));
     expect(errors(() => loadGraphFile(join(dir, 'g', 'main.yml')))).toEqual([
-      expect.stringContaining('no graph file at'),
+      expect.stringMatching(
+        /review\.yml is a link to .*, outside .*: a sub-graph is a file of the graph's own folder/,
+      ),
     ]);
   });
 });
@@ -195,6 +199,22 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     });
     expect(sim.dispatch().node.id).toBe('ship');
     expect(statusTable(sim.graph, sim.state)).toMatch(/review\s+completed\s+0\s+\S+\s+2 nodes: 2 completed/);
+  });
+
+  it("lets its nodes read its own graph's nodes first, then the nodes its sub-graph node sees", () => {
+    const sim = new Sim(load(MAIN));
+    sim.dispatch();
+    sim.succeed('prep', { ver: '1.2' });
+    sim.step();
+    sim.dispatch();
+    sim.succeed('review/build', { built: 'yes' });
+    const seen = expressionContext(sim.graph, sim.state, 1, 'review/check').nodes as Record<
+      string,
+      { outputs: unknown }
+    >;
+    expect(seen.build!.outputs).toEqual({ built: 'yes' });
+    expect(seen.prep!.outputs).toEqual({ ver: '1.2' });
+    expect(seen).not.toHaveProperty('review/build');
   });
 
   it('does not join while a node of it escalated; the node is approved by its own name', () => {
