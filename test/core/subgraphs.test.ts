@@ -146,7 +146,9 @@ describe("sub-graph rule 1: the file is read beside the graph, never outside it,
     const child = graphText('  - id: build\n    env:\n      T: "${{ item.id }}"\n    run: echo "$T"\n');
     expect(
       errors(() => load(graphText('  - id: review\n    graph: c.yml\n'), { 'c.yml': child })),
-    ).toContainEqual(expect.stringContaining('reads item or index'));
+    ).toContainEqual(
+      expect.stringContaining('in a sub-graph, give for_each to the node that names this file'),
+    );
     const perItem = graphText(`  - id: review
     for_each: "\${{ fromJSON('[{\\"id\\":1}]') }}"
     graph: c.yml
