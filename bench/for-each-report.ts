@@ -1,0 +1,114 @@
+// The BENCHMARKS.md section for bench/for-each.ts: a for_each fan-out in waves of matrix jobs, its GitHub requests
+// per instance step and in all, against the bundle before the cuts in the same run; whether a 200-item fan-out
+// fits a GITHUB_TOKEN's hour; the wall time of a 1,000-item plan.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { planTime, type WavesCost, wavesCost } from './for-each.js';
+import type { RequestCounts } from './matrix.js';
+
+/** GitHub's figures for a GITHUB_TOKEN: requests an hour per repository; content-creating requests an hour. */
+const HOURLY = 1_000;
+const CONTENT_HOURLY = 500;
+/** The bundle the cuts are measured against: main before them (#28), its dist/ taken out of git in this run. */
+const BEFORE_COMMIT = '0936739';
+
+/** BEFORE_COMMIT's dist/ in a directory of its own, or undefined when git cannot give it (no history here). */
+function distAt(commit: string): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'interlock-bench-dist-'));
+  const root = new URL('..', import.meta.url).pathname;
+  try {
+    const tar = execFileSync('git', ['archive', commit, 'dist'], { cwd: root, maxBuffer: 64 << 20 });
+    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+    return join(dir, 'dist');
+  } catch {
+    return undefined;
+  }
+}
+
+const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
+const perStep = (r: WavesCost) => r.perInstanceStep.toFixed(2);
+const refused = (c: RequestCounts) =>
+  Object.entries(c.refusedBefore)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([k, n]) => `${n} × ${k}`)
+    .join(', ');
+
+function row(label: string, r: WavesCost): string {
+  const i = r.instances;
+  const first = r.waves[0]!;
+  const last = r.waves.at(-1)!;
+  const by = Object.entries(i.conflictsBy)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  const others = Object.values(i.others).reduce((a, b) => a + b, 0);
+  return `| ${label} | ${r.items} | ${r.waves.length} | ${i.total} (**${perStep(r)}**) | ${i.journalGets} / ${i.journalWrites} | ${i.conflicts}${by ? ` (${by})` : ''} | ${refused(i)} | ${others} | ${r.plans.total} (${r.planSteps}) | ${r.join.total} | **${r.total}** (${r.contentCreating}) | ${kb(first.bytes.mean)} / ${kb(last.bytes.mean)} | ${(r.ms / 1000).toFixed(0)} s |`;
+}
+
+/** Measures the fan-out (quick: 6 items, 3 at a time, no spacing, no baseline) and writes the section's lines. */
+export async function forEachSection(quick: boolean): Promise<string[]> {
+  const items = quick ? 6 : 100;
+  const parallel = quick ? 3 : 20;
+  const big = quick ? 12 : 200;
+  const planItems = quick ? 50 : 1_000;
+  const writeIntervalMs = quick ? 0 : 1000;
+  const before = quick ? undefined : distAt(BEFORE_COMMIT);
+  const rows: Array<[string, WavesCost]> = [];
+  if (before)
+    rows.push([
+      `before (${BEFORE_COMMIT})`,
+      await wavesCost(items, parallel, { writeIntervalMs, dist: before }),
+    ]);
+  const now = await wavesCost(items, parallel, { writeIntervalMs });
+  rows.push(['now', now]);
+  const wide = await wavesCost(big, parallel, { writeIntervalMs });
+  rows.push(['now', wide]);
+  const plan = await planTime(planItems, { writeIntervalMs });
+  const met = now.perInstanceStep <= 4;
+  const fits = wide.total <= HOURLY;
+  const contentFits = wide.contentCreating <= CONTENT_HOURLY;
+  const hours = Math.ceil(Math.max(wide.total / HOURLY, wide.contentCreating / CONTENT_HOURLY));
+  // Bounded: the last wave's writes no more than a quarter bigger than the first's, however many waves came between.
+  const growth = now.waves.at(-1)!.bytes.mean / now.waves[0]!.bytes.mean;
+  const perWave = now.waves.map((w) => `${w.requests.total}`).join(', ');
+  return [
+    '## A for_each fan-out in waves: instances as matrix jobs',
+    '',
+    `A for_each node over a literal list (\`max_parallel: ${parallel}\`) and an integrator after it, run as the recipe's`,
+    'workflow runs it (`bench/for-each.ts`): a `mode: plan` step expands the list and lists the ready instances (at',
+    `most ${parallel}); those run together as matrix jobs of one workflow run, each \`node: work[tK]\` (\`dist/index.js\` as`,
+    `a child process, default isolation, writes spaced ${writeIntervalMs} ms apart in each job); then a plan again, until`,
+    'the plan joins `work` and lists `integrate`, which runs in a job of its own, and a last plan lists nothing. The',
+    'local GitHub counts every request by route. The benchmark fails, saying which, if an instance is dispatched',
+    'twice or not recorded exactly once, `work` is not joined once, `integrate` does not run once, the run does',
+    'not complete, or any step fails: in every row below none did.',
+    '',
+    '| bundle | items | waves | instance steps: requests (per step) | journal GETs / landed writes | conflicts | landed writes by refusals before | other requests | plans (steps) | join | in all (content-creating) | bytes per landed write, first / last wave (mean) | wall time |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map(([label, r]) => row(label, r)),
+    '',
+    `Per wave of the ${items}-item run (now), requests of its ${parallel} instance steps: ${perWave}. "Landed writes by`,
+    'refusals before" counts the dispatches and records by how many refused PUTs of the same write came first: a',
+    "write refused once met the other jobs' first round (all of them read the same version, one write lands); more",
+    'than once, the retries met again.',
+    '',
+    `**Target: at most 4 GitHub requests per instance step at ${parallel} in parallel, conflicts included: ${met ? 'met' : 'not met'}** (${perStep(now)} measured${before ? `, ${perStep(rows[0]![1])} before` : ''}).`,
+    `**Bytes per journal write bounded by the item's own events, not the number of items: ${growth <= 1.25 ? 'met' : 'not met'}**: a landed write`,
+    `of the first wave sends ${kb(now.waves[0]!.bytes.mean)} on average, of the last ${kb(now.waves.at(-1)!.bytes.mean)} (max ${kb(now.waves.at(-1)!.bytes.max)}); every write`,
+    'sends the whole journal, which holds the expansion and every instance event so far.',
+    `**A ${big}-item fan-out on a GITHUB_TOKEN (${HOURLY.toLocaleString('en')} requests an hour per repository)**, plans and join`,
+    `included: ${wide.total.toLocaleString('en')} requests, ${wide.contentCreating} of them content-creating (GitHub's secondary limit: ${CONTENT_HOURLY} an hour):`,
+    fits && contentFits
+      ? 'it fits in one hour.'
+      : `it does not fit in one hour${fits ? ' (the content-creating requests are over their limit)' : ''}; spread over ${hours} hours it would.`,
+    '',
+    `**A \`plan\` step expanding ${planItems.toLocaleString('en')} items**: ${(plan.ms / 1000).toFixed(1)} s wall time (the process, from spawn to exit,`,
+    `against the local GitHub), ${plan.requests} requests, the expansion's write ${plan.bytes.toLocaleString('en')} bytes.`,
+    '',
+  ];
+}
+
+if (process.argv[1]?.endsWith('for-each-report.ts')) {
+  process.stdout.write(`${(await forEachSection(process.env.BENCH_QUICK === '1')).join('\n')}\n`);
+}
