@@ -111,6 +111,19 @@ export interface CommitOptions {
   create?: boolean;
   /** The state just written by this process: the first try decides from it without reading again. */
   known?: RunSnapshot;
+  /**
+   * A matrix job's first write: when the first read finds no node in flight (a matrix's first round, whose jobs
+   * all read the same version), a writer whose node stands p-th among the ready ones waits p round trips and
+   * reads again before writing, rather than write where every other job writes too (all but one would be
+   * refused, and each refusal costs the write and a read again). Once, and only before any write.
+   */
+  lineUp?: boolean;
+}
+
+/** Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write. */
+function lineUpWait(cur: RunSnapshot, events: NewEvent[], roundTripMs: number): number {
+  if (cur.state.checkpoint.active_nodes.length > 0) return 0;
+  return Math.max(0, contenderPlace(cur.state, events)) * Math.max(20, roundTripMs);
 }
 
 interface Tried<T> {
@@ -148,6 +161,7 @@ export async function commit<T extends { events: NewEvent[] }>(
   let unknown = 0;
   let stalled = 0;
   let tried: Tried<T> | undefined;
+  let lineUp = options.lineUp === true;
   let start = options.known;
   // How long one read of the journal took: a write's round trip is about as long (the write's own time is not
   // measured, as the client may hold a write back to space it from the one before).
@@ -177,6 +191,11 @@ export async function commit<T extends { events: NewEvent[] }>(
     if (!change.ok) throw new RunRefused(change.reason);
     const chosen = await decide(cur);
     const events = [...change.events, ...chosen.events];
+    if (lineUp) {
+      lineUp = false;
+      backoff = lineUpWait(cur, chosen.events, 2 * readMs);
+      if (backoff > 0) continue;
+    }
     if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;

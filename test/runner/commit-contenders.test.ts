@@ -1,5 +1,6 @@
 // After a conflict, the writers that met line up: each finds its place among the nodes that may be racing, and
-// its wait counts from when the client lets its write go, not from the refused write.
+// its wait counts from when the client lets its write go, not from the refused write. A matrix job lines up before
+// its first write too, when it reads the version every job of the first round reads (nothing in flight).
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load.js';
 import type { Journal } from '../../src/journal/events.js';
@@ -94,5 +95,51 @@ describe('the wait after a conflict', () => {
     // "c" stands third among the ready nodes: two round trips (at least 20 ms each) after the spacing's 300 ms.
     expect(store.reads[1]! - store.writes[0]!).toBeGreaterThanOrEqual(300 + 2 * 20 - 5);
     expect(store.stored?.journal.events.map((e) => e.type)).toEqual(['RunStarted', 'NodeDispatched']);
+  });
+});
+
+describe('lineUp: a matrix job before its first write', () => {
+  const dispatchOf = (node: string) => (cur: Awaited<ReturnType<typeof readRun>>) => ({
+    events: [
+      {
+        type: 'NodeDispatched' as const,
+        node,
+        attempt: (cur.state.nodes.get(node)?.attempts ?? 0) + 1,
+        replay: 'never' as const,
+        approach: 'default',
+        runner,
+      },
+    ],
+  });
+
+  it('with nothing in flight, the node third in line waits two round trips and reads again before writing', async () => {
+    const store = new LineStore(0, 0);
+    const t0 = Date.now();
+    await commit(setupOf(store), runner, dispatchOf('c'), { lineUp: true });
+    expect(store.reads).toHaveLength(2);
+    expect(store.writes).toHaveLength(1);
+    expect(store.reads[1]! - t0).toBeGreaterThanOrEqual(2 * 20 - 5);
+  });
+
+  it('the first in line writes at once, and so does every writer once a node is in flight', async () => {
+    const first = new LineStore(0, 0);
+    await commit(setupOf(first), runner, dispatchOf('a'), { lineUp: true });
+    expect(first.reads).toHaveLength(1);
+    // "a" is in flight now: "c" is no longer in a matrix's first round.
+    const later = first;
+    later.reads = [];
+    await commit(setupOf(later), runner, dispatchOf('c'), { lineUp: true });
+    expect(later.reads).toHaveLength(1);
+    expect(later.stored?.journal.events.map((e) => e.type)).toEqual([
+      'RunStarted',
+      'NodeDispatched',
+      'NodeDispatched',
+    ]);
+  });
+
+  it('without lineUp a writer never waits to read again', async () => {
+    const store = new LineStore(0, 0);
+    await commit(setupOf(store), runner, dispatchOf('c'));
+    expect(store.reads).toHaveLength(1);
   });
 });
