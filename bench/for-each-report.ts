@@ -46,6 +46,26 @@ function row(label: string, r: WavesCost): string {
   return `| ${label} | ${r.items} | ${r.waves.length} | ${i.total} (**${perStep(r)}**) | ${i.journalGets} / ${i.journalWrites} | ${i.conflicts}${by ? ` (${by})` : ''} | ${refused(i)} | ${others} | ${r.plans.total} (${r.planSteps}) | ${r.join.total} | **${r.total}** (${r.contentCreating}) | ${kb(first.bytes.mean)} / ${kb(last.bytes.mean)} | ${(r.ms / 1000).toFixed(0)} s |`;
 }
 
+/** The instance steps' requests by route, now and (when measured) before: where they go, and what the cuts took. */
+function byRoute(now: WavesCost, before: WavesCost | undefined): string[] {
+  const routes = (c: RequestCounts): Record<string, number> => ({
+    'GET …/contents/runs/… (journal reads)': c.journalGets,
+    'PUT …/contents/runs/…, landed': c.journalWrites,
+    'PUT …/contents/runs/…, refused (409/422)': c.conflicts,
+    'GET …/actions/runs/{run_id}/attempts/{n}/jobs (recovery)': c.jobsProbes,
+    ...Object.fromEntries(Object.entries(c.others).map(([k, n]) => [`\`${k}\``, n])),
+  });
+  const a = routes(now.instances);
+  const b = before ? routes(before.instances) : {};
+  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  const per = (n: number | undefined, r: WavesCost) => `${n ?? 0} (${((n ?? 0) / r.items).toFixed(2)})`;
+  return [
+    `| instance steps' requests by route (per step) | ${before ? 'before | ' : ''}now |`,
+    `| --- | ${before ? '--- | ' : ''}--- |`,
+    ...keys.map((k) => `| ${k} | ${before ? `${per(b[k], before)} | ` : ''}${per(a[k], now)} |`),
+  ];
+}
+
 /** Measures the fan-out (quick: 6 items, 3 at a time, no spacing, no baseline) and writes the section's lines. */
 export async function forEachSection(quick: boolean): Promise<string[]> {
   const items = quick ? 6 : 100;
@@ -92,6 +112,8 @@ export async function forEachSection(quick: boolean): Promise<string[]> {
     'refusals before" counts the dispatches and records by how many refused PUTs of the same write came first: a',
     "write refused once met the other jobs' first round (all of them read the same version, one write lands); more",
     'than once, the retries met again.',
+    '',
+    ...byRoute(now, before ? rows[0]![1] : undefined),
     '',
     `**Target: at most 4 GitHub requests per instance step at ${parallel} in parallel, conflicts included: ${met ? 'met' : 'not met'}** (${perStep(now)} measured${before ? `, ${perStep(rows[0]![1])} before` : ''}).`,
     `**Bytes per journal write bounded by the item's own events, not the number of items: ${growth <= 1.25 ? 'met' : 'not met'}**: a landed write`,
