@@ -2,7 +2,7 @@
 // per instance step and in all, against the bundle before the cuts in the same run; whether a 200-item fan-out
 // fits a GITHUB_TOKEN's hour; the wall time of a 1,000-item plan.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { planTime, type WavesCost, wavesCost } from './for-each.js';
@@ -66,25 +66,47 @@ function byRoute(now: WavesCost, before: WavesCost | undefined): string[] {
   ];
 }
 
-/** Measures the fan-out (quick: 6 items, 3 at a time, no spacing, no baseline) and writes the section's lines. */
-export async function forEachSection(quick: boolean): Promise<string[]> {
+export interface ForEachFigures {
+  items: number;
+  parallel: number;
+  writeIntervalMs: number;
+  /** The same fan-out through the bundle before (absent in quick mode, or without git history). */
+  before?: WavesCost;
+  now: WavesCost;
+  /** The wider fan-out, against a GITHUB_TOKEN's hour. */
+  wide: WavesCost;
+  planItems: number;
+  plan: { ms: number; requests: number; bytes: number };
+}
+
+/** Measures the fan-out (quick: 6 and 12 items, 3 at a time, no spacing, no baseline). */
+export async function forEachFigures(quick: boolean): Promise<ForEachFigures> {
   const items = quick ? 6 : 100;
   const parallel = quick ? 3 : 20;
-  const big = quick ? 12 : 200;
-  const planItems = quick ? 50 : 1_000;
   const writeIntervalMs = quick ? 0 : 1000;
-  const before = quick ? undefined : distAt(BEFORE_COMMIT);
-  const rows: Array<[string, WavesCost]> = [];
-  if (before)
-    rows.push([
-      `before (${BEFORE_COMMIT})`,
-      await wavesCost(items, parallel, { writeIntervalMs, dist: before }),
-    ]);
+  const dist = quick ? undefined : distAt(BEFORE_COMMIT);
+  const before = dist ? await wavesCost(items, parallel, { writeIntervalMs, dist }) : undefined;
   const now = await wavesCost(items, parallel, { writeIntervalMs });
-  rows.push(['now', now]);
-  const wide = await wavesCost(big, parallel, { writeIntervalMs });
-  rows.push(['now', wide]);
+  const wide = await wavesCost(quick ? 12 : 200, parallel, { writeIntervalMs });
+  const planItems = quick ? 50 : 1_000;
   const plan = await planTime(planItems, { writeIntervalMs });
+  return { items, parallel, writeIntervalMs, ...(before ? { before } : {}), now, wide, planItems, plan };
+}
+
+/** Measures the fan-out and writes the section's lines. */
+export async function forEachSection(quick: boolean): Promise<string[]> {
+  return forEachLines(await forEachFigures(quick));
+}
+
+/** The section's lines for figures measured (by `forEachFigures`). */
+export function forEachLines(f: ForEachFigures): string[] {
+  const { items, parallel, writeIntervalMs, before, now, wide, planItems, plan } = f;
+  const big = wide.items;
+  const rows: Array<[string, WavesCost]> = [
+    ...(before ? [[`before (${BEFORE_COMMIT})`, before] as [string, WavesCost]] : []),
+    ['now', now],
+    ['now', wide],
+  ];
   const met = now.perInstanceStep <= 4;
   const fits = wide.total <= HOURLY;
   const contentFits = wide.contentCreating <= CONTENT_HOURLY;
@@ -113,9 +135,9 @@ export async function forEachSection(quick: boolean): Promise<string[]> {
     "write refused once met the other jobs' first round (all of them read the same version, one write lands); more",
     'than once, the retries met again.',
     '',
-    ...byRoute(now, before ? rows[0]![1] : undefined),
+    ...byRoute(now, before),
     '',
-    `**Target: at most 4 GitHub requests per instance step at ${parallel} in parallel, conflicts included: ${met ? 'met' : 'not met'}** (${perStep(now)} measured${before ? `, ${perStep(rows[0]![1])} before` : ''}).`,
+    `**Target: at most 4 GitHub requests per instance step at ${parallel} in parallel, conflicts included: ${met ? 'met' : 'not met'}** (${perStep(now)} measured${before ? `, ${perStep(before)} before` : ''}).`,
     `**Bytes per journal write bounded by the item's own events, not the number of items: ${growth <= 1.25 ? 'met' : 'not met'}**: a landed write`,
     `of the first wave sends ${kb(now.waves[0]!.bytes.mean)} on average, of the last ${kb(now.waves.at(-1)!.bytes.mean)} (max ${kb(now.waves.at(-1)!.bytes.max)}); every write`,
     'sends the whole journal, which holds the expansion and every instance event so far.',
@@ -128,9 +150,48 @@ export async function forEachSection(quick: boolean): Promise<string[]> {
     `**A \`plan\` step expanding ${planItems.toLocaleString('en')} items**: ${(plan.ms / 1000).toFixed(1)} s wall time (the process, from spawn to exit,`,
     `against the local GitHub), ${plan.requests} requests, the expansion's write ${plan.bytes.toLocaleString('en')} bytes.`,
     '',
+    ...CHANGES,
   ];
 }
 
+/** What the cuts were, what is left and why; the figures above say what each row measured. */
+const CHANGES = [
+  'What changed against the "before" bundle (2026-12-01), each keeping every guarantee (a dispatch journaled before',
+  'its work, a compare-and-swap write for every event, no interrupted node rerun silently, no event lost):',
+  '',
+  '- A recorded instance leaves the progress comment to the step that lists the next wave or joins the node, which',
+  '  the run cannot go on without (a failure, a hold or an escalation is still shown at once): the instance steps',
+  '  no longer update the comment.',
+  '- A matrix job lines up before its first write: reading with nothing in flight (the version every job of the',
+  "  wave's first round reads), the node p-th among the ready ones waits p round trips and reads again, instead of",
+  '  writing where all but one write are refused (a refused write and a read each). After a conflict the wait',
+  "  counts from when the client's write spacing lets the write go (inside the one-second spacing it spread",
+  '  nothing), and at the first conflict each writer waits its place in line.',
+  '',
+  'Looked at and not cut: the instance steps list no run attempt (a step for one node recovers only that node and',
+  'what it depends on) and make no evidence request here; a record reads the journal afresh because the other',
+  "jobs wrote since its dispatch (writing on the dispatch's answer would be refused: two requests, not one).",
+  '',
+  'What is left is the floor of one journal file for all: a read and a write to dispatch, a read and a write to',
+  'record (4 a step), plus the conflicts of jobs that read the same version anyway (started at the same moment on',
+  "this 2-core machine, where 20 processes starting at once take seconds), and the line-up's second reads. The",
+  'bytes of a write grow with the waves for the same reason. A journal per instance (its dispatch and record in a',
+  "file of its own, joined into the run's journal by the plan) would take the others' events out of an instance's",
+  'reads and writes: not built. Two things it needs that the single file does not: the plan must admit the next',
+  "wave in the run's journal (an instance job sees no sibling, so max_parallel and the run's budget are checked",
+  'when admitting), and GitHub refuses a contents write with 409 when another write to the same branch moved the',
+  'branch in between, even for another file ("is at … but expected …"); the local GitHub applies each write',
+  'whole and never does, so a journal per instance would need those 409s modelled before its figures mean much.',
+  '',
+];
+
+// `npx tsx bench/for-each-report.ts`: this section alone; BENCH_JSON=<file> keeps the figures, and
+// BENCH_FROM=<file> writes the section again from figures kept.
 if (process.argv[1]?.endsWith('for-each-report.ts')) {
-  process.stdout.write(`${(await forEachSection(process.env.BENCH_QUICK === '1')).join('\n')}\n`);
+  const from = process.env.BENCH_FROM;
+  const f = from
+    ? (JSON.parse(readFileSync(from, 'utf8')) as ForEachFigures)
+    : await forEachFigures(process.env.BENCH_QUICK === '1');
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(f, null, 2));
+  process.stdout.write(`${forEachLines(f).join('\n')}\n`);
 }
