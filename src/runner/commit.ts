@@ -123,7 +123,7 @@ export interface CommitOptions {
 /** Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write. */
 function lineUpWait(cur: RunSnapshot, events: NewEvent[], roundTripMs: number): number {
   if (cur.state.checkpoint.active_nodes.length > 0) return 0;
-  return Math.max(0, contenderPlace(cur.state, events)) * Math.max(20, roundTripMs);
+  return Math.min(MAX_BACKOFF_MS, Math.max(0, contenderPlace(cur.state, events)) * Math.max(20, roundTripMs));
 }
 
 interface Tried<T> {
