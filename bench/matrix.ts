@@ -3,9 +3,6 @@
 // them, against the local GitHub; the server's request log counts every request by route. Any graph: give its
 // text and the names of the nodes the matrix runs (`matrixCost`); the plan step before them and the join steps
 // after them are counted apart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   makeWorkspace,
   runStep,
@@ -17,12 +14,12 @@ import { issuesLabeled } from '../test/support/fixtures.js';
 import type { LoggedRequest } from '../test/support/github/request-log.js';
 import { type GitHubServer, startGitHubServer } from '../test/support/github-server.js';
 
-const OWNER = 'acme';
-const REPO = 'widgets';
+export const OWNER = 'acme';
+export const REPO = 'widgets';
 const GRAPH_PATH = '.github/interlock/fan.yml';
 const CONTENTS = '/repos/{owner}/{repo}/contents/{path}';
 const JOBS = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';
-const WORKFLOW_RUN_ID = 7100;
+export const WORKFLOW_RUN_ID = 7100;
 
 /** Requests of a set of steps, by what they are for. */
 export interface RequestCounts {
@@ -34,6 +31,11 @@ export interface RequestCounts {
   conflicts: number;
   /** The refused PUTs by what they would have written: a dispatch, a record, the progress comment's id. */
   conflictsBy: Record<string, number>;
+  /**
+   * Landed dispatches and records by how many refused PUTs of the same write came before (`{ "0": 30, "1": 9 }`):
+   * a write refused once met the others in their first round; more, the retries met again.
+   */
+  refusedBefore: Record<string, number>;
   /** `GET /actions/runs/{id}/attempts/{n}/jobs`: recovery asking whether an in-flight node's job still runs. */
   jobsProbes: number;
   /** Everything else (the progress comment, the run attempt, evidence), by route. */
@@ -75,7 +77,7 @@ export interface MatrixOptions {
   writesPerMinute?: number;
 }
 
-function counts(reqs: LoggedRequest[]): RequestCounts {
+export function counts(reqs: LoggedRequest[]): RequestCounts {
   const journal = (r: LoggedRequest) => r.kind.endsWith(CONTENTS) && /\/contents\/runs\//.test(r.path);
   const others: Record<string, number> = {};
   let journalGets = 0;
@@ -103,11 +105,32 @@ function counts(reqs: LoggedRequest[]): RequestCounts {
     journalWrites,
     conflicts,
     conflictsBy,
+    refusedBefore: refusedBefore(reqs.filter(journal)),
     jobsProbes,
     others,
     contentCreating: reqs.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length,
     throttled,
   };
+}
+
+/** For each landed dispatch or record (by node), the refused PUTs of it that came before, as a histogram. */
+function refusedBefore(journalReqs: LoggedRequest[]): Record<string, number> {
+  const refused = new Map<string, number>();
+  const out: Record<string, number> = {};
+  for (const r of journalReqs) {
+    if (r.method !== 'PUT') continue;
+    const message = String((r.body as { message?: unknown } | undefined)?.message ?? '');
+    const node = /Node(?:Dispatched|Recorded|Failed) (\S+)#/.exec(message)?.[1];
+    if (!node) continue;
+    const key = `${writtenFor(r)} ${node}`;
+    if (r.status === 409 || r.status === 422) refused.set(key, (refused.get(key) ?? 0) + 1);
+    else if (r.status < 300) {
+      const n = String(refused.get(key) ?? 0);
+      out[n] = (out[n] ?? 0) + 1;
+      refused.delete(key);
+    }
+  }
+  return out;
 }
 
 /** What a journal PUT was for, from its commit message (`interlock: <run> NodeDispatched n3#1, ...`). */
@@ -120,7 +143,7 @@ function writtenFor(r: LoggedRequest): string {
 }
 
 /** The journal's events as the server holds them (the run's file and, if any, the files beside it). */
-function journalEvents(server: GitHubServer): Array<{ type: string; node?: string }> {
+export function journalEvents(server: GitHubServer): Array<{ type: string; node?: string }> {
   const repo = server.state.repo(`${OWNER}/${REPO}`);
   const files = repo.listFiles?.('interlock-journal') ?? [];
   const out: Array<{ type: string; node?: string }> = [];
@@ -131,44 +154,50 @@ function journalEvents(server: GitHubServer): Array<{ type: string; node?: strin
   return out;
 }
 
+export interface MatrixWorld {
+  server: GitHubServer;
+  /** The step of a job of the workflow run: its own checkout, a runner's environment, the writes spaced. */
+  job(key: string, runner: string, inputs: Record<string, string>): StepOptions;
+  /** Notes a step that did not exit 0 in `failed`. */
+  check(name: string, r: { code: number | null; stdout: string; stderr: string }): void;
+  failed: string[];
+  close(): Promise<void>;
+}
+
 /**
- * Runs `mode: plan`, then one `node: <name>` step per name in `stepNodes`, all started at once (as a matrix
- * does), then the join steps; counts the requests of each part from the local GitHub's log.
+ * The local GitHub with the repository, the issue that starts the run, the route to `graphText`, and one workflow
+ * run holding `jobs` (name and runner, all in progress), for steps started through `job`.
  */
-export async function matrixCost(
+export async function matrixWorld(
   graphText: string,
-  stepNodes: string[],
+  jobs: Array<{ name: string; runner_name: string }>,
   options: MatrixOptions = {},
-): Promise<MatrixCost> {
+): Promise<MatrixWorld> {
   const server = await startGitHubServer({
     rateLimit: Number.MAX_SAFE_INTEGER,
     ...(options.writesPerMinute ? { secondaryLimit: { writesPerMinute: options.writesPerMinute } } : {}),
     repos: [{ owner: OWNER, name: REPO }],
   });
-  const root = mkdtempSync(join(tmpdir(), 'interlock-bench-matrix-'));
-  try {
-    const repo = server.state.repo(`${OWNER}/${REPO}`);
-    repo.addIssue({ number: 1, title: 'Fan out', labels: ['agent:fan'] });
-    const joins = options.join ?? [];
-    const jobs = [
-      { name: 'plan', runner_name: 'runner-plan' },
-      ...stepNodes.map((id, i) => ({ name: `fanout (${id})`, runner_name: `runner-${i + 1}` })),
-      ...joins.map((id) => ({ name: `join (${id})`, runner_name: `runner-${id}` })),
-    ];
-    repo.addWorkflowRun({
-      workflow: 'interlock.yml',
-      id: WORKFLOW_RUN_ID,
-      event: 'issues',
-      status: 'in_progress',
-      jobs: jobs.map((j) => ({ ...j, status: 'in_progress' as const })),
-    });
-    const files = {
-      '.github/interlock.yml': `routes:\n  - event: issues\n    action: labeled\n    label: "agent:fan"\n    graph: ${GRAPH_PATH}\n`,
-      [GRAPH_PATH]: graphText,
-    };
-    // Each job has a checkout of its own; the nodes (run as the node user) append to a file outside them all.
-    const effects = worldLog();
-    const job = (key: string, runner: string, inputs: Record<string, string>): StepOptions => ({
+  const repo = server.state.repo(`${OWNER}/${REPO}`);
+  repo.addIssue({ number: 1, title: 'Fan out', labels: ['agent:fan'] });
+  repo.addWorkflowRun({
+    workflow: 'interlock.yml',
+    id: WORKFLOW_RUN_ID,
+    event: 'issues',
+    status: 'in_progress',
+    jobs: jobs.map((j) => ({ ...j, status: 'in_progress' as const })),
+  });
+  const files = {
+    '.github/interlock.yml': `routes:\n  - event: issues\n    action: labeled\n    label: "agent:fan"\n    graph: ${GRAPH_PATH}\n`,
+    [GRAPH_PATH]: graphText,
+  };
+  // Each job has a checkout of its own; the nodes (run as the node user) append to a file outside them all.
+  const effects = worldLog();
+  const failed: string[] = [];
+  return {
+    server,
+    failed,
+    job: (key, runner, inputs) => ({
       apiUrl: server.url,
       repository: `${OWNER}/${REPO}`,
       workspace: makeWorkspace(files),
@@ -184,11 +213,42 @@ export async function matrixCost(
           : {}),
         EFFECTS: effects,
       },
-    });
-    const failed: string[] = [];
-    const check = (name: string, r: { code: number | null; stdout: string; stderr: string }) => {
+    }),
+    check: (name, r) => {
       if (r.code !== 0) failed.push(`${name}: exit ${r.code}: ${(r.stderr || r.stdout).slice(-300)}`);
-    };
+    },
+    close: () => server.close(),
+  };
+}
+
+/** Bytes of each landed journal PUT's request body (JSON, the journal in base64), among `reqs`. */
+export function landedWriteBytes(reqs: LoggedRequest[]): number[] {
+  return reqs
+    .filter((r) => r.method === 'PUT' && /\/contents\/runs\//.test(r.path) && r.status < 300)
+    .map((r) => Buffer.byteLength(JSON.stringify(r.body)));
+}
+
+/**
+ * Runs `mode: plan`, then one `node: <name>` step per name in `stepNodes`, all started at once (as a matrix
+ * does), then the join steps; counts the requests of each part from the local GitHub's log.
+ */
+export async function matrixCost(
+  graphText: string,
+  stepNodes: string[],
+  options: MatrixOptions = {},
+): Promise<MatrixCost> {
+  const joins = options.join ?? [];
+  const w = await matrixWorld(
+    graphText,
+    [
+      { name: 'plan', runner_name: 'runner-plan' },
+      ...stepNodes.map((id, i) => ({ name: `fanout (${id})`, runner_name: `runner-${i + 1}` })),
+      ...joins.map((id) => ({ name: `join (${id})`, runner_name: `runner-${id}` })),
+    ],
+    options,
+  );
+  const { server, job, check } = w;
+  try {
     let mark = server.requests.mark();
     check('plan', await runStep(job('plan', 'runner-plan', { mode: 'plan' })));
     const plan = counts(server.requests.filter({ since: mark }));
@@ -199,15 +259,11 @@ export async function matrixCost(
     );
     const ms = performance.now() - t0;
     for (const [i, r] of results.entries()) check(stepNodes[i]!, r);
-    const matrixReqs = server.requests.filter({ since: mark });
-    const matrix = counts(matrixReqs);
+    const matrix = counts(server.requests.filter({ since: mark }));
     mark = server.requests.mark();
     for (const id of joins) check(id, await runStep(job('join', `runner-${id}`, { node: id })));
     const joinCounts = counts(server.requests.filter({ since: mark }));
-    const bodies = server.requests
-      .filter({ method: 'PUT' })
-      .filter((r) => /\/contents\/runs\//.test(r.path) && r.status < 300)
-      .map((r) => Buffer.byteLength(JSON.stringify(r.body)));
+    const bodies = landedWriteBytes(server.requests.filter({}));
     const events = journalEvents(server);
     let dispatchedTwice = 0;
     let lost = 0;
@@ -229,11 +285,10 @@ export async function matrixCost(
       ms,
       dispatchedTwice,
       lost,
-      failedSteps: failed,
+      failedSteps: w.failed,
     };
   } finally {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
+    await w.close();
   }
 }
 

@@ -15,6 +15,7 @@ import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
 import { connectLatency, connectLatencySection } from './egress.js';
+import { forEachSection } from './for-each-report.js';
 import { keyProxyLatency } from './key-proxy.js';
 import { matrixSection } from './matrix-report.js';
 import { serializedFigures } from './serialized.js';
@@ -290,6 +291,7 @@ md.push(
   '',
 );
 md.push(...(await matrixSection(QUICK)));
+md.push(...(await forEachSection(QUICK)));
 const ser = await serializedFigures(5, QUICK ? 1 : 3);
 md.push(
   '## A serialized chain against one node a call',

@@ -1,4 +1,5 @@
 import { statusOf } from '../github/status.js';
+import { parseInstanceId } from '../graph/for-each-schema.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, overdueComment, progressComment, progressMarker } from '../render/markdown.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
@@ -60,7 +61,9 @@ export async function publishResult(
 /**
  * A node recorded while other nodes of the run are in flight leaves the progress comment to the last of them to
  * record (its write sees every record before it), as a matrix's jobs would otherwise spend a third of their
- * writes on it. What needs a person (a failure, a hold, an escalation) and the run's end are always shown.
+ * writes on it. A for_each instance recorded leaves it to the step that joins its node or lists the next
+ * instances (a `plan`, or a `node: next` or `all` step): the run cannot go on without one, and it shows the
+ * whole wave. What needs a person (a failure, a hold, an escalation) and the run's end are always shown.
  */
 function progressLeftToOthers(what: Published, state: RunSnapshot['state']): boolean {
   return (
@@ -68,7 +71,7 @@ function progressLeftToOthers(what: Published, state: RunSnapshot['state']): boo
     what.result.kind === 'recorded' &&
     what.interrupted.length === 0 &&
     state.checkpoint.ended === null &&
-    state.checkpoint.active_nodes.length > 0
+    (state.checkpoint.active_nodes.length > 0 || parseInstanceId(what.result.node) !== undefined)
   );
 }
 

@@ -41,17 +41,33 @@ const MAX_BACKOFF_MS = 15_000;
 /**
  * How long to wait after a conflict: a random time (full jitter, so the writers that met spread out rather than
  * meet again) in a window of one read-and-write round trip for each writer that may be racing, doubled with each
- * conflict.
+ * conflict. At the first conflict a writer that knows its `place` among them (see `contenderPlace`) waits that
+ * many round trips and a random part of one more instead: the jobs of a matrix, which all read the same version
+ * and all but one met a conflict, then line up one round trip apart rather than meet again at random.
  */
 export function conflictBackoffMs(
   conflicts: number,
   writers: number,
   roundTripMs: number,
   random = Math.random,
+  place = -1,
 ): number {
-  const window =
-    Math.max(20, roundTripMs) * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
+  const rt = Math.max(20, roundTripMs);
+  if (conflicts === 1 && place >= 0) return Math.min(MAX_BACKOFF_MS, (place + random()) * rt);
+  const window = rt * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
   return random() * Math.min(MAX_BACKOFF_MS, window);
+}
+
+/**
+ * Where the node a refused write was for stands among the writers that may be racing, in the state read before
+ * it: the nodes in flight (each job records its own), then the ready ones (each job dispatches its own), in the
+ * fold's order, so each job of a matrix finds a place of its own. -1 for a write about no such node.
+ */
+export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]): number {
+  const node = events.map((e) => ('node' in e ? e.node : undefined)).find((n) => n !== undefined);
+  if (node === undefined) return -1;
+  const cp = state.checkpoint;
+  return [...cp.active_nodes, ...cp.ready_nodes.filter((n) => !cp.active_nodes.includes(n))].indexOf(node);
 }
 
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
@@ -96,6 +112,19 @@ export interface CommitOptions {
   create?: boolean;
   /** The state just written by this process: the first try decides from it without reading again. */
   known?: RunSnapshot;
+  /**
+   * A matrix job's first write: when the first read finds no node in flight (a matrix's first round, whose jobs
+   * all read the same version), a writer whose node stands p-th among the ready ones waits p round trips and
+   * reads again before writing, rather than write where every other job writes too (all but one would be
+   * refused, and each refusal costs the write and a read again). Once, and only before any write.
+   */
+  lineUp?: boolean;
+}
+
+/** Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write. */
+function lineUpWait(cur: RunSnapshot, events: NewEvent[], roundTripMs: number): number {
+  if (cur.state.checkpoint.active_nodes.length > 0) return 0;
+  return Math.min(MAX_BACKOFF_MS, Math.max(0, contenderPlace(cur.state, events)) * Math.max(20, roundTripMs));
 }
 
 interface Tried<T> {
@@ -141,13 +170,18 @@ export async function commit<T extends { events: NewEvent[] }>(
   let unknown = 0;
   let stalled = 0;
   let tried: Tried<T> | undefined;
+  let lineUp = options.lineUp === true;
   let start = options.known;
   // How long one read of the journal took: a write's round trip is about as long (the write's own time is not
   // measured, as the client may hold a write back to space it from the one before).
   let readMs = 0;
+  // After a conflict: the wait that spreads the writers that met (`conflictBackoffMs`).
+  let backoff = 0;
   while (true) {
-    // Read as late as the write can go: a read followed by a wait for the client's next write slot is stale.
-    const hold = start ? 0 : (setup.store.writableInMs?.() ?? 0);
+    // Read as late as the write can go: a read followed by a wait for the client's next write slot is stale. The
+    // backoff counts from then: inside the client's spacing (a second) it would not spread the writers at all.
+    const hold = (start ? 0 : (setup.store.writableInMs?.() ?? 0)) + backoff;
+    backoff = 0;
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
     let cur = start ?? (await readRun(setup, runner));
@@ -166,6 +200,11 @@ export async function commit<T extends { events: NewEvent[] }>(
     if (!change.ok) throw new RunRefused(change.reason);
     const chosen = await decide(cur);
     const events = [...change.events, ...chosen.events];
+    if (lineUp) {
+      lineUp = false;
+      backoff = lineUpWait(cur, chosen.events, 2 * readMs);
+      if (backoff > 0) continue;
+    }
     if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;
@@ -191,6 +230,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     // dispatch it, as a matrix's jobs all do at once). A lone writer never waits: it meets no conflict.
     const cp = cur.state.checkpoint;
     const writers = cp.active_nodes.length + cp.ready_nodes.length;
-    await new Promise((res) => setTimeout(res, conflictBackoffMs(conflicts, writers, 2 * readMs)));
+    const place = contenderPlace(cur.state, chosen.events);
+    backoff = conflictBackoffMs(conflicts, writers, 2 * readMs, Math.random, place);
   }
 }

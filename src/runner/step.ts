@@ -93,7 +93,8 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
       const events = [...rec.events, ...(writes(decision) ? decision.events : [])];
       return { decision, recovered: rec.events, left: rec.left, events };
     },
-    { create: true },
+    // A step for one node is most likely a matrix job, started with its siblings: it lines up with them.
+    { create: true, lineUp: only !== undefined },
   ).catch((e: unknown) => {
     throw storeFailure(
       e,

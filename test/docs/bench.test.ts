@@ -30,6 +30,7 @@ describe('npm run bench', () => {
         '## Bytes written to GitHub per event as a journal grows',
         '## Parallel jobs appending to one journal (local GitHub server)',
         '## A matrix fan-out: GitHub requests per node step',
+        '## A for_each fan-out in waves: instances as matrix jobs',
         '## Runner minutes while a node waits for approval',
         '## Webhook deliveries per second (the app)',
         '## Added latency per CONNECT through the egress proxy',

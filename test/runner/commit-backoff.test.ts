@@ -24,3 +24,16 @@ describe('conflictBackoffMs', () => {
     expect(window(30, 200, 1_000)).toBe(15_000);
   });
 });
+
+describe('conflictBackoffMs with a place in line', () => {
+  it('at the first conflict waits as many round trips as writers stand before it, and part of one more', () => {
+    expect(conflictBackoffMs(1, 20, 50, () => 0, 0)).toBe(0);
+    expect(conflictBackoffMs(1, 20, 50, () => 0, 3)).toBe(150);
+    expect(Math.round(conflictBackoffMs(1, 20, 50, top, 3))).toBe(200);
+  });
+
+  it('from the second conflict on, or without a place, is full jitter over the window again', () => {
+    expect(Math.round(conflictBackoffMs(2, 20, 50, top, 3))).toBe(2_000);
+    expect(Math.round(conflictBackoffMs(1, 20, 50, top, -1))).toBe(1_000);
+  });
+});
