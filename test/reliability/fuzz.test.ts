@@ -9,9 +9,9 @@ import { fileCommand } from '../../src/action/commands.js';
 import { logLine } from '../../src/action/entry.js';
 import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
-import { ID_PATTERN } from '../../src/graph/check-schema.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
+import { isNodeName } from '../../src/graph/subgraph-schema.js';
 import type { RunnerInfo } from '../../src/journal/event-fields.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events.js';
 import { fold } from '../../src/journal/fold.js';
@@ -430,14 +430,15 @@ const bodyArb = fc
   )
   .map((lines) => lines.join(fc.sample(fc.constantFrom('\n', '\r\n', '\r'), 1)[0]!));
 
-describe('fuzz: comment parsing (src/app/commands.ts)', () => {
+describe('fuzz: comment parsing (src/approvals/commands/parse.ts)', () => {
   it('never throws; a command read names a valid node and run id, on a plain line of the body', () => {
     fc.assert(
       fc.property(fc.oneof(bodyArb, fc.string({ unit: 'grapheme', maxLength: 200 })), (body) => {
         const r = parseComment(body);
         if (r.kind !== 'command') return;
         const c = r.command;
-        if ('node' in c) expect(c.node).toMatch(ID_PATTERN);
+        // A node, an instance (`work[3]`) or a sub-graph's node (`review/build`), never anything else.
+        if ('node' in c) expect(isNodeName(c.node), c.node).toBe(true);
         if (c.runId !== undefined) expect(validRunId(c.runId)).toBe(true);
         const line = body.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/)[r.line - 1]!;
         expect(line).toMatch(/^ {0,3}\/(approve-rerun|settle|fail-run|interlock)(\s|$)/);
