@@ -5,6 +5,8 @@
 
 import { posix } from 'node:path';
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
+import type { Graph } from '../graph/model.js';
+import { subgraphFiles } from '../graph/subgraph-schema.js';
 import { actionsProbes } from '../runner/actions-probe.js';
 import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
@@ -80,7 +82,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       repo: ctx.repo,
       ...(run.subject.number ? { subject: run.subject.number } : {}),
     },
-    protectedPaths: () => protectedPathsOf(ctx, run.graph.path),
+    protectedPaths: () => protectedPathsOf(ctx, run.graph),
     sessionCache: actionsSessionCache(`${ctx.repo.owner}/${ctx.repo.repo}`, (m) =>
       ctx.io.info(`interlock: ${m}`),
     ),
@@ -89,9 +91,11 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
 
 /**
  * What an effect may not change: the default branch's `protected_paths` (never the checkout's, which a node may
- * have edited), the run's graph and the skills beside it, wherever they are.
+ * have edited), the run's graph and its sub-graphs' files (issue 28), and the skills beside each, wherever they
+ * are.
  */
-async function protectedPathsOf(ctx: ActionContext, graphPath: string): Promise<string[]> {
+async function protectedPathsOf(ctx: ActionContext, graph: Graph): Promise<string[]> {
   const config = await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo });
-  return [...config.protected_paths, graphPath, posix.join(posix.dirname(graphPath), 'skills/**')];
+  const own = [graph.path, posix.join(posix.dirname(graph.path), 'skills/**')];
+  return [...new Set([...config.protected_paths, ...own, ...subgraphFiles(graph, graph.path)])];
 }

@@ -133,3 +133,24 @@ export function isNodeName(name: string): boolean {
     parts.every((p) => ID_PATTERN.test(p) || parseInstanceId(p) !== undefined)
   );
 }
+
+/**
+ * The files of a graph's sub-graphs, at any depth, and the skills beside each, as paths relative to the
+ * repository (`graphPath` is the run's graph's): what an effect may not change and an agent is told not to.
+ */
+export function subgraphFiles(graph: Pick<Graph, 'nodes'>, graphPath: string): string[] {
+  const dir = graphPath.includes('/') ? graphPath.slice(0, graphPath.lastIndexOf('/')) : '';
+  const out = new Set<string>();
+  const visit = (nodes: readonly GraphNode[]) => {
+    for (const n of nodes) {
+      if (!n.subgraph) continue;
+      const file = dir ? `${dir}/${n.subgraph.path}` : n.subgraph.path;
+      out.add(file);
+      const own = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+      out.add(own ? `${own}/skills/**` : 'skills/**');
+      visit(n.subgraph.graph.nodes);
+    }
+  };
+  visit(graph.nodes);
+  return [...out];
+}

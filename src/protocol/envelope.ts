@@ -7,6 +7,7 @@
 
 import type { Check } from '../graph/check-schema.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
+import { subgraphFiles } from '../graph/subgraph-schema.js';
 import type { Journal } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
 import type { AttemptContext } from './context.js';
@@ -79,7 +80,12 @@ export function envelopeOf(graph: Graph, journal: Journal, state: RunState, node
   return {
     checks: node.validates.map(checkWords),
     outputs: node.outputs,
-    protected_paths: [journal.graph.path, '.github/interlock.yml', '.interlock/'],
+    protected_paths: [
+      journal.graph.path,
+      ...subgraphFiles(graph, journal.graph.path).filter((p) => !p.endsWith('/**') && p !== 'skills/**'),
+      '.github/interlock.yml',
+      '.interlock/',
+    ],
     earlier: ancestors(graph, node).map((n) => {
       const p = state.nodes.get(n.id);
       const final = finals.get(n.id);

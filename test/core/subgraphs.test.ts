@@ -13,7 +13,7 @@ import {
 import { GraphError } from '../../src/graph/errors.js';
 import { parseGraph } from '../../src/graph/load.js';
 import { nodeById } from '../../src/graph/model.js';
-import { isNodeName } from '../../src/graph/subgraph-schema.js';
+import { isNodeName, subgraphFiles } from '../../src/graph/subgraph-schema.js';
 import type { NewEvent } from '../../src/journal/events.js';
 import { expressionContext, idempotencyKey } from '../../src/protocol/context.js';
 import { withCompletion } from '../../src/protocol/decide.js';
@@ -278,6 +278,26 @@ describe('sub-graph rule 3: its own budget applies within it', () => {
     const d = sim.step();
     expect(d.kind).toBe('budget-escalated');
     expect((d as { reason: string }).reason).toContain('sub-graph "review" (review.yml) is at its budget');
+  });
+});
+
+describe('sub-graph files are protected', () => {
+  it('lists every sub-graph file and the skills beside it, relative to the repository', () => {
+    const inner = graphText('  - id: leaf\n    run: echo\n');
+    const mid = graphText('  - id: deep\n    graph: more/inner.yml\n');
+    const g = load(graphText('  - id: a\n    graph: review.yml\n  - id: b\n    graph: sub/mid.yml\n'), {
+      'review.yml': CHILD,
+      'sub/mid.yml': mid,
+      'sub/more/inner.yml': inner,
+    });
+    expect(subgraphFiles(g, '.github/interlock/main.yml')).toEqual([
+      '.github/interlock/review.yml',
+      '.github/interlock/skills/**',
+      '.github/interlock/sub/mid.yml',
+      '.github/interlock/sub/skills/**',
+      '.github/interlock/sub/more/inner.yml',
+      '.github/interlock/sub/more/skills/**',
+    ]);
   });
 });
 
