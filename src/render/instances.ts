@@ -89,3 +89,9 @@ export function namedInstances(state: RunState, node: string): { ids: string[]; 
     more: Math.max(0, attention.length - MAX_NAMED),
   };
 }
+
+/** The wall time of a node and of everything expanded under it (a for_each or sub-graph node runs none itself). */
+export function wallWithin(state: RunState, node: string): number {
+  const own = state.nodes.get(node)?.usage.wall_ms ?? 0;
+  return descendants(state, node).reduce((sum, [, p]) => sum + p.usage.wall_ms, own);
+}

@@ -1,6 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
-import { attentionUnder, instanceSummary, namedInstances } from './instances.js';
+import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
@@ -50,7 +50,7 @@ export function statusRows(graph: Graph, state: RunState): string[][] {
   const usage = showsUsage(state);
   const row = (id: string, shown = id): string[] => {
     const p = state.nodes.get(id)!;
-    const cells = [shown, displayState(state, id), String(p.attempts), seconds(p.usage.wall_ms)];
+    const cells = [shown, displayState(state, id), String(p.attempts), seconds(wallWithin(state, id))];
     if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[id]));
     return [...cells, instanceSummary(state, id) ?? lastEvidence(p, id)];
   };

@@ -187,10 +187,10 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     expect(sim.journal.events.at(-1)).not.toHaveProperty('items');
     expect(sim.cp.ready_nodes).toEqual(['review/build']);
     expect(sim.dispatch().context.idempotency_key).toBe('test/local/review/build');
-    sim.succeed('review/build', { built: 'yes' });
+    sim.succeed('review/build', { built: 'yes' }, 6_000);
     expect(sim.cp.ready_nodes).toEqual(['review/check']);
     sim.dispatch();
-    sim.succeed('review/check', { ok: 'fine' });
+    sim.succeed('review/check', { ok: 'fine' }, 5_000);
     expect(sim.step().kind).toBe('join');
     expect(sim.state.nodes.get('review')!.outputs).toEqual({ built: 'yes', ok: 'fine' });
     expect(sim.journal.events.at(-1)).toMatchObject({
@@ -200,7 +200,10 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
       tolerated: [],
     });
     expect(sim.dispatch().node.id).toBe('ship');
-    expect(statusTable(sim.graph, sim.state)).toMatch(/review\s+completed\s+0\s+\S+\s+2 nodes: 2 completed/);
+    // Its row counts its nodes, and its time is theirs (6 s and 5 s).
+    expect(statusTable(sim.graph, sim.state)).toMatch(
+      /review\s+completed\s+0\s+11\.0s\s+2 nodes: 2 completed/,
+    );
   });
 
   it("lets its nodes read its own graph's nodes first, then the nodes its sub-graph node sees", () => {
