@@ -83,10 +83,11 @@ export type EffectWorld = ReturnType<ReturnType<typeof effectWorlds>>;
 export function effectWorlds(server: GitHubServer, firstIssue = 300) {
   const repo = server.state.repo(FULL);
   let issueNo = firstIssue;
-  return (graphText: string) => {
+  return (graphText: string, more: Record<string, string> = {}) => {
     issueNo += 50; // pull requests take numbers too
     const issue = issueNo;
     const files = {
+      ...more,
       '.github/interlock.yml': routeLabel('agent:ship', GRAPH_FILE),
       [GRAPH_FILE]: graphText,
       '.github/workflows/ci.yml': 'on: push\n',

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-let world: (graphText: string) => EffectWorld;
+let world: (graphText: string, more?: Record<string, string>) => EffectWorld;
 
 /** The step killed right after the effect acted (before its record), then the next workflow run goes on. */
 async function crashAfterEffect(w: EffectWorld, node: string): Promise<StepResult> {
@@ -82,6 +82,24 @@ describe('effect: push', () => {
       `the change was refused: it changes protected paths: ${GRAPH_FILE} (allow one by naming it in the node's allow_protected_paths)`,
     );
     expect(repo.branchSha(`interlock/issue-${w.issue}`)).toBeUndefined();
+  });
+
+  it("refuses a change to a sub-graph's file, whatever the repository protects: it is part of the run's graph", async () => {
+    const review = 'interlock: 1\nname: review\nnodes:\n  - id: look\n    run: "true"\n';
+    const hostile = `${IMPLEMENT}
+      echo "# widened" >> .github/interlock/review.yml`;
+    const sub = '  - id: review\n    depends_on: [implement]\n    graph: review.yml\n';
+    const w = world(graph(`${sub}${PUSH}`, hostile), { '.github/interlock/review.yml': review });
+    // The repository protects only docs/: the sub-graph's file is protected as a file of the run's graph.
+    const config = '.github/interlock.yml';
+    repo.commitFiles(repo.defaultBranch, { [config]: 'protected_paths: ["docs/**"]\n' });
+    const step = await runStep(w.step());
+    repo.commitFiles(repo.defaultBranch, { [config]: 'protected_paths: [".github/**"]\n' });
+    expect(step.outputs.status).not.toBe('completed');
+    const failed = eventsOf(readJournal(server, w.runId), 'NodeFailed', 'push');
+    expect(failed[0]!.failures[0]!.message).toBe(
+      "the change was refused: it changes protected paths: .github/interlock/review.yml (allow one by naming it in the node's allow_protected_paths)",
+    );
   });
 
   it('refuses to move a branch this run did not make', async () => {
