@@ -14,6 +14,7 @@ import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { VERSION } from './version.js';
 
 const USAGE = `interlock: run workflow graphs deterministically
 
@@ -23,17 +24,35 @@ usage:
                         [--allow-graph-change] [--assume-dead] [--agent-credentials 'ANTHROPIC_API_KEY OPENAI_API_KEY']
   interlock status [--journal F | --run-id ID] [--json | --mermaid]
   interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]
-  interlock approve <node> --by NAME [--guidance T] [--journal F | --run-id ID]
-  interlock approve-rerun <node> --by NAME [--reason T] [--guidance T] [--attempt N] [--journal F | --run-id ID]
-  interlock settle <node> --by NAME --note T [--journal F | --run-id ID]
-  interlock fail-run --by NAME --reason T [--journal F | --run-id ID]
-  interlock rerun-from <node> --by NAME [--guidance T] [--journal F | --run-id ID]
+  interlock approve <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
+  interlock approve-rerun <node> [--by NAME] [--reason T] [--guidance T] [--attempt N] [--journal F | --run-id ID]
+  interlock settle <node> [--by NAME] --note T [--journal F | --run-id ID]
+  interlock fail-run [--by NAME] --reason T [--journal F | --run-id ID]
+  interlock rerun-from <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
   interlock stuck [--dir D] [--older-than 24h] [--json]
+  interlock --version | <command> -h
 
+--by: who decides, recorded in the journal; without it, git's user.name, then the login name (said on stderr)
 exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
 journal: .interlock/runs/<run-id>.json unless --journal is given; run id defaults to the graph's name`;
 
+/** One verb's usage lines (`interlock run -h`), and where every option is told. */
+function verbUsage(verb: string): string | undefined {
+  const lines: string[] = [];
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith(`  interlock ${verb} `)) lines.push(line);
+    else if (lines.length && /^ {20,}\S/.test(line)) lines.push(line);
+    else if (lines.length) break;
+  }
+  return lines.length ? `usage:\n${lines.join('\n')}\n\nevery option: docs/cli.md\n` : undefined;
+}
+
 async function dispatch(verb: string | undefined, rest: string[], io: Io): Promise<number> {
+  const help = verb !== undefined && (rest.includes('-h') || rest.includes('--help')) && verbUsage(verb);
+  if (help) {
+    io.out(help);
+    return EXIT.ok;
+  }
   switch (verb) {
     case 'validate':
       return cmdValidate(io, rest);
@@ -52,6 +71,10 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
       return await cmdRerunFrom(io, rest);
     case 'stuck':
       return await cmdStuck(io, rest);
+    case '--version':
+    case '-v':
+      io.out(`interlock ${VERSION}\n`);
+      return EXIT.ok;
     case undefined:
     case 'help':
     case '--help':

@@ -1,7 +1,9 @@
 /**
  * The command a person types next where the CLI would otherwise stop without one: a run that has ended (start a
- * new one under its own id), and a run a person has just unblocked (run the graph again to go on).
+ * new one under its own id), and a run a person has just unblocked (run the graph again to go on). The commands
+ * themselves are worded in `src/render/next-commands.ts`, the one place for every face.
  */
+import { continueCommand } from '../render/next-commands.js';
 
 /**
  * The run id to start afresh with: `<id>-2`, or the next number after one that already has it (`hello-2` gives
@@ -25,8 +27,16 @@ export function afterEnded(graphPath: string, runId: string, journal?: string): 
   return `  a run that has ended stays ended; to run the graph again, start a new run under its own id:\n  interlock run ${graphPath} --run-id ${fresh}${where}\n`;
 }
 
-/** Said after an approval or settlement that lets the run go on: nothing runs until `run` is given again. */
+/**
+ * Said after an approval or settlement that lets the run go on: nothing runs until `run` is given again, and a
+ * person who just unblocked a run means it to go on to its next stop (`--all`).
+ */
 export function afterDecision(graphPath: string, runId: string, status: string): string {
   if (status !== 'running') return '';
-  return `next: interlock run ${graphPath} --run-id ${runId}   # nothing runs until you do\n`;
+  return `next (nothing runs until you do): ${continueCommand(graphPath, runId, 'all')}\n`;
+}
+
+/** Said where a running run has a node ready and nobody runs it: `status`, or `run` that ran one node. */
+export function toGoOn(graphPath: string, runId: string, how: 'all' | 'one'): string {
+  return `next: ${continueCommand(graphPath, runId, how)}\n`;
 }

@@ -76,7 +76,7 @@ function escalatedAtBudget({ node, whose, budget, spent, byNode, after }: AtBudg
       attempted: [],
       failed: [],
       approaches_tried: [],
-      needed: `${whose} is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (\`/approve-rerun ${node}\`${after}), or fail the run.`,
+      needed: `${whose} is at its budget (${what} spent), so "${node}" was not dispatched. A person decides: raise the budget by approving a rerun of "${node}" (${after}), or fail the run.`,
       budget: { limit: { ...budget } as Record<string, number>, spent, by_node: byNode },
     },
   };
@@ -99,8 +99,7 @@ export function runBudgetEscalation(graph: Graph, state: RunState, node: string)
       budget: graph.budget,
       spent: runSpent(graph, state.nodes),
       byNode,
-      after:
-        ', with guidance on the lines after it: the run may then spend its budget again, counted from that approval',
+      after: 'the run may then spend its budget again, counted from that approval',
     });
   return run || subgraphBudgetEscalation(graph, state, node);
 }
@@ -128,7 +127,7 @@ function subgraphBudgetEscalation(graph: Graph, state: RunState, node: string): 
       budget: sub.graph.budget,
       spent: spentOf(sumTotals(used)),
       byNode,
-      after: ': budgets then count again from that approval',
+      after: 'budgets then count again from that approval',
     });
     if (escalated) return escalated;
   }

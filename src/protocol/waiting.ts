@@ -27,6 +27,6 @@ export function blockedReason(state: RunState): string {
   if (cp.held_nodes.length) parts.push(`held (needs approve-rerun or settle): ${cp.held_nodes.join(', ')}`);
   if (cp.escalated_nodes.length) parts.push(`escalated (needs a person): ${cp.escalated_nodes.join(', ')}`);
   if (cp.awaiting_approval_nodes)
-    parts.push(`awaiting approval (needs /approve): ${cp.awaiting_approval_nodes.join(', ')}`);
+    parts.push(`awaiting approval (needs approve): ${cp.awaiting_approval_nodes.join(', ')}`);
   return parts.length ? parts.join('; ') : 'no node is ready';
 }

@@ -6,6 +6,7 @@ import { type Graph, nodeById } from '../graph/model.js';
 import type { RunState } from '../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../protocol/policy.js';
 import { attentionComment } from './markdown.js';
+import { approveCommand, failRunCommand, settleCommand } from './next-commands.js';
 
 /** A fenced block that no backtick run inside the text can close. */
 function fenced(text: string, lang = ''): string {
@@ -44,9 +45,9 @@ export function gateAttentionComment(...[graph, state, node, runId, opts = {}]: 
     'Comment one of these, on a line of its own; lines after `/approve` are guidance the node receives as data:',
     '',
     '```',
-    `/approve ${node}`,
-    `/settle ${node} <what you checked>`,
-    '/fail-run <reason>',
+    approveCommand('comment', node, { runId }),
+    settleCommand('comment', node, { runId }),
+    failRunCommand('comment', { runId }),
     '```',
     '',
     `Run \`${runId}\`.`,

@@ -3,6 +3,7 @@ import type { EscalationReport } from '../journal/event-fields.js';
 import { expandedNodes } from '../journal/instances.js';
 import type { RunState } from '../journal/state.js';
 import { failureOutputMarkdown } from './failure-output.js';
+import { approveRerunCommand, failRunCommand, settleCommand } from './next-commands.js';
 import { statusMarkdown, statusMermaid } from './status.js';
 import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';
@@ -38,12 +39,12 @@ function escalatedWhy(state: RunState, node: string): string {
 
 /** The commands a person may give a held or escalated node (approve a rerun, settle, fail the run), for a comment. */
 export function heldNodeCommands(node: string, runId: string, several: boolean): string {
-  const id = several ? ` ${runId}` : '';
+  const run = { runId, several };
   return [
     '```',
-    `/approve-rerun ${node}${id}`,
-    `/settle ${node} <what you checked>`,
-    '/fail-run <reason>',
+    approveRerunCommand('comment', node, run),
+    settleCommand('comment', node, run),
+    failRunCommand('comment', run),
     '```',
   ].join('\n');
 }

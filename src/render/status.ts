@@ -1,6 +1,7 @@
 import type { Graph } from '../graph/model.js';
 import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
 import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
+import { approveCommand, approveRerunCommand, type Face } from './next-commands.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
@@ -19,11 +20,12 @@ function seconds(ms: number): string {
   return ms >= 60_000 ? `${(ms / 60_000).toFixed(1)}m` : `${(ms / 1000).toFixed(1)}s`;
 }
 
-function lastEvidence(p: NodeProgress, id: string): string {
+function lastEvidence(p: NodeProgress, id: string, face: Face): string {
+  // In a terminal the commands follow the table (`interlock status`); a comment's table names the comment form.
   if (p.state === 'awaiting_approval')
-    return `⏸ approve before it runs: /approve ${id}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
+    return `⏸ approve before it runs${face === 'comment' ? `: ${approveCommand(face, id, { runId: '' })}` : ''}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
   if (p.state === 'held' && p.rerun_hold)
-    return `⏸ rerun from a node: replay: never, so a person approves its next attempt: /approve-rerun ${id}`;
+    return `⏸ rerun from a node: replay: never, so a person approves its next attempt${face === 'comment' ? `: ${approveRerunCommand(face, id, { runId: '' })}` : ''}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   if (p.state === 'in_flight' && p.overdue && p.overdue.attempt === p.dispatch?.attempt)
@@ -46,13 +48,13 @@ export function nodeLabel(n: Graph['nodes'][number], p: NodeProgress): string {
 }
 
 /** Rows for a status table: node, state, attempts, time, usage (once some attempt reported it), last evidence. */
-export function statusRows(graph: Graph, state: RunState): string[][] {
+export function statusRows(graph: Graph, state: RunState, face: Face): string[][] {
   const usage = showsUsage(state);
   const row = (id: string, shown = id): string[] => {
     const p = state.nodes.get(id)!;
     const cells = [shown, displayState(state, id), String(p.attempts), seconds(wallWithin(state, id))];
     if (usage) cells.push(usageCell(state.checkpoint.usage.by_node?.[id]));
-    return [...cells, instanceSummary(state, id) ?? lastEvidence(p, id)];
+    return [...cells, instanceSummary(state, id) ?? lastEvidence(p, id, face)];
   };
   return graph.nodes.flatMap((n) => {
     // A for_each node's instances: counted on its row, those that need attention named below it (instances.ts).
@@ -77,7 +79,7 @@ function header(state: RunState): string[] {
 /** A plain-text table for terminals. */
 export function statusTable(graph: Graph, state: RunState, width = 120): string {
   const head = header(state);
-  const rows = [head, ...statusRows(graph, state)];
+  const rows = [head, ...statusRows(graph, state, 'cli')];
   const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const lines = rows.map((r) => {
     const line = r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
@@ -98,7 +100,7 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
 export function statusMarkdown(graph: Graph, state: RunState): string {
   // Cells quote what checks observed (untrusted text): no table break-out, and no @mention that notifies.
   const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
-  const rows = statusRows(graph, state).map((r) => `| ${r.map(esc).join(' | ')} |`);
+  const rows = statusRows(graph, state, 'comment').map((r) => `| ${r.map(esc).join(' | ')} |`);
   const head = header(state);
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n');
 }

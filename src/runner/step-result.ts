@@ -52,7 +52,8 @@ export function decisionResult(
         kind: 'awaiting-approval',
         node: decision.node,
         cur,
-        message: `"${decision.node}" awaits approval before it runs: /approve ${decision.node} (or interlock approve ${decision.node} --by NAME)`,
+        // The command that approves it is the face's to say (src/render/next-commands.ts).
+        message: `"${decision.node}" awaits approval before it runs`,
       };
     case 'expand':
       return {

@@ -107,23 +107,27 @@ describe('no dead end: where the CLI stops, it prints the next command', () => {
     const run = await cli('run', 'hello.yml', '--all', '--quiet');
     expect(run.code).toBe(3);
     expect(run.err).toContain('escalated: check');
-    expect(run.err).toContain('interlock approve-rerun check --by NAME --run-id hello');
-    expect(run.err).toContain('interlock settle check --by NAME --note "..." --run-id hello');
+    expect(run.err).toContain('interlock approve-rerun check --run-id hello');
+    expect(run.err).toContain('interlock settle check --note "what you checked" --run-id hello');
     const status = await cli('status');
-    expect(status.out).toContain('interlock approve-rerun check --by NAME --run-id hello');
+    expect(status.out).toContain('interlock approve-rerun check --run-id hello');
 
     const approved = await cli('approve-rerun', 'check', '--by', 'alice');
     expect(approved.out).toContain('alice approved a rerun of "check"; run is running');
-    expect(approved.out).toContain('next: interlock run hello.yml --run-id hello');
+    expect(approved.out).toContain(
+      'next (nothing runs until you do): interlock run hello.yml --run-id hello --all',
+    );
   });
 
   it('a gate in run prints the approve command, and the approval says to run the graph again', async () => {
     writeFileSync(join(dir, 'hello.yml'), graph('  - id: publish\n    approval: before\n    run: "true"\n'));
     const run = await cli('run', 'hello.yml', '--all', '--quiet');
     expect(run.code).toBe(3);
-    expect(run.err).toContain('interlock approve publish --by NAME --run-id hello');
+    expect(run.err).toContain('interlock approve publish --run-id hello');
     const approved = await cli('approve', 'publish', '--by', 'alice');
-    expect(approved.out).toContain('next: interlock run hello.yml --run-id hello');
+    expect(approved.out).toContain(
+      'next (nothing runs until you do): interlock run hello.yml --run-id hello --all',
+    );
     expect((await cli('run', 'hello.yml', '--all', '--quiet')).code).toBe(0);
   });
 

@@ -90,7 +90,7 @@ describe('a for_each fan-out through the CLI', () => {
     );
     expect(text.stdout).toContain('  work[t2]');
     // The commands to copy quote the instance's name: unquoted, work[t2] is a shell pattern.
-    expect(text.stdout).toContain(`interlock approve-rerun 'work[t2]' --by NAME --run-id ${RUN}`);
+    expect(text.stdout).toContain(`interlock approve-rerun 'work[t2]' --run-id ${RUN}`);
 
     // Approved by its own name: only work[t2] runs again; the join tolerates work[t3]; integrate runs once.
     const approve = await s.cli(['approve-rerun', 'work[t2]', '--run-id', RUN, '--by', 'ann']);

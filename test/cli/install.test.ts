@@ -67,7 +67,7 @@ describe('npm install --global from a clone gives an interlock command', () => {
     const env = { ...process.env, PATH: `${join(base, 'prefix', 'bin')}:${process.env.PATH}`, USER: 'alice' };
     const codes = commands.map((c) => spawnSync('bash', ['-c', c], { cwd: dir, env, encoding: 'utf8' }));
     expect(codes.map((r) => r.status)).toEqual([0, 3, 0, 0, 0]);
-    expect(codes[2]!.stdout).toContain('interlock approve report --by NAME --run-id hello');
+    expect(codes[2]!.stdout).toContain('interlock approve report --run-id hello');
     expect(readFileSync(join(dir, 'report.txt'), 'utf8')).toBe('1 files\n');
     const status = JSON.parse(execFileSync(bin, ['status', '--json'], { cwd: dir, encoding: 'utf8' })) as {
       status: string;

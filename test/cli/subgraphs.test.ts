@@ -94,7 +94,7 @@ describe('sub-graphs through the CLI', () => {
     expect(cp.escalated_nodes).toEqual(['work[t3]/build']);
     expect(cp.status).toBe('blocked');
     const text = await s.cli(['status', '--run-id', RUN]);
-    expect(text.stdout).toContain(`interlock approve-rerun 'work[t2]/build' --by NAME --run-id ${RUN}`);
+    expect(text.stdout).toContain(`interlock approve-rerun 'work[t2]/build' --run-id ${RUN}`);
 
     const approve = await s.cli(['approve-rerun', 'work[t2]/build', '--run-id', RUN, '--by', 'ann']);
     expect(approve.code, approve.stderr).toBe(0);

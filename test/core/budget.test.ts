@@ -103,7 +103,7 @@ describe('rule: a node is not dispatched while the run is at or over its budget:
         failed: [],
         approaches_tried: [],
         needed:
-          'The run is at its budget ($1.25 of $1.00 spent), so "build" was not dispatched. A person decides: raise the budget by approving a rerun of "build" (`/approve-rerun build`, with guidance on the lines after it: the run may then spend its budget again, counted from that approval), or fail the run.',
+          'The run is at its budget ($1.25 of $1.00 spent), so "build" was not dispatched. A person decides: raise the budget by approving a rerun of "build" (the run may then spend its budget again, counted from that approval), or fail the run.',
         budget: {
           limit: { cost_usd: 1 },
           spent: { cost_usd: 1.25, tokens: 120, turns: 3, wall_minutes: 0.5 },

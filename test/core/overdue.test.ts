@@ -29,7 +29,7 @@ describe('rule: soft bounds note, they never stop or rerun', () => {
     // Only the time of the last activity moves.
     const without = (text: string) => ({ ...JSON.parse(text), last_activity_at: undefined });
     expect(without(checkpointJson(sim.journal, G))).toEqual(without(before));
-    expect(statusRows(G, sim.state)[0]!.join(' ')).toContain(
+    expect(statusRows(G, sim.state, 'cli')[0]!.join(' ')).toContain(
       '⏰ overdue: attempt 1 is past its soft_timeout_minutes of 1',
     );
     sim.succeed('slow');

@@ -15,7 +15,7 @@ describe('npm run demo:cli', () => {
     expect(out).toContain('"implement" attempt 3 recorded');
     expect(out).toContain('recovered: "docs" attempt 1 was interrupted; replay: safe, it runs again');
     // The gate: the run stops before publish, alice approves with guidance, and publish gets it as data.
-    expect(out).toContain('✋ "publish" awaits approval before it runs: /approve publish');
+    expect(out).toContain('✋ "publish" awaits approval before it runs');
     expect(out).toContain('alice approved "publish" (it may run now)');
     expect(out).toContain(
       '$INTERLOCK_CONTEXT gave "publish" the guidance from alice: Publish to the staging channel first.',

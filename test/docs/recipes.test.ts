@@ -559,7 +559,7 @@ describe('recipe: settling an unknown outcome by hand', () => {
       );
       const st = await shown(sb, unknown, 'interlock status --run-id release/v1.4.0', env);
       expect(st.stdout).toMatch(/publish\s+held/);
-      expect(st.stdout).toContain('interlock settle publish --by NAME');
+      expect(st.stdout).toContain('interlock settle publish --note');
 
       // The checks the page names: the registry has the version, and the attempt's log ends with npm's "+ id".
       expect(sb.lines('.fake/registry')).toEqual(['my-package@1.4.0']);

@@ -16,7 +16,7 @@ import { writeFork } from '../../runner/fork-run.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { readRun } from '../../runner/read.js';
 import { FileStore } from '../../store/file.js';
-import { EXIT, type Io, safeUser, UsageError } from '../io.js';
+import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { afterDecision } from '../next-steps.js';
 
@@ -31,11 +31,9 @@ function parseRerunFrom(args: string[]) {
       'allow-graph-change': { type: 'boolean' },
     },
   });
-  if (!values.by?.trim())
-    throw new UsageError('rerun-from needs --by NAME: the person who decides is recorded');
   const node = positionals[0];
   if (!node || positionals.length > 1) throw new UsageError('usage: interlock rerun-from <node> --by NAME');
-  return { values, by: values.by.trim(), node, guidance: values.guidance?.trim() || undefined };
+  return { values, node, guidance: values.guidance?.trim() || undefined };
 }
 
 /** The journal file of a run forked from the one at `file`: beside it, `<name>-<n>.json`. */
@@ -44,7 +42,8 @@ function forkFile(file: string, forkId: string, runId: string): string {
 }
 
 export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
-  const { values, by, node, guidance } = parseRerunFrom(args);
+  const { values, node, guidance } = parseRerunFrom(args);
+  const by = decider(io, 'rerun-from', values.by);
   const journalFile = selectJournal(io, values);
   const { graph, setup } = await openExisting(io, {
     journalFile,

@@ -9,7 +9,7 @@ import { nodeById } from '../../graph/model.js';
 import { type PersonCommand, personCommandEvents } from '../../protocol/person-commands.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
-import { EXIT, type Io, safeUser, UsageError } from '../io.js';
+import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { afterDecision } from '../next-steps.js';
 
@@ -29,7 +29,6 @@ function parseSettle(verb: SettleVerb, args: string[]) {
       'allow-graph-change': { type: 'boolean' },
     },
   });
-  if (!values.by?.trim()) throw new UsageError(`${verb} needs --by NAME: the person who decides is recorded`);
   const node = positionals[0];
   if (verb !== 'fail-run' && (!node || positionals.length > 1))
     throw new UsageError(`usage: interlock ${verb} <node> --by NAME`);
@@ -51,11 +50,12 @@ function parseSettle(verb: SettleVerb, args: string[]) {
         : verb === 'settle'
           ? { kind: verb, node: node!, note: values.note!, ...at }
           : { kind: verb, reason: values.reason! };
-  return { values, by: values.by, command };
+  return { values, command };
 }
 
 export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promise<number> {
-  const { values, by, command } = parseSettle(verb, args);
+  const { values, command } = parseSettle(verb, args);
+  const by = decider(io, verb, values.by);
   const journalFile = selectJournal(io, values);
   const { graph, setup } = await openExisting(io, {
     journalFile,

@@ -2,10 +2,17 @@
 import { parseArgs } from 'node:util';
 import type { EscalationReport } from '../../journal/event-fields.js';
 import { connectionLines } from '../../render/connections.js';
+import {
+  approveCommand,
+  approveRerunCommand,
+  failRunCommand,
+  settleCommand,
+} from '../../render/next-commands.js';
 import { statusMermaid, statusTable } from '../../render/status.js';
 import { type RunSnapshot, readRun } from '../../runner/read.js';
 import { EXIT, type Io } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { toGoOn } from '../next-steps.js';
 
 export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -31,34 +38,38 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-/** What a person can do next about each node that waits for one, as commands to copy; empty when none waits. */
-export function nextHint(cur: RunSnapshot): string {
+/**
+ * What a person can do next, as commands to copy: about each node that waits for one, and, when a node is ready
+ * and nothing runs it, the command that carries the run on (`how`: the `run` that ran one node says so).
+ * Empty when the run has ended.
+ */
+export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all'): string {
   const cp = cur.state.checkpoint;
   // An ended run waits for nobody.
   if (cp.ended) return '';
-  const run = `--run-id ${cp.run_id}`;
+  const run = { runId: cp.run_id };
   const lines: string[] = [];
-  // An instance's name (`work[3]`) is a shell pattern: quoted, it is copied as it is.
-  const q = (n: string) => (n.includes('[') ? `'${n}'` : n);
+  const either = (n: string, settled: string) => [
+    `  ${approveRerunCommand('cli', n, run)}     # run it again`,
+    `  ${settleCommand('cli', n, run)}   # ${settled}`,
+  ];
   for (const n of cp.awaiting_approval_nodes ?? []) {
     lines.push(
       `awaiting approval: ${n} (approval: before). To let it run, approve it, then run the graph again:`,
-      `  interlock approve ${q(n)} --by NAME ${run}`,
+      `  ${approveCommand('cli', n, run)}`,
     );
   }
   for (const n of cp.held_nodes) {
     if (cur.state.nodes.get(n)?.rerun_hold) {
       lines.push(
         `held: ${n} (rerun from a node; replay: never, so no earlier approval carries over). Either`,
-        `  interlock approve-rerun ${q(n)} --by NAME ${run}     # run it again`,
-        `  interlock settle ${q(n)} --by NAME --note "..." ${run}   # keep what it did: record it`,
+        ...either(n, 'keep what it did: record it'),
       );
       continue;
     }
     lines.push(
       `held: ${n} (its attempt was interrupted and may have partly run). Check, then either`,
-      `  interlock approve-rerun ${q(n)} --by NAME ${run}     # run it again`,
-      `  interlock settle ${q(n)} --by NAME --note "..." ${run}   # it is done: record it`,
+      ...either(n, 'it is done: record it'),
     );
   }
   // A node under a sub-graph instance its join tolerated waits for nobody either.
@@ -67,11 +78,11 @@ export function nextHint(cur: RunSnapshot): string {
       .split('/')
       .some((_, i, parts) => cur.state.nodes.get(parts.slice(0, i).join('/'))?.state === 'tolerated');
   for (const n of cp.escalated_nodes.filter((x) => !tolerated(x))) {
-    lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report));
-    lines.push(
-      `  interlock approve-rerun ${q(n)} --by NAME ${run}  |  interlock settle ${q(n)} --by NAME --note "..." ${run}  |  interlock fail-run --by NAME --reason "..." ${run}`,
-    );
+    lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report), '  Either');
+    lines.push(...either(n, 'it is done: record it'), `  ${failRunCommand('cli', run)}   # end the run`);
   }
+  // Nodes are ready and nothing runs them until a person gives `run` again.
+  if (cp.ready_nodes.length) lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how).trimEnd());
   return lines.length ? `\n${lines.join('\n')}\n` : '';
 }
 

@@ -1,0 +1,63 @@
+/**
+ * The commands a person gives next, in the words of the face they read: the CLI's verbs in a terminal
+ * (`interlock approve report --by NAME --run-id hello`), the comment forms on GitHub (`/approve report`). Every
+ * "next" line interlock prints is built here, so a terminal never shows a comment form and a comment never
+ * shows a CLI verb. Pure.
+ */
+
+/** Where the words are read: a terminal (the CLI) or GitHub (comments, summaries, check runs). */
+export type Face = 'cli' | 'comment';
+
+/** What a command needs to name its run: the CLI always names it; a comment only when several runs could match. */
+export interface RunRef {
+  runId: string;
+  /** A comment names the run only when the issue or pull request has several (`/approve-rerun x <run-id>`). */
+  several?: boolean;
+}
+
+/** An instance's name (`work[3]`) is a shell pattern: quoted in a terminal, it is copied as it is. */
+function shellWord(node: string): string {
+  return /[[\]*?\s]/.test(node) ? `'${node}'` : node;
+}
+
+/** Without --by the CLI records git's user.name (or the login name) and says so: the command is copied as is. */
+function cli(verb: string, node: string | undefined, rest: string, run: RunRef): string {
+  return `interlock ${verb}${node ? ` ${shellWord(node)}` : ''}${rest} --run-id ${run.runId}`;
+}
+
+/** Let a node with `approval: before` run. */
+export function approveCommand(face: Face, node: string, run: RunRef): string {
+  return face === 'cli'
+    ? cli('approve', node, '', run)
+    : `/approve ${node}${run.several ? ` ${run.runId}` : ''}`;
+}
+
+/** Run a held or escalated node again. */
+export function approveRerunCommand(face: Face, node: string, run: RunRef): string {
+  return face === 'cli'
+    ? cli('approve-rerun', node, '', run)
+    : `/approve-rerun ${node}${run.several ? ` ${run.runId}` : ''}`;
+}
+
+/** Record a held or escalated node as done. */
+export function settleCommand(face: Face, node: string, run: RunRef): string {
+  return face === 'cli'
+    ? cli('settle', node, ' --note "what you checked"', run)
+    : `/settle ${run.several ? `--run=${run.runId} ` : ''}${node} <what you checked>`;
+}
+
+/** End the run as failed. */
+export function failRunCommand(face: Face, run: RunRef): string {
+  return face === 'cli' ? cli('fail-run', undefined, ' --reason "why"', run) : '/fail-run <reason>';
+}
+
+/**
+ * The CLI command that carries a running run on. `--all` runs until the next stop (what a person who just
+ * approved or settled means); a one-node command says that it runs one node.
+ */
+export function continueCommand(graphPath: string, runId: string, how: 'all' | 'one'): string {
+  const cmd = `interlock run ${shellWord(graphPath)} --run-id ${runId}`;
+  return how === 'all'
+    ? `${cmd} --all   # runs until the next stop`
+    : `${cmd}   # runs the next ready node; add --all to run until the next stop`;
+}
