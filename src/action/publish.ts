@@ -15,7 +15,14 @@ import { defaultBranchApprovals } from './repo-approvals.js';
 import type { Subject } from './subject.js';
 
 export type Published =
-  | { kind: 'step'; result: StepResult; interrupted: string[]; headline: string }
+  | {
+      kind: 'step';
+      result: StepResult;
+      interrupted: string[];
+      /** Nodes that escalated or began to wait for approval during the step (`node: all` goes on past them). */
+      needPerson?: string[];
+      headline: string;
+    }
   | { kind: 'plan' | 'recover'; interrupted: string[]; headline: string };
 
 /** Shows the run to people: the job summary, the progress comment, and on a hold or escalation a comment and a label. */
@@ -48,6 +55,11 @@ export async function publishResult(
       (what.result.kind === 'escalated' || what.result.kind === 'awaiting-approval')
     )
       attention.add(what.result.node);
+    if (what.kind === 'step')
+      for (const n of what.needPerson ?? []) {
+        const now = state.nodes.get(n)?.state;
+        if (now === 'escalated' || now === 'awaiting_approval') attention.add(n);
+      }
     for (const n of what.interrupted) if (state.nodes.get(n)?.state === 'held') attention.add(n);
     await askForAttention(ctx, { graph, state }, cur.journal.run_id, [...attention], issue_number);
   } catch (e) {

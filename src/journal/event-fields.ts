@@ -212,6 +212,10 @@ export const EscalationReportSchema = z
       .string()
       .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
     budget: BudgetReportSchema.optional(),
+    setting: z.string().optional().register(z.globalRegistry, {
+      description:
+        'Set when the last attempt failed for a repository setting a retry cannot change (GitHub refusing the workflow token a pull request): the setting, by the name GitHub shows. The node escalated after that attempt, with attempts left.',
+    }),
     cycles: z.array(CycleOutcome).optional().register(z.globalRegistry, {
       description:
         "Set when a loop (`repeat:`) ran its last cycle and `until` was still false: each cycle's outcome, in order.",

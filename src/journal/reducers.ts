@@ -175,6 +175,11 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
     p.state = 'escalated';
     p.budget_escalated = true;
     p.approvals = [];
+  } else if (e.report.setting && p.state === 'pending' && p.failures > 0) {
+    // Its last attempt failed for a repository setting (src/protocol/repository-settings.ts): a retry cannot help.
+    p.state = 'escalated';
+    p.approvals = [];
+    f.rolledBackTo = f.lastCompleted;
   } else if (p.state !== 'escalated') at.bad(`node "${e.node}" has not used its last allowed attempt`);
   p.report = e.report;
 };

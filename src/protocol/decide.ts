@@ -19,7 +19,7 @@ import {
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { envelopeOf } from './envelope.js';
-import { escalationEvent } from './escalation.js';
+import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ForEachDecision, forEachDecision } from './expand.js';
 import { gateEvents } from './gate.js';
 import { loopEvents } from './repeat.js';
@@ -274,9 +274,9 @@ export function decideResult(
       ...tail,
     },
   ];
-  const escalated = p.failures + 1 >= p.budget;
-  const approach = approachFor(node, p.failures);
-  if (escalated) events.push(escalationEvent({ node, attempt, approach, failures, journal }));
+  const escalation = escalationAfter(node, p, attempt, failures, journal);
+  if (escalation) events.push(escalation);
+  const escalated = escalation !== undefined;
   return { kind: 'write', events, recorded: false, escalated };
 }
 

@@ -15,6 +15,7 @@ import type { Evidence } from '../journal/event-fields.js';
 import { checkoutHead } from '../os/git-guard.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import { protectedChanges } from '../protocol/protected-paths.js';
+import { settingFailureMessage } from '../protocol/repository-settings.js';
 import { type FileChange, workspaceChange } from './effect-change.js';
 import { pushChange } from './effect-push.js';
 import { release } from './effect-release.js';
@@ -97,6 +98,13 @@ async function doPush(s: EffectSetup, node: GraphNode, branch: string, message: 
   });
 }
 
+/** GitHub's refusal that only a repository setting fixes, rethrown as what to do (src/protocol/repository-settings.ts). */
+function inSettingWords(e: unknown): never {
+  const err = e as { status?: number; message?: string };
+  const words = settingFailureMessage(err.status, err.message ?? '');
+  throw words ? new Error(words) : e;
+}
+
 async function pullRequest(
   s: EffectSetup,
   node: GraphNode,
@@ -120,14 +128,16 @@ async function pullRequest(
       spec.base ?? (await ask(() => gh.octokit.rest.repos.get({ ...gh.repo }))).data.default_branch;
     pr = (
       await ask(() =>
-        gh.octokit.rest.pulls.create({
-          ...gh.repo,
-          head: spec.branch,
-          base,
-          title: spec.title,
-          body,
-          ...(spec.draft !== undefined ? { draft: spec.draft } : {}),
-        }),
+        gh.octokit.rest.pulls
+          .create({
+            ...gh.repo,
+            head: spec.branch,
+            base,
+            title: spec.title,
+            body,
+            ...(spec.draft !== undefined ? { draft: spec.draft } : {}),
+          })
+          .catch(inSettingWords),
       )
     ).data as unknown as (typeof open)[number];
     how = 'opened';
@@ -203,6 +213,11 @@ async function labels(s: EffectSetup, spec: { add?: string[] | undefined; remove
   };
 }
 
+/** Why an effect node does not run without GitHub (the CLI), and what a person does instead. */
+export function effectNeedsGitHub(node: string): string {
+  return `"${node}" is an effect: interlock performs it with GitHub's API and the Action's token, so it runs in the Action, not the CLI; it was not dispatched (no attempt spent). Run the graph in the Action for it`;
+}
+
 /** Performs the node's effect (or finds it done); never throws: a failure is in the result. */
 export async function performEffect(
   s: EffectSetup,
@@ -212,17 +227,7 @@ export async function performEffect(
   const kind = effectKind(node.effect!);
   const check = `effect ${kind}`;
   if (!s.github)
-    return {
-      failures: [
-        {
-          check,
-          message:
-            'an effect is performed with GitHub’s API and the Action’s token: it runs in the Action, not the CLI (settle it by hand there, or run the graph in the Action)',
-        },
-      ],
-      evidence: [],
-      outputs: {},
-    };
+    return { failures: [{ check, message: effectNeedsGitHub(node.id) }], evidence: [], outputs: {} };
   try {
     const effect = expand(node.effect!, ctx);
     const done =

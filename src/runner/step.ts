@@ -15,6 +15,7 @@ import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
+import { effectNeedsGitHub } from './effect.js';
 import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
@@ -59,6 +60,13 @@ function writes(d: Decision): d is Exclude<Decision, { kind: 'ended' | 'blocked'
   return d.kind !== 'ended' && d.kind !== 'blocked';
 }
 
+/** A dispatch of an effect node where no GitHub client is given (the CLI): refused, so no attempt is spent. */
+function needsGitHub(setup: StepSetup, decision: Decision): string | undefined {
+  return decision.kind === 'dispatch' && decision.node.effect !== undefined && !setup.github
+    ? decision.node.id
+    : undefined;
+}
+
 /** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
 export async function dispatchStep(setup: StepSetup, only?: string): Promise<Chained> {
   const say = setup.say ?? (() => {});
@@ -84,6 +92,9 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
       }
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only);
+      // An effect acts through GitHub's API: where there is none (the CLI), it is refused before its dispatch.
+      if (needsGitHub(setup, decision))
+        return { decision, recovered: rec.events, left: rec.left, events: rec.events };
       planned =
         decision.kind === 'dispatch'
           ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
@@ -109,6 +120,8 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
     say(`recovered: ${recoveryWords(d.cur.state, e.node, { attempt: e.attempt })}`);
   }
   const decision = d.chosen.decision;
+  const effect = needsGitHub(setup, decision);
+  if (effect) return { result: { kind: 'blocked', cur: d.cur, message: effectNeedsGitHub(effect) } };
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
   const { node, attempt, approach, context, chain } = decision;
   return {
@@ -131,6 +144,8 @@ export function chainNext(
   const state = fold(journal, setup.graph);
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
   const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
+  // Left to a whole step, which refuses it (dispatchStep).
+  if (needsGitHub(setup, decision)) return undefined;
   if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
   if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
   return decision.kind === 'dispatch' || decision.kind === 'complete'

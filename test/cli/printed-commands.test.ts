@@ -147,3 +147,24 @@ describe('every stop prints the command that carries the run on', () => {
     expect(r.text).toContain('Ann Walker approved "b"');
   });
 });
+
+describe('an effect node under the CLI', () => {
+  it('is refused before its dispatch: no attempt spent, and status says it runs in the Action', async () => {
+    writeFileSync(
+      join(dir, 'ship.yml'),
+      `interlock: 1\nname: ship\nnodes:\n  - id: build\n    run: echo ok > ok.txt\n  - id: comment\n    depends_on: [build]\n    effect:\n      comment: { body: done }\n`,
+    );
+    const run = await cli(['run', 'ship.yml', '--all']);
+    expect(run.code).toBe(3);
+    expect(run.text).toContain('"comment" is an effect');
+    expect(run.text).toContain('it was not dispatched (no attempt spent)');
+    const journal = JSON.parse(readFileSync(join(dir, '.interlock/runs/ship.json'), 'utf8')) as {
+      events: { type: string; node?: string }[];
+    };
+    expect(journal.events.filter((e) => e.node === 'comment')).toEqual([]);
+    const status = await cli(['status']);
+    expect(status.text).toMatch(/^comment +ready +0 /m);
+    expect(status.text).toContain('ready: comment is an effect: it runs in the Action, not the CLI');
+    expect(status.text).not.toContain('interlock run ship.yml');
+  });
+});

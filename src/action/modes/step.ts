@@ -52,14 +52,19 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   }
   const base = stepSetupFor(ctx, run);
   const setup = { ...base, overdueNotice: (n: OverdueNotice) => announceOverdue(ctx, base, n, subject) };
+  // Every node that came to need a person in this step, not only the last step's: `all` goes on past one.
+  const needPerson: string[] = [];
   const last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {
-    onStep: (r) => ctx.io.info(`interlock: ${r.message}`),
+    onStep: (r) => {
+      ctx.io.info(`interlock: ${r.message}`);
+      if (r.kind === 'escalated' || r.kind === 'awaiting-approval') needPerson.push(r.node);
+    },
   });
   const interrupted = interruptedIn(last);
   const outputs = stepOutputs(last, wanted, runId);
   writeOutputs(ctx.io, outputs);
   ctx.io.saveState('done', 'true');
-  const what = { kind: 'step' as const, result: last, interrupted, headline: last.message };
+  const what = { kind: 'step' as const, result: last, interrupted, needPerson, headline: last.message };
   await publishResult(ctx, setup, last.cur, what, subject);
   const lost = await confirmWrites(setup.store, (m) => ctx.io.warning(m));
   if (lost) {

@@ -1,5 +1,6 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
 import { parseArgs } from 'node:util';
+import { type Graph, nodeById } from '../../graph/model.js';
 import type { EscalationReport } from '../../journal/event-fields.js';
 import { connectionLines } from '../../render/connections.js';
 import {
@@ -32,7 +33,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur)}`,
+      `${statusTable(graph, cur.state)}\n${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph)}`,
     );
   }
   return EXIT.ok;
@@ -43,7 +44,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
  * and nothing runs it, the command that carries the run on (`how`: the `run` that ran one node says so).
  * Empty when the run has ended.
  */
-export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all'): string {
+export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all', graph?: Graph): string {
   const cp = cur.state.checkpoint;
   // An ended run waits for nobody.
   if (cp.ended) return '';
@@ -81,8 +82,11 @@ export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all'): string {
     lines.push(`escalated: ${n}`, ...reportLines(cur.state.nodes.get(n)?.report), '  Either');
     lines.push(...either(n, 'it is done: record it'), `  ${failRunCommand('cli', run)}   # end the run`);
   }
-  // Nodes are ready and nothing runs them until a person gives `run` again.
-  if (cp.ready_nodes.length) lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how).trimEnd());
+  // Nodes are ready and nothing runs them until a person gives `run` again; an effect runs only in the Action.
+  const effects = cp.ready_nodes.filter((n) => graph && nodeById(graph, n)?.effect);
+  for (const n of effects) lines.push(`ready: ${n} is an effect: it runs in the Action, not the CLI`);
+  if (cp.ready_nodes.length > effects.length)
+    lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how).trimEnd());
   return lines.length ? `\n${lines.join('\n')}\n` : '';
 }
 

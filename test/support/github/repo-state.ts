@@ -68,6 +68,8 @@ export class RepoState {
   readonly checkSuites = new Map<string, number>();
   /** Entries a recursive tree read lists before it answers `truncated: true` (GitHub: 100,000). */
   treeEntryLimit = 100_000;
+  /** "Allow GitHub Actions to create and approve pull requests" (RepoSpec.actionsCanCreatePullRequests). */
+  actionsCanCreatePullRequests = true;
   readonly createdAt: string;
   #nextNumber = 1;
   #nextRunNumber = 1;

@@ -121,6 +121,12 @@ export interface RepoSpec {
   workflowRuns?: WorkflowRunSpec[];
   checkRuns?: CheckRunSpec[];
   releases?: ReleaseSpec[];
+  /**
+   * GitHub's "Allow GitHub Actions to create and approve pull requests" (`can_approve_pull_request_reviews`).
+   * GitHub's default for a new repository is off; here it is on unless a test turns it off, so that tests of
+   * other things open pull requests. Off, a pull request made with the Actions token is a 403.
+   */
+  actionsCanCreatePullRequests?: boolean;
 }
 
 export interface TeamSpec {

@@ -125,6 +125,7 @@ export class GitHubState implements StateEnv {
       spec.private ?? false,
     );
     this.repos.set(key, repo);
+    if (spec.actionsCanCreatePullRequests === false) repo.actionsCanCreatePullRequests = false;
     if (!spec.empty) {
       repo.commitFiles(repo.defaultBranch, spec.files ?? { 'README.md': `# ${spec.name}\n` }, {
         message: 'Initial commit',

@@ -1,8 +1,9 @@
 /** Pull requests: get, list (with GitHub's `head` filter quirk), create. */
-import { invalidRequest, notFound, validationFailed } from '../http-error.js';
+import { HttpError, invalidRequest, notFound, validationFailed } from '../http-error.js';
 import { commit } from '../render/git.js';
 import { pullRequest, pullRequestSimple } from '../render/pulls.js';
 import { type RouteDef, route } from '../router.js';
+import { ACTIONS_APP } from '../state.js';
 
 export const pullRoutes: RouteDef[] = [
   route('get', '/repos/{owner}/{repo}/pulls', (ctx) => {
@@ -63,6 +64,9 @@ export const pullRoutes: RouteDef[] = [
 
   route('post', '/repos/{owner}/{repo}/pulls', (ctx) => {
     const repo = ctx.repo();
+    // The Actions token (GITHUB_TOKEN) may open a pull request only where the repository allows it.
+    if (ctx.actor.app?.slug === ACTIONS_APP.slug && !repo.actionsCanCreatePullRequests)
+      throw new HttpError(403, 'GitHub Actions is not permitted to create or approve pull requests.');
     const { title, head, base, body, draft } = ctx.body;
     if (typeof head !== 'string' || head === '') throw invalidRequest('"head" wasn\'t supplied.');
     if (typeof base !== 'string' || base === '') throw invalidRequest('"base" wasn\'t supplied.');
