@@ -17,7 +17,7 @@ export const ACTIONS_PULL_REQUEST_REFUSAL =
   'GitHub Actions is not permitted to create or approve pull requests';
 
 /** Where the setting is, and the alternative, in one sentence a person acts on. */
-const INSTRUCTION = `the repository does not let the workflow's token open pull requests: turn on Settings → Actions → General → Workflow permissions → "${ACTIONS_PULL_REQUEST_SETTING}" (in an organisation, its Settings → Actions → General first), or give the Action a GitHub App's installation token (github-token:)`;
+const INSTRUCTION = `the repository does not let the workflow's token open pull requests: turn on Settings → Actions → General → Workflow permissions → "${ACTIONS_PULL_REQUEST_SETTING}" (in an organisation, its Settings → Actions → General first), or give the action's token input a GitHub App's installation token`;
 
 /**
  * The failure message for an effect's GitHub error that only a setting fixes, or undefined for any other error
