@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJournal } from '../../src/journal/parse.js';
+import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user.js';
 import { issuesLabeled } from '../../test/support/fixtures.js';
 import {
   bold,
@@ -152,12 +153,14 @@ async function main() {
       "GitHub is simulated by a local server that answers as GitHub's REST API does; nothing leaves this machine.",
     ),
   );
-  say(
-    dim(
-      'Each step warns "isolation: none": expected here, where the stand-in nodes run as you. On GitHub\'s runners\n' +
-        'the default (isolation: auto) runs node commands as a user of their own, and that warning does not appear.',
-    ),
-  );
+  // The warning is said only where it will appear: not root and no passwordless sudo (src/os/node-user.ts).
+  if (!canSwitchUser())
+    say(
+      dim(
+        `Steps that run a node warn "isolation: auto: ${CANNOT_SWITCH}, so node commands run as the runner's own user…":\n` +
+          "expected here. On GitHub's runners (sudo) node commands run as a user of their own, and it does not appear.",
+      ),
+    );
   const stage = await startStage();
   try {
     for (const part of [crashes, gate, publishCrashes, hold, finish]) await part(stage);

@@ -45,6 +45,14 @@ export function nodeUser(): NodeUser | undefined {
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 
+/** Why isolation: auto runs nodes as this process's user on a machine that cannot switch users (its warning). */
+export const CANNOT_SWITCH = 'this process is not root and has no passwordless sudo (a self-hosted runner?)';
+
+/** Whether this process can run node commands as a user of their own: as root, or through passwordless sudo. */
+export function canSwitchUser(): boolean {
+  return process.getuid?.() === 0 || (process.platform === 'linux' && sudoWorks());
+}
+
 function sudoWorks(): boolean {
   try {
     execFileSync('sudo', ['-n', 'true'], quiet);
@@ -142,7 +150,7 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   const via: NodeUser['via'] | undefined =
     process.getuid?.() === 0 ? 'spawn' : process.platform === 'linux' && sudoWorks() ? 'sudo' : undefined;
   if (!via) {
-    const why = 'this process is not root and has no passwordless sudo (a self-hosted runner?)';
+    const why = CANNOT_SWITCH;
     if (opts.isolation === 'user')
       throw new Error(`isolation: user: cannot run nodes as "${opts.user}": ${why}`);
     opts.warn(
