@@ -69,6 +69,8 @@ export class OutputExcerpt {
   private after = 0;
   private firstError: string | undefined;
   private firstHeadline: string | undefined;
+  /** Lines after a headline that ends with `:` (its message goes on below it: Node's assert). */
+  private readonly headlineNext: string[] = [];
   private lastLine: string | undefined;
 
   push(chunk: string | Buffer): void {
@@ -88,6 +90,8 @@ export class OutputExcerpt {
     this.count += 1;
     const n = this.count;
     if (text.trim()) this.lastLine = text.trim();
+    if (this.firstHeadline?.endsWith(':') && this.headlineNext.length < FOLLOW_LINES)
+      this.headlineNext.push(text.trim());
     const isError = ERROR_LINE.test(text);
     if (isError && this.firstError === undefined) this.firstError = text.trim();
     if (isError && this.firstHeadline === undefined && ERROR_HEADLINE.test(text))
@@ -124,12 +128,43 @@ export class OutputExcerpt {
       text: out.join('\n'),
       cut: out.some((l) => l.startsWith('[… ')),
       ...(this.firstHeadline || this.firstError
-        ? { first_error: this.firstHeadline ?? this.firstError }
+        ? {
+            first_error: this.firstHeadline
+              ? withDetail(this.firstHeadline, this.headlineNext)
+              : this.firstError,
+          }
         : {}),
       last_line: this.lastLine,
       lines: this.count,
     };
   }
+}
+
+/** Lines read after a headline that ends with `:`, for the values it goes on to name. */
+const FOLLOW_LINES = 12;
+
+/**
+ * A headline that ends with `:` with the first differing values after it, so a one-line message keeps what
+ * failed: Node's `Expected values to be strictly equal:` with `5 !== 6`, its deep-equal diff's first `+`/`-`
+ * pair, or an `Expected:`/`Received:` pair; else its first line of text. Stops at the stack trace.
+ */
+export function withDetail(headline: string, next: readonly string[]): string {
+  const lines: string[] = [];
+  for (const l of next) {
+    if (/^at\s/.test(l) || l === '}') break;
+    if (l) lines.push(l);
+  }
+  const compared = lines.find((l) => /\s(!==|!=|===|==)\s/.test(l));
+  if (compared) return `${headline} ${compared}`;
+  const diff = lines.filter((l) => /^[+-]\s/.test(l) && !/^\+ actual - expected/.test(l));
+  const plus = diff.find((l) => l.startsWith('+'))?.replace(/\s+/g, ' ');
+  const minus = diff.find((l) => l.startsWith('-'))?.replace(/\s+/g, ' ');
+  if (plus && minus)
+    return `${headline} ${plus.replace(/,$/, '')} (actual), ${minus.replace(/,$/, '')} (expected)`;
+  const expected = lines.find((l) => /^Expected:/.test(l));
+  const received = lines.find((l) => /^Received:/.test(l));
+  if (expected && received) return `${headline} ${expected}, ${received}`;
+  return lines[0] && !/^\+ actual - expected/.test(lines[0]) ? `${headline} ${lines[0]}` : headline;
 }
 
 const cutNote = (n: number) => `[… ${n} line${n === 1 ? '' : 's'} cut …]`;

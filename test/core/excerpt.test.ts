@@ -43,7 +43,29 @@ describe('failure excerpt', () => {
     expect(e.text).toContain('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:');
     expect(e.text).toContain('6 !== 5');
     expect(e.text).toContain('Node.js v20.20.2');
-    expect(e.first_error).toBe('AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:');
+    expect(e.first_error).toBe(
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 6 !== 5',
+    );
+  });
+
+  it("the one-line message keeps the first differing values of a deep-equal diff, not the diff's legend", () => {
+    const deep = [
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:',
+      '+ actual - expected',
+      '',
+      '  {',
+      '    a: 1,',
+      '    b: [',
+      '      1,',
+      '+     2',
+      '-     3',
+      '    ]',
+      '  }',
+      '    at file:///tmp/b.mjs:2:8',
+    ].join('\n');
+    expect(excerptOf(deep)!.first_error).toBe(
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal: + 2 (actual), - 3 (expected)',
+    );
   });
 
   it('says how many lines it cut, where it cut them', () => {
