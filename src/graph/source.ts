@@ -98,6 +98,17 @@ function parseFast(file: string, text: string): SourceDoc | undefined {
 
 export type Path = ReadonlyArray<string | number>;
 
+/**
+ * The fix for a plain value holding `: ` (`run: git commit -m "fix: it"`), which YAML reads as a second key:
+ * quote the whole value, shown for this line, or write it as a block.
+ */
+function unquotedColonHint(line: string): string {
+  const m = /^(\s*(?:-\s+)?)([^\s:#][^:#]*?):\s+(.+?)\s*$/.exec(line);
+  if (!m || !m[3]!.includes(': ')) return '';
+  const quoted = `'${m[3]!.replace(/'/g, "''")}'`;
+  return `: the value of "${m[2]}" holds ": ", which YAML reads as the start of another key; quote the whole value (${m[2]}: ${quoted}) or write it as a block (${m[2]}: |, then the value on the next line, indented)`;
+}
+
 export function parseSource(file: string, text: string): SourceDoc {
   const fast = parseFast(file, text);
   if (fast) return fast;
@@ -122,7 +133,10 @@ export function parseCarefully(file: string, text: string): SourceDoc {
           message: `"${name}" appears twice in the same map; keep one`,
         };
     }
-    return { file, line: pos.line, col: pos.col, message: `not valid YAML: ${first}` };
+    const hint = /Nested mappings are not allowed in compact mappings/.test(first)
+      ? unquotedColonHint(text.split('\n')[pos.line - 1] ?? '')
+      : '';
+    return { file, line: pos.line, col: pos.col, message: `not valid YAML: ${first}${hint}` };
   });
   // Nesting too deep for the parser's stack is reported once per level it unwound: say it once.
   const deep = errors.findIndex((e) => /Maximum call stack/.test(e.message));

@@ -552,6 +552,14 @@ nodes:
     `graph.yml:6:1: not valid YAML: Missing closing "quote`,
   ],
   [
+    'an unquoted ": " in a value',
+    `${H}nodes:
+  - id: a
+    run: git commit -m "fix: it"
+`,
+    `graph.yml:5:10: not valid YAML: Nested mappings are not allowed in compact mappings: the value of "run" holds ": ", which YAML reads as the start of another key; quote the whole value (run: 'git commit -m "fix: it"') or write it as a block (run: |, then the value on the next line, indented)`,
+  ],
+  [
     'tabs',
     `${H}nodes:
 \t- id: a
