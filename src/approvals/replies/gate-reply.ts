@@ -1,4 +1,5 @@
 // The reply to `/approve <node>`: the approvals counted so far, and the dispatch once enough people approved.
+import { approveCommand } from '../../render/next-commands.js';
 import { type ApprovalStanding, reply, workflowDispatchLine } from './replies.js';
 
 export interface GateApprovalNews extends ApprovalStanding {
@@ -14,7 +15,7 @@ export function gateApprovalReply(n: GateApprovalNews): string {
     return reply([
       `✋ @${n.login} approved \`${n.node}\` in run \`${n.runId}\`: **approvals ${count}** (${who}).${guided}`,
       '',
-      `${left} more ${left === 1 ? 'person' : 'people'} must comment \`/approve ${n.node}\` before it runs.`,
+      `${left} more ${left === 1 ? 'person' : 'people'} must comment \`${approveCommand('comment', n.node, { runId: n.runId })}\` before it runs.`,
     ]);
   }
   return reply([

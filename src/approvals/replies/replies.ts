@@ -1,7 +1,9 @@
 // The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
+
 import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
 import { statusBlock } from '../../render/markdown.js';
+import { approveRerunCommand } from '../../render/next-commands.js';
 import { statusWord } from '../../render/words.js';
 import type { Command } from '../commands/parse.js';
 
@@ -59,7 +61,7 @@ export function approvalReply(n: ApprovalNews): string {
     return reply([
       `✋ @${n.login} approved a rerun of \`${n.node}\` (attempt ${n.attempt}) in run \`${n.runId}\`: **approvals ${count}** (${who}).`,
       '',
-      `${left} more ${left === 1 ? 'person' : 'people'} with permission must comment \`/approve-rerun ${n.node}\` before it runs again.`,
+      `${left} more ${left === 1 ? 'person' : 'people'} with permission must comment \`${approveRerunCommand('comment', n.node, { runId: n.runId })}\` before it runs again.`,
     ]);
   }
   return reply([
