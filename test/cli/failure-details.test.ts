@@ -50,7 +50,7 @@ describe('failure details through the CLI', () => {
     const failure = eventsOf(journal, 'NodeFailed', 'implement')[0]!.failures[0]!;
     // Before: `exit 1: } |  | Node.js v20.20.2`, the last three lines of the trace.
     expect(failure.message).toBe(
-      'exit 1: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+      'exit 1: AssertionError [ERR_ASSERTION]: Expected values to be strictly equal: 6 !== 5',
     );
     expect(failure.message).not.toMatch(/\} \|\s*\| Node\.js/);
     expect(failure.excerpt).toContain('6 !== 5');
