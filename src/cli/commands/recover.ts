@@ -5,6 +5,7 @@ import { recover } from '../../runner/recover.js';
 import { EXIT, type Io, person } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { stepSetup } from '../setup.js';
+import { nextHint } from './status.js';
 
 export async function cmdRecover(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -17,7 +18,7 @@ export async function cmdRecover(io: Io, args: string[]): Promise<number> {
     },
   });
   const journalFile = selectJournal(io, values);
-  const { setup } = await openExisting(io, {
+  const { graph, setup } = await openExisting(io, {
     journalFile,
     graphPath: values.graph,
     allowChangeBy: values['allow-graph-change'] ? person(io, values.by) : undefined,
@@ -31,5 +32,7 @@ export async function cmdRecover(io: Io, args: string[]): Promise<number> {
   }
   for (const l of r.left) io.out(`left alone: ${l.node}: ${l.why}\n`);
   if (!r.interrupted.length && !r.left.length) io.out('nothing in flight\n');
+  // What goes on from here (on stderr, beside what recovery did): a held node's commands, or the run's.
+  io.err(nextHint(r.cur, 'all', graph));
   return EXIT.ok;
 }
