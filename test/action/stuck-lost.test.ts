@@ -89,7 +89,7 @@ describe('mode: stuck finds a runner that was lost whole', () => {
       `::warning::interlock: run ${RUN}: "work" was in flight in a workflow run that has ended (its runner was lost); held until a person approves a rerun or settles it`,
     );
     expect(tick.summary).toContain(
-      `- \`${RUN}\`: its runner was lost; interrupted \`work\`; held for a person: \`/approve-rerun work\``,
+      `- \`${RUN}\`: its runner was lost; interrupted \`work\`; held for a person: \`/approve-rerun work ${RUN}\``,
     );
     // Not idle: the run just had news, so it is not in the stuck list.
     expect(JSON.parse(tick.outputs.stuck!)).toEqual([]);

@@ -1,5 +1,6 @@
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
+import { approveRerunCommand } from '../../render/next-commands.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { writeOutputs } from '../step-report.js';
@@ -68,7 +69,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   const outputs = writeOutputs(ctx.io, { stuck: JSON.stringify(found) });
   const lostLines = lost.map(
     (l) =>
-      `- \`${l.run_id}\`: its runner was lost; interrupted ${l.interrupted.map((n) => `\`${n}\``).join(', ')}${l.held.length ? `; held for a person: ${l.held.map((n) => `\`/approve-rerun ${n}\``).join(', ')}` : ''}`,
+      `- \`${l.run_id}\`: its runner was lost; interrupted ${l.interrupted.map((n) => `\`${n}\``).join(', ')}${l.held.length ? `; held for a person: ${l.held.map((n) => `\`${approveRerunCommand('comment', n, { runId: l.run_id, several: true })}\``).join(', ')}` : ''}`,
   );
   await ctx.io.summary(
     `## interlock · stuck runs\n\n${found.length ? found.map((s) => `- \`${s.run_id}\`: idle ${s.idle}, last ${s.last_event}`).join('\n') : `No run idle for over ${ctx.inputs['stuck-after']}.`}\n${lostLines.length ? `\n### Lost runners\n\n${lostLines.join('\n')}\n` : ''}`,
