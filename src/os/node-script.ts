@@ -8,7 +8,6 @@ import {
   chmodSync,
   chownSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -21,23 +20,6 @@ import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
-
-/** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
-export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
-  // A serialized chain's outputs: a folder with one file per node of the chain.
-  const chain = env.INTERLOCK_OUTPUTS
-    ? readdirSync(env.INTERLOCK_OUTPUTS).map((f) => join(env.INTERLOCK_OUTPUTS!, f))
-    : [];
-  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE, ...chain].filter(
-    (f): f is string => !!f,
-  );
-  const dirs = [...new Set(files.map((f) => dirname(f)))];
-  for (const p of [...dirs, ...files]) {
-    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'chgrp', String(user.gid), p], quiet);
-    else chownSync(p, lstatSync(p).uid, user.gid);
-    chmodSync(p, dirs.includes(p) ? 0o770 : 0o660);
-  }
-}
 
 /** How runScript starts a script: the command, its options, and what to clean up once it has exited. */
 export interface ScriptCommand {
@@ -173,7 +155,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...inside }), done: () => undefined };
   }
-  grantAttemptFiles(user, env);
+  // The attempt's own files were granted once, when interlock made them (src/os/node-files.ts): never again by
+  // path, which a node could have replaced with a link to any file.
   const home = mkdtempSync(join(user.homes, 'home-'));
   const gitconfig = runnerIdentity();
   if (gitconfig) writeFileSync(join(home, '.gitconfig'), gitconfig, { mode: 0o600 });
