@@ -20,6 +20,7 @@ const GRAPH_FILE = '.github/interlock/hostile-deputy.yml';
 const SECRETS = {
   token: 'ghs_deputyActionToken',
   step: 'ghs_deputyStepGhToken',
+  npm: 'npm_deputyGrantedToken',
   // Joined at run time, so no file of the test's holds it whole.
   model: ['sk', 'ant', 'deputy' + 'ModelKey'].join('-'),
 };
@@ -70,10 +71,11 @@ async function observe(sudo: boolean, issue: number): Promise<Observed> {
     const t0 = Date.now();
     const step = await runStepWithin(
       issueStep(server, ws, issue, 'agent:deputy', {
-        inputs: { node: 'all' },
+        inputs: { node: 'all', 'node-credentials': 'NPM_TOKEN=leak,leak-fails' },
         token: SECRETS.token,
         env: {
           GH_TOKEN: SECRETS.step,
+          NPM_TOKEN: SECRETS.npm,
           ANTHROPIC_API_KEY: SECRETS.model,
           DEPUTY_REPORT: report,
           ROOT_ONLY: rootOnly,
@@ -131,12 +133,27 @@ describe.each(setups)('a node aims an attempt file at something else, $name', ({
   it.skipIf(!!skip)('the step ends within its time, and every row ran', () => {
     expect(o!.step.timedOut, o!.step.log.slice(-3000)).toBe(false);
     expect([...o!.planted.keys()].sort()).toEqual(DEPUTY_ROWS.map((r) => r.id).sort());
+    expect(o!.ms).toBeLessThan(STEP_LIMIT_MS);
   });
   it.skipIf(!!skip)('no secret of the step in the journal, the step log or the step outputs', () => {
-    const seen = [o!.journal, o!.step.log, JSON.stringify(o!.step.outputs), o!.step.summary].join('\n');
+    // The granted node's own live output of its credential is its own (on GitHub the runner masks a secret there).
+    const log = o!.step.log.replace(/^error: the token is .*$/gm, '');
+    const seen = [o!.journal, log, JSON.stringify(o!.step.outputs), o!.step.summary].join('\n');
     for (const s of Object.values(SECRETS)) expect(seen).not.toContain(s);
     expect(seen).not.toContain('ROOT-ONLY-CONTENT');
   });
+  it.skipIf(!!skip)(
+    'a granted secret a node records is removed from the journal, and the step log says where',
+    () => {
+      const leak = o!.events.filter((e) => 'node' in e && e.node.startsWith('leak'));
+      expect(JSON.stringify(leak), o!.step.log.slice(-3000)).toContain('[secret removed]');
+      for (const field of ['outputs.npm', 'outputs.npm64'])
+        expect(o!.step.log).toContain(`a secret of the step was in NodeRecorded of "leak" (${field})`);
+      expect(o!.step.log).toContain(
+        'a secret of the step was in NodeFailed of "leak-fails" (failures.0.excerpt)',
+      );
+    },
+  );
   it.skipIf(!!skip)('no file outside the attempt changed owner or mode', () => {
     expect(o!.after).toEqual(o!.before);
   });

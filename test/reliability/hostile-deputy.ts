@@ -42,8 +42,22 @@ export function deputyGraph(): string {
       - command: "true"
 `,
   );
-  return `interlock: 1\nname: hostile-deputy\nnodes:\n${nodes.join('')}`;
+  return `interlock: 1\nname: hostile-deputy\nnodes:\n${nodes.join('')}${LEAK_NODE}`;
 }
+
+/**
+ * A node granted `NPM_TOKEN` that records it: as an output, base64-encoded as another, and in the output of its
+ * failed command. The journal must hold none of them.
+ */
+export const LEAK_NODE = `  - id: leak
+    run: |
+      echo "npm=$NPM_TOKEN" >> "$INTERLOCK_OUTPUT"
+      echo "npm64=$(printf 'prefix:%s' "$NPM_TOKEN" | base64 -w0)" >> "$INTERLOCK_OUTPUT"
+  - id: leak-fails
+    run: |
+      echo "error: the token is $NPM_TOKEN" >&2
+      exit 1
+`;
 
 /** What a row must come to: the node could not plant, or interlock failed the attempt naming the file. */
 export function expected(r: DeputyRow): { planted: boolean; failure?: RegExp } {
