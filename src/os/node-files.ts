@@ -226,3 +226,22 @@ export function readNodeFile(path: string, variable: string, bound: number, owne
     closeSync(fd);
   }
 }
+
+/**
+ * A folder of this process's alone at a fixed path (where a node could have made it first, as in /tmp): made
+ * 0700 when missing; refused, saying why, when it is a link, not a folder, someone else's, or open to others.
+ */
+export function privateFolder(path: string): string {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const st = lstatSync(path);
+  const uid = process.getuid?.() ?? st.uid;
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0)
+    throw new Error(
+      `${path} is ${st.isDirectory() ? `a folder of uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}` : kindOf(st)}, not interlock's own (uid ${uid}, mode 700)`,
+    );
+  return path;
+}

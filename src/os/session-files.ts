@@ -5,7 +5,7 @@
  * folder become the node user's.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_KEEPS, sessionDir } from './node-script.js';
 import { nodeUser } from './node-user.js';
@@ -42,7 +42,11 @@ export function stageTranscripts(from: string, staging: string): void {
     } catch {
       return; // no transcripts yet
     }
-    execFileSync('sudo', ['-n', 'chown', '-R', `${process.getuid?.() ?? 0}`, staging], quiet);
+    execFileSync(
+      'sudo',
+      ['-n', 'chown', '-R', '-h', '-P', `${process.getuid?.() ?? 0}`, '--', staging],
+      quiet,
+    );
   } else if (existsSync(from)) cpSync(from, staging, { recursive: true });
 }
 
@@ -53,12 +57,14 @@ export function unstageTranscripts(staging: string, to: string): void {
   mkdirSync(to, { recursive: true });
   cpSync(staging, to, { recursive: true });
   if (user.via === 'sudo') {
-    execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, to], quiet);
+    // -h with -R (-P): a link restored from the cache is given, never the file it names.
+    execFileSync('sudo', ['-n', 'chown', '-R', '-h', '-P', `${user.uid}:${user.gid}`, '--', to], quiet);
     return;
   }
   const own = (p: string) => {
-    chownSync(p, user.uid, user.gid);
-    if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) own(join(p, e));
+    lchownSync(p, user.uid, user.gid);
+    const st = lstatSync(p);
+    if (st.isDirectory() && !st.isSymbolicLink()) for (const e of readdirSync(p)) own(join(p, e));
   };
   own(to);
 }
