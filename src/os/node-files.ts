@@ -36,7 +36,9 @@ export const MAX_USAGE_FILE = 64 * 1024;
 export class NodeFileError extends Error {
   constructor(
     readonly variable: string,
-    why: string,
+    readonly why: string,
+    /** The system's error code when the file could not be opened at all (`ENOENT`). */
+    readonly code?: string,
   ) {
     super(`${variable}: ${why}`);
     this.name = 'NodeFileError';
@@ -244,4 +246,28 @@ export function privateFolder(path: string): string {
       `${path} is ${st.isDirectory() ? `a folder of uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}` : kindOf(st)}, not interlock's own (uid ${uid}, mode 700)`,
     );
   return path;
+}
+
+/** The most interlock reads of a file in the checkout a node could have changed (a graph, a skill, the routes). */
+export const MAX_CHECKOUT_FILE = 4 * 1024 * 1024;
+/** The most a `file` check with `contains` reads. */
+export const MAX_CHECKED_FILE = 16 * 1024 * 1024;
+
+/**
+ * Reads a file of the checkout, which nodes write: a link is followed (the caller confines where it leads), but
+ * never into a FIFO or a device (`O_NONBLOCK`, then a regular file only), and at most `bound` bytes.
+ */
+export function readCheckoutFile(path: string, what: string, bound = MAX_CHECKOUT_FILE): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new NodeFileError(what, `cannot be read (${code ?? (e as Error).message})`, code);
+  }
+  try {
+    return readBounded(fd, what, bound);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -16,9 +16,17 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AttemptFiles, NodeFileError, privateFolder, readNodeFile } from '../../src/os/node-files.js';
+import { runLocalCheck } from '../../src/evidence/local.js';
+import {
+  AttemptFiles,
+  NodeFileError,
+  privateFolder,
+  readCheckoutFile,
+  readNodeFile,
+} from '../../src/os/node-files.js';
 import { configureNodeUser } from '../../src/os/node-user.js';
 import { unstageTranscripts } from '../../src/os/session-files.js';
+import { loadGraphFile } from '../../src/runner/graph-file.js';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'interlock-node-files-'));
 const files = () =>
@@ -134,5 +142,39 @@ describe.skipIf(me !== 0)('never through a link: transcripts a cache restored', 
     unstageTranscripts(staging, to);
     expect(statSync(join(to, 'session.jsonl')).uid).toBe(54321);
     expect(statSync(target).uid).toBe(0);
+  });
+});
+
+describe('never unbounded: files of the checkout a node could have changed', () => {
+  const check = (cwd: string, file: string) =>
+    runLocalCheck({ file, contains: 'x' }, { cwd, env: {}, outputs: {}, dispatchedAt: '' });
+
+  it('a file check does not follow a link out of the workspace, nor read a FIFO or past its bound', async () => {
+    const ws = scratch();
+    symlinkSync('/proc/self/environ', join(ws, 'env'));
+    expect((await check(ws, 'env')).observed).toBe(
+      `env: is a link to /proc/${process.pid}/environ, outside the workspace; interlock does not read it`,
+    );
+    execFileSync('mkfifo', [join(ws, 'fifo')]);
+    expect((await check(ws, 'fifo')).observed).toBe('fifo: is a FIFO, not a regular file');
+    writeFileSync(join(ws, 'big'), '');
+    truncateSync(join(ws, 'big'), 1024 * 1024 * 1024);
+    expect((await check(ws, 'big')).observed).toBe(
+      'big: holds 1073741824 bytes, more than the 16777216 interlock reads',
+    );
+    writeFileSync(join(ws, 'ok'), 'x\n');
+    symlinkSync('ok', join(ws, 'inside'));
+    expect((await check(ws, 'inside')).passed).toBe(true);
+  });
+
+  it('a graph file that is a FIFO fails to load, saying so, rather than hang the step', () => {
+    const ws = scratch();
+    execFileSync('mkfifo', [join(ws, 'graph.yml')]);
+    expect(() => loadGraphFile(join(ws, 'graph.yml'))).toThrow(
+      'cannot read the graph file: is a FIFO, not a regular file',
+    );
+    expect(() => readCheckoutFile('/dev/zero', '/dev/zero')).toThrow(
+      '/dev/zero: is a device, not a regular file',
+    );
   });
 });
