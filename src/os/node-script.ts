@@ -132,7 +132,26 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
       ? sessionDir(user, env.INTERLOCK_SESSION, env.INTERLOCK_ENGINE!)
       : undefined;
   if (!dir || !engine) return {};
-  for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
+  if (user.via === 'sudo') {
+    // The folder is the node user's alone (0700): listed as root. find does not follow links, nor does rm -rf.
+    const drop = [
+      '-mindepth',
+      '1',
+      '-maxdepth',
+      '1',
+      '!',
+      '-name',
+      engine.keep,
+      '-exec',
+      'rm',
+      '-rf',
+      '--',
+      '{}',
+      '+',
+    ];
+    execFileSync('sudo', ['-n', 'find', '-P', dir, ...drop], quiet);
+  } else
+    for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
   return { [engine.variable]: dir };
 }
 
