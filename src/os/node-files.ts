@@ -230,8 +230,8 @@ export function readNodeFile(path: string, variable: string, bound: number, owne
 }
 
 /**
- * A folder of this process's alone at a fixed path (where a node could have made it first, as in /tmp): made
- * 0700 when missing; refused, saying why, when it is a link, not a folder, someone else's, or open to others.
+ * A folder of this process's at a fixed path (where a node could have made it first, as in /tmp): made 0700 when
+ * missing; refused, saying why, when it is a link, not a folder, someone else's, or writable by others.
  */
 export function privateFolder(path: string): string {
   try {
@@ -241,9 +241,9 @@ export function privateFolder(path: string): string {
   }
   const st = lstatSync(path);
   const uid = process.getuid?.() ?? st.uid;
-  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0)
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0)
     throw new Error(
-      `${path} is ${st.isDirectory() ? `a folder of uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}` : kindOf(st)}, not interlock's own (uid ${uid}, mode 700)`,
+      `${path} is ${st.isDirectory() ? `a folder of uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}` : kindOf(st)}, not interlock's own (uid ${uid}, writable by no one else)`,
     );
   return path;
 }
