@@ -11,7 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GraphNode } from '../graph/model.js';
 import { privateFolder } from '../os/node-files.js';
-import { holdsSession, stageTranscripts, transcriptsDir, unstageTranscripts } from '../os/session-files.js';
+import {
+  holdsSession,
+  MAX_TRANSCRIPTS,
+  stageTranscripts,
+  transcriptsDir,
+  unstageTranscripts,
+} from '../os/session-files.js';
 import type { EngineRun } from '../protocol/engine.js';
 
 /** A cache that carries files between workflow runs (the Action: `@actions/cache`). */
@@ -85,7 +91,15 @@ export async function carrySession(
   if (!why && cache && from) {
     const key = sessionCacheKey({ scope: cache.scope, runId, session, engine: resume.engine, id: resume.id });
     const hit = await cache.restore(from, key);
-    if (hit) unstageTranscripts(from, dir);
+    if (hit) {
+      try {
+        unstageTranscripts(from, dir);
+      } catch (e) {
+        setup.say?.(
+          `session "${session}": the restored files could not be put in place (${(e as Error).message})`,
+        );
+      }
+    }
     if (hit && holdsSession(dir, resume.id)) {
       setup.say?.(`session "${session}": restored session ${resume.id} from the Actions cache`);
       return { run };
@@ -117,6 +131,11 @@ export async function keepSession(
     setup.say?.(`session "${session}": not saved to the Actions cache: ${(e as Error).message}`);
     return;
   }
-  stageTranscripts(dir, to);
+  if (!stageTranscripts(dir, to)) {
+    setup.say?.(
+      `session "${session}": not saved to the Actions cache: its transcripts could not be read or hold more than ${MAX_TRANSCRIPTS} bytes`,
+    );
+    return;
+  }
   await cache.save(to, sessionCacheKey({ scope: cache.scope, runId, session, engine, id }));
 }

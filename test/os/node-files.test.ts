@@ -4,8 +4,12 @@
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   renameSync,
   statSync,
   symlinkSync,
@@ -25,7 +29,7 @@ import {
   readNodeFile,
 } from '../../src/os/node-files.js';
 import { configureNodeUser } from '../../src/os/node-user.js';
-import { unstageTranscripts } from '../../src/os/session-files.js';
+import { stageTranscripts, unstageTranscripts } from '../../src/os/session-files.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'interlock-node-files-'));
@@ -127,21 +131,48 @@ describe('never through a link: a folder of interlock at a fixed path', () => {
   });
 });
 
-describe.skipIf(me !== 0)('never through a link: transcripts a cache restored', () => {
+describe.skipIf(me !== 0)('never with privileges: transcripts carried by the cache', () => {
   afterEach(() => configureNodeUser(undefined));
-  it('are given to the node user, a link among them as a link, never the file it names', () => {
+  const NODE = 54321;
+  function world() {
     const dir = scratch();
+    chmodSync(dir, 0o755);
     const target = join(dir, 'root-only');
-    writeFileSync(target, 'root\n', { mode: 0o600 });
+    writeFileSync(target, 'ROOT-ONLY\n', { mode: 0o600 });
+    configureNodeUser({ name: 'x', uid: NODE, gid: NODE, homes: dir, workspace: dir, via: 'spawn' });
+    return { dir, target };
+  }
+
+  it('restored ones are written by the node user, a link among them as a link, never the file it names', () => {
+    const { dir, target } = world();
     const staging = join(dir, 'staging');
     mkdirSync(staging);
     writeFileSync(join(staging, 'session.jsonl'), '{}\n');
     symlinkSync(target, join(staging, 'evil'));
-    const to = join(dir, 'to');
-    configureNodeUser({ name: 'x', uid: 54321, gid: 54321, homes: dir, workspace: dir, via: 'spawn' });
+    const to = join(dir, 'node', 'projects');
+    mkdirSync(join(dir, 'node'));
+    chownSync(join(dir, 'node'), NODE, NODE);
     unstageTranscripts(staging, to);
-    expect(statSync(join(to, 'session.jsonl')).uid).toBe(54321);
-    expect(statSync(target).uid).toBe(0);
+    expect(statSync(join(to, 'session.jsonl')).uid).toBe(NODE);
+    expect(lstatSync(join(to, 'evil')).isSymbolicLink()).toBe(true);
+    expect([statSync(target).uid, statSync(target).mode & 0o777]).toEqual([0, 0o600]);
+  });
+
+  it('saved ones are read by the node user: a file it cannot read is never copied', () => {
+    const { dir, target } = world();
+    const from = join(dir, 'projects');
+    mkdirSync(from);
+    writeFileSync(join(from, 'session.jsonl'), '{}\n');
+    symlinkSync(target, join(from, 'link'));
+    execFileSync('chown', ['-R', '-h', `${NODE}:${NODE}`, from]);
+    const staging = join(dir, 'staging');
+    expect(stageTranscripts(from, staging)).toBe(true);
+    expect(readFileSync(join(staging, 'session.jsonl'), 'utf8')).toBe('{}\n');
+    expect(lstatSync(join(staging, 'link')).isSymbolicLink()).toBe(true);
+    // A root-only file in the node's folder (a hard link, where the kernel allows one): as root, cp read it.
+    execFileSync('cp', [target, join(from, 'copied-by-root')]);
+    expect(stageTranscripts(from, staging)).toBe(false);
+    expect(existsSync(join(staging, 'copied-by-root'))).toBe(false);
   });
 });
 
