@@ -4,15 +4,7 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EgressChannel } from './egress-proxy.js';
 import { namespacedCommand } from './netns.js';
@@ -106,7 +98,15 @@ const SESSION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export function sessionDir(user: NodeUser, name: string, engine: string): string | undefined {
   if (!SESSION_NAME.test(name) || !SESSION_KEEPS[engine]) return undefined;
   const dir = join(user.homes, 'sessions', name, engine);
-  if (existsSync(dir)) return dir;
+  if (user.via === 'spawn' && existsSync(join(user.homes, 'sessions', name))) {
+    // The session's folder is the node user's: an engine's folder in it may be a link a node planted.
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (st && (!st.isDirectory() || st.uid !== user.uid))
+      throw new Error(
+        `session "${name}": ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder of the node user'}, which a node put there; interlock does not use it`,
+      );
+    if (st) return dir;
+  } else if (existsSync(dir)) return dir;
   // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
   const sessions = join(user.homes, 'sessions');
   mkdirSync(sessions, { recursive: true });
@@ -132,26 +132,11 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
       ? sessionDir(user, env.INTERLOCK_SESSION, env.INTERLOCK_ENGINE!)
       : undefined;
   if (!dir || !engine) return {};
-  if (user.via === 'sudo') {
-    // The folder is the node user's alone (0700): listed as root. find does not follow links, nor does rm -rf.
-    const drop = [
-      '-mindepth',
-      '1',
-      '-maxdepth',
-      '1',
-      '!',
-      '-name',
-      engine.keep,
-      '-exec',
-      'rm',
-      '-rf',
-      '--',
-      '{}',
-      '+',
-    ];
-    execFileSync('sudo', ['-n', 'find', '-P', dir, ...drop], quiet);
-  } else
-    for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
+  // The folder is the node user's (0700): find -P neither follows a link nor descends one, nor does rm -rf.
+  const drop = ['-P', dir, '-mindepth', '1', '-maxdepth', '1', '!', '-name', engine.keep];
+  const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
+  if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
+  else execFileSync('find', find, quiet);
   return { [engine.variable]: dir };
 }
 

@@ -28,6 +28,7 @@ import {
   readCheckoutFile,
   readNodeFile,
 } from '../../src/os/node-files.js';
+import { scriptCommand } from '../../src/os/node-script.js';
 import { configureNodeUser } from '../../src/os/node-user.js';
 import { stageTranscripts, unstageTranscripts } from '../../src/os/session-files.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
@@ -173,6 +174,25 @@ describe.skipIf(me !== 0)('never with privileges: transcripts carried by the cac
     execFileSync('cp', [target, join(from, 'copied-by-root')]);
     expect(stageTranscripts(from, staging)).toBe(false);
     expect(existsSync(join(staging, 'copied-by-root'))).toBe(false);
+  });
+});
+
+describe.skipIf(me !== 0)("never through a link: a session's folder", () => {
+  afterEach(() => configureNodeUser(undefined));
+  it("an engine's folder a node replaced by a link is refused, and what the link names is left alone", () => {
+    const homes = scratch();
+    const victim = join(scratch(), 'victim');
+    mkdirSync(victim);
+    writeFileSync(join(victim, 'keep-me'), 'x\n');
+    mkdirSync(join(homes, 'sessions', 'work'), { recursive: true });
+    chownSync(join(homes, 'sessions', 'work'), 54321, 54321);
+    symlinkSync(victim, join(homes, 'sessions', 'work', 'codex'));
+    configureNodeUser({ name: 'x', uid: 54321, gid: 54321, homes, workspace: homes, via: 'spawn' });
+    const env = { INTERLOCK_SESSION: 'work', INTERLOCK_ENGINE: 'codex', PATH: process.env.PATH };
+    expect(() => scriptCommand('true', env)).toThrow(
+      `session "work": ${join(homes, 'sessions', 'work', 'codex')} is a symbolic link, which a node put there; interlock does not use it`,
+    );
+    expect(existsSync(join(victim, 'keep-me'))).toBe(true);
   });
 });
 
