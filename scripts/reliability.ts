@@ -344,6 +344,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-node-isolation-none.test.ts',
     'test/reliability/hostile-git.test.ts',
     'test/reliability/hostile-egress.test.ts',
+    'test/reliability/hostile-deputy.test.ts',
   ];
   const json = vitestJson(files);
   const tests = (
@@ -411,6 +412,12 @@ async function hostile(): Promise<void> {
     'hostile',
     'a planting in git (config, includes, hooks, attributes, home, a new .git) by a node with no token: run by the granted node, its check or interlock',
     `${plantings.length}, ${passed(plantings)} passed: run by none (table: docs/RELIABILITY.md)`,
+  );
+  const deputy = tests('test/reliability/hostile-deputy.test.ts', (t) => /: has no effect$/.test(t.title));
+  row(
+    'hostile',
+    'a node aims an attempt file elsewhere (links to environ, a root-only file, the bundle; a FIFO; /dev/zero; 1 GB sparse; a folder), root and sudo',
+    `${deputy.length}, ${passed(deputy)} passed: no effect (table: docs/RELIABILITY.md)`,
   );
   if (json.numFailedTests)
     failures.push(

@@ -2,7 +2,7 @@
  * Run resolution, the shell: reads the stored journal (a run resumed by id), the routing table and the
  * commenter's permission, asks `run-plan.ts` what they mean, and loads the graph.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gatherAuthFacts } from '../approvals/authorization/permission.js';
 import { parseConfig } from '../config/load.js';
@@ -13,6 +13,7 @@ import { GraphError } from '../graph/errors.js';
 import type { Graph } from '../graph/model.js';
 import { defaultRunId } from '../journal/run-id.js';
 import { parseNodeCredentials } from '../os/node-credentials.js';
+import { readCheckoutFile } from '../os/node-files.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/graph-file.js';
 import { RunLost } from '../store/check-run-find.js';
@@ -44,7 +45,7 @@ export interface ResolvedRun {
 function loadConfig(ctx: ActionContext): Config | undefined {
   const path = inWorkspace(ctx, CONFIG_FILE);
   if (!existsSync(path)) return undefined;
-  return parseConfig(CONFIG_FILE, readFileSync(path, 'utf8'));
+  return parseConfig(CONFIG_FILE, readCheckoutFile(path, CONFIG_FILE));
 }
 
 /**
@@ -65,7 +66,7 @@ async function refuseCommenter(
 function checkRouteGraph(ctx: ActionContext, answer: { graphPath: string; route: number }): void {
   const path = resolve(ctx.workspace, answer.graphPath);
   if (existsSync(path)) return;
-  const configText = readFileSync(inWorkspace(ctx, CONFIG_FILE), 'utf8');
+  const configText = readCheckoutFile(inWorkspace(ctx, CONFIG_FILE), CONFIG_FILE);
   const why = 'no such file';
   const err = missingRouteGraph({
     configFile: CONFIG_FILE,

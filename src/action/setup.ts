@@ -14,6 +14,7 @@ import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
 import type { ResolvedRun } from './resolve-run.js';
 import { actionsSessionCache } from './session-cache.js';
+import { stepSecrets } from './step-secrets.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
 export function attemptTitle(a: AttemptMark): string {
@@ -76,6 +77,8 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
     say: (m) => ctx.io.info(`interlock: ${m}`),
+    secrets: stepSecrets(ctx.inputs, ctx.rawEnv),
+    redacted: (m) => ctx.io.warning(`interlock: ${m}`),
     ...logGroups(ctx),
     github: {
       octokit: ctx.octokit,

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileNameOf } from '../graph/subgraph-schema.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
+import { secretValues } from '../os/node-credentials.js';
 import { localRunner, probeLocal } from '../runner/liveness.js';
 import type { RunSetup } from '../runner/read.js';
 import type { StepSetup } from '../runner/step.js';
@@ -46,6 +47,8 @@ export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSet
       return logFile(node, attempt);
     },
     say: (m) => io.err(`interlock: ${m}\n`),
+    secrets: secretValues(io.env),
+    redacted: (m) => io.err(`interlock: warning: ${m}\n`),
     ...(opts.live ? { echo: lineEcho(io) } : {}),
   };
 }

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Check } from '../graph/check-schema.js';
 import type { Evidence } from '../journal/event-fields.js';
 import { runScript, type ScriptNetwork } from '../os/exec.js';
 import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';
+import { MAX_CHECKED_FILE, NodeFileError, readCheckoutFile } from '../os/node-files.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 
 /** Where one evidence command's output goes besides its excerpt: a log file, the live log. */
@@ -34,6 +35,23 @@ export interface CheckInput {
 
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
+/**
+ * The text of a `file` check's file, which a node may have replaced: a relative path whose link leads out of the
+ * workspace is not read (a node could aim it at /proc/self/environ), nor a FIFO, a device or a file past the bound.
+ */
+function readChecked(cwd: string, given: string, path: string): string {
+  if (!given.startsWith('/')) {
+    const real = realpathSync(path);
+    const root = realpathSync(cwd);
+    if (real !== root && !real.startsWith(`${root}/`))
+      throw new NodeFileError(
+        given,
+        `is a link to ${real}, outside the workspace; interlock does not read it`,
+      );
+  }
+  return readCheckoutFile(path, given, MAX_CHECKED_FILE);
+}
+
 /** Runs one local evidence check and says what it observed. */
 export async function runLocalCheck(check: Check, input: CheckInput): Promise<Evidence> {
   if ('file' in check) {
@@ -46,11 +64,18 @@ export async function runLocalCheck(check: Check, input: CheckInput): Promise<Ev
     }
     if (check.contains === undefined)
       return { check: `file ${check.file}`, passed: true, observed: `${check.file} exists (${size} bytes)` };
-    const text = readFileSync(path, 'utf8');
+    const name = `file ${check.file} contains /${check.contains}/`;
+    let text: string;
+    try {
+      text = readChecked(input.cwd, check.file, path);
+    } catch (e) {
+      if (!(e instanceof NodeFileError)) throw e;
+      return { check: name, passed: false, observed: e.message };
+    }
     const m = new RegExp(check.contains, 'm').exec(text);
     const line = m ? text.slice(0, m.index).split('\n').length : 0;
     return {
-      check: `file ${check.file} contains /${check.contains}/`,
+      check: name,
       passed: m !== null,
       observed: m
         ? `matched "${clip(m[0], 80)}" at line ${line}`

@@ -5,7 +5,7 @@
  * Parsed once; applied to every script runScript starts, by its INTERLOCK_NODE.
  */
 
-import { withLoopbackNoProxy } from './key-proxy-rules.js';
+import { MODEL_KEYS, withLoopbackNoProxy } from './key-proxy-rules.js';
 
 /** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` grants it. */
 export const GITHUB_CREDENTIALS = [
@@ -89,4 +89,16 @@ export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.Proce
   out.NO_PROXY = withLoopbackNoProxy(out.NO_PROXY);
   out.no_proxy = withLoopbackNoProxy(out.no_proxy);
   return out;
+}
+
+/**
+ * The values of the secrets `env` holds, which the journal never carries (src/render/redact.ts): the GitHub
+ * tokens, the model keys the key proxy knows, and the variables `names` adds.
+ */
+export function secretValues(env: NodeJS.ProcessEnv, names: Iterable<string> = []): string[] {
+  const all = new Set([...GITHUB_CREDENTIALS, ...Object.keys(MODEL_KEYS), ...names]);
+  const values = [...all]
+    .map((n) => env[n])
+    .filter((v): v is string => typeof v === 'string' && v.length > 0);
+  return [...new Set(values)];
 }

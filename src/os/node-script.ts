@@ -4,16 +4,7 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { EgressChannel } from './egress-proxy.js';
 import { namespacedCommand } from './netns.js';
@@ -21,23 +12,6 @@ import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
-
-/** Lets the node user write the attempt's own files (`$INTERLOCK_OUTPUT`, `$INTERLOCK_CONTEXT`, `$INTERLOCK_USAGE`). */
-export function grantAttemptFiles(user: NodeUser, env: NodeJS.ProcessEnv): void {
-  // A serialized chain's outputs: a folder with one file per node of the chain.
-  const chain = env.INTERLOCK_OUTPUTS
-    ? readdirSync(env.INTERLOCK_OUTPUTS).map((f) => join(env.INTERLOCK_OUTPUTS!, f))
-    : [];
-  const files = [env.INTERLOCK_OUTPUT, env.INTERLOCK_CONTEXT, env.INTERLOCK_USAGE, ...chain].filter(
-    (f): f is string => !!f,
-  );
-  const dirs = [...new Set(files.map((f) => dirname(f)))];
-  for (const p of [...dirs, ...files]) {
-    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'chgrp', String(user.gid), p], quiet);
-    else chownSync(p, lstatSync(p).uid, user.gid);
-    chmodSync(p, dirs.includes(p) ? 0o770 : 0o660);
-  }
-}
 
 /** How runScript starts a script: the command, its options, and what to clean up once it has exited. */
 export interface ScriptCommand {
@@ -124,7 +98,15 @@ const SESSION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export function sessionDir(user: NodeUser, name: string, engine: string): string | undefined {
   if (!SESSION_NAME.test(name) || !SESSION_KEEPS[engine]) return undefined;
   const dir = join(user.homes, 'sessions', name, engine);
-  if (existsSync(dir)) return dir;
+  if (user.via === 'spawn' && existsSync(join(user.homes, 'sessions', name))) {
+    // The session's folder is the node user's: an engine's folder in it may be a link a node planted.
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (st && (!st.isDirectory() || st.uid !== user.uid))
+      throw new Error(
+        `session "${name}": ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder of the node user'}, which a node put there; interlock does not use it`,
+      );
+    if (st) return dir;
+  } else if (existsSync(dir)) return dir;
   // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
   const sessions = join(user.homes, 'sessions');
   mkdirSync(sessions, { recursive: true });
@@ -150,7 +132,11 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
       ? sessionDir(user, env.INTERLOCK_SESSION, env.INTERLOCK_ENGINE!)
       : undefined;
   if (!dir || !engine) return {};
-  for (const entry of readdirSync(dir)) if (entry !== engine.keep) removeTree(join(dir, entry), user.via);
+  // The folder is the node user's (0700): find -P neither follows a link nor descends one, nor does rm -rf.
+  const drop = ['-P', dir, '-mindepth', '1', '-maxdepth', '1', '!', '-name', engine.keep];
+  const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
+  if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
+  else execFileSync('find', find, quiet);
   return { [engine.variable]: dir };
 }
 
@@ -173,7 +159,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...inside }), done: () => undefined };
   }
-  grantAttemptFiles(user, env);
+  // The attempt's own files were granted once, when interlock made them (src/os/node-files.ts): never again by
+  // path, which a node could have replaced with a link to any file.
   const home = mkdtempSync(join(user.homes, 'home-'));
   const gitconfig = runnerIdentity();
   if (gitconfig) writeFileSync(join(home, '.gitconfig'), gitconfig, { mode: 0o600 });

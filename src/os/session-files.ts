@@ -1,14 +1,14 @@
 /**
  * A session's engine files on this machine, for nodes that run isolated: whether the transcript of one session id
  * is here, and the copies to and from a staging folder that a cache carries between workflow runs (the
- * transcripts folder only: `projects/` for Claude Code, `sessions/` for Codex). The copies made into the session
- * folder become the node user's.
+ * transcripts folder only: `projects/` for Claude Code, `sessions/` for Codex). The node user reads and writes its
+ * own folder itself; interlock only handles the staging folder, which is its own.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_KEEPS, sessionDir } from './node-script.js';
-import { nodeUser } from './node-user.js';
+import { type NodeUser, nodeUser } from './node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 
@@ -31,34 +31,54 @@ export function holdsSession(dir: string, id: string, depth = 6): boolean {
   return false;
 }
 
-/** Copies the transcripts into `staging` (emptied first), for the cache to save. */
-export function stageTranscripts(from: string, staging: string): void {
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  // Through sudo the transcripts are the node user's alone (0700): copy them as root, then make them ours.
-  if (nodeUser()?.via === 'sudo') {
-    try {
-      execFileSync('sudo', ['-n', 'cp', '-a', '--', `${from}/.`, staging], quiet);
-    } catch {
-      return; // no transcripts yet
-    }
-    execFileSync('sudo', ['-n', 'chown', '-R', `${process.getuid?.() ?? 0}`, staging], quiet);
-  } else if (existsSync(from)) cpSync(from, staging, { recursive: true });
+/** The most a session's transcripts may hold to be carried by the cache. */
+export const MAX_TRANSCRIPTS = 256 * 1024 * 1024;
+
+/** Runs `argv` as the node user (spawned with its ids as root, through `sudo -u` otherwise). */
+function asNodeUser(
+  user: NodeUser,
+  argv: string[],
+  opts: { input?: Buffer; maxBuffer?: number } = {},
+): Buffer {
+  const o = { stdio: ['pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'], ...opts };
+  if (user.via === 'sudo') return execFileSync('sudo', ['-n', '-u', user.name, '--', ...argv], o);
+  return execFileSync(argv[0]!, argv.slice(1), { ...o, uid: user.uid, gid: user.gid });
 }
 
-/** Copies what the cache restored into the transcripts folder, as the node user's. */
+/**
+ * Copies the transcripts into `staging` (emptied first), for the cache to save. The node user reads its own
+ * folder (as a tar stream, at most MAX_TRANSCRIPTS bytes) and this process writes the copy: interlock never walks
+ * the node's folder with its own privileges. False when there was nothing to copy or it was too big.
+ */
+export function stageTranscripts(from: string, staging: string): boolean {
+  const user = nodeUser();
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true, mode: 0o700 });
+  if (!user) {
+    if (existsSync(from)) cpSync(from, staging, { recursive: true });
+    return existsSync(from);
+  }
+  let archive: Buffer;
+  try {
+    archive = asNodeUser(user, ['tar', '-C', from, '-cf', '-', '.'], { maxBuffer: MAX_TRANSCRIPTS });
+  } catch {
+    return false; // no transcripts yet, or past the bound
+  }
+  execFileSync('tar', ['-C', staging, '-xf', '-', '--no-same-owner', '--no-same-permissions'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    input: archive,
+  });
+  return true;
+}
+
+/**
+ * Copies what the cache restored into the transcripts folder: this process reads its own staging folder, the
+ * node user writes its own folder, so whatever the entry holds (a link among it) is the node user's to follow.
+ */
 export function unstageTranscripts(staging: string, to: string): void {
   const user = nodeUser();
   if (!user || !existsSync(staging)) return;
-  mkdirSync(to, { recursive: true });
-  cpSync(staging, to, { recursive: true });
-  if (user.via === 'sudo') {
-    execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, to], quiet);
-    return;
-  }
-  const own = (p: string) => {
-    chownSync(p, user.uid, user.gid);
-    if (lstatSync(p).isDirectory()) for (const e of readdirSync(p)) own(join(p, e));
-  };
-  own(to);
+  const archive = execFileSync('tar', ['-C', staging, '-cf', '-', '.'], { ...quiet, encoding: 'buffer' });
+  const extract = 'mkdir -p -- "$1" && exec tar -C "$1" -xf - --no-same-owner';
+  asNodeUser(user, ['bash', '--noprofile', '--norc', '-c', extract, 'extract', to], { input: archive });
 }

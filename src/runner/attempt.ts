@@ -3,15 +3,13 @@
  * attempt boundary the faces may mark (`attemptStarted` / `attemptEnded`, always called as a pair).
  * Never throws for a failing node: every failure is in the outcome.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../graph/model.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { runScript } from '../os/exec.js';
 import { failpoint } from '../os/failpoint.js';
+import type { AttemptFiles } from '../os/node-files.js';
 import { type AttemptContext, expressionContext } from '../protocol/context.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import type { EngineRun } from '../protocol/engine.js';
@@ -19,6 +17,15 @@ import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
 import { attemptEnv } from './attempt-env.js';
+import {
+  CONTEXT,
+  makeAttemptFiles,
+  OUTPUT,
+  readOutputs,
+  readUsageText,
+  USAGE,
+  writeContext,
+} from './attempt-files.js';
 import {
   type AttemptNetwork,
   attemptNetwork,
@@ -30,7 +37,6 @@ import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
 import { effectAttempt } from './effect-attempt.js';
-import { parseOutputFile } from './outputs.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
 
@@ -203,13 +209,13 @@ export async function runCommand(
 }
 
 /** The engine run this attempt can have here (its session carried, or dropped), and what the attempt is told. */
-async function resumable(setup: AttemptSetup, opts: AttemptOptions, contextFile: string) {
+async function resumable(setup: AttemptSetup, opts: AttemptOptions, files: AttemptFiles) {
   const { cur, node, context } = opts;
   const base = engineRun(setup.graph, cur.journal, node, opts.approach);
   const carried = await carrySession(setup, cur.journal.run_id, node, base);
   if (!carried.fresh) return { engine: carried.run, told: context };
   const told = { ...context, fresh_session: carried.fresh };
-  writeFileSync(contextFile, `${JSON.stringify(told, null, 2)}\n`);
+  writeContext(files, told);
   return { engine: carried.run, told };
 }
 
@@ -217,21 +223,20 @@ async function resumable(setup: AttemptSetup, opts: AttemptOptions, contextFile:
 export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions): Promise<AttemptOutcome> {
   const { cur, node, attempt, context } = opts;
   const started = Date.now();
-  const dir = mkdtempSync(join(tmpdir(), 'interlock-'));
+  const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
+  if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started });
+  const files = makeAttemptFiles(context);
   try {
-    const outputFile = join(dir, 'output');
-    const contextFile = join(dir, 'context.json');
-    const usageFile = join(dir, 'usage.json');
-    writeFileSync(outputFile, '');
-    writeFileSync(usageFile, '');
-    writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
-    const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
-    if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
-    const { engine, told } = await resumable(setup, opts, contextFile);
+    const { engine, told } = await resumable(setup, opts, files);
     const inputs = expandInputs(opts.approach, exprCtx, told);
-    const env = attemptEnv(setup, opts, inputs.env, { outputFile, contextFile, usageFile });
+    const paths = {
+      outputFile: files.path(OUTPUT),
+      contextFile: files.path(CONTEXT),
+      usageFile: files.path(USAGE),
+    };
+    const env = attemptEnv(setup, opts, inputs.env, paths);
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
@@ -241,7 +246,10 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
-    const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
+    // A file the node broke (a link, a FIFO, past its bound) fails the attempt, named (src/os/node-files.ts).
+    const broken: Failures = [];
+    const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(files, OUTPUT, broken));
+    const usageText = readUsageText(files, broken);
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
     const checked = agent?.skipChecks
@@ -264,12 +272,12 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
           },
         });
     const own = agent?.failures ?? ran.failures;
-    const failures = [...inputs.failures, ...own, ...badOutputNames, ...checked.failures];
+    const failures = [...inputs.failures, ...own, ...broken, ...badOutputNames, ...checked.failures];
     const usage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       ...(agent ? { agent: agent.usage } : {}),
-      usageFile,
+      usageText,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     const report = agent ? { agent: agent.report } : {};
@@ -284,14 +292,6 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ...connections,
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-export function readOutputs(path: string): Record<string, string> {
-  try {
-    return parseOutputFile(readFileSync(path, 'utf8'));
-  } catch {
-    return {};
+    files.close();
   }
 }

@@ -13,6 +13,7 @@ import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
 import { graphChange } from '../protocol/graph-change.js';
+import { redactSecrets } from '../render/redact.js';
 import type { JournalStore } from '../store/types.js';
 import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
@@ -151,6 +152,24 @@ function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], grap
   return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
 }
 
+/**
+ * The events without any secret of the step (src/render/redact.ts): the one place every journal write passes, so
+ * no value a node could have shaped (outputs, usage, session ids, failure excerpts, connections) carries one.
+ */
+function withoutSecrets(setup: RunSetup, events: NewEvent[]): NewEvent[] {
+  if (!setup.secrets?.length) return events;
+  const { value, found } = redactSecrets(events, setup.secrets);
+  for (const at of new Set(found)) {
+    const [i, ...field] = at.split('.');
+    const e = events[Number(i)];
+    const node = e && 'node' in e ? ` of "${e.node}"` : '';
+    setup.redacted?.(
+      `a secret of the step was in ${e?.type ?? 'an event'}${node} (${field.join('.')}); it is recorded as [secret removed]`,
+    );
+  }
+  return value;
+}
+
 function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): string {
   const start = cur.version === null ? 'RunStarted' : '';
   return `interlock: ${setup.runId} ${start}${start && events.length ? ', ' : ''}${events.map(eventLabel).join(', ')}`;
@@ -199,7 +218,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
     const chosen = await decide(cur);
-    const events = [...change.events, ...chosen.events];
+    const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
     if (lineUp) {
       lineUp = false;
       backoff = lineUpWait(cur, chosen.events, 2 * readMs);

@@ -15,7 +15,7 @@ export async function effectAttempt(
   setup: AttemptSetup,
   opts: AttemptOptions,
   exprCtx: ExpressionContext,
-  at: { started: number; usageFile: string },
+  at: { started: number },
 ): Promise<AttemptOutcome> {
   const { cur, node, context } = opts;
   const done = await performEffect(
@@ -49,7 +49,6 @@ export async function effectAttempt(
   const usage = readAttemptUsage({
     wallMs: Date.now() - at.started,
     agentStdout: undefined,
-    usageFile: at.usageFile,
     warn: () => undefined,
   });
   return {

@@ -1,26 +1,21 @@
 /** Reading a graph file and the skills beside it from disk: the shell's side of the pure graph loader. */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GraphError } from '../graph/errors.js';
 import { parseGraph } from '../graph/load.js';
 import type { Graph } from '../graph/model.js';
 import type { SourceText } from '../graph/resolve.js';
 import type { GraphReader } from '../graph/subgraph-load.js';
+import { NodeFileError, readCheckoutFile } from '../os/node-files.js';
 
 /** Reads a graph file and the skills beside it. Throws GraphError on any problem. */
 export function loadGraphFile(path: string): Graph {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readCheckoutFile(path, path);
   } catch (e) {
-    throw new GraphError([
-      {
-        file: path,
-        line: 1,
-        col: 1,
-        message: `cannot read the graph file: ${(e as NodeJS.ErrnoException).code ?? e}`,
-      },
-    ]);
+    const why = e instanceof NodeFileError ? (e.code ?? e.why) : String(e);
+    throw new GraphError([{ file: path, line: 1, col: 1, message: `cannot read the graph file: ${why}` }]);
   }
   return parseGraph({ path, text }, (name) => readSkillFile(dirname(path), name), {
     readGraph: subgraphReader(dirname(path)),
@@ -41,8 +36,9 @@ function subgraphReader(root: string): GraphReader {
         return {
           problem: `${path} is a link to ${real}, outside ${folder}: a sub-graph is a file of the graph's own folder; copy it there`,
         };
-      text = readFileSync(real, 'utf8');
-    } catch {
+      text = readCheckoutFile(real, path);
+    } catch (e) {
+      if (e instanceof NodeFileError) return { problem: e.message };
       return undefined;
     }
     return { source: { path, text }, readSkill: (name) => readSkillFile(dirname(path), name) };
@@ -52,7 +48,7 @@ function subgraphReader(root: string): GraphReader {
 function readSkillFile(dir: string, name: string): SourceText | undefined {
   for (const ext of ['yml', 'yaml', 'json']) {
     const p = join(dir, 'skills', `${name}.${ext}`);
-    if (existsSync(p)) return { path: p, text: readFileSync(p, 'utf8') };
+    if (existsSync(p)) return { path: p, text: readCheckoutFile(p, p) };
   }
   return undefined;
 }

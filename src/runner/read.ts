@@ -26,6 +26,10 @@ export interface RunSetup {
   /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
   allowGraphChangeBy?: string;
   now?: () => string;
+  /** The step's secrets: never written to the journal (src/render/redact.ts; the Action: `stepSecrets`). */
+  secrets?: readonly string[];
+  /** Told where a secret was removed from what is recorded (the Action: a warning in the step log). */
+  redacted?: (message: string) => void;
 }
 
 /** The run as one read saw it: the journal, the version it was read at (null before the run is stored), its state. */

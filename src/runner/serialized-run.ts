@@ -5,14 +5,13 @@
  * each node after it carries the session and the time its own checks took. Never throws for a failing node.
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { type ExpressionContext, interpolate } from '../expressions/evaluate.js';
 import type { GraphNode } from '../graph/model.js';
 import { fileNameOf } from '../graph/subgraph-schema.js';
 import { splitOutputs } from '../journal/output-name.js';
 import { failpoint } from '../os/failpoint.js';
+import type { AttemptFiles } from '../os/node-files.js';
 import { expressionContext } from '../protocol/context.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
 import {
@@ -23,7 +22,8 @@ import {
 } from '../protocol/serialized.js';
 import { type ChainTask, chainPrompt } from '../protocol/serialized-prompt.js';
 import { type EngineEnd, engineEnd, engineRun, watchEngine } from './agent-run.js';
-import { type AttemptOptions, type AttemptSetup, readOutputs, runCommand } from './attempt.js';
+import { type AttemptOptions, type AttemptSetup, runCommand } from './attempt.js';
+import { CONTEXT, makeChainFiles, readOutputs, readUsageText, USAGE } from './attempt-files.js';
 import { attemptNetwork, refusedNetwork } from './attempt-network.js';
 import { readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs } from './check-output.js';
@@ -60,15 +60,18 @@ function chainInputs(
   }
 }
 
+/** A chain node's outputs file among the chain's files. */
+const outputName = (node: GraphNode) => `outputs/${fileNameOf(node.id)}`;
+
 /** The chain call's environment: the first node's, with each node's outputs file in `$INTERLOCK_OUTPUTS`. */
 function chainEnv(
   setup: AttemptSetup,
   opts: AttemptOptions,
   chain: readonly GraphNode[],
-  f: { env: Record<string, string>; outputsDir: string; contextFile: string; usageFile: string },
+  f: { env: Record<string, string>; files: AttemptFiles },
 ): NodeJS.ProcessEnv {
   const { cur, node: head, context } = opts;
-  const { outputsDir, contextFile, usageFile } = f;
+  const outputsDir = dirname(f.files.path(outputName(head)));
   return {
     ...setup.baseEnv,
     ...f.env,
@@ -76,11 +79,11 @@ function chainEnv(
     INTERLOCK_NODE: head.id,
     INTERLOCK_ATTEMPT: String(opts.attempt),
     INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-    INTERLOCK_OUTPUT: join(outputsDir, fileNameOf(head.id)),
+    INTERLOCK_OUTPUT: f.files.path(outputName(head)),
     INTERLOCK_OUTPUTS: outputsDir,
     INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
-    INTERLOCK_CONTEXT: contextFile,
-    INTERLOCK_USAGE: usageFile,
+    INTERLOCK_CONTEXT: f.files.path(CONTEXT),
+    INTERLOCK_USAGE: f.files.path(USAGE),
     INTERLOCK_EXEC_TAG: opts.execTag,
     INTERLOCK_SESSION: head.session!.name,
     INTERLOCK_ENGINE: opts.approach.engine!,
@@ -97,15 +100,11 @@ export async function executeChain(
   const parts = [{ node: head, attempt: opts.attempt, approach: opts.approach, context }, ...members];
   const chain = parts.map((p) => p.node);
   const started = Date.now();
-  const dir = mkdtempSync(join(tmpdir(), 'interlock-chain-'));
+  const files = makeChainFiles(
+    parts.map((p) => fileNameOf(p.node.id)),
+    { chain: parts.map((p) => p.context) },
+  );
   try {
-    const outputsDir = join(dir, 'outputs');
-    mkdirSync(outputsDir);
-    for (const p of parts) writeFileSync(join(outputsDir, fileNameOf(p.node.id)), '');
-    const contextFile = join(dir, 'context.json');
-    const usageFile = join(dir, 'usage.json');
-    writeFileSync(usageFile, '');
-    writeFileSync(contextFile, `${JSON.stringify({ chain: parts.map((p) => p.context) }, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, opts.attempt);
     const inputs = chainInputs(parts, exprCtx);
     if ('failure' in inputs)
@@ -116,7 +115,7 @@ export async function executeChain(
           outcome: { failures: [inputs.failure], evidence: [], outputs: {}, usage: { wall_ms: 0 } },
         },
       ];
-    const runEnv = chainEnv(setup, opts, chain, { env: inputs.env, outputsDir, contextFile, usageFile });
+    const runEnv = chainEnv(setup, opts, chain, { env: inputs.env, files });
     const tasks = inputs.tasks;
     const call = callNode(chain);
     const approach = { ...opts.approach, timeout_minutes: call.timeout };
@@ -143,16 +142,17 @@ export async function executeChain(
     failpoint('after-command', head.id);
     const agent = engineEnd(approach, engine, ran, watch);
     await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
+    const usageText = readUsageText(files, agent.failures);
     const callUsage = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       agent: agent.usage,
-      usageFile,
+      usageText,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     return await checkInOrder(setup, opts, {
       parts,
-      outputsDir,
+      files,
       runEnv,
       exprCtx,
       agent,
@@ -160,14 +160,14 @@ export async function executeChain(
       tail: ran.tail,
     });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    files.close();
   }
 }
 
 /** What checking the chain's nodes needs from its call. */
 interface Called {
   parts: readonly ChainPart[];
-  outputsDir: string;
+  files: AttemptFiles;
   runEnv: NodeJS.ProcessEnv;
   exprCtx: ExpressionContext;
   agent: EngineEnd;
@@ -177,15 +177,14 @@ interface Called {
 
 /** Each node's evidence checked in order, up to the first node that does not pass. */
 async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called): Promise<ChainOutcome[]> {
-  const { parts, outputsDir, runEnv, exprCtx, agent, callUsage } = c;
+  const { parts, files, runEnv, exprCtx, agent, callUsage } = c;
   const { final_message, ...report } = agent.report;
   const outcomes: ChainOutcome[] = [];
   const nodesCtx: NodesContext = { ...(exprCtx.nodes as NodesContext) };
   for (const [i, p] of parts.entries()) {
     const t0 = Date.now();
-    const { outputs, failures: badNames } = splitOutputs(
-      readOutputs(join(outputsDir, fileNameOf(p.node.id))),
-    );
+    const broken: AttemptOutcome['failures'] = [];
+    const { outputs, failures: badNames } = splitOutputs(readOutputs(files, outputName(p.node), broken));
     const checked =
       i === 0 && agent.skipChecks
         ? { evidence: [], failures: [] }
@@ -198,7 +197,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
               env: {
                 ...runEnv,
                 INTERLOCK_NODE: p.node.id,
-                INTERLOCK_OUTPUT: join(outputsDir, fileNameOf(p.node.id)),
+                INTERLOCK_OUTPUT: files.path(outputName(p.node)),
               },
               outputs,
               dispatchedAt: opts.dispatchedAt,
@@ -206,7 +205,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
               commandOutput: checkOutputs(setup, { ...opts, node: p.node, attempt: p.attempt }),
             },
           });
-    const failures = [...(i === 0 ? agent.failures : []), ...badNames, ...checked.failures];
+    const failures = [...(i === 0 ? agent.failures : []), ...broken, ...badNames, ...checked.failures];
     const last = failures.length > 0 || i === parts.length - 1;
     const outcome: AttemptOutcome = {
       failures,

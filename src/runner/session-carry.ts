@@ -10,7 +10,14 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GraphNode } from '../graph/model.js';
-import { holdsSession, stageTranscripts, transcriptsDir, unstageTranscripts } from '../os/session-files.js';
+import { privateFolder } from '../os/node-files.js';
+import {
+  holdsSession,
+  MAX_TRANSCRIPTS,
+  stageTranscripts,
+  transcriptsDir,
+  unstageTranscripts,
+} from '../os/session-files.js';
 import type { EngineRun } from '../protocol/engine.js';
 
 /** A cache that carries files between workflow runs (the Action: `@actions/cache`). */
@@ -51,7 +58,12 @@ const lineage = (scope: string, runId: string) =>
  * entry version hashes its paths), outside the workspace nodes share.
  */
 const staging = (cache: SessionCache, runId: string, session: string, engine: string) =>
-  join(tmpdir(), 'interlock-session-cache', lineage(cache.scope, runId), session, engine);
+  join(
+    privateFolder(join(tmpdir(), 'interlock-session-cache')),
+    lineage(cache.scope, runId),
+    session,
+    engine,
+  );
 
 /**
  * The engine run as it can be here: unchanged when it resumes nothing, runs without isolation, or finds the
@@ -69,12 +81,25 @@ export async function carrySession(
   if (!dir || holdsSession(dir, resume.id)) return { run };
   const session = node.session.name;
   const cache = setup.sessionCache;
-  const why = cache ? cache.unavailable() : 'the Actions cache is not available here (the CLI)';
-  if (!why && cache) {
-    const from = staging(cache, runId, session, resume.engine);
+  let why = cache ? cache.unavailable() : 'the Actions cache is not available here (the CLI)';
+  let from: string | undefined;
+  try {
+    if (!why && cache) from = staging(cache, runId, session, resume.engine);
+  } catch (e) {
+    why = `the staging folder cannot be used (${(e as Error).message})`;
+  }
+  if (!why && cache && from) {
     const key = sessionCacheKey({ scope: cache.scope, runId, session, engine: resume.engine, id: resume.id });
     const hit = await cache.restore(from, key);
-    if (hit) unstageTranscripts(from, dir);
+    if (hit) {
+      try {
+        unstageTranscripts(from, dir);
+      } catch (e) {
+        setup.say?.(
+          `session "${session}": the restored files could not be put in place (${(e as Error).message})`,
+        );
+      }
+    }
     if (hit && holdsSession(dir, resume.id)) {
       setup.say?.(`session "${session}": restored session ${resume.id} from the Actions cache`);
       return { run };
@@ -99,7 +124,18 @@ export async function keepSession(
   const dir = transcriptsDir(node.session.name, engine);
   if (!dir || !holdsSession(dir, id)) return;
   const session = node.session.name;
-  const to = staging(cache, runId, session, engine);
-  stageTranscripts(dir, to);
+  let to: string;
+  try {
+    to = staging(cache, runId, session, engine);
+  } catch (e) {
+    setup.say?.(`session "${session}": not saved to the Actions cache: ${(e as Error).message}`);
+    return;
+  }
+  if (!stageTranscripts(dir, to)) {
+    setup.say?.(
+      `session "${session}": not saved to the Actions cache: its transcripts could not be read or hold more than ${MAX_TRANSCRIPTS} bytes`,
+    );
+    return;
+  }
   await cache.save(to, sessionCacheKey({ scope: cache.scope, runId, session, engine, id }));
 }

@@ -1,7 +1,7 @@
 // prepareNodeUser as root (spawn mode): isolation never leaves nodes on a workspace they cannot reach. `user`
 // refuses with the directory that blocks; `auto` says so loudly and runs nodes as this process's user.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,17 @@ describe.skipIf(!root)('the node user and the workspace (as root)', () => {
     expect(user).toMatchObject({ uid: 47213, gid: 47213, via: 'spawn' });
     expect(nodeUser()).toBe(user);
     expect(warnings).toEqual([]);
+  });
+
+  it('shares the workspace with the node user without following a link a node left in it', () => {
+    const { parent, workspace } = workspaceUnder(0o755);
+    const target = join(parent, 'root-only');
+    writeFileSync(target, 'root\n', { mode: 0o600 });
+    symlinkSync(target, join(workspace, 'planted'));
+    prepareNodeUser({ isolation: 'user', user: USER, workspace, warn: () => {}, say: () => {} });
+    const st = statSync(target);
+    expect([st.uid, st.gid, st.mode & 0o777]).toEqual([0, 0, 0o600]);
+    expect(statSync(workspace).gid).toBe(47213);
   });
 
   it.skipIf(hasSetfacl)(
