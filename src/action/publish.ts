@@ -2,6 +2,7 @@ import { statusOf } from '../github/status.js';
 import { parseInstanceId } from '../graph/for-each-schema.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, overdueComment, progressComment, progressMarker } from '../render/markdown.js';
+import { timelineOf } from '../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { OverdueNotice } from '../runner/overdue.js';
 import type { RunSnapshot } from '../runner/read.js';
@@ -29,7 +30,8 @@ export async function publishResult(
   const { graph } = setup;
   const state = cur.state;
   const runUrl = `${ctx.env.GITHUB_SERVER_URL}/${ctx.repo.owner}/${ctx.repo.repo}/actions/runs/${ctx.me.workflow_run_id}`;
-  await ctx.io.summary(jobSummary(graph, state, what.headline));
+  const timeline = timelineOf(cur.journal);
+  await ctx.io.summary(jobSummary(graph, state, what.headline, timeline));
   if (!subject.number) return;
   const issue_number = subject.number;
   try {
@@ -38,7 +40,7 @@ export async function publishResult(
         ctx,
         setup.store,
         cur,
-        progressComment(graph, state, { workflowRun: runUrl }) +
+        progressComment(graph, state, { workflowRun: runUrl, timeline }) +
           checkRunPointer(setup.store, cur.journal.run_id),
         issue_number,
       );
@@ -124,7 +126,7 @@ export async function announceOverdue(
       ctx,
       setup.store,
       n.cur,
-      progressComment(setup.graph, n.cur.state, {}),
+      progressComment(setup.graph, n.cur.state, { timeline: timelineOf(n.cur.journal) }),
       issue_number,
     );
     const body = overdueComment(runId, n.node, n.attempt, n.message);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/events.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { timelineBlock } from '../../src/render/timeline/markdown.js';
 import { GANTT_MAX_TASKS, timelineGantt } from '../../src/render/timeline/mermaid.js';
 import { timelineSvg } from '../../src/render/timeline/svg.js';
 import { timelineText } from '../../src/render/timeline/text.js';
@@ -94,14 +95,18 @@ describe('the timeline model: a row per node, a bar per attempt, waits with who 
     ]);
     const t = timelineOf(j, { now: T0 + 60_000 });
     const [first, second] = t.rows[0]!.bars;
-    expect(first).toMatchObject({ outcome: 'failed', why: 'exit: exited 2\nnpm ERR! missing script: test\nmore' });
+    expect(first).toMatchObject({
+      outcome: 'failed',
+      why: 'exit: exited 2\nnpm ERR! missing script: test\nmore',
+    });
     expect(second).toMatchObject({ outcome: 'running', start: T0 + 4000, end: T0 + 60_000 });
     expect(timelineText(t, 80)).toContain('> running');
   });
 });
 
 describe('hostile text in a journal is inert on every face', () => {
-  const evil = 'mallory\n    section pwned\n    x :crit, 0, 1\n%%{init: {"theme":"dark"}}%% <script>alert(1)</script> @alice';
+  const evil =
+    'mallory\n    section pwned\n    x :crit, 0, 1\n%%{init: {"theme":"dark"}}%% <script>alert(1)</script> @alice';
   const j = journal([
     [1, dispatched('deploy', 1, 'never')],
     [2, failed('deploy', 1, '</title></rect><script>alert(1)</script>', '\u001b[2J</details> @everyone')],
@@ -129,6 +134,14 @@ describe('hostile text in a journal is inert on every face', () => {
     expect(svg).toContain('&lt;/title&gt;&lt;/rect&gt;&lt;script&gt;');
   });
 
+  it('the folded Markdown block: one details, the gantt, notes with no tag, mention or link of theirs', () => {
+    const md = timelineBlock(timelineOf(j), { folded: true }).join('\n');
+    expect(md.match(/<\/?details>/g)).toEqual(['<details>', '</details>']);
+    expect(md).toContain('```mermaid\ngantt\n');
+    expect(md).not.toMatch(/<script|@everyone|@alice/);
+    expect(md).toContain('&lt;/details&gt; @\u200beveryone');
+  });
+
   it('the terminal text carries no control characters', () => {
     const text = timelineText(timelineOf(j), 120);
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
@@ -149,7 +162,9 @@ describe('the gantt stays within its bound', () => {
     const tasks = await ganttTasks(gantt);
     expect(tasks.length).toBeLessThanOrEqual(GANTT_MAX_TASKS);
     expect(tasks[0]!.task).toBe('2 attempts, last failed');
-    expect(leftOut).toBe('160 bars are more than a diagram shows well: one bar per node, and 20 more nodes not drawn.');
+    expect(leftOut).toBe(
+      '160 bars are more than a diagram shows well: one bar per node, and 20 more nodes not drawn.',
+    );
     expect(gantt.length).toBeLessThan(20_000);
     expect(serializeJournal(journal(events)).length).toBeGreaterThan(gantt.length);
   });
