@@ -212,6 +212,10 @@ export const EscalationReportSchema = z
       .string()
       .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
     budget: BudgetReportSchema.optional(),
+    setup: z.string().optional().register(z.globalRegistry, {
+      description:
+        'Set when the agent command could not work as set up (not found, or its CLI refused its arguments): what it said and the fix. The node is escalated at once, before its retries: the same setup would fail them the same way.',
+    }),
     cycles: z.array(CycleOutcome).optional().register(z.globalRegistry, {
       description:
         "Set when a loop (`repeat:`) ran its last cycle and `until` was still false: each cycle's outcome, in order.",

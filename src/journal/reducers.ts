@@ -175,6 +175,11 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
     p.state = 'escalated';
     p.budget_escalated = true;
     p.approvals = [];
+  } else if (e.report.setup !== undefined && p.state === 'pending' && p.last_failures.length) {
+    // A setup error escalates its node at once, in the write of the failure (protocol/agent-setup.ts).
+    p.state = 'escalated';
+    p.approvals = [];
+    f.rolledBackTo = f.lastCompleted;
   } else if (p.state !== 'escalated') at.bad(`node "${e.node}" has not used its last allowed attempt`);
   p.report = e.report;
 };

@@ -16,6 +16,7 @@ import {
   type RunState,
   stateWords,
 } from '../journal/state.js';
+import { SETUP_CHECK } from './agent-setup.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
 import { envelopeOf } from './envelope.js';
@@ -274,9 +275,12 @@ export function decideResult(
       ...tail,
     },
   ];
-  const escalated = p.failures + 1 >= p.budget;
+  // A setup error (the agent command not found, its CLI refusing its arguments) fails every retry the same way.
+  const setup = failures.find((f) => f.check === SETUP_CHECK);
+  const escalated = p.failures + 1 >= p.budget || setup !== undefined;
   const approach = approachFor(node, p.failures);
-  if (escalated) events.push(escalationEvent({ node, attempt, approach, failures, journal }));
+  if (escalated)
+    events.push(escalationEvent({ node, attempt, approach, failures, journal, ...(setup ? { setup } : {}) }));
   return { kind: 'write', events, recorded: false, escalated };
 }
 

@@ -15,10 +15,12 @@ export interface Escalation {
   approach: Approach;
   failures: Failure[];
   journal: Journal;
+  /** A setup error escalates at once (`agent-setup.ts`): the report says so and the fix. */
+  setup?: Failure;
 }
 
 /** The escalation report: what was attempted, what failed and why, the approaches tried, what is needed. */
-export function escalationEvent({ node, attempt, approach, failures, journal }: Escalation): NewEvent {
+export function escalationEvent({ node, attempt, approach, failures, journal, setup }: Escalation): NewEvent {
   const attempted: EscalationReport['attempted'] = [];
   const failed: EscalationReport['failed'] = [];
   for (const e of journal.events) {
@@ -53,7 +55,10 @@ export function escalationEvent({ node, attempt, approach, failures, journal }: 
       attempted,
       failed,
       approaches_tried: [...new Set(attempted.map((a) => a.approach))],
-      needed: `A person decides: fix the cause and approve a rerun of "${node.id}", settle it as done if its work is already in place, or fail the run.`,
+      needed: setup
+        ? `The agent command could not work as set up, so its retries were not spent: fix the setup, then approve a rerun of "${node.id}" (or settle it, or fail the run).`
+        : `A person decides: fix the cause and approve a rerun of "${node.id}", settle it as done if its work is already in place, or fail the run.`,
+      ...(setup ? { setup: setup.message } : {}),
     },
   };
 }

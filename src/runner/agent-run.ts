@@ -9,12 +9,13 @@ import type { Journal } from '../journal/events.js';
 import { runSpent } from '../journal/run-usage.js';
 import type { RunState } from '../journal/state.js';
 import { agentCredentialsEnv } from '../os/node-credentials.js';
+import { agentExitFailure } from '../protocol/agent-setup.js';
 import type { AgentReport } from '../protocol/decide.js';
 import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
 import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
 import { sessionToResume } from '../protocol/sessions.js';
 import type { UsageReading } from '../protocol/usage.js';
-import type { Overdue } from './attempt.js';
+import type { Overdue } from './soft-timer.js';
 
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
 export const FINAL_MESSAGE_CHARS = 2000;
@@ -36,6 +37,24 @@ export function approachScript(approach: Approach, run: EngineRun): string {
   if (approach.engine && approach.prompt !== undefined)
     return engineCommand(approach.agent!, approach.engine, run);
   return approach.agent!;
+}
+
+/** The most stderr an agent's failure is read from (its first lines are what it quotes). */
+const STDERR_HEAD_CHARS = 8192;
+
+/** An agent command's stderr, kept from its start, and its exit failure put in words; undefined for `run:`. */
+export function agentStderr(approach: Approach) {
+  if (approach.prompt === undefined || approach.agent === undefined) return undefined;
+  const agent = approach.agent;
+  let text = '';
+  return {
+    push: (chunk: Buffer) => {
+      if (text.length < STDERR_HEAD_CHARS)
+        text += chunk.toString('utf8').slice(0, STDERR_HEAD_CHARS - text.length);
+    },
+    failure: (exit: Failure, exitCode: number | null): Failure =>
+      agentExitFailure(exit, { exitCode, stderr: text, agent, engine: approach.engine }),
+  };
 }
 
 /** An engine's output read as it comes, and the stop it may call. */

@@ -17,7 +17,14 @@ import type { AttemptOutcome } from '../protocol/decide.js';
 import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
-import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
+import {
+  agentStderr,
+  approachScript,
+  type EngineWatch,
+  engineEnd,
+  engineRun,
+  watchEngine,
+} from './agent-run.js';
 import { attemptEnv } from './attempt-env.js';
 import {
   type AttemptNetwork,
@@ -33,6 +40,7 @@ import { effectAttempt } from './effect-attempt.js';
 import { parseOutputFile } from './outputs.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
+import { type Overdue, softTimer } from './soft-timer.js';
 
 /** Which attempt a boundary hook is about. */
 export interface AttemptMark {
@@ -68,25 +76,6 @@ export interface AttemptSetup extends NetworkSetup {
   sessionCache?: SessionCache;
   /** Progress messages for people. */
   say?: (message: string) => void;
-}
-
-/** A soft bound an attempt passed: which, its value, and what the attempt had used (minutes, or turns). */
-export interface Overdue {
-  bound: 'soft_timeout_minutes' | 'soft_turns';
-  limit: number;
-  observed: number;
-}
-
-/** Calls `overdue` once the node's soft timeout passes; the returned function cancels it. */
-function softTimer(setup: AttemptSetup, node: GraphNode): () => void {
-  const limit = node.soft?.timeout_minutes;
-  if (limit === undefined || !setup.overdue) return () => {};
-  const started = Date.now();
-  const t = setTimeout(() => {
-    const observed = Math.round(((Date.now() - started) / 60_000) * 100) / 100;
-    setup.overdue?.({ bound: 'soft_timeout_minutes', limit, observed });
-  }, limit * 60_000);
-  return () => clearTimeout(t);
 }
 
 /** Where one evidence command's output goes live, and where a person finds it afterwards. */
@@ -169,6 +158,8 @@ export async function runCommand(
     setup.echo?.(chunk);
   };
   const cancelSoft = softTimer(setup, node);
+  // What an agent's CLI says on stderr when it cannot work (not found, a usage error) goes into its failure.
+  const stderr = agentStderr(approach);
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
@@ -182,6 +173,7 @@ export async function runCommand(
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
     ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
+    ...(stderr ? { onStderr: stderr.push } : {}),
     ...(run.network.kind === 'namespaced' ? { network: run.network.scope } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
@@ -192,12 +184,13 @@ export async function runCommand(
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
   else if (res && res.exitCode !== 0) {
     const e = excerpt.finish();
-    failures.push({
+    const exit = {
       check: 'exit',
       message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
       ...(e ? { excerpt: e.text } : {}),
       ...(e && logFile ? { log: shownPath(setup.cwd, logFile) } : {}),
-    });
+    };
+    failures.push(stderr ? stderr.failure(exit, res.exitCode) : exit);
   }
   return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
