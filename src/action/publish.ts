@@ -151,13 +151,13 @@ export async function announceOverdue(
  * it (a plan job, or jobs that raced), the comment is found by its hidden marker, among comments by bots (the
  * marker is plain text anyone could paste), so no step leaves a second one behind.
  */
-async function upsertProgress(
+export async function upsertProgress(
   ctx: ActionContext,
   store: JournalStore,
   cur: RunSnapshot,
   body: string,
   issue_number: number,
-): Promise<void> {
+): Promise<number> {
   const stored = cur.journal.progress_comment_id;
   let id = stored ?? (await findProgressComment(ctx, issue_number, cur.journal.run_id));
   if (id) {
@@ -173,7 +173,7 @@ async function upsertProgress(
     id = (await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body })).data.id;
     created = true;
   }
-  if (id === stored) return;
+  if (id === stored) return id;
   const final = await updateHeader(store, {
     first: cur,
     // Another job stored one first: keep theirs.
@@ -185,6 +185,7 @@ async function upsertProgress(
   });
   if (created && final?.progress_comment_id && final.progress_comment_id !== id)
     await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
+  return final?.progress_comment_id ?? id;
 }
 
 async function findProgressComment(

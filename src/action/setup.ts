@@ -12,6 +12,7 @@ import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
+import { liveComment } from './live-comment.js';
 import type { ResolvedRun } from './resolve-run.js';
 import { actionsSessionCache } from './session-cache.js';
 
@@ -76,6 +77,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
     say: (m) => ctx.io.info(`interlock: ${m}`),
+    live: (cur) => liveComment(ctx, { graph: run.graph, store: run.store, issue: run.subject.number }, cur),
     ...logGroups(ctx),
     github: {
       octokit: ctx.octokit,

@@ -3,7 +3,7 @@
  * attempt boundary the faces may mark (`attemptStarted` / `attemptEnded`, always called as a pair).
  * Never throws for a failing node: every failure is in the outcome.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GitHubEvidence } from '../evidence/github.js';
@@ -21,8 +21,11 @@ import {
   agentStderr,
   approachScript,
   type EngineWatch,
+  endLive,
   engineEnd,
   engineRun,
+  type LiveSink,
+  liveFor,
   watchEngine,
 } from './agent-run.js';
 import { attemptEnv } from './attempt-env.js';
@@ -37,7 +40,7 @@ import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
 import { effectAttempt } from './effect-attempt.js';
-import { parseOutputFile } from './outputs.js';
+import { readOutputs } from './outputs.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
 import { type Overdue, softTimer } from './soft-timer.js';
@@ -76,6 +79,8 @@ export interface AttemptSetup extends NetworkSetup {
   sessionCache?: SessionCache;
   /** Progress messages for people. */
   say?: (message: string) => void;
+  /** Where an engine attempt's live view goes (issue 38), for the snapshot its dispatch wrote. */
+  live?: (cur: RunSnapshot, mark: AttemptMark) => LiveSink | undefined;
 }
 
 /** Where one evidence command's output goes live, and where a person finds it afterwards. */
@@ -225,7 +230,13 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const { engine, told } = await resumable(setup, opts, contextFile);
     const inputs = expandInputs(opts.approach, exprCtx, told);
     const env = attemptEnv(setup, opts, inputs.env, { outputFile, contextFile, usageFile });
-    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
+    const live = liveFor(
+      setup.live,
+      cur,
+      { node: node.id, attempt, approach: opts.approach.label },
+      opts.approach,
+    );
+    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
@@ -234,6 +245,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
+    await endLive(watch, live, node, agent?.usage.usage.cost_usd);
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(outputFile));
     // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
     const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
@@ -278,13 +290,5 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-export function readOutputs(path: string): Record<string, string> {
-  try {
-    return parseOutputFile(readFileSync(path, 'utf8'));
-  } catch {
-    return {};
   }
 }

@@ -1,4 +1,5 @@
-/** A step's output file (`name=value` lines and `name<<DELIM` blocks), read as GITHUB_OUTPUT is read. Pure. */
+/** A step's output file (`name=value` lines and `name<<DELIM` blocks), read as GITHUB_OUTPUT is read. */
+import { readFileSync } from 'node:fs';
 
 /** Parses a `name=value` / `name<<DELIM` output file, as GITHUB_OUTPUT works. */
 export function parseOutputFile(text: string): Record<string, string> {
@@ -21,4 +22,13 @@ export function parseOutputFile(text: string): Record<string, string> {
     if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1);
   }
   return out;
+}
+
+/** The outputs a command set in its `$INTERLOCK_OUTPUT` file; none when it cannot be read. */
+export function readOutputs(path: string): Record<string, string> {
+  try {
+    return parseOutputFile(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
 }

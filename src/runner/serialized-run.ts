@@ -23,11 +23,12 @@ import {
 } from '../protocol/serialized.js';
 import { type ChainTask, chainPrompt } from '../protocol/serialized-prompt.js';
 import { type EngineEnd, engineEnd, engineRun, watchEngine } from './agent-run.js';
-import { type AttemptOptions, type AttemptSetup, readOutputs, runCommand } from './attempt.js';
+import { type AttemptOptions, type AttemptSetup, runCommand } from './attempt.js';
 import { attemptNetwork, refusedNetwork } from './attempt-network.js';
 import { readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs } from './check-output.js';
 import { runChecks } from './checks.js';
+import { readOutputs } from './outputs.js';
 import { carrySession, keepSession } from './session-carry.js';
 
 type ChainPart = Pick<ChainMember, 'node' | 'attempt' | 'approach' | 'context'>;
