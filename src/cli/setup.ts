@@ -11,6 +11,7 @@ import { localRunner, probeLocal } from '../runner/liveness.js';
 import type { RunSetup } from '../runner/read.js';
 import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
+import { cliLive } from './live-file.js';
 
 export interface CliStepOptions {
   journalFile: string;
@@ -46,6 +47,7 @@ export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSet
       return logFile(node, attempt);
     },
     say: (m) => io.err(`interlock: ${m}\n`),
+    live: () => cliLive(io, opts.journalFile),
     ...(opts.live ? { echo: lineEcho(io) } : {}),
   };
 }

@@ -11,6 +11,7 @@ import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { type RunSnapshot, readRun } from '../../runner/read.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { liveStatus } from '../live-file.js';
 
 export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -38,7 +39,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur)}`,
+      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur)}`,
     );
   }
   return EXIT.ok;
