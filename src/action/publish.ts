@@ -2,6 +2,7 @@ import { statusOf } from '../github/status.js';
 import { parseInstanceId } from '../graph/for-each-schema.js';
 import { attentionFor } from '../render/gate-attention.js';
 import { jobSummary, overdueComment, progressComment, progressMarker } from '../render/markdown.js';
+import { timelineOf } from '../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import type { OverdueNotice } from '../runner/overdue.js';
 import type { RunSnapshot } from '../runner/read.js';
@@ -36,7 +37,8 @@ export async function publishResult(
   const { graph } = setup;
   const state = cur.state;
   const runUrl = `${ctx.env.GITHUB_SERVER_URL}/${ctx.repo.owner}/${ctx.repo.repo}/actions/runs/${ctx.me.workflow_run_id}`;
-  await ctx.io.summary(jobSummary(graph, state, what.headline));
+  const timeline = timelineOf(cur.journal);
+  await ctx.io.summary(jobSummary(graph, state, what.headline, timeline));
   if (!subject.number) return;
   const issue_number = subject.number;
   try {
@@ -45,7 +47,7 @@ export async function publishResult(
         ctx,
         setup.store,
         cur,
-        progressComment(graph, state, { workflowRun: runUrl }) +
+        progressComment(graph, state, { workflowRun: runUrl, timeline }) +
           checkRunPointer(setup.store, cur.journal.run_id),
         issue_number,
       );
@@ -136,7 +138,7 @@ export async function announceOverdue(
       ctx,
       setup.store,
       n.cur,
-      progressComment(setup.graph, n.cur.state, {}),
+      progressComment(setup.graph, n.cur.state, { timeline: timelineOf(n.cur.journal) }),
       issue_number,
     );
     const body = overdueComment(runId, n.node, n.attempt, n.message);
@@ -161,13 +163,13 @@ export async function announceOverdue(
  * it (a plan job, or jobs that raced), the comment is found by its hidden marker, among comments by bots (the
  * marker is plain text anyone could paste), so no step leaves a second one behind.
  */
-async function upsertProgress(
+export async function upsertProgress(
   ctx: ActionContext,
   store: JournalStore,
   cur: RunSnapshot,
   body: string,
   issue_number: number,
-): Promise<void> {
+): Promise<number> {
   const stored = cur.journal.progress_comment_id;
   let id = stored ?? (await findProgressComment(ctx, issue_number, cur.journal.run_id));
   if (id) {
@@ -183,7 +185,7 @@ async function upsertProgress(
     id = (await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body })).data.id;
     created = true;
   }
-  if (id === stored) return;
+  if (id === stored) return id;
   const final = await updateHeader(store, {
     first: cur,
     // Another job stored one first: keep theirs.
@@ -195,6 +197,7 @@ async function upsertProgress(
   });
   if (created && final?.progress_comment_id && final.progress_comment_id !== id)
     await ctx.octokit.rest.issues.deleteComment({ ...ctx.repo, comment_id: id });
+  return final?.progress_comment_id ?? id;
 }
 
 async function findProgressComment(

@@ -12,6 +12,7 @@ import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
 import { type ActionContext, actionsRunner, githubContext } from './context.js';
 import { nodeEnvironment } from './inputs.js';
+import { liveComment } from './live-comment.js';
 import type { ResolvedRun } from './resolve-run.js';
 import { actionsSessionCache } from './session-cache.js';
 import { stepSecrets } from './step-secrets.js';
@@ -79,6 +80,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     say: (m) => ctx.io.info(`interlock: ${m}`),
     secrets: stepSecrets(ctx.inputs, ctx.rawEnv),
     redacted: (m) => ctx.io.warning(`interlock: ${m}`),
+    live: (cur) => liveComment(ctx, { graph: run.graph, store: run.store, issue: run.subject.number }, cur),
     ...logGroups(ctx),
     github: {
       octokit: ctx.octokit,

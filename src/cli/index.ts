@@ -7,6 +7,7 @@ main(process.argv.slice(2), {
   err: (t) => process.stderr.write(t),
   cwd: process.cwd(),
   env: process.env,
+  ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
 }).then(
   (code) => {
     process.exitCode = code;

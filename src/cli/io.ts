@@ -8,6 +8,8 @@ export interface Io {
   err: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The terminal's width when stdout is one (`status --timeline` fits it). */
+  columns?: number;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, blocked: 3 } as const;

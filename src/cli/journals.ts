@@ -65,7 +65,7 @@ export function listJson(dir: string): string[] {
     const p = join(dir, e);
     const s = statSync(p);
     if (s.isDirectory()) out.push(...listJson(p));
-    else if (e.endsWith('.json')) out.push(p);
+    else if (e.endsWith('.json') && !e.endsWith('.live.json')) out.push(p);
   }
   return out.sort();
 }

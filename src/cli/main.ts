@@ -12,6 +12,7 @@ import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';
 import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
+import { cmdUsage } from './commands/usage.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
 import { VERSION } from './version.js';
@@ -22,7 +23,7 @@ usage:
   interlock validate <graph>
   interlock run <graph> [--journal F] [--run-id ID] [--node ID | --all] [--event F] [--input k=v]...
                         [--allow-graph-change] [--assume-dead] [--agent-credentials 'ANTHROPIC_API_KEY OPENAI_API_KEY']
-  interlock status [--journal F | --run-id ID] [--json | --mermaid]
+  interlock status [--journal F | --run-id ID] [--json | --mermaid | --timeline [--width N] | --svg FILE]
   interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]
   interlock approve <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
   interlock approve-rerun <node> [--by NAME] [--reason T] [--guidance T] [--attempt N] [--journal F | --run-id ID]
@@ -31,6 +32,7 @@ usage:
   interlock rerun-from <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
   interlock stuck [--dir D] [--older-than 24h] [--json]
   interlock --version | <command> -h
+  interlock usage [--dir D] [--days 14] [--json]
 
 --by: who decides, recorded in the journal; without it, git's user.name, then the login name (said on stderr)
 exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
@@ -75,6 +77,8 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
     case '-v':
       io.out(`interlock ${VERSION}\n`);
       return EXIT.ok;
+    case 'usage':
+      return await cmdUsage(io, rest);
     case undefined:
     case 'help':
     case '--help':

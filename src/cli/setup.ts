@@ -12,6 +12,7 @@ import { localRunner, probeLocal } from '../runner/liveness.js';
 import type { RunSetup } from '../runner/read.js';
 import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
+import { cliLive } from './live-file.js';
 
 export interface CliStepOptions {
   journalFile: string;
@@ -49,6 +50,7 @@ export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSet
     say: (m) => io.err(`interlock: ${m}\n`),
     secrets: secretValues(io.env),
     redacted: (m) => io.err(`interlock: warning: ${m}\n`),
+    live: () => cliLive(io, opts.journalFile),
     ...(opts.live ? { echo: lineEcho(io) } : {}),
   };
 }

@@ -212,9 +212,9 @@ export const EscalationReportSchema = z
       .string()
       .register(z.globalRegistry, { description: 'What a person must do for the run to go on.' }),
     budget: BudgetReportSchema.optional(),
-    setting: z.string().optional().register(z.globalRegistry, {
+    setup: z.string().optional().register(z.globalRegistry, {
       description:
-        'Set when the last attempt failed for a repository setting a retry cannot change (GitHub refusing the workflow token a pull request): the setting, by the name GitHub shows. The node escalated after that attempt, with attempts left.',
+        'Set when the last attempt failed in a way no retry can change: the agent command could not work as set up (not found, or its CLI refused its arguments), or a repository setting refused an effect (GitHub refusing the workflow token a pull request). What it said, or the setting. The node is escalated at once, with attempts left: the same setup would fail them the same way.',
     }),
     cycles: z.array(CycleOutcome).optional().register(z.globalRegistry, {
       description:

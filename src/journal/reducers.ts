@@ -175,8 +175,9 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
     p.state = 'escalated';
     p.budget_escalated = true;
     p.approvals = [];
-  } else if (e.report.setting && p.state === 'pending' && p.failures > 0) {
-    // Its last attempt failed for a repository setting (src/protocol/repository-settings.ts): a retry cannot help.
+  } else if (e.report.setup !== undefined && p.state === 'pending' && p.failures > 0) {
+    // A failure no retry can fix escalates its node at once, in the write of the failure (escalationAfter,
+    // src/protocol/escalation.ts).
     p.state = 'escalated';
     p.approvals = [];
     f.rolledBackTo = f.lastCompleted;

@@ -26,6 +26,8 @@ export interface ExecRequest {
   keepStdout?: number;
   /** Stdout alone, as it comes (an engine's JSON events, read while the agent runs). */
   onStdout?: (chunk: Buffer) => void;
+  /** Stderr alone, as it comes (what an agent's CLI says when it cannot work). */
+  onStderr?: (chunk: Buffer) => void;
   /** Stops the command as a timeout does (TERM, then KILL of its process group); the result says `stopped`. */
   signal?: AbortSignal;
   /** Runs it in a network namespace of its own whose only way out is the egress proxy under these rules. */
@@ -153,6 +155,32 @@ export async function runScript(req: ExecRequest): Promise<ExecResult> {
   }
 }
 
+/** Wires a child's stdout and stderr to the echo, the log and the request's readers; keeps the tail and stdout. */
+function readOutput(
+  child: { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream },
+  req: ExecRequest,
+  log: WriteStream | undefined,
+) {
+  let tail = '';
+  const onData = (chunk: Buffer) => {
+    req.echo?.(chunk);
+    log?.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
+  };
+  let stdout = Buffer.alloc(0);
+  const max = req.keepStdout ?? 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    onData(chunk);
+    if (max > 0) stdout = Buffer.concat([stdout, chunk]).subarray(-max);
+    req.onStdout?.(chunk);
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    onData(chunk);
+    req.onStderr?.(chunk);
+  });
+  return { tail: () => tail, stdout: () => stdout.toString('utf8') };
+}
+
 function runIn(
   req: ExecRequest,
   ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined,
@@ -178,22 +206,10 @@ function runIn(
       stdio: ['pipe', 'pipe', 'pipe'],
       ...how.ids,
     });
-    let log: WriteStream | undefined;
-    if (req.logFile) log = createWriteStream(req.logFile, { flags: 'a' });
-    let tail = '';
-    const onData = (chunk: Buffer) => {
-      req.echo?.(chunk);
-      log?.write(chunk);
-      tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
-    };
-    let stdout = Buffer.alloc(0);
-    const max = req.keepStdout ?? 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      onData(chunk);
-      if (max > 0) stdout = Buffer.concat([stdout, chunk]).subarray(-max);
-      req.onStdout?.(chunk);
-    });
-    child.stderr.on('data', onData);
+    const log: WriteStream | undefined = req.logFile
+      ? createWriteStream(req.logFile, { flags: 'a' })
+      : undefined;
+    const out = readOutput(child, req, log);
     child.stdin.on('error', () => {
       // the command may exit without reading its stdin
     });
@@ -217,14 +233,14 @@ function runIn(
       }
       sweepNodeUser();
       how.done();
-      const kept = max > 0 ? { stdout: stdout.toString('utf8') } : {};
+      const kept = (req.keepStdout ?? 0) > 0 ? { stdout: out.stdout() } : {};
       const done = () =>
         resolve({
           exitCode: code,
           signal,
           timedOut,
           ...(stopped && !timedOut ? { stopped: true } : {}),
-          tail,
+          tail: out.tail(),
           wallMs: Date.now() - started,
           ...kept,
         });

@@ -11,6 +11,7 @@ import type { Budget } from '../graph/budget-schema.js';
 import type { Engine } from '../graph/model.js';
 import type { Spent } from '../journal/state.js';
 import { amount } from './budget.js';
+import { type AgentStep, stepsOf } from './engine-steps.js';
 
 /** Usage seen so far. */
 export interface LiveUsage {
@@ -23,6 +24,9 @@ const CODEX_TOOLS = new Set(['command_execution', 'file_change', 'mcp_tool_call'
 
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : 0);
 
+/** How many of the agent's last steps a meter keeps (the live view shows a few of them). */
+export const STEPS_KEPT = 8;
+
 /** Reads an engine's stdout as it comes. */
 export class EngineMeter {
   private pending = '';
@@ -30,6 +34,9 @@ export class EngineMeter {
   private readonly tools = new Set<string>();
   private turnsDone = 0;
   private codexUsage = { input: 0, output: 0 };
+  /** The last steps the agent took (`STEPS_KEPT`), and how many it took in all. */
+  readonly steps: AgentStep[] = [];
+  stepCount = 0;
 
   constructor(private readonly engine: Engine) {}
 
@@ -49,6 +56,11 @@ export class EngineMeter {
       e = JSON.parse(line) as Record<string, unknown>;
     } catch {
       return;
+    }
+    for (const step of stepsOf(this.engine, e)) {
+      this.stepCount += 1;
+      this.steps.push(step);
+      if (this.steps.length > STEPS_KEPT) this.steps.shift();
     }
     if (this.engine === 'claude-code') {
       const m = e.message as { id?: unknown; model?: unknown; usage?: Record<string, unknown> } | undefined;

@@ -2,6 +2,7 @@
 import { type Approach, approachFor, type GraphNode } from '../graph/model.js';
 import type { EscalationReport, Failure } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
+import { SETUP_CHECK } from './agent-setup.js';
 import { settingEscalation } from './repository-settings.js';
 
 function describeWork(a: Approach): string {
@@ -16,8 +17,8 @@ export interface Escalation {
   approach: Approach;
   failures: Failure[];
   journal: Journal;
-  /** A repository setting the failure needs changed, and what a person must do; else the usual choice. */
-  setting?: { setting: string; needed: string };
+  /** A failure no retry can fix (an agent's setup, a repository setting): what it was, and what a person does. */
+  atOnce?: { setup: string; needed: string };
 }
 
 /** The escalation report: what was attempted, what failed and why, the approaches tried, what is needed. */
@@ -27,7 +28,7 @@ export function escalationEvent({
   approach,
   failures,
   journal,
-  setting,
+  atOnce,
 }: Escalation): NewEvent {
   const attempted: EscalationReport['attempted'] = [];
   const failed: EscalationReport['failed'] = [];
@@ -64,16 +65,33 @@ export function escalationEvent({
       failed,
       approaches_tried: [...new Set(attempted.map((a) => a.approach))],
       needed:
-        setting?.needed ??
+        atOnce?.needed ??
         `A person decides: fix the cause and approve a rerun of "${node.id}", settle it as done if its work is already in place, or fail the run.`,
-      ...(setting ? { setting: setting.setting } : {}),
+      ...(atOnce ? { setup: atOnce.setup } : {}),
     },
   };
 }
 
 /**
+ * Rule: a failure no retry can fix escalates its node at once, since the next attempt would meet it the same way:
+ * an agent command that cannot work as set up (`SETUP_CHECK`, src/protocol/agent-setup.ts), or a repository
+ * setting that refuses an effect (src/protocol/repository-settings.ts). The one place that decides it.
+ */
+function escalatesAtOnce(node: string, failures: Failure[]): Escalation['atOnce'] {
+  const setting = settingEscalation(node, failures);
+  if (setting) return { setup: `the repository setting "${setting.setting}" is off`, needed: setting.needed };
+  const setup = failures.find((f) => f.check === SETUP_CHECK);
+  if (setup)
+    return {
+      setup: setup.message,
+      needed: `The agent command could not work as set up, so its retries were not spent: fix the setup, then approve a rerun of "${node}" (or settle it, or fail the run).`,
+    };
+  return undefined;
+}
+
+/**
  * The escalation that follows a failed attempt, or undefined while attempts are left: after the last allowed
- * attempt, or at once for a failure only a repository setting fixes (the next attempt would meet the same refusal).
+ * attempt, or at once for a failure no retry can fix (`escalatesAtOnce`).
  */
 export function escalationAfter(
   node: GraphNode,
@@ -82,8 +100,8 @@ export function escalationAfter(
   failures: Failure[],
   journal: Journal,
 ): NewEvent | undefined {
-  const setting = settingEscalation(node.id, failures);
-  if (p.failures + 1 < p.budget && !setting) return undefined;
+  const atOnce = escalatesAtOnce(node.id, failures);
+  if (p.failures + 1 < p.budget && !atOnce) return undefined;
   const approach = approachFor(node, p.failures);
-  return escalationEvent({ node, attempt, approach, failures, journal, ...(setting ? { setting } : {}) });
+  return escalationEvent({ node, attempt, approach, failures, journal, ...(atOnce ? { atOnce } : {}) });
 }

@@ -5,6 +5,8 @@ import type { RunState } from '../journal/state.js';
 import { failureOutputMarkdown } from './failure-output.js';
 import { approveRerunCommand, failRunCommand, settleCommand } from './next-commands.js';
 import { statusMarkdown, statusMermaid } from './status.js';
+import { timelineBlock } from './timeline/markdown.js';
+import type { Timeline } from './timeline/model.js';
 import { budgetReportMarkdown, usageLine } from './usage.js';
 import { statusWord } from './words.js';
 
@@ -94,7 +96,11 @@ function cyclesMarkdown(cycles: NonNullable<EscalationReport['cycles']>, needed:
 }
 
 /** The single progress comment on the subject, updated in place. */
-export function progressComment(graph: Graph, state: RunState, links: { workflowRun?: string }): string {
+export function progressComment(
+  graph: Graph,
+  state: RunState,
+  links: { workflowRun?: string; timeline?: Timeline },
+): string {
   const cp = state.checkpoint;
   const lines = [
     progressMarker(cp.run_id),
@@ -102,6 +108,7 @@ export function progressComment(graph: Graph, state: RunState, links: { workflow
     '',
     ...withBlank(usageLine(graph, state)),
     ...statusBlock(graph, state, { diagram: 'folded' }),
+    ...(links.timeline ? ['', ...timelineBlock(links.timeline, { folded: true })] : []),
   ];
   for (const n of cp.held_nodes) {
     lines.push(
@@ -178,7 +185,7 @@ export function overdueComment(runId: string, node: string, attempt: number, mes
 }
 
 /** The job summary: table, diagram, output of the failed attempts, and what to do next. */
-export function jobSummary(graph: Graph, state: RunState, headline: string): string {
+export function jobSummary(graph: Graph, state: RunState, headline: string, timeline?: Timeline): string {
   const cp = state.checkpoint;
   return [
     `## interlock · ${cp.run_id}`,
@@ -195,5 +202,6 @@ export function jobSummary(graph: Graph, state: RunState, headline: string): str
     statusMermaid(graph, state),
     '```',
     '',
+    ...(timeline ? ['### Timeline', '', ...timelineBlock(timeline, { folded: false }), ''] : []),
   ].join('\n');
 }

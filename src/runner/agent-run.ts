@@ -9,12 +9,17 @@ import type { Journal } from '../journal/events.js';
 import { runSpent } from '../journal/run-usage.js';
 import type { RunState } from '../journal/state.js';
 import { agentCredentialsEnv } from '../os/node-credentials.js';
+import { agentExitFailure } from '../protocol/agent-setup.js';
 import type { AgentReport } from '../protocol/decide.js';
 import { type EngineRun, engineCommand, readEngine } from '../protocol/engine.js';
 import { EngineMeter, type LiveLimits, overLiveLimit } from '../protocol/engine-meter.js';
+import type { AgentStep } from '../protocol/engine-steps.js';
 import { sessionToResume } from '../protocol/sessions.js';
 import type { UsageReading } from '../protocol/usage.js';
-import type { Overdue } from './attempt.js';
+import type { LiveView } from '../render/live.js';
+import type { AttemptMark } from './attempt.js';
+import type { RunSnapshot } from './read.js';
+import type { Overdue } from './soft-timer.js';
 
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
 export const FINAL_MESSAGE_CHARS = 2000;
@@ -38,6 +43,76 @@ export function approachScript(approach: Approach, run: EngineRun): string {
   return approach.agent!;
 }
 
+/** The most stderr an agent's failure is read from (its first lines are what it quotes). */
+const STDERR_HEAD_CHARS = 8192;
+
+/** An agent command's stderr, kept from its start, and its exit failure put in words; undefined for `run:`. */
+export function agentStderr(approach: Approach) {
+  if (approach.prompt === undefined || approach.agent === undefined) return undefined;
+  const agent = approach.agent;
+  let text = '';
+  return {
+    push: (chunk: Buffer) => {
+      if (text.length < STDERR_HEAD_CHARS)
+        text += chunk.toString('utf8').slice(0, STDERR_HEAD_CHARS - text.length);
+    },
+    failure: (exit: Failure, exitCode: number | null): Failure =>
+      agentExitFailure(exit, { exitCode, stderr: text, agent, engine: approach.engine }),
+  };
+}
+
+/** Where an engine attempt's live view goes (the Action: the progress comment and the step log). */
+export interface LiveSink {
+  /** A new step (or several): the view as it stands, and the steps just taken. */
+  step: (view: LiveView, steps: AgentStep[]) => void;
+  /** The agent's command ended: the final view, awaited before the attempt's record. */
+  end: (view: LiveView) => Promise<void>;
+}
+
+/** The live view of an attempt from its meter. */
+export function liveView(
+  meter: EngineMeter,
+  node: GraphNode,
+  attempt: number,
+  started: number,
+  end?: { cost_usd?: number | undefined },
+): LiveView {
+  return {
+    node: node.id,
+    attempt,
+    elapsedMs: Date.now() - started,
+    usage: meter.usage(),
+    ...(end?.cost_usd !== undefined ? { cost_usd: end.cost_usd } : {}),
+    ...(node.budget ? { budget: node.budget } : {}),
+    steps: [...meter.steps],
+    stepCount: meter.stepCount,
+    state: end ? 'ended' : 'running',
+  };
+}
+
+/** The live sink of an engine attempt, when the face keeps a live view; undefined for other attempts. */
+export function liveFor(
+  make: ((cur: RunSnapshot, mark: AttemptMark) => LiveSink | undefined) | undefined,
+  cur: RunSnapshot,
+  mark: AttemptMark,
+  approach: Approach,
+): { sink: LiveSink; attempt: number } | undefined {
+  const sink = approach.engine && approach.prompt !== undefined ? make?.(cur, mark) : undefined;
+  return sink ? { sink, attempt: mark.attempt } : undefined;
+}
+
+/** The final live view once the agent's command ended (its cost, when the engine reported one). */
+export async function endLive(
+  watch: EngineWatch | undefined,
+  live: { sink: LiveSink; attempt: number } | undefined,
+  node: GraphNode,
+  cost: unknown,
+): Promise<void> {
+  if (!watch || !live) return;
+  const end = typeof cost === 'number' ? { cost_usd: cost } : {};
+  await live.sink.end(liveView(watch.meter, node, live.attempt, watch.started, end));
+}
+
 /** An engine's output read as it comes, and the stop it may call. */
 export interface EngineWatch {
   onStdout: (chunk: Buffer) => void;
@@ -45,6 +120,8 @@ export interface EngineWatch {
   /** Why the agent was stopped, once it was. */
   stopped: () => string | undefined;
   meter: EngineMeter;
+  /** When the watch began (the live view's elapsed time). */
+  started: number;
 }
 
 /** Watches an engine's agent against the node's budget and what is left of the run's; undefined for others. */
@@ -54,6 +131,7 @@ export function watchEngine(
   graph: Graph,
   state: RunState,
   overdue?: (o: Overdue) => void,
+  live?: { sink: LiveSink; attempt: number },
 ): EngineWatch | undefined {
   if (!approach.engine || approach.prompt === undefined) return undefined;
   const meter = new EngineMeter(approach.engine);
@@ -65,12 +143,20 @@ export function watchEngine(
   let why: string | undefined;
   const softTurns = node.soft?.turns;
   let overdueSaid = false;
+  const started = Date.now();
+  let seen = 0;
   return {
     meter,
+    started,
     signal: abort.signal,
     stopped: () => why,
     onStdout: (chunk) => {
       meter.push(chunk);
+      if (live && meter.stepCount > seen) {
+        const fresh = meter.steps.slice(-Math.min(meter.stepCount - seen, meter.steps.length));
+        seen = meter.stepCount;
+        live.sink.step(liveView(meter, node, live.attempt, started), fresh);
+      }
       const turns = meter.usage().turns;
       if (softTurns !== undefined && !overdueSaid && turns > softTurns) {
         overdueSaid = true;

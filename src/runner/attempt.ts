@@ -15,7 +15,18 @@ import type { AttemptOutcome } from '../protocol/decide.js';
 import type { EngineRun } from '../protocol/engine.js';
 import { envelopeText } from '../protocol/envelope.js';
 import { OutputExcerpt } from '../render/excerpt.js';
-import { approachScript, type EngineWatch, engineEnd, engineRun, watchEngine } from './agent-run.js';
+import {
+  agentStderr,
+  approachScript,
+  type EngineWatch,
+  endLive,
+  engineEnd,
+  engineRun,
+  type LiveSink,
+  liveFor,
+  watchEngine,
+} from './agent-run.js';
+import { attemptChecks } from './attempt-checks.js';
 import { attemptEnv } from './attempt-env.js';
 import {
   CONTEXT,
@@ -34,11 +45,11 @@ import {
   refusedNetwork,
 } from './attempt-network.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
-import { checkOutputs, shownPath } from './check-output.js';
-import { runChecks } from './checks.js';
+import { shownPath } from './check-output.js';
 import { effectAttempt } from './effect-attempt.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
+import { type Overdue, softTimer } from './soft-timer.js';
 
 /** Which attempt a boundary hook is about. */
 export interface AttemptMark {
@@ -74,25 +85,8 @@ export interface AttemptSetup extends NetworkSetup {
   sessionCache?: SessionCache;
   /** Progress messages for people. */
   say?: (message: string) => void;
-}
-
-/** A soft bound an attempt passed: which, its value, and what the attempt had used (minutes, or turns). */
-export interface Overdue {
-  bound: 'soft_timeout_minutes' | 'soft_turns';
-  limit: number;
-  observed: number;
-}
-
-/** Calls `overdue` once the node's soft timeout passes; the returned function cancels it. */
-function softTimer(setup: AttemptSetup, node: GraphNode): () => void {
-  const limit = node.soft?.timeout_minutes;
-  if (limit === undefined || !setup.overdue) return () => {};
-  const started = Date.now();
-  const t = setTimeout(() => {
-    const observed = Math.round(((Date.now() - started) / 60_000) * 100) / 100;
-    setup.overdue?.({ bound: 'soft_timeout_minutes', limit, observed });
-  }, limit * 60_000);
-  return () => clearTimeout(t);
+  /** Where an engine attempt's live view goes (issue 38), for the snapshot its dispatch wrote. */
+  live?: (cur: RunSnapshot, mark: AttemptMark) => LiveSink | undefined;
 }
 
 /** Where one evidence command's output goes live, and where a person finds it afterwards. */
@@ -175,6 +169,8 @@ export async function runCommand(
     setup.echo?.(chunk);
   };
   const cancelSoft = softTimer(setup, node);
+  // What an agent's CLI says on stderr when it cannot work (not found, a usage error) goes into its failure.
+  const stderr = agentStderr(approach);
   // A command that cannot even start (an env value holding a NUL byte, say) is a failed attempt, not a
   // crash that would leave the attempt in flight.
   const res = await runScript({
@@ -188,6 +184,7 @@ export async function runCommand(
     // A prompt node's agent may end with a JSON result that says what it used.
     ...(approach.prompt !== undefined ? { keepStdout: AGENT_STDOUT_BYTES } : {}),
     ...(run.watch ? { onStdout: run.watch.onStdout, signal: run.watch.signal } : {}),
+    ...(stderr ? { onStderr: stderr.push } : {}),
     ...(run.network.kind === 'namespaced' ? { network: run.network.scope } : {}),
   }).catch((e: unknown) => {
     failures.push({ check: 'exec', message: `the command could not start: ${(e as Error).message}` });
@@ -198,12 +195,13 @@ export async function runCommand(
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
   else if (res && res.exitCode !== 0) {
     const e = excerpt.finish();
-    failures.push({
+    const exit = {
       check: 'exit',
       message: res.exitCode === null ? `killed by ${res.signal}` : `exited ${res.exitCode}`,
       ...(e ? { excerpt: e.text } : {}),
       ...(e && logFile ? { log: shownPath(setup.cwd, logFile) } : {}),
-    });
+    };
+    failures.push(stderr ? stderr.failure(exit, res.exitCode) : exit);
   }
   return { tail: res?.tail ?? '', stdout: res?.stdout, failures };
 }
@@ -237,7 +235,13 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       usageFile: files.path(USAGE),
     };
     const env = attemptEnv(setup, opts, inputs.env, paths);
-    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue);
+    const live = liveFor(
+      setup.live,
+      cur,
+      { node: node.id, attempt, approach: opts.approach.label },
+      opts.approach,
+    );
+    const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
@@ -246,31 +250,14 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
+    await endLive(watch, live, node, agent?.usage.usage.cost_usd);
     // A file the node broke (a link, a FIFO, past its bound) fails the attempt, named (src/os/node-files.ts).
     const broken: Failures = [];
     const { outputs, failures: badOutputNames } = splitOutputs(readOutputs(files, OUTPUT, broken));
     const usageText = readUsageText(files, broken);
-    // Checks may name this attempt's own outputs: nodes.<this node>.outputs.<name>.
-    const nodesCtx = exprCtx.nodes as Record<string, { status: string; outputs: Record<string, string> }>;
     const checked = agent?.skipChecks
       ? { evidence: [], failures: [] }
-      : await runChecks({
-          node,
-          context: {
-            ...exprCtx,
-            nodes: { ...nodesCtx, [node.instance?.of ?? node.id]: { status: 'in_flight', outputs } },
-          },
-          github: setup.github,
-          input: {
-            cwd: setup.cwd,
-            env,
-            outputs,
-            dispatchedAt: opts.dispatchedAt,
-            ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
-            commandOutput: checkOutputs(setup, opts),
-            ...(network.kind === 'namespaced' ? { network: network.scope } : {}),
-          },
-        });
+      : await attemptChecks(setup, opts, { exprCtx, env, outputs, network });
     const own = agent?.failures ?? ran.failures;
     const failures = [...inputs.failures, ...own, ...broken, ...badOutputNames, ...checked.failures];
     const usage = readAttemptUsage({

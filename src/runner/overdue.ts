@@ -4,9 +4,9 @@
  * (the CLI prints it; the Action updates the progress comment, comments and labels). The attempt goes on.
  */
 import type { NewEvent } from '../journal/events.js';
-import type { Overdue } from './attempt.js';
 import { commit } from './commit.js';
 import type { RunSnapshot } from './read.js';
+import type { Overdue } from './soft-timer.js';
 import type { Dispatched, StepSetup } from './step.js';
 
 /** What a face is told about an overdue attempt. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressComment } from '../../src/render/markdown.js';
+import { timelineOf } from '../../src/render/timeline/timeline-of.js';
 import { loadGraphFile } from '../../src/runner/graph-file.js';
 import {
   makeWorkspace,
@@ -171,7 +172,10 @@ describe('a matrix fan-out: eight jobs at once on one journal', () => {
     const graph = { ...loadGraphFile(file), path: '.github/interlock/fan.yml' };
     const state = validJournal(readJournal(server, RUN), file);
     expect(progress[0]!.body).toBe(
-      progressComment(graph, state, { workflowRun: `https://github.com/${FULL}/actions/runs/${RUN_ID}` }),
+      progressComment(graph, state, {
+        workflowRun: `https://github.com/${FULL}/actions/runs/${RUN_ID}`,
+        timeline: timelineOf(readJournal(server, RUN)),
+      }),
     );
   });
 

@@ -47,7 +47,7 @@ describe('rule: a failure only a repository setting fixes escalates at once', ()
     const escalated = sim.journal.events.at(-1)!;
     expect(escalated).toMatchObject({
       type: 'NodeEscalated',
-      report: { setting: ACTIONS_PULL_REQUEST_SETTING },
+      report: { setup: `the repository setting "${ACTIONS_PULL_REQUEST_SETTING}" is off` },
     });
     expect(JSON.stringify(escalated)).toContain('Then approve a rerun of \\"open-pr\\"');
   });

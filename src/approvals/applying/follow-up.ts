@@ -7,6 +7,7 @@ import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
 import { approvalStanding } from '../../protocol/person-commands.js';
 import { progressComment } from '../../render/markdown.js';
+import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
 import type { RunSnapshot } from '../../runner/read.js';
 import type { HandlerDeps, Outcome } from '../deps.js';
@@ -194,7 +195,7 @@ async function updateSubject(deps: HandlerDeps, req: CommandRequest, t: Target, 
       await deps.octokit.rest.issues.updateComment({
         ...deps.repo,
         comment_id: cur.journal.progress_comment_id,
-        body: progressComment(run.graph, cur.state, {}),
+        body: progressComment(run.graph, cur.state, { timeline: timelineOf(cur.journal) }),
       });
     } catch (e) {
       if (statusOf(e) !== 404) warn('update the progress comment', e);

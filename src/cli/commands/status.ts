@@ -1,4 +1,6 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Graph, nodeById } from '../../graph/model.js';
 import type { EscalationReport } from '../../journal/event-fields.js';
@@ -10,15 +12,26 @@ import {
   settleCommand,
 } from '../../render/next-commands.js';
 import { statusMermaid, statusTable } from '../../render/status.js';
+import { timelineSvgOf } from '../../render/timeline/svg.js';
+import { timelineText } from '../../render/timeline/text.js';
+import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { type RunSnapshot, readRun } from '../../runner/read.js';
-import { EXIT, type Io } from '../io.js';
+import { EXIT, type Io, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
+import { liveStatus } from '../live-file.js';
 import { toGoOn } from '../next-steps.js';
 
 export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...runOptions, json: { type: 'boolean' }, mermaid: { type: 'boolean' } },
+    options: {
+      ...runOptions,
+      json: { type: 'boolean' },
+      mermaid: { type: 'boolean' },
+      timeline: { type: 'boolean' },
+      svg: { type: 'string' },
+      width: { type: 'string' },
+    },
   });
   const journalFile = selectJournal(io, values);
   const { graph, setup } = await openExisting(io, { journalFile, graphPath: values.graph });
@@ -28,15 +41,45 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
       `interlock: note: ${graph.path} changed since the run started (${cur.state.accepted_hash} → ${graph.hash})\n`,
     );
   }
+  if (values.timeline || values.svg !== undefined) return timelineOut(io, cur, values);
   if (values.json) io.out(`${JSON.stringify(cur.state.checkpoint, null, 2)}\n`);
   else if (values.mermaid) io.out(`${statusMermaid(graph, cur.state)}\n`);
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph)}`,
+      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph)}`,
     );
   }
   return EXIT.ok;
+}
+
+/** `--timeline` (text that fits the terminal) and `--svg FILE` (the picture the page shows), from the journal. */
+function timelineOut(
+  io: Io,
+  cur: RunSnapshot,
+  v: { timeline?: boolean; svg?: string; width?: string },
+): number {
+  // A running attempt is drawn up to now.
+  const t = timelineOf(cur.journal, { now: Date.now() });
+  if (v.svg !== undefined) {
+    if (!v.svg) throw new UsageError('--svg needs a file name, e.g. --svg run.svg');
+    writeFileSync(resolve(io.cwd, v.svg), timelineSvgOf(t));
+    io.err(`interlock: wrote the timeline of ${cur.journal.run_id} to ${v.svg}\n`);
+  }
+  if (v.timeline) io.out(`${timelineText(t, terminalWidth(io, v.width))}\n`);
+  return EXIT.ok;
+}
+
+/** `--width N`, else the terminal's width, else `$COLUMNS`, else 80. */
+function terminalWidth(io: Io, given: string | undefined): number {
+  if (given !== undefined) {
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < 40 || n > 1000)
+      throw new UsageError(`--width ${given}: give a whole number of columns from 40 to 1000`);
+    return n;
+  }
+  const env = Number(io.env.COLUMNS);
+  return io.columns ?? (Number.isInteger(env) && env >= 40 ? env : 80);
 }
 
 /**

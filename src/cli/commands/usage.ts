@@ -1,0 +1,43 @@
+/** `interlock usage`: tokens, cost and runs per day, per graph and per node, over the journals in a folder. */
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { dailyUsage } from '../../journal/daily-usage.js';
+import type { Journal } from '../../journal/events.js';
+import { parseJournal } from '../../journal/parse.js';
+import { usageDaysText } from '../../render/usage-days.js';
+import { EXIT, type Io, UsageError } from '../io.js';
+import { listJson } from '../journals.js';
+
+export async function cmdUsage(io: Io, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { dir: { type: 'string' }, days: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const dir = resolve(io.cwd, values.dir ?? '.interlock/runs');
+  const days = values.days === undefined ? 14 : Number(values.days);
+  if (!Number.isInteger(days) || days < 1)
+    throw new UsageError(`--days ${values.days}: give a whole number of days, 1 or more`);
+  const journals: Journal[] = [];
+  const unread: string[] = [];
+  for (const file of listJson(dir)) {
+    const shown = relative(io.cwd, file) || file;
+    try {
+      journals.push(parseJournal(readFileSync(file, 'utf8'), shown));
+    } catch (e) {
+      unread.push(`${shown}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  const since = new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+  const found = dailyUsage(journals).filter((d) => d.day >= since);
+  if (values.json) io.out(`${JSON.stringify({ days: found, unread }, null, 2)}\n`);
+  else {
+    io.out(
+      `usage of ${journals.length} journal(s) in ${relative(io.cwd, dir) || dir}, the last ${days} day(s) (UTC)\n\n`,
+    );
+    io.out(`${usageDaysText(found)}\n`);
+    if (unread.length)
+      io.out(`\nnot counted (the journal could not be read):\n${unread.map((u) => `  ${u}`).join('\n')}\n`);
+  }
+  return EXIT.ok;
+}
