@@ -3,6 +3,7 @@
  * attempt, record its result. The record may carry the next node's dispatch (see `chainNext`), so that in
  * `node: all` one write both ends a node and starts the next.
  */
+
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
 import type { RunnerInfo } from '../journal/event-fields.js';
@@ -15,6 +16,7 @@ import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
+import { withEffectMark } from './effect-secret.js';
 import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
@@ -83,7 +85,9 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
         state = fold(journal, setup.graph);
       }
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
-      const decision = decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only);
+      const decision = withEffectMark(
+        decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only),
+      );
       planned =
         decision.kind === 'dispatch'
           ? { node: decision.node.id, attempt: decision.attempt, replay: decision.node.replay }
@@ -130,7 +134,9 @@ export function chainNext(
   const journal = appendEvents(cur.journal, result, (setup.now ?? isoNow)());
   const state = fold(journal, setup.graph);
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
+  const decision = withEffectMark(
+    decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase)),
+  );
   if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
   if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
   return decision.kind === 'dispatch' || decision.kind === 'complete'
