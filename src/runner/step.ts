@@ -11,6 +11,7 @@ import type { NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
+import { sameCredentials } from '../os/node-credentials.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
@@ -86,7 +87,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
       }
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = withEffectMark(
-        decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only),
+        decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only, sameCredentials),
       );
       planned =
         decision.kind === 'dispatch'
@@ -135,7 +136,14 @@ export function chainNext(
   const state = fold(journal, setup.graph);
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
   const decision = withEffectMark(
-    decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase)),
+    decideNext(
+      setup.graph,
+      journal,
+      state,
+      withGitBase(executor.runner, executor.gitBase),
+      undefined,
+      sameCredentials,
+    ),
   );
   if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
   if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
