@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import { runScript } from '../src/os/exec.js';
 import { netnsProblem } from '../src/os/netns.js';
-import { egressDecision, egressRefusal } from '../src/protocol/egress.js';
+import { egressDecision, egressPick, egressRefusal } from '../src/protocol/egress.js';
 
 /** The client: `n` sequential requests, each on a new connection, directly or through a CONNECT; ms each, as JSON. */
 const CLIENT = `const net = require('net');
@@ -60,6 +60,7 @@ async function client(mode: 'direct' | 'proxy', port: number, n: number): Promis
             rules: {
               decide: (h: string, p: number) => egressDecision(allow, h, p),
               refusal: (h: string, p: number) => egressRefusal('bench', h, p),
+              pick: (h: string, p: number, a: readonly string[]) => egressPick('bench', allow, h, p, a),
               record: () => {},
             },
           },

@@ -129,9 +129,9 @@ async function commandCheck(
     ...(input.network ? { network: input.network } : {}),
   }).finally(() => out?.end?.());
   const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed by ${r.signal}` : `exit ${r.exitCode}`;
-  const passed = r.exitCode === 0 && !r.timedOut;
+  const passed = r.exitCode === 0 && !r.timedOut && !r.survivors;
   const e = excerpt.finish();
-  const said = e?.first_error ?? e?.last_line;
+  const said = r.survivors ?? e?.first_error ?? e?.last_line;
   return {
     check: name,
     passed,

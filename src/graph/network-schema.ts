@@ -109,7 +109,7 @@ const NetworkAllow = z
   )
   .register(z.globalRegistry, {
     description:
-      "The hosts the node's commands and `command` checks may reach, through interlock's forward proxy: a host name (`registry.npmjs.org`), every subdomain of a domain (`*.example.com`, not `example.com` itself), or an IP address (`127.0.0.2`, `[::1]`), each with an optional `:port` (any port without one). An IP address is reachable only when it is listed itself. Every other host is refused.",
+      "The hosts the node's commands and `command` checks may reach, through interlock's forward proxy: a host name (`registry.npmjs.org`), every subdomain of a domain (`*.example.com`, not `example.com` itself), or an IP address (`127.0.0.2`, `[::1]`), each with an optional `:port` (any port without one). An IP address is reachable only when it is listed itself, and a name never leads to a loopback, link-local, private, shared, multicast or unspecified address unless that address is listed itself. Every other host is refused.",
   });
 
 /** `network:`: the node runs in a network namespace of its own, whose only way out is the allowlist. */

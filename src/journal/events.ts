@@ -63,6 +63,14 @@ const NodeDispatched = z.strictObject({
   }),
   runner: RunnerSchema,
   chain: ChainSchema.optional(),
+  effect_mark: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .register(z.globalRegistry, {
+      description:
+        "An effect node's attempt: SHA-256 of its idempotency key and the value its mark carries (src/protocol/effect-marks.ts). The value is made from a secret only the dispatching process holds; a mark on GitHub is interlock's own only when it hashes to this. Absent on other nodes and on journals written before effect marks carried a value.",
+    }),
 });
 /** What an engine's agent said about its attempt (absent for plain commands). */
 const AGENT_FIELDS = {

@@ -2,8 +2,9 @@
  * interlock's forward proxy for a node with `network:` (issue 27): it runs in this process, outside the node's
  * network namespace, and listens on a filesystem Unix socket (those cross namespaces) in a folder only this
  * process's user can enter. It takes `CONNECT host:port` and absolute-URI HTTP requests, asks the caller's rules
- * whether the host is allowed (the rules live in src/protocol/egress.ts), resolves names itself, and refuses the
- * rest with a 403 that names the host and the fix. It never follows a redirect: the client's next request is a
+ * whether the host is allowed (the rules live in src/protocol/egress.ts), resolves names itself once, asks which of
+ * the answers it may connect to (never a loopback, link-local or private one unless listed) and connects to that
+ * very address, and refuses the rest with a 403 that names the host and the fix. It never follows a redirect: the client's next request is a
  * request of its own, asked about again. Each script gets a channel of its own, closed with every connection it
  * holds when the script ends; the folder is made once per process and removed when it exits.
  */
@@ -20,6 +21,12 @@ export interface EgressRules {
   decide: (host: string, port: number) => { host: string; allowed: boolean };
   /** The body of the 403 a refused request gets. */
   refusal: (host: string, port: number) => string;
+  /** Which of the addresses an allowed host resolved to is connected to, or the body of the 403 when none. */
+  pick: (
+    host: string,
+    port: number,
+    addresses: readonly string[],
+  ) => { address: string } | { refusal: string };
   /** Called once per request, allowed or refused. */
   record: (host: string, port: number, allowed: boolean) => void;
 }
@@ -87,11 +94,39 @@ function endToEnd(headers: IncomingMessage['headers']): Record<string, string | 
   return out;
 }
 
-/** The address to connect to: a literal as it is, a name resolved here (the node has no DNS of its own). */
-async function addressOf(host: string): Promise<string> {
-  if (net().isIP(host.replace(/^\[(.*)\]$/, '$1'))) return host.replace(/^\[(.*)\]$/, '$1');
-  return (await dns().lookup(host)).address;
+/** The addresses a host stands for: a literal itself, a name resolved here, once (the node has no DNS of its own). */
+async function addressesOf(host: string): Promise<string[]> {
+  if (net().isIP(host)) return [host];
+  return (await dns().lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 }
+
+type Target = { address: string; host: string } | { status: number; body: string };
+
+/**
+ * Where one request may go: the host allowed, resolved once, and the one address the rules picked of its answers;
+ * or the status and body of its refusal. Recorded once, allowed or refused.
+ */
+async function target(rules: EgressRules, asked: string, port: number): Promise<Target> {
+  const d = rules.decide(asked, port);
+  if (!d.allowed) {
+    rules.record(d.host, port, false);
+    return { status: 403, body: rules.refusal(d.host, port) };
+  }
+  let addresses: string[];
+  try {
+    addresses = await addressesOf(d.host);
+  } catch (e) {
+    rules.record(d.host, port, true);
+    return { status: 502, body: `interlock: ${d.host} does not resolve (${(e as Error).message})\n` };
+  }
+  const picked = rules.pick(d.host, port, addresses);
+  rules.record(d.host, port, 'address' in picked);
+  return 'address' in picked
+    ? { address: picked.address, host: d.host }
+    : { status: 403, body: picked.refusal };
+}
+
+const STATUS: Record<number, string> = { 403: '403 Forbidden', 502: '502 Bad Gateway' };
 
 /** `host:port` of a CONNECT (`[v6]:port` too). */
 function connectTarget(target: string): { host: string; port: number } | undefined {
@@ -120,20 +155,9 @@ async function onConnect(rules: EgressRules, held: Held, req: IncomingMessage, c
   client.on('error', () => client.destroy());
   const t = connectTarget(req.url ?? '');
   if (!t) return refuse(client, '400 Bad Request', `interlock: CONNECT needs host:port, not "${req.url}"\n`);
-  const d = rules.decide(t.host, t.port);
-  rules.record(d.host, t.port, d.allowed);
-  if (!d.allowed) return refuse(client, '403 Forbidden', rules.refusal(d.host, t.port));
-  let address: string;
-  try {
-    address = await addressOf(d.host);
-  } catch (e) {
-    return refuse(
-      client,
-      '502 Bad Gateway',
-      `interlock: ${d.host} does not resolve (${(e as Error).message})\n`,
-    );
-  }
-  const upstream = held.hold(net().connect({ port: t.port, host: address, noDelay: true }));
+  const d = await target(rules, t.host, t.port);
+  if ('status' in d) return refuse(client, STATUS[d.status]!, d.body);
+  const upstream = held.hold(net().connect({ port: t.port, host: d.address, noDelay: true }));
   let connected = false;
   upstream.once('connect', () => {
     connected = true;
@@ -166,19 +190,12 @@ async function onRequest(rules: EgressRules, held: Held, req: IncomingMessage, r
     return fail(400, `interlock: ${url.protocol} requests go through CONNECT, not as an absolute URI\n`);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const port = url.port ? Number(url.port) : 80;
-  const d = rules.decide(host, port);
-  rules.record(d.host, port, d.allowed);
-  if (!d.allowed) return fail(403, rules.refusal(d.host, port));
-  let address: string;
-  try {
-    address = await addressOf(d.host);
-  } catch (e) {
-    return fail(502, `interlock: ${d.host} does not resolve (${(e as Error).message})\n`);
-  }
+  const d = await target(rules, host, port);
+  if ('status' in d) return fail(d.status, d.body);
   // The Host the upstream sees is the URI's own: a forged Host header names nothing the node may reach.
   const headers = { ...endToEnd(req.headers), host: url.host };
   const up = http().request({
-    host: address,
+    host: d.address,
     port,
     method: req.method,
     path: `${url.pathname}${url.search}`,

@@ -7,8 +7,9 @@ import { type EgressChannel, type EgressRules, openEgressChannel } from './egres
 import { restoreCheckout } from './git-guard.js';
 import { childProcess } from './lazy.js';
 import { innerProxyPort } from './netns.js';
+import { survivorsMessage } from './node-processes.js';
 import { type ScriptNamespace, scriptCommand } from './node-script.js';
-import { sweepNodeUser } from './node-user.js';
+import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -76,6 +77,8 @@ export interface ExecResult {
   wallMs: number;
   /** The end of stdout, when `keepStdout` asked for it. */
   stdout?: string;
+  /** Processes of the node user that still ran after the script although they were killed: the run fails. */
+  survivors?: string;
 }
 
 const TAIL_CHARS = 4000;
@@ -181,20 +184,41 @@ function readOutput(
   return { tail: () => tail, stdout: () => stdout.toString('utf8') };
 }
 
+/**
+ * The command that runs the script, once nothing an earlier script left runs beside it (a granted node's first of
+ * all) and what git reads and runs from .git/ is put back (src/os/git-guard.ts); graph code runs as the node user
+ * when one is configured (src/os/node-user.ts).
+ */
+function prepared(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined) {
+  endNodeUserProcesses('before the script started');
+  restoreCheckout();
+  return ns
+    ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })
+    : scriptCommand(req.script, req.env);
+}
+
+/** Ends what the script left (its group, every process of the node user); what could not be ended, said. */
+function endLeftovers(pid: number | undefined): { survivors?: string } {
+  // The group may hold background children of the script; they do not outlive the attempt.
+  try {
+    process.kill(-pid!, 'SIGKILL');
+  } catch {
+    // none left
+  }
+  const left = sweepNodeUser();
+  const user = nodeUser();
+  return left.length && user ? { survivors: survivorsMessage(user, left, 'after the script') } : {};
+}
+
 function runIn(
   req: ExecRequest,
   ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined,
 ): Promise<ExecResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    // What git reads and runs from .git/ is put back first (src/os/git-guard.ts); graph code runs as the node user
-    // when one is configured (src/os/node-user.ts).
     let how: ReturnType<typeof scriptCommand>;
     try {
-      restoreCheckout();
-      how = ns
-        ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })
-        : scriptCommand(req.script, req.env);
+      how = prepared(req, ns);
     } catch (e) {
       reject(e);
       return;
@@ -216,6 +240,8 @@ function runIn(
     child.stdin.end(req.stdin ?? '');
     if (child.pid !== undefined) running.add(child.pid);
     const limits = watchLimits(child.pid!, req);
+    // The script's own process ended: nothing it started runs on (nor holds the output open till the timeout).
+    child.on('exit', () => sweepNodeUser());
     child.on('error', (e) => {
       limits.end();
       how.done();
@@ -225,13 +251,7 @@ function runIn(
       limits.end();
       const { timedOut, stopped } = limits;
       if (child.pid !== undefined) running.delete(child.pid);
-      // The group may hold background children of the script; they do not outlive the attempt.
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // none left
-      }
-      sweepNodeUser();
+      const survivors = endLeftovers(child.pid);
       how.done();
       const kept = (req.keepStdout ?? 0) > 0 ? { stdout: out.stdout() } : {};
       const done = () =>
@@ -243,6 +263,7 @@ function runIn(
           tail: out.tail(),
           wallMs: Date.now() - started,
           ...kept,
+          ...survivors,
         });
       if (log) log.end(done);
       else done();

@@ -163,7 +163,9 @@ export function guardCheckout(opts: GuardOptions): void {
     const gitdir = gitdirOf(workspace);
     const now = gitdir && exists(gitdir) ? lstatSync(gitdir) : undefined;
     if (now && now.dev === kept.identity.dev && now.ino === kept.identity.ino) snapshot = kept;
-    else if (now && opts.nodeUid !== undefined && now.uid === opts.nodeUid)
+    // Nodes run as a user of their own: a new .git that is not the runner's own was made by a node, whichever node
+    // user the step that made it held (another step on this machine may have held this step's).
+    else if (now && opts.nodeUid !== undefined && now.uid !== process.getuid?.())
       throw new ReplacedGitError(
         `${join(workspace, '.git')} was replaced by the node user since this job's first interlock step: its configuration and hooks cannot be trusted, so no node runs in this checkout. Check out the repository again in a new job.`,
       );

@@ -50,9 +50,30 @@ function includesOf(configFile: string): string[] {
   return out;
 }
 
-/** The paths git reads configuration and commands from for the git directory `gitdir`, submodules included. */
+/**
+ * The common directory of a linked worktree's git directory (its `commondir` file, relative to it), where git
+ * reads the repository's config, hooks and info; undefined for a repository's own git directory.
+ */
+export function commonDirOf(gitdir: string): string | undefined {
+  let text: string;
+  try {
+    if (!lstatSync(join(gitdir, 'commondir')).isFile()) return undefined;
+    text = readFileSync(join(gitdir, 'commondir'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  return text ? resolve(gitdir, text) : undefined;
+}
+
+/**
+ * The paths git reads configuration and commands from for the git directory `gitdir`, submodules included, and
+ * for a linked worktree (`.git` a `gitdir:` file) its common directory's as well.
+ */
 export function guardedPaths(gitdir: string, depth = 0): string[] {
   const paths = ['config', 'config.worktree', 'commondir', 'hooks', 'info'].map((p) => join(gitdir, p));
+  const common = depth === 0 ? commonDirOf(gitdir) : undefined;
+  if (common && common !== gitdir)
+    paths.push(...guardedPaths(common, depth + 1).filter((p) => !paths.includes(p)));
   const modules = join(gitdir, 'modules');
   if (depth < 3 && existsSync(modules)) {
     const walk = (dir: string, level: number) => {

@@ -68,6 +68,20 @@ export function configureNodeCredentials(grants: CredentialGrants): void {
   configured = grants;
 }
 
+/** The secrets `node-credentials` gives `node` (an instance `work[3]` has its node's), by name. */
+function grantedTo(node: string): string[] {
+  const own = node.replace(/\[[^\]]*\]$/, '');
+  return [...configured]
+    .filter(([, grant]) => grant === 'all' || grant.has(own))
+    .map(([name]) => name)
+    .sort();
+}
+
+/** Whether two nodes are given the same secrets: a serialized chain joins only such nodes. */
+export function sameCredentials(a: string, b: string): boolean {
+  return grantedTo(a).join(' ') === grantedTo(b).join(' ');
+}
+
 /**
  * The environment without the secrets this node (env.INTERLOCK_NODE) was not granted: every GitHub token and
  * every name `node-credentials` lists, unless it names this node (or every node); and the model keys the key proxy

@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { endNodeProcesses, survivorsMessage } from './node-processes.js';
 
 export interface NodeUser {
   name: string;
@@ -218,36 +219,18 @@ function unreachable(workspace: string, user: NodeUser): string | undefined {
   return nodeUserCan(workspace, user, true) ? undefined : `it may not write ${workspace}`;
 }
 
-/** Kills every process the node user still has: a command may not leave anything running past its attempt. */
-export function sweepNodeUser(): void {
-  const user = current;
-  if (!user) return;
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const uid = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
-      if (Number(uid) === user.uid) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  if (pids.length === 0) return;
-  if (user.via === 'sudo') {
-    try {
-      execFileSync('sudo', ['-n', 'kill', '-KILL', ...pids.map(String)], quiet);
-    } catch {
-      // some were gone
-    }
-    return;
-  }
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone meanwhile
-    }
-  }
+/**
+ * Ends every process the node user still has (src/os/node-processes.ts): a command may not leave anything running
+ * past its script. The pids still running after the bound: empty when none, or when nodes run as this user.
+ */
+export function sweepNodeUser(): number[] {
+  return current ? endNodeProcesses(current) : [];
+}
+
+/** Ends every process the node user still has; throws, saying so, when any still runs (`when`: before what). */
+export function endNodeUserProcesses(when: string): void {
+  const left = sweepNodeUser();
+  if (left.length && current) throw new Error(survivorsMessage(current, left, when));
 }
 
 /** Removes a tree the node user may have filled (through sudo when this process is not root). */

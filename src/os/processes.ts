@@ -1,5 +1,5 @@
-/** Processes on this machine (Linux /proc): alive or not, when one started, which carry an execution tag. */
-import { readdirSync, readFileSync } from 'node:fs';
+/** Processes on this machine (Linux /proc): alive or not, when one started, which carry (or may carry) an execution tag. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 /** True when a process with this pid exists (signal 0 probes without sending). */
 export function processAlive(pid: number): boolean {
@@ -29,10 +29,18 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
-/** Pids of live processes whose environment carries this execution tag (Linux; empty elsewhere). */
-export function processesWithTag(tag: string): number[] {
+/**
+ * What a look for an execution tag found (Linux; nothing elsewhere): the live processes whose environment carries
+ * it, and those of `uids` started since `sinceMs` whose environment could not be read (a process may make itself
+ * unreadable), which may be carrying it.
+ */
+export function processesWithTag(
+  tag: string,
+  uids: readonly number[] = [],
+  sinceMs = 0,
+): { tagged: number[]; unreadable: number[] } {
   const needle = `INTERLOCK_EXEC_TAG=${tag}`;
-  const found: number[] = [];
+  const found = { tagged: [] as number[], unreadable: [] as number[] };
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -40,13 +48,42 @@ export function processesWithTag(tag: string): number[] {
     return found;
   }
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const env = readFileSync(`/proc/${entry}/environ`, 'latin1');
-      if (env.split('\0').includes(needle)) found.push(Number(entry));
-    } catch {
-      // gone, or not ours to read
+      if (env.split('\0').includes(needle)) found.tagged.push(Number(entry));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ESRCH') continue; // gone meanwhile
+      const uid = uidOf(entry);
+      // pid 1 (init) is never a process an attempt started.
+      const mine = entry !== '1' && (uid === undefined ? existsSync(`/proc/${entry}`) : uids.includes(uid));
+      // One that started before `sinceMs` (the dispatch) is no process the attempt started.
+      if (mine && (startedAtMs(Number(entry)) ?? sinceMs) >= sinceMs) found.unreadable.push(Number(entry));
     }
   }
   return found;
+}
+
+/** A process's real uid, undefined when it cannot be read. */
+function uidOf(pid: string): number | undefined {
+  try {
+    const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a process started (ms since the epoch, to the kernel's clock tick), from its stat and the boot time. */
+export function startedAtMs(pid: number): number | undefined {
+  const ticks = Number(processStart(pid));
+  if (!Number.isFinite(ticks)) return undefined;
+  try {
+    const btime = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // USER_HZ is 100 on every Linux architecture interlock runs on.
+    return Number.isFinite(btime) ? btime * 1000 + ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -23,7 +23,7 @@ import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ForEachDecision, forEachDecision } from './expand.js';
 import { gateEvents } from './gate.js';
 import { loopEvents } from './repeat.js';
-import { type ChainMember, chainDispatch, readyChain } from './serialized.js';
+import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
@@ -78,6 +78,8 @@ export function decideNext(
   state: RunState,
   runner: RunnerInfo,
   only?: string,
+  /** Whether two nodes are given the same secrets (a serialized chain joins only such nodes); default: all are. */
+  sameCredentials?: SameCredentials,
 ): Decision {
   const cp = state.checkpoint;
   if (cp.ended) {
@@ -132,7 +134,7 @@ export function decideNext(
     envelopeOf(graph, journal, state, node),
     (scope) => state.nodes.get(scope),
   );
-  const chain = readyChain(graph, journal, state, node, approach);
+  const chain = readyChain(graph, journal, state, node, approach, sameCredentials);
   if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };
   const { events, members } = chainDispatch(graph, journal, state, chain, runner);
   return { kind: 'dispatch', node, attempt, approach, context, events, chain: members };

@@ -38,16 +38,34 @@ function broken(graph: Graph, journal: Journal, session: string): boolean {
   );
 }
 
+/**
+ * Whether two nodes would be given the same secrets (`node-credentials`): the call runs as the chain's first
+ * node, so a node granted more, or less, must not ride in it. The caller's (the grants are the step's input).
+ */
+export type SameCredentials = (a: string, b: string) => boolean;
+
+/** The hosts a node may reach, in one comparable form (none: the open network). */
+const networkOf = (n: GraphNode) => (n.network ? JSON.stringify([...n.network.allow].sort()) : 'open');
+
 /** Whether `m` may follow in the chain that `head` starts with `approach`. */
-function joins(head: GraphNode, approach: Approach, m: GraphNode, state: RunState, graph: Graph): boolean {
+function joins(head: GraphNode, approach: Approach, m: GraphNode, chain: ChainRules): boolean {
+  const { state, graph, sameCredentials } = chain;
   const p = state.nodes.get(m.id);
   if (p?.state !== 'pending' || p.attempts !== 0) return false;
   if (m.session?.name !== head.session?.name || m.effect || m.execute_conditions.length) return false;
+  // The one call runs in the first node's network and with its secrets: a node with others runs alone.
+  if (networkOf(m) !== networkOf(head) || !sameCredentials(head.id, m.id)) return false;
   if (gateEvents(graph, m, p)) return false;
   const a = approachFor(m, 0);
   if (a.prompt === undefined || a.engine !== approach.engine || a.agent !== approach.agent) return false;
   if (JSON.stringify(a.env) !== JSON.stringify(approach.env)) return false;
   return !readsNodes(a.prompt) && !Object.values(a.env).some(readsNodes);
+}
+
+interface ChainRules {
+  state: RunState;
+  graph: Graph;
+  sameCredentials: SameCredentials;
 }
 
 /**
@@ -61,6 +79,7 @@ export function readyChain(
   state: RunState,
   head: GraphNode,
   approach: Approach,
+  sameCredentials: SameCredentials = () => true,
 ): GraphNode[] {
   const session = head.session;
   if (!session?.serialized || !approach.engine || approach.prompt === undefined) return [head];
@@ -71,7 +90,7 @@ export function readyChain(
   while (grew) {
     grew = false;
     for (const m of graph.nodes) {
-      if (inChain.has(m.id) || !joins(head, approach, m, state, graph)) continue;
+      if (inChain.has(m.id) || !joins(head, approach, m, { state, graph, sameCredentials })) continue;
       const ok = m.depends_on.every((d) => inChain.has(d) || isResolved(state.nodes.get(d)?.state));
       if (!ok) continue;
       chain.push(m);

@@ -10,7 +10,13 @@ import type { ScriptNetwork } from '../os/exec.js';
 import { netnsProblem } from '../os/netns.js';
 import { agentCredentialsPorts } from '../os/node-credentials.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
-import { ConnectionTally, connectionWords, egressDecision, egressRefusal } from '../protocol/egress.js';
+import {
+  ConnectionTally,
+  connectionWords,
+  egressDecision,
+  egressPick,
+  egressRefusal,
+} from '../protocol/egress.js';
 
 /** What an attempt needs from the step for its network. */
 export interface NetworkSetup {
@@ -54,6 +60,7 @@ export function attemptNetwork(setup: NetworkSetup, key: object, node: GraphNode
     rules: {
       decide: (host, port) => egressDecision(allow, host, port),
       refusal: (host, port) => egressRefusal(node.id, host, port),
+      pick: (host, port, addresses) => egressPick(node.id, allow, host, port, addresses),
       record: (host, port, allowed) => tally.add(host, port, allowed),
     },
   };

@@ -191,6 +191,7 @@ export async function runCommand(
     return undefined;
   });
   cancelSoft();
+  if (res?.survivors) failures.push({ check: 'processes', message: res.survivors });
   if (res?.timedOut)
     failures.push({ check: 'timeout', message: `killed after timeout_minutes ${approach.timeout_minutes}` });
   else if (res && res.exitCode !== 0) {

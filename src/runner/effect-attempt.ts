@@ -6,6 +6,7 @@ import type { AttemptOptions, AttemptSetup } from './attempt.js';
 import { readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
 import { performEffect } from './effect.js';
+import { effectMarks } from './effect-secret.js';
 
 /**
  * An effect node's attempt: interlock performs the effect (src/runner/effect.ts), then the node's own checks
@@ -24,6 +25,7 @@ export async function effectAttempt(
       cwd: setup.cwd,
       runId: cur.journal.run_id,
       key: context.idempotency_key,
+      marks: effectMarks(cur.journal, node.id, context.idempotency_key, opts.attempt),
       protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
     },
     node,

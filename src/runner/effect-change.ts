@@ -12,6 +12,7 @@ import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { restoreCheckout } from '../os/git-guard.js';
 import { childProcess } from '../os/lazy.js';
+import { endNodeUserProcesses } from '../os/node-user.js';
 
 export type FileMode = '100644' | '100755' | '120000';
 
@@ -70,6 +71,8 @@ const OWN = /^\.interlock(\/|$)/;
 
 /** Every file changed, added or deleted in the workspace `root` since commit `base`, sorted by path. */
 export function workspaceChange(root: string, base: string): FileChange[] {
+  // Nothing of a node may change the files while they are read (src/os/node-processes.ts).
+  endNodeUserProcesses('before the change was read');
   restoreCheckout();
   const tracked = new Map<string, { mode: string; sha: string }>();
   for (const line of git(root, ['ls-tree', '-r', '-z', '--full-tree', base]).split('\0')) {

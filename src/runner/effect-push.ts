@@ -2,23 +2,26 @@
  * The `push` effect (and the commit of `pull_request`): the workspace's change as one commit on a branch, made
  * through the git data API (the tree with its text files inline, a blob per other file, the commit, the ref), so
  * the commit is GitHub's own (and shown as verified). Exactly once: the commit carries an `Interlock-Effect:`
- * trailer with the node's idempotency key, and the branch is asked first; a branch that has moved in a way this
- * run did not make is refused, never overwritten.
+ * trailer with the node's idempotency key and the attempt's mark value, and the branch is asked first; a tip is
+ * this effect's, or this run's, only by the rule of src/protocol/effect-marks.ts; a branch that has moved in a
+ * way this run did not make is refused, never overwritten.
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
+import { commitMark, commitMarkOf, isOwnMark, isRunMark } from '../protocol/effect-marks.js';
 import type { FileChange } from './effect-change.js';
 import { effectRequest as ask } from './effect-request.js';
-
-export const TRAILER = 'Interlock-Effect';
+import type { EffectMarks } from './effect-secret.js';
 
 export interface PushRequest {
   octokit: GitHubClient;
   repo: RepoRef;
   branch: string;
   message: string;
-  /** The node's idempotency key (`<run-id>/<node>`): the mark the commit carries. */
+  /** The node's idempotency key (`<run-id>/<node>`): the mark the commit carries names it. */
   key: string;
+  /** The value the mark carries, and the hashes a mark of interlock's own has. */
+  marks: EffectMarks;
   /** The run's id: a tip whose trailer names this run was made by it, and may be moved on. */
   runId: string;
   /** The commit the checkout was at; the change is laid over it (or over `fallbackBase` if GitHub lacks it). */
@@ -48,11 +51,6 @@ async function maybe<T>(fn: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** The trailer line of a commit message, if it has one. */
-export function markOf(message: string): string | undefined {
-  return new RegExp(`^${TRAILER}: (.+)$`, 'm').exec(message)?.[1]?.trim();
-}
-
 /** Text that GitHub can take inline in a tree: valid UTF-8 without NUL. */
 function inlineText(content: Buffer): string | undefined {
   if (content.includes(0)) return undefined;
@@ -63,8 +61,7 @@ function inlineText(content: Buffer): string | undefined {
 /** Whether the branch tip may be moved on: the checkout's commit, or a commit of this run's own effects. */
 function madeHere(req: PushRequest, tip: { sha: string; message: string }): boolean {
   if (tip.sha === req.checkout) return true;
-  const mark = markOf(tip.message);
-  return mark?.startsWith(`${req.runId}/`) === true;
+  return isRunMark(commitMarkOf(tip.message), req.runId, req.marks.run);
 }
 
 /** The change as one commit on `branch`; the one made before when GitHub already has it. */
@@ -75,7 +72,8 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const tip = tipSha
     ? (await ask(() => octokit.rest.git.getCommit({ ...repo, commit_sha: tipSha }))).data
     : undefined;
-  if (tip && markOf(tip.message) === req.key) return { sha: tip.sha, how: 'found', files: 0 };
+  if (tip && isOwnMark(commitMarkOf(tip.message), req.key, req.marks.own))
+    return { sha: tip.sha, how: 'found', files: 0 };
   if (tip && !madeHere(req, tip))
     throw new Error(
       `branch "${branch}" is at ${tip.sha.slice(0, 12)}, a commit this run did not make (the checkout was at ${req.checkout?.slice(0, 12) ?? 'no commit'}): refusing to move it; delete the branch or name another`,
@@ -111,7 +109,7 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const commit = await ask(() =>
     octokit.rest.git.createCommit({
       ...repo,
-      message: `${req.message.trimEnd()}\n\n${TRAILER}: ${req.key}\n`,
+      message: `${req.message.trimEnd()}\n\n${commitMark(req.key, req.marks.value)}\n`,
       tree: made.data.sha,
       parents: [parent.sha],
     }),

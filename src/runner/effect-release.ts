@@ -3,12 +3,14 @@
  * in its body) before it is created; a release of the tag that this run did not make is refused, never changed.
  */
 import type { Effect } from '../graph/effect-schema.js';
+import { bodyMark, ownBody } from '../protocol/effect-marks.js';
 import type { EffectSetup } from './effect.js';
-import { effectRequest as ask, marker } from './effect-request.js';
+import { effectRequest as ask } from './effect-request.js';
 
 export async function release(s: EffectSetup, spec: Extract<Effect, { release: unknown }>['release']) {
   const gh = s.github!;
-  const mark = marker(s.key);
+  const mark = bodyMark(s.key, s.marks.value);
+  const ours = (body: string | null | undefined) => ownBody(body, s.key, s.marks.own);
   // A published release is found by its tag; a draft has none yet, so drafts are looked for by the mark.
   const byTag = await ask(() => gh.octokit.rest.repos.getReleaseByTag({ ...gh.repo, tag: spec.tag })).catch(
     (e) => {
@@ -20,8 +22,8 @@ export async function release(s: EffectSetup, spec: Extract<Effect, { release: u
   if (!found && spec.draft)
     found = (
       await ask(() => gh.octokit.paginate(gh.octokit.rest.repos.listReleases, { ...gh.repo, per_page: 100 }))
-    ).find((r) => r.body?.includes(mark));
-  if (found && !found.body?.includes(mark))
+    ).find((r) => ours(r.body));
+  if (found && !ours(found.body))
     throw new Error(
       `the release of ${spec.tag} exists and this run did not make it (${found.html_url}): refusing to change it; delete it or name another tag`,
     );

@@ -11,6 +11,3 @@ export async function effectRequest<T>(call: () => Promise<T>): Promise<T> {
   failpoint('effect:after-request');
   return answer;
 }
-
-/** The hidden mark an effect leaves in a comment's, a pull request's or a release's body: its idempotency key. */
-export const marker = (key: string) => `<!-- interlock:effect ${key} -->`;

@@ -14,12 +14,14 @@ import type { GraphNode } from '../graph/model.js';
 import type { Evidence } from '../journal/event-fields.js';
 import { checkoutHead } from '../os/git-guard.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
+import { bodyMark, ownBody, ownComment, ownMarkIn } from '../protocol/effect-marks.js';
 import { protectedChanges } from '../protocol/protected-paths.js';
 import { settingFailureMessage } from '../protocol/repository-settings.js';
 import { type FileChange, workspaceChange } from './effect-change.js';
 import { pushChange } from './effect-push.js';
 import { release } from './effect-release.js';
-import { effectRequest as ask, marker } from './effect-request.js';
+import { effectRequest as ask } from './effect-request.js';
+import type { EffectMarks } from './effect-secret.js';
 
 /** Limits of one change, each with its reason: GitHub's own limits are higher, a reviewer's are not. */
 export const EFFECT_LIMITS = {
@@ -33,8 +35,10 @@ export interface EffectSetup {
   github: GitHubEvidence | undefined;
   cwd: string;
   runId: string;
-  /** The node's idempotency key: the mark the effect leaves. */
+  /** The node's idempotency key: the mark the effect leaves names it. */
   key: string;
+  /** The value this attempt's mark carries, and the hashes a mark of interlock's own has (src/protocol/effect-marks.ts). */
+  marks: EffectMarks;
   /** The protected path patterns: the default branch's configuration, the run's graph and its skills. */
   protectedPaths: () => Promise<string[]>;
   say?: (m: string) => void;
@@ -88,6 +92,7 @@ async function doPush(s: EffectSetup, node: GraphNode, branch: string, message: 
     branch,
     message,
     key: s.key,
+    marks: s.marks,
     runId: s.runId,
     checkout,
     change: () => {
@@ -112,7 +117,8 @@ async function pullRequest(
 ) {
   const gh = s.github!;
   const pushed = await doPush(s, node, spec.branch, spec.title);
-  const body = `${spec.body ?? ''}\n\n${marker(s.key)}`.trimStart();
+  const bodyWith = (value: string) => `${spec.body ?? ''}\n\n${bodyMark(s.key, value)}`.trimStart();
+  const body = bodyWith(s.marks.value);
   const open = await ask(() =>
     gh.octokit.paginate(gh.octokit.rest.pulls.list, {
       ...gh.repo,
@@ -121,7 +127,7 @@ async function pullRequest(
       per_page: 100,
     }),
   );
-  let pr = open.find((p) => p.body?.includes(marker(s.key)));
+  let pr = open.find((p) => ownBody(p.body, s.key, s.marks.own));
   let how = 'found by its mark';
   if (!pr) {
     const base =
@@ -141,7 +147,11 @@ async function pullRequest(
       )
     ).data as unknown as (typeof open)[number];
     how = 'opened';
-  } else if (pr.title !== spec.title || pr.body !== body) {
+  } else if (
+    pr.title !== spec.title ||
+    pr.body !== bodyWith(ownMarkIn(pr.body, s.key, s.marks.own)!.value!)
+  ) {
+    // An earlier attempt's pull request with the same title and text is this one: its mark stays.
     const number = pr.number;
     await ask(() =>
       gh.octokit.rest.pulls.update({ ...gh.repo, pull_number: number, title: spec.title, body }),
@@ -169,9 +179,8 @@ async function comment(s: EffectSetup, text: string) {
       per_page: 100,
     }),
   );
-  // Only a bot's comment counts: the marker is plain text anyone who may comment could paste, to make the effect
-  // think it was done (the progress comment is looked up the same way).
-  const found = all.find((c) => c.user?.type === 'Bot' && c.body?.includes(marker(s.key)));
+  // A marker is plain text anyone who may comment could paste: only a bot's comment with the key's own value counts.
+  const found = all.find((c) => ownComment(c, s.key, s.marks.own));
   const made =
     found ??
     (
@@ -179,7 +188,7 @@ async function comment(s: EffectSetup, text: string) {
         gh.octokit.rest.issues.createComment({
           ...gh.repo,
           issue_number: subject,
-          body: `${text}\n\n${marker(s.key)}`,
+          body: `${text}\n\n${bodyMark(s.key, s.marks.value)}`,
         }),
       )
     ).data;

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { RunnerInfo } from '../journal/event-fields.js';
 import type { DispatchInfo } from '../journal/state.js';
 import { processAlive, processesWithTag, processStart } from '../os/processes.js';
+import { localExecutorProof } from '../protocol/executor-proof.js';
 import type { Probe } from '../protocol/recovery.js';
 
 /** Describes this process as the executor of an attempt. */
@@ -19,9 +20,9 @@ export function localRunner(execTag: string): RunnerInfo {
 }
 
 /**
- * Whether a local attempt's executor is provably gone: same host, its pid dead or reused, and no process
- * still carrying the attempt's tag (the node's command may outlive a killed CLI). Other hosts are left alone
- * unless assumeDead.
+ * Whether a local attempt's executor is provably gone (src/protocol/executor-proof.ts): same host, its pid dead or
+ * reused, no process still carrying the attempt's tag (the node's command may outlive a killed CLI) and none of
+ * this user's that hides its environment. Other hosts are left alone unless assumeDead.
  */
 export function probeLocal(
   dispatch: DispatchInfo,
@@ -48,17 +49,22 @@ export function probeLocal(
         };
   }
   const pid = r.pid ?? -1;
-  const alive = processAlive(pid) && (r.pid_start === undefined || processStart(pid) === r.pid_start);
-  if (alive) return { gone: false, why: `its executor (pid ${pid}) is still running`, observed_ms: observed };
-  const tagged = r.exec_tag ? processesWithTag(r.exec_tag) : [];
-  if (tagged.length) {
-    return {
-      gone: false,
-      why: `its command is still running (pid ${tagged.join(', ')}) although the executor exited`,
-      observed_ms: observed,
-    };
-  }
-  return { gone: true, why: `executor pid ${pid} is gone`, observed_ms: observed };
+  const start = processAlive(pid) ? processStart(pid) : undefined;
+  const executor = !processAlive(pid)
+    ? 'none'
+    : r.pid_start === undefined
+      ? 'same'
+      : start === undefined
+        ? 'unreadable'
+        : start === r.pid_start
+          ? 'same'
+          : 'reused';
+  const own = process.getuid?.();
+  const { tagged, unreadable } = r.exec_tag
+    ? // A process started before the dispatch (an ssh-agent, say) is none the attempt started; a margin for clocks.
+      processesWithTag(r.exec_tag, own === undefined ? [] : [own], (Date.parse(dispatch.at) || 0) - 5000)
+    : { tagged: [], unreadable: [] };
+  return { ...localExecutorProof({ pid, executor, tagged, unreadable }), observed_ms: observed };
 }
 
 /** A lower bound of the time the attempt ran: from dispatch to the last write of its log. */

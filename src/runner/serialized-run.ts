@@ -24,7 +24,7 @@ import { type ChainTask, chainPrompt } from '../protocol/serialized-prompt.js';
 import { type EngineEnd, engineEnd, engineRun, watchEngine } from './agent-run.js';
 import { type AttemptOptions, type AttemptSetup, runCommand } from './attempt.js';
 import { CONTEXT, makeChainFiles, readOutputs, readUsageText, USAGE } from './attempt-files.js';
-import { attemptNetwork, refusedNetwork } from './attempt-network.js';
+import { type AttemptNetwork, attemptNetwork, connectionsOf, refusedNetwork } from './attempt-network.js';
 import { readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs } from './check-output.js';
 import { runChecks } from './checks.js';
@@ -158,6 +158,7 @@ export async function executeChain(
       agent,
       callUsage,
       tail: ran.tail,
+      network,
     });
   } finally {
     files.close();
@@ -173,6 +174,8 @@ interface Called {
   agent: EngineEnd;
   callUsage: AttemptOutcome['usage'];
   tail: string;
+  /** The call's network: every node's checks run in it, as a node's own checks run in its attempt's. */
+  network: AttemptNetwork;
 }
 
 /** Each node's evidence checked in order, up to the first node that does not pass. */
@@ -201,6 +204,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
               },
               outputs,
               dispatchedAt: opts.dispatchedAt,
+              ...(c.network.kind === 'namespaced' ? { network: c.network.scope } : {}),
               ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),
               commandOutput: checkOutputs(setup, { ...opts, node: p.node, attempt: p.attempt }),
             },
@@ -213,6 +217,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
       outputs,
       usage: i === 0 ? callUsage : { wall_ms: Date.now() - t0 },
       ...(i === 0 ? { output_tail: c.tail } : {}),
+      ...(last ? connectionsOf(setup, p.node.id, p.attempt, c.network) : {}),
       agent: {
         ...(i === 0
           ? report

@@ -3,6 +3,7 @@
  * attempt, record its result. The record may carry the next node's dispatch (see `chainNext`), so that in
  * `node: all` one write both ends a node and starts the next.
  */
+
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
 import type { RunnerInfo } from '../journal/event-fields.js';
@@ -10,12 +11,14 @@ import type { NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
+import { sameCredentials } from '../os/node-credentials.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { commit, storeFailure } from './commit.js';
 import { effectNeedsGitHub } from './effect.js';
+import { withEffectMark } from './effect-secret.js';
 import { decisionFailpoint } from './failpoint.js';
 import { type OverdueNotice, overdueWriter } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
@@ -91,7 +94,9 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
         state = fold(journal, setup.graph);
       }
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
-      const decision = decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only);
+      const decision = withEffectMark(
+        decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only, sameCredentials),
+      );
       // An effect acts through GitHub's API: where there is none (the CLI), it is refused before its dispatch.
       if (needsGitHub(setup, decision))
         return { decision, recovered: rec.events, left: rec.left, events: rec.events };
@@ -143,7 +148,16 @@ export function chainNext(
   const journal = appendEvents(cur.journal, result, (setup.now ?? isoNow)());
   const state = fold(journal, setup.graph);
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
+  const decision = withEffectMark(
+    decideNext(
+      setup.graph,
+      journal,
+      state,
+      withGitBase(executor.runner, executor.gitBase),
+      undefined,
+      sameCredentials,
+    ),
+  );
   // Left to a whole step, which refuses it (dispatchStep).
   if (needsGitHub(setup, decision)) return undefined;
   if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);

@@ -54,7 +54,9 @@ describe('effect: push', () => {
     const commit = repo.git.commit(tip)!;
     // One commit on the checkout's, made once although the step was killed after it and the attempt ran again.
     expect(commit.parents).toEqual([w.sha]);
-    expect(commit.message).toBe(`fix: add() subtracts\n\nInterlock-Effect: ${w.runId}/push\n`);
+    expect(commit.message).toMatch(
+      new RegExp(`^fix: add\\(\\) subtracts\n\nInterlock-Effect: ${w.runId}/push [0-9a-f]{64}\n$`),
+    );
     const files = treeOf(branch);
     expect(files['calc.js']).toBe('exports.add = (a, b) => a + b;\n');
     expect(files['src/new.txt']).toBe('new\n');
@@ -137,7 +139,7 @@ describe('effect: pull_request, comment and labels', () => {
   it('opens one pull request, posts one comment and sets the labels, whichever of them a crash interrupts', async () => {
     const w = world(graph(REST));
     // A person pastes the comment effect's marker first: it is not interlock's comment, so it must not count.
-    repo.addComment(w.issue, `<!-- interlock:effect ${w.runId}/comment -->`, 'mallory');
+    repo.addComment(w.issue, `<!-- interlock:effect ${w.runId}/comment ${'0'.repeat(64)} -->`, 'mallory');
     let step = await crashAfterEffect(w, 'pull-request');
     step = step.signal ? step : step;
     const killed = await runStep(w.step({ INTERLOCK_FAILPOINTS: 'after-command@comment' }));
@@ -150,7 +152,9 @@ describe('effect: pull_request, comment and labels', () => {
     ).toBe('completed');
     const pulls = [...repo.issues.values()].filter((i) => i.pull?.head.ref === `interlock/issue-${w.issue}`);
     expect(pulls).toHaveLength(1);
-    expect(pulls[0]!.body).toContain(`<!-- interlock:effect ${w.runId}/pull-request -->`);
+    expect(pulls[0]!.body).toMatch(
+      new RegExp(`<!-- interlock:effect ${w.runId}/pull-request [0-9a-f]{64} -->`),
+    );
     expect(pulls[0]!.labels).toContain('interlock');
     const comments = repo
       .commentsOn(w.issue)
@@ -218,7 +222,7 @@ describe('effect: release', () => {
     const made = [...repo.releases.values()].filter((r) => r.tag_name === `v1.${w.issue}.0`);
     expect(made).toHaveLength(1);
     expect(made[0]!.body).toContain(`Fixes #${w.issue}`);
-    expect(made[0]!.body).toContain(`<!-- interlock:effect ${w.runId}/release -->`);
+    expect(made[0]!.body).toMatch(new RegExp(`<!-- interlock:effect ${w.runId}/release [0-9a-f]{64} -->`));
     expect(made[0]!.body).toContain('**Full Changelog**');
     const recorded = eventsOf(readJournal(server, w.runId), 'NodeRecorded', 'release')[0]!;
     expect(recorded.outputs).toMatchObject({ tag: `v1.${w.issue}.0`, release_id: String(made[0]!.id) });

@@ -40,6 +40,7 @@ describe('golden journals of interlock.journal/1', () => {
       'action-demo',
       'agents',
       'cli',
+      'effects',
       'for-each',
       'gate',
       'loops',

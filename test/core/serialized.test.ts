@@ -2,9 +2,10 @@
 // recorded in order; the first node that fails, and every node after it, go on one node a call; a crash mid-call
 // recovers each node of the chain by its own replay rule; the fold refuses a chained dispatch out of order.
 import { describe, expect, it } from 'vitest';
+import { approachFor } from '../../src/graph/model.js';
 import type { NewEvent } from '../../src/journal/events.js';
 import type { AttemptOutcome } from '../../src/protocol/decide.js';
-import { chainBudget, decideChainResult } from '../../src/protocol/serialized.js';
+import { chainBudget, decideChainResult, readyChain } from '../../src/protocol/serialized.js';
 import { append, EXIT_1, foldError, graph, graphText, RUNNER, Sim } from './sim.js';
 
 const node = (id: string, deps: string[], extra = '') =>
@@ -106,6 +107,32 @@ describe('rule: a serialized chain is dispatched in one write, before its one ca
       chain: { session: 'work', first: 'a', position: 3 },
     };
     expect(foldError(append(sim.journal, [skip]), G).message).toContain('"b" is not earlier in its chain');
+  });
+});
+
+describe('rule: a chain joins only nodes with the same network and the same secrets', () => {
+  it('runs a node with network: alone when the chain before it has none, and one without when it has', () => {
+    const net = '    network: { allow: [registry.npmjs.org] }\n';
+    expect(new Sim(graph(chainText(true, { c: net }))).dispatch().chain?.map((m) => m.node.id)).toEqual([
+      'b',
+    ]);
+    expect(new Sim(graph(chainText(true, { a: net }))).dispatch().chain).toBeUndefined();
+  });
+  it('joins nodes whose network is the same, and not one whose allowlist differs', () => {
+    const all = Object.fromEntries(
+      FIVE.map((id) => [id, '    network: { allow: [a.example, b.example] }\n']),
+    );
+    const same = graph(chainText(true, { ...all, d: '    network: { allow: [b.example, a.example] }\n' }));
+    expect(new Sim(same).dispatch().chain?.map((m) => m.node.id)).toEqual(['b', 'c', 'd', 'e']);
+    const other = graph(chainText(true, { ...all, d: '    network: { allow: [a.example] }\n' }));
+    expect(new Sim(other).dispatch().chain?.map((m) => m.node.id)).toEqual(['b', 'c']);
+  });
+  it('ends the chain before a node given other secrets than the first (node-credentials)', () => {
+    const sim = new Sim(G);
+    const head = G.nodes.find((n) => n.id === 'a')!;
+    const onlyC = (x: string, y: string) => (x === 'c') === (y === 'c');
+    const chain = readyChain(G, sim.journal, sim.state, head, approachFor(head, 0), onlyC);
+    expect(chain.map((n) => n.id)).toEqual(['a', 'b']);
   });
 });
 

@@ -28,7 +28,12 @@ describe('an egress proxy that cannot start', () => {
         timeoutMs: 10_000,
         network: {
           passPorts: [],
-          rules: { decide: (h) => ({ host: h, allowed: false }), refusal: () => 'no\n', record: () => {} },
+          rules: {
+            decide: (h) => ({ host: h, allowed: false }),
+            refusal: () => 'no\n',
+            pick: () => ({ refusal: 'no\n' }),
+            record: () => {},
+          },
         },
       }),
     ).rejects.toThrow(/^interlock's egress proxy could not start: ENOTDIR: not a directory, mkdtemp/);

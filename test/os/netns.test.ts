@@ -11,7 +11,7 @@ import { removeStaleEgressFolders } from '../../src/os/egress-proxy.js';
 import { runScript } from '../../src/os/exec.js';
 import { netnsProblem } from '../../src/os/netns.js';
 import { processAlive } from '../../src/os/processes.js';
-import { ConnectionTally, egressDecision, egressRefusal } from '../../src/protocol/egress.js';
+import { ConnectionTally, egressDecision, egressPick, egressRefusal } from '../../src/protocol/egress.js';
 
 const why = netnsProblem();
 if (why) console.warn(`netns.test.ts skipped: ${why}`);
@@ -47,6 +47,7 @@ describe.skipIf(!!why)('a script in a network namespace', () => {
         rules: {
           decide: (h, p) => egressDecision(allow, h, p),
           refusal: (h, p) => egressRefusal('n', h, p),
+          pick: (h, p, a) => egressPick('n', allow, h, p, a),
           record: (h, p, a) => tally.add(h, p, a),
         },
       },
@@ -115,7 +116,12 @@ describe.skipIf(!!why)('a namespaced script past its timeout', () => {
       timeoutMs: 500,
       network: {
         passPorts: [],
-        rules: { decide: (h) => ({ host: h, allowed: false }), refusal: () => 'no\n', record: () => {} },
+        rules: {
+          decide: (h) => ({ host: h, allowed: false }),
+          refusal: () => 'no\n',
+          pick: () => ({ refusal: 'no\n' }),
+          record: () => {},
+        },
       },
     });
     expect(r.timedOut, r.tail).toBe(true);

@@ -186,6 +186,9 @@ function journalText(c: Case): string | undefined {
   return runs.at(-1)?.output.text ?? undefined;
 }
 
+/** An effect's hidden marker: the key it names (the value each attempt's mark carries differs). */
+const MARKER = /<!-- interlock:effect (\S+)(?: [0-9a-f]{64})? -->/g;
+
 /** Reads what a world holds after a flow: the journal and the side effects. */
 export function observe(c: Case): { text?: string; journal?: Journal; effects: string[] } {
   const text = journalText(c);
@@ -193,18 +196,16 @@ export function observe(c: Case): { text?: string; journal?: Journal; effects: s
   const effects = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [];
   // A comment an effect posted is a side effect too: its hidden marker names the node, so a second is a repeat.
   for (const m of c.world.repo.commentsOn(c.subject.number))
-    for (const mark of m.body.match(/<!-- interlock:effect [^ ]+ -->/g) ?? [])
-      effects.push(`comment ${mark}`);
+    for (const mark of m.body.matchAll(MARKER)) effects.push(`comment ${mark[1]}`);
   // So is a pull request (by the marker in its body) and a commit an effect made (by its trailer), on any branch.
   for (const i of c.world.repo.issues.values())
-    for (const mark of (i.pull && i.body?.match(/<!-- interlock:effect [^ ]+ -->/g)) || [])
-      effects.push(`pull request ${mark}`);
+    for (const mark of (i.pull && i.body?.matchAll(MARKER)) || []) effects.push(`pull request ${mark[1]}`);
   for (const b of c.world.repo.branches()) {
     const seen = new Set<string>();
     for (let sha: string | undefined = b.sha; sha && !seen.has(sha); ) {
       seen.add(sha);
       const commit = c.world.repo.git.commit(sha);
-      const mark = commit && /^Interlock-Effect: (.+)$/m.exec(commit.message)?.[1];
+      const mark = commit && /^Interlock-Effect: (\S+)/m.exec(commit.message)?.[1];
       if (mark) effects.push(`commit on ${b.name}: ${mark}`);
       sha = commit?.parents[0];
     }

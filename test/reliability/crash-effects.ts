@@ -53,7 +53,7 @@ function checkOnce(repo: RepoState, server: GitHubServer, w: EffectWorld, kind: 
     for (let sha: string | undefined = tip; sha && sha !== w.sha; ) {
       const c = repo.git.commit(sha);
       if (!c) break;
-      if (c.message.includes(`Interlock-Effect: ${key}\n`)) marked.push(sha);
+      if (new RegExp(`^Interlock-Effect: ${key} [0-9a-f]{64}$`, 'm').test(c.message)) marked.push(sha);
       sha = c.parents[0];
     }
     p.check(marked.length === 1, `${marked.length} commits of the effect on ${branch}`);
@@ -73,7 +73,9 @@ function checkOnce(repo: RepoState, server: GitHubServer, w: EffectWorld, kind: 
     );
   }
   if (kind === 'comment') {
-    const mine = repo.commentsOn(w.issue).filter((c) => c.body.includes(`<!-- interlock:effect ${key} -->`));
+    const mine = repo
+      .commentsOn(w.issue)
+      .filter((c) => new RegExp(`<!-- interlock:effect ${key} [0-9a-f]{64} -->`).test(c.body));
     p.check(mine.length === 1, `${mine.length} comments of the effect`);
   }
   if (kind === 'labels') {
