@@ -14,6 +14,7 @@ import { breakConnection, faultReply } from './github/fault-effects.js';
 import { type Decision, FaultInjector, type FaultRule } from './github/faults.js';
 import { decodePath, parseJson, readBody, writeReply } from './github/http.js';
 import { HttpError } from './github/http-error.js';
+import { OAuthFlow } from './github/oauth.js';
 import { RateLimiter } from './github/rate-limit.js';
 import type { Actor } from './github/records.js';
 import { type LoggedRequest, RequestLog } from './github/request-log.js';
@@ -59,6 +60,7 @@ export interface GitHubServer {
 export async function startGitHubServer(options: GitHubServerOptions = {}): Promise<GitHubServer> {
   const state = new GitHubState(options);
   const requests = new RequestLog();
+  const oauth = new OAuthFlow(state);
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.inject(rule);
   const limiter = new RateLimiter(options.rateLimit ?? 5000);
@@ -143,6 +145,20 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
         : (options.latencyMs ?? 0);
     if (latency > 0) await sleep(latency);
 
+    // github.com's web flow (the authorize page and the token exchange) takes no API credentials.
+    const web = oauth.answer(method, url, raw, req.headers['content-type']);
+    if (web) {
+      const entry = requests.open({
+        method,
+        path,
+        query: url.search,
+        kind: `${method} ${url.pathname}`,
+        actor: undefined,
+        body: undefined,
+        at,
+      });
+      return send(res, web, 'anonymous', entry);
+    }
     const auth: { actor?: Actor; error?: HttpError } = {};
     try {
       auth.actor = authenticate(req.headers.authorization, state, options);

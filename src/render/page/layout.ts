@@ -64,16 +64,18 @@ export interface Frame {
   refreshSeconds?: number;
 }
 
+/** The one script: reloads the list now and then, unless the person is typing. */
+export function refreshScript(seconds: number): string {
+  const ms = Math.max(10, Math.floor(seconds)) * 1000;
+  return `setTimeout(function(){var t=[].slice.call(document.querySelectorAll('textarea'));if(!t.some(function(x){return x.value||x===document.activeElement}))location.reload()},${ms})`;
+}
+
 /** A whole page: the document around `body`. */
 export function pageDocument(frame: Frame, body: Html): string {
   const logout = frame.user
     ? html`<form method="post" action="${frame.base}/logout"><input type="hidden" name="csrf" value="${frame.csrf}"><button type="submit">Log out</button></form>`
     : '';
-  const refresh = frame.refreshSeconds
-    ? raw(
-        `<script>setTimeout(function(){if(!document.querySelector('textarea:focus,input:focus')&&!document.querySelector('textarea')?.value)location.reload()},${Math.max(10, Math.floor(frame.refreshSeconds)) * 1000})</script>`,
-      )
-    : '';
+  const refresh = frame.refreshSeconds ? raw(`<script>${refreshScript(frame.refreshSeconds)}</script>`) : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${frame.title} · interlock</title><style>${raw(STYLE)}</style></head>

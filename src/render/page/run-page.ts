@@ -115,7 +115,11 @@ ${byNode.length ? html`<div class="scroll"><table><thead><tr><th scope="col">Nod
 export function runPage(run: PageRun, view: WaitingView): string {
   const cp = run.state.checkpoint;
   const about = subjectOfRun(run.journal.run_id);
-  const subject = { repo: run.repo, ...(about ? { subject: about } : {}) };
+  const subject = {
+    repo: run.repo,
+    ...(about ? { subject: about } : {}),
+    ...(run.title !== undefined ? { title: run.title } : {}),
+  };
   const body = html`<h2>Run ${run.journal.run_id} <span class="muted">in ${run.repo}</span></h2>
 <dl class="facts"><dt>Status</dt><dd>${cp.status}${cp.ended ? ` (${cp.ended.type} by ${cp.ended.by}: ${cp.ended.reason})` : ''}</dd>
 <dt>Graph</dt><dd>${run.graph.name} <code>${run.state.accepted_hash.slice(0, 19)}…</code></dd>

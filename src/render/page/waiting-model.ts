@@ -22,6 +22,8 @@ export interface PageRun {
   state: RunState;
   /** The repository's `approvals` (from `.github/interlock.yml`), when known. */
   approvals?: RepoApprovals;
+  /** The issue's or pull request's title (hostile text: shown escaped). */
+  title?: string;
 }
 
 export type WaitKind = 'gate' | 'held' | 'escalated';
@@ -31,6 +33,7 @@ export interface WaitingRow {
   repo: string;
   runId: string;
   subject?: SubjectRef;
+  title?: string;
   graphName: string;
   /** The graph hash the run accepts: an action bound to another is refused as out of date. */
   graphHash: string;
@@ -132,6 +135,7 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
       repo: run.repo,
       runId: run.journal.run_id,
       ...(subject ? { subject } : {}),
+      ...(run.title !== undefined ? { title: run.title } : {}),
       graphName: run.graph.name,
       graphHash: run.state.accepted_hash,
       node,

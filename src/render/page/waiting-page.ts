@@ -11,7 +11,7 @@ import { type Frame, pageDocument } from './layout.js';
 import type { WaitingRow } from './waiting-model.js';
 
 /** Whether the person may act on a row, or why not (from the same rules as the comment commands). */
-export type MayAct = { ok: true } | { ok: false; reason: string };
+export type MayAct = { ok: true } | { ok: false; reason: string; readOnly?: boolean };
 
 export interface WaitingView {
   frame: Frame;
@@ -30,10 +30,12 @@ export interface WaitingView {
 }
 
 /** The link to a row's issue or pull request, or its label when there is no web root. */
-export function subjectLink(row: Pick<WaitingRow, 'repo' | 'subject'>, webUrl: string | undefined): Html {
+export function subjectLink(
+  row: Pick<WaitingRow, 'repo' | 'subject' | 'title'>,
+  webUrl: string | undefined,
+): Html {
   if (!row.subject) return html`<span class="muted">no issue</span>`;
-  const label =
-    row.subject.kind === 'pr' ? `pull request #${row.subject.number}` : `issue #${row.subject.number}`;
+  const label = `${row.subject.kind === 'pr' ? 'pull request' : 'issue'} #${row.subject.number}${row.title !== undefined ? `: ${row.title}` : ''}`;
   if (!webUrl || row.repo === 'local') return html`${subjectLabel(row.subject)}`;
   const path = row.subject.kind === 'pr' ? 'pull' : 'issues';
   return html`<a href="${webUrl}/${row.repo}/${path}/${row.subject.number}">${label}</a>`;
@@ -89,6 +91,8 @@ function controlsOf(row: WaitingRow): Control[] {
 /** One row's forms: one per action, each posting on its own; disabled with the reason when the person may not. */
 export function rowForms(v: WaitingView, row: WaitingRow, index: number): Html {
   const may = v.may(row);
+  // Someone who may not act in the repository at all sees no control, only why.
+  if (!may.ok && may.readOnly) return html`<p class="why-not">Read only: ${may.reason}</p>`;
   const forms = controlsOf(row).map((c) => {
     const id = `f${index}-${c.action}`;
     return html`<form method="post" action="${v.frame.base}/act">${bound(v, row, c.action)}<fieldset${may.ok ? '' : ' disabled'}><legend class="muted">${c.button} (${c.action})</legend>

@@ -1,0 +1,95 @@
+/**
+ * One repository's runs for the maintainers' page: the journal branch's tree in one read (conditional), each
+ * journal blob by its sha (content-addressed: read once, kept), the configuration and each run's graph at the
+ * default branch; every run folded. A run that cannot be read or folded is reported, never thrown.
+ */
+import { type Config, ConfigSchema } from '../../config/schema.js';
+import type { GitHubClient, RepoRef } from '../../github/client.js';
+import { statusOf } from '../../github/status.js';
+import { formatSourceError, GraphError } from '../../graph/errors.js';
+import type { Graph } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
+import { fold } from '../../journal/fold.js';
+import { parseJournal } from '../../journal/parse.js';
+import { subjectOfRun } from '../../journal/run-id.js';
+import { type RunState, runEnded } from '../../journal/state.js';
+import type { PageRun } from '../../render/page/waiting-model.js';
+import { GitRuns } from '../../store/git-runs.js';
+import type { HandlerDeps } from '../deps.js';
+import { loadRepoConfig, loadRepoGraph } from '../lookup/repo-files.js';
+
+export interface RepoRuns {
+  repo: string;
+  runs: PageRun[];
+  problems: string[];
+  /** The repository's configuration (its `approvals`, for who may act). */
+  config: Config;
+}
+
+/** Journal blobs by sha: a blob never changes, so it is read once per server. */
+const BLOBS = new Map<string, Journal>();
+const MAX_BLOBS = 20_000;
+
+async function journalOf(octokit: GitHubClient, repo: RepoRef, sha: string, runId: string): Promise<Journal> {
+  const kept = BLOBS.get(`${repo.owner}/${repo.repo}@${sha}`);
+  if (kept) return kept;
+  const { data } = await octokit.rest.git.getBlob({ ...repo, file_sha: sha });
+  const journal = parseJournal(Buffer.from(data.content, 'base64'), `runs/${runId}.json`);
+  if (BLOBS.size >= MAX_BLOBS) BLOBS.delete(BLOBS.keys().next().value!);
+  BLOBS.set(`${repo.owner}/${repo.repo}@${sha}`, journal);
+  return journal;
+}
+
+/** The title of the issue or pull request a run that waits for people is about (one read, conditional). */
+async function titleOf(deps: HandlerDeps, runId: string, state: RunState): Promise<string | undefined> {
+  const cp = state.checkpoint;
+  const waits = cp.held_nodes.length + cp.escalated_nodes.length + (cp.awaiting_approval_nodes?.length ?? 0);
+  const subject = subjectOfRun(runId);
+  if (!waits || !subject) return undefined;
+  try {
+    return (await deps.octokit.rest.issues.get({ ...deps.repo, issue_number: subject.number })).data.title;
+  } catch (e) {
+    if (statusOf(e) === 404 || statusOf(e) === 410) return undefined;
+    throw e;
+  }
+}
+
+/** Reads every run of one repository that has not ended (an ended run waits for nobody). */
+export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
+  const name = `${deps.repo.owner}/${deps.repo.repo}`;
+  const problems: string[] = [];
+  let config = ConfigSchema.parse({});
+  try {
+    config = await loadRepoConfig(deps);
+  } catch (e) {
+    if (!(e instanceof GraphError)) throw e;
+    problems.push(`.github/interlock.yml is not valid: ${e.errors.map(formatSourceError).join('; ')}`);
+  }
+  const listed = (await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns()) ?? [];
+  const graphs = new Map<string, Promise<Graph>>();
+  const runs: PageRun[] = [];
+  for (const l of listed) {
+    if (!l.version) continue;
+    try {
+      const journal = await journalOf(deps.octokit, deps.repo, l.version, l.runId);
+      if (runEnded(journal)) continue;
+      const path = journal.graph.path;
+      if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
+      const graph = await graphs.get(path)!;
+      const state = fold(journal, graph);
+      const title = await titleOf(deps, journal.run_id, state);
+      runs.push({
+        repo: name,
+        journal,
+        graph,
+        state,
+        approvals: config.approvals,
+        ...(title !== undefined ? { title } : {}),
+      });
+    } catch (e) {
+      const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
+      problems.push(`run ${l.runId}: ${why}`);
+    }
+  }
+  return { repo: name, runs, problems, config };
+}

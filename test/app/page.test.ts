@@ -1,0 +1,138 @@
+// The maintainers' page in the App's server (issue 37), without a browser: the login, the two repositories'
+// waiting nodes, an approval from the page through the comment command's path, and every refusal (CSRF, Origin,
+// Sec-Fetch-Site, read only, a stale page, a second submit).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formFields, getPage, logIn, type PageWorld, post, startPageWorld } from './page-world.js';
+import { PEOPLE } from './world.js';
+
+describe("the maintainers' page behind a GitHub login", () => {
+  let pw: PageWorld;
+  beforeAll(async () => {
+    pw = await startPageWorld();
+  });
+  afterAll(() => pw.close());
+
+  it('asks for a login first, and refuses a callback whose state it did not make', async () => {
+    const r = await fetch(`${pw.origin}/interlock/`, { redirect: 'manual' });
+    expect(r.status).toBe(303);
+    expect(r.headers.get('location')).toBe('/interlock/login');
+    const login = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+    const to = new URL(login.headers.get('location')!);
+    expect(to.pathname).toBe('/login/oauth/authorize');
+    expect(to.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(to.searchParams.get('redirect_uri')).toBe(`${pw.origin}/interlock/callback`);
+    const forged = await fetch(`${pw.origin}/interlock/callback?code=abc&state=made-up`, {
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(400);
+  });
+
+  it('a state is used once: replaying the callback makes no second session', async () => {
+    const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+    const form = new URLSearchParams(new URL(start.headers.get('location')!).searchParams);
+    form.set('login', PEOPLE.writer);
+    const granted = await fetch(`${pw.world.server.url}/login/oauth/authorize`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
+    const callback = granted.headers.get('location')!;
+    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
+  });
+
+  it('the session cookie is HttpOnly and SameSite=Lax (plain-HTTP localhost: no __Host- prefix, no Secure)', async () => {
+    const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+    const form = new URLSearchParams(new URL(start.headers.get('location')!).searchParams);
+    form.set('login', PEOPLE.writer);
+    const granted = await fetch(`${pw.world.server.url}/login/oauth/authorize`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
+    const done = await fetch(granted.headers.get('location')!, { redirect: 'manual' });
+    expect(done.headers.get('set-cookie')).toMatch(
+      /^interlock-session=[\w-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=28800$/,
+    );
+  });
+
+  it("lists both repositories' waiting nodes, escaped, with counts and the comment commands", async () => {
+    const cookie = await logIn(pw, PEOPLE.writer);
+    const { status, html } = await getPage(pw, cookie);
+    expect(status).toBe(200);
+    expect(html).toContain('logged in as <strong>@bob</strong>');
+    expect(html).toContain('acme/gadgets: <strong>1</strong>');
+    expect(html).toContain('acme/widgets: <strong>1</strong>');
+    expect(html).toContain('held: attempt 1 was interrupted');
+    expect(html).toContain('escalated after 2 failed attempts');
+    expect(html).toContain('<code>/approve-rerun deploy fix/issue-1</code>');
+    // A hostile title is shown as text: no script, no link made of its Markdown.
+    expect(html).toContain(
+      'issue #2: &lt;script&gt;alert(&quot;gadgets&quot;)&lt;/script&gt; [link](https://evil.example)</a>',
+    );
+    expect(html).not.toContain('<script>alert');
+    expect(html).not.toContain('href="https://evil.example"');
+  });
+
+  it('refuses a POST without the CSRF token, from another origin, or another site', async () => {
+    const cookie = await logIn(pw, PEOPLE.writer);
+    const fields = formFields((await getPage(pw, cookie)).html, 'acme/widgets', 'deploy', 'approve-rerun');
+    const noToken = new URLSearchParams(fields);
+    noToken.delete('csrf');
+    expect((await post(pw, cookie, noToken)).status).toBe(403);
+    const wrong = new URLSearchParams(fields);
+    wrong.set('csrf', 'x'.repeat(32));
+    expect((await post(pw, cookie, wrong)).status).toBe(403);
+    expect((await post(pw, cookie, fields, { origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post(pw, cookie, fields, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(pw.world.journal().events.filter((e) => e.type === 'RerunApproved')).toEqual([]);
+  });
+
+  it('a person with read access sees no control, and a forged POST is 403', async () => {
+    const writer = await logIn(pw, PEOPLE.writer);
+    const fields = formFields((await getPage(pw, writer)).html, 'acme/widgets', 'deploy', 'approve-rerun');
+    const reader = await logIn(pw, PEOPLE.reader);
+    const { html } = await getPage(pw, reader);
+    expect(html).toContain('Read only: @rita has read permission; settling needs write');
+    expect(html).not.toContain('action="/interlock/act"');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    fields.set('csrf', csrf);
+    const r = await post(pw, reader, fields);
+    expect(r.status).toBe(403);
+    expect(await r.text()).toContain('@rita has read permission');
+  });
+
+  it('refuses a stale page: "this page is out of date"', async () => {
+    const cookie = await logIn(pw, PEOPLE.writer);
+    const fields = formFields((await getPage(pw, cookie)).html, 'acme/gadgets', 'deploy', 'approve-rerun');
+    fields.set('attempt', '1');
+    const r = await post(pw, cookie, fields);
+    expect(r.status).toBe(409);
+    expect(await r.text()).toContain(
+      'this page is out of date: &quot;deploy&quot; waits on attempt 2 now, not 1',
+    );
+  });
+
+  it('approves with guidance: an attributed comment, the dispatch, the row gone; a second submit counts once', async () => {
+    const cookie = await logIn(pw, PEOPLE.writer);
+    const fields = formFields((await getPage(pw, cookie)).html, 'acme/widgets', 'deploy', 'approve-rerun');
+    fields.set('guidance', 'Roll back first <script>x</script>');
+    const r = await post(pw, cookie, fields);
+    expect(r.status).toBe(303);
+    const again = await post(pw, cookie, fields);
+    expect(again.status).toBe(303);
+    const approvals = pw.world.journal().events.filter((e) => e.type === 'RerunApproved');
+    expect(approvals).toEqual([
+      expect.objectContaining({ approved_by: PEOPLE.writer, guidance: 'Roll back first <script>x</script>' }),
+    ]);
+    expect(pw.world.repo.dispatches).toHaveLength(1);
+    const said = pw.world.repo
+      .commentsOn(1)
+      .map((c) => c.body)
+      .filter((b) => b.includes('from the interlock page by @bob'));
+    expect(said).toHaveLength(1);
+    const { html } = await getPage(pw, cookie);
+    expect(html).toContain('Already done: this form was submitted before');
+    expect(html).toContain('acme/widgets: <strong>0</strong>');
+  });
+});
