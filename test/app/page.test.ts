@@ -2,6 +2,9 @@
 // waiting nodes, an approval from the page through the comment command's path, and every refusal (CSRF, Origin,
 // Sec-Fetch-Site, read only, a stale page, a second submit).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildManifest, envText } from '../../src/app/manifest.js';
+import { pageConfigProblem } from '../../src/app/page/page-app.js';
+import { pageConfigOf, readServerEnv } from '../../src/app/server.js';
 import { formFields, getPage, logIn, type PageWorld, post, startPageWorld } from './page-world.js';
 import { PEOPLE } from './world.js';
 
@@ -134,5 +137,38 @@ describe("the maintainers' page behind a GitHub login", () => {
     const { html } = await getPage(pw, cookie);
     expect(html).toContain('Already done: this form was submitted before');
     expect(html).toContain('acme/widgets: <strong>0</strong>');
+  });
+});
+
+describe('the page is configured, never half on', () => {
+  it('the manifest registers the login callback; the .env GitHub hands back turns the page on', () => {
+    const target = {
+      baseUrl: 'https://interlock.example.com',
+      webhookPath: '/hooks',
+      githubUrl: 'https://github.com',
+      state: 's',
+    };
+    expect(buildManifest('name: interlock\n', target)).toMatchObject({
+      callback_urls: ['https://interlock.example.com/interlock/callback'],
+      request_oauth_on_install: false,
+    });
+    const env = envText(
+      { id: 1, pem: 'k', webhook_secret: 'w', html_url: 'h', client_id: 'Iv1.x', client_secret: 'cs' },
+      target.baseUrl,
+    );
+    expect(env).toContain(
+      'GITHUB_CLIENT_ID=Iv1.x\nGITHUB_CLIENT_SECRET=cs\nINTERLOCK_PAGE_URL=https://interlock.example.com\n',
+    );
+  });
+
+  it('plain HTTP only on localhost, and the login needs the client id and secret', () => {
+    expect(pageConfigProblem({ url: 'http://interlock.example.com' })).toMatch(/must be https/);
+    expect(pageConfigProblem({ url: 'http://localhost:3000' })).toBeUndefined();
+    expect(pageConfigProblem({ url: 'https://x.example/path' })).toMatch(/no path/);
+    const base = { APP_ID: '1', WEBHOOK_SECRET: 's', PRIVATE_KEY: 'k' };
+    expect(() => readServerEnv({ ...base, INTERLOCK_PAGE_URL: 'https://x.example' })).toThrow(
+      /GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET/,
+    );
+    expect(pageConfigOf(readServerEnv(base))).toBeUndefined();
   });
 });
