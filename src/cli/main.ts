@@ -12,6 +12,7 @@ import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';
 import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
+import { cmdUi } from './commands/ui.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
 
@@ -29,6 +30,7 @@ usage:
   interlock fail-run --by NAME --reason T [--journal F | --run-id ID]
   interlock rerun-from <node> --by NAME [--guidance T] [--journal F | --run-id ID]
   interlock stuck [--dir D] [--older-than 24h] [--json]
+  interlock ui [--dir D] [--port N] [--by NAME]   the maintainers' page for local journals, on 127.0.0.1
 
 exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
 journal: .interlock/runs/<run-id>.json unless --journal is given; run id defaults to the graph's name`;
@@ -52,6 +54,8 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
       return await cmdRerunFrom(io, rest);
     case 'stuck':
       return await cmdStuck(io, rest);
+    case 'ui':
+      return await cmdUi(io, rest);
     case undefined:
     case 'help':
     case '--help':
