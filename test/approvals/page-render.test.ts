@@ -125,6 +125,8 @@ describe('the pages are escaped everywhere', () => {
     expect(page).toContain('You cannot act here: @bob has read permission');
     expect(page).toContain('<fieldset disabled>');
     expect(page).not.toMatch(/<fieldset>/);
+    // Attributes the code writes are markup, not escaped text.
+    expect(page).toContain('<button type="submit" class="danger">Fail the run</button>');
   });
 
   it('the graph is SVG with each state written', () => {

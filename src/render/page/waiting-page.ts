@@ -97,7 +97,7 @@ export function rowForms(v: WaitingView, row: WaitingRow, index: number): Html {
     const id = `f${index}-${c.action}`;
     return html`<form method="post" action="${v.frame.base}/act">${bound(v, row, c.action)}<fieldset${may.ok ? '' : ' disabled'}><legend class="muted">${c.button} (${c.action})</legend>
 <label for="${id}">${c.field.label}</label><textarea id="${id}" name="${c.field.name}" rows="2"${c.field.required ? ' required' : ''}></textarea>
-<button type="submit"${c.danger ? ' class="danger"' : ''}>${c.button}</button></fieldset></form>`;
+<button type="submit"${c.danger ? html` class="danger"` : ''}>${c.button}</button></fieldset></form>`;
   });
   return html`${may.ok ? '' : html`<p class="why-not">You cannot act here: ${may.reason}</p>`}<div class="actions">${forms}</div>`;
 }
