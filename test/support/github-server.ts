@@ -5,6 +5,7 @@
  * `{ url, state, requests, faults, close() }`: point an Octokit at `url`, seed and inspect the world
  * through `state`, count calls through `requests`, and break things on purpose through `faults`.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,6 +56,17 @@ export interface GitHubServer {
   readonly faults: FaultInjector;
   /** Stops listening and drops every connection, held ones included. */
   close(): Promise<void>;
+}
+
+/**
+ * A GET's JSON answer carries an ETag of its body, and a request whose `If-None-Match` names the same answer
+ * gets 304 with no body, as GitHub answers conditional requests.
+ */
+function conditional(req: IncomingMessage, reply: Reply): Reply {
+  if (req.method !== 'GET' || reply.status !== 200 || reply.body === undefined) return reply;
+  const etag = `"${createHash('sha1').update(JSON.stringify(reply.body)).digest('hex')}"`;
+  if (req.headers['if-none-match'] === etag) return { status: 304, headers: { ...reply.headers, etag } };
+  return { ...reply, headers: { ...reply.headers, etag } };
 }
 
 export async function startGitHubServer(options: GitHubServerOptions = {}): Promise<GitHubServer> {
@@ -185,7 +197,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
 
     const decision = faults.decide(method, path, match?.route.template);
     if (decision?.when === 'before') return applyFault(decision, res, who, entry);
-    const reply = answer(req, url, match, parsed, auth);
+    const reply = conditional(req, answer(req, url, match, parsed, auth));
     if (decision) return applyFault(decision, res, who, entry);
     send(res, reply, who, entry);
   };

@@ -28,16 +28,17 @@ export class ConditionalCache {
       const kept = this.#kept.get(key);
       this.sent++;
       try {
-        const response = await request(
-          kept ? { ...options, headers: { ...options.headers, 'if-none-match': kept.etag } } : options,
-        );
+        // A wrap hook's inner layers see the options of this request, not an argument: set the header on them.
+        if (kept) options.headers = { ...options.headers, 'if-none-match': kept.etag };
+        const response = await request(options);
         const etag = (response.headers as Record<string, string | undefined>).etag;
-        if (etag) this.#keep(key, { etag, response });
+        // Kept as a copy, and handed out as one: a caller (paginate) rewrites the response it gets.
+        if (etag) this.#keep(key, { etag, response: structuredClone(response) });
         return response;
       } catch (e) {
         if (kept && statusOf(e) === 304) {
           this.notModified++;
-          return kept.response as Awaited<ReturnType<typeof request>>;
+          return structuredClone(kept.response) as Awaited<ReturnType<typeof request>>;
         }
         throw e;
       }
