@@ -147,7 +147,8 @@ export interface RunningApp {
 
 /**
  * The App as an HTTP server: Probot's webhook middleware (which refuses a missing or bad signature with 400)
- * behind a plain `node:http` server, so nothing but webhooks and `GET /ping` is served.
+ * behind a plain `node:http` server, so nothing but webhooks, `GET /ping` and, when `INTERLOCK_PAGE_URL` is set, the
+ * maintainers' page under `/interlock/` (`src/app/page/page-app.ts`, through Probot's `addHandler`) is served.
  */
 export async function startServer(
   env: NodeJS.ProcessEnv,

@@ -26,6 +26,9 @@ export interface RepoRuns {
   config: Config;
 }
 
+/** Runs of one repository read at once. */
+const READS_AT_ONCE = 4;
+
 /** Journal blobs by sha: a blob never changes, so it is read once per server. */
 const BLOBS = new Map<string, Journal>();
 const MAX_BLOBS = 20_000;
@@ -68,28 +71,26 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
   const listed = (await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns()) ?? [];
   const graphs = new Map<string, Promise<Graph>>();
   const runs: PageRun[] = [];
-  for (const l of listed) {
-    if (!l.version) continue;
+  const readOne = async (l: (typeof listed)[number]): Promise<void> => {
+    if (!l.version) return;
     try {
       const journal = await journalOf(deps.octokit, deps.repo, l.version, l.runId);
-      if (runEnded(journal)) continue;
+      if (runEnded(journal)) return;
       const path = journal.graph.path;
       if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
       const graph = await graphs.get(path)!;
       const state = fold(journal, graph);
       const title = await titleOf(deps, journal.run_id, state);
-      runs.push({
-        repo: name,
-        journal,
-        graph,
-        state,
-        approvals: config.approvals,
-        ...(title !== undefined ? { title } : {}),
-      });
+      const run: PageRun = { repo: name, journal, graph, state, approvals: config.approvals };
+      runs.push(title !== undefined ? { ...run, title } : run);
     } catch (e) {
       const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
       problems.push(`run ${l.runId}: ${why}`);
     }
-  }
+  };
+  // A few runs at a time: the reads are round trips, and GitHub asks for no flood of parallel requests.
+  for (let i = 0; i < listed.length; i += READS_AT_ONCE)
+    await Promise.all(listed.slice(i, i + READS_AT_ONCE).map(readOne));
+  runs.sort((a, b) => a.journal.run_id.localeCompare(b.journal.run_id));
   return { repo: name, runs, problems, config };
 }
