@@ -14,8 +14,10 @@ import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { type RunState, runEnded } from '../../journal/state.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
+import { CheckRunStore } from '../../store/check-run.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { HandlerDeps } from '../deps.js';
+import { type FoundRun, findRuns } from '../lookup/find-runs.js';
 import { loadRepoConfig, loadRepoGraph } from '../lookup/repo-files.js';
 
 export interface RepoRuns {
@@ -57,6 +59,28 @@ async function titleOf(deps: HandlerDeps, runId: string, state: RunState): Promi
   }
 }
 
+/** The most open pull requests whose check runs are read for runs (the newest first). */
+const MAX_PULLS = 50;
+
+/** The runs the check-run store keeps on open pull requests (run lookup's own reading). */
+async function pullRequestRuns(deps: HandlerDeps, problems: string[]): Promise<FoundRun[]> {
+  const { data: pulls } = await deps.octokit.rest.pulls.list({
+    ...deps.repo,
+    state: 'open',
+    per_page: MAX_PULLS,
+  });
+  const found: FoundRun[] = [];
+  for (const pull of pulls) {
+    try {
+      const runs = await findRuns(deps, { kind: 'pr', number: pull.number });
+      found.push(...runs.filter((f) => f.store instanceof CheckRunStore));
+    } catch (e) {
+      problems.push(`pull request #${pull.number}: ${(e as Error).message}`);
+    }
+  }
+  return found;
+}
+
 /** Reads every run of one repository that has not ended (an ended run waits for nobody). */
 export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
   const name = `${deps.repo.owner}/${deps.repo.repo}`;
@@ -71,11 +95,10 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
   const listed = (await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns()) ?? [];
   const graphs = new Map<string, Promise<Graph>>();
   const runs: PageRun[] = [];
-  const readOne = async (l: (typeof listed)[number]): Promise<void> => {
-    if (!l.version) return;
+  const readOne = async (runId: string, read: () => Promise<Journal | null>): Promise<void> => {
     try {
-      const journal = await journalOf(deps.octokit, deps.repo, l.version, l.runId);
-      if (runEnded(journal)) return;
+      const journal = await read();
+      if (!journal || runEnded(journal)) return;
       const path = journal.graph.path;
       if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
       const graph = await graphs.get(path)!;
@@ -85,12 +108,21 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
       runs.push(title !== undefined ? { ...run, title } : run);
     } catch (e) {
       const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
-      problems.push(`run ${l.runId}: ${why}`);
+      problems.push(`run ${runId}: ${why}`);
     }
   };
+  const onBranch = listed.filter((l) => l.version);
   // A few runs at a time: the reads are round trips, and GitHub asks for no flood of parallel requests.
-  for (let i = 0; i < listed.length; i += READS_AT_ONCE)
-    await Promise.all(listed.slice(i, i + READS_AT_ONCE).map(readOne));
+  for (let i = 0; i < onBranch.length; i += READS_AT_ONCE)
+    await Promise.all(
+      onBranch
+        .slice(i, i + READS_AT_ONCE)
+        .map((l) => readOne(l.runId, () => journalOf(deps.octokit, deps.repo, l.version!, l.runId))),
+    );
+  // Runs kept in the check-run store live on open pull requests, not on the journal branch.
+  const known = new Set(listed.map((l) => l.runId));
+  for (const found of await pullRequestRuns(deps, problems))
+    if (!known.has(found.runId)) await readOne(found.runId, async () => found.stored.journal);
   runs.sort((a, b) => a.journal.run_id.localeCompare(b.journal.run_id));
   return { repo: name, runs, problems, config };
 }
