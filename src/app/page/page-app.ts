@@ -156,7 +156,7 @@ export class PageApp {
     else if (route === `GET ${PAGE_BASE}/logged-out`) {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logged out · interlock</title></head><body><main><h1>Logged out</h1><p><a href="/interlock/login">Log in with GitHub</a></p></main></body></html>',
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logged out &middot; interlock</title></head><body><main><h1>Logged out</h1><p><a href="/interlock/login">Log in with GitHub</a></p></main></body></html>',
       );
     } else return this.#page.handle(req, res);
     return true;

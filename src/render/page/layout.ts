@@ -78,7 +78,7 @@ export function pageDocument(frame: Frame, body: Html): string {
   const refresh = frame.refreshSeconds ? raw(`<script>${refreshScript(frame.refreshSeconds)}</script>`) : '';
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${frame.title} · interlock</title><style>${raw(STYLE)}</style></head>
+<title>${frame.title} &middot; interlock</title><style>${raw(STYLE)}</style></head>
 <body><a class="skip" href="#main">Skip to the list</a>
 <header><h1><a href="${frame.base}/">interlock</a>: ${frame.title}</h1>
 <span class="who">${frame.user ? html`logged in as <strong>@${frame.user}</strong>` : 'local journals'}</span>${logout}</header>

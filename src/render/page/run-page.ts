@@ -122,7 +122,7 @@ export function runPage(run: PageRun, view: WaitingView): string {
   };
   const body = html`<h2>Run ${run.journal.run_id} <span class="muted">in ${run.repo}</span></h2>
 <dl class="facts"><dt>Status</dt><dd>${cp.status}${cp.ended ? ` (${cp.ended.type} by ${cp.ended.by}: ${cp.ended.reason})` : ''}</dd>
-<dt>Graph</dt><dd>${run.graph.name} <code>${run.state.accepted_hash.slice(0, 19)}…</code></dd>
+<dt>Graph</dt><dd>${run.graph.name} <code>${run.state.accepted_hash.slice(0, 19)}&hellip;</code></dd>
 <dt>Issue or pull request</dt><dd>${subjectLink(subject, view.webUrl)}</dd>
 <dt>Started by</dt><dd>${run.state.started?.started_by ?? 'unknown'}</dd></dl>
 <h3>Graph</h3><figure>${raw(graphSvg(run.graph, run.state))}<figcaption class="muted">Each box is a node, its state written under its name.</figcaption></figure>
