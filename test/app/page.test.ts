@@ -1,9 +1,11 @@
 // The maintainers' page in the App's server (issue 37), without a browser: the login, the two repositories'
 // waiting nodes, an approval from the page through the comment command's path, and every refusal (CSRF, Origin,
 // Sec-Fetch-Site, read only, a stale page, a second submit).
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildManifest, envText } from '../../src/app/manifest.js';
 import { pageConfigProblem } from '../../src/app/page/page-app.js';
+import { Sessions } from '../../src/app/page/sessions.js';
 import { pageConfigOf, readServerEnv } from '../../src/app/server.js';
 import { formFields, getPage, logIn, type PageWorld, post, startPageWorld } from './page-world.js';
 import { PEOPLE } from './world.js';
@@ -57,6 +59,24 @@ describe("the maintainers' page behind a GitHub login", () => {
     expect(done.headers.get('set-cookie')).toMatch(
       /^interlock-session=[\w-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=28800$/,
     );
+  });
+
+  it('logs out only with the CSRF token from the same origin; the session is gone after', async () => {
+    const cookie = await logIn(pw, PEOPLE.writer);
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await getPage(pw, cookie)).html)![1]!;
+    const out = (body: URLSearchParams, origin = pw.origin) =>
+      fetch(`${pw.origin}/interlock/logout`, {
+        method: 'POST',
+        body,
+        headers: { cookie, origin },
+        redirect: 'manual',
+      });
+    expect((await out(new URLSearchParams())).status).toBe(403);
+    expect((await out(new URLSearchParams({ csrf }), 'https://evil.example')).status).toBe(403);
+    const done = await out(new URLSearchParams({ csrf }));
+    expect(done.status).toBe(303);
+    expect(done.headers.get('set-cookie')).toMatch(/^interlock-session=; .*Max-Age=0$/);
+    expect((await getPage(pw, cookie)).status).toBe(303);
   });
 
   it("lists both repositories' waiting nodes, escaped, with counts and the comment commands", async () => {
@@ -137,6 +157,21 @@ describe("the maintainers' page behind a GitHub login", () => {
     const { html } = await getPage(pw, cookie);
     expect(html).toContain('Already done: this form was submitted before');
     expect(html).toContain('acme/widgets: <strong>0</strong>');
+  });
+});
+
+describe('sessions expire', () => {
+  it('a session is gone after its life, and a login state after ten minutes', () => {
+    let now = 0;
+    const sessions = new Sessions('interlock-session', false, 1000, () => now);
+    const s = sessions.create('bob', 'ghu_x');
+    const req = { headers: { cookie: `other=1; interlock-session=${s.id}` } } as IncomingMessage;
+    expect(sessions.of(req)?.login).toBe('bob');
+    now = 1000;
+    expect(sessions.of(req)).toBeUndefined();
+    const { state } = sessions.beginLogin();
+    now += 10 * 60_000;
+    expect(sessions.takeLogin(state)).toBeUndefined();
   });
 });
 
