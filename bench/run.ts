@@ -18,6 +18,7 @@ import { connectLatency, connectLatencySection } from './egress.js';
 import { forEachSection } from './for-each-report.js';
 import { keyProxyLatency } from './key-proxy.js';
 import { matrixSection } from './matrix-report.js';
+import { pageFigures, pageSection } from './page.js';
 import { serializedFigures } from './serialized.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
@@ -473,6 +474,7 @@ md.push(
   'whose answers take seconds, the added milliseconds are what counts.',
   '',
 );
+md.push(...pageSection(await pageFigures(QUICK ? 3 : 20, QUICK ? 2 : 10)));
 writeFileSync(OUT, md.join('\n'));
 // The repository's formatter owns Markdown tables: format the generated page so the lint check stays green.
 execFileSync(

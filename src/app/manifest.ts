@@ -17,7 +17,14 @@ export interface ManifestTarget {
 
 export const SETUP_DONE_PATH = '/setup/done';
 
-/** The manifest GitHub registers the App from: app.yml plus this server's webhook and redirect URLs. */
+/** Where GitHub sends a person back after they authorize the App on the maintainers' page (issue 37). */
+export const PAGE_CALLBACK_PATH = '/interlock/callback';
+
+/**
+ * The manifest GitHub registers the App from: app.yml plus this server's webhook and redirect URLs, and the
+ * callback URL of the maintainers' page's login (user authorization through the web flow, asked when a person
+ * logs in rather than when the App is installed).
+ */
 export function buildManifest(appYml: string, target: ManifestTarget): Record<string, unknown> {
   const declared = parse(appYml) as Record<string, unknown> | null;
   if (!declared || typeof declared !== 'object' || typeof declared.name !== 'string')
@@ -26,6 +33,8 @@ export function buildManifest(appYml: string, target: ManifestTarget): Record<st
     ...declared,
     hook_attributes: { url: `${target.baseUrl}${target.webhookPath}`, active: true },
     redirect_url: `${target.baseUrl}${SETUP_DONE_PATH}`,
+    callback_urls: [`${target.baseUrl}${PAGE_CALLBACK_PATH}`],
+    request_oauth_on_install: false,
   };
 }
 
@@ -89,14 +98,27 @@ export interface Conversion {
   pem: string;
   webhook_secret: string;
   html_url: string;
+  /** The App's OAuth client, for the maintainers' page's login. */
+  client_id?: string;
+  client_secret?: string;
 }
 
 /** The .env lines for a converted App; the key is base64 so the value stays on one line. */
-export function envText(app: Conversion): string {
+export function envText(app: Conversion, pageUrl?: string): string {
+  const client =
+    app.client_id && app.client_secret
+      ? [
+          "# The maintainers' page (docs/DEPLOY.md): on at INTERLOCK_PAGE_URL, with the App's OAuth client for the login.",
+          `GITHUB_CLIENT_ID=${app.client_id}`,
+          `GITHUB_CLIENT_SECRET=${app.client_secret}`,
+          ...(pageUrl ? [`INTERLOCK_PAGE_URL=${pageUrl}`] : []),
+        ]
+      : [];
   return [
     `APP_ID=${app.id}`,
     `WEBHOOK_SECRET=${app.webhook_secret}`,
     `PRIVATE_KEY=${Buffer.from(app.pem).toString('base64')}`,
+    ...client,
     '',
   ].join('\n');
 }

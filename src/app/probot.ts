@@ -1,13 +1,16 @@
-import type { Context, Probot } from 'probot';
+import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from '../approvals/deps.js';
 import { handleComment, handleRequestedAction, outcomeWords } from '../approvals/handler.js';
 import { handleJournalPush } from '../approvals/journal-push.js';
 import type { GitHubClient } from '../github/client.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
+import { PageApp, type PageConfig } from './page/page-app.js';
 
 export interface AppOptions {
   /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */
   journalBranch?: string;
+  /** The maintainers' page (issue 37), when configured (`INTERLOCK_PAGE_URL`); off otherwise. */
+  page?: PageConfig;
 }
 
 function depsFor(context: Context, options: AppOptions): HandlerDeps {
@@ -34,7 +37,11 @@ function failDeliveryIfFailed(outcome: Outcome): void {
 
 /** The interlock GitHub App: comment commands, the "Approve rerun" button, and check runs for pull requests. */
 export function interlockApp(options: AppOptions = {}) {
-  return (app: Probot): void => {
+  return (app: Probot, fn?: ApplicationFunctionOptions): void => {
+    if (options.page && fn?.addHandler) {
+      const page = new PageApp(options.page, async (id) => (await app.auth(id)) as unknown as GitHubClient);
+      fn.addHandler((req, res) => page.handle(req, res));
+    }
     // Edits are handled only to answer that an edit never counts as a command.
     app.on(['issue_comment.created', 'issue_comment.edited'], async (context) => {
       failDeliveryIfFailed(

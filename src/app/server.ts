@@ -10,6 +10,8 @@ import {
   fetchWithTimeout,
   resendable,
 } from '../github/client.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
+import { type PageConfig, pageConfigProblem } from './page/page-app.js';
 import { interlockApp } from './probot.js';
 
 /**
@@ -79,6 +81,19 @@ export const ServerEnvSchema = z.object({
   /** The REST API root, for GitHub Enterprise Server (`https://ghe.example.com/api/v3`). */
   GITHUB_API_URL: z.string().url().optional(),
   INTERLOCK_JOURNAL_BRANCH: z.string().min(1).optional(),
+  /** The maintainers' page (issue 37): where people reach the App; the page is off unless it is set. */
+  INTERLOCK_PAGE_URL: z.string().optional(),
+  /** The App's client id and secret (App settings), for the page's login with GitHub. */
+  GITHUB_CLIENT_ID: z.string().optional(),
+  GITHUB_CLIENT_SECRET: z.string().optional(),
+  /** The web root for the login and links (`https://github.com`, or a GitHub Enterprise Server's). */
+  GITHUB_WEB_URL: z.string().url().optional(),
+  INTERLOCK_PAGE_SESSION_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(8),
+  INTERLOCK_PAGE_CACHE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
 });
 export type ServerEnv = z.infer<typeof ServerEnvSchema>;
@@ -90,7 +105,35 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
     throw new Error(
       'cannot start the interlock app: set PRIVATE_KEY (the App private key, PEM or base64) or PRIVATE_KEY_PATH',
     );
+  const page = r.data.INTERLOCK_PAGE_URL;
+  if (page !== undefined) {
+    const problem = pageConfigProblem({ url: page.replace(/\/+$/, '') });
+    if (problem) throw new Error(`cannot start the interlock app: ${problem}`);
+    if (!r.data.GITHUB_CLIENT_ID || !r.data.GITHUB_CLIENT_SECRET)
+      throw new Error(
+        'cannot start the interlock app: INTERLOCK_PAGE_URL is set, so the page needs GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the App settings page) for the login with GitHub',
+      );
+  }
   return r.data;
+}
+
+/** The page's configuration from the environment, or undefined when the page is off. */
+export function pageConfigOf(cfg: ServerEnv): PageConfig | undefined {
+  if (!cfg.INTERLOCK_PAGE_URL || !cfg.GITHUB_CLIENT_ID || !cfg.GITHUB_CLIENT_SECRET) return undefined;
+  const apiUrl = (cfg.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const webUrl = (
+    cfg.GITHUB_WEB_URL ?? (cfg.GITHUB_API_URL ? apiUrl.replace(/\/api\/v3$/, '') : 'https://github.com')
+  ).replace(/\/+$/, '');
+  return {
+    url: cfg.INTERLOCK_PAGE_URL.replace(/\/+$/, ''),
+    clientId: cfg.GITHUB_CLIENT_ID,
+    clientSecret: cfg.GITHUB_CLIENT_SECRET,
+    webUrl,
+    apiUrl,
+    journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH ?? DEFAULT_JOURNAL_BRANCH,
+    sessionHours: cfg.INTERLOCK_PAGE_SESSION_HOURS,
+    cacheSeconds: cfg.INTERLOCK_PAGE_CACHE_SECONDS,
+  };
 }
 
 /** GitHub's cap on a webhook payload; a longer body is refused before it is read. */
@@ -104,7 +147,8 @@ export interface RunningApp {
 
 /**
  * The App as an HTTP server: Probot's webhook middleware (which refuses a missing or bad signature with 400)
- * behind a plain `node:http` server, so nothing but webhooks and `GET /ping` is served.
+ * behind a plain `node:http` server, so nothing but webhooks, `GET /ping` and, when `INTERLOCK_PAGE_URL` is set, the
+ * maintainers' page under `/interlock/` (`src/app/page/page-app.ts`, through Probot's `addHandler`) is served.
  */
 export async function startServer(
   env: NodeJS.ProcessEnv,
@@ -119,9 +163,11 @@ export async function startServer(
       webhookPath: cfg.WEBHOOK_PATH,
     },
   });
-  const app = interlockApp(
-    cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {},
-  );
+  const page = pageConfigOf(cfg);
+  const app = interlockApp({
+    ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
+    ...(page ? { page } : {}),
+  });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const server = createServer((req, res) => {
     // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.

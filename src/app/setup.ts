@@ -15,6 +15,7 @@ import {
   SETUP_DONE_PATH,
   setupPage,
 } from './manifest.js';
+import { pageConfigProblem } from './page/page-app.js';
 import type { RunningApp } from './server.js';
 
 export interface SetupOptions {
@@ -73,7 +74,7 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
     state,
   });
 
-  async function done(url: URL, res: ServerResponse) {
+  async function done(req: IncomingMessage, url: URL, res: ServerResponse) {
     if (registered) return text(res, 409, 'The App is already registered: restart the server (npm start).');
     const code = url.searchParams.get('code');
     if (!code || url.searchParams.get('state') !== state)
@@ -83,7 +84,10 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
     if (!writable(options.dir))
       return text(res, 409, `${options.dir} is not writable: the credentials could not be saved.`);
     const app = await convert(apiUrl, code);
-    writeFileSync(envFile, envText(app), { mode: 0o600, flag: 'wx' });
+    // The maintainers' page is turned on where this address can serve it (https, or plain-HTTP localhost).
+    const base = baseUrlOf(req);
+    const pageUrl = pageConfigProblem({ url: base }) ? undefined : base;
+    writeFileSync(envFile, envText(app, pageUrl), { mode: 0o600, flag: 'wx' });
     registered = true;
     log(`interlock app: registered ${app.html_url}; credentials saved in ${envFile}. Restart: npm start`);
     return html(res, donePage(app, envFile));
@@ -103,7 +107,9 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
         ),
       );
     if (url.pathname === SETUP_DONE_PATH)
-      return void done(url, res).catch((e: Error) => text(res, 502, `Registration failed: ${e.message}`));
+      return void done(req, url, res).catch((e: Error) =>
+        text(res, 502, `Registration failed: ${e.message}`),
+      );
     return text(res, 404, 'not found (setup mode: open / to register the App)');
   });
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@
 import type { Graph } from '../graph/model.js';
 import type { Journal } from '../journal/events.js';
 import type { SubjectRef } from '../journal/run-id.js';
+import type { PageBinding } from '../protocol/page-binding.js';
 import type { Command, ParsedComment } from './commands/parse.js';
 import type { Outcome } from './deps.js';
 import { refusedReply } from './replies/replies.js';
@@ -18,6 +19,8 @@ export interface CommandRequest {
   defaultBranch: string;
   /** For a button: the node it names, found in the run's graph. */
   resolveNode?: (graph: Graph, journal: Journal) => string | undefined;
+  /** From the maintainers' page: what the form showed; refused as out of date when the journal moved on. */
+  bound?: PageBinding;
 }
 
 export interface Executed {

@@ -12,6 +12,7 @@ import { cmdRun } from './commands/run.js';
 import { cmdSettle } from './commands/settle.js';
 import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
+import { cmdUi } from './commands/ui.js';
 import { cmdUsage } from './commands/usage.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
@@ -33,6 +34,7 @@ usage:
   interlock stuck [--dir D] [--older-than 24h] [--json]
   interlock --version | <command> -h
   interlock usage [--dir D] [--days 14] [--json]
+  interlock ui [--dir D] [--port N] [--by NAME]   the maintainers' page for local journals, on 127.0.0.1
 
 --by: who decides, recorded in the journal; without it, git's user.name, then the login name (said on stderr)
 exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
@@ -79,6 +81,8 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
       return EXIT.ok;
     case 'usage':
       return await cmdUsage(io, rest);
+    case 'ui':
+      return await cmdUi(io, rest);
     case undefined:
     case 'help':
     case '--help':

@@ -35,6 +35,7 @@ describe('npm run bench', () => {
         '## Webhook deliveries per second (the app)',
         '## Added latency per CONNECT through the egress proxy',
         '## The key proxy: added latency per model request',
+        "## The maintainers' page: waiting nodes across repositories",
       ])
         expect(page).toContain(section);
       expect(page).toContain('Quick mode');

@@ -74,7 +74,8 @@ describe('README: one screen of decisions', () => {
   });
 
   it('is about 250 lines, and says where the rest is', () => {
-    expect(lines.length).toBeLessThanOrEqual(260);
+    // 275: the first screen shows the Action's workflow step and the approvals section the maintainers' page.
+    expect(lines.length).toBeLessThanOrEqual(275);
     for (const page of [
       'docs/action-reference.md',
       'docs/approvals.md',
@@ -224,5 +225,22 @@ describe('action.yml, as the Marketplace shows it', () => {
     expect(meta.name).toBe('interlock');
     expect(meta.description).toMatch(/^[^\n]{20,}$/);
     expect(meta.branding).toEqual({ icon: expect.any(String), color: expect.any(String) });
+  });
+});
+
+describe('README: the Action and the page, as a Marketplace reader looks for them', () => {
+  it('the first 80 lines show the workflow step with uses: and permissions:', () => {
+    const first = lines.slice(0, 80).join('\n');
+    expect(first).toMatch(/^ +- uses: OWNER\/interlock@v1$/m);
+    expect(first).toMatch(
+      /^permissions: \{ contents: write, issues: write, pull-requests: write, actions: read, checks: write \}$/m,
+    );
+  });
+
+  it("the approvals section shows the maintainers' page and its screenshot", () => {
+    const section = readme.slice(readme.indexOf('## Comment commands'), readme.indexOf('## Good to know'));
+    expect(section).toContain('](docs/images/page.png)');
+    expect(existsSync(new URL('../../docs/images/page.png', import.meta.url))).toBe(true);
+    expect(section).toContain('`interlock ui`');
   });
 });

@@ -5,6 +5,7 @@
  * `{ url, state, requests, faults, close() }`: point an Octokit at `url`, seed and inspect the world
  * through `state`, count calls through `requests`, and break things on purpose through `faults`.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -14,6 +15,7 @@ import { breakConnection, faultReply } from './github/fault-effects.js';
 import { type Decision, FaultInjector, type FaultRule } from './github/faults.js';
 import { decodePath, parseJson, readBody, writeReply } from './github/http.js';
 import { HttpError } from './github/http-error.js';
+import { OAuthFlow } from './github/oauth.js';
 import { RateLimiter } from './github/rate-limit.js';
 import type { Actor } from './github/records.js';
 import { type LoggedRequest, RequestLog } from './github/request-log.js';
@@ -56,9 +58,21 @@ export interface GitHubServer {
   close(): Promise<void>;
 }
 
+/**
+ * A GET's JSON answer carries an ETag of its body, and a request whose `If-None-Match` names the same answer
+ * gets 304 with no body, as GitHub answers conditional requests.
+ */
+function conditional(req: IncomingMessage, reply: Reply): Reply {
+  if (req.method !== 'GET' || reply.status !== 200 || reply.body === undefined) return reply;
+  const etag = `"${createHash('sha1').update(JSON.stringify(reply.body)).digest('hex')}"`;
+  if (req.headers['if-none-match'] === etag) return { status: 304, headers: { ...reply.headers, etag } };
+  return { ...reply, headers: { ...reply.headers, etag } };
+}
+
 export async function startGitHubServer(options: GitHubServerOptions = {}): Promise<GitHubServer> {
   const state = new GitHubState(options);
   const requests = new RequestLog();
+  const oauth = new OAuthFlow(state);
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.inject(rule);
   const limiter = new RateLimiter(options.rateLimit ?? 5000);
@@ -143,6 +157,20 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
         : (options.latencyMs ?? 0);
     if (latency > 0) await sleep(latency);
 
+    // github.com's web flow (the authorize page and the token exchange) takes no API credentials.
+    const web = oauth.answer(method, url, raw, req.headers['content-type']);
+    if (web) {
+      const entry = requests.open({
+        method,
+        path,
+        query: url.search,
+        kind: `${method} ${url.pathname}`,
+        actor: undefined,
+        body: undefined,
+        at,
+      });
+      return send(res, web, 'anonymous', entry);
+    }
     const auth: { actor?: Actor; error?: HttpError } = {};
     try {
       auth.actor = authenticate(req.headers.authorization, state, options);
@@ -169,7 +197,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
 
     const decision = faults.decide(method, path, match?.route.template);
     if (decision?.when === 'before') return applyFault(decision, res, who, entry);
-    const reply = answer(req, url, match, parsed, auth);
+    const reply = conditional(req, answer(req, url, match, parsed, auth));
     if (decision) return applyFault(decision, res, who, entry);
     send(res, reply, who, entry);
   };

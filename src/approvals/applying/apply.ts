@@ -6,7 +6,8 @@ import type { Config } from '../../config/schema.js';
 import type { Graph } from '../../graph/model.js';
 import { subjectLabel } from '../../journal/run-id.js';
 import { runEnded } from '../../journal/state.js';
-import { personCommandEvents } from '../../protocol/person-commands.js';
+import { pageOutOfDate } from '../../protocol/page-binding.js';
+import { handledBefore, personCommandEvents } from '../../protocol/person-commands.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { RunRefused, type RunSetup } from '../../runner/read.js';
 import { approvalTerms } from '../authorization/approval-terms.js';
@@ -83,6 +84,10 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   let result: Awaited<ReturnType<typeof commitPersonCommand>>;
   try {
     result = await commitPersonCommand(setup, PERSON_RUNNER, (cur) => {
+      // A form of the maintainers' page acts only on what it showed, read in the same compare-and-swap.
+      const stale =
+        req.bound && !handledBefore(cur.journal, req.source) && pageOutOfDate(cur.state, req.bound);
+      if (stale) return { ok: false, reason: stale };
       const s = personCommandEvents(run.graph, cur, command, {
         login: req.login,
         source: req.source,

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { nodeById } from '../../graph/model.js';
-import { type PersonCommand, personCommandEvents } from '../../protocol/person-commands.js';
+import { type PageBinding, pageOutOfDate } from '../../protocol/page-binding.js';
+import { handledBefore, type PersonCommand, personCommandEvents } from '../../protocol/person-commands.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
@@ -53,28 +54,54 @@ function parseSettle(verb: SettleVerb, args: string[]) {
   return { values, command };
 }
 
-export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promise<number> {
-  const { values, command } = parseSettle(verb, args);
-  const by = decider(io, verb, values.by);
-  const journalFile = selectJournal(io, values);
+/**
+ * A person's command on a local journal, through the compare-and-swap commit; `bound` (the maintainers' page,
+ * `interlock ui`) refuses it when the journal moved on since the page was shown.
+ */
+export async function applyLocal(
+  io: Io,
+  o: {
+    journalFile: string;
+    graphPath: string | undefined;
+    by: string;
+    command: PersonCommand;
+    source: string;
+    allowChangeBy?: string | undefined;
+    bound?: PageBinding;
+  },
+) {
   const { graph, setup } = await openExisting(io, {
-    journalFile,
-    graphPath: values.graph,
-    allowChangeBy: values['allow-graph-change'] ? by : undefined,
+    journalFile: o.journalFile,
+    graphPath: o.graphPath,
+    allowChangeBy: o.allowChangeBy,
   });
-  const source = `cli:${safeUser() ?? 'unknown'}`;
+  const { command } = o;
   // Without a repository configuration, the graph's and the node's `approvals:` are the policy.
   const policy = effectivePolicy(undefined, nodeById(graph, 'node' in command ? command.node : ''));
   const giver = {
-    login: by,
-    source,
+    login: o.by,
+    source: o.source,
     required: policy.required,
     ...(policy.prevent_self_approval ? { preventSelfApproval: true } : {}),
     graphHash: graph.hash,
   };
-  const r = await commitPersonCommand(setup, { kind: 'person', host: source }, (cur) =>
-    personCommandEvents(graph, cur, command, giver),
-  );
+  return commitPersonCommand(setup, { kind: 'person', host: o.source }, (cur) => {
+    const stale = o.bound && !handledBefore(cur.journal, o.source) && pageOutOfDate(cur.state, o.bound);
+    return stale ? { ok: false, reason: stale } : personCommandEvents(graph, cur, command, giver);
+  });
+}
+
+export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promise<number> {
+  const { values, command } = parseSettle(verb, args);
+  const by = decider(io, verb, values.by);
+  const r = await applyLocal(io, {
+    journalFile: selectJournal(io, values),
+    graphPath: values.graph,
+    by,
+    command,
+    source: `cli:${safeUser() ?? 'unknown'}`,
+    allowChangeBy: values['allow-graph-change'] ? by : undefined,
+  });
   if (!r.ok) {
     io.err(`interlock: ${verb} refused: ${r.reason}\n`);
     return EXIT.usage;

@@ -13,6 +13,7 @@ import { permissionRoutes } from './permissions.js';
 import { pullRoutes } from './pulls.js';
 import { reactionRoutes } from './reactions.js';
 import { releaseRoutes } from './releases.js';
+import { userRoutes } from './users.js';
 
 export const routes: readonly RouteDef[] = [
   ...contentRoutes,
@@ -27,5 +28,6 @@ export const routes: readonly RouteDef[] = [
   ...pullRoutes,
   ...releaseRoutes,
   ...appRoutes,
+  ...userRoutes,
   ...metaRoutes,
 ];

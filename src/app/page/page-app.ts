@@ -1,0 +1,164 @@
+/**
+ * The maintainers' page in the App's server (issue 37), off unless `INTERLOCK_PAGE_URL` is set: a login with
+ * GitHub (the App's user authorization web flow, one-time `state`, PKCE S256), a server-side session, and the
+ * page itself (`src/approvals/page/serve.ts`) under `/interlock` for the person's repositories.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ConditionalCache } from '../../approvals/page/conditional.js';
+import { GitHubBackend } from '../../approvals/page/github-backend.js';
+import { crossSite, PageServer, readForm, sameToken } from '../../approvals/page/serve.js';
+import { createClient, type GitHubClient } from '../../github/client.js';
+import { Sessions } from './sessions.js';
+
+export const PAGE_BASE = '/interlock';
+
+export interface PageConfig {
+  /** Where people reach the App (`https://interlock.example.com`); the callback is `<url>/interlock/callback`. */
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  /** github.com, or a GitHub Enterprise Server's web root. */
+  webUrl: string;
+  /** The REST API root. */
+  apiUrl: string;
+  journalBranch: string;
+  sessionHours: number;
+  cacheSeconds: number;
+}
+
+/** Why the page's configuration cannot serve, or undefined. A plain-HTTP page is allowed on localhost only. */
+export function pageConfigProblem(c: Pick<PageConfig, 'url'>): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(c.url);
+  } catch {
+    return `INTERLOCK_PAGE_URL is not a URL: ${c.url}`;
+  }
+  if (u.pathname !== '/' || u.search || u.hash)
+    return 'INTERLOCK_PAGE_URL must be an origin (https://host[:port]), no path';
+  if (u.protocol === 'https:') return undefined;
+  if (u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) return undefined;
+  return 'INTERLOCK_PAGE_URL must be https:// (plain http only on localhost, for development)';
+}
+
+function redirect(res: ServerResponse, to: string, extra: Record<string, string> = {}): void {
+  res.writeHead(303, { location: to, 'cache-control': 'no-store', ...extra }).end();
+}
+
+function text(res: ServerResponse, status: number, body: string): void {
+  res
+    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+    .end(`${body}\n`);
+}
+
+/** The token exchange of the web flow: the code and the PKCE verifier for a user access token. */
+async function exchange(c: PageConfig, code: string, verifier: string): Promise<string> {
+  const r = await fetch(`${c.webUrl}/login/oauth/access_token`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_id: c.clientId,
+      client_secret: c.clientSecret,
+      code,
+      redirect_uri: `${c.url}${PAGE_BASE}/callback`,
+      code_verifier: verifier,
+    }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const body = (await r.json()) as { access_token?: string; error?: string; error_description?: string };
+  if (!r.ok || !body.access_token)
+    throw new Error(
+      `GitHub refused the login: ${body.error ?? r.status} ${body.error_description ?? ''}`.trim(),
+    );
+  return body.access_token;
+}
+
+/** The page with its login: `handle` is Probot's `addHandler` handler (true when it answered the request). */
+export class PageApp {
+  readonly #origin: string;
+  readonly #sessions: Sessions;
+  readonly #page: PageServer;
+  readonly #userClient: (token: string) => GitHubClient;
+
+  constructor(
+    private readonly c: PageConfig,
+    installationClient: (id: number) => Promise<GitHubClient>,
+  ) {
+    this.#origin = new URL(c.url).origin;
+    const secure = this.#origin.startsWith('https:');
+    const name = secure ? '__Host-interlock-session' : 'interlock-session';
+    this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000);
+    this.#userClient = (token) => createClient({ token, baseUrl: c.apiUrl, retries: 1 });
+    const backend = new GitHubBackend({
+      webUrl: c.webUrl,
+      journalBranch: c.journalBranch,
+      userClient: this.#userClient,
+      installationClient,
+      conditional: new ConditionalCache(),
+      ttlMs: c.cacheSeconds * 1000,
+    });
+    this.#page = new PageServer({
+      base: PAGE_BASE,
+      origin: this.#origin,
+      backend,
+      refreshSeconds: 60,
+      viewer: (req) => {
+        const s = this.#sessions.of(req);
+        return s ? { login: s.login, csrf: s.csrf, session: { login: s.login, token: s.token } } : undefined;
+      },
+      anonymous: (_req, res) => redirect(res, `${PAGE_BASE}/login`),
+    });
+  }
+
+  /** Sends the browser to GitHub's authorize page with a one-time state and a PKCE challenge. */
+  #login(res: ServerResponse): void {
+    const { state, challenge } = this.#sessions.beginLogin();
+    const to = new URL(`${this.c.webUrl}/login/oauth/authorize`);
+    to.searchParams.set('client_id', this.c.clientId);
+    to.searchParams.set('redirect_uri', `${this.c.url}${PAGE_BASE}/callback`);
+    to.searchParams.set('state', state);
+    to.searchParams.set('code_challenge', challenge);
+    to.searchParams.set('code_challenge_method', 'S256');
+    redirect(res, to.toString());
+  }
+
+  async #callback(url: URL, res: ServerResponse): Promise<void> {
+    const verifier = this.#sessions.takeLogin(url.searchParams.get('state'));
+    const code = url.searchParams.get('code');
+    if (!verifier || !code)
+      return text(res, 400, 'this login is unknown, used or expired: start again at /interlock/login');
+    try {
+      const token = await exchange(this.c, code, verifier);
+      const { data } = await this.#userClient(token).rest.users.getAuthenticated();
+      const s = this.#sessions.create(data.login, token);
+      redirect(res, `${PAGE_BASE}/`, { 'set-cookie': this.#sessions.setCookie(s) });
+    } catch (e) {
+      text(res, 502, `the login did not complete: ${(e as Error).message}`);
+    }
+  }
+
+  async #logout(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const s = this.#sessions.of(req);
+    const cross = crossSite(req, this.#origin);
+    const fields = await readForm(req);
+    if (cross || !s || !sameToken(fields?.get('csrf'), s.csrf))
+      return text(res, 403, cross ?? 'refused: no session or no valid CSRF token');
+    this.#sessions.end(s.id);
+    redirect(res, `${PAGE_BASE}/logged-out`, { 'set-cookie': this.#sessions.clearCookie() });
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = new URL(req.url ?? '/', this.#origin);
+    const route = `${req.method} ${url.pathname}`;
+    if (route === `GET ${PAGE_BASE}/login`) this.#login(res);
+    else if (route === `GET ${PAGE_BASE}/callback`) await this.#callback(url, res);
+    else if (route === `POST ${PAGE_BASE}/logout`) await this.#logout(req, res);
+    else if (route === `GET ${PAGE_BASE}/logged-out`) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logged out &middot; interlock</title></head><body><main><h1>Logged out</h1><p><a href="/interlock/login">Log in with GitHub</a></p></main></body></html>',
+      );
+    } else return this.#page.handle(req, res);
+    return true;
+  }
+}

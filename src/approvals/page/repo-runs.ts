@@ -1,0 +1,128 @@
+/**
+ * One repository's runs for the maintainers' page: the journal branch's tree in one read (conditional), each
+ * journal blob by its sha (content-addressed: read once, kept), the configuration and each run's graph at the
+ * default branch; every run folded. A run that cannot be read or folded is reported, never thrown.
+ */
+import { type Config, ConfigSchema } from '../../config/schema.js';
+import type { GitHubClient, RepoRef } from '../../github/client.js';
+import { statusOf } from '../../github/status.js';
+import { formatSourceError, GraphError } from '../../graph/errors.js';
+import type { Graph } from '../../graph/model.js';
+import type { Journal } from '../../journal/events.js';
+import { fold } from '../../journal/fold.js';
+import { parseJournal } from '../../journal/parse.js';
+import { subjectOfRun } from '../../journal/run-id.js';
+import { type RunState, runEnded } from '../../journal/state.js';
+import type { PageRun } from '../../render/page/waiting-model.js';
+import { CheckRunStore } from '../../store/check-run.js';
+import { GitRuns } from '../../store/git-runs.js';
+import type { HandlerDeps } from '../deps.js';
+import { type FoundRun, findRuns } from '../lookup/find-runs.js';
+import { loadRepoConfig, loadRepoGraph } from '../lookup/repo-files.js';
+
+export interface RepoRuns {
+  repo: string;
+  runs: PageRun[];
+  problems: string[];
+  /** The repository's configuration (its `approvals`, for who may act). */
+  config: Config;
+}
+
+/** Runs of one repository read at once. */
+const READS_AT_ONCE = 4;
+
+/** Journal blobs by sha: a blob never changes, so it is read once per server. */
+const BLOBS = new Map<string, Journal>();
+const MAX_BLOBS = 20_000;
+
+async function journalOf(octokit: GitHubClient, repo: RepoRef, sha: string, runId: string): Promise<Journal> {
+  const kept = BLOBS.get(`${repo.owner}/${repo.repo}@${sha}`);
+  if (kept) return kept;
+  const { data } = await octokit.rest.git.getBlob({ ...repo, file_sha: sha });
+  const journal = parseJournal(Buffer.from(data.content, 'base64'), `runs/${runId}.json`);
+  if (BLOBS.size >= MAX_BLOBS) BLOBS.delete(BLOBS.keys().next().value!);
+  BLOBS.set(`${repo.owner}/${repo.repo}@${sha}`, journal);
+  return journal;
+}
+
+/** The title of the issue or pull request a run that waits for people is about (one read, conditional). */
+async function titleOf(deps: HandlerDeps, runId: string, state: RunState): Promise<string | undefined> {
+  const cp = state.checkpoint;
+  const waits = cp.held_nodes.length + cp.escalated_nodes.length + (cp.awaiting_approval_nodes?.length ?? 0);
+  const subject = subjectOfRun(runId);
+  if (!waits || !subject) return undefined;
+  try {
+    return (await deps.octokit.rest.issues.get({ ...deps.repo, issue_number: subject.number })).data.title;
+  } catch (e) {
+    if (statusOf(e) === 404 || statusOf(e) === 410) return undefined;
+    throw e;
+  }
+}
+
+/** The most open pull requests whose check runs are read for runs (the newest first). */
+const MAX_PULLS = 50;
+
+/** The runs the check-run store keeps on open pull requests (run lookup's own reading). */
+async function pullRequestRuns(deps: HandlerDeps, problems: string[]): Promise<FoundRun[]> {
+  const { data: pulls } = await deps.octokit.rest.pulls.list({
+    ...deps.repo,
+    state: 'open',
+    per_page: MAX_PULLS,
+  });
+  const found: FoundRun[] = [];
+  for (const pull of pulls) {
+    try {
+      const runs = await findRuns(deps, { kind: 'pr', number: pull.number });
+      found.push(...runs.filter((f) => f.store instanceof CheckRunStore));
+    } catch (e) {
+      problems.push(`pull request #${pull.number}: ${(e as Error).message}`);
+    }
+  }
+  return found;
+}
+
+/** Reads every run of one repository that has not ended (an ended run waits for nobody). */
+export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
+  const name = `${deps.repo.owner}/${deps.repo.repo}`;
+  const problems: string[] = [];
+  let config = ConfigSchema.parse({});
+  try {
+    config = await loadRepoConfig(deps);
+  } catch (e) {
+    if (!(e instanceof GraphError)) throw e;
+    problems.push(`.github/interlock.yml is not valid: ${e.errors.map(formatSourceError).join('; ')}`);
+  }
+  const listed = (await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns()) ?? [];
+  const graphs = new Map<string, Promise<Graph>>();
+  const runs: PageRun[] = [];
+  const readOne = async (runId: string, read: () => Promise<Journal | null>): Promise<void> => {
+    try {
+      const journal = await read();
+      if (!journal || runEnded(journal)) return;
+      const path = journal.graph.path;
+      if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
+      const graph = await graphs.get(path)!;
+      const state = fold(journal, graph);
+      const title = await titleOf(deps, journal.run_id, state);
+      const run: PageRun = { repo: name, journal, graph, state, approvals: config.approvals };
+      runs.push(title !== undefined ? { ...run, title } : run);
+    } catch (e) {
+      const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
+      problems.push(`run ${runId}: ${why}`);
+    }
+  };
+  const onBranch = listed.filter((l) => l.version);
+  // A few runs at a time: the reads are round trips, and GitHub asks for no flood of parallel requests.
+  for (let i = 0; i < onBranch.length; i += READS_AT_ONCE)
+    await Promise.all(
+      onBranch
+        .slice(i, i + READS_AT_ONCE)
+        .map((l) => readOne(l.runId, () => journalOf(deps.octokit, deps.repo, l.version!, l.runId))),
+    );
+  // Runs kept in the check-run store live on open pull requests, not on the journal branch.
+  const known = new Set(listed.map((l) => l.runId));
+  for (const found of await pullRequestRuns(deps, problems))
+    if (!known.has(found.runId)) await readOne(found.runId, async () => found.stored.journal);
+  runs.sort((a, b) => a.journal.run_id.localeCompare(b.journal.run_id));
+  return { repo: name, runs, problems, config };
+}

@@ -1,0 +1,122 @@
+/**
+ * `interlock ui`: the maintainers' page for the local journals (`.interlock/runs`), served on 127.0.0.1 only,
+ * with no login: the URL it prints carries a random token, and every form a CSRF token. The buttons do what
+ * `interlock approve`, `approve-rerun`, `settle` and `fail-run` do (`applyLocal`), recorded under `--by` (the
+ * user running it by default), bound to what the page showed.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Outcome } from '../../approvals/deps.js';
+import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.js';
+import { PageServer } from '../../approvals/page/serve.js';
+import { pageCommand } from '../../approvals/page-action.js';
+import { fold } from '../../journal/fold.js';
+import { handledBefore, type PersonCommand } from '../../protocol/person-commands.js';
+import type { PageRun } from '../../render/page/waiting-model.js';
+import { FileStore } from '../../store/file.js';
+import { EXIT, type Io, person, UsageError } from '../io.js';
+import { listJson, openExisting } from '../journals.js';
+import { applyLocal } from './settle.js';
+
+export interface RunningUi {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** The local journals as the page's data: every run in the folder, the local user may act on all. */
+function localBackend(io: Io, dir: string, by: string): PageBackend {
+  async function read(): Promise<{ seen: Seen; files: Map<string, string> }> {
+    const seen: Seen = { repos: ['local'], runs: [], problems: [] };
+    const files = new Map<string, string>();
+    for (const file of listJson(dir)) {
+      try {
+        const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
+        const stored = await new FileStore(file).read();
+        if (!stored) continue;
+        files.set(stored.journal.run_id, file);
+        seen.runs.push({ repo: 'local', journal: stored.journal, graph, state: fold(stored.journal, graph) });
+      } catch (e) {
+        seen.problems.push({ repo: 'local', why: `${file}: ${(e as Error).message}` });
+      }
+    }
+    return { seen, files };
+  }
+  return {
+    see: async () => (await read()).seen,
+    run: async (_v, repo, runId): Promise<PageRun | undefined> =>
+      repo === 'local' ? (await read()).seen.runs.find((r) => r.journal.run_id === runId) : undefined,
+    mayAct: async () => () => ({ ok: true }),
+    async act(_v, form: PageForm, source: string): Promise<Outcome> {
+      const file = (await read()).files.get(form.runId);
+      if (!file) return { kind: 'refused', why: `no run "${form.runId}" in ${dir}` };
+      const made = pageCommand({ ...form, login: by, source, defaultBranch: '' });
+      if (!made.ok) return { kind: 'refused', why: made.why };
+      const { runId: _runId, ...command } = made.command as PersonCommand & { runId?: string };
+      const { repo: _repo, formId: _id, runId: _run, action: _a, text: _t, ...bound } = form;
+      const r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
+      if (r.ok) return { kind: 'done', what: `${form.action} ${form.node} by ${by}`, command: made.command };
+      const now = await new FileStore(file).read();
+      if (now && handledBefore(now.journal, source)) return { kind: 'ignored', why: r.reason };
+      return { kind: 'refused', why: r.reason };
+    },
+  };
+}
+
+/** Serves the page for the journals in `dir` on 127.0.0.1:`port` (0: any free port). */
+export async function startUi(io: Io, o: { dir: string; port: number; by: string }): Promise<RunningUi> {
+  const token = randomBytes(24).toString('base64url');
+  const csrf = randomBytes(24).toString('base64url');
+  const server = createServer();
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(o.port, '127.0.0.1', () => ok());
+  });
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `/t/${token}`;
+  const page = new PageServer({
+    base,
+    origin,
+    backend: localBackend(io, o.dir, o.by),
+    viewer: () => ({ csrf }),
+    anonymous: (_req, res) => res.writeHead(404).end(),
+    refreshSeconds: 30,
+  });
+  server.on('request', (req, res) => {
+    void page.handle(req, res).then((handled) => {
+      if (!handled) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    });
+  });
+  return {
+    url: `${origin}${base}/`,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export async function cmdUi(io: Io, args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { dir: { type: 'string' }, port: { type: 'string' }, by: { type: 'string' } },
+  });
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0 to 65535');
+  const dir = resolve(io.cwd, values.dir ?? '.interlock/runs');
+  const ui = await startUi(io, { dir, port, by: person(io, values.by) });
+  io.out(
+    `interlock ui: the page for ${dir} is at\n  ${ui.url}\n(127.0.0.1 only; the token in the URL is the key: do not share it; Ctrl-C stops)\n`,
+  );
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await ui.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,175 @@
+/**
+ * The maintainers' page model (issue 37): from folded runs to the rows of "Waiting for people", one per node
+ * that waits for a person: a gate before its first attempt, a node held after an interruption, a node escalated
+ * after its attempts (or at the run's budget). Each row carries what the page shows and what its form is bound
+ * to (the node, its attempt, the graph hash). Pure: the shell reads the journals and graphs and passes them in.
+ */
+import type { Graph } from '../../graph/model.js';
+import { nodeById } from '../../graph/model.js';
+import type { EscalationReport } from '../../journal/event-fields.js';
+import type { Journal } from '../../journal/events.js';
+import { type SubjectRef, subjectOfRun } from '../../journal/run-id.js';
+import { type NodeProgress, type RunState, waitingAttempt } from '../../journal/state.js';
+import { effectivePolicy, policyWords, type RepoApprovals } from '../../protocol/policy.js';
+import { excerptOf } from '../excerpt.js';
+
+/** One run as the shell read it: where it lives, its journal, its graph and the fold of both. */
+export interface PageRun {
+  /** `owner/name`, or `local` for the CLI's journals. */
+  repo: string;
+  journal: Journal;
+  graph: Graph;
+  state: RunState;
+  /** The repository's `approvals` (from `.github/interlock.yml`), when known. */
+  approvals?: RepoApprovals;
+  /** The issue's or pull request's title (hostile text: shown escaped). */
+  title?: string;
+}
+
+export type WaitKind = 'gate' | 'held' | 'escalated';
+
+/** One node that waits for a person. */
+export interface WaitingRow {
+  repo: string;
+  runId: string;
+  subject?: SubjectRef;
+  title?: string;
+  graphName: string;
+  /** The graph hash the run accepts: an action bound to another is refused as out of date. */
+  graphHash: string;
+  /** Its full name: an instance `work[3]`, a sub-graph node `review/build`. */
+  node: string;
+  kind: WaitKind;
+  why: string;
+  /** The attempt an approval or settlement names (`waitingAttempt`); 0 for a gate before any attempt. */
+  attempt: number;
+  since: string;
+  approvals: { have: string[]; required: number };
+  policy: string;
+  failure?: string;
+  report?: string;
+  /** The comment commands that do the same as the page's buttons. */
+  commands: string[];
+  startedBy?: string;
+}
+
+function kindOf(p: NodeProgress): WaitKind | undefined {
+  if (p.state === 'awaiting_approval') return 'gate';
+  if (p.state === 'held') return 'held';
+  if (p.state === 'escalated') return 'escalated';
+  return undefined;
+}
+
+function whyWords(kind: WaitKind, p: NodeProgress, required: number): string {
+  const count = `${p.approvals.length} of ${required} approval${required === 1 ? '' : 's'}`;
+  switch (kind) {
+    case 'gate':
+      return `approval before its first attempt (${count})`;
+    case 'held':
+      return p.rerun_hold
+        ? `held by a rerun: replay: never, so a person approves its next attempt (${count})`
+        : `held: attempt ${p.attempts} was interrupted and may have partly run (${count})`;
+    case 'escalated':
+      if (p.budget_escalated) return `escalated: the run is at its budget (${count})`;
+      if (p.loop_escalated) return `escalated: its loop ran its last cycle (${count})`;
+      return `escalated after ${p.attempts} failed attempt${p.attempts === 1 ? '' : 's'} (${count})`;
+  }
+}
+
+/** When the node began to wait: the last event about it. */
+function waitingSince(journal: Journal, node: string): string {
+  for (let i = journal.events.length - 1; i >= 0; i--) {
+    const e = journal.events[i]!;
+    if ('node' in e && e.node === node) return e.at;
+  }
+  return journal.events[0]?.at ?? '';
+}
+
+function lastFailure(p: NodeProgress): string | undefined {
+  if (!p.last_failures.length) return undefined;
+  const text = p.last_failures
+    .map((f) => `${f.check}: ${f.message}${f.excerpt ? `\n${f.excerpt}` : ''}`)
+    .join('\n');
+  return excerptOf(text)?.text ?? text;
+}
+
+/** The escalation report as plain lines. */
+export function reportText(r: EscalationReport): string {
+  return [
+    ...r.attempted.map((a) => `attempt ${a.attempt} (${a.approach}): ${a.work}`),
+    ...r.failed.flatMap((f) =>
+      f.failures.map((x) => `attempt ${f.attempt} failed: ${x.check}: ${x.message}`),
+    ),
+    `needed: ${r.needed}`,
+  ].join('\n');
+}
+
+function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
+  if (kind === 'gate') return [`/approve ${node} ${runId}`, `/fail-run ${runId} <reason>`];
+  return [
+    `/approve-rerun ${node} ${runId}`,
+    `/settle ${node} ${runId} <what you checked>`,
+    `/fail-run ${runId} <reason>`,
+  ];
+}
+
+/** Who may approve, in words: the node's policy, then the repository's permission or listing. */
+function whoMay(words: string, repo: RepoApprovals | undefined): string {
+  if (!repo) return words;
+  const listed = repo.approvers.length ? ` or listed (${repo.approvers.join(', ')})` : '';
+  return `${words}; ${repo.permission} permission on the repository${listed}`;
+}
+
+/** The rows of one run, in the order the fold keeps its nodes. */
+export function waitingRowsOf(run: PageRun): WaitingRow[] {
+  if (run.state.checkpoint.ended) return [];
+  const rows: WaitingRow[] = [];
+  for (const [node, p] of run.state.nodes) {
+    const kind = kindOf(p);
+    if (!kind) continue;
+    const policy = effectivePolicy(run.approvals, nodeById(run.graph, node));
+    const starter = run.state.started?.started_by;
+    const failure = kind === 'gate' ? undefined : lastFailure(p);
+    const subject = subjectOfRun(run.journal.run_id);
+    rows.push({
+      repo: run.repo,
+      runId: run.journal.run_id,
+      ...(subject ? { subject } : {}),
+      ...(run.title !== undefined ? { title: run.title } : {}),
+      graphName: run.graph.name,
+      graphHash: run.state.accepted_hash,
+      node,
+      kind,
+      why: whyWords(kind, p, policy.required),
+      attempt: kind === 'gate' ? p.attempts : waitingAttempt(p),
+      since: waitingSince(run.journal, node),
+      approvals: { have: [...p.approvals], required: policy.required },
+      policy: whoMay(policyWords(policy, starter), run.approvals),
+      ...(failure ? { failure } : {}),
+      ...(p.report ? { report: reportText(p.report) } : {}),
+      commands: commandsFor(kind, node, run.journal.run_id),
+      ...(starter ? { startedBy: starter } : {}),
+    });
+  }
+  return rows;
+}
+
+/** Every waiting row of every run, oldest first (ties by repository, run and node, so the order is stable). */
+export function waitingRows(runs: readonly PageRun[]): WaitingRow[] {
+  return runs
+    .flatMap(waitingRowsOf)
+    .sort(
+      (a, b) =>
+        a.since.localeCompare(b.since) ||
+        a.repo.localeCompare(b.repo) ||
+        a.runId.localeCompare(b.runId) ||
+        a.node.localeCompare(b.node),
+    );
+}
+
+/** Rows per repository, for the header: every repository listed, with 0 where nothing waits. */
+export function countsByRepo(repos: readonly string[], rows: readonly WaitingRow[]): Map<string, number> {
+  const counts = new Map<string, number>(repos.map((r) => [r, 0]));
+  for (const r of rows) counts.set(r.repo, (counts.get(r.repo) ?? 0) + 1);
+  return counts;
+}

@@ -1,0 +1,160 @@
+/**
+ * The maintainers' page as the App serves it (issue 37), against the local GitHub: two repositories of one
+ * installation (acme/widgets with a held node, acme/gadgets with an escalated one), the App's server with the
+ * page on (`INTERLOCK_PAGE_URL`), and a login through the local GitHub's authorize page without a browser.
+ */
+import { createServer } from 'node:net';
+import { type RunningApp, startServer } from '../../src/app/server.js';
+import { serializeJournal } from '../../src/journal/parse.js';
+import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { clientSecretOf } from '../support/github/oauth.js';
+import type { RepoState } from '../support/github-server.js';
+import {
+  appServerEnv,
+  buildJournal,
+  CONFIG,
+  DEFAULT_APPROVALS,
+  GRAPH_PATH,
+  GRAPH_TEXT,
+  PEOPLE,
+  quietOctokit,
+  startWorld,
+  WORKFLOW,
+  type World,
+} from './world.js';
+
+export interface PageWorld {
+  world: World;
+  gadgets: RepoState;
+  app: RunningApp;
+  /** `http://127.0.0.1:<port>`: the page's origin. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPageWorld(env: Record<string, string> = {}): Promise<PageWorld> {
+  const world = await startWorld();
+  world.seedRun();
+  const gadgets = world.server.state.addRepo({
+    owner: 'acme',
+    name: 'gadgets',
+    files: {
+      'README.md': '# gadgets\n',
+      [GRAPH_PATH]: GRAPH_TEXT,
+      '.github/interlock.yml': CONFIG(DEFAULT_APPROVALS),
+    },
+    collaborators: { [PEOPLE.writer]: 'write', [PEOPLE.reader]: 'read' },
+    labels: [NEEDS_HUMAN_LABEL],
+    issues: [{ number: 2, title: '<script>alert("gadgets")</script> [link](https://evil.example)' }],
+    workflows: [{ file: WORKFLOW, inputs: ['run-id'] }],
+  });
+  const j = buildJournal(world.graph, { runId: 'fix/issue-2', subject: 'issue-2', shape: 'escalated' });
+  gadgets.commitFiles(
+    'interlock-journal',
+    { 'runs/fix/issue-2.json': serializeJournal(j) },
+    {},
+    { orphan: true },
+  );
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const clientId = `Iv1.${world.server.state.app.slug}`;
+  const app = await startServer(
+    {
+      ...appServerEnv(world, 'page-secret'),
+      PORT: String(port),
+      INTERLOCK_PAGE_URL: origin,
+      GITHUB_CLIENT_ID: clientId,
+      GITHUB_CLIENT_SECRET: clientSecretOf(clientId),
+      GITHUB_WEB_URL: world.server.url,
+      ...env,
+    },
+    { Octokit: quietOctokit() },
+  );
+  return {
+    world,
+    gadgets,
+    app,
+    origin,
+    close: async () => {
+      await app.close();
+      await world.close();
+    },
+  };
+}
+
+/** A person's session without a browser: the login, the authorize form, the callback; returns the cookie. */
+export async function logIn(pw: PageWorld, login: string): Promise<string> {
+  const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+  const authorize = new URL(start.headers.get('location')!);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('login', login);
+  const granted = await fetch(`${pw.world.server.url}/login/oauth/authorize`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+  });
+  const callback = granted.headers.get('location')!;
+  const done = await fetch(callback, { redirect: 'manual' });
+  const cookie = done.headers.get('set-cookie');
+  if (done.status !== 303 || !cookie) throw new Error(`login failed: ${done.status} ${await done.text()}`);
+  return cookie.split(';')[0]!;
+}
+
+/** The page's HTML for a session. */
+export async function getPage(
+  pw: PageWorld,
+  cookie: string,
+  path = '/interlock/',
+): Promise<{ status: number; html: string }> {
+  const r = await fetch(`${pw.origin}${path}`, { headers: { cookie }, redirect: 'manual' });
+  return { status: r.status, html: await r.text() };
+}
+
+/** The fields of the form that does `action` on `node` of `repo`, as the page rendered them. */
+export function formFields(html: string, repo: string, node: string, action: string): URLSearchParams {
+  const forms = [...html.matchAll(/<form method="post" action="\/interlock\/act">([\s\S]*?)<\/form>/g)].map(
+    (m) => m[1]!,
+  );
+  const fromHtml = (t: string) =>
+    t
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&#96;/g, '`')
+      .replace(/&amp;/g, '&');
+  for (const f of forms) {
+    const fields = new URLSearchParams();
+    for (const m of f.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+      fields.set(m[1]!, fromHtml(m[2]!));
+    if (fields.get('repo') === repo && fields.get('node') === node && fields.get('action') === action)
+      return fields;
+  }
+  throw new Error(`no ${action} form for ${repo} ${node}`);
+}
+
+/** Posts a form as a browser on the page's own origin would. */
+export function post(
+  pw: PageWorld,
+  cookie: string,
+  fields: URLSearchParams,
+  headers: Record<string, string> = {},
+) {
+  return fetch(`${pw.origin}/interlock/act`, {
+    method: 'POST',
+    body: fields,
+    headers: { cookie, origin: pw.origin, 'sec-fetch-site': 'same-origin', ...headers },
+    redirect: 'manual',
+  });
+}
