@@ -7,9 +7,9 @@
 import { instanceKeyProblem, instanceNode } from '../graph/for-each-schema.js';
 import type { GraphNode } from '../graph/model.js';
 import type { EventOf } from './events.js';
+import type { At, Folding } from './folding.js';
+import { dependenciesResolved, progress, type Reducer } from './folding.js';
 import { joinOf } from './instances.js';
-import type { At, Folding } from './reducers.js';
-import { dependenciesResolved, progress, type Reducer } from './reducers.js';
 import { checkExpansionGraph, expandSubgraph, joinedOutputs, reusedProgress } from './scope-reducers.js';
 import { stateWords } from './state.js';
 

@@ -4,8 +4,9 @@
  * ready list (rule 1) and the checkpoint's shape are here.
  */
 import type { Journal } from './events.js';
+import type { Folding } from './folding.js';
 import { expandedNodes, readyWithin } from './instances.js';
-import { type Folding, REDUCERS } from './reducers.js';
+import { REDUCERS } from './reducers.js';
 import { checkpointUsage } from './run-usage.js';
 import {
   type Checkpoint,

@@ -1,85 +1,26 @@
 /**
  * The fold's reducers: one small function per event type, each checking that the event may happen now and
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
+ * `REDUCERS` is the registry: it imports the parts (gates, loops and reruns, expansions, serialized sessions);
+ * they import what they share from `folding.ts`, never this file.
  */
 
 import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } from './cycle-reducers.js';
-import type { EventOf, EventType, JournalEvent } from './events.js';
+import type { EventType } from './events.js';
 import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
+import { dependenciesResolved, inFlight, progress, type Reducer } from './folding.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import { runAgain } from './scope-reducers.js';
 import { chainedDependencies, nodeReturned } from './serialized-reducers.js';
 import {
   attemptsThisRound,
-  type Checkpoint,
   failedPrecheck,
-  type GraphShape,
   isResolved,
-  JournalError,
   type NodeProgress,
-  newProgress,
-  type RunState,
   stateWords,
   waitingAttempt,
 } from './state.js';
 import { addUsage } from './usage.js';
-
-/** What the fold has gathered so far, event by event. */
-export interface Folding {
-  graph: GraphShape;
-  specs: Map<string, GraphShape['nodes'][number]>;
-  nodes: Map<string, NodeProgress>;
-  traversal: string[];
-  ended: Checkpoint['ended'];
-  started: RunState['started'];
-  inputs: Record<string, string>;
-  github: unknown;
-  acceptedHash: string;
-  lastCompleted: string | null;
-  rolledBackTo: string | null;
-  lastAt: string | null;
-  approvalSources: string[];
-  /** The run this one was forked from (`RunStarted.forked_from`), and how many records it carried over. */
-  forkedFrom: string | null;
-  carried: number;
-}
-
-/** Where a reducer is: the event's index, and how to refuse the event. */
-export interface At {
-  index: number;
-  bad: (why: string) => never;
-}
-
-export type Reducer<T extends EventType> = (f: Folding, e: EventOf<T>, at: At) => void;
-
-/** The progress of the node an event names; an unknown node breaks the journal. */
-export function progress(f: Folding, e: JournalEvent & { node: string }): NodeProgress {
-  let p = f.nodes.get(e.node);
-  if (!p) {
-    if (!f.specs.has(e.node))
-      throw new JournalError(
-        `event ${e.seq} (${e.type}) names node "${e.node}", which is not in the graph`,
-        e.seq,
-      );
-    p = newProgress(2);
-    f.nodes.set(e.node, p);
-  }
-  return p;
-}
-
-/** Refuses an event about an attempt that is not the one in flight. */
-export function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
-  if (!(p.state === 'in_flight' && p.dispatch?.attempt === e.attempt))
-    at.bad(`node "${e.node}" attempt ${e.attempt} is not in flight (it is ${stateWords(p.state)})`);
-}
-
-/** Refuses a node's start (`verb`: dispatched, skipped) before each of its dependencies is resolved. */
-export function dependenciesResolved(f: Folding, node: string, verb: string, at: At): void {
-  for (const dep of f.specs.get(node)?.depends_on ?? []) {
-    const d = f.nodes.get(dep);
-    if (d && !isResolved(d.state)) at.bad(`node "${node}" ${verb} before "${dep}" ended`);
-  }
-}
 
 /** The attempt a hold or escalation waits on, in words. */
 function waitsOn(p: NodeProgress): string {

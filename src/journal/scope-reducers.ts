@@ -8,7 +8,7 @@
 import type { GraphNode } from '../graph/model.js';
 import { childNodes } from '../graph/subgraph-schema.js';
 import type { EventOf } from './events.js';
-import type { At, Folding } from './reducers.js';
+import type { At, Folding } from './folding.js';
 import { type NodeProgress, newProgress } from './state.js';
 
 /** How a node comes to run again: a loop's next cycle (no approval needed), or a rerun (approvals start over). */
