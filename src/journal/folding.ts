@@ -6,6 +6,7 @@
 
 import type { EventOf, EventType, JournalEvent } from './events.js';
 import {
+  attemptInFlight,
   type Checkpoint,
   type GraphShape,
   isResolved,
@@ -61,7 +62,7 @@ export function progress(f: Folding, e: JournalEvent & { node: string }): NodePr
 
 /** Refuses an event about an attempt that is not the one in flight. */
 export function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
-  if (!(p.state === 'in_flight' && p.dispatch?.attempt === e.attempt))
+  if (!attemptInFlight(p, e.attempt))
     at.bad(`node "${e.node}" attempt ${e.attempt} is not in flight (it is ${stateWords(p.state)})`);
 }
 

@@ -201,6 +201,14 @@ export function isResolved(state: NodeState | undefined): boolean {
 }
 
 /**
+ * Whether `attempt` is the attempt of this node still in flight: the one question the fold (an event about an
+ * attempt), `decideResult` (a result to record), the soft bound's notice and the status table ask.
+ */
+export function attemptInFlight(p: NodeProgress | undefined, attempt: number): boolean {
+  return p?.state === 'in_flight' && p.dispatch?.attempt === attempt;
+}
+
+/**
  * The attempt a hold or escalation waits on, which approvals and settlements name: the last one, or for a node
  * escalated at the run's budget, the one that was not dispatched.
  */

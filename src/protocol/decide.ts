@@ -9,6 +9,7 @@ import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
+  attemptInFlight,
   attemptsThisRound,
   failedPrecheck,
   isResolved,
@@ -228,7 +229,7 @@ export function decideResult(
       reason: `the run ended (${ended.type}: ${ended.reason}) while node "${nodeId}" attempt ${attempt} was in flight; its result was not recorded`,
     };
   }
-  if (!p || !node || p.state !== 'in_flight' || p.dispatch?.attempt !== attempt) {
+  if (!p || !node || !attemptInFlight(p, attempt)) {
     return {
       kind: 'stale',
       events: [],
