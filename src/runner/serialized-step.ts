@@ -47,8 +47,10 @@ export async function runSerialized(
     d.runner,
     (c) => {
       const chosen = decideChainResult(setup.graph, c.journal, c.state, all, outcomes);
-      const passed = chosen.recorded === all.length;
-      const next = executor && passed ? chainNext(setup, c, chosen.events, executor) : undefined;
+      const recordedAll = chosen.recorded === all.length;
+      const next = executor
+        ? chainNext(setup, c, { events: chosen.events, recordedAll }, executor)
+        : undefined;
       return { ...chosen, next, events: [...chosen.events, ...(next?.events ?? [])] };
     },
     { known: cur },

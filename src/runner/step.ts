@@ -11,6 +11,7 @@ import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dispatch.js';
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
@@ -117,25 +118,22 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
 }
 
 /**
- * The next node's dispatch, decided from the state the result leaves, to go into the result's own write; or the
- * run's completion. Only when recovery would have nothing to probe (no attempt in flight) and the run goes on:
- * anything else is left to a whole step, which recovers first.
+ * The next node's dispatch (or the run's completion) for the result's own write, as `nextInRecordWrite` in
+ * src/protocol/record-and-dispatch.ts decides it; the crash tests' failpoints mark the write it joins.
  */
 export function chainNext(
   setup: StepSetup,
   cur: RunSnapshot,
-  result: NewEvent[],
+  result: { events: NewEvent[]; recordedAll: boolean },
   executor: ReturnType<typeof newExecutor>,
-): { decision: Decision; events: NewEvent[] } | undefined {
-  const journal = appendEvents(cur.journal, result, (setup.now ?? isoNow)());
-  const state = fold(journal, setup.graph);
-  if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = decideNext(setup.graph, journal, state, withGitBase(executor.runner, executor.gitBase));
-  if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
-  if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
-  return decision.kind === 'dispatch' || decision.kind === 'complete'
-    ? { decision, events: decision.events }
-    : undefined;
+): NextInRecord | undefined {
+  const runner = withGitBase(executor.runner, executor.gitBase);
+  const next = nextInRecordWrite(setup.graph, cur.journal, result, (setup.now ?? isoNow)(), runner);
+  if (next?.decision.kind === 'dispatch') {
+    failpoint('before-dispatch-write', next.decision.node.id);
+    failpoint('before-chain-write', next.decision.node.id);
+  }
+  return next;
 }
 
 /** Runs a journaled dispatch and records its result; with `chain`, the same write dispatches the next node. */
@@ -212,12 +210,10 @@ function recordResult(
     d.runner,
     (c) => {
       const result = decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome);
-      // Only a recorded node is chained: a failure is written alone, so a crash right after it leaves the retry
-      // undispatched (ready), not in flight and held.
-      const next =
-        executor && result.kind === 'write' && result.recorded
-          ? chainNext(setup, c, result.events, executor)
-          : undefined;
+      const recordedAll = result.kind === 'write' && result.recorded === true;
+      const next = executor
+        ? chainNext(setup, c, { events: result.events, recordedAll }, executor)
+        : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
     // The state the dispatch left is worth writing on only when no other node was in flight: else the others'
