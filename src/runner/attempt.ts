@@ -29,7 +29,6 @@ import {
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { checkOutputs, shownPath } from './check-output.js';
 import { runChecks } from './checks.js';
-import { effectAttempt } from './effect-attempt.js';
 import { parseOutputFile } from './outputs.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
@@ -226,7 +225,9 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     writeFileSync(usageFile, '');
     writeFileSync(contextFile, `${JSON.stringify(context, null, 2)}\n`);
     const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
-    if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started, usageFile });
+    // An effect's code is loaded only by a step that performs one.
+    const effect = node.effect && (await import('./effect-attempt.js')).effectAttempt;
+    if (effect) return await effect(setup, opts, exprCtx, { started, usageFile });
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
     const { engine, told } = await resumable(setup, opts, contextFile);
