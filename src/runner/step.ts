@@ -15,14 +15,15 @@ import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dis
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
+import { recordOrFail, withSoftBounds } from './attempt-path.js';
 import { commit, storeFailure } from './commit.js';
 import { decisionFailpoint } from './failpoint.js';
-import { type OverdueNotice, overdueWriter } from './overdue.js';
+import type { OverdueNotice } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recover.js';
 import { runSerialized } from './serialized-step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
-import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
+import { unstorableOutcome } from './unstorable.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
@@ -147,30 +148,26 @@ export async function runDispatched(
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   const mark = { node: node.id, attempt, approach: approach.label };
-  const soft = node.soft ? overdueWriter(setup, d) : undefined;
-  const outcome = await withinAttempt(setup, mark, () => {
-    (setup.say ?? (() => {}))(
-      `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
-    );
-    return executeAttempt(soft ? { ...setup, overdue: soft.overdue } : setup, { ...d, dispatchedAt });
-  });
-  await soft?.done();
+  const outcome = await withSoftBounds(setup, d, (watched) =>
+    withinAttempt(watched, mark, () => {
+      (watched.say ?? (() => {}))(
+        `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
+      );
+      return executeAttempt(watched, { ...d, dispatchedAt });
+    }),
+  );
   failpoint('before-record-write', node.id);
-  let executor = options.chain ? newExecutor(setup) : undefined;
-  let recorded = outcome;
-  let r: Awaited<ReturnType<typeof recordResult>>;
-  try {
-    r = await recordResult(setup, d, outcome, executor);
-  } catch (e) {
-    if (!isPermanentWriteError(e)) throw storeFailure(e, (why) => unstoredResult(setup, d, outcome, why));
-    // The result can never be stored as it is: record the attempt failed, saying why, rather than leave it in flight.
-    (setup.say ?? (() => {}))(`"${node.id}" attempt ${attempt}: ${e.message}; recording it as failed`);
-    recorded = unstorableOutcome(outcome, e.message);
-    executor = undefined;
-    r = await recordResult(setup, d, recorded, undefined).catch((e2: unknown) => {
-      throw storeFailure(e2, (why) => unstoredResult(setup, d, outcome, why));
-    });
-  }
+  const chaining = options.chain ? newExecutor(setup) : undefined;
+  const {
+    written: r,
+    recorded,
+    alone,
+  } = await recordOrFail(setup, d, outcome, {
+    write: (o, alone) => recordResult(setup, d, o, alone ? undefined : chaining),
+    asFailed: unstorableOutcome,
+    unstored: (why) => unstoredResult(setup, d, outcome, why),
+  });
+  const executor = alone ? undefined : chaining;
   failpoint('after-record-write', node.id);
   if (r.chosen.next?.decision.kind === 'dispatch')
     failpoint('after-chain-write', r.chosen.next.decision.node.id);
