@@ -154,7 +154,7 @@ export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>):
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);
     // An expanded for_each node is a candidate only to be joined (readyWithin, expansion-reducers.ts).
-    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.budget) continue;
+    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.allowedFailures) continue;
     if (n.depends_on.every((d) => isResolved(nodes.get(d)?.state))) out.push(n.id);
   }
   return out;

@@ -54,7 +54,7 @@ const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
   if (p.state !== 'pending') at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be dispatched`);
   if (e.attempt !== p.attempts + 1)
     at.bad(`node "${e.node}" attempt ${e.attempt} where ${p.attempts + 1} was expected`);
-  if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
+  if (p.failures >= p.allowedFailures) at.bad(`node "${e.node}" has no attempts left`);
   if (e.chain) chainedDependencies(f, e, at);
   else dependenciesResolved(f, e.node, 'dispatched', at);
   p.state = 'in_flight';
@@ -97,7 +97,7 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
   addUsage(p.usage, e.usage);
   p.interrupted = false;
   p.ended_at = e.at;
-  if (p.failures >= p.budget) {
+  if (p.failures >= p.allowedFailures) {
     p.state = 'escalated';
     p.approvals = [];
     f.rolledBackTo = f.lastCompleted;
@@ -110,7 +110,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
-    if (p.state !== 'pending' || p.failures >= p.budget)
+    if (p.state !== 'pending' || p.failures >= p.allowedFailures)
       at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be escalated at the run's budget`);
     dependenciesResolved(f, e.node, 'escalated at the budget', at);
     p.state = 'escalated';
@@ -162,7 +162,7 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
     // A person raised the run's budget: it counts again from what every node has used so far.
     for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
     p.budget_escalated = false;
-  } else if (p.state === 'escalated') p.budget = p.failures + 1;
+  } else if (p.state === 'escalated') p.allowedFailures = p.failures + 1;
   p.state = 'pending';
   // A looping sub-graph that escalated runs one more cycle: its child nodes, approved with it.
   if (p.expansion?.children) {

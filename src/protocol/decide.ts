@@ -164,7 +164,7 @@ function conditionDecision(c: Candidate): Decision | undefined {
       usage: { wall_ms: 0 },
     };
     const escalation =
-      p.failures + 1 >= p.budget
+      p.failures + 1 >= p.allowedFailures
         ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
         : [];
     return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
@@ -275,7 +275,7 @@ export function decideResult(
       ...tail,
     },
   ];
-  const escalated = p.failures + 1 >= p.budget;
+  const escalated = p.failures + 1 >= p.allowedFailures;
   const approach = approachFor(node, p.failures);
   if (escalated) events.push(escalationEvent({ node, attempt, approach, failures, journal }));
   return { kind: 'write', events, recorded: false, escalated };

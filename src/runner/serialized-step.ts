@@ -13,11 +13,11 @@ import { commit } from './commit.js';
 import { isoNow } from './read.js';
 import { executeChain } from './serialized-run.js';
 import {
-  type Chained,
-  chainNext,
   type Dispatched,
+  type Following,
   followingDispatch,
   newExecutor,
+  nextInRecord,
   type StepSetup,
 } from './step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
@@ -27,8 +27,8 @@ import { unstorableOutcome } from './unstorable.js';
 export async function runSerialized(
   setup: StepSetup,
   d: Dispatched,
-  options: { chain: boolean },
-): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  options: { dispatchNext: boolean },
+): Promise<{ result: StepResult; following?: Following; earlier?: StepResult[] }> {
   const { node, attempt, approach, cur } = d;
   const members = d.chain ?? [];
   const all = [{ node: node.id, attempt }, ...members.map((m) => ({ node: m.node.id, attempt: m.attempt }))];
@@ -46,7 +46,7 @@ export async function runSerialized(
     }),
   );
   failpoint('before-record-write', node.id);
-  const chaining = options.chain ? newExecutor(setup) : undefined;
+  const nextExecutor = options.dispatchNext ? newExecutor(setup) : undefined;
   const write = (outcomes: ChainOutcome[], alone: boolean) =>
     commit(
       setup,
@@ -55,8 +55,8 @@ export async function runSerialized(
         const chosen = decideChainResult(setup.graph, c.journal, c.state, all, outcomes);
         const recordedAll = chosen.recorded === all.length;
         const next =
-          chaining && !alone
-            ? chainNext(setup, c, { events: chosen.events, recordedAll }, chaining)
+          nextExecutor && !alone
+            ? nextInRecord(setup, c, { events: chosen.events, recordedAll }, nextExecutor)
             : undefined;
         return { ...chosen, next, events: [...chosen.events, ...(next?.events ?? [])] };
       },
@@ -73,7 +73,7 @@ export async function runSerialized(
     unstored: (why) =>
       `the serialized chain ${all.map((c) => `"${c.node}"`).join(', ')} ran, but its results could not be stored (${why}). The journal at ${setup.store.location} is intact and shows each node of the chain in flight, dispatched by this job; the next step's recovery marks each interrupted (each by its own replay rule).`,
   });
-  const executor = alone ? undefined : chaining;
+  const executor = alone ? undefined : nextExecutor;
   failpoint('after-record-write', node.id);
   const next = r.chosen.next?.decision;
   if (next?.kind === 'dispatch') failpoint('after-chain-write', next.node.id);

@@ -1,6 +1,6 @@
 /**
  * One step of the protocol: recover and decide in one write, dispatch (journaled before the work), run the
- * attempt, record its result. The record may carry the next node's dispatch (see `chainNext`), so that in
+ * attempt, record its result. The record may carry the next node's dispatch (see `nextInRecord`), so that in
  * `node: all` one write both ends a node and starts the next.
  */
 import { randomUUID } from 'node:crypto';
@@ -40,7 +40,7 @@ export interface Dispatched extends Omit<AttemptOptions, 'dispatchedAt'> {
 }
 
 /** What follows a recorded result in `node: all`: a dispatch already journaled, or a result already decided. */
-export type Chained = { dispatched: Dispatched } | { result: StepResult };
+export type Following = { dispatched: Dispatched } | { result: StepResult };
 
 /** The runner of a new attempt: its execution tag, and the commit checked out when it is dispatched. */
 export function newExecutor(setup: StepSetup): {
@@ -62,7 +62,7 @@ function writes(d: Decision): d is Exclude<Decision, { kind: 'ended' | 'blocked'
 }
 
 /** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
-export async function dispatchStep(setup: StepSetup, only?: string): Promise<Chained> {
+export async function dispatchStep(setup: StepSetup, only?: string): Promise<Following> {
   const say = setup.say ?? (() => {});
   let executor: ReturnType<typeof newExecutor> | undefined;
   const execTag = randomUUID();
@@ -122,7 +122,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
  * The next node's dispatch (or the run's completion) for the result's own write, as `nextInRecordWrite` in
  * src/protocol/record-and-dispatch.ts decides it; the crash tests' failpoints mark the write it joins.
  */
-export function chainNext(
+export function nextInRecord(
   setup: StepSetup,
   cur: RunSnapshot,
   result: { events: NewEvent[]; recordedAll: boolean },
@@ -137,12 +137,12 @@ export function chainNext(
   return next;
 }
 
-/** Runs a journaled dispatch and records its result; with `chain`, the same write dispatches the next node. */
+/** Runs a journaled dispatch and records its result; with `dispatchNext`, the same write dispatches the next node. */
 export async function runDispatched(
   setup: StepSetup,
   d: Dispatched,
-  options: { chain: boolean },
-): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  options: { dispatchNext: boolean },
+): Promise<{ result: StepResult; following?: Following; earlier?: StepResult[] }> {
   if (d.chain?.length) return runSerialized(setup, d, options);
   const { node, attempt, approach, cur } = d;
   failpoint('after-dispatch-write', node.id);
@@ -157,17 +157,17 @@ export async function runDispatched(
     }),
   );
   failpoint('before-record-write', node.id);
-  const chaining = options.chain ? newExecutor(setup) : undefined;
+  const nextExecutor = options.dispatchNext ? newExecutor(setup) : undefined;
   const {
     written: r,
     recorded,
     alone,
   } = await recordOrFail(setup, d, outcome, {
-    write: (o, alone) => recordResult(setup, d, o, alone ? undefined : chaining),
+    write: (o, alone) => recordResult(setup, d, o, alone ? undefined : nextExecutor),
     asFailed: unstorableOutcome,
     unstored: (why) => unstoredResult(setup, d, outcome, why),
   });
-  const executor = alone ? undefined : chaining;
+  const executor = alone ? undefined : nextExecutor;
   failpoint('after-record-write', node.id);
   if (r.chosen.next?.decision.kind === 'dispatch')
     failpoint('after-chain-write', r.chosen.next.decision.node.id);
@@ -184,12 +184,12 @@ export async function runDispatched(
   return { result, following: followingDispatch(next, r.cur, executor) };
 }
 
-/** The dispatch a result's write chained, ready to run. */
+/** The dispatch a result's write carried (the record-and-dispatch write), ready to run. */
 export function followingDispatch(
   next: Extract<Decision, { kind: 'dispatch' }>,
   cur: RunSnapshot,
   executor: ReturnType<typeof newExecutor>,
-): Chained {
+): Following {
   const { node, attempt, approach, context, chain } = next;
   return { dispatched: { cur, node, attempt, approach, context, ...executor, ...(chain ? { chain } : {}) } };
 }
@@ -209,7 +209,7 @@ function recordResult(
       const result = decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome);
       const recordedAll = result.kind === 'write' && result.recorded === true;
       const next = executor
-        ? chainNext(setup, c, { events: result.events, recordedAll }, executor)
+        ? nextInRecord(setup, c, { events: result.events, recordedAll }, executor)
         : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
@@ -237,5 +237,5 @@ export function unstoredResult(
 export async function step(setup: StepSetup, only?: string): Promise<StepResult> {
   const first = await dispatchStep(setup, only);
   if ('result' in first) return first.result;
-  return (await runDispatched(setup, first.dispatched, { chain: false })).result;
+  return (await runDispatched(setup, first.dispatched, { dispatchNext: false })).result;
 }
