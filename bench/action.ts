@@ -1,7 +1,7 @@
 // Figures for the Action: API requests per node step (git and check-run stores), cold start of dist/index.js
 // against a bare bundle built in the same run, and the bundle's size.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -190,34 +190,18 @@ export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[
   return out;
 }
 
-/**
- * The bundle's size: what every step loads at its start (dist/index.js and the chunks it imports statically),
- * what it may load besides (the chunks behind a dynamic import(): a mode, an effect, the key proxy), and, from
- * the bundler's metafile, the three largest contributors to the first (by package).
- */
-export async function bundleSize(): Promise<{ bytes: number; lazy: number; top: Array<[string, number]> }> {
+/** The bundle's size and, from the bundler's metafile, its three largest contributors (by package). */
+export async function bundleSize(): Promise<{ bytes: number; top: Array<[string, number]> }> {
   const tmp = scratch('interlock-bench-stats');
   const meta = await bundle('src/action/index.ts', join(tmp, 'index.js'));
-  const entry = Object.keys(meta.outputs).find((o) => o.endsWith('/index.js'))!;
-  const atStart = new Set<string>();
-  const visit = (o: string) => {
-    if (atStart.has(o)) return;
-    atStart.add(o);
-    for (const i of meta.outputs[o]!.imports)
-      if (i.kind === 'import-statement' && meta.outputs[i.path]) visit(i.path);
-  };
-  visit(entry);
-  const js = Object.keys(meta.outputs).filter((o) => o.endsWith('.js'));
-  const sum = (list: string[]) => list.reduce((n, o) => n + meta.outputs[o]!.bytes, 0);
-  const bytes = sum([...atStart]);
-  const lazy = sum(js.filter((o) => !atStart.has(o)));
+  const bytes = statSync(join(root, 'dist/index.js')).size;
   const byPackage = new Map<string, number>();
-  for (const [name, output] of Object.entries(meta.outputs))
-    for (const [file, { bytesInOutput }] of atStart.has(name) ? Object.entries(output.inputs) : []) {
+  for (const output of Object.values(meta.outputs))
+    for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
       const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
       const key = match ? match[1]! : 'interlock (src)';
       byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
     }
   const top = [...byPackage.entries()].sort((x, y) => y[1] - x[1]).slice(0, 3);
-  return { bytes, lazy, top };
+  return { bytes, top };
 }

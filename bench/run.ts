@@ -379,7 +379,7 @@ const size = await bundleSize();
 md.push(
   '## Bundle size',
   '',
-  `dist/index.js and the chunks it loads at every start: ${(size.bytes / 1024).toFixed(0)} kB minified; ${(size.lazy / 1024).toFixed(0)} kB more in chunks a step loads only when it enters their room (a mode, an effect, the key proxy). Largest contributors to the first: ${size.top
+  `dist/index.js: ${(size.bytes / 1024).toFixed(0)} kB minified. Largest contributors to it: ${size.top
     .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} kB`)
     .join(', ')}.`,
   '',

@@ -1,9 +1,8 @@
-// Bundles each entry point with esbuild into a file under dist/, plus dist/yaml.cjs, the careful YAML parser
-// the entries load only when there is an error to locate. A dynamic `import()` of the sources (a mode, an
-// effect, an engine, a proxy) becomes a chunk (dist/chunk-*.js) that a step loads only when it enters that room.
+// Bundles each entry point with esbuild into one file under dist/, plus dist/yaml.cjs, the careful YAML parser
+// the entries load only when there is an error to locate.
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
@@ -74,12 +73,7 @@ export async function bundle(entry, outfile) {
   const result = await esbuild.build({
     ...common,
     entryPoints: [join(root, entry)],
-    outdir: dirname(outfile),
-    entryNames: basename(outfile).replace(/\.js$/, ''),
-    // Each dynamic import() of the sources is a chunk of its own, parsed only when a step imports it.
-    splitting: true,
-    // Beside the entries, so that the files they load by a relative path (./yaml.cjs) are found from a chunk too.
-    chunkNames: '[name]-[hash]',
+    outfile,
     format: 'esm',
     metafile: true,
     plugins: [yamlBesideBundle, cacheBesideBundle, optionalAbsent],
@@ -127,10 +121,8 @@ async function build() {
       const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
       if (m && existsSync(join(root, m[1], 'package.json'))) packageDirs.add(m[1]);
     }
-    for (const written of Object.keys(meta.outputs).filter((o) => o.endsWith('.js'))) {
-      const text = readFileSync(join(root, written), 'utf8');
-      if (/[^\x00-\x7f]/.test(text)) throw new Error(`${src}: ${written} is not pure ASCII`);
-    }
+    const text = readFileSync(file, 'utf8');
+    if (/[^\x00-\x7f]/.test(text)) throw new Error(`${src}: dist/${out} is not pure ASCII`);
     // A bundle must not depend on the project's node_modules: a runner has only dist/.
     const external = Object.values(meta.outputs)
       .flatMap((o) => o.imports)
