@@ -1,6 +1,6 @@
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git-guard.js';
-import { type KeyProxy, serveAgentCredentials } from '../os/key-proxy.js';
+import type { KeyProxy } from '../os/key-proxy.js';
 import { parseAgentCredentials } from '../os/key-proxy-rules.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
 import { prepareNodeUser } from '../os/node-user.js';
@@ -9,7 +9,6 @@ import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionContext, type ActionIO, buildContext } from './context.js';
 import { createLogGuard } from './log-guard.js';
 import { runAction } from './main.js';
-import { postStep } from './post-step.js';
 import { reportingIO } from './step-report.js';
 
 /** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
@@ -84,6 +83,9 @@ async function isolateNodes(ctx: ActionContext): Promise<void> {
  */
 async function serveModelKeys(ctx: ActionContext): Promise<KeyProxy | undefined> {
   const names = parseAgentCredentials(ctx.inputs['agent-credentials']);
+  // The proxy's code is loaded only by a step that has one of the keys to serve (else it would start nothing).
+  if (!names.some((n) => ctx.rawEnv[n])) return undefined;
+  const { serveAgentCredentials } = await import('../os/key-proxy.js');
   const granted = parseNodeCredentials(ctx.inputs['node-credentials']).keys();
   const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted);
   if (proxy)
@@ -130,6 +132,7 @@ export async function run(): Promise<void> {
 export async function runPost(): Promise<void> {
   process.once('exit', () => guard.close());
   try {
+    const { postStep } = await import('./post-step.js');
     await postStep(buildContext(process.env, runnerIO()));
   } catch (e) {
     out(command('warning', `interlock post step: ${(e as Error).message}`));

@@ -1,13 +1,10 @@
 /**
  * The Action's main step: picks the mode, resolves the run, and hands it to the mode. A graph that does not load
  * is reported once, as annotations on its lines. Never calls process.exit and never throws for a node's failure.
+ * Each mode is imported when it is entered: a step does not load the approval logic, a comment not the runner.
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { type ActionContext, type ActionResult, fromWorkspace } from './context.js';
-import { commentMode } from './modes/comment.js';
-import { planMode } from './modes/plan.js';
-import { stepMode } from './modes/step.js';
-import { stuckMode } from './modes/stuck.js';
 import { replyRefusal } from './refusal-reply.js';
 import { resolveRun } from './resolve-run.js';
 import { fallbackSummary, writeOutputs } from './step-report.js';
@@ -34,8 +31,8 @@ function stuckFailed(e: unknown): never {
 /** Runs the action; never calls process.exit and never throws for a node's failure. */
 export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   const mode = ctx.inputs.mode;
-  if (mode === 'stuck') return stuckMode(ctx).catch(stuckFailed);
-  if (mode === 'comment') return commentMode(ctx);
+  if (mode === 'stuck') return (await import('./modes/stuck.js')).stuckMode(ctx).catch(stuckFailed);
+  if (mode === 'comment') return (await import('./modes/comment.js')).commentMode(ctx);
   let resolved: Awaited<ReturnType<typeof resolveRun>>;
   try {
     resolved = await resolveRun(ctx);
@@ -61,6 +58,7 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   ctx.io.saveState('graph', graph.path);
   ctx.io.saveState('subject', subject.label);
   ctx.io.saveState('subject-sha', subject.headSha ?? '');
-  if (mode === 'plan' || mode === 'recover') return planMode(ctx, resolved, mode);
-  return stepMode(ctx, resolved);
+  if (mode === 'plan' || mode === 'recover')
+    return (await import('./modes/plan.js')).planMode(ctx, resolved, mode);
+  return (await import('./modes/step.js')).stepMode(ctx, resolved);
 }

@@ -3,10 +3,9 @@
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
 
-import { posix } from 'node:path';
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { Graph } from '../graph/model.js';
-import { subgraphFiles } from '../graph/subgraph-schema.js';
+import { runProtectedPaths } from '../protocol/protected-paths.js';
 import { actionsProbes } from '../runner/actions-probe.js';
 import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
@@ -94,13 +93,8 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
   };
 }
 
-/**
- * What an effect may not change: the default branch's `protected_paths` (never the checkout's, which a node may
- * have edited), the run's graph and its sub-graphs' files (issue 28), and the skills beside each, wherever they
- * are.
- */
+/** What an effect may not change: the default branch's `protected_paths` and the run's own files (`runProtectedPaths`). */
 async function protectedPathsOf(ctx: ActionContext, graph: Graph): Promise<string[]> {
   const config = await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo });
-  const own = [graph.path, posix.join(posix.dirname(graph.path), 'skills/**')];
-  return [...new Set([...config.protected_paths, ...own, ...subgraphFiles(graph, graph.path)])];
+  return runProtectedPaths(graph, config.protected_paths);
 }

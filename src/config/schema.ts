@@ -1,7 +1,6 @@
 import * as z from 'zod';
-
-/** What an effect never changes unless its node names it: workflows, this file, graphs and skills. */
-export const DEFAULT_PROTECTED_PATHS = ['.github/**'] as const;
+// What an effect never changes unless its node names it (workflows, this file, graphs and skills) is the core's.
+import { DEFAULT_PROTECTED_PATHS } from '../protocol/protected-paths.js';
 
 const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 

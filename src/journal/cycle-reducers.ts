@@ -9,7 +9,7 @@
 import { nodeAndDependents } from '../graph/dependents.js';
 import { instanceId, instanceKeyProblem, instanceNode } from '../graph/for-each-schema.js';
 import type { EventOf } from './events.js';
-import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './reducers.js';
+import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './folding.js';
 import { freshRetries, runAgain } from './scope-reducers.js';
 import type { NodeProgress } from './state.js';
 import { newProgress, notRunSinceStart, stateWords } from './state.js';

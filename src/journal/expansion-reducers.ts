@@ -7,9 +7,9 @@
 import { instanceKeyProblem, instanceNode } from '../graph/for-each-schema.js';
 import type { GraphNode } from '../graph/model.js';
 import type { EventOf } from './events.js';
+import type { At, Folding } from './folding.js';
+import { dependenciesResolved, progress, type Reducer } from './folding.js';
 import { joinOf } from './instances.js';
-import type { At, Folding } from './reducers.js';
-import { dependenciesResolved, progress, type Reducer } from './reducers.js';
 import { checkExpansionGraph, expandSubgraph, joinedOutputs, reusedProgress } from './scope-reducers.js';
 import { stateWords } from './state.js';
 
@@ -22,7 +22,7 @@ function expandable(f: Folding, e: EventOf<'NodeExpanded' | 'NodeExpansionFailed
     at.bad(
       `node "${e.node}" is ${stateWords(p.state)}; only a pending for_each or sub-graph node is expanded`,
     );
-  if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
+  if (p.failures >= p.allowedFailures) at.bad(`node "${e.node}" has no attempts left`);
   dependenciesResolved(f, e.node, 'expanded', at);
   return spec!;
 }
@@ -60,7 +60,7 @@ export const nodeExpansionFailed: Reducer<'NodeExpansionFailed'> = (f, e, at) =>
   p.attempts = e.attempt;
   p.failures += 1;
   // The same list fails the same way: the node escalates at once, for a person to fix the cause.
-  p.budget = p.failures;
+  p.allowedFailures = p.failures;
   p.state = 'escalated';
   p.approvals = [];
   p.interrupted = false;

@@ -4,8 +4,9 @@
  * ready list (rule 1) and the checkpoint's shape are here.
  */
 import type { Journal } from './events.js';
+import type { Folding } from './folding.js';
 import { expandedNodes, readyWithin } from './instances.js';
-import { type Folding, REDUCERS } from './reducers.js';
+import { REDUCERS } from './reducers.js';
 import { checkpointUsage } from './run-usage.js';
 import {
   type Checkpoint,
@@ -153,7 +154,7 @@ export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>):
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);
     // An expanded for_each node is a candidate only to be joined (readyWithin, expansion-reducers.ts).
-    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.budget) continue;
+    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.allowedFailures) continue;
     if (n.depends_on.every((d) => isResolved(nodes.get(d)?.state))) out.push(n.id);
   }
   return out;

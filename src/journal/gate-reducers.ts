@@ -4,7 +4,7 @@
  * gate (the node is pending again and may be dispatched). Guidance given with any approval is kept per node.
  */
 import type { EventOf } from './events.js';
-import { dependenciesResolved, progress, type Reducer } from './reducers.js';
+import { dependenciesResolved, progress, type Reducer } from './folding.js';
 import { attemptsThisRound, type NodeProgress, stateWords } from './state.js';
 
 export const nodeAwaitingApproval: Reducer<'NodeAwaitingApproval'> = (f, e, at) => {

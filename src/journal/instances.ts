@@ -6,7 +6,7 @@
 import { instanceId, instanceNode, toleratedCount } from '../graph/for-each-schema.js';
 import type { GraphNode } from '../graph/model.js';
 import { childNodes } from '../graph/subgraph-schema.js';
-import type { Folding } from './reducers.js';
+import type { Folding } from './folding.js';
 import type { NodeProgress } from './state.js';
 
 /** The instances of an expanded node, in item order, with their progress. */

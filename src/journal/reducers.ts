@@ -1,85 +1,26 @@
 /**
  * The fold's reducers: one small function per event type, each checking that the event may happen now and
  * applying it to the fold's running state. A reducer throws JournalError (through `bad`) naming the event.
+ * `REDUCERS` is the registry: it imports the parts (gates, loops and reruns, expansions, serialized sessions);
+ * they import what they share from `folding.ts`, never this file.
  */
 
 import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } from './cycle-reducers.js';
-import type { EventOf, EventType, JournalEvent } from './events.js';
+import type { EventType } from './events.js';
 import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion-reducers.js';
+import { dependenciesResolved, inFlight, progress, type Reducer } from './folding.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gate-reducers.js';
 import { runAgain } from './scope-reducers.js';
 import { chainedDependencies, nodeReturned } from './serialized-reducers.js';
 import {
   attemptsThisRound,
-  type Checkpoint,
   failedPrecheck,
-  type GraphShape,
   isResolved,
-  JournalError,
   type NodeProgress,
-  newProgress,
-  type RunState,
   stateWords,
   waitingAttempt,
 } from './state.js';
 import { addUsage } from './usage.js';
-
-/** What the fold has gathered so far, event by event. */
-export interface Folding {
-  graph: GraphShape;
-  specs: Map<string, GraphShape['nodes'][number]>;
-  nodes: Map<string, NodeProgress>;
-  traversal: string[];
-  ended: Checkpoint['ended'];
-  started: RunState['started'];
-  inputs: Record<string, string>;
-  github: unknown;
-  acceptedHash: string;
-  lastCompleted: string | null;
-  rolledBackTo: string | null;
-  lastAt: string | null;
-  approvalSources: string[];
-  /** The run this one was forked from (`RunStarted.forked_from`), and how many records it carried over. */
-  forkedFrom: string | null;
-  carried: number;
-}
-
-/** Where a reducer is: the event's index, and how to refuse the event. */
-export interface At {
-  index: number;
-  bad: (why: string) => never;
-}
-
-export type Reducer<T extends EventType> = (f: Folding, e: EventOf<T>, at: At) => void;
-
-/** The progress of the node an event names; an unknown node breaks the journal. */
-export function progress(f: Folding, e: JournalEvent & { node: string }): NodeProgress {
-  let p = f.nodes.get(e.node);
-  if (!p) {
-    if (!f.specs.has(e.node))
-      throw new JournalError(
-        `event ${e.seq} (${e.type}) names node "${e.node}", which is not in the graph`,
-        e.seq,
-      );
-    p = newProgress(2);
-    f.nodes.set(e.node, p);
-  }
-  return p;
-}
-
-/** Refuses an event about an attempt that is not the one in flight. */
-export function inFlight(p: NodeProgress, e: { node: string; attempt: number }, at: At): void {
-  if (!(p.state === 'in_flight' && p.dispatch?.attempt === e.attempt))
-    at.bad(`node "${e.node}" attempt ${e.attempt} is not in flight (it is ${stateWords(p.state)})`);
-}
-
-/** Refuses a node's start (`verb`: dispatched, skipped) before each of its dependencies is resolved. */
-export function dependenciesResolved(f: Folding, node: string, verb: string, at: At): void {
-  for (const dep of f.specs.get(node)?.depends_on ?? []) {
-    const d = f.nodes.get(dep);
-    if (d && !isResolved(d.state)) at.bad(`node "${node}" ${verb} before "${dep}" ended`);
-  }
-}
 
 /** The attempt a hold or escalation waits on, in words. */
 function waitsOn(p: NodeProgress): string {
@@ -113,7 +54,7 @@ const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
   if (p.state !== 'pending') at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be dispatched`);
   if (e.attempt !== p.attempts + 1)
     at.bad(`node "${e.node}" attempt ${e.attempt} where ${p.attempts + 1} was expected`);
-  if (p.failures >= p.budget) at.bad(`node "${e.node}" has no attempts left`);
+  if (p.failures >= p.allowedFailures) at.bad(`node "${e.node}" has no attempts left`);
   if (e.chain) chainedDependencies(f, e, at);
   else dependenciesResolved(f, e.node, 'dispatched', at);
   p.state = 'in_flight';
@@ -156,7 +97,7 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
   addUsage(p.usage, e.usage);
   p.interrupted = false;
   p.ended_at = e.at;
-  if (p.failures >= p.budget) {
+  if (p.failures >= p.allowedFailures) {
     p.state = 'escalated';
     p.approvals = [];
     f.rolledBackTo = f.lastCompleted;
@@ -169,7 +110,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
-    if (p.state !== 'pending' || p.failures >= p.budget)
+    if (p.state !== 'pending' || p.failures >= p.allowedFailures)
       at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be escalated at the run's budget`);
     dependenciesResolved(f, e.node, 'escalated at the budget', at);
     p.state = 'escalated';
@@ -227,7 +168,7 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
     // A person raised the run's budget: it counts again from what every node has used so far.
     for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
     p.budget_escalated = false;
-  } else if (p.state === 'escalated') p.budget = p.failures + 1;
+  } else if (p.state === 'escalated') p.allowedFailures = p.failures + 1;
   p.state = 'pending';
   // A looping sub-graph that escalated runs one more cycle: its child nodes, approved with it.
   if (p.expansion?.children) {

@@ -8,7 +8,7 @@
 import type { GraphNode } from '../graph/model.js';
 import { childNodes } from '../graph/subgraph-schema.js';
 import type { EventOf } from './events.js';
-import type { At, Folding } from './reducers.js';
+import type { At, Folding } from './folding.js';
 import { type NodeProgress, newProgress } from './state.js';
 
 /** How a node comes to run again: a loop's next cycle (no approval needed), or a rerun (approvals start over). */
@@ -17,7 +17,7 @@ export type Again = 'cycle' | 'rerun';
 /** A node's retries count afresh: the approaches of its next attempts start again at `default`. */
 export function freshRetries(f: Folding, node: string, p: NodeProgress): void {
   p.failures = 0;
-  p.budget = f.specs.get(node)?.approaches.length ?? p.budget;
+  p.allowedFailures = f.specs.get(node)?.approaches.length ?? p.allowedFailures;
   p.interrupted = false;
   p.last_failures = [];
   p.budget_escalated = false;

@@ -5,7 +5,7 @@
  * is not a failure.
  */
 import type { EventOf } from './events.js';
-import { type At, dependenciesResolved, type Folding, inFlight, progress } from './reducers.js';
+import { type At, dependenciesResolved, type Folding, inFlight, progress } from './folding.js';
 import { isResolved } from './state.js';
 
 const execTag = (r: { exec_tag?: unknown }) => (typeof r.exec_tag === 'string' ? r.exec_tag : undefined);

@@ -38,10 +38,11 @@ export interface NodeProgress {
   state: NodeState;
   /** Attempts dispatched so far. */
   attempts: number;
-  /** Failed attempts that count toward the retry budget. */
+  /** Failed attempts that count toward the failures the node may have (`allowedFailures`). */
   failures: number;
-  /** Failures allowed before escalation: the node's approaches, plus one per approval after escalation. */
-  budget: number;
+  /** Failures allowed before escalation: the node's approaches, plus one per approval after escalation (not the
+   * cost `budget:`, which is a limit on what the node uses). */
+  allowedFailures: number;
   /** The last attempt's dispatch, while it matters (in flight, or what a hold refers to). */
   dispatch?: DispatchInfo;
   /** The last attempt ended by an interruption (its side effects may have partly happened). */
@@ -174,13 +175,13 @@ export class JournalError extends Error {
 /** The graph facts the fold needs. */
 export type GraphShape = Pick<Graph, 'nodes' | 'budget'>;
 
-/** A node before any event about it, with `budget` failures allowed. */
-export function newProgress(budget: number): NodeProgress {
+/** A node before any event about it, with `allowedFailures` failures allowed. */
+export function newProgress(allowedFailures: number): NodeProgress {
   return {
     state: 'pending',
     attempts: 0,
     failures: 0,
-    budget,
+    allowedFailures,
     interrupted: false,
     last_failures: [],
     last_evidence: [],
@@ -198,6 +199,14 @@ export function newProgress(budget: number): NodeProgress {
  */
 export function isResolved(state: NodeState | undefined): boolean {
   return state === 'completed' || state === 'skipped' || state === 'tolerated';
+}
+
+/**
+ * Whether `attempt` is the attempt of this node still in flight: the one question the fold (an event about an
+ * attempt), `decideResult` (a result to record), the soft bound's notice and the status table ask.
+ */
+export function attemptInFlight(p: NodeProgress | undefined, attempt: number): boolean {
+  return p?.state === 'in_flight' && p.dispatch?.attempt === attempt;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
+  attemptInFlight,
   attemptsThisRound,
   failedPrecheck,
   isResolved,
@@ -165,7 +166,7 @@ function conditionDecision(c: Candidate): Decision | undefined {
       usage: { wall_ms: 0 },
     };
     const escalation =
-      p.failures + 1 >= p.budget
+      p.failures + 1 >= p.allowedFailures
         ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
         : [];
     return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
@@ -230,7 +231,7 @@ export function decideResult(
       reason: `the run ended (${ended.type}: ${ended.reason}) while node "${nodeId}" attempt ${attempt} was in flight; its result was not recorded`,
     };
   }
-  if (!p || !node || p.state !== 'in_flight' || p.dispatch?.attempt !== attempt) {
+  if (!p || !node || !attemptInFlight(p, attempt)) {
     return {
       kind: 'stale',
       events: [],

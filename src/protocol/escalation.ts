@@ -95,13 +95,13 @@ function escalatesAtOnce(node: string, failures: Failure[]): Escalation['atOnce'
  */
 export function escalationAfter(
   node: GraphNode,
-  p: { failures: number; budget: number },
+  p: { failures: number; allowedFailures: number },
   attempt: number,
   failures: Failure[],
   journal: Journal,
 ): NewEvent | undefined {
   const atOnce = escalatesAtOnce(node.id, failures);
-  if (p.failures + 1 < p.budget && !atOnce) return undefined;
+  if (p.failures + 1 < p.allowedFailures && !atOnce) return undefined;
   const approach = approachFor(node, p.failures);
   return escalationEvent({ node, attempt, approach, failures, journal, ...(atOnce ? { atOnce } : {}) });
 }

@@ -8,7 +8,7 @@ import { suggestion } from '../graph/errors.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { NewEvent } from '../journal/events.js';
 import { attemptsThisRound, type NodeProgress, type RunState } from '../journal/state.js';
-import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
+import { type ApprovalTerms, approvalRefusal } from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
 /** The events that stop a gated node before its first attempt; undefined when it may be dispatched. */
@@ -18,17 +18,10 @@ export function gateEvents(graph: Graph, node: GraphNode, p: NodeProgress): NewE
 }
 
 /** One approval of a gated node (or of a rerun): who, where, and what they were bound to. */
-export interface NodeApprovalRequest {
+export interface NodeApprovalRequest extends ApprovalTerms {
   node: string;
-  by: string;
-  source: string;
-  /** The graph hash the approver acted under; refused when the run is under another. */
-  graph_hash: string;
   /** Distinct people who must approve (the strictest `required` of repository, graph and node). */
   required: number;
-  /** When true, the person recorded as the run's starter cannot approve. */
-  prevent_self_approval?: boolean;
-  guidance?: string;
 }
 
 function awaitingRefusal(graph: Graph, state: RunState, node: string): string | null {
@@ -54,21 +47,12 @@ function awaitingRefusal(graph: Graph, state: RunState, node: string): string | 
 export function approveNode(graph: Graph, state: RunState, req: NodeApprovalRequest): CommandEvents {
   const why =
     awaitingRefusal(graph, state, req.node) ??
-    (req.graph_hash !== state.accepted_hash
-      ? `the graph changed since this approval was asked for (${req.graph_hash} → ${state.accepted_hash})`
-      : null) ??
-    (isDeliverySource(req.source) && state.approval_sources.includes(req.source)
-      ? `this approval (${req.source}) is already in the journal: one comment approves once`
-      : null) ??
-    selfApprovalRefusal(state, req) ??
-    guidanceRefusal(req.guidance);
+    approvalRefusal(state, req, {
+      what: `"${req.node}"`,
+      approvers: state.nodes.get(req.node)!.approvals,
+      required: req.required,
+    });
   if (why) return { ok: false, reason: why };
-  const p = state.nodes.get(req.node)!;
-  if (p.approvals.includes(req.by))
-    return {
-      ok: false,
-      reason: `${req.by} has already approved "${req.node}" (${p.approvals.length} of ${req.required} approvals): another person must approve`,
-    };
   return {
     ok: true,
     events: [

@@ -9,7 +9,7 @@ import type { Usage } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
 import { waitingAttempt } from '../journal/state.js';
-import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
+import { type ApprovalTerms, approvalRefusal, isDeliverySource } from './approval-rules.js';
 import { withCompletion } from './decide.js';
 import { approveNode } from './gate.js';
 import { rerunFrom } from './rerun-from.js';
@@ -17,21 +17,13 @@ import { rerunFrom } from './rerun-from.js';
 /** The events a person's command writes, or why it is refused. */
 export type CommandEvents = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
 
-export interface ApprovalRequest {
+export interface ApprovalRequest extends ApprovalTerms {
   node: string;
   /** The attempt the approval settles; defaults to the node's last attempt. */
   attempt?: number;
-  by: string;
-  source: string;
   reason?: string;
-  /** The graph hash the approver saw; refused when the graph has changed since. */
-  graph_hash?: string;
   /** Distinct people who must approve before the node leaves its hold (default 1); recorded in the event. */
   required?: number;
-  /** When true, the person recorded as the run's starter cannot approve. */
-  prevent_self_approval?: boolean;
-  /** What the approver tells the next attempt (recorded with the approval). */
-  guidance?: string;
 }
 
 function checkNode(graph: Graph, state: RunState, node: string, attempt: number | undefined): string | null {
@@ -55,31 +47,15 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
 
 /** A named person approves a new attempt of a held or escalated node. */
 export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): CommandEvents {
-  const why =
-    checkNode(graph, state, req.node, req.attempt) ??
-    selfApprovalRefusal(state, req) ??
-    guidanceRefusal(req.guidance);
+  const why = checkNode(graph, state, req.node, req.attempt);
   if (why) return { ok: false, reason: why };
-  if (req.graph_hash !== undefined && req.graph_hash !== state.accepted_hash) {
-    return {
-      ok: false,
-      reason: `the graph changed since this approval was asked for (${req.graph_hash} → ${state.accepted_hash})`,
-    };
-  }
-  if (isDeliverySource(req.source) && state.approval_sources.includes(req.source)) {
-    return {
-      ok: false,
-      reason: `this approval (${req.source}) is already in the journal: one comment approves once`,
-    };
-  }
   const p = state.nodes.get(req.node)!;
-  const required = req.required ?? 1;
-  if (p.approvals.includes(req.by)) {
-    return {
-      ok: false,
-      reason: `${req.by} has already approved attempt ${waitingAttempt(p)} of "${req.node}" (${p.approvals.length} of ${required} approvals): another person must approve`,
-    };
-  }
+  const refusal = approvalRefusal(state, req, {
+    what: `attempt ${waitingAttempt(p)} of "${req.node}"`,
+    approvers: p.approvals,
+    required: req.required ?? 1,
+  });
+  if (refusal) return { ok: false, reason: refusal };
   return {
     ok: true,
     events: [
@@ -176,15 +152,20 @@ export interface Giver {
 
 export type PersonCommandEvents = CommandEvents & { duplicate?: true };
 
-/** Whether this delivery (a comment, a button press) is already in the journal: a redelivery changes nothing. */
-export function handledBefore(journal: Journal, source: string): boolean {
+/**
+ * Whether this delivery (a comment, a button press) is already in the journal: a redelivery changes nothing.
+ * An approval's delivery is in `approval_sources`; a settlement and a person's fail-run carry theirs only in their
+ * words (`… (<source>)`), so only those events are read so, never a check's observation that happens to end so.
+ */
+export function handledBefore(journal: Journal, state: RunState, source: string): boolean {
   if (!isDeliverySource(source)) return false;
+  if (state.approval_sources.includes(source)) return true;
   const tail = `(${source})`;
   return journal.events.some(
     (e) =>
-      ((e.type === 'RerunApproved' || e.type === 'NodeApproved' || e.type === 'RerunFromApproved') &&
-        e.source === source) ||
-      (e.type === 'NodeRecorded' && e.evidence.some((x) => x.observed.endsWith(tail))) ||
+      (e.type === 'NodeRecorded' &&
+        e.recorded_by !== undefined &&
+        e.evidence.some((x) => x.check === 'person' && x.observed.endsWith(tail))) ||
       (e.type === 'RunFailed' && e.reason.endsWith(tail)),
   );
 }
@@ -196,7 +177,7 @@ export function personCommandEvents(
   command: PersonCommand,
   giver: Giver,
 ): PersonCommandEvents {
-  if (handledBefore(cur.journal, giver.source)) {
+  if (handledBefore(cur.journal, cur.state, giver.source)) {
     return {
       ok: false,
       reason: `this comment is already in the journal of ${cur.journal.run_id}`,

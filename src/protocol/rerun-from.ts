@@ -12,18 +12,20 @@ import { type Graph, nodeById } from '../graph/model.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import type { RunState } from '../journal/state.js';
 import { notRunSinceStart, stateWords } from '../journal/state.js';
-import { guidanceRefusal, isDeliverySource, selfApprovalRefusal } from './approval-rules.js';
+import {
+  type ApprovalTerms,
+  approvalRefusal,
+  guidanceRefusal,
+  selfApprovalRefusal,
+} from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
-export interface RerunFromRequest {
+export interface RerunFromRequest extends ApprovalTerms {
   node: string;
-  by: string;
-  source: string;
-  /** The graph hash the person acted under; refused when the run is under another. */
-  graph_hash?: string;
-  prevent_self_approval?: boolean;
-  guidance?: string;
 }
+
+/** A rerun from a node of an ended run, which forks a new run (under the graph the fork loads). */
+export type ForkRequest = Omit<RerunFromRequest, 'graph_hash'>;
 
 /** Why the node cannot be rerun from in this run (not counting the run's end), or null. */
 function nodeRefusal(graph: Graph, state: RunState, node: string): string | null {
@@ -54,14 +56,7 @@ export function rerunFrom(graph: Graph, state: RunState, req: RerunFromRequest):
       ? `the run has already ended (${ended.type}: ${ended.reason}): rerun-from forks a new run from it`
       : null) ??
     nodeRefusal(graph, state, req.node) ??
-    (req.graph_hash !== undefined && req.graph_hash !== state.accepted_hash
-      ? `the graph changed since this was asked for (${req.graph_hash} → ${state.accepted_hash})`
-      : null) ??
-    (isDeliverySource(req.source) && state.approval_sources.includes(req.source)
-      ? `this command (${req.source}) is already in the journal: one comment reruns once`
-      : null) ??
-    selfApprovalRefusal(state, req) ??
-    guidanceRefusal(req.guidance);
+    approvalRefusal(state, req);
   if (why) return { ok: false, reason: why };
   return {
     ok: true,
@@ -88,7 +83,7 @@ export function forkRunId(runId: string, taken: (id: string) => boolean): string
 export function forkRun(
   graph: Graph,
   from: { journal: Journal; state: RunState },
-  req: RerunFromRequest,
+  req: ForkRequest,
 ): { ok: true; events: NewEvent[] } | { ok: false; reason: string } {
   const { journal, state } = from;
   if (!state.checkpoint.ended)

@@ -1,5 +1,5 @@
 import type { Graph } from '../graph/model.js';
-import type { NodeProgress, NodeState, RunState } from '../journal/state.js';
+import { attemptInFlight, type NodeProgress, type NodeState, type RunState } from '../journal/state.js';
 import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
 import { approveCommand, approveRerunCommand, type Face } from './next-commands.js';
 import { showsUsage, usageCell, usageLine } from './usage.js';
@@ -28,7 +28,7 @@ function lastEvidence(p: NodeProgress, id: string, face: Face): string {
     return `⏸ rerun from a node: replay: never, so a person approves its next attempt${face === 'comment' ? `: ${approveRerunCommand(face, id, { runId: '' })}` : ''}`;
   if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
-  if (p.state === 'in_flight' && p.overdue && p.overdue.attempt === p.dispatch?.attempt)
+  if (p.overdue && attemptInFlight(p, p.overdue.attempt))
     return `⏰ overdue: attempt ${p.overdue.attempt} is past its ${p.overdue.bound} of ${p.overdue.limit}, still running`;
   const failing =
     p.state !== 'completed' && p.last_failures.length

@@ -46,7 +46,6 @@ import {
 } from './attempt-network.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './attempt-usage.js';
 import { shownPath } from './check-output.js';
-import { effectAttempt } from './effect-attempt.js';
 import type { RunSnapshot } from './read.js';
 import { carrySession, keepSession, type SessionCache } from './session-carry.js';
 import { type Overdue, softTimer } from './soft-timer.js';
@@ -223,7 +222,9 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
   const { cur, node, attempt, context } = opts;
   const started = Date.now();
   const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
-  if (node.effect) return await effectAttempt(setup, opts, exprCtx, { started });
+  // An effect's code is loaded only by a step that performs one.
+  if (node.effect)
+    return await (await import('./effect-attempt.js')).effectAttempt(setup, opts, exprCtx, { started });
   const files = makeAttemptFiles(context);
   try {
     const network = attemptNetwork(setup, setup.graph, node);

@@ -2,6 +2,7 @@
 import type { ExpressionContext } from '../expressions/evaluate.js';
 import { failpoint } from '../os/failpoint.js';
 import type { AttemptOutcome } from '../protocol/decide.js';
+import { runProtectedPaths } from '../protocol/protected-paths.js';
 import type { AttemptOptions, AttemptSetup } from './attempt.js';
 import { readAttemptUsage } from './attempt-usage.js';
 import { runChecks } from './checks.js';
@@ -26,7 +27,7 @@ export async function effectAttempt(
       runId: cur.journal.run_id,
       key: context.idempotency_key,
       marks: effectMarks(cur.journal, node.id, context.idempotency_key, opts.attempt),
-      protectedPaths: setup.protectedPaths ?? (async () => ['.github/**', setup.graph.path]),
+      protectedPaths: setup.protectedPaths ?? (async () => runProtectedPaths(setup.graph)),
     },
     node,
     exprCtx,

@@ -4,6 +4,7 @@
  * (the CLI prints it; the Action updates the progress comment, comments and labels). The attempt goes on.
  */
 import type { NewEvent } from '../journal/events.js';
+import { attemptInFlight } from '../journal/state.js';
 import { commit } from './commit.js';
 import type { RunSnapshot } from './read.js';
 import type { Overdue } from './soft-timer.js';
@@ -34,8 +35,7 @@ export function overdueWriter(
     const event: NewEvent = { type: 'NodeOverdue', node: d.node.id, attempt: d.attempt, ...o };
     const r = await commit(setup, d.runner, (cur) => {
       const p = cur.state.nodes.get(d.node.id);
-      const live =
-        p?.state === 'in_flight' && p.dispatch?.attempt === d.attempt && !cur.state.checkpoint.ended;
+      const live = attemptInFlight(p, d.attempt) && !cur.state.checkpoint.ended;
       return { events: live ? [event] : [] };
     });
     if (!r.chosen.events.length) return;

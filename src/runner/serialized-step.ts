@@ -6,27 +6,29 @@
  * recovery marks each interrupted, and each reruns by its own replay rule.
  */
 import { failpoint } from '../os/failpoint.js';
-import { decideChainResult } from '../protocol/serialized.js';
+import { type ChainOutcome, decideChainResult } from '../protocol/serialized.js';
 import { withinAttempt } from './attempt.js';
-import { commit, storeFailure } from './commit.js';
+import { recordOrFail, withSoftBounds } from './attempt-path.js';
+import { commit } from './commit.js';
 import { isoNow } from './read.js';
 import { executeChain } from './serialized-run.js';
 import {
-  type Chained,
-  chainNext,
   type Dispatched,
+  type Following,
   followingDispatch,
   newExecutor,
+  nextInRecord,
   type StepSetup,
 } from './step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
+import { unstorableOutcome } from './unstorable.js';
 
 /** Runs a journaled chain and records its nodes in one write; the last node's result, and those before it. */
 export async function runSerialized(
   setup: StepSetup,
   d: Dispatched,
-  options: { chain: boolean },
-): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  options: { dispatchNext: boolean },
+): Promise<{ result: StepResult; following?: Following; earlier?: StepResult[] }> {
   const { node, attempt, approach, cur } = d;
   const members = d.chain ?? [];
   const all = [{ node: node.id, attempt }, ...members.map((m) => ({ node: m.node.id, attempt: m.attempt }))];
@@ -34,31 +36,44 @@ export async function runSerialized(
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   const say = setup.say ?? (() => {});
   const mark = { node: node.id, attempt, approach: approach.label };
-  const outcomes = await withinAttempt(setup, mark, () => {
-    say(
-      `dispatched the serialized chain of session "${node.session?.name}" in one call: ${all.map((c) => `"${c.node}"`).join(', ')}`,
-    );
-    return executeChain(setup, { ...d, dispatchedAt }, members);
-  });
+  // The chain's call runs under its first node's soft bounds, as a single node's attempt does (attempt-path.ts).
+  const ran = await withSoftBounds(setup, d, (watched) =>
+    withinAttempt(watched, mark, () => {
+      say(
+        `dispatched the serialized chain of session "${node.session?.name}" in one call: ${all.map((c) => `"${c.node}"`).join(', ')}`,
+      );
+      return executeChain(watched, { ...d, dispatchedAt }, members);
+    }),
+  );
   failpoint('before-record-write', node.id);
-  const executor = options.chain ? newExecutor(setup) : undefined;
-  const r = await commit(
-    setup,
-    d.runner,
-    (c) => {
-      const chosen = decideChainResult(setup.graph, c.journal, c.state, all, outcomes);
-      const passed = chosen.recorded === all.length;
-      const next = executor && passed ? chainNext(setup, c, chosen.events, executor) : undefined;
-      return { ...chosen, next, events: [...chosen.events, ...(next?.events ?? [])] };
-    },
-    { known: cur },
-  ).catch((e: unknown) => {
-    throw storeFailure(
-      e,
-      (why) =>
-        `the serialized chain ${all.map((c) => `"${c.node}"`).join(', ')} ran, but its results could not be stored (${why}). The journal at ${setup.store.location} is intact and shows each node of the chain in flight, dispatched by this job; the next step's recovery marks each interrupted (each by its own replay rule).`,
+  const nextExecutor = options.dispatchNext ? newExecutor(setup) : undefined;
+  const write = (outcomes: ChainOutcome[], alone: boolean) =>
+    commit(
+      setup,
+      d.runner,
+      (c) => {
+        const chosen = decideChainResult(setup.graph, c.journal, c.state, all, outcomes);
+        const recordedAll = chosen.recorded === all.length;
+        const next =
+          nextExecutor && !alone
+            ? nextInRecord(setup, c, { events: chosen.events, recordedAll }, nextExecutor)
+            : undefined;
+        return { ...chosen, next, events: [...chosen.events, ...(next?.events ?? [])] };
+      },
+      { known: cur },
     );
+  // A result the store can never take is recorded as failed, as a single node's is, never left in flight.
+  const {
+    written: r,
+    recorded: outcomes,
+    alone,
+  } = await recordOrFail(setup, d, ran, {
+    write,
+    asFailed: (list, why) => list.map((o) => ({ ...o, outcome: unstorableOutcome(o.outcome, why) })),
+    unstored: (why) =>
+      `the serialized chain ${all.map((c) => `"${c.node}"`).join(', ')} ran, but its results could not be stored (${why}). The journal at ${setup.store.location} is intact and shows each node of the chain in flight, dispatched by this job; the next step's recovery marks each interrupted (each by its own replay rule).`,
   });
+  const executor = alone ? undefined : nextExecutor;
   failpoint('after-record-write', node.id);
   const next = r.chosen.next?.decision;
   if (next?.kind === 'dispatch') failpoint('after-chain-write', next.node.id);

@@ -1,6 +1,6 @@
 /**
  * One step of the protocol: recover and decide in one write, dispatch (journaled before the work), run the
- * attempt, record its result. The record may carry the next node's dispatch (see `chainNext`), so that in
+ * attempt, record its result. The record may carry the next node's dispatch (see `nextInRecord`), so that in
  * `node: all` one write both ends a node and starts the next.
  */
 
@@ -13,19 +13,21 @@ import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/failpoint.js';
 import { sameCredentials } from '../os/node-credentials.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
+import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dispatch.js';
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
+import { recordOrFail, withSoftBounds } from './attempt-path.js';
 import { commit, storeFailure } from './commit.js';
 import { effectNeedsGitHub } from './effect.js';
 import { withEffectMark } from './effect-secret.js';
 import { decisionFailpoint } from './failpoint.js';
-import { type OverdueNotice, overdueWriter } from './overdue.js';
+import type { OverdueNotice } from './overdue.js';
 import { isoNow, type RunSnapshot } from './read.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recover.js';
 import { runSerialized } from './serialized-step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
-import { isPermanentWriteError, unstorableOutcome } from './unstorable.js';
+import { unstorableOutcome } from './unstorable.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
@@ -42,7 +44,7 @@ export interface Dispatched extends Omit<AttemptOptions, 'dispatchedAt'> {
 }
 
 /** What follows a recorded result in `node: all`: a dispatch already journaled, or a result already decided. */
-export type Chained = { dispatched: Dispatched } | { result: StepResult };
+export type Following = { dispatched: Dispatched } | { result: StepResult };
 
 /** The runner of a new attempt: its execution tag, and the commit checked out when it is dispatched. */
 export function newExecutor(setup: StepSetup): {
@@ -71,7 +73,7 @@ function needsGitHub(setup: StepSetup, decision: Decision): string | undefined {
 }
 
 /** Recovery and the dispatch decision in one read and one write; the dispatch is stored before any work. */
-export async function dispatchStep(setup: StepSetup, only?: string): Promise<Chained> {
+export async function dispatchStep(setup: StepSetup, only?: string): Promise<Following> {
   const say = setup.say ?? (() => {});
   let executor: ReturnType<typeof newExecutor> | undefined;
   const execTag = randomUUID();
@@ -135,73 +137,61 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Cha
 }
 
 /**
- * The next node's dispatch, decided from the state the result leaves, to go into the result's own write; or the
- * run's completion. Only when recovery would have nothing to probe (no attempt in flight) and the run goes on:
- * anything else is left to a whole step, which recovers first.
+ * The next node's dispatch (or the run's completion) for the result's own write, as `nextInRecordWrite` in
+ * src/protocol/record-and-dispatch.ts decides it; the crash tests' failpoints mark the write it joins.
  */
-export function chainNext(
+export function nextInRecord(
   setup: StepSetup,
   cur: RunSnapshot,
-  result: NewEvent[],
+  result: { events: NewEvent[]; recordedAll: boolean },
   executor: ReturnType<typeof newExecutor>,
-): { decision: Decision; events: NewEvent[] } | undefined {
-  const journal = appendEvents(cur.journal, result, (setup.now ?? isoNow)());
-  const state = fold(journal, setup.graph);
-  if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = withEffectMark(
-    decideNext(
-      setup.graph,
-      journal,
-      state,
-      withGitBase(executor.runner, executor.gitBase),
-      undefined,
-      sameCredentials,
-    ),
-  );
+): NextInRecord | undefined {
+  const runner = withGitBase(executor.runner, executor.gitBase);
+  const at = (setup.now ?? isoNow)();
+  const next = nextInRecordWrite(setup.graph, cur.journal, result, at, runner, sameCredentials);
+  if (!next) return undefined;
+  const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).
-  if (needsGitHub(setup, decision)) return undefined;
-  if (decision.kind === 'dispatch') failpoint('before-dispatch-write', decision.node.id);
-  if (decision.kind === 'dispatch') failpoint('before-chain-write', decision.node.id);
-  return decision.kind === 'dispatch' || decision.kind === 'complete'
-    ? { decision, events: decision.events }
-    : undefined;
+  if (needsGitHub(setup, decision) || (decision.kind !== 'dispatch' && decision.kind !== 'complete'))
+    return undefined;
+  if (decision.kind === 'dispatch') {
+    failpoint('before-dispatch-write', decision.node.id);
+    failpoint('before-chain-write', decision.node.id);
+  }
+  return { decision, events: decision.events };
 }
 
-/** Runs a journaled dispatch and records its result; with `chain`, the same write dispatches the next node. */
+/** Runs a journaled dispatch and records its result; with `dispatchNext`, the same write dispatches the next node. */
 export async function runDispatched(
   setup: StepSetup,
   d: Dispatched,
-  options: { chain: boolean },
-): Promise<{ result: StepResult; following?: Chained; earlier?: StepResult[] }> {
+  options: { dispatchNext: boolean },
+): Promise<{ result: StepResult; following?: Following; earlier?: StepResult[] }> {
   if (d.chain?.length) return runSerialized(setup, d, options);
   const { node, attempt, approach, cur } = d;
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
   const mark = { node: node.id, attempt, approach: approach.label };
-  const soft = node.soft ? overdueWriter(setup, d) : undefined;
-  const outcome = await withinAttempt(setup, mark, () => {
-    (setup.say ?? (() => {}))(
-      `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
-    );
-    return executeAttempt(soft ? { ...setup, overdue: soft.overdue } : setup, { ...d, dispatchedAt });
-  });
-  await soft?.done();
+  const outcome = await withSoftBounds(setup, d, (watched) =>
+    withinAttempt(watched, mark, () => {
+      (watched.say ?? (() => {}))(
+        `dispatched "${node.id}" attempt ${attempt} (${approach.label}${approach.description ? `: ${approach.description}` : ''})`,
+      );
+      return executeAttempt(watched, { ...d, dispatchedAt });
+    }),
+  );
   failpoint('before-record-write', node.id);
-  let executor = options.chain ? newExecutor(setup) : undefined;
-  let recorded = outcome;
-  let r: Awaited<ReturnType<typeof recordResult>>;
-  try {
-    r = await recordResult(setup, d, outcome, executor);
-  } catch (e) {
-    if (!isPermanentWriteError(e)) throw storeFailure(e, (why) => unstoredResult(setup, d, outcome, why));
-    // The result can never be stored as it is: record the attempt failed, saying why, rather than leave it in flight.
-    (setup.say ?? (() => {}))(`"${node.id}" attempt ${attempt}: ${e.message}; recording it as failed`);
-    recorded = unstorableOutcome(outcome, e.message);
-    executor = undefined;
-    r = await recordResult(setup, d, recorded, undefined).catch((e2: unknown) => {
-      throw storeFailure(e2, (why) => unstoredResult(setup, d, outcome, why));
-    });
-  }
+  const nextExecutor = options.dispatchNext ? newExecutor(setup) : undefined;
+  const {
+    written: r,
+    recorded,
+    alone,
+  } = await recordOrFail(setup, d, outcome, {
+    write: (o, alone) => recordResult(setup, d, o, alone ? undefined : nextExecutor),
+    asFailed: unstorableOutcome,
+    unstored: (why) => unstoredResult(setup, d, outcome, why),
+  });
+  const executor = alone ? undefined : nextExecutor;
   failpoint('after-record-write', node.id);
   if (r.chosen.next?.decision.kind === 'dispatch')
     failpoint('after-chain-write', r.chosen.next.decision.node.id);
@@ -218,12 +208,12 @@ export async function runDispatched(
   return { result, following: followingDispatch(next, r.cur, executor) };
 }
 
-/** The dispatch a result's write chained, ready to run. */
+/** The dispatch a result's write carried (the record-and-dispatch write), ready to run. */
 export function followingDispatch(
   next: Extract<Decision, { kind: 'dispatch' }>,
   cur: RunSnapshot,
   executor: ReturnType<typeof newExecutor>,
-): Chained {
+): Following {
   const { node, attempt, approach, context, chain } = next;
   return { dispatched: { cur, node, attempt, approach, context, ...executor, ...(chain ? { chain } : {}) } };
 }
@@ -241,12 +231,10 @@ function recordResult(
     d.runner,
     (c) => {
       const result = decideResult(setup.graph, c.journal, c.state, node.id, attempt, outcome);
-      // Only a recorded node is chained: a failure is written alone, so a crash right after it leaves the retry
-      // undispatched (ready), not in flight and held.
-      const next =
-        executor && result.kind === 'write' && result.recorded
-          ? chainNext(setup, c, result.events, executor)
-          : undefined;
+      const recordedAll = result.kind === 'write' && result.recorded === true;
+      const next = executor
+        ? nextInRecord(setup, c, { events: result.events, recordedAll }, executor)
+        : undefined;
       return { result, next, events: [...result.events, ...(next?.events ?? [])] };
     },
     // The state the dispatch left is worth writing on only when no other node was in flight: else the others'
@@ -273,5 +261,5 @@ export function unstoredResult(
 export async function step(setup: StepSetup, only?: string): Promise<StepResult> {
   const first = await dispatchStep(setup, only);
   if ('result' in first) return first.result;
-  return (await runDispatched(setup, first.dispatched, { chain: false })).result;
+  return (await runDispatched(setup, first.dispatched, { dispatchNext: false })).result;
 }

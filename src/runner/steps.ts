@@ -4,7 +4,7 @@
  * next node's dispatch (one journal write per node). A node asked for that is already completed is answered here.
  */
 
-import { type Chained, dispatchStep, runDispatched, type StepSetup } from './step.js';
+import { dispatchStep, type Following, runDispatched, type StepSetup } from './step.js';
 import { alreadyCompleted, type StepResult } from './step-result.js';
 
 export type StepsTarget = { node?: string | undefined } | { all: true };
@@ -35,7 +35,7 @@ export async function runSteps(
 ): Promise<StepResult> {
   const all = 'all' in target;
   const only = 'all' in target ? undefined : target.node;
-  let pending: Chained | undefined;
+  let pending: Following | undefined;
   while (true) {
     const t0 = Date.now();
     const first = pending ?? (await dispatchStep(setup, only));
@@ -43,7 +43,7 @@ export async function runSteps(
     let r: StepResult;
     if ('result' in first) r = first.result;
     else {
-      const ran = await runDispatched(setup, first.dispatched, { chain: all });
+      const ran = await runDispatched(setup, first.dispatched, { dispatchNext: all });
       r = ran.result;
       pending = ran.following;
       // A serialized chain's nodes before its last, recorded in the same write.

@@ -93,6 +93,25 @@ for (const e of ENGINES) {
       expect(j.events.at(-1)!.type).toBe('RunCompleted');
     });
 
+    // Issue 36: the chain's call ignored soft bounds (only a single node's attempt watched them).
+    it("a chain's call runs under its first node's soft bounds: journaled overdue, and it completes", async (ctx) => {
+      const sb = await world(ctx, [{ text: 'ALL-FIVE-DONE', delayMs: 1500 }]);
+      const soft = graph(e.engine, e.agent(), true).replace(
+        '  - id: a\n',
+        '  - id: a\n    soft_timeout_minutes: 0.005\n',
+      );
+      sb.write('graph.yml', soft);
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'o'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(
+        /"a" attempt 1 is overdue: [\d.]+ minutes, past its soft_timeout_minutes of 0\.005/,
+      );
+      const j = sb.journal('o');
+      expect(eventsOf(j, 'NodeOverdue', 'a')).toHaveLength(1);
+      expect(dispatches(j).map((x) => x.node)).toEqual(FIVE);
+      expect(j.events.at(-1)!.type).toBe('RunCompleted');
+    });
+
     it("a chain whose third node's check fails goes on node by node from the third", async (ctx) => {
       const sb = await world(ctx, [
         { text: 'CHAIN' },

@@ -38,6 +38,7 @@ function approve(sim: Sim, by: string, source: string, required?: number) {
     node: 'deploy',
     by,
     source,
+    graph_hash: sim.state.accepted_hash,
     ...(required !== undefined ? { required } : {}),
   });
   if (s.ok) sim.journal = append(sim.journal, s.events);
@@ -155,5 +156,30 @@ describe('rule 4 with several approvers: a hold ends when `required` distinct pe
     approve(sim, 'ann', URL_A, 2);
     approve(sim, 'bob', URL_B, 2);
     expect(fold(sim.journal, g).approval_sources).toEqual([URL_A, URL_B]);
+  });
+});
+
+// Issue 36: a gate's approval and a rerun's pass one check (`approvalRefusal`); the rerun's took the graph hash
+// as optional, so a request without one (built from untyped input) approved under whatever graph the run had.
+describe('one approval check for gates and reruns', () => {
+  it('refuses a rerun approval that names no graph hash, as a gate approval is refused', () => {
+    const sim = held();
+    const r = approveRerun(g, sim.state, { node: 'deploy', by: 'ann', source: URL_A } as never);
+    expect(r).toEqual({
+      ok: false,
+      reason:
+        'the approval names no graph hash, so it cannot be bound to the graph the run is under: ask again',
+    });
+  });
+
+  it('refuses a rerun approval under another graph hash', () => {
+    const sim = held();
+    const r = approveRerun(g, sim.state, {
+      node: 'deploy',
+      by: 'ann',
+      source: URL_A,
+      graph_hash: 'sha256:0',
+    });
+    expect(r.ok ? '' : r.reason).toMatch(/^the graph changed since this approval was asked for/);
   });
 });

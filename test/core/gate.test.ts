@@ -165,6 +165,7 @@ describe('gate rule 3: under prevent_self_approval the person who started the ru
       node: 'build',
       by: 'alice',
       source: 'cli:alice',
+      graph_hash: sim.state.accepted_hash,
       prevent_self_approval: true,
     });
     expect(r.ok).toBe(false);

@@ -59,8 +59,30 @@ describe('handledBefore', () => {
     );
     if (!settled.ok) throw new Error(settled.reason);
     const journal = appendEvents(cur.journal, settled.events, '2025-01-02T00:00:00.000Z');
-    expect(handledBefore(journal, SOURCE)).toBe(true);
-    expect(handledBefore(journal, `${SOURCE}0`)).toBe(false);
-    expect(handledBefore(cur.journal, SOURCE)).toBe(false);
+    const state = fold(journal, graph);
+    expect(handledBefore(journal, state, SOURCE)).toBe(true);
+    expect(handledBefore(journal, state, `${SOURCE}0`)).toBe(false);
+    expect(handledBefore(cur.journal, cur.state, SOURCE)).toBe(false);
+  });
+
+  // Issue 36: duplicates were found by a suffix of any record's words, so a check whose observation ended in a
+  // comment's URL made that comment a "duplicate" before it was ever applied.
+  it("does not take a check's observation that ends in a comment's URL for that comment", () => {
+    const cur = held();
+    const observed = `artifact at the URL the issue gave (${SOURCE})`;
+    const events = cur.journal.events.map((e) =>
+      e.type === 'NodeRecorded' ? { ...e, evidence: [{ check: 'artifact', passed: true, observed }] } : e,
+    );
+    expect(events.some((e) => e.type === 'NodeRecorded')).toBe(true);
+    const journal = { ...cur.journal, events };
+    const state = fold(journal, graph);
+    expect(handledBefore(journal, state, SOURCE)).toBe(false);
+    const s = personCommandEvents(
+      graph,
+      { journal, state },
+      { kind: 'approve-rerun', node: 'deploy' },
+      giver,
+    );
+    expect(s.ok).toBe(true);
   });
 });

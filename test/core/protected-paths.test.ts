@@ -1,6 +1,6 @@
 // Which paths of an effect's change are protected: the patterns' `**`, `*` and `?`, and allow_protected_paths.
 import { describe, expect, it } from 'vitest';
-import { patternRegExp, protectedChanges } from '../../src/protocol/protected-paths.js';
+import { patternRegExp, protectedChanges, runProtectedPaths } from '../../src/protocol/protected-paths.js';
 
 describe('protected paths', () => {
   it('`.github/**` covers everything below .github and nothing beside it', () => {
@@ -28,5 +28,37 @@ describe('protected paths', () => {
       '.github/interlock/g.yml',
     ]);
     expect(protectedChanges(changed, [], [])).toEqual([]);
+  });
+});
+
+// Issue 36: the list was built twice; the runner's own (where no repository setting is passed) held only
+// `.github/**` and the graph, without the skills and the sub-graphs' files.
+describe('runProtectedPaths, the one list of what an effect may not change', () => {
+  const review = { nodes: [{ id: 'look', subgraph: { path: 'inner/deep.yml', graph: { nodes: [] } } }] };
+  const graph = {
+    path: 'flows/main.yml',
+    nodes: [{ id: 'build' }, { id: 'review', subgraph: { path: 'review.yml', graph: review } }],
+  } as never;
+
+  it("holds, besides the default, the graph, its sub-graphs' files and the skills beside each", () => {
+    expect(runProtectedPaths(graph)).toEqual(
+      [
+        '.github/**',
+        'flows/main.yml',
+        'flows/skills/**',
+        'flows/review.yml',
+        'flows/skills/**',
+        'flows/inner/deep.yml',
+        'flows/inner/skills/**',
+      ].filter((p, i, all) => all.indexOf(p) === i),
+    );
+  });
+
+  it("puts the repository's own patterns first, each once", () => {
+    expect(runProtectedPaths(graph, ['docs/**', 'flows/main.yml']).slice(0, 3)).toEqual([
+      'docs/**',
+      'flows/main.yml',
+      'flows/skills/**',
+    ]);
   });
 });

@@ -424,7 +424,14 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
     sim.failRun('ann', 'abandoned');
     expect(sim.cp.status).toBe('failed');
     expect(sim.cp.ready_nodes).toEqual([]);
-    expect(approveRerun(g, sim.state, { node: 'deploy', by: 'bob', source: 'test' })).toEqual({
+    expect(
+      approveRerun(g, sim.state, {
+        node: 'deploy',
+        by: 'bob',
+        source: 'test',
+        graph_hash: sim.state.accepted_hash,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'the run has already ended (RunFailed: abandoned)',
     });
@@ -432,11 +439,25 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
 
   it('approving a node that is not held or escalated is refused with the reason', () => {
     const sim = held();
-    expect(approveRerun(g, sim.state, { node: 'notify', by: 'bob', source: 'test' })).toEqual({
+    expect(
+      approveRerun(g, sim.state, {
+        node: 'notify',
+        by: 'bob',
+        source: 'test',
+        graph_hash: sim.state.accepted_hash,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'node "notify" is pending, not held or escalated: there is nothing to settle',
     });
-    expect(approveRerun(g, sim.state, { node: 'deplo', by: 'bob', source: 'test' })).toEqual({
+    expect(
+      approveRerun(g, sim.state, {
+        node: 'deplo',
+        by: 'bob',
+        source: 'test',
+        graph_hash: sim.state.accepted_hash,
+      }),
+    ).toEqual({
       ok: false,
       reason: '"deplo" is not a node of test (did you mean "deploy"?)',
     });
@@ -444,7 +465,15 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
 
   it('an approval names the attempt it settles; one naming another attempt is refused', () => {
     const sim = held();
-    expect(approveRerun(g, sim.state, { node: 'deploy', attempt: 2, by: 'bob', source: 'test' })).toEqual({
+    expect(
+      approveRerun(g, sim.state, {
+        node: 'deploy',
+        attempt: 2,
+        by: 'bob',
+        source: 'test',
+        graph_hash: sim.state.accepted_hash,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'the approval names attempt 2, but node "deploy" is waiting on attempt 1',
     });
@@ -459,7 +488,14 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
   it('a second approval of the same hold is refused: the node is no longer held', () => {
     const sim = held();
     sim.approve('deploy', 'bob');
-    expect(approveRerun(g, sim.state, { node: 'deploy', by: 'bob', source: 'test' })).toEqual({
+    expect(
+      approveRerun(g, sim.state, {
+        node: 'deploy',
+        by: 'bob',
+        source: 'test',
+        graph_hash: sim.state.accepted_hash,
+      }),
+    ).toEqual({
       ok: false,
       reason: 'node "deploy" is pending, not held or escalated: there is nothing to settle',
     });

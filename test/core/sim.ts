@@ -120,7 +120,12 @@ export class Sim {
   }
 
   approve(node: string, by = 'ann'): this {
-    const s = approveRerun(this.graph, this.state, { node, by, source: 'test' });
+    const s = approveRerun(this.graph, this.state, {
+      node,
+      by,
+      source: 'test',
+      graph_hash: this.state.accepted_hash,
+    });
     if (!s.ok) throw new Error(s.reason);
     return this.append(s.events);
   }

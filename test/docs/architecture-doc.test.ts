@@ -1,6 +1,6 @@
 // docs/ARCHITECTURE.md is the design: every rule it lists is worded as the describe of a test that exists, and
 // every file it names exists, so a reader who follows it lands on the code that decides.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -71,5 +71,39 @@ describe('docs/ARCHITECTURE.md', () => {
     const words = DOC.slice(DOC.indexOf('## Words'), DOC.indexOf('## The rules'));
     for (const w of ['dispatch', "a person's command", 'executor', '`approval: before`', 'decision'])
       expect(words.split('\n').some((l) => l.startsWith(`| ${w} `))).toBe(true);
+  });
+});
+
+/** The layer boxes of the diagram under "## Layers": `runner["runner/: ... effects/, attempt/"]` -> label. */
+function diagramBoxes(): Map<string, string> {
+  const diagram = DOC.slice(DOC.indexOf('```mermaid', DOC.indexOf('## Layers')));
+  const body = diagram.slice(0, diagram.indexOf('```', 3));
+  return new Map([...body.matchAll(/\b([a-z-]+)\["\1\/([^"]*)"\]/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+const folders = (dir: string) =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+
+describe("docs/ARCHITECTURE.md's diagram", () => {
+  it('draws every layer of src/, each with exactly the folders it has', () => {
+    const boxes = diagramBoxes();
+    const drift: string[] = [];
+    for (const layer of folders('src')) {
+      const label = boxes.get(layer);
+      if (label === undefined) {
+        drift.push(`src/${layer}/ has no box ${layer}["${layer}/..."]`);
+        continue;
+      }
+      const drawn = new Set([...label.matchAll(/(?<![\w./])([a-z-]+)\//g)].map((m) => m[1]!));
+      const there = new Set(folders(join('src', layer)));
+      for (const f of there) if (!drawn.has(f)) drift.push(`${layer}'s box does not name ${f}/`);
+      for (const f of drawn)
+        if (!there.has(f)) drift.push(`${layer}'s box names ${f}/, which src/${layer}/ lacks`);
+    }
+    for (const layer of boxes.keys())
+      if (!existsSync(join(ROOT, 'src', layer))) drift.push(`the box ${layer} names no folder of src/`);
+    expect(drift).toEqual([]);
   });
 });

@@ -86,7 +86,9 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     result = await commitPersonCommand(setup, PERSON_RUNNER, (cur) => {
       // A form of the maintainers' page acts only on what it showed, read in the same compare-and-swap.
       const stale =
-        req.bound && !handledBefore(cur.journal, req.source) && pageOutOfDate(cur.state, req.bound);
+        req.bound &&
+        !handledBefore(cur.journal, cur.state, req.source) &&
+        pageOutOfDate(cur.state, req.bound);
       if (stale) return { ok: false, reason: stale };
       const s = personCommandEvents(run.graph, cur, command, {
         login: req.login,

@@ -86,7 +86,8 @@ export async function applyLocal(
     graphHash: graph.hash,
   };
   return commitPersonCommand(setup, { kind: 'person', host: o.source }, (cur) => {
-    const stale = o.bound && !handledBefore(cur.journal, o.source) && pageOutOfDate(cur.state, o.bound);
+    const stale =
+      o.bound && !handledBefore(cur.journal, cur.state, o.source) && pageOutOfDate(cur.state, o.bound);
     return stale ? { ok: false, reason: stale } : personCommandEvents(graph, cur, command, giver);
   });
 }

@@ -59,8 +59,8 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
       const { repo: _repo, formId: _id, runId: _run, action: _a, text: _t, ...bound } = form;
       const r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
       if (r.ok) return { kind: 'done', what: `${form.action} ${form.node} by ${by}`, command: made.command };
-      const now = await new FileStore(file).read();
-      if (now && handledBefore(now.journal, source)) return { kind: 'ignored', why: r.reason };
+      const now = (await read()).seen.runs.find((x) => x.journal.run_id === form.runId);
+      if (now && handledBefore(now.journal, now.state, source)) return { kind: 'ignored', why: r.reason };
       return { kind: 'refused', why: r.reason };
     },
   };

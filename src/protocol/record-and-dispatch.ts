@@ -1,0 +1,43 @@
+/**
+ * `node: all`'s record-and-dispatch write: the write that records a result may also dispatch the next node (or
+ * complete the run), so that one write both ends a node and starts the next, the next node's start still
+ * journaled before its work. Whether it may is decided here, from the state the result leaves: only after a
+ * result that recorded every node it names (a failure is written alone, so a crash right after it leaves the
+ * retry ready, not in flight and held), only when no attempt is in flight (recovery, which a whole step runs
+ * first, would have nothing to probe), and only while the run goes on. Pure.
+ */
+import type { Graph } from '../graph/model.js';
+import type { RunnerInfo } from '../journal/event-fields.js';
+import type { Journal, NewEvent } from '../journal/events.js';
+import { fold } from '../journal/fold.js';
+import { appendEvents } from '../journal/parse.js';
+import { type Decision, decideNext } from './decide.js';
+import type { SameCredentials } from './serialized.js';
+
+/** What the record write carries besides the result: the next dispatch or the run's completion. */
+export interface NextInRecord {
+  decision: Extract<Decision, { kind: 'dispatch' | 'complete' }>;
+  events: NewEvent[];
+}
+
+/**
+ * The next node's dispatch (or the run's completion) to go into the result's own write, or undefined when the
+ * result is written alone and a whole step decides what follows.
+ */
+export function nextInRecordWrite(
+  graph: Graph,
+  journal: Journal,
+  result: { events: NewEvent[]; recordedAll: boolean },
+  at: string,
+  runner: RunnerInfo,
+  sameCredentials?: SameCredentials,
+): NextInRecord | undefined {
+  if (!result.recordedAll) return undefined;
+  const after = appendEvents(journal, result.events, at);
+  const state = fold(after, graph);
+  if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
+  const decision = decideNext(graph, after, state, runner, undefined, sameCredentials);
+  return decision.kind === 'dispatch' || decision.kind === 'complete'
+    ? { decision, events: decision.events }
+    : undefined;
+}
