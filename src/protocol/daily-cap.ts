@@ -25,6 +25,8 @@ export interface DailyCap {
   of: number;
   /** The command that lets a node go on, in the words of the face that shows it (render/next-commands.ts). */
   goOn: (node: string) => string;
+  /** What the shell could not count, in words, beyond "counted from N of M" (a store that cannot list runs). */
+  note?: string;
 }
 
 /** Whether an attempt with this approach runs an agent (`engine:`, `agent:` or `prompt`): only those cost money. */

@@ -16,6 +16,8 @@ export interface OthersSpend {
   of: number;
   /** What could not be counted, for the step log (`run x: the journal does not parse`). */
   uncounted: string[];
+  /** What the escalation says beyond "counted from N of M" (a store that cannot list other runs). */
+  note?: string;
 }
 
 /** A configured cap and how the face counts the day's spend of the other runs. */
@@ -39,6 +41,7 @@ function capOf(source: DailyCapSource, day: string, spend: OthersSpend): DailyCa
     counted: spend.counted,
     of: spend.of,
     goOn: source.goOn,
+    ...(spend.note ? { note: spend.note } : {}),
   };
 }
 

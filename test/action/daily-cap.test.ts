@@ -1,0 +1,85 @@
+// The daily cost cap through the bundled action (node dist/index.js) against the local GitHub: with
+// `budget: { daily_usd: 3 }` in .github/interlock.yml, issue 7's run spends $3 (its agent reports it through
+// $INTERLOCK_USAGE); issue 8's run the same day runs its plain node and holds its agent node for a person, naming
+// the cap, the day's spend and `/approve-rerun work`. Without a cap, a step asks GitHub nothing more: no tree
+// listing, no blob read.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWorkspace, runStep } from '../support/action-process.js';
+import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from './world.js';
+
+const AGENT = `#!/usr/bin/env bash
+cat > /dev/null
+echo '{"cost_usd": 3, "turns": 1}' > "$INTERLOCK_USAGE"
+`;
+
+const GRAPH = `interlock: 1
+name: capped
+nodes:
+  - id: prep
+    run: echo prepped
+  - id: work
+    depends_on: [prep]
+    prompt: do the work
+    agent: ./agent.sh
+`;
+const GRAPH_FILE = '.github/interlock/capped.yml';
+const ROUTES = routeLabel('agent:capped', GRAPH_FILE);
+
+let server: GitHubServer;
+const files = (config: string) => ({
+  '.github/interlock.yml': config,
+  [GRAPH_FILE]: GRAPH,
+  'agent.sh': AGENT,
+});
+
+beforeAll(async () => {
+  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  for (const n of [7, 9])
+    server.state.repo(FULL).addIssue({ number: n, title: `Issue ${n}`, labels: ['agent:capped'] });
+});
+afterAll(async () => server?.close());
+
+/** Requests that list the journal branch or read a blob: what counting other runs asks. */
+const countingRequests = (since: number) =>
+  server.requests.count({ since, path: /\/git\/trees\// }) +
+  server.requests.count({ since, path: /\/git\/blobs\// });
+
+describe('the daily cost cap in the bundled action', () => {
+  it('asks GitHub nothing more when no cap is configured', async () => {
+    const mark = server.requests.mark();
+    const r = await runStep(
+      issueStep(server, makeWorkspace(files(ROUTES)), 9, 'agent:capped', { inputs: { node: 'all' } }),
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(countingRequests(mark)).toBe(0);
+    expect(r.stdout).not.toContain('daily cost cap');
+  });
+
+  it('holds the second run of the day at its agent node, naming the cap, the spend and the command', async () => {
+    const ws = makeWorkspace(files(`${ROUTES}budget: { daily_usd: 3 }\n`));
+    // Issue 9's run (no cap then) spent $3 today already: issue 7's run sees it and is held at once.
+    const mark = server.requests.mark();
+    const first = await runStep(issueStep(server, ws, 7, 'agent:capped', { inputs: { node: 'all' } }));
+    expect(first.outputs, first.stdout + first.stderr).toMatchObject({ status: 'escalated' });
+    // One listing of runs/ and one blob read for the one other run, once in the step.
+    expect(server.requests.count({ since: mark, path: /\/git\/trees\// })).toBe(1);
+    expect(server.requests.count({ since: mark, path: /\/git\/blobs\// })).toBe(1);
+    expect(first.stdout).toContain('daily cost cap $3.00: other runs spent $3.00 on');
+    expect(first.stdout).toContain('counted from 1 of 1 runs');
+
+    const journal = readJournal(server, 'capped/issue-7');
+    expect(eventsOf(journal, 'NodeRecorded', 'prep')).toHaveLength(1);
+    expect(eventsOf(journal, 'NodeDispatched', 'work')).toEqual([]);
+    const [escalated] = eventsOf(journal, 'NodeEscalated', 'work');
+    expect(escalated!.report.budget).toMatchObject({ limit: { daily_usd: 3 }, spent: { cost_usd: 3 } });
+    expect(escalated!.report.needed).toContain('The repository is at its daily cost cap ($3.00 spent on');
+    expect(escalated!.report.needed).toContain('`/approve-rerun work`');
+    const attention = server.state
+      .repo(FULL)
+      .commentsOn(7)
+      .find((c) => c.body.includes('<!-- interlock:attention capped/issue-7 work'));
+    expect(attention?.body).toContain('It was not dispatched: the repository is at its daily cost cap.');
+    expect(attention?.body).toContain('/approve-rerun work');
+  });
+});
