@@ -1,12 +1,16 @@
-// The daily cost cap through the bundled action (node dist/index.js) against the local GitHub: with
-// `budget: { daily_usd: 3 }` in .github/interlock.yml, issue 7's run spends $3 (its agent reports it through
-// $INTERLOCK_USAGE); issue 8's run the same day runs its plain node and holds its agent node for a person, naming
-// the cap, the day's spend and `/approve-rerun work`. Without a cap, a step asks GitHub nothing more: no tree
-// listing, no blob read.
+// The daily cost cap through the bundled action (node dist/index.js) against the local GitHub. Issue 9's run,
+// with no cap configured, spends $3 (its agent reports it through $INTERLOCK_USAGE) and asks GitHub nothing for a
+// cap: no tree listing, no blob read. Then, with `budget: { daily_usd: 3 }`, issue 7's run the same day runs its
+// plain node and holds its agent node for a person, naming the cap, the day's spend and `/approve-rerun work`;
+// once a person comments that, the next step runs it.
+import type { components } from '@octokit/openapi-types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, runStep } from '../support/action-process.js';
+import { webhookExample } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from './world.js';
+import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel, workflowRun } from './world.js';
+
+type CommentCreated = components['schemas']['webhook-issue-comment-created'];
 
 const AGENT = `#!/usr/bin/env bash
 cat > /dev/null
@@ -27,6 +31,7 @@ const GRAPH_FILE = '.github/interlock/capped.yml';
 const ROUTES = routeLabel('agent:capped', GRAPH_FILE);
 
 let server: GitHubServer;
+const CAPPED = `${ROUTES}budget: { daily_usd: 3 }\n`;
 const files = (config: string) => ({
   '.github/interlock.yml': config,
   [GRAPH_FILE]: GRAPH,
@@ -34,7 +39,17 @@ const files = (config: string) => ({
 });
 
 beforeAll(async () => {
-  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  server = await startGitHubServer({
+    repos: [
+      {
+        owner: OWNER,
+        name: REPO,
+        collaborators: { mia: 'maintain' },
+        workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }],
+        files: files(CAPPED),
+      },
+    ],
+  });
   for (const n of [7, 9])
     server.state.repo(FULL).addIssue({ number: n, title: `Issue ${n}`, labels: ['agent:capped'] });
 });
@@ -57,7 +72,7 @@ describe('the daily cost cap in the bundled action', () => {
   });
 
   it('holds the second run of the day at its agent node, naming the cap, the spend and the command', async () => {
-    const ws = makeWorkspace(files(`${ROUTES}budget: { daily_usd: 3 }\n`));
+    const ws = makeWorkspace(files(CAPPED));
     // Issue 9's run (no cap then) spent $3 today already: issue 7's run sees it and is held at once.
     const mark = server.requests.mark();
     const first = await runStep(issueStep(server, ws, 7, 'agent:capped', { inputs: { node: 'all' } }));
@@ -81,5 +96,51 @@ describe('the daily cost cap in the bundled action', () => {
       .find((c) => c.body.includes('<!-- interlock:attention capped/issue-7 work'));
     expect(attention?.body).toContain('It was not dispatched: the repository is at its daily cost cap.');
     expect(attention?.body).toContain('/approve-rerun work');
+
+    // A person lets it go on: the comment is journaled as an approval, and the next step runs the agent.
+    const approved = await approveRerun(7, '/approve-rerun work', 'mia');
+    expect(approved.code, approved.stdout + approved.stderr).toBe(0);
+    expect(eventsOf(readJournal(server, 'capped/issue-7'), 'RerunApproved', 'work')).toHaveLength(1);
+    const resumed = await runStep(issueStep(server, ws, 7, 'agent:capped', { inputs: { node: 'all' } }));
+    expect(resumed.outputs, resumed.stdout + resumed.stderr).toMatchObject({ status: 'completed' });
+    const after = readJournal(server, 'capped/issue-7');
+    expect(eventsOf(after, 'NodeDispatched', 'work')).toHaveLength(1);
+    expect(eventsOf(after, 'NodeEscalated', 'work')).toHaveLength(1);
   });
 });
+
+/** A comment on issue `n` as GitHub delivers it (`issue_comment.created`), to a `mode: comment` step. */
+function approveRerun(n: number, body: string, login: string) {
+  const repo = server.state.repo(FULL);
+  const made = repo.addComment(n, body, login);
+  const web = `https://github.com/${FULL}`;
+  const p = webhookExample('issue_comment', 'created') as unknown as CommentCreated;
+  p.comment = {
+    ...p.comment,
+    id: made.id,
+    body,
+    html_url: `${web}/issues/${n}#issuecomment-${made.id}`,
+    user: { ...p.comment.user!, login, type: 'User' },
+  };
+  const { pull_request: _, ...issue } = p.issue;
+  p.issue = { ...issue, number: n, html_url: `${web}/issues/${n}`, labels: [] };
+  p.sender = { ...p.sender, login, type: 'User' };
+  p.repository = {
+    ...p.repository,
+    name: REPO,
+    full_name: FULL,
+    html_url: web,
+    default_branch: 'main',
+    owner: { ...p.repository.owner, login: OWNER },
+  };
+  delete p.installation;
+  return runStep({
+    apiUrl: server.url,
+    repository: FULL,
+    workspace: makeWorkspace({}),
+    eventName: 'issue_comment',
+    payload: p as unknown as Record<string, unknown>,
+    inputs: { mode: 'comment' },
+    job: { runId: workflowRun(repo, ['runner-comment']) },
+  });
+}
