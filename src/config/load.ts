@@ -2,18 +2,20 @@
 import { GraphError } from '../graph/errors.js';
 import { type Path, parseSource } from '../graph/source.js';
 import { zodIssuesToErrors } from '../graph/zod-wording.js';
-import { ApprovalsSchema, type Config, ConfigSchema, RouteSchema } from './schema.js';
+import { ApprovalsSchema, type Config, ConfigSchema, RepoBudgetSchema, RouteSchema } from './schema.js';
 
 export const CONFIG_PATH = '.github/interlock.yml';
 
 const CONFIG_FIELDS = Object.keys(ConfigSchema.shape);
 const ROUTE_FIELDS = Object.keys(RouteSchema.shape);
 const APPROVALS_FIELDS = Object.keys(ApprovalsSchema.shape);
+const BUDGET_FIELDS = Object.keys(RepoBudgetSchema.shape);
 
 /** The fields the config schema allows at a path, so "did you mean" and "allowed:" name the config's fields. */
 export function configFields(path: Path): string[] {
   if (path.length === 0) return CONFIG_FIELDS;
   if (path.length === 1 && path[0] === 'approvals') return APPROVALS_FIELDS;
+  if (path.length === 1 && path[0] === 'budget') return BUDGET_FIELDS;
   if (path.length === 2 && path[0] === 'routes' && typeof path[1] === 'number') return ROUTE_FIELDS;
   return [];
 }

@@ -54,6 +54,17 @@ export const ApprovalsSchema = z
   })
   .register(z.globalRegistry, { description: 'Who may settle held and escalated nodes from a comment.' });
 
+export const RepoBudgetSchema = z
+  .strictObject({
+    daily_usd: z.number().positive().max(1_000_000).register(z.globalRegistry, {
+      description:
+        "The repository's daily cost cap in US dollars (UTC days). Before an agent attempt, today's spend of every run counted (other runs' journals and this run's) is checked: at or over the cap, the node waits for a person (`/approve-rerun <node>`, `interlock approve-rerun <node>`), who lets it go on for the rest of the day. Plain `run:` nodes are never held.",
+    }),
+  })
+  .register(z.globalRegistry, {
+    description: 'Limits for the whole repository, over all runs (`daily_usd`). Absent: no daily cap.',
+  });
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z
@@ -65,6 +76,7 @@ export const ConfigSchema = z
       .default([])
       .register(z.globalRegistry, { description: 'First match wins; the table is fixed.' }),
     approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
+    budget: RepoBudgetSchema.optional(),
     protected_paths: z
       .array(z.string().min(1))
       .default([...DEFAULT_PROTECTED_PATHS])
@@ -75,9 +87,10 @@ export const ConfigSchema = z
   })
   .register(z.globalRegistry, {
     title: 'interlock configuration',
-    description: '.github/interlock.yml: routes, approvals and protected paths.',
+    description: '.github/interlock.yml: routes, approvals, the daily cost cap and protected paths.',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type Route = z.infer<typeof RouteSchema>;
 export type Approvals = z.infer<typeof ApprovalsSchema>;
+export type RepoBudget = z.infer<typeof RepoBudgetSchema>;

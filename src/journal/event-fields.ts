@@ -166,10 +166,12 @@ const SpentSchema = z
 export const BudgetReportSchema = z
   .looseObject({
     limit: z.record(z.string(), z.number()).register(z.globalRegistry, {
-      description: "The run's budget in force (the graph's `budget`).",
+      description:
+        "The budget in force: the run's (the graph's `budget`), or `{ daily_usd }`, the repository's daily cost cap (`.github/interlock.yml`).",
     }),
     spent: SpentSchema.register(z.globalRegistry, {
-      description: 'What the run spent since its budget was last raised (or since it started).',
+      description:
+        "What the run spent since its budget was last raised (or since it started); at the daily cap, what the repository's runs spent that UTC day, as far as they were counted.",
     }),
     by_node: z.record(z.string(), SpentSchema).register(z.globalRegistry, {
       description: 'The same, per node that spent anything.',
@@ -178,7 +180,7 @@ export const BudgetReportSchema = z
   .register(z.globalRegistry, {
     title: 'budget report',
     description:
-      'Set when the node was escalated because the run was at its budget, not because attempts failed.',
+      'Set when the node was escalated because the run was at its budget (or the repository at its daily cost cap), not because attempts failed.',
   });
 export type BudgetReport = z.infer<typeof BudgetReportSchema>;
 

@@ -79,6 +79,7 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   if (settling && e.attempt !== waitingAttempt(p)) at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
   p.state = 'completed';
   p.budget_escalated = false;
+  delete p.daily_cap_escalated;
   p.outputs = { ...e.outputs };
   p.last_evidence = e.evidence;
   addUsage(p.usage, e.usage);
@@ -115,6 +116,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
     dependenciesResolved(f, e.node, 'escalated at the budget', at);
     p.state = 'escalated';
     p.budget_escalated = true;
+    if (e.report.budget.limit.daily_usd !== undefined) p.daily_cap_escalated = true;
     p.approvals = [];
   } else if (e.report.setup !== undefined && p.state === 'pending' && p.failures > 0) {
     // A failure no retry can fix escalates its node at once, in the write of the failure (escalationAfter,
@@ -164,7 +166,13 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   keepGuidance(p, e);
   // The hold ends only once enough distinct people approved this attempt.
   if (p.approvals.length < (e.required ?? 1)) return;
-  if (p.budget_escalated) {
+  if (p.daily_cap_escalated) {
+    // A person let the node go on past the repository's daily cap, for the rest of that UTC day; the run's own
+    // budget still counts from where it did.
+    p.daily_cap_approved = new Date(e.at).toISOString().slice(0, 10);
+    delete p.daily_cap_escalated;
+    p.budget_escalated = false;
+  } else if (p.budget_escalated) {
     // A person raised the run's budget: it counts again from what every node has used so far.
     for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
     p.budget_escalated = false;

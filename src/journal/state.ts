@@ -56,6 +56,10 @@ export interface NodeProgress {
   usage_at_raise: UsageTotals;
   /** Escalated because the run was at its budget before this node's next attempt, not because attempts failed. */
   budget_escalated: boolean;
+  /** Escalated at the repository's daily cost cap (report.budget.limit.daily_usd); absent otherwise. */
+  daily_cap_escalated?: true;
+  /** The UTC day (`YYYY-MM-DD`) a person let this node go on past the daily cost cap; absent until then. */
+  daily_cap_approved?: string;
   /** Distinct people who approved a rerun of the current hold or escalation. */
   approvals: string[];
   report?: EscalationReport;

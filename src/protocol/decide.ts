@@ -19,6 +19,7 @@ import {
 } from '../journal/state.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { type AttemptContext, attemptContext, expressionContext } from './context.js';
+import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
 import { envelopeOf } from './envelope.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ForEachDecision, forEachDecision } from './expand.js';
@@ -81,6 +82,8 @@ export function decideNext(
   only?: string,
   /** Whether two nodes are given the same secrets (a serialized chain joins only such nodes); default: all are. */
   sameCredentials?: SameCredentials,
+  /** The repository's daily cost cap with the day's spend of other runs; absent when none is configured. */
+  dailyCap?: DailyCap,
 ): Decision {
   const cp = state.checkpoint;
   if (cp.ended) {
@@ -120,7 +123,8 @@ export function decideNext(
     // A skip needs nobody's approval; a failed pre-check would dispatch, so a closed gate comes first.
     if (checked && (checked.kind === 'skip' || !gate)) return checked;
   }
-  const overBudget = runBudgetEscalation(graph, state, id);
+  const overBudget =
+    runBudgetEscalation(graph, state, id) ?? dailyCapEscalation(journal, node, p, approach, dailyCap);
   if (overBudget?.type === 'NodeEscalated') {
     const reason = overBudget.report.needed;
     return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };

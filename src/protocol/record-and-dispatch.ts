@@ -11,6 +11,7 @@ import type { RunnerInfo } from '../journal/event-fields.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
 import type { SameCredentials } from './serialized.js';
 
@@ -30,13 +31,13 @@ export function nextInRecordWrite(
   result: { events: NewEvent[]; recordedAll: boolean },
   at: string,
   runner: RunnerInfo,
-  sameCredentials?: SameCredentials,
+  opts: { sameCredentials?: SameCredentials; dailyCap?: DailyCap | undefined } = {},
 ): NextInRecord | undefined {
   if (!result.recordedAll) return undefined;
   const after = appendEvents(journal, result.events, at);
   const state = fold(after, graph);
   if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = decideNext(graph, after, state, runner, undefined, sameCredentials);
+  const decision = decideNext(graph, after, state, runner, undefined, opts.sameCredentials, opts.dailyCap);
   return decision.kind === 'dispatch' || decision.kind === 'complete'
     ? { decision, events: decision.events }
     : undefined;

@@ -34,7 +34,9 @@ function withBlank(line: string): string[] {
 
 /** Why a node is escalated, after its name: its last attempt failed, or the run was at its budget. */
 function escalatedWhy(state: RunState, node: string): string {
-  return state.nodes.get(node)?.budget_escalated
+  const p = state.nodes.get(node);
+  if (p?.daily_cap_escalated) return 'instead of being dispatched: the repository is at its daily cost cap';
+  return p?.budget_escalated
     ? 'instead of being dispatched: the run is at its budget'
     : 'after its last allowed attempt failed';
 }
@@ -138,9 +140,11 @@ export function attentionComment(state: RunState, node: string, runId: string): 
   const held = p?.state === 'held';
   const head = held
     ? `⚠️ **interlock: \`${node}\` (attempt ${p?.attempts}) was interrupted and is held.** It is \`replay: never\`: its attempt may have partly run, so it will not run again until a person decides.`
-    : p?.budget_escalated
-      ? `🛑 **interlock: \`${node}\` is escalated.** It was not dispatched: the run is at its budget.`
-      : `🛑 **interlock: \`${node}\` is escalated.** Its last allowed attempt failed.`;
+    : p?.daily_cap_escalated
+      ? `🛑 **interlock: \`${node}\` is escalated.** It was not dispatched: the repository is at its daily cost cap.`
+      : p?.budget_escalated
+        ? `🛑 **interlock: \`${node}\` is escalated.** It was not dispatched: the run is at its budget.`
+        : `🛑 **interlock: \`${node}\` is escalated.** Its last allowed attempt failed.`;
   return [
     `<!-- interlock:attention ${runId} ${node} ${p?.attempts ?? 0} -->`,
     head,

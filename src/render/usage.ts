@@ -48,8 +48,11 @@ export function budgetReportMarkdown(b: BudgetReport): string[] {
   const limits = Object.entries(b.limit)
     .map(([k, v]) => `${k}: ${v}`)
     .join(', ');
+  const daily = b.limit.daily_usd;
   return [
-    `**Budget:** ${limits}. Spent since the budget was last raised:`,
+    daily !== undefined
+      ? `**Daily cost cap:** ${amount('cost_usd', daily)} a day, ${amount('cost_usd', b.spent.cost_usd)} spent today. This run's spend today:`
+      : `**Budget:** ${limits}. Spent since the budget was last raised:`,
     '',
     '| node | cost | tokens | turns | time |',
     '| --- | --- | --- | --- | --- |',

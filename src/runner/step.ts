@@ -19,6 +19,7 @@ import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js'
 import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
 import { recordOrFail, withSoftBounds } from './attempt-path.js';
 import { commit, storeFailure } from './commit.js';
+import { type DailyCapSource, dailyCapCounted, dailyCapNow } from './daily-cap.js';
 import { effectNeedsGitHub } from './effect.js';
 import { withEffectMark } from './effect-secret.js';
 import { decisionFailpoint } from './failpoint.js';
@@ -34,6 +35,8 @@ export interface StepSetup extends RecoverySetup, AttemptSetup {
   say?: (message: string) => void;
   /** Shows people that an attempt passed a soft bound, once `NodeOverdue` is journaled (the Action: comments). */
   overdueNotice?: (n: OverdueNotice) => Promise<void> | void;
+  /** The repository's daily cost cap (`budget.daily_usd`) and how this face counts other runs' spend; absent: none. */
+  dailyCap?: DailyCapSource;
 }
 
 /** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
@@ -85,6 +88,8 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
   // A step for one node (a matrix job) recovers only that node and what it depends on: its siblings' jobs are
   // not its to ask about (the plan before the next batch, or a `node: next` or `all` step, recovers them).
   const scope = only ? withDependencies(setup.graph, only) : undefined;
+  // Counted before the write (it may read the store), once per step and day; no cap configured, nothing read.
+  const dailyCap = await dailyCapNow(setup);
   const d = await commit(
     setup,
     runner,
@@ -97,7 +102,15 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
       }
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = withEffectMark(
-        decideNext(setup.graph, journal, state, withGitBase(runner, executor.gitBase), only, sameCredentials),
+        decideNext(
+          setup.graph,
+          journal,
+          state,
+          withGitBase(runner, executor.gitBase),
+          only,
+          sameCredentials,
+          dailyCap,
+        ),
       );
       // An effect acts through GitHub's API: where there is none (the CLI), it is refused before its dispatch.
       if (needsGitHub(setup, decision))
@@ -146,9 +159,11 @@ export function nextInRecord(
   result: { events: NewEvent[]; recordedAll: boolean },
   executor: ReturnType<typeof newExecutor>,
 ): NextInRecord | undefined {
+  const dailyCap = dailyCapCounted(setup);
+  if (dailyCap === 'recount') return undefined;
   const runner = withGitBase(executor.runner, executor.gitBase);
   const at = (setup.now ?? isoNow)();
-  const next = nextInRecordWrite(setup.graph, cur.journal, result, at, runner, sameCredentials);
+  const next = nextInRecordWrite(setup.graph, cur.journal, result, at, runner, { sameCredentials, dailyCap });
   if (!next) return undefined;
   const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).

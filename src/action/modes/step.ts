@@ -10,6 +10,7 @@ import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context.js';
+import { actionDailyCap } from '../daily-cap.js';
 import { announceOverdue, publishResult } from '../publish.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { stepSetupFor } from '../setup.js';
@@ -51,7 +52,12 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
     };
   }
   const base = stepSetupFor(ctx, run);
-  const setup = { ...base, overdueNotice: (n: OverdueNotice) => announceOverdue(ctx, base, n, subject) };
+  const dailyCap = actionDailyCap(ctx, runId);
+  const setup = {
+    ...base,
+    overdueNotice: (n: OverdueNotice) => announceOverdue(ctx, base, n, subject),
+    ...(dailyCap ? { dailyCap } : {}),
+  };
   // Every node that came to need a person in this step, not only the last step's: `all` goes on past one.
   const needPerson: string[] = [];
   const last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {

@@ -12,6 +12,7 @@ import type { RunSetup } from '../../runner/read.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
+import { cliDailyCap } from '../daily-cap.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
 import { afterEnded } from '../next-steps.js';
@@ -131,6 +132,8 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     assumeDead: values['assume-dead'] ?? false,
     live: !values.quiet,
   });
+  const dailyCap = cliDailyCap(io, journalFile, runId);
+  if (dailyCap) setup.dailyCap = dailyCap;
   // What git reads and runs from .git/ stays as this invocation found it (src/os/git-guard.ts).
   guardCheckout({ workspace: io.cwd, warn: (m) => io.err(`interlock: ${m}\n`) });
   const all = values.all ?? false;

@@ -108,7 +108,9 @@ const HANDLERS: Handlers = {
     const row = rowOf(d, e.node);
     const budget = e.report.budget !== undefined;
     const why = budget
-      ? 'escalated: the run is at its budget'
+      ? e.report.budget!.limit.daily_usd !== undefined
+        ? 'escalated: the repository is at its daily cost cap'
+        : 'escalated: the run is at its budget'
       : e.report.cycles
         ? 'escalated: the loop ran its last cycle'
         : 'escalated: its last allowed attempt failed';
