@@ -34,6 +34,11 @@ export interface Target {
   places?: ReadonlyMap<string, RunPlace>;
 }
 
+/** Why a command other than `/fail-run` is refused under a graph changed since the run started. */
+function graphChanged(run: { graph: Graph; journal: { graph: { hash: string } } }, runId: string): string {
+  return `the graph \`${run.graph.path}\` changed since run \`${runId}\` started (${run.journal.graph.hash.slice(0, 15)}… → ${run.graph.hash.slice(0, 15)}…): an approval or settlement under a changed graph is refused. Re-run the workflow with \`allow-graph-change: true\` to go on under the new graph (it is recorded), or \`/fail-run\` this run and start a new one`;
+}
+
 export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
   const { command, runId } = t;
   const loaded = await loadRun(deps, runId, t.graphs, t.places);
@@ -45,13 +50,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     command.node = node;
   }
   const changed = run.journal.graph.hash !== run.graph.hash;
-  if (changed && command.kind !== 'fail-run') {
-    return refused(
-      req.login,
-      `the graph \`${run.graph.path}\` changed since run \`${runId}\` started (${run.journal.graph.hash.slice(0, 15)}… → ${run.graph.hash.slice(0, 15)}…): an approval or settlement under a changed graph is refused. Re-run the workflow with \`allow-graph-change: true\` to go on under the new graph (it is recorded), or \`/fail-run\` this run and start a new one`,
-      command,
-    );
-  }
+  if (changed && command.kind !== 'fail-run') return refused(req.login, graphChanged(run, runId), command);
   const terms = await approvalTerms(deps, { ...t, graph: run.graph, login: req.login });
   if (!terms.ok) return refused(req.login, terms.reason, command);
   // Rerunning from a node of an ended run forks a new run from it (issue 28).
