@@ -57,17 +57,15 @@ describe.runIf(process.env.INTERLOCK_RACE_LIMIT === '1')(
   () => {
     it('nothing is lost or run twice without a job saying so; the jobs the limit stopped are counted', async () => {
       const r = await matrixRace(20, { likeGitHub: {} });
-      const unexplained = r.problems.filter(
-        (p) =>
-          !/exited 1: .*secondary rate limit|dispatched 0 times|ran 0 times|side effects for|RunCompleted|lack their NodeRecorded|the join ended/.test(
-            p,
-          ),
-      );
-      expect(unexplained).toEqual([]);
-      expect(r.doubleDispatched).toBe(0);
       console.info(
-        `matrix of ${r.jobs} jobs under the whole model: ${r.jobs - r.failedSteps} of ${r.jobs} completed, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job), ${r.writes} content-creating, ${r.model.limited} refused by the secondary limit, ${r.ms} ms`,
+        `matrix of ${r.jobs} jobs under the whole model: ${r.jobs - r.failedSteps} of ${r.jobs} completed, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job), ${r.writes} content-creating, ${r.model.limited} refused by the secondary limit, ${r.model.staleAnswers} stale answers, ${r.ms} ms`,
       );
+      // A job the limit stopped said so and exited; its node is then in flight, and the join's recovery marks it
+      // interrupted (its job is gone) and leaves the run waiting for a person.
+      const explained =
+        /exited 1: .*secondary rate limit|dispatched 0 times|ran 0 times|side effects for|RunCompleted|lack their NodeRecorded|the join ended|taken for interrupted/;
+      expect(r.problems.filter((p) => !explained.test(p))).toEqual([]);
+      expect(r.doubleDispatched).toBe(0);
     }, 600_000);
   },
 );
