@@ -162,6 +162,8 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
         body,
         html_url: `${url}#issuecomment-${id}`,
         user: { ...(p.comment.user as object), login, type: 'User' },
+        // As GitHub's: made now (what a person saw before commenting was written before this).
+        created_at: new Date().toISOString(),
       };
       p.sender = { ...p.sender, login, type: 'User' };
       p.repository = ourRepository(p.repository);
