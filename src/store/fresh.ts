@@ -26,7 +26,7 @@ export class FreshStore implements JournalStore {
   #floor: ReadFloor;
   /**
    * The version a write was just refused for because the journal changed: a read still showing it is stale, read
-   * again up to 3 times (a store that refuses every write whatever it holds is the commit's to give up on).
+   * again once (a store that refuses every write whatever it holds is the commit's to give up on).
    */
   #refused: { version: string | null; rereads: number } | undefined;
   readonly #backoff: (tries: number) => number;
@@ -64,7 +64,7 @@ export class FreshStore implements JournalStore {
       const stored = await this.inner.read();
       const why =
         staleReason(this.#floor, stored?.journal ?? null) ??
-        (this.#refused && this.#refused.version === (stored?.version ?? null) && this.#refused.rereads++ < 3
+        (this.#refused && this.#refused.version === (stored?.version ?? null) && this.#refused.rereads++ < 1
           ? 'it shows the version a write was just refused for, as changed'
           : undefined);
       if (why === undefined) {
