@@ -138,6 +138,19 @@ interface Tried<T> {
   branchMoved?: boolean;
 }
 
+/** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
+function stalledOn(tried: Tried<unknown>, cur: RunSnapshot): boolean {
+  return cur.version === tried.version && !tried.branchMoved;
+}
+
+/**
+ * Nothing to write is a decision on what the journal lacks: taken only from a read that holds what came before
+ * this process (`RunSetup.settle`); how long until such a read may begin.
+ */
+function settleMs(setup: RunSetup, readAt: number): number {
+  return unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0);
+}
+
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
 function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
   const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
@@ -194,8 +207,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
       return { cur, chosen: tried.chosen, conflicts };
     }
-    // A write refused because the branch moved (other files' writes) is no stall: it may go again as it is.
-    if (tried && cur.version === tried.version && !tried.branchMoved && ++stalled > MAX_STALLED) {
+    if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
       throw new Error(
         `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
       );
@@ -210,8 +222,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       if (backoff > 0) continue;
     }
     if (events.length === 0 && (cur.version !== null || !options.create)) {
-      // Nothing to write: a decision on what the journal lacks, so only from a read that holds what came before.
-      backoff = fromRead ? unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0) : 0;
+      backoff = fromRead ? settleMs(setup, readAt) : 0;
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }
@@ -228,14 +239,8 @@ export async function commit<T extends { events: NewEvent[] }>(
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts };
     }
-    tried = {
-      journal,
-      chosen,
-      from: cur.journal.events.length,
-      version: cur.version,
-      why: r.conflict,
-      ...(r.branchMoved ? { branchMoved: true } : {}),
-    };
+    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    if (r.branchMoved) tried.branchMoved = true;
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(
