@@ -10,6 +10,7 @@ import {
   fetchWithTimeout,
   resendable,
 } from '../github/client.js';
+import { staleWindowMs } from '../journal/freshness.js';
 import { interlockApp } from './probot.js';
 
 /**
@@ -119,9 +120,10 @@ export async function startServer(
       webhookPath: cfg.WEBHOOK_PATH,
     },
   });
-  const app = interlockApp(
-    cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {},
-  );
+  const app = interlockApp({
+    ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
+    staleWindowMs: staleWindowMs(env),
+  });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const server = createServer((req, res) => {
     // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
