@@ -81,6 +81,8 @@ export async function startStage(): Promise<Stage> {
       HOST: '127.0.0.1',
       GITHUB_API_URL: github.url,
       LOG_LEVEL: 'fatal',
+      // The local GitHub answers some reads from up to 2 s before, as GitHub does (test/support/README.md).
+      INTERLOCK_STALE_READ_MS: '2000',
     },
     {
       Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
@@ -196,6 +198,7 @@ async function deliverComment(
     body,
     html_url: `https://github.com/${FULL}/issues/${ISSUE}#issuecomment-${comment.id}`,
     user: { ...(ev.comment.user as object), login, type: 'User' },
+    created_at: new Date().toISOString(),
   };
   ev.sender = { ...ev.sender, login, type: 'User' };
   const payload = JSON.stringify({ ...ev, installation: { id: to.installation } });

@@ -3,6 +3,7 @@ import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } fro
 import { handleComment, handleRequestedAction, outcomeWords } from '../approvals/handler.js';
 import { handleJournalPush } from '../approvals/journal-push.js';
 import type { GitHubClient } from '../github/client.js';
+import { staleWindowMs } from '../journal/freshness.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 import { PageApp, type PageConfig } from './page/page-app.js';
 
@@ -11,6 +12,8 @@ export interface AppOptions {
   journalBranch?: string;
   /** The maintainers' page (issue 37), when configured (`INTERLOCK_PAGE_URL`); off otherwise. */
   page?: PageConfig;
+  /** How stale GitHub's reads by branch name may be (default `INTERLOCK_STALE_READ_MS`, else 10 s). */
+  staleWindowMs?: number;
 }
 
 function depsFor(context: Context, options: AppOptions): HandlerDeps {
@@ -26,6 +29,7 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
     journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
     webUrl: web,
     checkRuns: true,
+    staleWindowMs: options.staleWindowMs ?? staleWindowMs(process.env),
     log: (m) => context.log.info(m),
   };
 }

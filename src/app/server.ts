@@ -10,6 +10,7 @@ import {
   fetchWithTimeout,
   resendable,
 } from '../github/client.js';
+import { staleWindowMs } from '../journal/freshness.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 import { type PageConfig, pageConfigProblem } from './page/page-app.js';
 import { interlockApp } from './probot.js';
@@ -167,6 +168,7 @@ export async function startServer(
   const app = interlockApp({
     ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
     ...(page ? { page } : {}),
+    staleWindowMs: staleWindowMs(env),
   });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const server = createServer((req, res) => {

@@ -10,6 +10,7 @@ import { eventLabel } from '../journal/event-label.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import { EventSchema } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
+import { unsettledMs } from '../journal/freshness.js';
 import { appendEvents } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
 import { graphChange } from '../protocol/graph-change.js';
@@ -135,6 +136,20 @@ interface Tried<T> {
   from: number;
   version: string | null;
   why: string;
+  branchMoved?: boolean;
+}
+
+/** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
+function stalledOn(tried: Tried<unknown>, cur: RunSnapshot): boolean {
+  return cur.version === tried.version && !tried.branchMoved;
+}
+
+/**
+ * Nothing to write is a decision on what the journal lacks: taken only from a read that holds what came before
+ * this process (`RunSetup.settle`); how long until such a read may begin.
+ */
+function settleMs(setup: RunSetup, readAt: number): number {
+  return unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0);
 }
 
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
@@ -203,6 +218,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     backoff = 0;
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
+    const fromRead = start === undefined;
     let cur = start ?? (await readRun(setup, runner));
     if (!start) readMs = Date.now() - readAt;
     start = undefined;
@@ -210,7 +226,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
       return { cur, chosen: tried.chosen, conflicts };
     }
-    if (tried && cur.version === tried.version && ++stalled > MAX_STALLED) {
+    if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
       throw new Error(
         `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
       );
@@ -224,7 +240,11 @@ export async function commit<T extends { events: NewEvent[] }>(
       backoff = lineUpWait(cur, chosen.events, 2 * readMs);
       if (backoff > 0) continue;
     }
-    if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
+    if (events.length === 0 && (cur.version !== null || !options.create)) {
+      backoff = fromRead ? settleMs(setup, readAt) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;
     try {
@@ -239,6 +259,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       return { cur, chosen, conflicts };
     }
     tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    if (r.branchMoved) tried.branchMoved = true;
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(

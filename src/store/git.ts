@@ -83,6 +83,12 @@ export class GitStore implements JournalStore {
       } catch (e) {
         const status = statusOf(e);
         const text = String((e as Error).message ?? '');
+        if (status === 409 && /\bis at [0-9a-f]+ but expected\b/.test(text))
+          return {
+            ok: false,
+            conflict: `the branch of ${this.location} moved meanwhile (409)`,
+            branchMoved: true,
+          };
         if (status === 409)
           return { ok: false, conflict: `${this.location} changed since it was read (409)` };
         if (

@@ -41,7 +41,12 @@ const ws = makeWorkspace({
 });
 
 beforeAll(async () => {
-  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  server = await startGitHubServer({
+    // Each fault strikes the n-th request of a kind: the like-GitHub model's stale reads and raced writes would
+    // add requests and move it. The model with faults is the fault suite's (test/reliability/api-faults*).
+    likeGitHub: false,
+    repos: [{ owner: OWNER, name: REPO }],
+  });
   server.state.repo(FULL).addIssue({ number: 31, title: 'Faults', labels: ['agent:faults'] });
   const r = await runStep(issueStep(server, ws, 31, 'agent:faults'));
   if (r.outputs.status !== 'completed') throw new Error(`the first step failed: ${r.stdout}`);
@@ -74,13 +79,15 @@ const CASES: Case[] = [
     name: 'a 409 conflict on the dispatch write is re-read and decided again',
     rule: { ...DISPATCH_PUT, fault: { kind: 'status', status: 409 } },
     puts: [409, 200, 200],
-    reads: 2,
+    // The read after the 409 still shows the version GitHub called changed (the fault changed nothing): as a
+    // stale answer it is read once more (store/fresh.ts) before the step decides again.
+    reads: 3,
   },
   {
     name: 'a 409 conflict on the record write is re-read and decided again',
     rule: { ...RECORD_PUT, fault: { kind: 'status', status: 409 } },
     puts: [200, 409, 200],
-    reads: 2,
+    reads: 3,
   },
   {
     name: 'a 500 on the journal read is retried',
