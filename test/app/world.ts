@@ -16,6 +16,7 @@ import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { journalText } from '../support/journal-text.js';
 
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples') as Array<{
@@ -264,7 +265,7 @@ export async function startWorld(opts: { approvals?: string; private?: boolean }
       return runId;
     },
     journal(runId = 'fix/issue-1') {
-      const text = repo.readText(`runs/${runId}.json`, 'interlock-journal');
+      const text = journalText(repo, runId);
       if (text === undefined) throw new Error(`no journal for ${runId}`);
       return parseJournal(text, runId);
     },

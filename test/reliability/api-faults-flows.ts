@@ -7,6 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { idempotencyKey } from '../../src/protocol/context.js';
+import { marker } from '../../src/runner/effect-request.js';
 import { commitCheckout } from '../action/effect-world.js';
 import { webhookExample } from '../support/fixtures.js';
 import {
@@ -68,6 +70,22 @@ nodes:
     depends_on: [plan]
     effect:
       pull_request: { branch: interlock/fix, title: Fix, body: Fixes it, labels: [shipped] }
+`;
+
+/** plan, then labels (added, removed, read back) and a draft release (looked for by its mark, then made). */
+export const LABEL_RELEASE_GRAPH = `interlock: 1
+name: faults
+nodes:
+  - id: plan
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+  - id: label
+    depends_on: [plan]
+    effect:
+      labels: { add: [shipped], remove: [wip] }
+  - id: release
+    depends_on: [label]
+    effect:
+      release: { tag: v2.0.0, draft: true }
 `;
 
 /** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
@@ -213,6 +231,35 @@ export const FLOW_SPECS = {
       writeFileSync(join(c.ws, 'fix.bin'), Buffer.from([0, 1, 2, 3]));
       seed(c, planRecorded(c).events);
     },
+    run: nextStep,
+  },
+  'action: effect step on the branch and pull request it made before': {
+    // The branch is at the checkout's commit (moved on with a ref update), and the pull request carries the
+    // node's mark under an old title (updated, not opened again).
+    graph: PR_EFFECT_GRAPH,
+    prepare: (c) => {
+      commitCheckout(c.world.repo, c.ws, 'checkout');
+      writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
+      const body = `Fixes it\n\n${marker(idempotencyKey(c.runId, 'ship'))}`;
+      c.world.repo.addPull({
+        number: PR_NUMBER,
+        head: 'interlock/fix',
+        base: 'checkout',
+        title: 'Old',
+        body,
+      });
+      seed(c, planRecorded(c).events);
+    },
+    run: nextStep,
+  },
+  'action: effect steps (labels, draft release)': {
+    graph: LABEL_RELEASE_GRAPH,
+    prepare: (c) => seed(c, planRecorded(c).events),
+    run: (c) => step(stepFor(c, { node: 'all' })),
+  },
+  'action: later step, journal on the journal branch of before': {
+    // A run started before run branches: its journal is on `interlock-journal` itself, and it goes on there.
+    prepare: (c) => seed(c, planRecorded(c).events, { legacy: true }),
     run: nextStep,
   },
   'action: evidence step (pull request, tag, release, check)': {

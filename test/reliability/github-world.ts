@@ -10,6 +10,7 @@ import type { StepOptions } from '../support/action-process.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { journalText as journalTextIn } from '../support/journal-text.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -161,7 +162,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
       repo.commitFiles('main', files);
     },
     journalText(runId) {
-      return repo.readText(`runs/${runId}.json`, JOURNAL_BRANCH);
+      return journalTextIn(repo, runId, JOURNAL_BRANCH);
     },
     close: async () => {
       await cache.close();
