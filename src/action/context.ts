@@ -18,6 +18,7 @@ import type { JobIdentity } from '../runner/actions-probe.js';
 import { CheckRunStore } from '../store/check-run.js';
 import { GitStore } from '../store/git.js';
 import type { JournalStore } from '../store/types.js';
+import { freshStore } from './fresh-stores.js';
 import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
 import { pullHistory } from './pull-head.js';
 import { storeCheckRunView } from './store-check-run-view.js';
@@ -138,7 +139,12 @@ export function makeStore(ctx: ActionContext, runId: string, subject: Subject, g
     if (graph) store.render = storeCheckRunView(graph);
     return store;
   }
-  return new GitStore(ctx.octokit, ctx.repo, runId, ctx.inputs['journal-branch']);
+  // Reads by branch name may answer from the past: this step's reads never go back in time.
+  return freshStore(
+    ctx,
+    runId,
+    () => new GitStore(ctx.octokit, ctx.repo, runId, ctx.inputs['journal-branch']),
+  );
 }
 
 export function actionsRunner(ctx: ActionContext): RunnerInfo {

@@ -7,6 +7,7 @@ import { posix } from 'node:path';
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { Graph } from '../graph/model.js';
 import { subgraphFiles } from '../graph/subgraph-schema.js';
+import { staleWindowMs } from '../journal/freshness.js';
 import { actionsProbes } from '../runner/actions-probe.js';
 import type { AttemptMark } from '../runner/attempt.js';
 import type { StepSetup } from '../runner/step.js';
@@ -68,6 +69,8 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     ...(ctx.inputs['allow-graph-change'] === 'true'
       ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }
       : {}),
+    // What was written before this step started is what it must see before it decides there is nothing to do.
+    settle: { at: Date.now() - process.uptime() * 1000, windowMs: staleWindowMs(ctx.rawEnv) },
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),

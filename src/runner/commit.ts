@@ -10,6 +10,7 @@ import { eventLabel } from '../journal/event-label.js';
 import type { Journal, NewEvent } from '../journal/events.js';
 import { EventSchema } from '../journal/events.js';
 import { fold } from '../journal/fold.js';
+import { unsettledMs } from '../journal/freshness.js';
 import { appendEvents } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
 import { graphChange } from '../protocol/graph-change.js';
@@ -184,6 +185,7 @@ export async function commit<T extends { events: NewEvent[] }>(
     backoff = 0;
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
+    const fromRead = start === undefined;
     let cur = start ?? (await readRun(setup, runner));
     if (!start) readMs = Date.now() - readAt;
     start = undefined;
@@ -205,7 +207,12 @@ export async function commit<T extends { events: NewEvent[] }>(
       backoff = lineUpWait(cur, chosen.events, 2 * readMs);
       if (backoff > 0) continue;
     }
-    if (events.length === 0 && (cur.version !== null || !options.create)) return { cur, chosen, conflicts };
+    if (events.length === 0 && (cur.version !== null || !options.create)) {
+      // Nothing to write: a decision on what the journal lacks, so only from a read that holds what came before.
+      backoff = fromRead ? unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
     const journal = nextJournal(setup, cur, events, change.events.length > 0);
     let r: Awaited<ReturnType<JournalStore['write']>>;
     try {

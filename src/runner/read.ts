@@ -25,6 +25,12 @@ export interface RunSetup {
   };
   /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
   allowGraphChangeBy?: string;
+  /**
+   * When what this process acts on happened (its start; a person's comment), and how stale GitHub's reads by
+   * branch name may be: a decision that writes nothing is taken only from a read begun `windowMs` after `at`
+   * (journal/freshness.ts `unsettledMs`). Absent: every read is exact (a file store).
+   */
+  settle?: { at: number; windowMs: number };
   now?: () => string;
 }
 

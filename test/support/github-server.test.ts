@@ -41,6 +41,9 @@ const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 beforeEach(async () => {
   server = await startGitHubServer({
+    // These tests pin the server's exact answers and counts; the like-GitHub model has its own suite
+    // (github-load-model.test.ts).
+    likeGitHub: false,
     repos: [
       {
         owner: OWNER,
@@ -615,7 +618,11 @@ describe('authorization and rate limits', () => {
 
   it('refuses a primary rate limit once the window is spent', async () => {
     await server.close();
-    server = await startGitHubServer({ rateLimit: 2, repos: [{ owner: OWNER, name: REPO }] });
+    server = await startGitHubServer({
+      likeGitHub: false,
+      rateLimit: 2,
+      repos: [{ owner: OWNER, name: REPO }],
+    });
     const limited = client();
     await limited.rest.repos.get(repo);
     await limited.rest.repos.get(repo);
@@ -628,6 +635,7 @@ describe('authorization and rate limits', () => {
   it('with secondaryLimit, refuses content-creating requests past the minute’s allowance with 403 and retry-after', async () => {
     await server.close();
     server = await startGitHubServer({
+      likeGitHub: false,
       secondaryLimit: { writesPerMinute: 2 },
       tokens: { 'bob-token': 'bob' },
       repos: [{ owner: OWNER, name: REPO, collaborators: { bob: 'write' } }],

@@ -11,18 +11,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AuthOptions, authenticate } from './github/auth.js';
 import { createContext, type Urls } from './github/context.js';
 import { breakConnection, faultReply } from './github/fault-effects.js';
-import { type Decision, FaultInjector, type FaultRule } from './github/faults.js';
+import {
+  type Decision,
+  FaultInjector,
+  type FaultRule,
+  SECONDARY_RATE_LIMIT_MESSAGE,
+} from './github/faults.js';
 import { decodePath, parseJson, readBody, writeReply } from './github/http.js';
 import { HttpError } from './github/http-error.js';
+import { type LikeGitHubOptions, LoadModel, resolveModel } from './github/load-model.js';
 import { RateLimiter } from './github/rate-limit.js';
 import type { Actor } from './github/records.js';
 import { type LoggedRequest, RequestLog } from './github/request-log.js';
 import { matchRoute, type Reply, type RouteMatch } from './github/router.js';
+import { writeBranch } from './github/routes/contents.js';
 import { routes } from './github/routes/index.js';
 import { SecondaryLimiter, type SecondaryLimitOptions } from './github/secondary-limit.js';
 import { GitHubState, type StateOptions } from './github/state.js';
 
 export type { Fault, FaultHandle, FaultRule, FiredFault } from './github/faults.js';
+export { DEFAULT_SEED, LIKE_GITHUB, type LikeGitHubOptions, type LoadStats } from './github/load-model.js';
 export type { RepoState } from './github/repo-state.js';
 export type { LoggedRequest, RequestFilter, RequestStats } from './github/request-log.js';
 export { CHECK_OUTPUT_LIMIT } from './github/routes/checks.js';
@@ -34,9 +42,12 @@ export interface GitHubServerOptions extends StateOptions, AuthOptions {
   /** Requests per hour for each actor before 403 "API rate limit exceeded" (default 5000). */
   readonly rateLimit?: number;
   /**
-   * GitHub's secondary limit on content-creating requests (80 a minute, 500 an hour per actor): over it, 403 with
-   * `retry-after`. Default none: most suites count requests, not their pace.
+   * The like-GitHub model (`github/load-model.ts`, test/support/README.md): slow contents writes that race on
+   * their branch, stale reads by branch name, secondary limits. On by default, seeded; `false` turns it off for
+   * a suite that counts exact requests (say why where you do).
    */
+  readonly likeGitHub?: LikeGitHubOptions | false;
+  /** The secondary limit on content-creating requests, overriding the model's (`likeGitHub.secondaryLimit`). */
   readonly secondaryLimit?: SecondaryLimitOptions;
   /** Delay before each request is handled, in ms (default 0). */
   readonly latencyMs?: number | ((request: { method: string; path: string }) => number);
@@ -52,17 +63,24 @@ export interface GitHubServer {
   readonly state: GitHubState;
   readonly requests: RequestLog;
   readonly faults: FaultInjector;
+  /** The like-GitHub model in force: its options (the seed among them) and what it did. */
+  readonly model: LoadModel;
   /** Stops listening and drops every connection, held ones included. */
   close(): Promise<void>;
 }
 
 export async function startGitHubServer(options: GitHubServerOptions = {}): Promise<GitHubServer> {
-  const state = new GitHubState(options);
+  const resolved = resolveModel(options.likeGitHub);
+  const model = new LoadModel(
+    options.secondaryLimit ? { ...resolved, secondaryLimit: options.secondaryLimit } : resolved,
+  );
+  const state = new GitHubState({ ...options, refHorizonMs: model.options.staleMs });
   const requests = new RequestLog();
   const faults = new FaultInjector();
   for (const rule of options.faults ?? []) faults.inject(rule);
   const limiter = new RateLimiter(options.rateLimit ?? 5000);
-  const secondary = options.secondaryLimit ? new SecondaryLimiter(options.secondaryLimit) : undefined;
+  const limits = model.options.secondaryLimit;
+  const secondary = limits ? new SecondaryLimiter(limits) : undefined;
   const held = new Set<ServerResponse>();
   // `api` is known once the server listens, before any request arrives.
   const urls: { -readonly [K in keyof Urls]: Urls[K] } = {
@@ -87,45 +105,80 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     send(res, faultReply(decision.fault, limiter.peek(who), subject)!, who, entry);
   };
 
+  /** The error GitHub gives before it carries a request out (auth, no route, limits, a bad body), if any. */
+  const admit = (
+    match: RouteMatch | undefined,
+    parsed: { error?: HttpError },
+    auth: { actor?: Actor; error?: HttpError },
+  ): void => {
+    if (auth.error) throw auth.error;
+    const actor = auth.actor!;
+    if (!match) throw new HttpError(404, 'Not Found');
+    const { auth: needs = 'token', counted = true } = match.route.options;
+    if (needs === 'jwt' && !actor.asApp) throw new HttpError(401, 'A JSON web token could not be decoded');
+    if (needs === 'token' && actor.asApp) throw new HttpError(403, 'Resource not accessible by integration');
+    if (counted && !limiter.spend(actor.login)) {
+      throw new HttpError(403, `API rate limit exceeded for user ID ${state.user(actor.login).id}.`);
+    }
+    if (counted) secondary?.spend(actor.login, match.route.method.toUpperCase());
+    if (parsed.error) throw parsed.error;
+  };
+
+  /** Under the model a contents write takes time, and commits on the head its branch had when it began. */
+  const begin = async (
+    match: RouteMatch,
+    body: unknown,
+  ): Promise<{ head: string | undefined } | undefined> => {
+    if (!match.route.options.slowWrite || model.options.contentsWriteMs <= 0) return undefined;
+    const repo = state.findRepo(match.params.owner ?? '', match.params.repo ?? '');
+    if (!repo) return undefined;
+    const head = repo.branchSha(writeBranch(repo, (body as { branch?: unknown } | undefined)?.branch));
+    await sleep(model.options.contentsWriteMs);
+    return { head };
+  };
+
   /**
-   * The route's answer, or the error GitHub would give instead. Synchronous from start to end, so a
-   * handler's read-check-write cannot interleave with another request's.
+   * The route's answer, or the error GitHub would give instead. The handler runs synchronously from start to
+   * end, so its read-check-write cannot interleave with another request's; a read by name the model chose to
+   * answer stale sees the refs as they stood `staleMs` before.
    */
-  const answer = (
+  const answer = async (
     req: IncomingMessage,
     url: URL,
     match: RouteMatch | undefined,
     parsed: { body?: unknown; error?: HttpError },
     auth: { actor?: Actor; error?: HttpError },
-  ): Reply => {
+  ): Promise<Reply> => {
     try {
-      if (auth.error) throw auth.error;
-      const actor = auth.actor!;
-      if (!match) throw new HttpError(404, 'Not Found');
-      const { auth: needs = 'token', counted = true } = match.route.options;
-      if (needs === 'jwt' && !actor.asApp) throw new HttpError(401, 'A JSON web token could not be decoded');
-      if (needs === 'token' && actor.asApp)
-        throw new HttpError(403, 'Resource not accessible by integration');
-      if (counted && !limiter.spend(actor.login)) {
-        throw new HttpError(403, `API rate limit exceeded for user ID ${state.user(actor.login).id}.`);
-      }
-      if (counted) secondary?.spend(actor.login, match.route.method.toUpperCase());
-      if (parsed.error) throw parsed.error;
+      admit(match, parsed, auth);
+      const route = match!.route;
+      const began = await begin(match!, parsed.body);
       const ctx = createContext({
-        method: match.route.method,
+        method: route.method,
         url,
-        params: match.params,
+        params: match!.params,
         body: parsed.body,
         headers: req.headers,
-        actor,
+        actor: auth.actor!,
         state,
         urls,
-        rate: limiter.peek(actor.login),
+        rate: limiter.peek(auth.actor!.login),
+        ...(began ? { began } : {}),
       });
-      return match.route.handler(ctx as never);
+      const staleAt = route.options.byName ? model.staleAt(Date.now()) : undefined;
+      const value = state.refClock.serve(
+        staleAt,
+        () => route.handler(ctx as never),
+        () => model.stats.staleAnswers++,
+      );
+      if (!route.options.byName || value.status !== 200) return value;
+      return { ...value, headers: { ...value.headers, 'cache-control': 'public, max-age=60' } };
     } catch (error) {
-      if (error instanceof HttpError)
+      if (error instanceof HttpError) {
+        if (error.message === SECONDARY_RATE_LIMIT_MESSAGE) model.stats.limited++;
+        if (error.status === 409 && error.message.startsWith('is at ')) model.stats.racedWrites++;
         return { status: error.status, body: error.body(), headers: error.headers };
+      }
       const message = error instanceof Error ? error.message : String(error);
       return { status: 500, body: new HttpError(500, `local GitHub server error: ${message}`).body() };
     }
@@ -169,9 +222,18 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
 
     const decision = faults.decide(method, path, match?.route.template);
     if (decision?.when === 'before') return applyFault(decision, res, who, entry);
-    const reply = answer(req, url, match, parsed, auth);
-    if (decision) return applyFault(decision, res, who, entry);
-    send(res, reply, who, entry);
+    if (!model.enter()) {
+      model.stats.limited++;
+      const refused = new HttpError(429, SECONDARY_RATE_LIMIT_MESSAGE, undefined, { 'retry-after': '60' });
+      return send(res, { status: 429, body: refused.body(), headers: refused.headers }, who, entry);
+    }
+    try {
+      const reply = await answer(req, url, match, parsed, auth);
+      if (decision) return applyFault(decision, res, who, entry);
+      send(res, reply, who, entry);
+    } finally {
+      model.leave();
+    }
   };
 
   const server: Server = createServer((req, res) => {
@@ -193,6 +255,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     state,
     requests,
     faults,
+    model,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of held) res.socket?.destroy();

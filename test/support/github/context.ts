@@ -32,6 +32,11 @@ export interface RouteContext<Op, P extends string> {
   readonly urls: Urls;
   /** The actor's primary rate-limit window, after this request was counted. */
   readonly rate: RateWindow;
+  /**
+   * For a slow contents write (the like-GitHub model): the branch head when the write began. The write commits
+   * on it, and fails when the branch has moved since.
+   */
+  readonly began?: { readonly head: string | undefined };
   /** The repository named by `{owner}/{repo}`, or a 404 as GitHub answers. */
   repo(): RepoState;
   /** Whether the Accept header asks for the `raw` custom media type. */
@@ -51,6 +56,7 @@ export interface ContextInput {
   readonly state: GitHubState;
   readonly urls: Urls;
   readonly rate: RateWindow;
+  readonly began?: { readonly head: string | undefined };
 }
 
 const RAW_TYPES = /application\/vnd\.github(\.v3)?\.raw(\+json)?\b/;
@@ -68,6 +74,7 @@ export function createContext(input: ContextInput): RouteContext<LooseOperation,
     state: input.state,
     urls: input.urls,
     rate: input.rate,
+    ...(input.began ? { began: input.began } : {}),
     repo() {
       const owner = input.params.owner ?? '';
       const name = input.params.repo ?? '';

@@ -15,6 +15,7 @@ import type {
   WorkflowRecord,
   WorkflowRunRecord,
 } from './records.js';
+import { type RefClock, RefMap } from './ref-history.js';
 import type {
   CheckRunSpec,
   IssueSpec,
@@ -33,6 +34,8 @@ export interface StateEnv {
   user(login: string): UserRecord;
   /** The GitHub App under test (the one Probot runs as). */
   readonly app: AppRecord;
+  /** The clock refs record their moves by, for reads answered from the past. */
+  readonly refClock: RefClock;
 }
 
 export interface CommitMeta {
@@ -51,8 +54,8 @@ export const nodeId = (prefix: string, id: number): string =>
 
 export class RepoState {
   readonly git = new ObjectStore();
-  /** Full ref name (`refs/heads/main`) to sha. */
-  readonly refs = new Map<string, string>();
+  /** Full ref name (`refs/heads/main`) to sha, with the recent past (`ref-history.ts`). */
+  readonly refs: RefMap;
   readonly issues = new Map<number, IssueRecord>();
   readonly comments = new Map<number, CommentRecord>();
   /** Lower-cased name to label. */
@@ -81,6 +84,7 @@ export class RepoState {
     readonly isPrivate: boolean,
   ) {
     this.createdAt = env.now();
+    this.refs = new RefMap(env.refClock);
   }
 
   get fullName(): string {

@@ -31,6 +31,10 @@ export interface RouteOptions {
   readonly auth?: 'token' | 'jwt';
   /** Counts against the rate limit (all but `/rate_limit`). */
   readonly counted?: boolean;
+  /** A read that may name a branch: the like-GitHub model may answer it from the past (`load-model.ts`). */
+  readonly byName?: boolean;
+  /** A contents write: the like-GitHub model makes it take time and commit on the head it began on. */
+  readonly slowWrite?: boolean;
 }
 
 export interface RouteDef {

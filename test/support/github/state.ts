@@ -1,5 +1,6 @@
 /** Everything the server knows: users, organisations and teams, repositories, apps and tokens. */
 import type { AppRecord, OrgRecord, TeamRecord, UserRecord } from './records.js';
+import { RefClock } from './ref-history.js';
 import { RepoState, type StateEnv } from './repo-state.js';
 import type { AppSpec, RepoSpec, TeamSpec, UserSpec } from './specs.js';
 
@@ -24,6 +25,8 @@ export interface StateOptions {
   tokens?: Record<string, string>;
   /** Clock for every timestamp the server writes. */
   now?: () => Date;
+  /** How far back a read may be answered from (the like-GitHub model's `staleMs`); default 0. */
+  refHorizonMs?: number;
 }
 
 const iso = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -37,11 +40,14 @@ export class GitHubState implements StateEnv {
   /** Installation tokens the server has issued, to their app. */
   readonly installationTokens = new Map<string, AppRecord>();
   readonly app: AppRecord;
+  readonly refClock: RefClock;
   readonly #clock: () => Date;
   #nextId = 1000;
 
   constructor(options: StateOptions = {}) {
     this.#clock = options.now ?? (() => new Date());
+    const horizon = options.refHorizonMs ?? 0;
+    this.refClock = new RefClock(() => horizon);
     const slug = options.app?.slug ?? 'interlock';
     this.app = {
       id: options.app?.id ?? 1,

@@ -2,8 +2,10 @@
  * The contents API: read a file (JSON with base64 `content` and blob `sha`, or raw bytes), and
  * write or delete one with the blob sha as compare-and-swap. A write is a real commit on the branch.
  *
- * Atomicity: everything from reading the branch tip to moving it runs synchronously inside one
- * handler, after the body has been read, so Node's event loop serialises concurrent writers.
+ * Atomicity: everything from reading the branch tip to moving it runs synchronously inside one handler, after
+ * the body has been read, so Node's event loop serialises concurrent writers. Under the like-GitHub model a write
+ * began earlier (`ctx.began`): it commits on the head it began on and fails 409 `is at <sha> but expected <sha>`
+ * when another write moved the branch meanwhile, as GitHub's does.
  */
 import type { PathEntry } from '../git-objects.js';
 import { conflict, HttpError, invalidRequest, notFound } from '../http-error.js';
@@ -51,15 +53,36 @@ interface WriteTarget {
   readonly branch: string;
   readonly parent: string | undefined;
   readonly current: PathEntry | undefined;
+  /** Where the branch is now (the parent, unless the write began on an older head). */
+  readonly head: string | undefined;
 }
 
-/** The branch to write to and what is at the path there now; 404 for a missing branch. */
-function target(repo: RepoState, branchGiven: unknown, path: string): WriteTarget {
-  const branch = typeof branchGiven === 'string' && branchGiven !== '' ? branchGiven : repo.defaultBranch;
-  const parent = repo.branchSha(branch);
+/** The branch name a write names, or the default branch. */
+export function writeBranch(repo: RepoState, branchGiven: unknown): string {
+  return typeof branchGiven === 'string' && branchGiven !== '' ? branchGiven : repo.defaultBranch;
+}
+
+/**
+ * The branch to write to and what is at the path on the head the write began on (`began`, the like-GitHub
+ * model's slow write; else the head now); 404 for a missing branch.
+ */
+function target(
+  repo: RepoState,
+  branchGiven: unknown,
+  path: string,
+  began: { head: string | undefined } | undefined,
+): WriteTarget {
+  const branch = writeBranch(repo, branchGiven);
+  const head = repo.branchSha(branch);
+  const parent = began ? began.head : head;
   if (parent === undefined && !repo.isEmpty()) throw notFound(`Branch ${branch} not found`);
   const tree = parent ? repo.git.commit(parent)?.tree : undefined;
-  return { branch, parent, current: tree ? repo.git.lookup(tree, path) : undefined };
+  return { branch, parent, head, current: tree ? repo.git.lookup(tree, path) : undefined };
+}
+
+/** GitHub's answer when the branch moved while the write was carried out: it commits on the head it read. */
+function checkHead(found: WriteTarget): void {
+  if (found.head !== found.parent) throw conflict(`is at ${found.head} but expected ${found.parent}`);
 }
 
 /** GitHub's compare-and-swap: 422 when an existing file's sha is missing, 409 when it is stale. */
@@ -92,7 +115,7 @@ export const contentRoutes: RouteDef[] = [
       if (entry.type === 'blob' && ctx.wantsRaw()) return rawReply(repo.git.blob(entry.sha)!.content);
       return ctx.reply(200, contentFile(repo, ctx.urls, entry, ref));
     },
-    { greedy: 'path', optionalTail: true },
+    { greedy: 'path', optionalTail: true, byName: true },
   ),
 
   route(
@@ -110,8 +133,10 @@ export const contentRoutes: RouteDef[] = [
       const committer = person('committer', ctx.body.committer);
 
       // From here to the ref update nothing awaits: this is the compare-and-swap.
-      const { branch, parent, current } = target(repo, branchGiven, path);
+      const found = target(repo, branchGiven, path, ctx.began);
+      const { branch, parent, current } = found;
       checkSha(path, current, sha);
+      checkHead(found);
       const blob = repo.git.putBlob(bytes);
       const commit = repo.makeCommit(
         parent,
@@ -129,7 +154,7 @@ export const contentRoutes: RouteDef[] = [
       const body = fileCommit(repo, ctx.urls, entry, branch, commit);
       return current ? ctx.reply(200, body) : ctx.reply(201, body);
     },
-    { greedy: 'path' },
+    { greedy: 'path', slowWrite: true },
   ),
 
   route(
@@ -141,13 +166,15 @@ export const contentRoutes: RouteDef[] = [
       const { message, sha, branch: branchGiven } = ctx.body;
       if (typeof message !== 'string' || message === '') throw invalidRequest('"message" wasn\'t supplied.');
       if (typeof sha !== 'string' || sha === '') throw invalidRequest('"sha" wasn\'t supplied.');
-      const { branch, parent, current } = target(repo, branchGiven, path);
+      const found = target(repo, branchGiven, path, ctx.began);
+      const { branch, parent, current } = found;
       if (!current) throw notFound();
       checkSha(path, current, sha);
+      checkHead(found);
       const commit = repo.makeCommit(parent, new Map([[path, null]]), { message, actor: ctx.actor.login });
       repo.refs.set(`refs/heads/${branch}`, commit.sha);
       return ctx.reply(200, fileCommit(repo, ctx.urls, null, branch, commit));
     },
-    { greedy: 'path' },
+    { greedy: 'path', slowWrite: true },
   ),
 ];

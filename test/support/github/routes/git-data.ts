@@ -58,7 +58,7 @@ export const gitDataRoutes: RouteDef[] = [
       if (sha === undefined) throw notFound();
       return ctx.reply(200, gitRef(repo, ctx.urls, ref, sha));
     },
-    { greedy: 'ref' },
+    { greedy: 'ref', byName: true },
   ),
 
   route(
@@ -73,7 +73,7 @@ export const gitDataRoutes: RouteDef[] = [
         refs.map(([ref, sha]) => gitRef(repo, ctx.urls, ref, sha)),
       );
     },
-    { greedy: 'ref', optionalTail: true },
+    { greedy: 'ref', optionalTail: true, byName: true },
   ),
 
   // The older form: one ref when the name is exact, an array of refs that start with it otherwise.
@@ -97,7 +97,7 @@ export const gitDataRoutes: RouteDef[] = [
         matching.map(([name, sha]) => gitRef(repo, ctx.urls, name, sha)),
       );
     },
-    { greedy: 'ref', optionalTail: true },
+    { greedy: 'ref', optionalTail: true, byName: true },
   ),
 
   route('post', '/repos/{owner}/{repo}/git/refs', (ctx) => {
@@ -135,7 +135,7 @@ export const gitDataRoutes: RouteDef[] = [
       repo.refs.set(ref, sha);
       return ctx.reply(200, gitRef(repo, ctx.urls, ref, sha));
     },
-    { greedy: 'ref' },
+    { greedy: 'ref', byName: true },
   ),
 
   route(
@@ -205,16 +205,21 @@ export const gitDataRoutes: RouteDef[] = [
     return ctx.reply(201, body, { location: body.url ?? '' });
   }),
 
-  route('get', '/repos/{owner}/{repo}/git/trees/{tree_sha}', (ctx) => {
-    const repo = nonEmpty(ctx.repo());
-    const given = ctx.params.tree_sha;
-    const commitSha = repo.git.commit(given) ? given : repo.resolveCommit(given);
-    const treeSha = repo.git.tree(given) ? given : commitSha ? repo.git.commit(commitSha)?.tree : undefined;
-    const tree = treeSha ? repo.git.tree(treeSha) : undefined;
-    if (!tree) throw notFound();
-    // GitHub turns recursion on for any value of `recursive`, even "false" or "0".
-    return ctx.reply(200, gitTree(repo, ctx.urls, tree, ctx.query.has('recursive')));
-  }),
+  route(
+    'get',
+    '/repos/{owner}/{repo}/git/trees/{tree_sha}',
+    (ctx) => {
+      const repo = nonEmpty(ctx.repo());
+      const given = ctx.params.tree_sha;
+      const commitSha = repo.git.commit(given) ? given : repo.resolveCommit(given);
+      const treeSha = repo.git.tree(given) ? given : commitSha ? repo.git.commit(commitSha)?.tree : undefined;
+      const tree = treeSha ? repo.git.tree(treeSha) : undefined;
+      if (!tree) throw notFound();
+      // GitHub turns recursion on for any value of `recursive`, even "false" or "0".
+      return ctx.reply(200, gitTree(repo, ctx.urls, tree, ctx.query.has('recursive')));
+    },
+    { byName: true },
+  ),
 
   route('post', '/repos/{owner}/{repo}/git/commits', (ctx) => {
     const repo = nonEmpty(ctx.repo());

@@ -1,0 +1,43 @@
+/**
+ * The journal stores of one step never go back in time (store/fresh.ts): one `FreshStore` per run for the step's
+ * life, so every read the step makes knows what its earlier reads and writes saw. A run dispatched again by a
+ * person's command (the App, `mode: comment`) starts from the floor the dispatch carries: the `journal-seq`
+ * input, when the workflow declares it, is how many events the journal held once the command was written.
+ */
+import { parseFloor, type ReadFloor } from '../journal/freshness.js';
+import { FreshStore } from '../store/fresh.js';
+import type { JournalStore } from '../store/types.js';
+import type { ActionContext } from './context.js';
+
+const stores = new WeakMap<ActionContext, Map<string, FreshStore>>();
+
+/** The floor a workflow_dispatch event carries for `runId`: its `journal-seq` input, when it names this run. */
+export function dispatchFloor(ctx: ActionContext, runId: string): ReadFloor {
+  if (ctx.env.GITHUB_EVENT_NAME !== 'workflow_dispatch') return parseFloor(undefined);
+  const inputs = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
+  if (inputs['run-id'] !== runId) return parseFloor(undefined);
+  const seq = inputs['journal-seq'];
+  return parseFloor(typeof seq === 'string' ? seq : undefined);
+}
+
+/** This step's store for `runId` at `location` (made by `make` the first time). */
+export function freshStore(ctx: ActionContext, runId: string, make: () => JournalStore): FreshStore {
+  const mine = stores.get(ctx) ?? new Map<string, FreshStore>();
+  stores.set(ctx, mine);
+  let store = mine.get(runId);
+  if (!store) {
+    store = new FreshStore(make(), { floor: dispatchFloor(ctx, runId) });
+    mine.set(runId, store);
+  }
+  return store;
+}
+
+/** The step log's count of reads GitHub answered from the past (each read again); nothing when there were none. */
+export function reportStaleReads(ctx: ActionContext): void {
+  for (const store of stores.get(ctx)?.values() ?? []) {
+    if (store.staleAnswers > 0)
+      ctx.io.info(
+        `interlock: ${store.location}: GitHub answered ${store.staleAnswers} read${store.staleAnswers === 1 ? '' : 's'} from the past (older than this step already knew); each was read again, none was acted on`,
+      );
+  }
+}
