@@ -299,7 +299,8 @@ export const FLOW_SPECS = {
     run: nextStep,
   },
   'action: mode stuck': {
-    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
+    // A run on the journal branch of before: stuck mode lists it with the tree and reads its blob.
+    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000, legacy: true }),
     run: (c) =>
       step({
         ...stepFor(c, { mode: 'stuck', 'stuck-after': '1h' }),
