@@ -42,7 +42,7 @@ export async function loadSection(quick: boolean): Promise<string[]> {
   const g = fanGraph(quick ? 3 : 20);
   const opts: MatrixOptions = quick ? { ...MODEL, writeIntervalMs: 0, retryBaseMs: 5 } : MODEL;
   const matrix = await matrixCost(g.text, g.nodes, { ...opts, join: ['join'] });
-  const sizes = quick ? [3, 6] : [100, 200];
+  const sizes = quick ? [4] : [100, 200];
   const waves: WavesCost[] = [];
   for (const items of sizes) waves.push(await wavesCost(items, quick ? 3 : 20, opts));
   const big = waves.at(-1)!;

@@ -152,6 +152,12 @@ describe('the bundled action, run as a runner runs it', () => {
     expect(byKind['POST /repos/{owner}/{repo}/git/commits']).toBe(1);
     expect(byKind['POST /repos/{owner}/{repo}/git/refs']).toBe(1);
     expect(byKind['PUT /repos/{owner}/{repo}/contents/{path}']).toBe(2);
+    // The step log counts what the step sent, and the content-creating part GitHub's secondary limit counts.
+    const sent = server.requests.filter({ since: mark });
+    const creating = sent.filter((q) => q.method !== 'GET' && q.method !== 'HEAD').length;
+    expect(r.stdout).toContain(
+      `interlock: this step sent ${sent.length} GitHub requests, ${creating} of them content-creating`,
+    );
     expect(server.state.repo(FULL).branchSha('interlock-journal')).toBeUndefined();
     expect(server.state.repo(FULL).branchSha('interlock-journal-runs/fix/issue-42')).toBeDefined();
   });
