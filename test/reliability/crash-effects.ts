@@ -126,7 +126,12 @@ export async function runEffectCrashes(
   kinds: readonly EffectKind[] = EFFECT_KINDS,
   opts: { jobs?: number; onResult?: (r: EffectCrashResult) => void } = {},
 ): Promise<EffectCrashResult[]> {
-  const server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  // Stale reads and branch races on; the secondary limit off: the chains share one server and token, but each is
+  // a history of its own, not one repository's minute.
+  const server = await startGitHubServer({
+    repos: [{ owner: OWNER, name: REPO }],
+    likeGitHub: { secondaryLimit: false },
+  });
   const world = effectWorlds(server, 1000);
   const chains = kinds.flatMap((kind) => [
     ...EFFECT_POINTS.map((point) => ({ kind, point })),

@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import type { StepOptions } from '../support/action-process.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
-import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import {
+  type GitHubServer,
+  type LikeGitHubOptions,
+  type RepoState,
+  startGitHubServer,
+} from '../support/github-server.js';
 import { journalText as journalTextIn } from '../support/journal-text.js';
 
 export const OWNER = 'acme';
@@ -51,6 +56,12 @@ export interface WorldOptions {
    * (a race at a chosen request, made deterministic).
    */
   onRequest?: (request: { method: string; path: string }) => void;
+  /**
+   * The like-GitHub model (test/support/README.md). Default: on, but for the secondary limit, which counts per
+   * token across every scenario the server holds (they are independent histories, not one repository's minute);
+   * a suite that measures the limit (races-runs.ts) asks for it.
+   */
+  likeGitHub?: LikeGitHubOptions;
 }
 
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
@@ -65,6 +76,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
   const server = await startGitHubServer({
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
+    likeGitHub: opts.likeGitHub ?? { secondaryLimit: false },
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),
     repos: [
