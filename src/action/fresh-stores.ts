@@ -1,33 +1,23 @@
 /**
  * The journal stores of one step never go back in time (store/fresh.ts): one `FreshStore` per run for the step's
- * life, so every read the step makes knows what its earlier reads and writes saw. A run dispatched again by a
- * person's command (the App, `mode: comment`) starts from the floor the dispatch carries: the `journal-seq`
- * input, when the workflow declares it, is how many events the journal held once the command was written.
+ * life, so every read the step makes knows what its earlier reads and writes saw. What others wrote before the
+ * step started (a person's approval, the jobs before a join) it sees by the settle window instead
+ * (`RunSetup.settle`).
  */
 import { requestsMade } from '../github/client.js';
-import { parseFloor, type ReadFloor } from '../journal/freshness.js';
 import { FreshStore } from '../store/fresh.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './context.js';
 
 const stores = new WeakMap<ActionContext, Map<string, FreshStore>>();
 
-/** The floor a workflow_dispatch event carries for `runId`: its `journal-seq` input, when it names this run. */
-export function dispatchFloor(ctx: ActionContext, runId: string): ReadFloor {
-  if (ctx.env.GITHUB_EVENT_NAME !== 'workflow_dispatch') return parseFloor(undefined);
-  const inputs = (ctx.payload.inputs ?? {}) as Record<string, unknown>;
-  if (inputs['run-id'] !== runId) return parseFloor(undefined);
-  const seq = inputs['journal-seq'];
-  return parseFloor(typeof seq === 'string' ? seq : undefined);
-}
-
-/** This step's store for `runId` at `location` (made by `make` the first time). */
+/** This step's store for `runId` (made by `make` the first time). */
 export function freshStore(ctx: ActionContext, runId: string, make: () => JournalStore): FreshStore {
   const mine = stores.get(ctx) ?? new Map<string, FreshStore>();
   stores.set(ctx, mine);
   let store = mine.get(runId);
   if (!store) {
-    store = new FreshStore(make(), { floor: dispatchFloor(ctx, runId) });
+    store = new FreshStore(make());
     mine.set(runId, store);
   }
   return store;

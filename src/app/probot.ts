@@ -3,11 +3,14 @@ import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } fro
 import { handleComment, handleRequestedAction, outcomeWords } from '../approvals/handler.js';
 import { handleJournalPush } from '../approvals/journal-push.js';
 import type { GitHubClient } from '../github/client.js';
+import { staleWindowMs } from '../journal/freshness.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 
 export interface AppOptions {
   /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */
   journalBranch?: string;
+  /** How stale GitHub's reads by branch name may be (default `INTERLOCK_STALE_READ_MS`, else 10 s). */
+  staleWindowMs?: number;
 }
 
 function depsFor(context: Context, options: AppOptions): HandlerDeps {
@@ -23,6 +26,7 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
     journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
     webUrl: web,
     checkRuns: true,
+    staleWindowMs: options.staleWindowMs ?? staleWindowMs(process.env),
     log: (m) => context.log.info(m),
   };
 }

@@ -15,6 +15,12 @@ export interface HandlerDeps {
   checkRuns?: boolean;
   now?: () => string;
   log?: (message: string) => void;
+  /**
+   * How stale GitHub's reads by branch name may be (`INTERLOCK_STALE_READ_MS`): a command refused for what the
+   * journal lacks is looked at again once a read holds everything written before the command was made. Absent or
+   * 0: never (a face whose reads are exact).
+   */
+  staleWindowMs?: number;
 }
 
 export interface AccountPayload {
@@ -37,6 +43,8 @@ export interface CommentPayload {
     body?: string | null;
     html_url: string;
     user: AccountPayload | null;
+    /** When the comment was made: a read that began the stale window after it holds what the person saw. */
+    created_at?: string;
   };
   issue: {
     number: number;

@@ -21,7 +21,7 @@ import { statusCommand } from './status-command.js';
 /** Carries out a screened command, from configuration to the reply. */
 export async function executeCommand(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
   const admitted = await admit(deps, req);
-  if ('executed' in admitted) return admitted.executed;
+  if ('executed' in admitted) return { ...admitted.executed, beforeJournal: true };
   const { config, command } = admitted;
   const found = await findRuns(deps, req.subject, command.runId);
   const pick = pickRuns(command, req.subject, found);

@@ -1,4 +1,5 @@
 // The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
+import { unsettledMs } from '../journal/freshness.js';
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorization/authorize.js';
@@ -72,6 +73,7 @@ export async function handleComment(deps: HandlerDeps, payload: CommentPayload):
       subject: issueSubject(payload.issue),
       labels: labelNames(payload.issue.labels),
       defaultBranch: payload.repository.default_branch ?? 'main',
+      causeAt: Math.min(Date.now(), Date.parse(payload.comment.created_at ?? '') || Date.now()),
     },
     payload.comment.id,
   );
@@ -105,6 +107,8 @@ export async function handleRequestedAction(
     labels: [NEEDS_HUMAN_LABEL],
     defaultBranch: payload.repository.default_branch ?? 'main',
     resolveNode: (graph, journal) => nodeOfAction(graph, identifier, journal),
+    // The event does not say when the button was pressed: when it arrived is later, so as safe.
+    causeAt: Date.now(),
   });
 }
 
@@ -112,10 +116,27 @@ async function postReply(deps: HandlerDeps, issue: number, body: string): Promis
   await deps.octokit.rest.issues.createComment({ ...deps.repo, issue_number: issue, body });
 }
 
+/**
+ * The command carried out. A refusal may rest on a read GitHub answered from the past (the hold the person saw
+ * not there yet): it is looked at again once a read holds everything written before the command was made, and
+ * only then answered.
+ */
+async function settledExecute(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
+  const began = Date.now();
+  const executed = await executeCommand(deps, req);
+  const wait = unsettledMs(began, req.causeAt, deps.staleWindowMs ?? 0);
+  if (executed.outcome.kind !== 'refused' || executed.beforeJournal || wait <= 0) return executed;
+  deps.log?.(
+    `interlock: refused (${executed.outcome.why}); reading again in ${wait} ms, once GitHub's answers hold what came before the command`,
+  );
+  await new Promise((res) => setTimeout(res, wait));
+  return executeCommand(deps, req);
+}
+
 async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number): Promise<Outcome> {
   let executed: Executed;
   try {
-    executed = await executeCommand(deps, req);
+    executed = await settledExecute(deps, req);
   } catch (e) {
     const why = (e as Error).message;
     // The step's (or delivery's) failure says what state the run was left in, as the reply does.

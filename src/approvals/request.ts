@@ -18,12 +18,16 @@ export interface CommandRequest {
   defaultBranch: string;
   /** For a button: the node it names, found in the run's graph. */
   resolveNode?: (graph: Graph, journal: Journal) => string | undefined;
+  /** When the command was made (ms): what the person saw was written before it (journal/freshness.ts). */
+  causeAt?: number;
 }
 
 export interface Executed {
   outcome: Outcome;
   /** The reply to post on the subject; none for a redelivery that changes nothing. */
   reply?: string;
+  /** Decided before any journal was read (the configuration, the person's permission): no stale read behind it. */
+  beforeJournal?: true;
 }
 
 /** A command refused, with the reply that says why. */

@@ -161,6 +161,7 @@ interface Tried<T> {
   from: number;
   version: string | null;
   why: string;
+  branchMoved?: boolean;
 }
 
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
@@ -219,7 +220,8 @@ export async function commit<T extends { events: NewEvent[] }>(
       // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
       return { cur, chosen: tried.chosen, conflicts };
     }
-    if (tried && cur.version === tried.version && ++stalled > MAX_STALLED) {
+    // A write refused because the branch moved (other files' writes) is no stall: it may go again as it is.
+    if (tried && cur.version === tried.version && !tried.branchMoved && ++stalled > MAX_STALLED) {
       throw new Error(
         `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
       );
@@ -252,7 +254,14 @@ export async function commit<T extends { events: NewEvent[] }>(
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts };
     }
-    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    tried = {
+      journal,
+      chosen,
+      from: cur.journal.events.length,
+      version: cur.version,
+      why: r.conflict,
+      ...(r.branchMoved ? { branchMoved: true } : {}),
+    };
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(

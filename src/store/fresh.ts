@@ -24,6 +24,11 @@ export class FreshStore implements JournalStore {
   /** Reads answered from the past (each was read again). */
   staleAnswers = 0;
   #floor: ReadFloor;
+  /**
+   * The version a write was just refused for because the journal changed: a read still showing it is stale, read
+   * again up to 3 times (a store that refuses every write whatever it holds is the commit's to give up on).
+   */
+  #refused: { version: string | null; rereads: number } | undefined;
   readonly #backoff: (tries: number) => number;
   readonly #giveUp: number;
   readonly #sleep: (ms: number) => Promise<void>;
@@ -57,9 +62,14 @@ export class FreshStore implements JournalStore {
     const started = this.#now();
     for (let tries = 0; ; tries++) {
       const stored = await this.inner.read();
-      const why = staleReason(this.#floor, stored?.journal ?? null);
+      const why =
+        staleReason(this.#floor, stored?.journal ?? null) ??
+        (this.#refused && this.#refused.version === (stored?.version ?? null) && this.#refused.rereads++ < 3
+          ? 'it shows the version a write was just refused for, as changed'
+          : undefined);
       if (why === undefined) {
         this.#floor = raiseFloor(this.#floor, stored?.journal ?? null);
+        this.#refused = undefined;
         return stored;
       }
       this.staleAnswers++;
@@ -79,6 +89,8 @@ export class FreshStore implements JournalStore {
   ): Promise<WriteResult> {
     const result = await this.inner.write(journal, expected, message);
     if (result.ok) this.#floor = raiseFloor(this.#floor, journal);
+    // Refused because the journal changed (not because the branch moved): it is no longer at `expected`.
+    else if (!result.branchMoved) this.#refused = { version: expected, rereads: 0 };
     return result;
   }
 }

@@ -149,6 +149,8 @@ export class GitStore implements JournalStore {
       } catch (e) {
         const status = statusOf(e);
         const said = String((e as Error).message ?? '');
+        if (status === 409 && /\bis at [0-9a-f]+ but expected\b/.test(said))
+          return { ok: false, conflict: `the branch of ${where} moved meanwhile (409)`, branchMoved: true };
         if (status === 409) return { ok: false, conflict: `${where} changed since it was read (409)` };
         const noBranch = status === 404 || (status === 422 && /branch/i.test(said));
         if (noBranch && expected !== null) return 'no-branch';

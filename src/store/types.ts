@@ -6,7 +6,11 @@ export interface StoredJournal {
   version: string;
 }
 
-export type WriteResult = { ok: true; version: string } | { ok: false; conflict: string };
+/**
+ * A write's answer. `branchMoved`: refused because other files' writes moved the branch meanwhile (GitHub's 409
+ * `is at <sha> but expected <sha>`), not because this journal changed: the same write may go again as it is.
+ */
+export type WriteResult = { ok: true; version: string } | { ok: false; conflict: string; branchMoved?: true };
 
 /** Where a run's journal lives. Besides reading, the one operation is a compare-and-swap write. */
 export interface JournalStore {

@@ -13,7 +13,7 @@ import { interlockApp } from '../../src/app/probot.js';
 import { quietOctokit } from '../app/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
-import type { GitHubServer } from '../support/github-server.js';
+import { type GitHubServer, LIKE_GITHUB } from '../support/github-server.js';
 import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
 import { eventsOf, FULL, OWNER, REPO, readJournal, workflowRun } from './world.js';
 
@@ -94,6 +94,7 @@ function commentCreated(server: GitHubServer, body: string, login: string): Comm
     body,
     html_url: `${web}/issues/7#issuecomment-${made.id}`,
     user: { ...p.comment.user!, login, type: 'User' },
+    created_at: new Date().toISOString(),
   };
   const { pull_request: _, ...issue } = p.issue;
   p.issue = {
@@ -148,7 +149,8 @@ function deliverer(
     logLevel: 'fatal',
     Octokit: quietOctokit(),
   });
-  const loaded = probot.load(interlockApp());
+  // The local GitHub's reads are at most this stale, as INTERLOCK_STALE_READ_MS tells a deployed App.
+  const loaded = probot.load(interlockApp({ staleWindowMs: LIKE_GITHUB.staleMs }));
   return async (payload) => {
     await loaded;
     await probot.receive({ id: `delivery-${payload.comment.id}`, name: 'issue_comment', payload } as never);

@@ -15,7 +15,12 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/e
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
-import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import {
+  type GitHubServer,
+  type LikeGitHubOptions,
+  type RepoState,
+  startGitHubServer,
+} from '../support/github-server.js';
 import { journalText } from '../support/journal-text.js';
 
 const require = createRequire(import.meta.url);
@@ -191,9 +196,12 @@ export function buildJournal(graph: Graph, seed: RunSeed): Journal {
   return j;
 }
 
-export async function startWorld(opts: { approvals?: string; private?: boolean } = {}): Promise<World> {
+export async function startWorld(
+  opts: { approvals?: string; private?: boolean; likeGitHub?: LikeGitHubOptions } = {},
+): Promise<World> {
   const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
   const server = await startGitHubServer({
+    ...(opts.likeGitHub ? { likeGitHub: opts.likeGitHub } : {}),
     orgs: {
       'acme-org': {
         releasers: {

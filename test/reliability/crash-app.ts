@@ -9,6 +9,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
 import { parseJournal } from '../../src/journal/parse.js';
+import { LIKE_GITHUB } from '../support/github-server.js';
 import { ActionDriver, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
@@ -43,6 +44,8 @@ async function startApp(
       LOG_LEVEL: 'fatal',
       // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
       INTERLOCK_WRITE_INTERVAL_MS: '0',
+      // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
+      INTERLOCK_STALE_READ_MS: String(LIKE_GITHUB.staleMs),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -122,7 +125,10 @@ class AppDriver extends ActionDriver {
     const before = applications(subject.journalText(), verb, t);
     const status = await deliver(app.url, d.payload, d.id, this.world.server.state.app.installationId);
     if (opts.failpoint) {
+      // A server that did not reach its failpoint would never exit: give it a minute, then stop it.
+      const timer = setTimeout(() => app.child.kill('SIGTERM'), 60_000);
       await app.exited;
+      clearTimeout(timer);
       rec.expect(
         status === undefined && app.child.signalCode === 'SIGKILL',
         `the App did not die at ${opts.failpoint} (answered ${status})`,

@@ -56,12 +56,8 @@ export interface WorldOptions {
    * (a race at a chosen request, made deterministic).
    */
   onRequest?: (request: { method: string; path: string }) => void;
-  /**
-   * The like-GitHub model (test/support/README.md). Default: on, but for the secondary limit, which counts per
-   * token across every scenario the server holds (they are independent histories, not one repository's minute);
-   * a suite that measures the limit (races-runs.ts) asks for it.
-   */
-  likeGitHub?: LikeGitHubOptions;
+  /** The like-GitHub model (default: on, without the secondary limit: see `startActionWorld`). */
+  likeGitHub?: LikeGitHubOptions | false;
 }
 
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
@@ -76,6 +72,9 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
   const server = await startGitHubServer({
     // Hundreds of scenarios share one server: GitHub's hourly limit is not what these suites measure.
     rateLimit: Number.MAX_SAFE_INTEGER,
+    // Nor the secondary limit: the scenarios share one token and wait retry-after 200 times faster than GitHub
+    // asks, so their pace over a minute is that of many repositories, not one run's. Stale reads and raced
+    // writes stay on; the matrix race measures one run against the limit (races.test.ts).
     likeGitHub: opts.likeGitHub ?? { secondaryLimit: false },
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),
@@ -164,6 +163,8 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
         body,
         html_url: `${url}#issuecomment-${id}`,
         user: { ...(p.comment.user as object), login, type: 'User' },
+        // As GitHub's: made now (what a person saw before commenting was written before this).
+        created_at: new Date().toISOString(),
       };
       p.sender = { ...p.sender, login, type: 'User' };
       p.repository = ourRepository(p.repository);

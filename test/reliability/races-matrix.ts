@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runStep, type StepOptions, startStep, worldLog } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
+import type { LikeGitHubOptions } from '../support/github-server.js';
 import { FULL, OWNER, REPO, startActionWorld, workspace } from './github-world.js';
 import { checkRace, raceGraph } from './races.js';
 import { killTagged, Problems } from './support.js';
@@ -29,6 +30,12 @@ export interface MatrixRaceResult {
   jobListings: number;
   /** Requests of the matrix jobs (plan and join apart). */
   requests: number;
+  /** Their content-creating requests (POST, PUT, PATCH, DELETE: what the secondary limit counts). */
+  writes: number;
+  /** What the like-GitHub model did meanwhile: stale answers, raced writes, secondary-limit refusals. */
+  model: { staleAnswers: number; racedWrites: number; limited: number };
+  /** Wall time of the matrix jobs, ms. */
+  ms: number;
   failedSteps: number;
   problems: string[];
 }
@@ -54,10 +61,16 @@ nodes:
 `;
 }
 
-export async function matrixRace(jobs: number, opts: { forEach?: boolean } = {}): Promise<MatrixRaceResult> {
+export async function matrixRace(
+  jobs: number,
+  opts: { forEach?: boolean; likeGitHub?: LikeGitHubOptions } = {},
+): Promise<MatrixRaceResult> {
   const graph = opts.forEach ? forEachRaceGraph(jobs) : raceGraph('race', jobs);
   const path = '.github/interlock/race.yml';
-  const world = await startActionWorld({ files: { [path]: graph } });
+  const world = await startActionWorld({
+    files: { [path]: graph },
+    ...(opts.likeGitHub ? { likeGitHub: opts.likeGitHub } : {}),
+  });
   const root = mkdtempSync(join(tmpdir(), 'interlock-race-matrix-'));
   const tag = randomUUID();
   const p = new Problems();
@@ -88,7 +101,9 @@ export async function matrixRace(jobs: number, opts: { forEach?: boolean } = {})
       payload: issuesLabeled(OWNER, REPO, issue, 'interlock', 'race'),
       inputs: { graph: path, ...inputs },
       job: { runId: WORKFLOW_RUN, attempt: 1, job: key, runner },
-      env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root, SHARED: log },
+      // Under the like-GitHub model one run's jobs share the token's 80 content-creating requests a minute: a job
+      // refused waits retry-after as GitHub asks (a second a second), not 200 times faster as single steps do.
+      env: { INTERLOCK_TEST_TAG: tag, TMPDIR: root, SHARED: log, INTERLOCK_RETRY_BASE_MS: '1000' },
     });
     const plan = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
     p.check(plan.code === 0, `the plan step exited ${plan.code}: ${plan.stdout.slice(-300)}`);
@@ -97,10 +112,20 @@ export async function matrixRace(jobs: number, opts: { forEach?: boolean } = {})
       `plan listed ${plan.outputs.ready} ready, not the ${jobs} nodes`,
     );
     const mark = world.server.requests.mark();
+    const before = { ...world.server.model.stats };
+    const started = Date.now();
     const steps = await Promise.all(
       nodes.map((id, i) => startStep(job('fanout', `runner-${i + 1}`, { node: id })).done),
     );
+    const ms = Date.now() - started;
     const requests = world.server.requests.count({ since: mark });
+    const writes = world.server.requests.filter({ since: mark }).filter((r) => r.method !== 'GET').length;
+    const after = world.server.model.stats;
+    const model = {
+      staleAnswers: after.staleAnswers - before.staleAnswers,
+      racedWrites: after.racedWrites - before.racedWrites,
+      limited: after.limited - before.limited,
+    };
     const puts = world.server.requests.filter({ since: mark, kind: CONTENTS_PUT });
     const jobListings = world.server.requests.count({ since: mark, kind: JOBS });
     const failed = steps.filter((r) => r.code !== 0);
@@ -140,6 +165,9 @@ export async function matrixRace(jobs: number, opts: { forEach?: boolean } = {})
       conflicts: puts.filter((r) => r.status === 409 || r.status === 422).length,
       jobListings,
       requests,
+      writes,
+      model,
+      ms,
       failedSteps: failed.length,
       problems: p.list,
     };

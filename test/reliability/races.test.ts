@@ -34,6 +34,9 @@ describe(`${WRITERS} writers on one journal`, () => {
 });
 
 describe('a matrix fan-out: 20 node jobs of one workflow run at once (node: <name> each, the bundled Action)', () => {
+  // Under the like-GitHub model's stale reads and raced writes (the world's default). Its secondary limit is off
+  // here: one run's jobs refused past 80 content-creating requests a minute is the pacing of issue 35, measured
+  // by INTERLOCK_RACE_LIMIT=1 below and by `npm run bench`.
   it('no lost event, no node dispatched twice or taken for interrupted; one listing of the jobs per step at most', async () => {
     const r = await matrixRace(20);
     expect(r.problems).toEqual([]);
@@ -42,10 +45,30 @@ describe('a matrix fan-out: 20 node jobs of one workflow run at once (node: <nam
     // Every job sees the others in flight: recovery lists the run attempt's jobs once a step, not per node per retry.
     expect(r.jobListings).toBeLessThanOrEqual(r.jobs);
     console.info(
-      `matrix of ${r.jobs} jobs: ${r.events} events, ${r.conflicts} conflicts, ${r.jobListings} listings of the jobs, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job)`,
+      `matrix of ${r.jobs} jobs: ${r.events} events, ${r.conflicts} conflicts, ${r.jobListings} listings of the jobs, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job), ${r.writes} content-creating; like-GitHub model: ${r.model.staleAnswers} stale answers, ${r.model.racedWrites} raced writes, ${r.model.limited} refused by a secondary limit; ${r.ms} ms`,
     );
   }, 300_000);
 });
+
+// The whole model, the secondary limit with it (jobs wait retry-after as GitHub asks: a minute and more): not in CI.
+// Today some jobs exhaust their retries and fail, saying so; the expectation is that nothing is lost silently.
+describe.runIf(process.env.INTERLOCK_RACE_LIMIT === '1')(
+  'the same matrix under the secondary limit too',
+  () => {
+    it('nothing is lost or run twice without a job saying so; the jobs the limit stopped are counted', async () => {
+      const r = await matrixRace(20, { likeGitHub: {} });
+      console.info(
+        `matrix of ${r.jobs} jobs under the whole model: ${r.jobs - r.failedSteps} of ${r.jobs} completed, ${r.requests} requests (${(r.requests / r.jobs).toFixed(1)} a job), ${r.writes} content-creating, ${r.model.limited} refused by the secondary limit, ${r.model.staleAnswers} stale answers, ${r.ms} ms`,
+      );
+      // A job the limit stopped said so and exited; its node is then in flight, and the join's recovery marks it
+      // interrupted (its job is gone) and leaves the run waiting for a person.
+      const explained =
+        /exited 1: .*secondary rate limit|dispatched 0 times|ran 0 times|side effects for|RunCompleted|lack their NodeRecorded|the join ended|taken for interrupted/;
+      expect(r.problems.filter((p) => !explained.test(p))).toEqual([]);
+      expect(r.doubleDispatched).toBe(0);
+    }, 600_000);
+  },
+);
 
 describe('a for_each fan-out: 20 instance jobs of one workflow run at once (node: w[wK] each, the bundled Action)', () => {
   it('no lost event, no instance dispatched twice or taken for interrupted; the join runs once', async () => {

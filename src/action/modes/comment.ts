@@ -1,5 +1,6 @@
 import type { CommentPayload } from '../../approvals/deps.js';
 import { handleComment, outcomeWords } from '../../approvals/handler.js';
+import { staleWindowMs } from '../../journal/freshness.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import type { AnyActionStatus } from '../status.js';
 import { writeOutputs } from '../step-report.js';
@@ -28,6 +29,7 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
       repo: ctx.repo,
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
+      staleWindowMs: staleWindowMs(ctx.rawEnv),
       log: (m) => ctx.io.info(m),
     },
     ctx.payload as unknown as CommentPayload,
