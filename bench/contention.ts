@@ -10,6 +10,7 @@ import { commit } from '../src/runner/commit.js';
 import type { RunSetup } from '../src/runner/read.js';
 import { GitStore } from '../src/store/git.js';
 import { startGitHubServer } from '../test/support/github-server.js';
+import { journalText } from '../test/support/journal-text.js';
 
 function graphOf(n: number): Graph {
   const nodes = Array.from(
@@ -94,7 +95,7 @@ export async function contention(jobs: number): Promise<ContentionRow> {
         conflicts += r.conflicts;
       }),
     );
-    const text = server.state.repo('acme/widgets').readText(`runs/${runId}.json`, 'interlock-journal') ?? '';
+    const text = journalText(server.state.repo('acme/widgets'), runId) ?? '';
     const journal = JSON.parse(text) as { events: Array<{ type: string; node?: string; seq: number }> };
     const dispatched = new Map<string, number>();
     for (const e of journal.events)

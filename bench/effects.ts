@@ -30,7 +30,9 @@ export interface EffectRequests {
 }
 
 export async function requestsPerEffect(): Promise<EffectRequests[]> {
-  const server = await startGitHubServer({ repos: [{ owner: 'acme', name: 'widgets' }] });
+  // Exact request counts of one step at a time: the like-GitHub model (stale reads read again, the limit's
+  // refusals) is off here; the fan-outs under it are bench/load-report.ts's.
+  const server = await startGitHubServer({ repos: [{ owner: 'acme', name: 'widgets' }], likeGitHub: false });
   const world = effectWorlds(server, 5000);
   const count = async (node: string) => {
     const w = world(graph(`  - id: effect\n    depends_on: [implement]\n${node}`, TWENTY));

@@ -6,6 +6,7 @@
 // (bench/matrix.ts). A lost event, an instance dispatched twice or a failed step fails the benchmark.
 import { performance } from 'node:perf_hooks';
 import { runStep, startStep } from '../test/support/action-process.js';
+import type { LoadStats } from '../test/support/github-server.js';
 import {
   counts,
   journalEvents,
@@ -61,6 +62,12 @@ export interface WavesCost {
   total: number;
   contentCreating: number;
   ms: number;
+  /** What the like-GitHub model did over the whole run (stale answers, raced writes, limited requests). */
+  model: LoadStats;
+  /** Steps that did not exit 0. */
+  failedSteps: string[];
+  /** What went wrong (failed steps, the journal's problems); only with `report`, else the benchmark throws. */
+  problems: string[];
 }
 
 const sum = (cs: RequestCounts[]): RequestCounts => {
@@ -155,7 +162,7 @@ export async function wavesCost(
       }
     }
     const wrong = [...w.failed, ...problems(journalEvents(server), g.instances)];
-    if (wrong.length) throw new Error(`for_each fan-out of ${items}: ${wrong.join('; ')}`);
+    if (wrong.length && !options.report) throw new Error(`for_each fan-out of ${items}: ${wrong.join('; ')}`);
     const instances = sum(waves.map((x) => x.requests));
     const planSum = sum(plans);
     const joinSum = join ?? counts([]);
@@ -171,6 +178,9 @@ export async function wavesCost(
       total: planSum.total + instances.total + joinSum.total,
       contentCreating: planSum.contentCreating + instances.contentCreating + joinSum.contentCreating,
       ms: performance.now() - t0,
+      model: { ...server.model.stats },
+      failedSteps: w.failed,
+      problems: wrong,
     };
   } finally {
     await w.close();

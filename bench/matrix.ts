@@ -3,6 +3,8 @@
 // them, against the local GitHub; the server's request log counts every request by route. Any graph: give its
 // text and the names of the nodes the matrix runs (`matrixCost`); the plan step before them and the join steps
 // after them are counted apart.
+
+import { runIdOfBranch } from '../src/store/git-layout.js';
 import {
   makeWorkspace,
   runStep,
@@ -12,7 +14,12 @@ import {
 } from '../test/support/action-process.js';
 import { issuesLabeled } from '../test/support/fixtures.js';
 import type { LoggedRequest } from '../test/support/github/request-log.js';
-import { type GitHubServer, startGitHubServer } from '../test/support/github-server.js';
+import {
+  type GitHubServer,
+  type LikeGitHubOptions,
+  type LoadStats,
+  startGitHubServer,
+} from '../test/support/github-server.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -62,6 +69,8 @@ export interface MatrixCost {
   dispatchedTwice: number;
   lost: number;
   failedSteps: string[];
+  /** What the like-GitHub model did over the whole run (stale answers, raced writes, limited requests). */
+  model: LoadStats;
 }
 
 export interface MatrixOptions {
@@ -75,6 +84,10 @@ export interface MatrixOptions {
   dist?: string;
   /** Content-creating requests the local GitHub allows per minute before its secondary limit (GitHub: 80). */
   writesPerMinute?: number;
+  /** The local GitHub's like-GitHub model (test/support/README.md); default: its defaults. */
+  likeGitHub?: LikeGitHubOptions | false;
+  /** Report what went wrong in the figures instead of throwing (the like-GitHub section). */
+  report?: boolean;
 }
 
 export function counts(reqs: LoggedRequest[]): RequestCounts {
@@ -145,11 +158,20 @@ function writtenFor(r: LoggedRequest): string {
 /** The journal's events as the server holds them (the run's file and, if any, the files beside it). */
 export function journalEvents(server: GitHubServer): Array<{ type: string; node?: string }> {
   const repo = server.state.repo(`${OWNER}/${REPO}`);
-  const files = repo.listFiles?.('interlock-journal') ?? [];
+  // The journal branch of before, and each run's own branch (interlock-journal-runs/<run-id>).
+  const branches = [
+    'interlock-journal',
+    ...[...repo.refs.keys()].flatMap((r) =>
+      runIdOfBranch('interlock-journal', r) ? [r.slice('refs/heads/'.length)] : [],
+    ),
+  ];
   const out: Array<{ type: string; node?: string }> = [];
-  for (const f of files.filter((p: string) => p.startsWith('runs/') && p.endsWith('.json'))) {
-    const text = repo.readText(f, 'interlock-journal');
-    if (text) out.push(...(JSON.parse(text) as { events: Array<{ type: string; node?: string }> }).events);
+  for (const branch of branches) {
+    const files = repo.listFiles?.(branch) ?? [];
+    for (const f of files.filter((p: string) => p.startsWith('runs/') && p.endsWith('.json'))) {
+      const text = repo.readText(f, branch);
+      if (text) out.push(...(JSON.parse(text) as { events: Array<{ type: string; node?: string }> }).events);
+    }
   }
   return out;
 }
@@ -175,6 +197,7 @@ export async function matrixWorld(
 ): Promise<MatrixWorld> {
   const server = await startGitHubServer({
     rateLimit: Number.MAX_SAFE_INTEGER,
+    ...(options.likeGitHub !== undefined ? { likeGitHub: options.likeGitHub } : {}),
     ...(options.writesPerMinute ? { secondaryLimit: { writesPerMinute: options.writesPerMinute } } : {}),
     repos: [{ owner: OWNER, name: REPO }],
   });
@@ -286,6 +309,7 @@ export async function matrixCost(
       dispatchedTwice,
       lost,
       failedSteps: w.failed,
+      model: { ...server.model.stats },
     };
   } finally {
     await w.close();

@@ -17,6 +17,7 @@ import { requestsPerEffect } from './effects.js';
 import { connectLatency, connectLatencySection } from './egress.js';
 import { forEachSection } from './for-each-report.js';
 import { keyProxyLatency } from './key-proxy.js';
+import { loadSection } from './load-report.js';
 import { matrixSection } from './matrix-report.js';
 import { pageFigures, pageSection } from './page.js';
 import { serializedFigures } from './serialized.js';
@@ -293,6 +294,7 @@ md.push(
 );
 md.push(...(await matrixSection(QUICK)));
 md.push(...(await forEachSection(QUICK)));
+md.push(...(await loadSection(QUICK)));
 const ser = await serializedFigures(5, QUICK ? 1 : 3);
 md.push(
   '## A serialized chain against one node a call',

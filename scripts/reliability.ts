@@ -6,11 +6,10 @@
 //   npm run reliability -- --jobs 4            scenarios at once (default: cores + 1, at most 4)
 //   npm run reliability -- --write-doc         also rewrite the table in docs/RELIABILITY.md
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Octokit } from '@octokit/rest';
 import { CLI } from '../test/crash/harness.js';
 import {
   caseId,
@@ -20,6 +19,7 @@ import {
   faultCases,
   runFaultCases,
 } from '../test/reliability/api-faults.js';
+import { requestsInSource } from '../test/reliability/api-faults-coverage.js';
 import { EFFECT_KINDS, runEffectCrashes } from '../test/reliability/crash-effects.js';
 import { type Boundary, crashMatrix, type Scenario } from '../test/reliability/crash-model.js';
 import { runCrashScenarios, type ScenarioResult } from '../test/reliability/crash-run.js';
@@ -203,26 +203,6 @@ async function races(): Promise<void> {
 // --- API faults -----------------------------------------------------------------------------------------
 
 /** Every REST request src/ can make: the Octokit methods it calls, and the routes it requests by name. */
-function requestsInSource(): string[] {
-  const files = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-    );
-  const octokit = new Octokit() as unknown as {
-    rest: Record<string, Record<string, { endpoint?: { DEFAULTS: { method: string; url: string } } }>>;
-  };
-  const kinds = new Set<string>();
-  for (const f of files(join(ROOT, 'src'))) {
-    const text = readFileSync(f, 'utf8');
-    for (const m of text.matchAll(/octokit(?:\.rest)?\.([a-zA-Z]+)\.([a-zA-Z]+)/g)) {
-      const d = octokit.rest[m[1]!]?.[m[2]!]?.endpoint?.DEFAULTS;
-      if (d) kinds.add(`${d.method} ${d.url}`);
-    }
-    for (const m of text.matchAll(/\.request\(\s*'([A-Z]+ \/[^']+)'/g)) kinds.add(m[1]!);
-  }
-  return [...kinds].sort();
-}
-
 async function faults(): Promise<void> {
   say('faults: recording the normal flows');
   const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs });

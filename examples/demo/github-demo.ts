@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseJournal } from '../../src/journal/parse.js';
 import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user.js';
 import { issuesLabeled } from '../../test/support/fixtures.js';
+import { journalText as journalTextIn } from '../../test/support/journal-text.js';
 import {
   bold,
   crash,
@@ -124,7 +125,7 @@ async function hold(stage: Stage): Promise<void> {
 async function finish(stage: Stage): Promise<void> {
   title('The dispatched workflow run resumes the run: "publish" runs once more and the run completes');
   await complete(dispatched(stage));
-  const journalText = stage.repo.readText('runs/fix-bug/issue-42.json', 'interlock-journal') ?? '';
+  const journalText = journalTextIn(stage.repo, 'fix-bug/issue-42') ?? '';
   const journal = parseJournal(journalText, 'journal');
   const log = join(stage.ws, 'published.log');
   const published = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];

@@ -7,7 +7,7 @@ import { prepareNodeUser } from '../os/node-user.js';
 import { claimNodeUser } from '../os/node-user-claim.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionContext, type ActionIO, buildContext } from './context.js';
-import { reportStaleReads } from './fresh-stores.js';
+import { reportRequests, reportStaleReads } from './fresh-stores.js';
 import { createLogGuard } from './log-guard.js';
 import { runAction } from './main.js';
 import { reportingIO } from './step-report.js';
@@ -114,7 +114,10 @@ export async function run(): Promise<void> {
       await isolateNodes(ctx);
       proxy = await serveModelKeys(ctx);
     }
-    const result = await runAction(ctx).finally(() => reportStaleReads(ctx));
+    const result = await runAction(ctx).finally(() => {
+      reportStaleReads(ctx);
+      reportRequests(ctx);
+    });
     await report.finish({ result });
     // A problem already annotated is not reported a second time as an error: its details go to the log.
     if (result.failed && result.reported) {

@@ -4,6 +4,7 @@
  * step started (a person's approval, the jobs before a join) it sees by the settle window instead
  * (`RunSetup.settle`).
  */
+import { requestsMade } from '../github/client.js';
 import { FreshStore } from '../store/fresh.js';
 import type { JournalStore } from '../store/types.js';
 import type { ActionContext } from './context.js';
@@ -20,6 +21,18 @@ export function freshStore(ctx: ActionContext, runId: string, make: () => Journa
     mine.set(runId, store);
   }
   return store;
+}
+
+/**
+ * The step log's count of the requests this step sent, and of the content-creating ones (POST, PUT, PATCH,
+ * DELETE): GitHub allows 80 of those a minute and 500 an hour per token, shared by every job of the repository.
+ */
+export function reportRequests(ctx: ActionContext): void {
+  const r = requestsMade(ctx.octokit);
+  if (r.all === 0) return;
+  ctx.io.info(
+    `interlock: this step sent ${r.all} GitHub request${r.all === 1 ? '' : 's'}, ${r.creating} of them content-creating (GitHub's secondary limit: 80 a minute, 500 an hour per token, shared by every job)`,
+  );
 }
 
 /** The step log's count of reads GitHub answered from the past (each read again); nothing when there were none. */

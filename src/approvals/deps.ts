@@ -74,5 +74,5 @@ export interface RequestedActionPayload {
 export type Outcome =
   | { kind: 'ignored'; why: string }
   | { kind: 'refused'; why: string; command?: Command }
-  | { kind: 'done'; what: string; command: Command; workflowRun?: string }
+  | { kind: 'done'; what: string; command: Command; workflowRun?: string; workflowRunId?: number }
   | { kind: 'failed'; why: string };

@@ -168,7 +168,7 @@ async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number
 export function outcomeWords(o: Outcome): string {
   switch (o.kind) {
     case 'done':
-      return `done: ${o.what}${o.workflowRun ? ` (dispatched ${o.workflowRun})` : ''}`;
+      return `done: ${o.what}${o.workflowRun ? ` (dispatched ${o.workflowRun}${o.workflowRunId ? `, workflow run ${o.workflowRunId}` : ''})` : ''}`;
     default:
       return `${o.kind}: ${o.why}`;
   }

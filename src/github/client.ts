@@ -132,6 +132,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** For each client made here, how long until its next write may start. */
 const writeGates = new WeakMap<GitHubClient, () => number>();
 
+/** Requests a client sent (each try counts), and of them the content-creating ones GitHub's secondary limit counts. */
+export interface RequestsMade {
+  all: number;
+  creating: number;
+}
+const made = new WeakMap<GitHubClient, RequestsMade>();
+
+/** What `octokit` has sent so far; zeros for a client not made here. */
+export function requestsMade(octokit: GitHubClient): RequestsMade {
+  return { ...(made.get(octokit) ?? { all: 0, creating: 0 }) };
+}
+
 /**
  * Milliseconds until `octokit` may start its next write (the client spaces its writes); 0 for a client made
  * elsewhere. A compare-and-swap writer waits this out before it reads, so what it read is not stale by the time
@@ -170,6 +182,8 @@ export function createClient(opts: ClientOptions): GitHubClient {
     if (at > now) await sleep(at - now);
   };
   writeGates.set(octokit, () => Math.max(0, nextWrite - Date.now()));
+  const sent: RequestsMade = { all: 0, creating: 0 };
+  made.set(octokit, sent);
   octokit.hook.wrap('request', async (request, options) => {
     const write = options.method !== 'GET' && options.method !== 'HEAD';
     // A request may set its own budget (`request: { retries: 0 }`), as Octokit's retry plugin allowed.
@@ -177,6 +191,8 @@ export function createClient(opts: ClientOptions): GitHubClient {
     const budget = typeof own === 'number' && own >= 0 ? own : retries;
     for (let tries = 0; ; tries++) {
       if (write) await writeSlot();
+      sent.all++;
+      if (write) sent.creating++;
       try {
         return await request(options);
       } catch (error) {

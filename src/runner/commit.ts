@@ -123,10 +123,36 @@ export interface CommitOptions {
   lineUp?: boolean;
 }
 
-/** Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write. */
-function lineUpWait(cur: RunSnapshot, events: NewEvent[], roundTripMs: number): number {
-  if (cur.state.checkpoint.active_nodes.length > 0) return 0;
-  return Math.min(MAX_BACKOFF_MS, Math.max(0, contenderPlace(cur.state, events)) * Math.max(20, roundTripMs));
+/**
+ * A line-up's slot: a job's two writes (dispatch and record) at GitHub's pace for content-creating requests (80
+ * a minute per token: 750 ms each), with room for a contents write, which takes GitHub a few hundred
+ * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
+ */
+export const LINE_UP_SLOT_MS = 2000;
+/** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */
+const MAX_LINE_UP_MS = 60_000;
+
+/**
+ * Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write.
+ * The jobs of a matrix start seconds apart, so a wait counted from each job's own start would not keep them
+ * apart: the slots are on the clock (runners keep it synchronized), one cycle of `cohort` slots, the node p-th
+ * among those in flight or ready writing at the cycle's p-th slot. Twenty jobs spread their first writes over 40 s
+ * and the fan-out keeps within the minute's limit by design rather than by GitHub's refusals and `retry-after`.
+ */
+export function lineUpWait(
+  cur: RunSnapshot,
+  events: NewEvent[],
+  roundTripMs: number,
+  now = Date.now(),
+): number {
+  const cp = cur.state.checkpoint;
+  const cohort = new Set([...cp.active_nodes, ...cp.ready_nodes]).size;
+  const place = contenderPlace(cur.state, events);
+  if (place < 0 || cohort < 2) return 0;
+  const slot = Math.max(LINE_UP_SLOT_MS, roundTripMs);
+  const places = Math.max(1, Math.min(cohort, Math.floor(MAX_LINE_UP_MS / slot)));
+  const cycle = places * slot;
+  return ((((place % places) * slot - (now % cycle)) % cycle) + cycle) % cycle;
 }
 
 interface Tried<T> {

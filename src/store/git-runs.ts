@@ -1,10 +1,13 @@
 /**
- * The runs on a journal branch: `runs/<run-id>.json` files, listed from the branch's tree. One recursive tree
- * read when it fits; when GitHub truncates it, the `runs/` folder is walked one tree at a time instead.
+ * The runs of the git store: the run branches (`interlock-journal-runs/<run-id>`, one listing of matching refs)
+ * and the `runs/<run-id>.json` files on the journal branch of the layout before, listed from the branch's tree
+ * (one recursive tree read when it fits; when GitHub truncates it, the `runs/` folder is walked one tree at a
+ * time instead). A run on both is listed once, at its own branch, where its reads look first.
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
 import { DEFAULT_JOURNAL_BRANCH } from './git.js';
+import { runBranchPrefix, runIdOfBranch, runPath } from './git-layout.js';
 import { byRunId, type ListedRun, type RunCatalog } from './types.js';
 
 /** A tree entry as the git data API lists it. */
@@ -31,7 +34,7 @@ export function runsInTree(entries: readonly TreeEntry[]): ListedRun[] {
     .sort(byRunId);
 }
 
-/** The journal branch as a catalog of runs. */
+/** The run branches and the journal branch as a catalog of runs. */
 export class GitRuns implements RunCatalog {
   readonly location: string;
 
@@ -44,6 +47,35 @@ export class GitRuns implements RunCatalog {
   }
 
   async listRuns(): Promise<ListedRun[] | null> {
+    const own = await this.runBranches();
+    const old = await this.legacyRuns();
+    if (own === null && old === null) return null;
+    const seen = new Set((own ?? []).map((r) => r.runId));
+    return [...(own ?? []), ...(old ?? []).filter((r) => !seen.has(r.runId))].sort(byRunId);
+  }
+
+  /** The run branches, from one listing of refs (no version: a ref names a commit, not the journal's blob). */
+  private async runBranches(): Promise<ListedRun[] | null> {
+    const prefix = runBranchPrefix(this.branch);
+    let refs: Array<{ ref: string }>;
+    try {
+      refs = await this.octokit.paginate(this.octokit.rest.git.listMatchingRefs, {
+        ...this.repo,
+        ref: `heads/${prefix}`,
+      });
+    } catch (e) {
+      if (statusOf(e) === 404 || statusOf(e) === 409) return null;
+      throw e;
+    }
+    const runs = refs.flatMap((r) => {
+      const runId = runIdOfBranch(this.branch, r.ref);
+      return runId === undefined ? [] : [{ runId, where: `${prefix}${runId}:${runPath(runId)}` }];
+    });
+    return runs.length ? runs : null;
+  }
+
+  /** The runs on the journal branch itself (the layout before run branches). */
+  private async legacyRuns(): Promise<ListedRun[] | null> {
     let tree: { truncated: boolean; tree: TreeEntry[] };
     try {
       tree = (await this.octokit.rest.git.getTree({ ...this.repo, tree_sha: this.branch, recursive: '1' }))

@@ -5,6 +5,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { makeWorkspace, runStep, type StepOptions, startStep } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { journalText as journalTextIn } from '../support/journal-text.js';
 
 const OWNER = 'acme';
 const REPO = 'widgets';
@@ -59,7 +60,7 @@ beforeEach(async () => {
 afterEach(async () => server?.close());
 
 function journalText(runId: string): string | undefined {
-  return server.state.repo(FULL).readText(`runs/${runId}.json`, 'interlock-journal');
+  return journalTextIn(server.state.repo(FULL), runId);
 }
 
 function journal(runId: string) {
@@ -143,9 +144,22 @@ describe('the bundled action, run as a runner runs it', () => {
     expect(r.summary).toContain('## interlock · fix/issue-42');
     expect(r.summary).toContain('```mermaid');
     const byKind = server.requests.countByKind(mark);
-    // First step of a run: the journal does not exist and the branch is created.
-    expect(byKind['GET /repos/{owner}/{repo}/contents/{path}']).toBe(1);
-    expect(byKind['PUT /repos/{owner}/{repo}/contents/{path}']).toBe(4);
+    // First step of a run: the journal is on neither the run's branch nor the journal branch of before (two
+    // reads); the run's branch is made holding it (tree, commit, ref); then the progress comment's id and the
+    // record are written to it.
+    expect(byKind['GET /repos/{owner}/{repo}/contents/{path}']).toBe(2);
+    expect(byKind['POST /repos/{owner}/{repo}/git/trees']).toBe(1);
+    expect(byKind['POST /repos/{owner}/{repo}/git/commits']).toBe(1);
+    expect(byKind['POST /repos/{owner}/{repo}/git/refs']).toBe(1);
+    expect(byKind['PUT /repos/{owner}/{repo}/contents/{path}']).toBe(2);
+    // The step log counts what the step sent, and the content-creating part GitHub's secondary limit counts.
+    const sent = server.requests.filter({ since: mark });
+    const creating = sent.filter((q) => q.method !== 'GET' && q.method !== 'HEAD').length;
+    expect(r.stdout).toContain(
+      `interlock: this step sent ${sent.length} GitHub requests, ${creating} of them content-creating`,
+    );
+    expect(server.state.repo(FULL).branchSha('interlock-journal')).toBeUndefined();
+    expect(server.state.repo(FULL).branchSha('interlock-journal-runs/fix/issue-42')).toBeDefined();
   });
 
   it('a later step is one read, a dispatch write and a record write, plus one progress-comment update', async () => {

@@ -7,6 +7,7 @@ import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace } from '../support/action-process.js';
 import { type GitHubServer, type RepoSpec, startGitHubServer } from '../support/github-server.js';
+import { putJournalText } from '../support/journal-text.js';
 import { FULL, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
 
 export const SHIP_ROUTES = routeLabel('ship', '.github/interlock/ship.yml');
@@ -55,5 +56,5 @@ export function writeApprovals(
     }),
   );
   const next = appendEvents(j, events, new Date().toISOString());
-  server.state.repo(FULL).commitFiles(JOURNAL_BRANCH, { [`runs/${runId}.json`]: serializeJournal(next) });
+  putJournalText(server.state.repo(FULL), runId, serializeJournal(next), JOURNAL_BRANCH);
 }

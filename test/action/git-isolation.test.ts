@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult, worldLog } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { journalText } from '../support/journal-text.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
 
@@ -322,6 +323,6 @@ ${i ? `    depends_on: [${i === 1 ? 'build' : 'release'}]\n` : ''}    outputs: [
     expect(step.stdout).toContain(
       'node-credentials: NPM_TOKEN=relase: "relase" is not a node of this graph (did you mean "release"?). The graph\'s nodes: build, release, announce',
     );
-    expect(server.state.repo(FULL).readText('runs/npm/issue-32.json', JOURNAL_BRANCH)).toBeUndefined();
+    expect(journalText(server.state.repo(FULL), 'npm/issue-32', JOURNAL_BRANCH)).toBeUndefined();
   });
 });

@@ -64,7 +64,7 @@ describe('the self-test workflow, run against the local GitHub', () => {
     expect(again.code, again.stdout + again.stderr).toBe(0);
 
     const journal = join(ws, 'journal.json');
-    writeFileSync(journal, repo.readText(`runs/${id}.json`, inputs['journal-branch']!) ?? '');
+    writeFileSync(journal, repo.readText(`runs/${id}.json`, `${inputs['journal-branch']!}-runs/${id}`) ?? '');
     const check = (env: Record<string, string>) =>
       spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/verify-self-test.mjs'), journal], {
         env: { PATH: process.env.PATH, ...env },

@@ -12,6 +12,7 @@ import { loadGraphFile } from '../../src/runner/graph-file.js';
 import type { StepOptions } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer, RepoState } from '../support/github-server.js';
+import { journalText as journalTextIn } from '../support/journal-text.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -116,7 +117,7 @@ export function pullRequestOpened(repo: RepoState, number: number): Record<strin
 }
 
 export function journalText(server: GitHubServer, runId: string): string | undefined {
-  return server.state.repo(FULL).readText(`runs/${runId}.json`, JOURNAL_BRANCH);
+  return journalTextIn(server.state.repo(FULL), runId, JOURNAL_BRANCH);
 }
 
 export function readJournal(server: GitHubServer, runId: string): Journal {

@@ -32,8 +32,12 @@ describe('journal writes in node: all', () => {
     const r = await runStep(issueStep(server, ws, 91, 'go', { inputs: { graph: 'g.yml', node: 'all' } }));
     expect(r.code, r.stdout).toBe(0);
     expect(JSON.parse(r.outputs.checkpoint!).status).toBe('completed');
+    // The first write makes the run's branch (its commit carries the message), the others are contents writes.
     const writes = server.requests
-      .filter({ since: mark, method: 'PUT', path: /\/contents\/runs\// })
+      .filter({ since: mark })
+      .filter(
+        (q) => (q.method === 'PUT' && /\/contents\/runs\//.test(q.path)) || /\/git\/commits$/.test(q.path),
+      )
       .filter((q) => q.status >= 200 && q.status < 300)
       .map((q) => (q.body as { message: string }).message);
     expect(writes).toEqual([

@@ -21,6 +21,7 @@ import {
   type RepoState,
   startGitHubServer,
 } from '../support/github-server.js';
+import { journalText } from '../support/journal-text.js';
 
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples') as Array<{
@@ -272,7 +273,7 @@ export async function startWorld(
       return runId;
     },
     journal(runId = 'fix/issue-1') {
-      const text = repo.readText(`runs/${runId}.json`, 'interlock-journal');
+      const text = journalText(repo, runId);
       if (text === undefined) throw new Error(`no journal for ${runId}`);
       return parseJournal(text, runId);
     },

@@ -17,6 +17,7 @@ import { decodeJournal } from '../../src/store/check-run.js';
 import { pullRequestOpened } from '../action/world.js';
 import { fastProbotOctokit } from '../app/world.js';
 import { runStepWithin, type StepOptions } from '../support/action-process.js';
+import { putJournalText } from '../support/journal-text.js';
 import { type ActionWorld, FULL, JOURNAL_BRANCH, WORKFLOW } from './github-world.js';
 
 /** A request's timeout in these runs: a held connection fails after this, and is retried. */
@@ -89,10 +90,14 @@ export const recorded = (node: string, attempt: number): NewEvent => ({
 });
 
 /**
- * Writes a journal to the journal branch as earlier steps would have left it, with its progress comment unless
+ * Writes a journal to the run's branch (or with `legacy`, to the journal branch of before) as earlier steps would have left it, with its progress comment unless
  * `progress: false`; events are `ageMs` old (a minute by default).
  */
-export function seed(c: Case, events: NewEvent[], opts: { progress?: boolean; ageMs?: number } = {}): void {
+export function seed(
+  c: Case,
+  events: NewEvent[],
+  opts: { progress?: boolean; ageMs?: number; legacy?: boolean } = {},
+): void {
   const ref = { name: c.graph.name, hash: c.graph.hash, path: c.graph.path };
   let j: Journal = { format: JOURNAL_FORMAT, run_id: c.runId, graph: ref, events: [] };
   let t = Date.now() - (opts.ageMs ?? 60_000);
@@ -105,18 +110,18 @@ export function seed(c: Case, events: NewEvent[], opts: { progress?: boolean; ag
     const comment = c.world.repo.addComment(c.subject.number, body, 'github-actions[bot]');
     j = { ...j, progress_comment_id: comment.id };
   }
-  writeJournal(c, j);
+  if (opts.legacy)
+    c.world.repo.commitFiles(
+      JOURNAL_BRANCH,
+      { [`runs/${c.runId}.json`]: serializeJournal(j) },
+      {},
+      { orphan: true },
+    );
+  else writeJournal(c, j);
 }
 
 export function writeJournal(c: Case, j: Journal): void {
-  const path = `runs/${c.runId}.json`;
-  const orphan = c.world.journalText(c.runId) === undefined && !c.world.repo.branchSha(JOURNAL_BRANCH);
-  c.world.repo.commitFiles(
-    JOURNAL_BRANCH,
-    { [path]: serializeJournal(j) },
-    {},
-    orphan ? { orphan: true } : {},
-  );
+  putJournalText(c.world.repo, c.runId, serializeJournal(j), JOURNAL_BRANCH);
 }
 
 /** Runs the bundle as a runner runs a step, killed after STEP_LIMIT_MS. */

@@ -6,7 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
+import type { NewEvent } from '../../src/journal/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { idempotencyKey } from '../../src/protocol/context.js';
+import { bodyMark, markHash } from '../../src/protocol/effect-marks.js';
 import { commitCheckout } from '../action/effect-world.js';
 import { webhookExample } from '../support/fixtures.js';
 import {
@@ -68,6 +71,22 @@ nodes:
     depends_on: [plan]
     effect:
       pull_request: { branch: interlock/fix, title: Fix, body: Fixes it, labels: [shipped] }
+`;
+
+/** plan, then labels (added, removed, read back) and a draft release (looked for by its mark, then made). */
+export const LABEL_RELEASE_GRAPH = `interlock: 1
+name: faults
+nodes:
+  - id: plan
+    run: echo "$INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> effects.log
+  - id: label
+    depends_on: [plan]
+    effect:
+      labels: { add: [shipped], remove: [wip] }
+  - id: release
+    depends_on: [label]
+    effect:
+      release: { tag: v2.0.0, draft: true }
 `;
 
 /** The same, with ship's evidence of every other kind GitHub answers: a pull request, a tag, a release, a check. */
@@ -215,6 +234,47 @@ export const FLOW_SPECS = {
     },
     run: nextStep,
   },
+  'action: effect step on the branch and pull request it made before': {
+    // The branch is at the checkout's commit (moved on with a ref update), and the pull request carries the mark
+    // of ship's failed attempt 1 (whose hash its dispatch journaled) under an old title: updated, not opened again.
+    graph: PR_EFFECT_GRAPH,
+    prepare: (c) => {
+      commitCheckout(c.world.repo, c.ws, 'checkout');
+      writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
+      const key = idempotencyKey(c.runId, 'ship');
+      const value = 'a1'.repeat(32); // a mark's value is 64 hex digits
+      c.world.repo.addPull({
+        number: PR_NUMBER,
+        head: 'interlock/fix',
+        base: 'checkout',
+        title: 'Old',
+        body: `Fixes it\n\n${bodyMark(key, value)}`,
+      });
+      const { earlier, events } = planRecorded(c);
+      seed(c, [
+        ...events,
+        { ...dispatched('ship', 1, runnerOf(earlier)), effect_mark: markHash(key, value) } as NewEvent,
+        {
+          type: 'NodeFailed',
+          node: 'ship',
+          attempt: 1,
+          failures: [{ check: 'effect pull_request', message: 'GitHub answered 502' }],
+          usage: { wall_ms: 10 },
+        } as NewEvent,
+      ]);
+    },
+    run: nextStep,
+  },
+  'action: effect steps (labels, draft release)': {
+    graph: LABEL_RELEASE_GRAPH,
+    prepare: (c) => seed(c, planRecorded(c).events),
+    run: (c) => step(stepFor(c, { node: 'all' })),
+  },
+  'action: later step, journal on the journal branch of before': {
+    // A run started before run branches: its journal is on `interlock-journal` itself, and it goes on there.
+    prepare: (c) => seed(c, planRecorded(c).events, { legacy: true }),
+    run: nextStep,
+  },
   'action: evidence step (pull request, tag, release, check)': {
     graph: EVIDENCE_GRAPH,
     prepare: (c) => {
@@ -252,7 +312,8 @@ export const FLOW_SPECS = {
     run: nextStep,
   },
   'action: mode stuck': {
-    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
+    // A run on the journal branch of before: stuck mode lists it with the tree and reads its blob.
+    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000, legacy: true }),
     run: (c) =>
       step({
         ...stepFor(c, { mode: 'stuck', 'stuck-after': '1h' }),

@@ -15,6 +15,7 @@ import {
   faultCases,
   runFaultCases,
 } from './api-faults.js';
+import { requestsInSource } from './api-faults-coverage.js';
 
 /** One fault kind per flow, rotating, at a request of its own; and on every other flow, one on every try. */
 function bounded(cases: FaultCase[]): FaultCase[] {
@@ -49,6 +50,13 @@ describe('GitHub API faults at the requests of each flow', () => {
     expect(new Set(cases.map((c) => c.point.flow))).toEqual(own);
     expect(new Set(cases.map((c) => c.fault))).toEqual(new Set(FAULT_NAMES));
     expect(cases.some((c) => c.mode === 'every')).toBe(true);
+  });
+
+  it('the flows reach every REST request src/ makes, each faulted once and on every try in the full suite', () => {
+    const reached = new Set(all.map((c) => c.point.kind));
+    const inSource = requestsInSource();
+    expect(inSource.filter((k) => !reached.has(k))).toEqual([]);
+    expect(inSource.length).toBeGreaterThanOrEqual(40);
   });
 
   it('nothing is lost, retries are bounded, and a step that gives up says what state the run is in', () => {

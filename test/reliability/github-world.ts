@@ -15,6 +15,7 @@ import {
   type RepoState,
   startGitHubServer,
 } from '../support/github-server.js';
+import { journalText as journalTextIn } from '../support/journal-text.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -174,7 +175,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
       repo.commitFiles('main', files);
     },
     journalText(runId) {
-      return repo.readText(`runs/${runId}.json`, JOURNAL_BRANCH);
+      return journalTextIn(repo, runId, JOURNAL_BRANCH);
     },
     close: async () => {
       await cache.close();

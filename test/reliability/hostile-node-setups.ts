@@ -11,6 +11,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO } from '../action/world.js';
 import { DIST, makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { journalText } from '../support/journal-text.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 import { ATTEMPTS, type Observed, type Outcome } from './hostile-node.js';
 
@@ -118,7 +119,7 @@ async function observe(
       report.set(row, found);
     }
   }
-  const text = repo.readText(`runs/hostile/issue-${issue}.json`, JOURNAL_BRANCH) ?? '';
+  const text = journalText(repo, `hostile/issue-${issue}`, JOURNAL_BRANCH) ?? '';
   // The build before this suite wrote outputs today's schema refuses: read its journal without validating it.
   const journal: { events: JournalEvent[] } = !text
     ? { events: [] }

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load.js';
 import type { Journal } from '../../src/journal/events.js';
-import { commit, contenderPlace } from '../../src/runner/commit.js';
+import { commit, contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/commit.js';
 import { type RunSetup, readRun } from '../../src/runner/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
@@ -112,24 +112,41 @@ describe('lineUp: a matrix job before its first write', () => {
     ],
   });
 
-  it('with nothing in flight, the node third in line waits two round trips and reads again before writing', async () => {
+  it('the node third in line waits for the third slot of the cycle on the clock and reads again before writing', async () => {
     const store = new LineStore(0, 0);
-    const t0 = Date.now();
     await commit(setupOf(store), runner, dispatchOf('c'), { lineUp: true });
     expect(store.reads).toHaveLength(2);
     expect(store.writes).toHaveLength(1);
-    expect(store.reads[1]! - t0).toBeGreaterThanOrEqual(2 * 20 - 5);
+    // Three nodes ready: a cycle of three slots, each a job's two writes at GitHub's pace (not a read's round trip).
+    const cycle = 3 * LINE_UP_SLOT_MS;
+    const into = store.reads[1]! % cycle;
+    expect(into).toBeGreaterThanOrEqual(2 * LINE_UP_SLOT_MS - 5);
+    expect(into).toBeLessThan(2 * LINE_UP_SLOT_MS + 500);
   });
 
-  it('the first in line writes at once, and so does every writer once a node is in flight', async () => {
+  it('jobs that start at different times still write in different slots (the slots are on the clock)', () => {
+    const snap = { state: { checkpoint: { active_nodes: ['a'], ready_nodes: ['b', 'c', 'd'] } } } as never;
+    const ev = (node: string) => [{ type: 'NodeDispatched', node }] as never;
+    const at = (node: string, now: number) => now + lineUpWait(snap, ev(node), 20, now);
+    for (const now of [0, 1234, 7001, 59_999]) {
+      const slots = ['b', 'c', 'd'].map((n) => (at(n, now) % (4 * LINE_UP_SLOT_MS)) / LINE_UP_SLOT_MS);
+      expect(slots).toEqual([1, 2, 3]);
+    }
+    // A node alone in flight or ready never waits.
+    const alone = { state: { checkpoint: { active_nodes: [], ready_nodes: ['b'] } } } as never;
+    expect(lineUpWait(alone, ev('b'), 20, 1234)).toBe(0);
+  });
+
+  it('a writer that starts once a node is in flight still waits for its own slot, then writes', async () => {
     const first = new LineStore(0, 0);
     await commit(setupOf(first), runner, dispatchOf('a'), { lineUp: true });
-    expect(first.reads).toHaveLength(1);
-    // "a" is in flight now: "c" is no longer in a matrix's first round.
+    expect(first.reads[1]! % (3 * LINE_UP_SLOT_MS)).toBeLessThan(500);
+    // "a" is in flight now; "c" is still in the line-up, third of the three in flight or ready.
     const later = first;
     later.reads = [];
     await commit(setupOf(later), runner, dispatchOf('c'), { lineUp: true });
-    expect(later.reads).toHaveLength(1);
+    expect(later.reads).toHaveLength(2);
+    expect(later.reads[1]! % (3 * LINE_UP_SLOT_MS)).toBeGreaterThanOrEqual(2 * LINE_UP_SLOT_MS - 5);
     expect(later.stored?.journal.events.map((e) => e.type)).toEqual([
       'RunStarted',
       'NodeDispatched',

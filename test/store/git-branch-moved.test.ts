@@ -1,5 +1,6 @@
 /**
- * Two runs' journals on one branch under the like-GitHub model: a contents write that another run's write beat
+ * Two runs' journals on one branch under the like-GitHub model (runs started on the journal branch of before, which
+ * go on there; new runs each have a branch of their own and never meet so): a contents write that another run's write beat
  * to the branch is refused 409 `is at … but expected …`. The git store says the branch moved (not the journal),
  * and the commit sends the same write again rather than count it as a store refusing for nothing.
  */
@@ -44,12 +45,18 @@ const journalOf = (runId: string): Journal =>
 
 describe('a write beaten to the branch by another run’s', () => {
   it('is refused as branchMoved, and goes through when sent again as it was', async () => {
-    const one = new GitStore(octokit, REPO, 'run/one');
-    const two = new GitStore(octokit, REPO, 'run/two');
+    const one = new GitStore(octokit, REPO, 'run/one', 'interlock-journal', 'legacy');
+    const two = new GitStore(octokit, REPO, 'run/two', 'interlock-journal', 'legacy');
     // The branch exists first, so both writes below are plain creates of their own files.
-    expect((await new GitStore(octokit, REPO, 'run/zero').write(journalOf('run/zero'), null, 'm')).ok).toBe(
-      true,
-    );
+    expect(
+      (
+        await new GitStore(octokit, REPO, 'run/zero', 'interlock-journal', 'legacy').write(
+          journalOf('run/zero'),
+          null,
+          'm',
+        )
+      ).ok,
+    ).toBe(true);
     const [a, b] = await Promise.all([
       one.write(journalOf('run/one'), null, 'one'),
       new Promise((res) => setTimeout(res, 30)).then(() => two.write(journalOf('run/two'), null, 'two')),

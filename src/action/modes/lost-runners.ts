@@ -16,7 +16,7 @@ import { parseSubjectLabel } from '../../journal/run-id.js';
 import { JournalError, runEnded } from '../../journal/state.js';
 import { recoveryWords } from '../../render/recovery-words.js';
 import { RunRefused } from '../../runner/read.js';
-import { GitStore } from '../../store/git.js';
+import { type GitPlace, GitStore } from '../../store/git.js';
 import { type ActionContext, actionsRunner } from '../context.js';
 import { askForAttention } from '../publish.js';
 
@@ -25,6 +25,8 @@ export interface JournalFile {
   runId: string;
   version: string;
   text: string;
+  /** Which branch it was read from: the run's own, or the journal branch of before. */
+  place?: GitPlace;
 }
 
 /** A run whose lost attempts were recorded: the nodes interrupted, and those of them now held for a person. */
@@ -57,7 +59,7 @@ async function load(
     journalBranch: branch,
     webUrl: ctx.env.GITHUB_SERVER_URL,
   };
-  const store = new GitStore(ctx.octokit, ctx.repo, f.runId, branch);
+  const store = new GitStore(ctx.octokit, ctx.repo, f.runId, branch, f.place);
   const places = new Map<string, RunPlace>([[f.runId, { store, stored: { journal, version: f.version } }]]);
   const l = await loadRun(deps, f.runId, graphs, places);
   return l.ok ? { run: l.run, journal } : { problem: l.problem };

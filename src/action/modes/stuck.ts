@@ -1,6 +1,7 @@
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
+import { GitStore } from '../../store/git.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ActionContext, ActionResult } from '../context.js';
 import { writeOutputs } from '../step-report.js';
@@ -33,10 +34,16 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   }
   const files: Array<JournalFile & { file: string }> = [];
   for (const run of runs) {
-    if (!run.version) continue;
-    const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
-    const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
-    files.push({ file: run.where, runId: run.runId, version: run.version, text });
+    // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
+    if (run.version) {
+      const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
+      const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
+      files.push({ file: run.where, runId: run.runId, version: run.version, text, place: 'legacy' });
+      continue;
+    }
+    const raw = await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText();
+    if (raw)
+      files.push({ file: run.where, runId: run.runId, version: raw.version, text: raw.text, place: 'run' });
   }
   // First the runs whose runner was lost: recorded now, they are active again, not idle.
   const lost = await recoverLostRunners(ctx, files);

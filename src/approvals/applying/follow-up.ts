@@ -30,7 +30,7 @@ export interface Applied {
 
 /** The workflow dispatch after a command: the workflow run it started, or why none was. */
 interface WorkflowDispatch {
-  workflowRun?: { link: string; file: string };
+  workflowRun?: { link: string; file: string; workflowRunId?: number };
   workflowProblem?: string;
   failed?: true;
 }
@@ -48,12 +48,8 @@ async function dispatchRunWorkflow(
       workflowProblem: 'the run records no workflow of this repository (it was not started by the Action)',
     };
   try {
-    return {
-      workflowRun: {
-        link: await dispatchWorkflow(deps, target, s.run.runId, req.defaultBranch),
-        file: target.file,
-      },
-    };
+    const run = await dispatchWorkflow(deps, target, s.run.runId, req.defaultBranch);
+    return { workflowRun: { ...run, file: target.file } };
   } catch (e) {
     return {
       failed: true,
@@ -181,6 +177,7 @@ export async function showApplied(
         what,
         command: t.command,
         ...(d.workflowRun ? { workflowRun: d.workflowRun.link } : {}),
+        ...(d.workflowRun?.workflowRunId ? { workflowRunId: d.workflowRun.workflowRunId } : {}),
       };
   return { outcome, reply };
 }

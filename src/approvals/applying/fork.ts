@@ -72,14 +72,14 @@ export async function forkFromComment(
   const w = await writeFork(at.store, at.free, graph, f.events, deps.now);
   if (!w.ok) return refused(req.login, w.reason, command);
   const target = workflowOf(run.journal, deps.repo);
-  let workflowRun: { link: string; file: string } | undefined;
+  let workflowRun: { link: string; file: string; workflowRunId?: number } | undefined;
   let workflowProblem: string | undefined;
   if (!target)
     workflowProblem = 'the run records no workflow of this repository (it was not started by the Action)';
   else
     try {
       workflowRun = {
-        link: await dispatchWorkflow(deps, target, at.free, req.defaultBranch),
+        ...(await dispatchWorkflow(deps, target, at.free, req.defaultBranch)),
         file: target.file,
       };
     } catch (e) {
@@ -94,6 +94,7 @@ export async function forkFromComment(
       what: `forked ${run.runId} as ${at.free}, rerunning from ${command.node}`,
       command,
       ...(workflowRun ? { workflowRun: workflowRun.link } : {}),
+      ...(workflowRun?.workflowRunId ? { workflowRunId: workflowRun.workflowRunId } : {}),
     },
     reply: rerunFromReply({
       login: req.login,

@@ -35,16 +35,38 @@ export function workflowOf(journal: Journal, repo: RepoRef, node?: string): Work
   return undefined;
 }
 
+/** The workflow run a dispatch started: its page, and its id when GitHub said it. */
+export interface Dispatched {
+  link: string;
+  /** `workflow_run_id` of the answer; absent where GitHub answers 204 with no body (GitHub Enterprise Server). */
+  workflowRunId?: number;
+}
+
+/** The workflow run a dispatch's answer names (200 with `return_run_details`), or nothing (204). Pure. */
+export function dispatchedRun(data: unknown): { workflowRunId?: number; html_url?: string } {
+  if (data === null || typeof data !== 'object') return {};
+  const d = data as { workflow_run_id?: unknown; html_url?: unknown };
+  return {
+    ...(typeof d.workflow_run_id === 'number' &&
+    Number.isSafeInteger(d.workflow_run_id) &&
+    d.workflow_run_id > 0
+      ? { workflowRunId: d.workflow_run_id }
+      : {}),
+    ...(typeof d.html_url === 'string' && /^https?:\/\//.test(d.html_url) ? { html_url: d.html_url } : {}),
+  };
+}
+
 /**
  * Dispatches the workflow with input `run-id`, so the run's next step starts with no one touching the Actions
- * tab. Returns a link to the new workflow run when GitHub gives one, else to the workflow's runs.
+ * tab. Asks GitHub for the run it started (`return_run_details`): its id and page; where GitHub answers 204 with
+ * no body (GitHub Enterprise Server before the option), the link goes to the workflow's runs and no id is known.
  */
 export async function dispatchWorkflow(
   deps: HandlerDeps,
   target: WorkflowTarget,
   runId: string,
   defaultBranch: string,
-): Promise<string> {
+): Promise<Dispatched> {
   const r = await deps.octokit.request(
     'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
     {
@@ -55,9 +77,11 @@ export async function dispatchWorkflow(
       return_run_details: true,
     },
   );
-  const details = r.data as { html_url?: string } | undefined;
-  return (
-    details?.html_url ??
-    `${deps.webUrl}/${deps.repo.owner}/${deps.repo.repo}/actions/workflows/${encodeURIComponent(target.file)}`
-  );
+  const run = dispatchedRun(r.data);
+  const link =
+    run.html_url ??
+    (run.workflowRunId !== undefined
+      ? `${deps.webUrl}/${deps.repo.owner}/${deps.repo.repo}/actions/runs/${run.workflowRunId}`
+      : `${deps.webUrl}/${deps.repo.owner}/${deps.repo.repo}/actions/workflows/${encodeURIComponent(target.file)}`);
+  return { link, ...(run.workflowRunId !== undefined ? { workflowRunId: run.workflowRunId } : {}) };
 }

@@ -1,4 +1,4 @@
-/** Pull requests: get, list (with GitHub's `head` filter quirk), create. */
+/** Pull requests: get, list (with GitHub's `head` filter quirk), create, update. */
 import { HttpError, invalidRequest, notFound, validationFailed } from '../http-error.js';
 import { commit } from '../render/git.js';
 import { pullRequest, pullRequestSimple } from '../render/pulls.js';
@@ -37,6 +37,25 @@ export const pullRoutes: RouteDef[] = [
     const repo = ctx.repo();
     const record = repo.issue(Number(ctx.params.pull_number));
     if (!record?.pull) throw notFound();
+    return ctx.reply(200, pullRequest(repo, ctx.urls, record));
+  }),
+
+  // Update a pull request: its title, body and state (what interlock's pull_request effect changes).
+  route('patch', '/repos/{owner}/{repo}/pulls/{pull_number}', (ctx) => {
+    const repo = ctx.repo();
+    const record = repo.issue(Number(ctx.params.pull_number));
+    if (!record?.pull) throw notFound();
+    const { title, body, state } = ctx.body;
+    if (title !== undefined && (typeof title !== 'string' || title === ''))
+      throw validationFailed({ resource: 'PullRequest', code: 'missing_field', field: 'title' });
+    if (body !== undefined && body !== null && typeof body !== 'string')
+      throw invalidRequest('"body" must be a string.');
+    if (state !== undefined && state !== 'open' && state !== 'closed')
+      throw validationFailed({ resource: 'PullRequest', code: 'invalid', field: 'state' });
+    if (typeof title === 'string') record.title = title;
+    if (body !== undefined) record.body = body as string | null;
+    if (state === 'open' || state === 'closed') record.state = state;
+    record.updated_at = repo.env.now();
     return ctx.reply(200, pullRequest(repo, ctx.urls, record));
   }),
 

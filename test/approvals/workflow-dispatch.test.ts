@@ -1,0 +1,53 @@
+/** The workflow dispatch after a command asks GitHub for the run it started, and copes where GitHub does not say. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HandlerDeps } from '../../src/approvals/deps.js';
+import { dispatchedRun, dispatchWorkflow } from '../../src/approvals/workflow/workflow-dispatch.js';
+import { createClient, type GitHubClient } from '../../src/github/client.js';
+import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+
+const REPO = { owner: 'acme', repo: 'widgets' };
+const WEB = 'https://github.example';
+
+describe('dispatchWorkflow', () => {
+  let server: GitHubServer;
+  beforeEach(async () => {
+    server = await startGitHubServer({
+      repos: [{ owner: 'acme', name: 'widgets', workflows: [{ file: 'interlock.yml', inputs: ['run-id'] }] }],
+    });
+  });
+  afterEach(() => server.close());
+
+  const deps = (octokit: GitHubClient): HandlerDeps => ({
+    octokit,
+    repo: REPO,
+    journalBranch: 'interlock-journal',
+    webUrl: WEB,
+  });
+
+  it('records the workflow run GitHub says it started (200 with workflow_run_id) and links to it', async () => {
+    const octokit = createClient({ token: 't', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });
+    const d = await dispatchWorkflow(deps(octokit), { file: 'interlock.yml' }, 'fix/issue-1', 'main');
+    const dispatch = server.state.repo('acme/widgets').dispatches.at(-1)!;
+    expect(d.workflowRunId).toBe(dispatch.run_id);
+    expect(d.link).toMatch(new RegExp(`/acme/widgets/actions/runs/${dispatch.run_id}$`));
+    expect(dispatch.inputs).toEqual({ 'run-id': 'fix/issue-1' });
+  });
+
+  it('where GitHub answers 204 with no body (an Enterprise Server without the option), links to the workflow', async () => {
+    const octokit = {
+      request: async () => ({ status: 204, data: undefined, headers: {}, url: '' }),
+    } as unknown as GitHubClient;
+    const d = await dispatchWorkflow(deps(octokit), { file: 'interlock.yml' }, 'fix/issue-1', 'main');
+    expect(d).toEqual({ link: `${WEB}/acme/widgets/actions/workflows/interlock.yml` });
+  });
+
+  it('takes only a positive integer id and an http(s) page from the answer', () => {
+    expect(dispatchedRun({ workflow_run_id: 7, html_url: 'https://x/runs/7' })).toEqual({
+      workflowRunId: 7,
+      html_url: 'https://x/runs/7',
+    });
+    expect(dispatchedRun({ workflow_run_id: '7', html_url: 'javascript:alert(1)' })).toEqual({});
+    expect(dispatchedRun({ workflow_run_id: -1 })).toEqual({});
+    expect(dispatchedRun('')).toEqual({});
+  });
+});
