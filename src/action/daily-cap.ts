@@ -1,7 +1,7 @@
 /**
  * The daily cost cap in the Action: `budget.daily_usd` of the checkout's `.github/interlock.yml` (read from disk,
  * as the routes are), and the other runs' spend of the day counted from the journal branch: one listing of
- * `runs/` and one blob read per other run, at most MAX_READS of them (the tree does not say when a journal was
+ * the runs (their branches, and `runs/` of the journal branch of before) and one read per other run, at most MAX_READS of them (the tree does not say when a journal was
  * written, so every listed run is a candidate). The check-run store keeps each run on its own commit and cannot
  * list the others: only this run's spend is counted there, and the escalation says so. Nothing here asks GitHub
  * anything unless a cap is configured.
@@ -14,6 +14,7 @@ import { parseJournal } from '../journal/parse.js';
 import { readCheckoutFile } from '../os/node-files.js';
 import { approveRerunCommand } from '../render/next-commands.js';
 import type { DailyCapSource, OthersSpend } from '../runner/daily-cap.js';
+import { GitStore } from '../store/git.js';
 import { GitRuns } from '../store/git-runs.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace } from './context.js';
 
@@ -35,9 +36,14 @@ async function countJournalBranch(ctx: ActionContext, ownRunId: string, day: str
       break;
     }
     try {
-      if (!run.version) throw new Error('the listing gives no blob');
-      const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
-      const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
+      // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
+      const text = run.version
+        ? Buffer.from(
+            (await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version })).data.content,
+            'base64',
+          ).toString('utf8')
+        : (await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText())?.text;
+      if (text === undefined) throw new Error('its journal is gone');
       const today = dailyUsage([parseJournal(text, run.where)]).find((d) => d.day === day);
       spend.counted += 1;
       for (const k of Object.keys(spend.others) as (keyof OthersSpend['others'])[])

@@ -77,9 +77,9 @@ describe('the daily cost cap in the bundled action', () => {
     const mark = server.requests.mark();
     const first = await runStep(issueStep(server, ws, 7, 'agent:capped', { inputs: { node: 'all' } }));
     expect(first.outputs, first.stdout + first.stderr).toMatchObject({ status: 'escalated' });
-    // One listing of runs/ and one blob read for the one other run, once in the step.
-    expect(server.requests.count({ since: mark, path: /\/git\/trees\// })).toBe(1);
-    expect(server.requests.count({ since: mark, path: /\/git\/blobs\// })).toBe(1);
+    // One listing of the run branches, and the other run's journal read on its branch, once in the step.
+    expect(server.requests.count({ since: mark, path: /\/git\/matching-refs\// })).toBe(1);
+    expect(server.requests.count({ since: mark, path: /\/contents\/runs\/capped\/issue-9\.json/ })).toBe(1);
     expect(first.stdout).toContain('daily cost cap $3.00: other runs spent $3.00 on');
     expect(first.stdout).toContain('counted from 1 of 1 runs');
 
