@@ -1,13 +1,13 @@
 // Parallel jobs appending to one journal on the local GitHub server, and the bytes each write sends.
 import { createClient } from '../src/github/client.js';
-import { parseGraph } from '../src/graph/load.js';
+import { parseGraph } from '../src/graph/load/load.js';
 import type { Graph } from '../src/graph/model.js';
-import type { RunnerInfo } from '../src/journal/event-fields.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events/events.js';
+import type { RunnerInfo } from '../src/journal/events/fields.js';
 import { appendEvents, serializeJournal } from '../src/journal/parse.js';
 import { decideNext, decideResult } from '../src/protocol/decide.js';
-import { commit } from '../src/runner/commit.js';
-import type { RunSetup } from '../src/runner/read.js';
+import { commit } from '../src/runner/journal-io/commit.js';
+import type { RunSetup } from '../src/runner/journal-io/read.js';
 import { GitStore } from '../src/store/git.js';
 import { startGitHubServer } from '../test/support/github-server.js';
 import { journalText } from '../test/support/journal-text.js';

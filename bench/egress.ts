@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import { runScript } from '../src/os/exec.js';
 import { netnsProblem } from '../src/os/netns.js';
-import { egressDecision, egressPick, egressRefusal } from '../src/protocol/egress.js';
+import { egressDecision, egressPick, egressRefusal } from '../src/protocol/attempt/egress.js';
 
 /** The client: `n` sequential requests, each on a new connection, directly or through a CONNECT; ms each, as JSON. */
 const CLIENT = `const net = require('net');

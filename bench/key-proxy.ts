@@ -1,8 +1,8 @@
 // The key proxy's added latency per model request: a streamed Anthropic Messages call to the scripted model
-// server, sent straight to it and through the key proxy (src/os/key-proxy.ts) in alternation, so drift on a noisy
+// server, sent straight to it and through the key proxy (src/os/proxies/key-proxy.ts) in alternation, so drift on a noisy
 // machine falls on both alike. Each figure is the time from sending the request to the last byte of its SSE answer.
 import { Agent, request } from 'node:http';
-import { startKeyProxy } from '../src/os/key-proxy.js';
+import { startKeyProxy } from '../src/os/proxies/key-proxy.js';
 import { startModelServer } from '../test/support/model-server.js';
 
 export interface KeyProxyFigures {

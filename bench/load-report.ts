@@ -34,7 +34,7 @@ const NOTES = [
   "refused write is the model's branch race (another job's write landed during the 300 ms this one took) or a",
   "write after a read GitHub answered from the past, which names an old blob sha (a step's own reads never go",
   'back in time, but a job that has read nothing yet cannot tell a stale first read). The matrix jobs line their',
-  'first writes up on the clock (one 2 s slot a job, `lineUpWait` in src/runner/commit.ts): against the line-up',
+  'first writes up on the clock (one 2 s slot a job, `lineUpWait` in src/runner/journal-io/commit.ts): against the line-up',
   "counted from each job's own start, limit refusals at 20 steps fell from 39 to 1 and failed steps from 7 to 0.",
   "The for_each waves keep writing for minutes: the waves' writes and their refusals pass 80 content-creating",
   "requests a minute, GitHub's 403 is waited out three times a request, and a step refused a fourth time fails;",

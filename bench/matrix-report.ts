@@ -94,7 +94,7 @@ export async function matrixSection(quick: boolean): Promise<string[]> {
     'job listing, and 402 were refused journal writes. What changed, each tried against the bundle before it:',
     '',
     '- Recovery listed the jobs of the run attempt once for every in-flight node at every try of the commit. A step',
-    '  now lists each run attempt once (`actionsProbes`, `src/runner/actions-probe.ts`) and answers every node and',
+    '  now lists each run attempt once (`actionsProbes`, `src/runner/recovery/actions-probe.ts`) and answers every node and',
     '  every retry from it (a listing older than a dispatch never proves that dispatch gone), and a step for one node',
     '  (a matrix job) recovers only that node and what it depends on; the plan and `node: next`/`all` recover the rest.',
     "- `plan` stores the run's start, so the matrix jobs no longer each create the journal branch (four requests) and",

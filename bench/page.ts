@@ -6,7 +6,7 @@ import { ConditionalCache } from '../src/approvals/page/conditional.js';
 import { GitHubBackend } from '../src/approvals/page/github-backend.js';
 import { PageServer } from '../src/approvals/page/serve.js';
 import { createClient } from '../src/github/client.js';
-import { parseGraph } from '../src/graph/load.js';
+import { parseGraph } from '../src/graph/load/load.js';
 import { serializeJournal } from '../src/journal/parse.js';
 import { buildJournal, CONFIG, DEFAULT_APPROVALS, GRAPH_PATH, GRAPH_TEXT } from '../test/app/world.js';
 import { startGitHubServer } from '../test/support/github-server.js';

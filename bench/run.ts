@@ -5,9 +5,9 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { parseGraph } from '../src/graph/load.js';
+import { parseGraph } from '../src/graph/load/load.js';
 import type { Graph } from '../src/graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events/events.js';
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
 import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
@@ -464,7 +464,7 @@ md.push(
   '## The key proxy: added latency per model request',
   '',
   `${kp.requests} streamed Anthropic Messages calls (SSE) to the scripted model server (\`test/support/model-server.ts\`),`,
-  'each sent straight to it and through the key proxy (`src/os/key-proxy.ts`) in turn, keep-alive on both, timed',
+  'each sent straight to it and through the key proxy (`src/os/proxies/key-proxy.ts`) in turn, keep-alive on both, timed',
   'from the request to the last byte of the answer (`bench/key-proxy.ts`).',
   '',
   '| | direct (ms) | through the key proxy (ms) | ratio | added (ms) |',

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sha256 } from '../src/graph/canonical.js';
 import type { Graph } from '../src/graph/model.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events/events.js';
 import { fold } from '../src/journal/fold.js';
 import { appendEvents } from '../src/journal/parse.js';
 import type { RunState } from '../src/journal/state.js';
 import { statusMermaid } from '../src/render/status.js';
-import { loadGraphFile } from '../src/runner/graph-file.js';
+import { loadGraphFile } from '../src/runner/journal-io/graph-file.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const EXAMPLE_GRAPH = 'examples/demo/fix-bug.yml';

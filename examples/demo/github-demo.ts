@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJournal } from '../../src/journal/parse.js';
-import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user.js';
+import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user/node-user.js';
 import { issuesLabeled } from '../../test/support/fixtures.js';
 import { journalText as journalTextIn } from '../../test/support/journal-text.js';
 import {
@@ -154,7 +154,7 @@ async function main() {
       "GitHub is simulated by a local server that answers as GitHub's REST API does; nothing leaves this machine.",
     ),
   );
-  // The warning is said only where it will appear: not root and no passwordless sudo (src/os/node-user.ts).
+  // The warning is said only where it will appear: not root and no passwordless sudo (src/os/node-user/node-user.ts).
   if (!canSwitchUser())
     say(
       dim(

@@ -1,16 +1,16 @@
 import { killAllChildren } from '../os/exec.js';
-import { guardCheckout } from '../os/git-guard.js';
-import type { KeyProxy } from '../os/key-proxy.js';
-import { parseAgentCredentials } from '../os/key-proxy-rules.js';
-import { configureNodeCredentials, parseNodeCredentials } from '../os/node-credentials.js';
-import { prepareNodeUser } from '../os/node-user.js';
-import { claimNodeUser } from '../os/node-user-claim.js';
+import { guardCheckout } from '../os/git/git-guard.js';
+import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';
+import { prepareNodeUser } from '../os/node-user/node-user.js';
+import { claimNodeUser } from '../os/node-user/node-user-claim.js';
+import type { KeyProxy } from '../os/proxies/key-proxy.js';
+import { parseAgentCredentials } from '../os/proxies/key-proxy-rules.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
-import { type ActionContext, type ActionIO, buildContext } from './context.js';
-import { reportRequests, reportStaleReads } from './fresh-stores.js';
+import { type ActionContext, type ActionIO, buildContext } from './context/context.js';
+import { reportRequests, reportStaleReads } from './context/fresh-stores.js';
 import { createLogGuard } from './log-guard.js';
 import { runAction } from './main.js';
-import { reportingIO } from './step-report.js';
+import { reportingIO } from './report/step-report.js';
 
 /** Every line this process writes goes through the guard: text inside stop-commands, commands outside. */
 const guard = createLogGuard({ write: (s) => process.stdout.write(s) });
@@ -69,7 +69,7 @@ async function isolateNodes(ctx: ActionContext): Promise<void> {
     warn: (m) => ctx.io.warning(`interlock: ${m}`),
     say: (m) => ctx.io.info(`interlock: ${m}`),
   });
-  // What git reads and runs from .git/ stays as this job's first interlock step found it (src/os/git-guard.ts).
+  // What git reads and runs from .git/ stays as this job's first interlock step found it (src/os/git/git-guard.ts).
   guardCheckout({
     workspace: ctx.workspace,
     stateDir: ctx.env.RUNNER_TEMP,
@@ -86,7 +86,7 @@ async function serveModelKeys(ctx: ActionContext): Promise<KeyProxy | undefined>
   const names = parseAgentCredentials(ctx.inputs['agent-credentials']);
   // The proxy's code is loaded only by a step that has one of the keys to serve (else it would start nothing).
   if (!names.some((n) => ctx.rawEnv[n])) return undefined;
-  const { serveAgentCredentials } = await import('../os/key-proxy.js');
+  const { serveAgentCredentials } = await import('../os/proxies/key-proxy.js');
   const granted = parseNodeCredentials(ctx.inputs['node-credentials']).keys();
   const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted);
   if (proxy)

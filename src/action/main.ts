@@ -4,10 +4,10 @@
  * Each mode is imported when it is entered: a step does not load the approval logic, a comment not the runner.
  */
 import { formatSourceError, GraphError } from '../graph/errors.js';
-import { type ActionContext, type ActionResult, fromWorkspace } from './context.js';
-import { replyRefusal } from './refusal-reply.js';
-import { resolveRun } from './resolve-run.js';
-import { fallbackSummary, writeOutputs } from './step-report.js';
+import { type ActionContext, type ActionResult, fromWorkspace } from './context/context.js';
+import { resolveRun } from './context/resolve-run.js';
+import { replyRefusal } from './report/refusal-reply.js';
+import { fallbackSummary, writeOutputs } from './report/step-report.js';
 
 /** A graph that does not load: one annotation per problem, on its file and line, and no second error line. */
 function badGraph(ctx: ActionContext, e: GraphError): ActionResult {

@@ -1,12 +1,12 @@
-import { removeStaleEgressFolders } from '../os/egress-proxy.js';
 import { processAlive } from '../os/processes.js';
+import { removeStaleEgressFolders } from '../os/proxies/egress-proxy.js';
 import { recoveryWords } from '../render/recovery-words.js';
-import { loadGraphFile } from '../runner/graph-file.js';
-import { recover } from '../runner/recover.js';
-import { type ActionContext, makeStore } from './context.js';
-import { askForAttention } from './publish.js';
+import { loadGraphFile } from '../runner/journal-io/graph-file.js';
+import { recover } from '../runner/recovery/recover.js';
+import { type ActionContext, makeStore } from './context/context.js';
+import { subjectOfLabel } from './context/subject.js';
+import { askForAttention } from './report/publish.js';
 import { stepSetupFor } from './setup.js';
-import { subjectOfLabel } from './subject.js';
 
 /**
  * Runs after the job's steps, even when the main step was cancelled or killed. If the main step did not finish

@@ -1,7 +1,7 @@
 /**
  * The Actions cache as the session cache (`@actions/cache`, cache service v2: the runner's `ACTIONS_RESULTS_URL`
  * and `ACTIONS_RUNTIME_TOKEN`, which nodes never see). Entries are keyed by repository, run, session, engine and
- * session id (src/runner/session-carry.ts); a workflow run reads the entries of its own branch and of the default
+ * session id (src/runner/attempt/session-carry.ts); a workflow run reads the entries of its own branch and of the default
  * branch, and people who can only read the repository cannot download any: unlike the journal branch or an
  * artifact. The library is loaded only when a step restores or saves a session (the build puts it beside the
  * bundle, as dist/actions-cache.js).
@@ -12,7 +12,7 @@ function serviceConfigured(env: NodeJS.ProcessEnv): boolean {
   return env.ACTIONS_CACHE_SERVICE_V2 ? !!env.ACTIONS_RESULTS_URL : !!env.ACTIONS_CACHE_URL;
 }
 
-import type { SessionCache } from '../runner/session-carry.js';
+import type { SessionCache } from '../runner/attempt/session-carry.js';
 
 export function actionsSessionCache(repository: string, warn: (m: string) => void): SessionCache {
   return {

@@ -6,16 +6,16 @@
 import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { Graph } from '../graph/model.js';
 import { staleWindowMs } from '../journal/freshness.js';
-import { runProtectedPaths } from '../protocol/protected-paths.js';
-import { actionsProbes } from '../runner/actions-probe.js';
-import type { AttemptMark } from '../runner/attempt.js';
+import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
+import type { AttemptMark } from '../runner/attempt/attempt.js';
+import { actionsProbes } from '../runner/recovery/actions-probe.js';
 import type { StepSetup } from '../runner/step.js';
-import { type ActionContext, actionsRunner, githubContext } from './context.js';
-import { nodeEnvironment } from './inputs.js';
-import { liveComment } from './live-comment.js';
-import type { ResolvedRun } from './resolve-run.js';
+import { type ActionContext, actionsRunner, githubContext } from './context/context.js';
+import { nodeEnvironment } from './context/inputs.js';
+import type { ResolvedRun } from './context/resolve-run.js';
+import { stepSecrets } from './context/step-secrets.js';
+import { liveComment } from './report/live-comment.js';
 import { actionsSessionCache } from './session-cache.js';
-import { stepSecrets } from './step-secrets.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
 export function attemptTitle(a: AttemptMark): string {

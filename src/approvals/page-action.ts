@@ -5,9 +5,9 @@
  * page showed, and leaving an attributed comment on the issue or pull request ("approved from the interlock page
  * by @alice", with the guidance). A second submit of the same form is the same delivery: applied once.
  */
-import { MAX_GUIDANCE_CHARS } from '../journal/gate-events.js';
+import { MAX_GUIDANCE_CHARS } from '../journal/events/gates.js';
 import { subjectOfRun, validRunId } from '../journal/run-id.js';
-import type { PageBinding } from '../protocol/page-binding.js';
+import type { PageBinding } from '../protocol/commands/page-binding.js';
 import { fenceFor } from '../render/excerpt.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { type Command, MAX_TEXT_CHARS } from './commands/parse.js';

@@ -1,9 +1,9 @@
 /** One command to carry out, whichever face and event it came from, and what came of it. */
 
 import type { Graph } from '../graph/model.js';
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 import type { SubjectRef } from '../journal/run-id.js';
-import type { PageBinding } from '../protocol/page-binding.js';
+import type { PageBinding } from '../protocol/commands/page-binding.js';
 import type { Command, ParsedComment } from './commands/parse.js';
 import type { Outcome } from './deps.js';
 import { refusedReply } from './replies/replies.js';

@@ -6,8 +6,8 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { runIdProblem } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
-import { loadGraphFile } from '../runner/graph-file.js';
-import type { RunSetup } from '../runner/read.js';
+import { loadGraphFile } from '../runner/journal-io/graph-file.js';
+import type { RunSetup } from '../runner/journal-io/read.js';
 import { FileStore } from '../store/file.js';
 import { type Io, UsageError } from './io.js';
 

@@ -4,10 +4,10 @@
  * `interlock status` shows while the attempt is in flight.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { type LiveView, liveStepLine, liveText } from '../render/live.js';
-import type { LiveSink } from '../runner/agent-run.js';
-import { pacedLive } from '../runner/live-pacer.js';
-import type { RunSnapshot } from '../runner/read.js';
+import { type LiveView, liveStepLine, liveText } from '../render/live/live.js';
+import type { LiveSink } from '../runner/attempt/agent-run.js';
+import { pacedLive } from '../runner/attempt/live-pacer.js';
+import type { RunSnapshot } from '../runner/journal-io/read.js';
 import type { Io } from './io.js';
 
 const FILE_INTERVAL_MS = 2000;

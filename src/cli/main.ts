@@ -5,7 +5,7 @@
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
-import { RunRefused } from '../runner/read.js';
+import { RunRefused } from '../runner/journal-io/read.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRerunFrom } from './commands/rerun-from.js';
 import { cmdRun } from './commands/run.js';

@@ -5,11 +5,11 @@
 
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileNameOf } from '../graph/subgraph-schema.js';
+import { fileNameOf } from '../graph/schema/subgraph.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
-import { secretValues } from '../os/node-credentials.js';
-import { localRunner, probeLocal } from '../runner/liveness.js';
-import type { RunSetup } from '../runner/read.js';
+import { secretValues } from '../os/node-user/node-credentials.js';
+import type { RunSetup } from '../runner/journal-io/read.js';
+import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
 import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
 import { cliLive } from './live-file.js';

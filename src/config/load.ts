@@ -1,7 +1,7 @@
 /** Reading `.github/interlock.yml`: located errors worded from the config's own schema, not the graph's. */
 import { GraphError } from '../graph/errors.js';
-import { type Path, parseSource } from '../graph/source.js';
-import { zodIssuesToErrors } from '../graph/zod-wording.js';
+import { type Path, parseSource } from '../graph/load/source.js';
+import { zodIssuesToErrors } from '../graph/schema/zod-wording.js';
 import { ApprovalsSchema, type Config, ConfigSchema, RepoBudgetSchema, RouteSchema } from './schema.js';
 
 export const CONFIG_PATH = '.github/interlock.yml';

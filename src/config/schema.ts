@@ -1,6 +1,6 @@
 import * as z from 'zod';
 // What an effect never changes unless its node names it (workflows, this file, graphs and skills) is the core's.
-import { DEFAULT_PROTECTED_PATHS } from '../protocol/protected-paths.js';
+import { DEFAULT_PROTECTED_PATHS } from '../protocol/attempt/protected-paths.js';
 
 const OneOrMany = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 

@@ -11,7 +11,7 @@
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
-import type { Evidence } from '../journal/event-fields.js';
+import type { Evidence } from '../journal/events/fields.js';
 
 type Rest = GitHubClient['rest'];
 type CheckRun = Awaited<ReturnType<Rest['checks']['listForRef']>>['data']['check_runs'][number];

@@ -1,7 +1,7 @@
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
-import type { Check } from '../graph/check-schema.js';
-import type { Evidence } from '../journal/event-fields.js';
+import type { Check } from '../graph/schema/check.js';
+import type { Evidence } from '../journal/events/fields.js';
 import { checkRunCheck } from './check-run.js';
 
 /** What GitHub checks need: a client, the repository, and the run's subject (issue or pull request number). */

@@ -1,11 +1,11 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Check } from '../graph/check-schema.js';
-import type { Evidence } from '../journal/event-fields.js';
+import type { Check } from '../graph/schema/check.js';
+import type { Evidence } from '../journal/events/fields.js';
 import { runScript, type ScriptNetwork } from '../os/exec.js';
-import { restoreCheckout } from '../os/git-guard.js';
+import { restoreCheckout } from '../os/git/git-guard.js';
 import { childProcess } from '../os/lazy.js';
-import { MAX_CHECKED_FILE, NodeFileError, readCheckoutFile } from '../os/node-files.js';
+import { MAX_CHECKED_FILE, NodeFileError, readCheckoutFile } from '../os/node-user/node-files.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 
 /** Where one evidence command's output goes besides its excerpt: a log file, the live log. */
@@ -147,7 +147,7 @@ export function isLocalCheck(check: Check): boolean {
 }
 
 /**
- * interlock's own git: what a node changed in .git/ is put back first (src/os/git-guard.ts), and the commands it
+ * interlock's own git: what a node changed in .git/ is put back first (src/os/git/git-guard.ts), and the commands it
  * could name are off for this call besides (no fsmonitor, no hooks, no pager).
  */
 function git(cwd: string, args: string[]): string {

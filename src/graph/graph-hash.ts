@@ -3,9 +3,9 @@
  * Tests pin hashes: any change here that changes a byte of the hashed text is a change of every run's graph.
  */
 import { createHash } from 'node:crypto';
-import type { Budget } from './budget-schema.js';
 import { sortedKeys } from './canonical.js';
 import type { Approach, GraphNode } from './model.js';
+import type { Budget } from './schema/budget.js';
 
 /** What the graph's address is computed over. */
 export interface HashedGraph {

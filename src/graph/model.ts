@@ -1,11 +1,11 @@
-import type { ApprovalPolicy } from './approval-schema.js';
-import type { Budget } from './budget-schema.js';
-import type { Check } from './check-schema.js';
-import type { Effect } from './effect-schema.js';
-import { type ForEach, instanceNode, parseInstanceId } from './for-each-schema.js';
-import type { Repeat } from './repeat-schema.js';
-import type { Replay } from './schema.js';
-import { childNode, parseChildId, type Subgraph } from './subgraph-schema.js';
+import type { ApprovalPolicy } from './schema/approval.js';
+import type { Budget } from './schema/budget.js';
+import type { Check } from './schema/check.js';
+import type { Effect } from './schema/effect.js';
+import { type ForEach, instanceNode, parseInstanceId } from './schema/for-each.js';
+import type { Repeat } from './schema/loop.js';
+import type { Replay } from './schema/schema.js';
+import { childNode, parseChildId, type Subgraph } from './schema/subgraph.js';
 
 /** The label of the approach an attempt uses, as recorded in `NodeDispatched.approach`. */
 export type ApproachLabel = 'default' | 'retry[0]' | 'retry[1]';

@@ -4,12 +4,12 @@
  * the graph's defaults.
  */
 import type { SourceError } from './errors.js';
+import { restString } from './load/places.js';
+import { errorAt, type Path, parseSource, type SourceDoc } from './load/source.js';
 import { type Approach, type ApproachLabel, DEFAULT_TIMEOUT_MINUTES, ENGINE_AGENTS } from './model.js';
-import { restString } from './places.js';
-import { type GraphFile, type NodeFile, type SkillFile, SkillSchema } from './schema.js';
-import { errorAt, type Path, parseSource, type SourceDoc } from './source.js';
+import { type GraphFile, type NodeFile, type SkillFile, SkillSchema } from './schema/schema.js';
+import { zodIssuesToErrors } from './schema/zod-wording.js';
 import { type ApproachFields, checkConditions, checkTexts } from './texts.js';
-import { zodIssuesToErrors } from './zod-wording.js';
 
 export interface SourceText {
   path: string;

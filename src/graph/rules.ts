@@ -5,9 +5,9 @@
  */
 import { findCycle } from './cycles.js';
 import { type SourceError, suggestion } from './errors.js';
+import { errorAt, type Path, type SourceDoc } from './load/source.js';
 import type { Approach } from './model.js';
-import type { GraphFile, NodeFile } from './schema.js';
-import { errorAt, type Path, type SourceDoc } from './source.js';
+import type { GraphFile, NodeFile } from './schema/schema.js';
 
 /** Where the rules report: the graph's source, and the list every problem is added to. */
 export interface Report {

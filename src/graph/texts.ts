@@ -11,8 +11,8 @@ import {
   stripDelimiters,
 } from '../expressions/evaluate.js';
 import type { SourceError } from './errors.js';
-import type { NodeFile } from './schema.js';
-import { errorAt, type Path, type SourceDoc } from './source.js';
+import { errorAt, type Path, type SourceDoc } from './load/source.js';
+import type { NodeFile } from './schema/schema.js';
 
 /** The fields an approach can set: a node, a retry entry or a skill. */
 export type ApproachFields = Pick<

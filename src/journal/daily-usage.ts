@@ -6,8 +6,8 @@
  * cost an agent did not report (Codex reports none: its `cost_usd` is absent, its tokens are counted). Pure.
  */
 
-import type { Usage } from './event-fields.js';
-import type { Journal, JournalEvent } from './events.js';
+import type { Journal, JournalEvent } from './events/events.js';
+import type { Usage } from './events/fields.js';
 
 export interface UsageSums {
   runs: number;

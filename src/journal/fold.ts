@@ -3,11 +3,12 @@
  * graph give byte-identical checkpoint JSON (rule 6). Each event's rule is its reducer in reducers.ts; the
  * ready list (rule 1) and the checkpoint's shape are here.
  */
-import type { Journal } from './events.js';
-import type { Folding } from './folding.js';
-import { expandedNodes, readyWithin } from './instances.js';
-import { REDUCERS } from './reducers.js';
-import { checkpointUsage } from './run-usage.js';
+
+import { checkpointUsage } from './checkpoint-usage.js';
+import type { Journal } from './events/events.js';
+import type { Folding } from './reducers/folding.js';
+import { expandedNodes, readyWithin } from './reducers/instances.js';
+import { REDUCERS } from './reducers/reducers.js';
 import {
   type Checkpoint,
   type GraphShape,

@@ -6,7 +6,7 @@
  * again (store/fresh.ts). Pure.
  */
 import { canonicalJson } from '../graph/canonical.js';
-import type { Journal } from './events.js';
+import type { Journal } from './events/events.js';
 
 /** What a reader knows a journal holds: at least `seq` events, and when it saw them, the last one. */
 export interface ReadFloor {

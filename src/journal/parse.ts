@@ -6,7 +6,7 @@ import {
   type JournalEvent,
   JournalHeaderSchema,
   type NewEvent,
-} from './events.js';
+} from './events/events.js';
 import { JournalError } from './state.js';
 
 /**

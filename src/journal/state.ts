@@ -3,11 +3,11 @@
  * the one test of a resolved node: "completed or skipped".
  */
 import type { Graph } from '../graph/model.js';
-import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './event-fields.js';
-import type { Journal } from './events.js';
-import type { Guidance } from './gate-events.js';
-import type { Chain } from './serialized-events.js';
-import { type AgentTotals, noUsage, type UsageTotals } from './usage.js';
+import type { Journal } from './events/events.js';
+import type { EscalationReport, Evidence, Failure, GraphRef, RunnerInfo } from './events/fields.js';
+import type { Guidance } from './events/gates.js';
+import type { Chain } from './events/serialized.js';
+import { type AgentTotals, noUsage, type UsageTotals } from './usage-totals.js';
 
 /** The last dispatch of a node, as recorded. */
 export interface DispatchInfo {

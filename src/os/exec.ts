@@ -3,13 +3,13 @@
  * group killed on timeout; and stopping every command this process started.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { type EgressChannel, type EgressRules, openEgressChannel } from './egress-proxy.js';
-import { restoreCheckout } from './git-guard.js';
+import { restoreCheckout } from './git/git-guard.js';
 import { childProcess } from './lazy.js';
 import { innerProxyPort } from './netns.js';
-import { survivorsMessage } from './node-processes.js';
-import { type ScriptNamespace, scriptCommand } from './node-script.js';
-import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user.js';
+import { survivorsMessage } from './node-user/node-processes.js';
+import { type ScriptNamespace, scriptCommand } from './node-user/node-script.js';
+import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user/node-user.js';
+import { type EgressChannel, type EgressRules, openEgressChannel } from './proxies/egress-proxy.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -186,8 +186,8 @@ function readOutput(
 
 /**
  * The command that runs the script, once nothing an earlier script left runs beside it (a granted node's first of
- * all) and what git reads and runs from .git/ is put back (src/os/git-guard.ts); graph code runs as the node user
- * when one is configured (src/os/node-user.ts).
+ * all) and what git reads and runs from .git/ is put back (src/os/git/git-guard.ts); graph code runs as the node user
+ * when one is configured (src/os/node-user/node-user.ts).
  */
 function prepared(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined) {
   endNodeUserProcesses('before the script started');

@@ -3,14 +3,14 @@
  * passwordless sudo) gives it a loopback of its own and nothing else: no other interface, no route, no DNS. A
  * relay, started as root inside the namespace before the script, brings the loopback up, listens on
  * 127.0.0.1:<port> for the proxy and for each host-loopback port passed through, and pipes each connection to a
- * Unix socket of this process (src/os/egress-proxy.ts), which decides. The relay then starts the script as the
+ * Unix socket of this process (src/os/proxies/egress-proxy.ts), which decides. The relay then starts the script as the
  * node user (or, with none, as this process's user without capabilities), so the script can neither kill nor
  * replace it, nor leave the namespace; and were the relay gone, the script would have no way out at all.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EgressChannel } from './egress-proxy.js';
+import type { EgressChannel } from './proxies/egress-proxy.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 /** The PATH the relay runs with: the namespace's own tools, nothing from the node's environment. */

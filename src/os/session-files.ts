@@ -7,8 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { SESSION_KEEPS, sessionDir } from './node-script.js';
-import { type NodeUser, nodeUser } from './node-user.js';
+import { SESSION_KEEPS, sessionDir } from './node-user/node-script.js';
+import { type NodeUser, nodeUser } from './node-user/node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 

@@ -4,13 +4,13 @@
  * graph's budget escalates the node instead of dispatching it. Pure.
  */
 
-import type { Budget } from '../graph/budget-schema.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Failure, Usage } from '../journal/event-fields.js';
-import type { NewEvent } from '../journal/events.js';
-import { runSpent, spentOf, usageSinceRaise } from '../journal/run-usage.js';
+import type { Budget } from '../graph/schema/budget.js';
+import { runSpent, spentOf, usageSinceRaise } from '../journal/checkpoint-usage.js';
+import type { NewEvent } from '../journal/events/events.js';
+import type { Failure, Usage } from '../journal/events/fields.js';
 import type { RunState, Spent } from '../journal/state.js';
-import { addUsage, noUsage, sumTotals, usageSince } from '../journal/usage.js';
+import { addUsage, noUsage, sumTotals, usageSince } from '../journal/usage-totals.js';
 
 const LIMITS = ['cost_usd', 'tokens', 'turns', 'wall_minutes'] as const;
 type Limit = (typeof LIMITS)[number];

@@ -8,7 +8,7 @@
 
 import type { Approach, GraphNode } from '../graph/model.js';
 import { dailyUsage, emptySums, type UsageSums } from '../journal/daily-usage.js';
-import type { Journal, NewEvent } from '../journal/events.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { NodeProgress, Spent } from '../journal/state.js';
 import { amount } from './budget.js';
 

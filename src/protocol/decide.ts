@@ -4,8 +4,8 @@
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Connection, Evidence, Failure, RunnerInfo, Usage } from '../journal/event-fields.js';
-import type { Journal, NewEvent } from '../journal/events.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { Connection, Evidence, Failure, RunnerInfo, Usage } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import {
@@ -17,14 +17,14 @@ import {
   type RunState,
   stateWords,
 } from '../journal/state.js';
+import { type AttemptContext, attemptContext, expressionContext } from './attempt/context.js';
+import { envelopeOf } from './attempt/envelope.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
-import { type AttemptContext, attemptContext, expressionContext } from './context.js';
+import { gateEvents } from './commands/gate.js';
 import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
-import { envelopeOf } from './envelope.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
-import { type ForEachDecision, forEachDecision } from './expand.js';
-import { gateEvents } from './gate.js';
-import { loopEvents } from './repeat.js';
+import { type ForEachDecision, forEachDecision } from './expansion.js';
+import { loopEvents } from './loops.js';
 import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 

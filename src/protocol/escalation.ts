@@ -1,9 +1,9 @@
 /** The escalation report of a node whose last allowed attempt failed: attempts, failures, what is needed. Pure. */
 import { type Approach, approachFor, type GraphNode } from '../graph/model.js';
-import type { EscalationReport, Failure } from '../journal/event-fields.js';
-import type { Journal, NewEvent } from '../journal/events.js';
-import { SETUP_CHECK } from './agent-setup.js';
-import { settingEscalation } from './repository-settings.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { EscalationReport, Failure } from '../journal/events/fields.js';
+import { settingEscalation } from './attempt/repository-settings.js';
+import { SETUP_CHECK } from './engines/agent-setup.js';
 
 function describeWork(a: Approach): string {
   if (a.run !== undefined) return `run: ${a.run.trim().split('\n')[0]}`;
@@ -74,8 +74,8 @@ export function escalationEvent({
 
 /**
  * Rule: a failure no retry can fix escalates its node at once, since the next attempt would meet it the same way:
- * an agent command that cannot work as set up (`SETUP_CHECK`, src/protocol/agent-setup.ts), or a repository
- * setting that refuses an effect (src/protocol/repository-settings.ts). The one place that decides it.
+ * an agent command that cannot work as set up (`SETUP_CHECK`, src/protocol/engines/agent-setup.ts), or a repository
+ * setting that refuses an effect (src/protocol/attempt/repository-settings.ts). The one place that decides it.
  */
 function escalatesAtOnce(node: string, failures: Failure[]): Escalation['atOnce'] {
   const setting = settingEscalation(node, failures);

@@ -3,7 +3,7 @@
  * pid running with the start time the dispatch recorded, or running with a start that cannot be read, is alive;
  * a process still carrying the attempt's tag is the attempt; and a process of the executor's user whose
  * environment cannot be read may be carrying it (a process can make itself unreadable), so it counts as alive
- * too. Only when none of these holds is the executor gone. Pure: src/runner/liveness.ts gathers the facts.
+ * too. Only when none of these holds is the executor gone. Pure: src/runner/recovery/liveness.ts gathers the facts.
  */
 
 /** What the shell saw on this host. */

@@ -5,8 +5,8 @@
  * permission. Pure; who satisfies a level is decided with the person's facts in `approvals/authorization/node-policy.ts`.
  */
 
-import type { ApprovalPolicy } from '../graph/approval-schema.js';
 import type { GraphNode } from '../graph/model.js';
+import type { ApprovalPolicy } from '../graph/schema/approval.js';
 
 /** One level an approver must satisfy: the permission it asks for, or a listing among its approvers. */
 export interface PolicyLevel {

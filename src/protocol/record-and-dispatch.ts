@@ -7,8 +7,8 @@
  * first, would have nothing to probe), and only while the run goes on. Pure.
  */
 import type { Graph } from '../graph/model.js';
-import type { RunnerInfo } from '../journal/event-fields.js';
-import type { Journal, NewEvent } from '../journal/events.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { RunnerInfo } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import type { DailyCap } from './daily-cap.js';

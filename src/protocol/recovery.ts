@@ -1,9 +1,9 @@
 /**
  * Recovery (rule 3): every in-flight attempt whose executor is provably gone becomes `NodeInterrupted`, with the
  * usage observed so far as a lower bound. Whether an interrupted node is then held or ready is the fold's rule
- * (`nodeInterrupted` in journal/reducers.ts). Pure: the shell probes the executors and passes the answers in.
+ * (`nodeInterrupted` in journal/reducers/reducers.ts). Pure: the shell probes the executors and passes the answers in.
  */
-import type { NewEvent } from '../journal/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import type { DispatchInfo, RunState } from '../journal/state.js';
 
 /** What recovery learned about one in-flight attempt's executor. */

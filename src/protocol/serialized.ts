@@ -5,17 +5,18 @@
  * attempt does, and every node after it given back (`NodeReturned`) to go on one node a call. Once a node of the
  * session failed, was returned or interrupted in the run, its nodes go one a call. Pure.
  */
-import type { Budget } from '../graph/budget-schema.js';
+
 import { type Approach, approachFor, type Graph, type GraphNode } from '../graph/model.js';
-import type { RunnerInfo } from '../journal/event-fields.js';
-import type { Journal, NewEvent } from '../journal/events.js';
+import type { Budget } from '../graph/schema/budget.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { RunnerInfo } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import { isResolved, type RunState } from '../journal/state.js';
-import { type AttemptContext, attemptContext } from './context.js';
+import { type AttemptContext, attemptContext } from './attempt/context.js';
+import { envelopeOf } from './attempt/envelope.js';
+import { gateEvents } from './commands/gate.js';
 import { type AttemptOutcome, decideResult, type ResultDecision } from './decide.js';
-import { envelopeOf } from './envelope.js';
-import { gateEvents } from './gate.js';
 
 /** One node of a chain after its first: what its part of the call is. */
 export interface ChainMember {

@@ -4,7 +4,7 @@
  */
 import { type Graph, nodeById } from '../graph/model.js';
 import { isResolved, type RunState, stateWords } from '../journal/state.js';
-import { forEachWhyNotReady } from './expand.js';
+import { forEachWhyNotReady } from './expansion.js';
 
 /** Why node `id` is not ready. */
 export function whyNotReady(graph: Graph, state: RunState, id: string): string {

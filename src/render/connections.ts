@@ -1,6 +1,6 @@
 /** What each attempt of a node with `network:` connected to, in lines for `interlock status` (from the journal). */
-import type { Journal } from '../journal/events.js';
-import { connectionWords } from '../protocol/egress.js';
+import type { Journal } from '../journal/events/events.js';
+import { connectionWords } from '../protocol/attempt/egress.js';
 
 /** One line per attempt that journaled its connections; empty when no node has `network:`. */
 export function connectionLines(journal: Journal): string[] {

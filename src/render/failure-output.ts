@@ -3,7 +3,7 @@
  * folded block per failure that kept an excerpt, fenced so its text cannot close the fence, with no @mention
  * that would notify anyone (the output is untrusted text).
  */
-import type { Failure } from '../journal/event-fields.js';
+import type { Failure } from '../journal/events/fields.js';
 import { fenceFor } from './excerpt.js';
 
 const quiet = (s: string) => s.replace(/@/g, '@\u200b');

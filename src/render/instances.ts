@@ -3,7 +3,7 @@
  * that need attention (in flight, failing, held, escalated, tolerated) named on rows of their own, at most
  * `MAX_NAMED`, so a table of a 1,000-item fan-out stays short. Pure.
  */
-import { instanceId } from '../graph/for-each-schema.js';
+import { instanceId } from '../graph/schema/for-each.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 
 /** The most instances of one node named on rows of their own. */

@@ -1,13 +1,13 @@
 import type { Graph } from '../graph/model.js';
-import type { EscalationReport } from '../journal/event-fields.js';
-import { expandedNodes } from '../journal/instances.js';
+import type { EscalationReport } from '../journal/events/fields.js';
+import { expandedNodes } from '../journal/reducers/instances.js';
 import type { RunState } from '../journal/state.js';
 import { failureOutputMarkdown } from './failure-output.js';
 import { approveRerunCommand, failRunCommand, settleCommand } from './next-commands.js';
 import { statusMarkdown, statusMermaid } from './status.js';
 import { timelineBlock } from './timeline/markdown.js';
 import type { Timeline } from './timeline/model.js';
-import { budgetReportMarkdown, usageLine } from './usage.js';
+import { budgetReportMarkdown, usageLine } from './usage/words.js';
 import { statusWord } from './words.js';
 
 /** The hidden marker that finds a run's progress comment. */

@@ -2,7 +2,7 @@ import type { Graph } from '../graph/model.js';
 import { attemptInFlight, type NodeProgress, type NodeState, type RunState } from '../journal/state.js';
 import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
 import { approveCommand, approveRerunCommand, type Face } from './next-commands.js';
-import { showsUsage, usageCell, usageLine } from './usage.js';
+import { showsUsage, usageCell, usageLine } from './usage/words.js';
 
 /** The state a person reads for a node: ready and failed-with-retries-left are told apart from pending. */
 export function displayState(state: RunState, id: string): string {

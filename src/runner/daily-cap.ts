@@ -6,7 +6,7 @@
 
 import type { UsageSums } from '../journal/daily-usage.js';
 import type { DailyCap } from '../protocol/daily-cap.js';
-import { isoNow } from './read.js';
+import { isoNow } from './journal-io/read.js';
 
 /** What a face counted of the other runs' spend on one day. */
 export interface OthersSpend {

@@ -3,11 +3,11 @@
  * its own; nothing is written if the attempt is no longer in flight) and the face is told, so people hear of it
  * (the CLI prints it; the Action updates the progress comment, comments and labels). The attempt goes on.
  */
-import type { NewEvent } from '../journal/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import { attemptInFlight } from '../journal/state.js';
-import { commit } from './commit.js';
-import type { RunSnapshot } from './read.js';
-import type { Overdue } from './soft-timer.js';
+import type { Overdue } from './attempt/soft-timer.js';
+import { commit } from './journal-io/commit.js';
+import type { RunSnapshot } from './journal-io/read.js';
 import type { Dispatched, StepSetup } from './step.js';
 
 /** What a face is told about an overdue attempt. */

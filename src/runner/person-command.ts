@@ -1,10 +1,11 @@
 /** A person's command, from any face, written through the compare-and-swap commit; refused with the reason. */
-import type { RunnerInfo } from '../journal/event-fields.js';
-import type { NewEvent } from '../journal/events.js';
-import { failpoint } from '../os/failpoint.js';
-import type { CommandEvents } from '../protocol/person-commands.js';
-import { commit } from './commit.js';
-import type { RunSetup, RunSnapshot } from './read.js';
+
+import type { NewEvent } from '../journal/events/events.js';
+import type { RunnerInfo } from '../journal/events/fields.js';
+import { failpoint } from '../os/crash-failpoint.js';
+import type { CommandEvents } from '../protocol/commands/person-commands.js';
+import { commit } from './journal-io/commit.js';
+import type { RunSetup, RunSnapshot } from './journal-io/read.js';
 
 /** Writes a person's command (approve, approve-rerun, settle, fail-run) through the compare-and-swap commit. */
 export async function commitPersonCommand(

@@ -3,7 +3,7 @@
  * completed, a failed pre-check) and of an attempt whose result was recorded. Pure.
  */
 import type { AttemptOutcome, Decision, ResultDecision } from '../protocol/decide.js';
-import type { RunSnapshot } from './read.js';
+import type { RunSnapshot } from './journal-io/read.js';
 
 export type StepResult =
   | {

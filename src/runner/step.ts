@@ -6,29 +6,29 @@
 
 import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
-import type { RunnerInfo } from '../journal/event-fields.js';
-import type { NewEvent } from '../journal/events.js';
+import type { NewEvent } from '../journal/events/events.js';
+import type { RunnerInfo } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
-import { failpoint } from '../os/failpoint.js';
-import { sameCredentials } from '../os/node-credentials.js';
+import { failpoint } from '../os/crash-failpoint.js';
+import { sameCredentials } from '../os/node-user/node-credentials.js';
 import { type AttemptOutcome, type Decision, decideNext, decideResult } from '../protocol/decide.js';
 import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dispatch.js';
 import type { ChainMember } from '../protocol/serialized.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
-import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt.js';
-import { recordOrFail, withSoftBounds } from './attempt-path.js';
-import { commit, storeFailure } from './commit.js';
+import { type AttemptOptions, type AttemptSetup, executeAttempt, withinAttempt } from './attempt/attempt.js';
+import { recordOrFail, withSoftBounds } from './attempt/attempt-path.js';
+import { unstorableOutcome } from './attempt/unstorable.js';
 import { type DailyCapSource, dailyCapCounted, dailyCapNow } from './daily-cap.js';
-import { effectNeedsGitHub } from './effect.js';
-import { withEffectMark } from './effect-secret.js';
-import { decisionFailpoint } from './failpoint.js';
+import { decisionFailpoint } from './decision-failpoint.js';
+import { effectNeedsGitHub } from './effects/effect.js';
+import { withEffectMark } from './effects/secret.js';
+import { commit, storeFailure } from './journal-io/commit.js';
+import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
-import { isoNow, type RunSnapshot } from './read.js';
-import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recover.js';
-import { runSerialized } from './serialized-step.js';
+import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
+import { runSerialized } from './serialized/step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
-import { unstorableOutcome } from './unstorable.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */

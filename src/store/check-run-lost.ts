@@ -4,8 +4,9 @@
  * step) it checks that the journal still holds those events. When another writer overwrote them, this writer
  * says so, naming the events lost, instead of going on as if they were stored.
  */
-import { eventLabel } from '../journal/event-label.js';
-import type { Journal, JournalEvent } from '../journal/events.js';
+
+import type { Journal, JournalEvent } from '../journal/events/events.js';
+import { eventLabel } from '../journal/events/label.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 
 /** Thrown by the writer whose events another writer overwrote. */

@@ -5,10 +5,10 @@
 import { createHash } from 'node:crypto';
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 import { JournalError } from '../journal/state.js';
-import { failpoint } from '../os/failpoint.js';
+import { failpoint } from '../os/crash-failpoint.js';
 import { zlib } from '../os/lazy.js';
 import {
   type CheckRunHistory,

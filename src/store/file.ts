@@ -13,7 +13,7 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { sha256 } from '../graph/canonical.js';
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 import { processAlive, processStart } from '../os/processes.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';

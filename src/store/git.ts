@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type GitHubClient, type RepoRef, untilNextWrite } from '../github/client.js';
 import { statusOf } from '../github/status.js';
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 import { parseJournal, serializeJournal } from '../journal/parse.js';
 import { branchableRunId, runBranch, runPath } from './git-layout.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';

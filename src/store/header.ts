@@ -3,7 +3,7 @@
  * store's compare-and-swap: read, decide, write if still at the version read; on a conflict, read and decide
  * again. Events go through the engine's commit, which also recognises a write whose answer was lost.
  */
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 import type { JournalStore } from './types.js';
 
 /** Rounds before a header change gives up: a header is a convenience, and event writers win every race. */

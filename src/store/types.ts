@@ -1,4 +1,4 @@
-import type { Journal } from '../journal/events.js';
+import type { Journal } from '../journal/events/events.js';
 
 /** A journal as read, with the version a compare-and-swap write must name. */
 export interface StoredJournal {

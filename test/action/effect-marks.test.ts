@@ -3,7 +3,7 @@
 // (run ids are predictable) or post a bot's comment with the marker. Through the bundled action against the local
 // GitHub, each forgery is planted before the run's first step; none is taken as interlock's own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markHash } from '../../src/protocol/effect-marks.js';
+import { markHash } from '../../src/protocol/attempt/effect-marks.js';
 import { runStep } from '../support/action-process.js';
 import type { RepoState } from '../support/github-server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/journal/events.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';

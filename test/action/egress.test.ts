@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/journal/events.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { DIST, makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { type EgressHost, startEgressHost } from '../support/egress-hosts.js';

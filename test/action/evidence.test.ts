@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Evidence } from '../../src/journal/event-fields.js';
+import type { Evidence } from '../../src/journal/events/fields.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import type { WorkflowRunRecord } from '../support/github/records.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';

@@ -2,7 +2,7 @@
  * What the Action's gate suites share: a repository on the local GitHub with issue #7 labelled `ship`, routed to
  * a graph of the suite's own, and approvals written to a run's journal as `/approve` writes them.
  */
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace } from '../support/action-process.js';

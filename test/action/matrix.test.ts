@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressComment } from '../../src/render/markdown.js';
 import { timelineOf } from '../../src/render/timeline/timeline-of.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import {
   makeWorkspace,
   runStep,

@@ -1,9 +1,9 @@
 // Output names follow the node id pattern: in $INTERLOCK_OUTPUT, in the journal, in the runner's files.
 import { describe, expect, it } from 'vitest';
 import { fileCommand } from '../../src/action/commands.js';
-import { splitOutputs } from '../../src/journal/output-name.js';
+import { splitOutputs } from '../../src/journal/events/output-name.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { parseOutputFile } from '../../src/runner/outputs.js';
+import { parseOutputFile } from '../../src/protocol/attempt/output-file.js';
 import { VALID } from '../core/journal-fixtures.js';
 
 describe('output names', () => {

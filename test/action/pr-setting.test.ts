@@ -3,7 +3,7 @@
 // effect turns that answer into the setting's name, in the attempt's failure and the attention comment, and
 // escalates at once: a retry would meet the same refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACTIONS_PULL_REQUEST_SETTING } from '../../src/protocol/repository-settings.js';
+import { ACTIONS_PULL_REQUEST_SETTING } from '../../src/protocol/attempt/repository-settings.js';
 import { runStep } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { effectWorlds, graph } from './effect-world.js';

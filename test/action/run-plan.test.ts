@@ -8,9 +8,9 @@ import {
   routeAnswer,
   runIdInputProblem,
   startRefusal,
-} from '../../src/action/run-plan.js';
+} from '../../src/action/context/run-plan.js';
 import { parseConfig } from '../../src/config/load.js';
-import type { Journal } from '../../src/journal/events.js';
+import type { Journal } from '../../src/journal/events/events.js';
 
 const ref = { kind: 'ref' as const, label: 'main' };
 const issue7 = { kind: 'issue' as const, number: 7, label: 'issue-7' };

@@ -1,6 +1,6 @@
 // The `status` output, one mapping for every mode, as pure functions: no bundle, no server.
 import { describe, expect, it } from 'vitest';
-import { checkpointStatus, stepStatus } from '../../src/action/status.js';
+import { checkpointStatus, stepStatus } from '../../src/action/report/status.js';
 import type { Checkpoint } from '../../src/journal/state.js';
 import type { StepResult } from '../../src/runner/step-result.js';
 

@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { expect } from 'vitest';
-import type { Journal, JournalEvent } from '../../src/journal/events.js';
+import type { Journal, JournalEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import type { RunState } from '../../src/journal/state.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import type { StepOptions } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer, RepoState } from '../support/github-server.js';

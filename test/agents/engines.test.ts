@@ -2,7 +2,7 @@
 // flags each engine needs, reads usage, session id, final message and end state from the engine's own output,
 // fails an attempt on an API error as such (its evidence unchecked), and stops the agent at its turn budget.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { cleanupSandboxes, eventsOf, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
 import {
   agentHome,

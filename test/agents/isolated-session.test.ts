@@ -4,7 +4,7 @@
 // folder, only the transcripts carry over (a settings file it planted, with a hook, is gone before the second).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, worldLog } from '../support/action-process.js';

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';

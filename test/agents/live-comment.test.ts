@@ -4,8 +4,8 @@
 // final view last, then the run's own state in place of the live view; the agent's hostile message is inert.
 import { chmodSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
-import { LIVE_MARKER } from '../../src/render/live.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
+import { LIVE_MARKER } from '../../src/render/live/live.js';
 import { FULL, issueStep, OWNER, REPO } from '../action/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import {

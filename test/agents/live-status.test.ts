@@ -2,7 +2,7 @@
 // model server: `interlock run` prints a line per step, and `interlock status` shows the attempt's live view
 // while it runs (and nothing of it once it ended).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
 import { agentHome, claudeBin, claudeEnv, missing } from '../support/agent-clis.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';

@@ -5,7 +5,7 @@
 // with the model's host allowed the agent answers through the egress proxy (it reads HTTP_PROXY itself), and the
 // journal shows the one host it asked for; with nothing allowed it cannot reach the model at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';

@@ -3,8 +3,8 @@
 // in the call's network namespace, as a node's own checks do in its attempt's, so a check that can reach the model
 // server's host directly fails; and a node of the session with another `network:` is not run inside the chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/journal/events.js';
-import { shellWord } from '../../src/protocol/engine.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';

@@ -2,8 +2,8 @@
 // one session goes to the agent in one call when every node passes (one scripted turn: the side request for a
 // title takes none); when the third node's check fails, the third and every node after it go on one node a call.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/journal/events.js';
-import { shellWord } from '../../src/protocol/engine.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { cleanupSandboxes, eventsOf, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
 import {
   agentHome,

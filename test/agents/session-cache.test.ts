@@ -4,7 +4,7 @@
 // session, on a machine without them, restores them and resumes the conversation. Without the cache, the later
 // node says so and starts a fresh session whose task envelope tells it what the earlier node produced.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';

@@ -2,7 +2,7 @@
 // node of a session is started with the first node's session, its request carries the earlier messages, and a
 // retry starts again from the session the last completed node left, not from its failed attempt's.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/protocol/engine.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { cleanupSandboxes, eventsOf, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
 import {
   agentHome,

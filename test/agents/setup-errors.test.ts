@@ -2,8 +2,8 @@
 // real Codex CLI refusing a flag `engine: codex` appends as well, are setup errors: one attempt, its stderr in
 // the failure, escalated at once with the fix; `interlock validate` warns of the flag before any run.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SETUP_CHECK } from '../../src/protocol/agent-setup.js';
-import { shellWord } from '../../src/protocol/engine.js';
+import { SETUP_CHECK } from '../../src/protocol/engines/agent-setup.js';
+import { shellWord } from '../../src/protocol/engines/engine.js';
 import { cleanupSandboxes, eventsOf, requireBundle, sandbox } from '../crash/harness.js';
 import {
   agentHome,

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 
 const page = readFileSync(new URL('../../docs/approvals.md', import.meta.url), 'utf8');
 

@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/app/server.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import type { Graph } from '../../src/graph/model.js';
-import type { RunnerInfo } from '../../src/journal/event-fields.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
+import type { RunnerInfo } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import {

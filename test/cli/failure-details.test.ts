@@ -4,7 +4,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { attentionComment } from '../../src/render/markdown.js';
 import { cleanupSandboxes, eventsOf, requireBundle, sandbox } from '../crash/harness.js';

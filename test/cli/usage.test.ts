@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { dailyUsage } from '../../src/journal/daily-usage.js';
 import { parseJournal } from '../../src/journal/parse.js';
-import { sparkline } from '../../src/render/usage-days.js';
+import { sparkline } from '../../src/render/usage/days.js';
 
 const dir = new URL('../fixtures/journals/', import.meta.url).pathname;
 const GOLDENS = ['agents', 'cli', 'gate', 'serialized', 'sessions', 'soft'];

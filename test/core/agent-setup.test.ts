@@ -8,7 +8,7 @@ import {
   duplicateEngineFlags,
   SETUP_CHECK,
   stderrHead,
-} from '../../src/protocol/agent-setup.js';
+} from '../../src/protocol/engines/agent-setup.js';
 import { graph, graphText, Sim } from './sim.js';
 
 const exit = (code: number) => ({ check: 'exit', message: `exited ${code}` });

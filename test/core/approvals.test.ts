@@ -1,9 +1,9 @@
 // Rule 4, extended: a hold ends only once `required` distinct people approved that attempt, and one
 // comment (or delivery) approves once.
 import { describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
-import { approveRerun } from '../../src/protocol/person-commands.js';
+import { approveRerun } from '../../src/protocol/commands/person-commands.js';
 import { append, EXIT_1, graph, graphText, Sim } from './sim.js';
 
 const g = graph(

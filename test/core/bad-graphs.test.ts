@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 
 /** A case: its name, the file's text, then every error expected, in order. */
 type Case = [name: string, text: string, ...errors: string[]];

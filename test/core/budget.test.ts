@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import type { Failure, Usage } from '../../src/journal/event-fields.js';
+import type { Failure, Usage } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { runBudgetEscalation } from '../../src/protocol/budget.js';
 import { decideResult } from '../../src/protocol/decide.js';

@@ -4,7 +4,7 @@
 // moving the run budget's baseline.
 import { describe, expect, it } from 'vitest';
 import { emptySums } from '../../src/journal/daily-usage.js';
-import type { Usage } from '../../src/journal/event-fields.js';
+import type { Usage } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import type { DailyCap } from '../../src/protocol/daily-cap.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';

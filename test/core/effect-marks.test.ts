@@ -14,7 +14,7 @@ import {
   ownBody,
   ownComment,
   recordedMarks,
-} from '../../src/protocol/effect-marks.js';
+} from '../../src/protocol/attempt/effect-marks.js';
 
 const secret = Buffer.alloc(32, 7);
 const key = 'ship/issue-7/push';

@@ -1,8 +1,8 @@
 // Which address an allowed name may lead to (issue 34): never a loopback, link-local (the cloud metadata service),
 // private, shared, multicast, unspecified or reserved one unless that address is itself on network.allow. Pure:
-// the proxy (src/os/egress-proxy.ts) connects to the address picked here and looks the name up no second time.
+// the proxy (src/os/proxies/egress-proxy.ts) connects to the address picked here and looks the name up no second time.
 import { describe, expect, it } from 'vitest';
-import { addressKind, egressAddress, egressPick } from '../../src/protocol/egress.js';
+import { addressKind, egressAddress, egressPick } from '../../src/protocol/attempt/egress.js';
 
 describe('egress rule: a name leads to a loopback, link-local or private address only when that address is listed', () => {
   it.each([

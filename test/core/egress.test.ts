@@ -1,15 +1,15 @@
 // The egress allowlist's rules (issue 27), as data: which host a `network.allow` entry admits, on which port, and
-// the located error a bad entry gets at load. No I/O: the proxy (src/os/egress-proxy.ts) asks these functions.
+// the located error a bad entry gets at load. No I/O: the proxy (src/os/proxies/egress-proxy.ts) asks these functions.
 import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
-import { hostName, hostPattern } from '../../src/graph/network-schema.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { hostName, hostPattern } from '../../src/graph/schema/network.js';
 import {
   ConnectionTally,
   connectionWords,
   egressDecision,
   egressRefusal,
-} from '../../src/protocol/egress.js';
+} from '../../src/protocol/attempt/egress.js';
 
 const allowed = (allow: string[], host: string, port = 443) => egressDecision(allow, host, port).allowed;
 

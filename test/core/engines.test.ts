@@ -2,8 +2,8 @@
 // it counts while the agent runs, and when that is over what the attempt may use. Shapes as the real CLIs print
 // them (test/agents/ runs the CLIs themselves).
 import { describe, expect, it } from 'vitest';
-import { engineCommand, readEngine } from '../../src/protocol/engine.js';
-import { EngineMeter, overLiveLimit } from '../../src/protocol/engine-meter.js';
+import { engineCommand, readEngine } from '../../src/protocol/engines/engine.js';
+import { EngineMeter, overLiveLimit } from '../../src/protocol/engines/meter.js';
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 const assistant = (id: string, model = 'claude-sonnet-4-5') =>

@@ -1,7 +1,7 @@
-// The task envelope (src/protocol/envelope.ts): each check in words, and the text appended to a prompt, with
+// The task envelope (src/protocol/attempt/envelope.ts): each check in words, and the text appended to a prompt, with
 // every value quoted as data.
 import { describe, expect, it } from 'vitest';
-import { checkWords, envelopeText } from '../../src/protocol/envelope.js';
+import { checkWords, envelopeText } from '../../src/protocol/attempt/envelope.js';
 
 describe('task envelope', () => {
   it('says each evidence check in words', () => {

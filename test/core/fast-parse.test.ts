@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
-import { parseCarefully, parseSource } from '../../src/graph/source.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { parseCarefully, parseSource } from '../../src/graph/load/source.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 

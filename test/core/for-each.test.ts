@@ -2,11 +2,11 @@
 // `<node>[<key>]` that are nodes in every respect, the join with tolerated_failures, and the lists that fail.
 import { describe, expect, it } from 'vitest';
 import { GraphError } from '../../src/graph/errors.js';
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
-import { expressionContext } from '../../src/protocol/context.js';
+import { expressionContext } from '../../src/protocol/attempt/context.js';
 import { withCompletion } from '../../src/protocol/decide.js';
-import { forEachEvents } from '../../src/protocol/expand.js';
+import { forEachEvents } from '../../src/protocol/expansion.js';
 import { MAX_NAMED } from '../../src/render/instances.js';
 import { jobSummary } from '../../src/render/markdown.js';
 import { statusMermaid, statusTable } from '../../src/render/status.js';

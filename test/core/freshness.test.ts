@@ -1,6 +1,6 @@
 /** Which read of a journal is stale (journal/freshness.ts), and the store that never goes back in time. */
 import { describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/events.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import {
   floorOf,
   NO_FLOOR,

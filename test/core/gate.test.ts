@@ -1,11 +1,11 @@
 // The gate before a node (`approval: before`), guidance with approvals, and the graph's and node's approval
 // policy: one describe per rule, each broken on purpose by a test that goes red.
 import { describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../src/journal/events.js';
-import { MAX_GUIDANCE_CHARS } from '../../src/journal/gate-events.js';
-import { approveNode, type NodeApprovalRequest } from '../../src/protocol/gate.js';
-import { guidanceSection } from '../../src/protocol/guidance.js';
-import { approveRerun } from '../../src/protocol/person-commands.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
+import { MAX_GUIDANCE_CHARS } from '../../src/journal/events/gates.js';
+import { approveNode, type NodeApprovalRequest } from '../../src/protocol/commands/gate.js';
+import { guidanceSection } from '../../src/protocol/commands/guidance.js';
+import { approveRerun } from '../../src/protocol/commands/person-commands.js';
 import { effectivePolicy, policyWords } from '../../src/protocol/policy.js';
 import { checkpointJson, foldError, graph, graphText, Sim, startJournal } from './sim.js';
 

@@ -5,8 +5,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load.js';
-import { EventSchema, JOURNAL_FORMAT, JournalHeaderSchema } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { EventSchema, JOURNAL_FORMAT, JournalHeaderSchema } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 

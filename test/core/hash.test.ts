@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256 } from '../../src/graph/canonical.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 
 const GRAPH = `interlock: 1
 name: overlays

@@ -1,6 +1,6 @@
 // A valid journal for the graph below, and ways to corrupt it, as bytes on disk.
-import { parseGraph } from '../../src/graph/load.js';
-import { JOURNAL_FORMAT, type Journal } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { JOURNAL_FORMAT, type Journal } from '../../src/journal/events/events.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 
 export const GRAPH_TEXT = `interlock: 1

@@ -5,9 +5,9 @@ import { nodeAndDependents } from '../../src/graph/dependents.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
-import { approveNode } from '../../src/protocol/gate.js';
-import { personCommandEvents } from '../../src/protocol/person-commands.js';
-import { forkRun, forkRunId, rerunFrom } from '../../src/protocol/rerun-from.js';
+import { approveNode } from '../../src/protocol/commands/gate.js';
+import { personCommandEvents } from '../../src/protocol/commands/person-commands.js';
+import { forkRun, forkRunId, rerunFrom } from '../../src/protocol/commands/rerun-from.js';
 import { append, checkpointJson, foldError, graph, graphText, RUNNER, Sim, startJournal } from './sim.js';
 
 const loopGraph = (max = '') =>

@@ -1,12 +1,12 @@
 // The node-credentials input: which node may receive which GitHub token from the step's environment.
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeEnvironment } from '../../src/action/inputs.js';
+import { nodeEnvironment } from '../../src/action/context/inputs.js';
 import { grantsMisfit } from '../../src/graph/credential-grants.js';
 import {
   configureNodeCredentials,
   parseNodeCredentials,
   withoutWithheldCredentials,
-} from '../../src/os/node-credentials.js';
+} from '../../src/os/node-user/node-credentials.js';
 
 afterEach(() => configureNodeCredentials(new Map()));
 

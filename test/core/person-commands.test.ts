@@ -1,9 +1,9 @@
 /** A person's commands: the events each writes, and a redelivered comment that writes nothing. */
 import { describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents } from '../../src/journal/parse.js';
-import { handledBefore, personCommandEvents } from '../../src/protocol/person-commands.js';
+import { handledBefore, personCommandEvents } from '../../src/protocol/commands/person-commands.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
 
 const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };

@@ -2,13 +2,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../src/graph/model.js';
-import type { EscalationReport, Evidence, Failure } from '../../src/journal/event-fields.js';
-import type { Journal, NewEvent } from '../../src/journal/events.js';
+import type { Journal, NewEvent } from '../../src/journal/events/events.js';
+import type { EscalationReport, Evidence, Failure } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { type Checkpoint, JournalError } from '../../src/journal/state.js';
+import { approveRerun, failRun, settleNode } from '../../src/protocol/commands/person-commands.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, failRun, settleNode } from '../../src/protocol/person-commands.js';
 import { recoverEvents } from '../../src/protocol/recovery.js';
 import { append, graph, RUNNER, startJournal } from './sim.js';
 

@@ -1,6 +1,10 @@
 // Which paths of an effect's change are protected: the patterns' `**`, `*` and `?`, and allow_protected_paths.
 import { describe, expect, it } from 'vitest';
-import { patternRegExp, protectedChanges, runProtectedPaths } from '../../src/protocol/protected-paths.js';
+import {
+  patternRegExp,
+  protectedChanges,
+  runProtectedPaths,
+} from '../../src/protocol/attempt/protected-paths.js';
 
 describe('protected paths', () => {
   it('`.github/**` covers everything below .github and nothing beside it', () => {

@@ -1,7 +1,7 @@
 // `node: all`'s record-and-dispatch write (issue 36: decided in the protocol, no longer in the shell): the write
 // that records a result carries the next dispatch only after a recorded result, with nothing else in flight.
 import { describe, expect, it } from 'vitest';
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import { nextInRecordWrite } from '../../src/protocol/record-and-dispatch.js';
 import { graph, graphText, RUNNER, Sim } from './sim.js';
 

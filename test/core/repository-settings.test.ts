@@ -1,12 +1,12 @@
 // Rule: an effect's failure that only a repository setting fixes escalates its node at once (a retry meets the
 // same refusal), naming the setting; a node's command that prints the same words is retried as usual.
 import { describe, expect, it } from 'vitest';
-import type { Failure } from '../../src/journal/event-fields.js';
-import { decideResult } from '../../src/protocol/decide.js';
+import type { Failure } from '../../src/journal/events/fields.js';
 import {
   ACTIONS_PULL_REQUEST_SETTING,
   settingFailureMessage,
-} from '../../src/protocol/repository-settings.js';
+} from '../../src/protocol/attempt/repository-settings.js';
+import { decideResult } from '../../src/protocol/decide.js';
 import { graph, graphText, Sim } from './sim.js';
 
 const NODES = `  - id: open-pr

@@ -6,15 +6,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sha256 } from '../../src/graph/canonical.js';
 import { GraphError } from '../../src/graph/errors.js';
-import type { Journal, NewEvent } from '../../src/journal/events.js';
+import type { Journal, NewEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { JournalError } from '../../src/journal/state.js';
+import { graphChange } from '../../src/protocol/commands/graph-change.js';
+import { approveRerun } from '../../src/protocol/commands/person-commands.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { graphChange } from '../../src/protocol/graph-change.js';
-import { approveRerun } from '../../src/protocol/person-commands.js';
 import { recoverEvents } from '../../src/protocol/recovery.js';
-import { readRun } from '../../src/runner/read.js';
+import { readRun } from '../../src/runner/journal-io/read.js';
 import { FileStore } from '../../src/store/file.js';
 import {
   append,

@@ -3,7 +3,7 @@
 // recovers each node of the chain by its own replay rule; the fold refuses a chained dispatch out of order.
 import { describe, expect, it } from 'vitest';
 import { approachFor } from '../../src/graph/model.js';
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import type { AttemptOutcome } from '../../src/protocol/decide.js';
 import { chainBudget, decideChainResult, readyChain } from '../../src/protocol/serialized.js';
 import { append, EXIT_1, foldError, graph, graphText, RUNNER, Sim } from './sim.js';

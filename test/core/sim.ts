@@ -1,14 +1,14 @@
 // A run driven through the pure core only: graphs from text, journals from appendEvents, decisions from
 // the protocol. No I/O, no clock, no mocks.
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import type { Graph } from '../../src/graph/model.js';
-import type { Failure, RunnerInfo } from '../../src/journal/event-fields.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
+import type { Failure, RunnerInfo } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents } from '../../src/journal/parse.js';
 import { type Checkpoint, JournalError, type RunState } from '../../src/journal/state.js';
+import { approveRerun, failRun, settleNode } from '../../src/protocol/commands/person-commands.js';
 import { type Decision, decideNext, decideResult } from '../../src/protocol/decide.js';
-import { approveRerun, failRun, settleNode } from '../../src/protocol/person-commands.js';
 import { type Probe, recoverEvents } from '../../src/protocol/recovery.js';
 
 export const RUNNER: RunnerInfo = { kind: 'local', host: 'test-host', pid: 4242, exec_tag: 'tag' };

@@ -11,16 +11,16 @@ import {
   nodeOfAction,
 } from '../../src/approvals/replies/check-run.js';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { nodeById } from '../../src/graph/model.js';
-import { isNodeName, subgraphFiles } from '../../src/graph/subgraph-schema.js';
-import type { NewEvent } from '../../src/journal/events.js';
-import { expressionContext, idempotencyKey } from '../../src/protocol/context.js';
+import { isNodeName, subgraphFiles } from '../../src/graph/schema/subgraph.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
+import { expressionContext, idempotencyKey } from '../../src/protocol/attempt/context.js';
+import { forkRun } from '../../src/protocol/commands/rerun-from.js';
 import { withCompletion } from '../../src/protocol/decide.js';
-import { forEachEvents } from '../../src/protocol/expand.js';
-import { forkRun } from '../../src/protocol/rerun-from.js';
+import { forEachEvents } from '../../src/protocol/expansion.js';
 import { statusMermaid, statusTable } from '../../src/render/status.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import { append, foldError, graphText, Sim } from './sim.js';
 
 const CHILD = graphText(`  - id: build

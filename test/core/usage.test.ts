@@ -2,7 +2,11 @@
 // the JSON a node writes to $INTERLOCK_USAGE, and what is ignored (with a warning) because it is malformed.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { attemptUsage, usageFromClaudeResult, usageFromFile } from '../../src/protocol/usage.js';
+import {
+  attemptUsage,
+  usageFromClaudeResult,
+  usageFromFile,
+} from '../../src/protocol/engines/reported-usage.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/claude-code/${name}`, import.meta.url), 'utf8');

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Journal, JournalEvent } from '../../src/journal/events.js';
+import type { Journal, JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { processAlive } from '../../src/os/processes.js';
 

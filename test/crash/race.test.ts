@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/events.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import {
   cleanupSandboxes,
   type Exit,

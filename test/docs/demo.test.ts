@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user.js';
+import { CANNOT_SWITCH, canSwitchUser } from '../../src/os/node-user/node-user.js';
 
 describe('npm run demo:cli', () => {
   it('shows every part of the protocol, the gate before publish included, and ends with the run completed and one publication', () => {

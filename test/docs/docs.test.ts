@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { graphJsonSchemaText } from '../../src/graph/json-schema.js';
-import { parseGraph } from '../../src/graph/load.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { graphJsonSchemaText } from '../../src/graph/schema/json-schema.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const graphs = readFileSync(new URL('../../docs/graphs.md', import.meta.url), 'utf8');

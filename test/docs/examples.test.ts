@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { configJsonSchemaText } from '../../src/config/json-schema.js';
 import { parseConfig } from '../../src/config/load.js';
 import { route } from '../../src/config/route.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const workflows = join(root, 'examples/workflows');

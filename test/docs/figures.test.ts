@@ -77,8 +77,8 @@ describe('figures quoted in the docs come from the pages that measure them', () 
 });
 
 describe('warnings the README quotes are the ones interlock prints', () => {
-  it("the demo's isolation warning is the one src/os/node-user.ts says where it cannot switch users", async () => {
-    const { CANNOT_SWITCH } = await import('../../src/os/node-user.js');
+  it("the demo's isolation warning is the one src/os/node-user/node-user.ts says where it cannot switch users", async () => {
+    const { CANNOT_SWITCH } = await import('../../src/os/node-user/node-user.js');
     const readme = read('README.md').replace(/\s+/g, ' ');
     expect(readme).toContain(`\`isolation: auto: ${CANNOT_SWITCH}, …\``);
     expect(readme).not.toMatch(/warns? "isolation: none"/);

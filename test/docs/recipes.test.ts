@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseComment } from '../../src/approvals/commands/parse.js';
 import { parseConfig } from '../../src/config/load.js';
 import { route } from '../../src/config/route.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import {
   type Checkpoint,
   cleanupSandboxes,

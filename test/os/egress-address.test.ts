@@ -4,8 +4,17 @@
 // name: /etc/hosts makes it 127.0.0.1 here without any DNS.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EgressChannel, type EgressRules, openEgressChannel } from '../../src/os/egress-proxy.js';
-import { ConnectionTally, egressDecision, egressPick, egressRefusal } from '../../src/protocol/egress.js';
+import {
+  type EgressChannel,
+  type EgressRules,
+  openEgressChannel,
+} from '../../src/os/proxies/egress-proxy.js';
+import {
+  ConnectionTally,
+  egressDecision,
+  egressPick,
+  egressRefusal,
+} from '../../src/protocol/attempt/egress.js';
 import { type EgressHost, startEgressHost } from '../support/egress-hosts.js';
 
 let loop: EgressHost;

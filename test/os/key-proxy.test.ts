@@ -1,11 +1,12 @@
 // The key proxy against a local upstream: the placeholder is swapped for the real key, a request without it or to
 // another path never reaches the upstream, answers stream through chunk by chunk, the upstream's errors come back
-// as they were, and stop() ends every connection. The rules themselves (src/os/key-proxy-rules.ts) are pure.
+// as they were, and stop() ends every connection. The rules themselves (src/os/proxies/key-proxy-rules.ts) are pure.
 import { Agent, createServer, type IncomingMessage, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KeyProxy, serveAgentCredentials, startKeyProxy } from '../../src/os/key-proxy.js';
+import { withoutWithheldCredentials } from '../../src/os/node-user/node-credentials.js';
+import { type KeyProxy, serveAgentCredentials, startKeyProxy } from '../../src/os/proxies/key-proxy.js';
 import {
   credentialConflicts,
   decideRequest,
@@ -13,8 +14,7 @@ import {
   type ProxyKey,
   parseAgentCredentials,
   withLoopbackNoProxy,
-} from '../../src/os/key-proxy-rules.js';
-import { withoutWithheldCredentials } from '../../src/os/node-credentials.js';
+} from '../../src/os/proxies/key-proxy-rules.js';
 
 const REAL_ANTHROPIC = 'sk-ant-real-0123456789';
 const REAL_OPENAI = 'sk-real-openai-abcdef';

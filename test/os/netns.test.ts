@@ -1,4 +1,4 @@
-// A script in a network namespace of its own (src/os/netns.ts, src/os/egress-proxy.ts), run through runScript as
+// A script in a network namespace of its own (src/os/netns.ts, src/os/proxies/egress-proxy.ts), run through runScript as
 // the CLI runs it (no node user): only loopback inside, the host-loopback ports it is given passed through at the
 // same port, every other way out through the proxy's rules; no capabilities, so it cannot leave; and the channel
 // gone once it ends. Needs root or passwordless sudo.
@@ -7,11 +7,16 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeStaleEgressFolders } from '../../src/os/egress-proxy.js';
 import { runScript } from '../../src/os/exec.js';
 import { netnsProblem } from '../../src/os/netns.js';
 import { processAlive } from '../../src/os/processes.js';
-import { ConnectionTally, egressDecision, egressPick, egressRefusal } from '../../src/protocol/egress.js';
+import { removeStaleEgressFolders } from '../../src/os/proxies/egress-proxy.js';
+import {
+  ConnectionTally,
+  egressDecision,
+  egressPick,
+  egressRefusal,
+} from '../../src/protocol/attempt/egress.js';
 
 const why = netnsProblem();
 if (why) console.warn(`netns.test.ts skipped: ${why}`);

@@ -1,5 +1,5 @@
 // Never through a link, never unbounded (issue 34): the files interlock shares with a node and reads back from it
-// (src/os/node-files.ts), and the session files a cache restores (src/os/session-files.ts).
+// (src/os/node-user/node-files.ts), and the session files a cache restores (src/os/session-files.ts).
 
 import { execFileSync } from 'node:child_process';
 import {
@@ -27,11 +27,11 @@ import {
   privateFolder,
   readCheckoutFile,
   readNodeFile,
-} from '../../src/os/node-files.js';
-import { scriptCommand } from '../../src/os/node-script.js';
-import { configureNodeUser } from '../../src/os/node-user.js';
+} from '../../src/os/node-user/node-files.js';
+import { scriptCommand } from '../../src/os/node-user/node-script.js';
+import { configureNodeUser } from '../../src/os/node-user/node-user.js';
 import { stageTranscripts, unstageTranscripts } from '../../src/os/session-files.js';
-import { loadGraphFile } from '../../src/runner/graph-file.js';
+import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'interlock-node-files-'));
 const files = () =>

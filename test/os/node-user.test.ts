@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configureNodeUser, nodeUser, prepareNodeUser } from '../../src/os/node-user.js';
+import { configureNodeUser, nodeUser, prepareNodeUser } from '../../src/os/node-user/node-user.js';
 
 const root = process.getuid?.() === 0;
 const hasSetfacl = (() => {

@@ -6,10 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
-import type { NewEvent } from '../../src/journal/events.js';
+import type { NewEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
-import { idempotencyKey } from '../../src/protocol/context.js';
-import { bodyMark, markHash } from '../../src/protocol/effect-marks.js';
+import { idempotencyKey } from '../../src/protocol/attempt/context.js';
+import { bodyMark, markHash } from '../../src/protocol/attempt/effect-marks.js';
 import { commitCheckout } from '../action/effect-world.js';
 import { webhookExample } from '../support/fixtures.js';
 import {

@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseGraph } from '../../src/graph/load.js';
-import type { Journal } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import type { Fault, FaultRule, LoggedRequest } from '../support/github-server.js';
 import {

@@ -1,4 +1,4 @@
-import type { Journal, JournalEvent } from '../../src/journal/events.js';
+import type { Journal, JournalEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import {

@@ -2,7 +2,7 @@
  * The graphs the crash scenarios run: three nodes in a chain, the target at the scenario's position. One graph per
  * feature, replay rule and position, so the Action's world holds them all on its default branch from the start.
  */
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import type { Graph } from '../../src/graph/model.js';
 import { NODES, type Scenario, target, targetNode } from './crash-model.js';
 

@@ -5,7 +5,7 @@
  * boundary crosses with (a value that would run the same path twice is left out, so every scenario is distinct).
  * The graphs are in crash-graphs.ts, what each scenario must leave in crash-expect.ts.
  */
-import { FAILPOINTS, type Failpoint } from '../../src/os/failpoint.js';
+import { FAILPOINTS, type Failpoint } from '../../src/os/crash-failpoint.js';
 
 export type Face = 'cli' | 'action' | 'app';
 export type Store = 'file' | 'git' | 'check-run';
@@ -26,7 +26,7 @@ export type Replay = 'never' | 'safe';
 export type Outcome = 'pass' | 'fail-once';
 export type Position = 0 | 1 | 2;
 
-/** Where the process dies. Failpoint names are the ones src/os/failpoint.ts knows. */
+/** Where the process dies. Failpoint names are the ones src/os/crash-failpoint.ts knows. */
 export const STEP_BOUNDARIES = [
   'before-dispatch-write',
   'after-dispatch-write',

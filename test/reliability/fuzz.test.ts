@@ -10,18 +10,18 @@ import { logLine } from '../../src/action/entry.js';
 import { MAX_COMMENT_CHARS, parseComment, shown } from '../../src/approvals/commands/parse.js';
 import { interpolate } from '../../src/expressions/evaluate.js';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
-import { isNodeName } from '../../src/graph/subgraph-schema.js';
-import type { RunnerInfo } from '../../src/journal/event-fields.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { isNodeName } from '../../src/graph/schema/subgraph.js';
+import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
+import type { RunnerInfo } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { validRunId } from '../../src/journal/run-id.js';
 import { JournalError } from '../../src/journal/state.js';
+import { parseOutputFile } from '../../src/protocol/attempt/output-file.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
-import { commit } from '../../src/runner/commit.js';
-import { parseOutputFile } from '../../src/runner/outputs.js';
-import type { RunSetup } from '../../src/runner/read.js';
+import { commit } from '../../src/runner/journal-io/commit.js';
+import type { RunSetup } from '../../src/runner/journal-io/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 /** Runs per property: the base in `npm test`, INTERLOCK_FUZZ_RUNS × base / 100 under `npm run fuzz`. */

@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/journal/events.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, routeLabel } from '../action/world.js';
 import { DIST, makeWorkspace, runStepWithin, type StepResult } from '../support/action-process.js';

@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JournalEvent } from '../../src/journal/events.js';
+import type { JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO } from '../action/world.js';
 import { DIST, makeWorkspace, runStep } from '../support/action-process.js';

@@ -3,7 +3,7 @@
  * of its log (test/support/runner-log.ts), the runner's files, the local GitHub, the journal and the node's own
  * report. Shared by the suite (test/reliability/hostile-node.test.ts) and the docs table.
  */
-import { OUTPUT_NAME_PATTERN } from '../../src/journal/output-name.js';
+import { OUTPUT_NAME_PATTERN } from '../../src/journal/events/output-name.js';
 import type { StepResult } from '../support/action-process.js';
 import type { RepoState } from '../support/github-server.js';
 import type { RecordedRequest } from '../support/model-server.js';

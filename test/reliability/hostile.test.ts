@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { GraphError } from '../../src/graph/errors.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
 import { GRAPH_TEXT, HOSTILE_GRAPHS, HOSTILE_JOURNALS, HOSTILE_LISTS } from './hostile-tables.js';
 

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseGraph } from '../../src/graph/load.js';
-import type { Journal } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { CLI } from '../crash/harness.js';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/events.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { timelineBlock } from '../../src/render/timeline/markdown.js';
 import { GANTT_MAX_TASKS, timelineGantt } from '../../src/render/timeline/mermaid.js';

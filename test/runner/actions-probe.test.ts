@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/github/client.js';
 import type { DispatchInfo } from '../../src/journal/state.js';
-import { actionsProbes, type JobIdentity } from '../../src/runner/actions-probe.js';
+import { actionsProbes, type JobIdentity } from '../../src/runner/recovery/actions-probe.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 
 const JOBS = 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs';

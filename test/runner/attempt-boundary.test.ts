@@ -1,6 +1,6 @@
 // The attempt boundary the faces mark (log groups, and later stop-commands tokens): the closing hook always runs.
 import { describe, expect, it } from 'vitest';
-import { type AttemptSetup, withinAttempt } from '../../src/runner/attempt.js';
+import { type AttemptSetup, withinAttempt } from '../../src/runner/attempt/attempt.js';
 
 type Hooks = Pick<AttemptSetup, 'attemptStarted' | 'attemptEnded'>;
 

@@ -2,10 +2,10 @@
 // its wait counts from when the client lets its write go, not from the refused write. A matrix job lines up before
 // its first write too, when it reads the version every job of the first round reads (nothing in flight).
 import { describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load.js';
-import type { Journal } from '../../src/journal/events.js';
-import { commit, contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/commit.js';
-import { type RunSetup, readRun } from '../../src/runner/read.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import type { Journal } from '../../src/journal/events/events.js';
+import { commit, contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/journal-io/commit.js';
+import { type RunSetup, readRun } from '../../src/runner/journal-io/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 
 const graph = parseGraph({

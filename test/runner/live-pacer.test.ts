@@ -1,8 +1,8 @@
 // The live view's pace (issue 38): at most one edit per interval, the latest view wins, the final one always goes
 // last; a 30-minute attempt at the default 30 s makes at most 61 edits.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LiveView } from '../../src/render/live.js';
-import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../src/runner/live-pacer.js';
+import type { LiveView } from '../../src/render/live/live.js';
+import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../src/runner/attempt/live-pacer.js';
 
 const view = (n: number, state: LiveView['state'] = 'running'): LiveView => ({
   node: 'implement',

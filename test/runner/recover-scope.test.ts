@@ -1,7 +1,7 @@
 // What a step for one node may recover: that node and everything it depends on, never its siblings.
 import { describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load.js';
-import { withDependencies } from '../../src/runner/recover.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { withDependencies } from '../../src/runner/recovery/recover.js';
 
 const graph = parseGraph({
   path: 'g.yml',

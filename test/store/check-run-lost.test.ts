@@ -3,8 +3,8 @@
 // its step confirms, against the local GitHub; a later writer that extended the journal is no loss.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/github/client.js';
-import { parseGraph } from '../../src/graph/load.js';
-import type { Journal } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { appendEvents } from '../../src/journal/parse.js';
 import { CheckRunStore, confirmWrites, encodeJournal } from '../../src/store/check-run.js';
 import { LostUpdate, lostEvents } from '../../src/store/check-run-lost.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
-import { JOURNAL_FORMAT, type Journal } from '../../src/journal/events.js';
+import { JOURNAL_FORMAT, type Journal } from '../../src/journal/events/events.js';
 import { appendEvents } from '../../src/journal/parse.js';
 import { GitStore } from '../../src/store/git.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';

@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
-import { parseGraph } from '../../src/graph/load.js';
-import type { Journal } from '../../src/journal/events.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import { blobSha, GitStore } from '../../src/store/git.js';
 import { branchableRunId, runBranch, runIdOfBranch } from '../../src/store/git-layout.js';

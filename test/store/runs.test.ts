@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
-import { parseGraph } from '../../src/graph/load.js';
+import { parseGraph } from '../../src/graph/load/load.js';
 import { CheckRunRuns, CheckRunStore } from '../../src/store/check-run.js';
 import { FileRuns } from '../../src/store/file-runs.js';
 import { GitRuns, runsInTree } from '../../src/store/git-runs.js';

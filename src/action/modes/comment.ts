@@ -1,9 +1,9 @@
 import type { CommentPayload } from '../../approvals/deps.js';
 import { handleComment, outcomeWords } from '../../approvals/handler.js';
 import { staleWindowMs } from '../../journal/freshness.js';
-import type { ActionContext, ActionResult } from '../context.js';
-import type { AnyActionStatus } from '../status.js';
-import { writeOutputs } from '../step-report.js';
+import type { ActionContext, ActionResult } from '../context/context.js';
+import type { AnyActionStatus } from '../report/status.js';
+import { writeOutputs } from '../report/step-report.js';
 
 const STATUS = {
   done: 'completed',

@@ -10,15 +10,15 @@ import type { HandlerDeps } from '../../approvals/deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../../approvals/lookup/load-run.js';
 import { statusOf } from '../../github/status.js';
 import type { Graph } from '../../graph/model.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import { parseJournal } from '../../journal/parse.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { JournalError, runEnded } from '../../journal/state.js';
 import { recoveryWords } from '../../render/recovery-words.js';
-import { RunRefused } from '../../runner/read.js';
+import { RunRefused } from '../../runner/journal-io/read.js';
 import { type GitPlace, GitStore } from '../../store/git.js';
-import { type ActionContext, actionsRunner } from '../context.js';
-import { askForAttention } from '../publish.js';
+import { type ActionContext, actionsRunner } from '../context/context.js';
+import { askForAttention } from '../report/publish.js';
 
 /** A journal as the journal branch listed it. */
 export interface JournalFile {

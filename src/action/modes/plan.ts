@@ -3,15 +3,15 @@
  * where the run stands and what is ready; no node runs. `plan` stores the run's start when it is not stored yet.
  */
 
-import type { ForEachDecision } from '../../protocol/expand.js';
+import type { ForEachDecision } from '../../protocol/expansion.js';
 import { recoveryWords } from '../../render/recovery-words.js';
-import { recover } from '../../runner/recover.js';
-import type { ActionContext, ActionResult } from '../context.js';
-import { publishResult } from '../publish.js';
-import type { ResolvedRun } from '../resolve-run.js';
+import { recover } from '../../runner/recovery/recover.js';
+import type { ActionContext, ActionResult } from '../context/context.js';
+import type { ResolvedRun } from '../context/resolve-run.js';
+import { publishResult } from '../report/publish.js';
+import { checkpointStatus } from '../report/status.js';
+import { writeOutputs } from '../report/step-report.js';
 import { stepSetupFor } from '../setup.js';
-import { checkpointStatus } from '../status.js';
-import { writeOutputs } from '../step-report.js';
 
 export async function planMode(
   ctx: ActionContext,

@@ -9,13 +9,13 @@ import type { OverdueNotice } from '../../runner/overdue.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
-import type { ActionContext, ActionResult } from '../context.js';
-import { actionDailyCap } from '../daily-cap.js';
-import { announceOverdue, publishResult } from '../publish.js';
-import type { ResolvedRun } from '../resolve-run.js';
+import type { ActionContext, ActionResult } from '../context/context.js';
+import { actionDailyCap } from '../context/daily-cap.js';
+import type { ResolvedRun } from '../context/resolve-run.js';
+import { announceOverdue, publishResult } from '../report/publish.js';
+import { stepStatus } from '../report/status.js';
+import { writeOutputs } from '../report/step-report.js';
 import { stepSetupFor } from '../setup.js';
-import { stepStatus } from '../status.js';
-import { writeOutputs } from '../step-report.js';
 
 /** Nodes the journal shows interrupted, in the order they were. */
 function interruptedIn(r: StepResult): string[] {

@@ -3,8 +3,8 @@ import { parseDuration, stuckRuns } from '../../journal/stuck.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { GitStore } from '../../store/git.js';
 import { GitRuns } from '../../store/git-runs.js';
-import type { ActionContext, ActionResult } from '../context.js';
-import { writeOutputs } from '../step-report.js';
+import type { ActionContext, ActionResult } from '../context/context.js';
+import { writeOutputs } from '../report/step-report.js';
 import { type JournalFile, recoverLostRunners } from './lost-runners.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;

@@ -1,15 +1,15 @@
 /**
  * Applies a person's command (`/approve`, `/approve-rerun`, `/settle`, `/fail-run`, the button) to one run: loads
- * it, refuses it under a changed graph, and writes its events (protocol/person-commands.ts) through the commit.
+ * it, refuses it under a changed graph, and writes its events (protocol/commands/person-commands.ts) through the commit.
  */
 import type { Config } from '../../config/schema.js';
 import type { Graph } from '../../graph/model.js';
 import { subjectLabel } from '../../journal/run-id.js';
 import { runEnded } from '../../journal/state.js';
-import { pageOutOfDate } from '../../protocol/page-binding.js';
-import { handledBefore, personCommandEvents } from '../../protocol/person-commands.js';
+import { pageOutOfDate } from '../../protocol/commands/page-binding.js';
+import { handledBefore, personCommandEvents } from '../../protocol/commands/person-commands.js';
+import { RunRefused, type RunSetup } from '../../runner/journal-io/read.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
-import { RunRefused, type RunSetup } from '../../runner/read.js';
 import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';

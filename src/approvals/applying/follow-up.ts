@@ -5,11 +5,11 @@
 import { statusOf } from '../../github/status.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
-import { approvalStanding } from '../../protocol/person-commands.js';
+import { approvalStanding } from '../../protocol/commands/person-commands.js';
 import { progressComment } from '../../render/markdown.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
-import type { RunSnapshot } from '../../runner/read.js';
+import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { HandlerDeps, Outcome } from '../deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { publishCheckRun } from '../replies/check-run.js';

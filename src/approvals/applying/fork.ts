@@ -1,12 +1,12 @@
 /**
  * `/rerun-from` on an ended run (issue 28): a new run forked from it on the journal branch (`<run-id>-2`, or the
- * next free number), its first events from `forkRun` (protocol/rerun-from.ts), then the workflow dispatched for
+ * next free number), its first events from `forkRun` (protocol/commands/rerun-from.ts), then the workflow dispatched for
  * it. A redelivered comment finds the fork it made (`forked_from.source`) and forks nothing more.
  */
 import type { Graph } from '../../graph/model.js';
 import { fold } from '../../journal/fold.js';
-import { forkRun } from '../../protocol/rerun-from.js';
-import { writeFork } from '../../runner/fork-run.js';
+import { forkRun } from '../../protocol/commands/rerun-from.js';
+import { writeFork } from '../../runner/journal-io/fork-run.js';
 import { GitStore } from '../../store/git.js';
 import type { HandlerDeps } from '../deps.js';
 import type { LoadedRun } from '../lookup/load-run.js';

@@ -4,11 +4,11 @@
  * the command then applies to the held node. When the run is still going it says so, and what to do, in
  * the words of the command that was used.
  */
-import type { RunnerInfo } from '../../journal/event-fields.js';
+import type { RunnerInfo } from '../../journal/events/fields.js';
 import type { RunState } from '../../journal/state.js';
-import { actionsProbes, type JobIdentity } from '../../runner/actions-probe.js';
-import type { RunSetup } from '../../runner/read.js';
-import { recover } from '../../runner/recover.js';
+import type { RunSetup } from '../../runner/journal-io/read.js';
+import { actionsProbes, type JobIdentity } from '../../runner/recovery/actions-probe.js';
+import { recover } from '../../runner/recovery/recover.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 

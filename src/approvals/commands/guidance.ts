@@ -1,6 +1,6 @@
 // Guidance in a comment: the lines after an approval's command line, kept as they were written (outer blank lines
 // trimmed), bounded; text for the next attempt to read, never run.
-import { MAX_GUIDANCE_CHARS } from '../../journal/gate-events.js';
+import { MAX_GUIDANCE_CHARS } from '../../journal/events/gates.js';
 
 export type GuidanceLines =
   | { kind: 'none' }

@@ -1,6 +1,6 @@
 // Comment commands: reading at most one `/approve`, `/approve-rerun`, `/rerun-from`, `/settle`, `/fail-run` or `/interlock status`
 // from a comment body (and the guidance lines after an approval), with the reason when one is refused.
-import { isNodeName } from '../../graph/subgraph-schema.js';
+import { isNodeName } from '../../graph/schema/subgraph.js';
 import { validRunId } from '../../journal/run-id.js';
 import { guidanceAfter } from './guidance.js';
 

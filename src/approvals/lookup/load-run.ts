@@ -1,7 +1,7 @@
 // Reading one run for a command: its journal through the git store and its graph at the default branch.
 import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
 import { JournalError, type RunState } from '../../journal/state.js';
 import { GitStore } from '../../store/git.js';

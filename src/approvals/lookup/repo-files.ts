@@ -4,10 +4,10 @@ import { CONFIG_PATH, parseConfig } from '../../config/load.js';
 import { type Config, ConfigSchema } from '../../config/schema.js';
 import { statusOf } from '../../github/status.js';
 import { GraphError } from '../../graph/errors.js';
-import { parseGraph } from '../../graph/load.js';
+import { parseGraph } from '../../graph/load/load.js';
 import type { Graph } from '../../graph/model.js';
 import type { SourceText } from '../../graph/resolve.js';
-import { MAX_SUBGRAPH_DEPTH } from '../../graph/subgraph-schema.js';
+import { MAX_SUBGRAPH_DEPTH } from '../../graph/schema/subgraph.js';
 import { workspaceRelative } from '../../os/workspace-path.js';
 import type { HandlerDeps } from '../deps.js';
 

@@ -1,6 +1,6 @@
 /** What the page's HTTP side needs from where runs live (the App's repositories, or the CLI's local journals). */
 
-import type { PageWait } from '../../protocol/page-binding.js';
+import type { PageWait } from '../../protocol/commands/page-binding.js';
 import type { PageRun, WaitingRow } from '../../render/page/waiting-model.js';
 import type { MayAct } from '../../render/page/waiting-page.js';
 import type { Outcome } from '../deps.js';

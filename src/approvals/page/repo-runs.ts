@@ -8,7 +8,7 @@ import type { GitHubClient, RepoRef } from '../../github/client.js';
 import { statusOf } from '../../github/status.js';
 import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
 import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';

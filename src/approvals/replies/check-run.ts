@@ -1,7 +1,7 @@
 // The run as a check run on a pull request's head commit, with an "Approve rerun" button per waiting node.
 import { createHash } from 'node:crypto';
 import { type Graph, nodeById } from '../../graph/model.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import type { SubjectRef } from '../../journal/run-id.js';
 import type { RunState } from '../../journal/state.js';
 import { statusBlock } from '../../render/markdown.js';
@@ -48,7 +48,7 @@ export const checkRunName = (runId: string) => `interlock ${runId}`;
 /**
  * How the App shows a run of a pull request as a check run: status, summary, and an "Approve rerun" button per
  * waiting node; a blocked run concludes `action_required` so the buttons show. The check-run store draws the run
- * it holds with `storeCheckRunView` (action/store-check-run-view.ts) instead. Pure.
+ * it holds with `storeCheckRunView` (action/report/store-check-run-view.ts) instead. Pure.
  */
 export function approvalCheckRunView(graph: Graph, state: RunState, runId: string) {
   const cp = state.checkpoint;

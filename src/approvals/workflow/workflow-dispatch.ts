@@ -1,6 +1,6 @@
 // Dispatching the workflow that runs a graph, as the journal recorded it, so a released node runs again.
 import type { RepoRef } from '../../github/client.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import type { HandlerDeps } from '../deps.js';
 
 /** The workflow that runs a graph, as the Action recorded it (`owner/repo/.github/workflows/<file>@<ref>`). */

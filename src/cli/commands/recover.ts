@@ -1,7 +1,7 @@
 /** `interlock recover`: marks in-flight attempts whose process is gone as interrupted, and says what follows. */
 import { parseArgs } from 'node:util';
 import { recoveryWords } from '../../render/recovery-words.js';
-import { recover } from '../../runner/recover.js';
+import { recover } from '../../runner/recovery/recover.js';
 import { EXIT, type Io, person } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { stepSetup } from '../setup.js';

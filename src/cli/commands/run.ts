@@ -4,11 +4,11 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { guardCheckout } from '../../os/git-guard.js';
-import { serveAgentCredentials } from '../../os/key-proxy.js';
-import { parseAgentCredentials } from '../../os/key-proxy-rules.js';
-import { loadGraphFile } from '../../runner/graph-file.js';
-import type { RunSetup } from '../../runner/read.js';
+import { guardCheckout } from '../../os/git/git-guard.js';
+import { serveAgentCredentials } from '../../os/proxies/key-proxy.js';
+import { parseAgentCredentials } from '../../os/proxies/key-proxy-rules.js';
+import { loadGraphFile } from '../../runner/journal-io/graph-file.js';
+import type { RunSetup } from '../../runner/journal-io/read.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
@@ -134,7 +134,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   });
   const dailyCap = cliDailyCap(io, journalFile, runId);
   if (dailyCap) setup.dailyCap = dailyCap;
-  // What git reads and runs from .git/ stays as this invocation found it (src/os/git-guard.ts).
+  // What git reads and runs from .git/ stays as this invocation found it (src/os/git/git-guard.ts).
   guardCheckout({ workspace: io.cwd, warn: (m) => io.err(`interlock: ${m}\n`) });
   const all = values.all ?? false;
   const started = Date.now();

@@ -2,12 +2,16 @@
  * A person's commands as CLI verbs, each recorded with their name: `approve <node>` (let a node with
  * `approval: before` run), `approve-rerun <node>` (run a held or escalated node again), `settle <node>` (it is
  * done: record it), `fail-run` (end the run as failed). Approvals take `--guidance T` for the next attempt.
- * The events come from `personCommandEvents` (protocol/person-commands.ts), as a comment's do.
+ * The events come from `personCommandEvents` (protocol/commands/person-commands.ts), as a comment's do.
  */
 import { parseArgs } from 'node:util';
 import { nodeById } from '../../graph/model.js';
-import { type PageBinding, pageOutOfDate } from '../../protocol/page-binding.js';
-import { handledBefore, type PersonCommand, personCommandEvents } from '../../protocol/person-commands.js';
+import { type PageBinding, pageOutOfDate } from '../../protocol/commands/page-binding.js';
+import {
+  handledBefore,
+  type PersonCommand,
+  personCommandEvents,
+} from '../../protocol/commands/person-commands.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';

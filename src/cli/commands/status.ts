@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Graph, nodeById } from '../../graph/model.js';
-import type { EscalationReport } from '../../journal/event-fields.js';
+import type { EscalationReport } from '../../journal/events/fields.js';
 import { connectionLines } from '../../render/connections.js';
 import {
   approveCommand,
@@ -15,7 +15,7 @@ import { statusMermaid, statusTable } from '../../render/status.js';
 import { timelineSvgOf } from '../../render/timeline/svg.js';
 import { timelineText } from '../../render/timeline/text.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
-import { type RunSnapshot, readRun } from '../../runner/read.js';
+import { type RunSnapshot, readRun } from '../../runner/journal-io/read.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { liveStatus } from '../live-file.js';

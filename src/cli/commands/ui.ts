@@ -14,7 +14,7 @@ import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.j
 import { PageServer } from '../../approvals/page/serve.js';
 import { pageCommand } from '../../approvals/page-action.js';
 import { fold } from '../../journal/fold.js';
-import { handledBefore, type PersonCommand } from '../../protocol/person-commands.js';
+import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';

@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dailyUsage } from '../../journal/daily-usage.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import { parseJournal } from '../../journal/parse.js';
-import { usageDaysText } from '../../render/usage-days.js';
+import { usageDaysText } from '../../render/usage/days.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { listJson } from '../journals.js';
 

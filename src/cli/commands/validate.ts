@@ -2,8 +2,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Graph } from '../../graph/model.js';
-import { duplicateEngineFlags } from '../../protocol/agent-setup.js';
-import { loadGraphFile } from '../../runner/graph-file.js';
+import { duplicateEngineFlags } from '../../protocol/engines/agent-setup.js';
+import { loadGraphFile } from '../../runner/journal-io/graph-file.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 
 export function cmdValidate(io: Io, args: string[]): number {

@@ -3,10 +3,10 @@
  * attempt with its start, end, outcome and workflow run, the events with who did what, usage and cost, and the
  * run's waiting nodes with their forms. Pure.
  */
-import type { JournalEvent } from '../../journal/events.js';
+import type { JournalEvent } from '../../journal/events/events.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { timelineSvg } from '../timeline/svg.js';
-import { usageCell, usageLine } from '../usage.js';
+import { usageCell, usageLine } from '../usage/words.js';
 import { graphSvg } from './graph-svg.js';
 import { type Html, html, raw } from './html.js';
 import { pageDocument } from './layout.js';

@@ -6,8 +6,8 @@
  */
 import type { Graph } from '../../graph/model.js';
 import { nodeById } from '../../graph/model.js';
-import type { EscalationReport } from '../../journal/event-fields.js';
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
+import type { EscalationReport } from '../../journal/events/fields.js';
 import { type SubjectRef, subjectOfRun } from '../../journal/run-id.js';
 import { type NodeProgress, type RunState, waitingAttempt } from '../../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../../protocol/policy.js';

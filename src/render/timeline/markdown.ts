@@ -1,5 +1,5 @@
 /** The timeline in Markdown (issue 38), for the job summary and the progress comment. */
-import { inertMarkdown } from '../inert.js';
+import { inertMarkdown } from '../live/inert.js';
 import { timelineGantt } from './mermaid.js';
 import type { Timeline } from './model.js';
 import { duration, rowNotes } from './words.js';

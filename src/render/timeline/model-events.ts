@@ -1,7 +1,7 @@
 /** What each journal event does to the timeline (issue 38): one small function per event that draws anything. */
 
-import type { Failure } from '../../journal/event-fields.js';
-import type { EventOf, JournalEvent } from '../../journal/events.js';
+import type { EventOf, JournalEvent } from '../../journal/events/events.js';
+import type { Failure } from '../../journal/events/fields.js';
 import {
   rowOf,
   type TimelineBar,

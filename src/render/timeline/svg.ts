@@ -4,7 +4,7 @@
  * wait a pale dashed span, each mark a small diamond; every shape carries a `<title>` (what a hover shows). All
  * journal text is XML-escaped. `timelineSvg` is the one call the pages use.
  */
-import type { Journal } from '../../journal/events.js';
+import type { Journal } from '../../journal/events/events.js';
 import type { Timeline, TimelineRow } from './model.js';
 import { timelineOf } from './timeline-of.js';
 import { barWords, duration, headline, waitWords } from './words.js';

@@ -1,5 +1,5 @@
 /** The timeline of a run from its journal (issue 38): the events read in order, then rows grouped and ordered. */
-import type { Journal, JournalEvent } from '../../journal/events.js';
+import type { Journal, JournalEvent } from '../../journal/events/events.js';
 import { groupOf, type Timeline, type TimelineDraft, type TimelineRow } from './model.js';
 import { timelineStep } from './model-events.js';
 

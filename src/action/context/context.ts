@@ -1,0 +1,159 @@
+/**
+ * The Action's context: what a step reports through (`ActionIO`), the inputs and runner environment read once,
+ * the GitHub client, the event payload, this job's identity; and the pieces built from it (the store, the runner
+ * description, workspace paths, the event as kept in RunStarted).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
+import {
+  clientTuning,
+  createClient,
+  type GitHubClient,
+  parseRepository,
+  type RepoRef,
+} from '../../github/client.js';
+import type { Graph } from '../../graph/model.js';
+import type { RunnerInfo } from '../../journal/events/fields.js';
+import type { JobIdentity } from '../../runner/recovery/actions-probe.js';
+import { CheckRunStore } from '../../store/check-run.js';
+import { GitStore } from '../../store/git.js';
+import type { JournalStore } from '../../store/types.js';
+import { storeCheckRunView } from '../report/store-check-run-view.js';
+import { freshStore } from './fresh-stores.js';
+import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
+import { pullHistory } from './pull-head.js';
+import type { Subject } from './subject.js';
+
+/** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
+export interface ActionIO {
+  setOutput(name: string, value: string): void;
+  summary(markdown: string): Promise<void>;
+  info(message: string): void;
+  notice(message: string): void;
+  warning(message: string): void;
+  error(message: string, where?: { file: string; line: number; col: number }): void;
+  saveState(name: string, value: string): void;
+  /** Live output of a node's command, to the step log. */
+  echo(chunk: Buffer): void;
+  /** Opens and closes a collapsible group of log lines around one attempt (optional: a recorder may skip it). */
+  group?(title: string): void;
+  endGroup?(): void;
+}
+
+export interface ActionResult {
+  outputs: Record<string, string>;
+  /** Set when the step must fail; says why and what state the run is in. */
+  failed?: string;
+  /** Set when the problem was already reported as an annotation: the step fails without a second `::error::`. */
+  reported?: true;
+}
+
+export interface ActionContext {
+  inputs: Inputs;
+  env: ActionEnv;
+  rawEnv: NodeJS.ProcessEnv;
+  repo: RepoRef;
+  octokit: GitHubClient;
+  payload: Record<string, unknown>;
+  workspace: string;
+  io: ActionIO;
+  me: JobIdentity;
+}
+
+export const CONFIG_FILE = '.github/interlock.yml';
+
+function readEventPayload(path: string | undefined): Record<string, unknown> {
+  if (!path || !existsSync(path)) return {};
+  return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+}
+
+export function buildContext(
+  rawEnv: NodeJS.ProcessEnv,
+  io: ActionIO,
+  clientOptions: { retryAfterBaseValue?: number } = {},
+): ActionContext {
+  const inputs = readInputs(rawEnv);
+  const env = readActionEnv(rawEnv);
+  const repo = parseRepository(env.GITHUB_REPOSITORY);
+  const octokit = createClient({
+    token: inputs.token,
+    baseUrl: env.GITHUB_API_URL,
+    log: (m) => io.info(m),
+    ...clientTuning(rawEnv),
+    ...(clientOptions.retryAfterBaseValue !== undefined
+      ? { retryAfterBaseValue: clientOptions.retryAfterBaseValue }
+      : {}),
+  });
+  return {
+    inputs,
+    env,
+    rawEnv,
+    repo,
+    octokit,
+    payload: readEventPayload(env.GITHUB_EVENT_PATH),
+    workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+    io,
+    me: {
+      workflow_run_id: env.GITHUB_RUN_ID,
+      run_attempt: env.GITHUB_RUN_ATTEMPT,
+      job: env.GITHUB_JOB,
+      runner_name: env.RUNNER_NAME,
+    },
+  };
+}
+
+/** The event as kept in RunStarted: the payload without the bulky repository/organization objects. */
+export function githubContext(ctx: ActionContext): Record<string, unknown> {
+  const { repository: _r, organization: _o, enterprise: _e, installation: _i, sender, ...rest } = ctx.payload;
+  const s = sender as { login?: string; type?: string } | undefined;
+  return {
+    event_name: ctx.env.GITHUB_EVENT_NAME,
+    repository: `${ctx.repo.owner}/${ctx.repo.repo}`,
+    ref: ctx.env.GITHUB_REF,
+    sha: ctx.env.GITHUB_SHA,
+    actor: ctx.env.GITHUB_ACTOR,
+    event: { ...rest, ...(s ? { sender: { login: s.login, type: s.type } } : {}) },
+  };
+}
+
+/** A path inside the workspace, relative to it; any other path as it is. */
+export function fromWorkspace(ctx: ActionContext, path: string): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(ctx.workspace, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** A path in the workspace. */
+export function inWorkspace(ctx: ActionContext, path: string): string {
+  return resolve(ctx.workspace, path);
+}
+
+export function makeStore(ctx: ActionContext, runId: string, subject: Subject, graph?: Graph): JournalStore {
+  if (ctx.inputs.store === 'check-run') {
+    const head = subject.headSha ?? ctx.env.GITHUB_SHA;
+    const store = new CheckRunStore(ctx.octokit, ctx.repo, {
+      runId,
+      head,
+      history: pullHistory(ctx, subject),
+    });
+    if (graph) store.render = storeCheckRunView(graph);
+    return store;
+  }
+  // Reads by branch name may answer from the past: this step's reads never go back in time.
+  return freshStore(
+    ctx,
+    runId,
+    () => new GitStore(ctx.octokit, ctx.repo, runId, ctx.inputs['journal-branch']),
+  );
+}
+
+export function actionsRunner(ctx: ActionContext): RunnerInfo {
+  return {
+    kind: 'actions',
+    workflow_run_id: ctx.me.workflow_run_id,
+    run_attempt: ctx.me.run_attempt,
+    job: ctx.me.job,
+    runner_name: ctx.me.runner_name,
+    ...(ctx.env.GITHUB_WORKFLOW_REF ? { workflow_ref: ctx.env.GITHUB_WORKFLOW_REF } : {}),
+  };
+}

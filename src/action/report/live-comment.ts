@@ -1,0 +1,58 @@
+/**
+ * The agent live in the progress comment (issue 38): while an engine's attempt runs, the run's progress comment
+ * carries a short live view under its table, edited at most once per interval (30 s; `INTERLOCK_LIVE_EDIT_SECONDS`
+ * sets another, for tests), and the step log a line per step. The final view goes last; the step's own update of
+ * the comment then replaces it with the run's state.
+ */
+import type { Graph } from '../../graph/model.js';
+import { liveMarkdown, liveStepLine, liveUsageWords } from '../../render/live/live.js';
+import { progressComment } from '../../render/markdown.js';
+import { timelineOf } from '../../render/timeline/timeline-of.js';
+import type { LiveSink } from '../../runner/attempt/agent-run.js';
+import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../runner/attempt/live-pacer.js';
+import type { RunSnapshot } from '../../runner/journal-io/read.js';
+import type { JournalStore } from '../../store/types.js';
+import type { ActionContext } from '../context/context.js';
+import { upsertProgress } from './publish.js';
+
+/** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` when it is a positive number, else 30 s. */
+export function liveInterval(env: NodeJS.ProcessEnv): number {
+  const s = Number(env.INTERLOCK_LIVE_EDIT_SECONDS);
+  return Number.isFinite(s) && s > 0 ? s * 1000 : LIVE_EDIT_INTERVAL_MS;
+}
+
+/** The live sink of one attempt: the step log always; the progress comment when the run is about an issue or PR. */
+export function liveComment(
+  ctx: ActionContext,
+  run: { graph: Graph; store: JournalStore; issue: number | undefined },
+  cur: RunSnapshot,
+): LiveSink {
+  const issue = run.issue;
+  const base = progressComment(run.graph, cur.state, { timeline: timelineOf(cur.journal) });
+  // The run's one progress comment, made (and its id stored) by the first edit when no step made it yet.
+  let known = cur.journal.progress_comment_id;
+  const publish = async (body: string) => {
+    if (!issue) return;
+    if (known) await ctx.octokit.rest.issues.updateComment({ ...ctx.repo, comment_id: known, body });
+    else known = await upsertProgress(ctx, run.store, cur, body, issue);
+  };
+  const id = issue;
+  const paced = pacedLive(
+    liveInterval(ctx.rawEnv),
+    (v) => publish(`${base}\n\n${liveMarkdown(v)}`),
+    (e) =>
+      ctx.io.warning(`interlock could not update the progress comment with the agent's steps: ${e.message}`),
+  );
+  return {
+    step: (view, steps) => {
+      for (const s of steps) ctx.io.info(`interlock: ${liveStepLine(view.node, s)}`);
+      if (id) paced.push(view);
+    },
+    end: async (view) => {
+      ctx.io.info(
+        `interlock: ${view.node} attempt ${view.attempt}: the agent ended, ${liveUsageWords(view)}`,
+      );
+      if (id) await paced.end(view);
+    },
+  };
+}

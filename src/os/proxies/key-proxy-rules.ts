@@ -1,0 +1,250 @@
+/**
+ * What the key proxy decides, as pure functions of data: which model keys of the step's env it serves, which
+ * request it forwards (and where), which it refuses and why, the headers it sends on, and the environment a node
+ * gets in place of the keys. The server that carries these out is `src/os/proxies/key-proxy.ts`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** The two model APIs the engines call. */
+export type ModelApi = 'anthropic' | 'openai';
+
+/** The model keys the proxy can serve, and the API each is for. */
+export const MODEL_KEYS: Record<string, ModelApi> = {
+  ANTHROPIC_API_KEY: 'anthropic',
+  OPENAI_API_KEY: 'openai',
+  // Codex 0.171's `codex exec` reads its key from CODEX_API_KEY, not OPENAI_API_KEY.
+  CODEX_API_KEY: 'openai',
+};
+
+/** The Action's default (`agent-credentials`); each is served only when the step's env holds it. */
+export const DEFAULT_AGENT_CREDENTIALS = 'ANTHROPIC_API_KEY OPENAI_API_KEY';
+
+interface ApiShape {
+  /** The step env's variable that names another upstream (a gateway, a local server). */
+  baseVar: string;
+  official: string;
+  /** The node's base URL is the proxy plus this (Anthropic's clients append `/v1/...` themselves). */
+  nodeSuffix: string;
+}
+
+const APIS: Record<ModelApi, ApiShape> = {
+  anthropic: { baseVar: 'ANTHROPIC_BASE_URL', official: 'https://api.anthropic.com', nodeSuffix: '' },
+  openai: { baseVar: 'OPENAI_BASE_URL', official: 'https://api.openai.com/v1', nodeSuffix: '/v1' },
+};
+
+interface Route {
+  method: string;
+  path: string;
+  api: ModelApi;
+  /** What is appended to the upstream's base URL. */
+  upstreamPath: string;
+  /** A WebSocket upgrade (Codex tries the Responses API over WebSocket before HTTPS). */
+  upgrade?: true;
+}
+
+/** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages' },
+  {
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    api: 'anthropic',
+    upstreamPath: '/v1/messages/count_tokens',
+  },
+  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses' },
+  { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
+];
+
+/** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
+export interface ProxyKey {
+  name: string;
+  api: ModelApi;
+  real: string;
+  placeholder: string;
+}
+
+/** Names separated by spaces, commas or lines; `none` or nothing turns the proxy off. */
+export function parseAgentCredentials(text: string, where = 'agent-credentials'): string[] {
+  const names = text.split(/[\s,]+/).filter(Boolean);
+  if (names.length === 1 && names[0] === 'none') return [];
+  for (const n of names) {
+    if (!(n in MODEL_KEYS))
+      throw new Error(
+        `${where}: "${n}" is not a model key interlock can serve through its proxy (it serves ${Object.keys(MODEL_KEYS).join(', ')}); give such names, or "none" to turn the proxy off`,
+      );
+  }
+  return [...new Set(names)];
+}
+
+/** A listed name that `node-credentials` also grants: one secret cannot be both withheld and given. */
+export function credentialConflicts(names: string[], granted: Iterable<string>): string | undefined {
+  const both = [...granted].filter((g) => names.includes(g));
+  if (!both.length) return undefined;
+  return `${both.join(', ')} ${both.length > 1 ? 'are' : 'is'} in both agent-credentials (served through the key proxy, withheld from every node) and node-credentials (given to nodes): remove ${both.length > 1 ? 'them' : 'it'} from one of the two`;
+}
+
+/** The upstream base URL of each API served: the step env's own, or the official API. */
+export function upstreams(keys: ProxyKey[], env: Record<string, string | undefined>): Map<ModelApi, URL> {
+  const out = new Map<ModelApi, URL>();
+  for (const api of new Set(keys.map((k) => k.api))) {
+    const shape = APIS[api];
+    const given = env[shape.baseVar]?.trim();
+    let url: URL;
+    try {
+      url = new URL(given || shape.official);
+    } catch {
+      throw new Error(
+        `${shape.baseVar} in the step's env ("${given}") is not a URL: give an http(s) URL or unset it`,
+      );
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`${shape.baseVar} in the step's env ("${given}") is not an http(s) URL`);
+    out.set(api, url);
+  }
+  return out;
+}
+
+/** The upstream URL of a forwarded request: the base, its path without a trailing slash, the route's path. */
+export function upstreamUrl(base: URL, upstreamPath: string, query: string): URL {
+  const u = new URL(base.href);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}${upstreamPath}`;
+  u.search = query;
+  return u;
+}
+
+/** The variables a node gets in place of the keys: each key's placeholder, and the proxy as each API's base URL. */
+export function nodeEnvFor(keys: ProxyKey[], port: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of keys) env[k.name] = k.placeholder;
+  for (const api of new Set(keys.map((k) => k.api)))
+    env[APIS[api].baseVar] = `http://127.0.0.1:${port}${APIS[api].nodeSuffix}`;
+  const openai = keys.find((k) => k.name === 'OPENAI_API_KEY');
+  // Codex's own provider reads CODEX_API_KEY: it gets the OpenAI placeholder unless it is a key of its own.
+  if (openai && !keys.some((k) => k.name === 'CODEX_API_KEY')) env.CODEX_API_KEY = openai.placeholder;
+  return env;
+}
+
+/** NO_PROXY with the loopback names added, so a node's HTTP proxy never carries its calls to the key proxy. */
+export function withLoopbackNoProxy(value: string | undefined): string {
+  const have = (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const h of ['127.0.0.1', 'localhost']) if (!have.includes(h)) have.push(h);
+  return have.join(',');
+}
+
+export type ProxyDecision =
+  /** Answered by the proxy itself (Claude Code's `HEAD /` probe): nothing goes upstream. */
+  | { kind: 'answer'; status: 200 }
+  | { kind: 'forward'; key: ProxyKey; route: Route; query: string }
+  | { kind: 'refuse'; status: 400 | 401 | 404 | 405; message: string };
+
+const served = (keys: ProxyKey[]) =>
+  ROUTES.filter((r) => keys.some((k) => k.api === r.api))
+    .map((r) => `${r.method} ${r.path}${r.upgrade ? ' (WebSocket)' : ''}`)
+    .join(', ');
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The key a request carries: Anthropic's `x-api-key`, or `Authorization: Bearer` (OpenAI's, and Anthropic's too). */
+function carried(headers: IncomingHttpHeaders, api: ModelApi): string | undefined {
+  const xKey = headers['x-api-key'];
+  if (api === 'anthropic' && typeof xKey === 'string') return xKey;
+  const m = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
+  return m?.[1];
+}
+
+const refuse = (status: 400 | 401 | 404 | 405, message: string): ProxyDecision => ({
+  kind: 'refuse',
+  status,
+  message: `interlock key proxy: ${message}`,
+});
+
+/**
+ * What to do with one request: forward it (its path is an engine's model call and it carries a placeholder of
+ * that API), answer it (`HEAD /`), or refuse it, saying why. The path must be exactly a route's: no `..`, no
+ * percent-encoding, no second slash, so what is checked is what goes upstream.
+ */
+export function decideRequest(
+  req: { method: string; url: string; headers: IncomingHttpHeaders; upgrade: boolean },
+  keys: ProxyKey[],
+): ProxyDecision {
+  const q = req.url.indexOf('?');
+  const path = q < 0 ? req.url : req.url.slice(0, q);
+  const query = q < 0 ? '' : req.url.slice(q);
+  if (req.method === 'HEAD' && path === '/' && !req.upgrade) return { kind: 'answer', status: 200 };
+  if (!path.startsWith('/') || /%|\/\/|\/\.\.?(\/|$)|#/.test(path) || query.includes('#'))
+    return refuse(400, `the path "${path}" is not in its plain form; it serves ${served(keys)}`);
+  const onPath = ROUTES.filter((r) => r.path === path && keys.some((k) => k.api === r.api));
+  if (!onPath.length)
+    return refuse(404, `${req.method} ${path} is not a model API call it serves; it serves ${served(keys)}`);
+  const route = onPath.find((r) => r.method === req.method && !!r.upgrade === req.upgrade);
+  if (!route)
+    return refuse(
+      405,
+      `${req.method} ${path}${req.upgrade ? ' (upgrade)' : ''} is not served; it serves ${served(keys)}`,
+    );
+  const given = carried(req.headers, route.api);
+  const key =
+    given === undefined ? undefined : keys.find((k) => k.api === route.api && same(k.placeholder, given));
+  if (!key)
+    return refuse(
+      401,
+      `the request does not carry this step's placeholder key for the ${route.api} API (${route.api === 'anthropic' ? 'x-api-key' : 'Authorization: Bearer'}): only the step's nodes can use this proxy`,
+    );
+  return { kind: 'forward', key, route, query };
+}
+
+/** Headers that belong to one connection, never passed on (RFC 9110 7.6.1), and the proxy's own. */
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+/** The request's headers as the upstream gets them: the real key in place of the placeholder, nothing hop-by-hop. */
+export function upstreamHeaders(
+  headers: IncomingHttpHeaders,
+  key: ProxyKey,
+  upgrade: boolean,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || HOP.has(k) || k === 'x-api-key' || k === 'authorization') continue;
+    out[k] = v;
+  }
+  if (key.api === 'anthropic' && headers['x-api-key'] !== undefined) out['x-api-key'] = key.real;
+  else out.authorization = `Bearer ${key.real}`;
+  if (upgrade) {
+    out.connection = 'Upgrade';
+    out.upgrade = String(headers.upgrade ?? 'websocket');
+  }
+  return out;
+}
+
+/** The upstream's response headers as the node gets them: the same, less the hop-by-hop ones. */
+export function downstreamHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
+  return out;
+}
+
+/** A refusal's body, in the error shape of the API the path belongs to (so the engine prints its message). */
+export function refusalBody(path: string, message: string): string {
+  if (path.startsWith('/v1/messages'))
+    return JSON.stringify({ type: 'error', error: { type: 'permission_error', message } });
+  return JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'interlock_key_proxy' } });
+}

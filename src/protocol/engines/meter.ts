@@ -1,0 +1,126 @@
+/**
+ * What an engine's agent has used so far, read from its streamed output while it runs, and whether that is over
+ * what the attempt may use: the node's budget, or what is left of the run's. Pure: chunks in, usage out.
+ *
+ * Claude Code (`stream-json --verbose`): one `assistant` line per content block, each with its message's `id`
+ * and `usage`; a model call is a distinct message id (`<synthetic>` messages are Claude Code's own). Codex
+ * (`--json`): a model call that asks for a tool shows as that tool's `item.started`; `turn.completed` carries the
+ * thread's usage. Cost is known only from Claude Code's final result, so it is checked after the attempt.
+ */
+
+import type { Engine } from '../../graph/model.js';
+import type { Budget } from '../../graph/schema/budget.js';
+import type { Spent } from '../../journal/state.js';
+import { amount } from '../budget.js';
+import { type AgentStep, stepsOf } from './steps.js';
+
+/** Usage seen so far. */
+export interface LiveUsage {
+  turns: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+const CODEX_TOOLS = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search']);
+
+const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : 0);
+
+/** How many of the agent's last steps a meter keeps (the live view shows a few of them). */
+export const STEPS_KEPT = 8;
+
+/** Reads an engine's stdout as it comes. */
+export class EngineMeter {
+  private pending = '';
+  private readonly calls = new Map<string, { input: number; output: number }>();
+  private readonly tools = new Set<string>();
+  private turnsDone = 0;
+  private codexUsage = { input: 0, output: 0 };
+  /** The last steps the agent took (`STEPS_KEPT`), and how many it took in all. */
+  readonly steps: AgentStep[] = [];
+  stepCount = 0;
+
+  constructor(private readonly engine: Engine) {}
+
+  push(chunk: Buffer | string): void {
+    this.pending += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    const lines = this.pending.split('\n');
+    this.pending = lines.pop() ?? '';
+    // A line longer than any event interlock reads is dropped rather than held.
+    if (this.pending.length > 4_000_000) this.pending = '';
+    for (const line of lines) this.line(line.trim());
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith('{')) return;
+    let e: Record<string, unknown>;
+    try {
+      e = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    for (const step of stepsOf(this.engine, e)) {
+      this.stepCount += 1;
+      this.steps.push(step);
+      if (this.steps.length > STEPS_KEPT) this.steps.shift();
+    }
+    if (this.engine === 'claude-code') {
+      const m = e.message as { id?: unknown; model?: unknown; usage?: Record<string, unknown> } | undefined;
+      if (e.type !== 'assistant' || typeof m?.id !== 'string' || m.model === '<synthetic>') return;
+      const u = m.usage ?? {};
+      const input =
+        count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens);
+      this.calls.set(m.id, { input, output: count(u.output_tokens) });
+      return;
+    }
+    const item = e.item as { id?: unknown; type?: unknown } | undefined;
+    if (e.type === 'item.started' && CODEX_TOOLS.has(item?.type as string))
+      this.tools.add(String(item?.id ?? this.tools.size));
+    if (e.type === 'turn.completed') {
+      this.turnsDone += 1;
+      const u = (e.usage ?? {}) as Record<string, unknown>;
+      this.codexUsage = { input: count(u.input_tokens), output: count(u.output_tokens) };
+    }
+  }
+
+  /** The usage seen so far. */
+  usage(): LiveUsage {
+    if (this.engine === 'claude-code') {
+      let input = 0;
+      let output = 0;
+      for (const c of this.calls.values()) {
+        input += c.input;
+        output += c.output;
+      }
+      return { turns: this.calls.size, input_tokens: input, output_tokens: output };
+    }
+    return {
+      turns: this.tools.size + this.turnsDone,
+      input_tokens: this.codexUsage.input,
+      output_tokens: this.codexUsage.output,
+    };
+  }
+}
+
+/** What an attempt may use while it runs: its node's budget and what is left of the run's. */
+export interface LiveLimits {
+  node?: Budget;
+  /** The run's budget and what the run spent before this attempt. */
+  run?: { budget: Budget; spent: Spent };
+}
+
+/** Why the agent must stop now (its usage is over a limit it can only pass further), or undefined. */
+export function overLiveLimit(limits: LiveLimits, u: LiveUsage): string | undefined {
+  const used = { turns: u.turns, tokens: u.input_tokens + u.output_tokens };
+  for (const k of ['turns', 'tokens'] as const) {
+    const nodeMax = limits.node?.[k];
+    if (nodeMax !== undefined && used[k] > nodeMax)
+      return `the agent was stopped after ${amount(k, used[k])}: over the node's budget of ${amount(k, nodeMax)} (budget.${k})`;
+    const runMax = limits.run?.budget[k];
+    if (runMax !== undefined) {
+      const left = Math.max(0, runMax - limits.run!.spent[k]);
+      if (used[k] > left)
+        return `the agent was stopped after ${amount(k, used[k])}: over what was left of the run's budget, ${amount(k, left)} of ${amount(k, runMax)} (budget.${k})`;
+    }
+  }
+  return undefined;
+}

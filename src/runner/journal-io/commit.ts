@@ -1,0 +1,300 @@
+/**
+ * The compare-and-swap commit: read, decide from the state read, write if the journal is still at that version;
+ * on a conflict re-read and decide again (never re-append blindly), and recognise a write that landed although
+ * its answer was lost. Also the error a step throws when the store could not be read or written.
+ */
+import { canonicalJson } from '../../graph/canonical.js';
+import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
+import type { RunnerInfo } from '../../journal/events/fields.js';
+import { eventLabel } from '../../journal/events/label.js';
+import { fold } from '../../journal/fold.js';
+import { unsettledMs } from '../../journal/freshness.js';
+import { appendEvents } from '../../journal/parse.js';
+import { JournalError } from '../../journal/state.js';
+import { graphChange } from '../../protocol/commands/graph-change.js';
+import { redactSecrets } from '../../render/redact.js';
+import type { JournalStore } from '../../store/types.js';
+import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+
+/**
+ * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
+ * moved on), so the budget is generous: 32 parallel jobs on one journal met up to 33 each.
+ */
+const MAX_CONFLICTS = 200;
+/**
+ * A write refused although the journal did not move on is no race: the store keeps refusing it (GitHub answering
+ * 409 to every try, say). Try it this many times, then give up rather than spend the conflict budget.
+ */
+const MAX_STALLED = 3;
+/**
+ * Writes whose outcome stayed unknown (5xx, dropped connections) after the client's own retries: re-read and
+ * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
+ */
+const MAX_UNKNOWN_OUTCOMES = 2;
+
+/**
+ * The longest wait after a conflict before reading again. Waiting costs no request, and every conflict costs two
+ * (the refused write and the read after it), so the wait grows with the writers seen and the conflicts met.
+ */
+const MAX_BACKOFF_MS = 15_000;
+
+/**
+ * How long to wait after a conflict: a random time (full jitter, so the writers that met spread out rather than
+ * meet again) in a window of one read-and-write round trip for each writer that may be racing, doubled with each
+ * conflict. At the first conflict a writer that knows its `place` among them (see `contenderPlace`) waits that
+ * many round trips and a random part of one more instead: the jobs of a matrix, which all read the same version
+ * and all but one met a conflict, then line up one round trip apart rather than meet again at random.
+ */
+export function conflictBackoffMs(
+  conflicts: number,
+  writers: number,
+  roundTripMs: number,
+  random = Math.random,
+  place = -1,
+): number {
+  const rt = Math.max(20, roundTripMs);
+  if (conflicts === 1 && place >= 0) return Math.min(MAX_BACKOFF_MS, (place + random()) * rt);
+  const window = rt * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
+  return random() * Math.min(MAX_BACKOFF_MS, window);
+}
+
+/**
+ * Where the node a refused write was for stands among the writers that may be racing, in the state read before
+ * it: the nodes in flight (each job records its own), then the ready ones (each job dispatches its own), in the
+ * fold's order, so each job of a matrix finds a place of its own. -1 for a write about no such node.
+ */
+export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]): number {
+  const node = events.map((e) => ('node' in e ? e.node : undefined)).find((n) => n !== undefined);
+  if (node === undefined) return -1;
+  const cp = state.checkpoint;
+  return [...cp.active_nodes, ...cp.ready_nodes.filter((n) => !cp.active_nodes.includes(n))].indexOf(node);
+}
+
+/** Thrown when the journal could not be read or written: says what state this step left the run in. */
+export class StoreUnavailable extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = 'StoreUnavailable';
+  }
+}
+
+/** Refusals and damaged journals say what they mean already; any other error is the store failing. */
+export function storeFailure(e: unknown, say: (why: string) => string): unknown {
+  if (e instanceof RunRefused || e instanceof JournalError) return e;
+  return new StoreUnavailable(say((e as Error)?.message ?? String(e)), e);
+}
+
+/**
+ * True when `now` holds, right after the first `from` events, exactly the events `attempt` appended. Compared as
+ * canonical (sorted-key) JSON: a journal read back is parsed through the schema, which orders keys its own way (a
+ * runner's known fields first, then its extra ones), so the events written and the same events read back differ
+ * as plain JSON.
+ */
+function landed(attempt: Journal, from: number, now: Journal): boolean {
+  const ours = attempt.events.slice(from);
+  if (ours.length === 0 || now.events.length < attempt.events.length) return false;
+  const theirs = now.events.slice(from, from + ours.length);
+  return canonicalJson(theirs) === canonicalJson(ours);
+}
+
+/** Errors after which a write's outcome is unknown and a fresh read decides: network failures and 5xx. */
+function transient(e: unknown): boolean {
+  const status = (e as { status?: unknown })?.status;
+  if (typeof status === 'number') return status >= 500 || status === 0;
+  const code =
+    (e as { code?: unknown; cause?: { code?: unknown } })?.code ??
+    (e as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR)/.test(code);
+}
+
+export interface CommitOptions {
+  /** Store the run's start even when the decision adds no event (a run that has not started is created). */
+  create?: boolean;
+  /** The state just written by this process: the first try decides from it without reading again. */
+  known?: RunSnapshot;
+  /**
+   * A matrix job's first write: when the first read finds no node in flight (a matrix's first round, whose jobs
+   * all read the same version), a writer whose node stands p-th among the ready ones waits p round trips and
+   * reads again before writing, rather than write where every other job writes too (all but one would be
+   * refused, and each refusal costs the write and a read again). Once, and only before any write.
+   */
+  lineUp?: boolean;
+}
+
+/**
+ * A line-up's slot: a job's two writes (dispatch and record) at GitHub's pace for content-creating requests (80
+ * a minute per token: 750 ms each), with room for a contents write, which takes GitHub a few hundred
+ * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
+ */
+export const LINE_UP_SLOT_MS = 2000;
+/** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */
+const MAX_LINE_UP_MS = 60_000;
+
+/**
+ * Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write.
+ * The jobs of a matrix start seconds apart, so a wait counted from each job's own start would not keep them
+ * apart: the slots are on the clock (runners keep it synchronized), one cycle of `cohort` slots, the node p-th
+ * among those in flight or ready writing at the cycle's p-th slot. Twenty jobs spread their first writes over 40 s
+ * and the fan-out keeps within the minute's limit by design rather than by GitHub's refusals and `retry-after`.
+ */
+export function lineUpWait(
+  cur: RunSnapshot,
+  events: NewEvent[],
+  roundTripMs: number,
+  now = Date.now(),
+): number {
+  const cp = cur.state.checkpoint;
+  const cohort = new Set([...cp.active_nodes, ...cp.ready_nodes]).size;
+  const place = contenderPlace(cur.state, events);
+  if (place < 0 || cohort < 2) return 0;
+  const slot = Math.max(LINE_UP_SLOT_MS, roundTripMs);
+  const places = Math.max(1, Math.min(cohort, Math.floor(MAX_LINE_UP_MS / slot)));
+  const cycle = places * slot;
+  return ((((place % places) * slot - (now % cycle)) % cycle) + cycle) % cycle;
+}
+
+interface Tried<T> {
+  journal: Journal;
+  /** What `decide` chose on that try: its events and whatever else the caller wants back. */
+  chosen: T;
+  from: number;
+  version: string | null;
+  why: string;
+  branchMoved?: boolean;
+}
+
+/** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
+function stalledOn(tried: Tried<unknown>, cur: RunSnapshot): boolean {
+  return cur.version === tried.version && !tried.branchMoved;
+}
+
+/**
+ * Nothing to write is a decision on what the journal lacks: taken only from a read that holds what came before
+ * this process (`RunSetup.settle`); how long until such a read may begin.
+ */
+function settleMs(setup: RunSetup, readAt: number): number {
+  return unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0);
+}
+
+/** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
+function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
+  const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
+  // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
+  for (const e of journal.events.slice(cur.journal.events.length)) {
+    const checked = EventSchema.safeParse(e);
+    if (!checked.success)
+      throw new Error(
+        `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
+      );
+  }
+  if (!graphChanged) return journal;
+  return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
+}
+
+/**
+ * The events without any secret of the step (src/render/redact.ts): the one place every journal write passes, so
+ * no value a node could have shaped (outputs, usage, session ids, failure excerpts, connections) carries one.
+ */
+function withoutSecrets(setup: RunSetup, events: NewEvent[]): NewEvent[] {
+  if (!setup.secrets?.length) return events;
+  const { value, found } = redactSecrets(events, setup.secrets);
+  for (const at of new Set(found)) {
+    const [i, ...field] = at.split('.');
+    const e = events[Number(i)];
+    const node = e && 'node' in e ? ` of "${e.node}"` : '';
+    setup.redacted?.(
+      `a secret of the step was in ${e?.type ?? 'an event'}${node} (${field.join('.')}); it is recorded as [secret removed]`,
+    );
+  }
+  return value;
+}
+
+function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): string {
+  const start = cur.version === null ? 'RunStarted' : '';
+  return `interlock: ${setup.runId} ${start}${start && events.length ? ', ' : ''}${events.map(eventLabel).join(', ')}`;
+}
+
+/**
+ * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
+ * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
+ */
+export async function commit<T extends { events: NewEvent[] }>(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  decide: (cur: RunSnapshot) => T | Promise<T>,
+  options: CommitOptions = {},
+): Promise<{ cur: RunSnapshot; chosen: T; conflicts: number }> {
+  let conflicts = 0;
+  let unknown = 0;
+  let stalled = 0;
+  let tried: Tried<T> | undefined;
+  let lineUp = options.lineUp === true;
+  let start = options.known;
+  // How long one read of the journal took: a write's round trip is about as long (the write's own time is not
+  // measured, as the client may hold a write back to space it from the one before).
+  let readMs = 0;
+  // After a conflict: the wait that spreads the writers that met (`conflictBackoffMs`).
+  let backoff = 0;
+  while (true) {
+    // Read as late as the write can go: a read followed by a wait for the client's next write slot is stale. The
+    // backoff counts from then: inside the client's spacing (a second) it would not spread the writers at all.
+    const hold = (start ? 0 : (setup.store.writableInMs?.() ?? 0)) + backoff;
+    backoff = 0;
+    if (hold > 0) await new Promise((res) => setTimeout(res, hold));
+    const readAt = Date.now();
+    const fromRead = start === undefined;
+    let cur = start ?? (await readRun(setup, runner));
+    if (!start) readMs = Date.now() - readAt;
+    start = undefined;
+    if (tried && landed(tried.journal, tried.from, cur.journal)) {
+      // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
+      return { cur, chosen: tried.chosen, conflicts };
+    }
+    if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
+      throw new Error(
+        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+      );
+    }
+    const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
+    if (!change.ok) throw new RunRefused(change.reason);
+    const chosen = await decide(cur);
+    const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
+    if (lineUp) {
+      lineUp = false;
+      backoff = lineUpWait(cur, chosen.events, 2 * readMs);
+      if (backoff > 0) continue;
+    }
+    if (events.length === 0 && (cur.version !== null || !options.create)) {
+      backoff = fromRead ? settleMs(setup, readAt) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
+    const journal = nextJournal(setup, cur, events, change.events.length > 0);
+    let r: Awaited<ReturnType<JournalStore['write']>>;
+    try {
+      r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
+    } catch (e) {
+      // Unknown outcome: read again before anything else, and recognise the write if it landed.
+      if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
+      r = { ok: false, conflict: (e as Error).message };
+    }
+    if (r.ok) {
+      cur = { journal, version: r.version, state: fold(journal, setup.graph) };
+      return { cur, chosen, conflicts };
+    }
+    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    if (r.branchMoved) tried.branchMoved = true;
+    conflicts++;
+    if (conflicts > MAX_CONFLICTS) {
+      throw new Error(
+        `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
+      );
+    }
+    // Who may be racing for the journal: a job for each node in flight (to record it) and each node ready (to
+    // dispatch it, as a matrix's jobs all do at once). A lone writer never waits: it meets no conflict.
+    const cp = cur.state.checkpoint;
+    const writers = cp.active_nodes.length + cp.ready_nodes.length;
+    const place = contenderPlace(cur.state, chosen.events);
+    backoff = conflictBackoffMs(conflicts, writers, 2 * readMs, Math.random, place);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Reading a run: the setup every engine operation shares, the journal as read and folded (`RunSnapshot`), and the
+ * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
+ */
+import type { Graph } from '../../graph/model.js';
+import { JOURNAL_FORMAT, type Journal } from '../../journal/events/events.js';
+import type { RunnerInfo } from '../../journal/events/fields.js';
+import { fold } from '../../journal/fold.js';
+import { appendEvents } from '../../journal/parse.js';
+import { JournalError, type RunState } from '../../journal/state.js';
+import type { JournalStore } from '../../store/types.js';
+
+export interface RunSetup {
+  graph: Graph;
+  store: JournalStore;
+  runId: string;
+  /** Recorded in RunStarted when the run starts here. */
+  start: {
+    intent: string;
+    subject: string;
+    inputs: Record<string, string>;
+    github: unknown;
+    /** Who started the run (recorded in RunStarted; `prevent_self_approval` refuses their approvals). */
+    started_by?: string;
+  };
+  /** Who allowed a changed graph, when someone did (`--allow-graph-change`). */
+  allowGraphChangeBy?: string;
+  /**
+   * When what this process acts on happened (its start; a person's comment), and how stale GitHub's reads by
+   * branch name may be: a decision that writes nothing is taken only from a read begun `windowMs` after `at`
+   * (journal/freshness.ts `unsettledMs`). Absent: every read is exact (a file store).
+   */
+  settle?: { at: number; windowMs: number };
+  now?: () => string;
+  /** The step's secrets: never written to the journal (src/render/redact.ts; the Action: `stepSecrets`). */
+  secrets?: readonly string[];
+  /** Told where a secret was removed from what is recorded (the Action: a warning in the step log). */
+  redacted?: (message: string) => void;
+}
+
+/** The run as one read saw it: the journal, the version it was read at (null before the run is stored), its state. */
+export interface RunSnapshot {
+  journal: Journal;
+  version: string | null;
+  state: RunState;
+}
+
+export class RunRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunRefused';
+  }
+}
+
+export function isoNow(): string {
+  return new Date().toISOString();
+}
+
+/** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
+export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<RunSnapshot> {
+  const stored = await setup.store.read();
+  if (stored) {
+    if (stored.journal.run_id !== setup.runId) {
+      throw new RunRefused(
+        `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
+      );
+    }
+    return { journal: stored.journal, version: stored.version, state: foldStored(setup, stored.journal) };
+  }
+  const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
+  const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };
+  const journal = appendEvents(
+    fresh,
+    [
+      {
+        type: 'RunStarted',
+        graph: g,
+        intent: setup.start.intent,
+        subject: setup.start.subject,
+        runner,
+        inputs: setup.start.inputs,
+        ...(setup.start.github ? { github: setup.start.github } : {}),
+        ...(setup.start.started_by ? { started_by: setup.start.started_by } : {}),
+      },
+    ],
+    (setup.now ?? isoNow)(),
+  );
+  return { journal, version: null, state: fold(journal, setup.graph) };
+}
+
+/** Folds a stored journal; any error names the store's file as well as the first bad event, and nothing is written. */
+function foldStored(setup: RunSetup, journal: Journal): RunState {
+  try {
+    const state = fold(journal, setup.graph);
+    // The header names the graph the events accepted; a header that disagrees was edited or forged.
+    if (journal.graph.hash !== state.accepted_hash)
+      throw new JournalError(
+        `the header names graph ${journal.graph.hash} but its events accepted ${state.accepted_hash}`,
+        null,
+      );
+    return state;
+  } catch (e) {
+    if (e instanceof JournalError)
+      throw new JournalError(`${setup.store.location}: ${e.message}; the journal was left untouched`, e.seq);
+    throw e;
+  }
+}
