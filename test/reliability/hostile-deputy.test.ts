@@ -13,6 +13,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, routeLabel } from '../action/world.js';
 import { DIST, makeWorkspace, runStepWithin, type StepResult } from '../support/action-process.js';
 import { startGitHubServer } from '../support/github-server.js';
+import { journalText } from '../support/journal-text.js';
 import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
 import {
   CHAIN_AGENT,
@@ -96,7 +97,7 @@ async function observe(sudo: boolean, issue: number): Promise<Observed> {
     const ms = Date.now() - t0;
     const after = watched.map(ownerMode);
     const journal =
-      server.state.repo(FULL).readText(`runs/hostile-deputy/issue-${issue}.json`, JOURNAL_BRANCH) ?? '';
+      journalText(server.state.repo(FULL), `hostile-deputy/issue-${issue}`, JOURNAL_BRANCH) ?? '';
     const events = journal ? parseJournal(journal, `hostile-deputy/issue-${issue}`).events : [];
     const planted = new Map<string, boolean>();
     if (existsSync(report))
@@ -147,6 +148,8 @@ describe.each(setups)('a node aims an attempt file at something else, $name', ({
   it.skipIf(!!skip)('no secret of the step in the journal, the step log or the step outputs', () => {
     // The granted node's own live output of its credential is its own (on GitHub the runner masks a secret there).
     const log = o!.step.log.replace(/^error: the token is .*$/gm, '');
+    // The journal was found and holds the run (else this would pass on nothing).
+    expect(o!.events.length).toBeGreaterThan(0);
     const seen = [o!.journal, log, JSON.stringify(o!.step.outputs), o!.step.summary].join('\n');
     for (const s of Object.values(SECRETS)) expect(seen).not.toContain(s);
     expect(seen).not.toContain('ROOT-ONLY-CONTENT');

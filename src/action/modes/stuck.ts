@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { staleWindowMs } from '../../journal/freshness.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { GitStore } from '../../store/git.js';
 import { GitRuns } from '../../store/git-runs.js';
+import type { ListedRun } from '../../store/types.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
 import { writeOutputs } from '../report/step-report.js';
 import { type JournalFile, recoverLostRunners } from './lost-runners.js';
@@ -14,6 +17,28 @@ const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId
  * runs on the journal branch with no activity past `stuck-after`, and reports each on its subject once per stall
  * (a marker names the run and its last event), not once per schedule tick.
  */
+/** Each listed run's journal as stored, read on its branch (or, for a run of before, by its blob). */
+async function readJournals(
+  ctx: ActionContext,
+  runs: ListedRun[],
+  branch: string,
+): Promise<Array<JournalFile & { file: string }>> {
+  const files: Array<JournalFile & { file: string }> = [];
+  for (const run of runs) {
+    // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
+    if (run.version) {
+      const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
+      const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
+      files.push({ file: run.where, runId: run.runId, version: run.version, text, place: 'legacy' });
+      continue;
+    }
+    const raw = await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText();
+    if (raw)
+      files.push({ file: run.where, runId: run.runId, version: raw.version, text: raw.text, place: 'run' });
+  }
+  return files;
+}
+
 export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   if (ctx.inputs.store !== 'git')
     return {
@@ -32,27 +57,27 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
     ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
     return { outputs: writeOutputs(ctx.io, { stuck: '[]' }) };
   }
-  const files: Array<JournalFile & { file: string }> = [];
-  for (const run of runs) {
-    // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
-    if (run.version) {
-      const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
-      const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
-      files.push({ file: run.where, runId: run.runId, version: run.version, text, place: 'legacy' });
-      continue;
-    }
-    const raw = await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText();
-    if (raw)
-      files.push({ file: run.where, runId: run.runId, version: raw.version, text: raw.text, place: 'run' });
-  }
+  const files = await readJournals(ctx, runs, branch);
   // First the runs whose runner was lost: recorded now, they are active again, not idle.
   const lost = await recoverLostRunners(ctx, files);
   const recovered = new Set(lost.map((l) => l.run_id));
-  const found = stuckRuns(
+  let found = stuckRuns(
     files.filter((f) => !recovered.has(f.runId)),
     Date.now(),
     threshold,
   );
+  if (found.length) {
+    // GitHub may answer a read by branch name from seconds ago (a run that just moved on would look idle): a run is
+    // reported only when a read begun the stale window later still shows it idle (src/journal/freshness.ts).
+    await sleep(staleWindowMs(ctx.rawEnv));
+    const idle = new Set(found.map((s) => s.run_id));
+    const again = await readJournals(
+      ctx,
+      runs.filter((r) => idle.has(r.runId)),
+      branch,
+    );
+    found = stuckRuns(again, Date.now(), threshold);
+  }
   for (const s of found) {
     ctx.io.warning(
       `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
