@@ -124,7 +124,12 @@ for (const token of tokens) {
   const put = await fetch(`${api}/repos/${repo}/contents/runs/hostile-forged.json`, {
     method: 'PUT',
     headers: auth,
-    body: JSON.stringify({ message: 'forged', content: 'e30K', branch: 'interlock-journal' }),
+    // The run's own journal branch (the git store keeps each run on one: interlock-journal-runs/<run-id>).
+    body: JSON.stringify({
+      message: 'forged',
+      content: 'e30K',
+      branch: `interlock-journal-runs/${process.env.INTERLOCK_RUN_ID}`,
+    }),
   }).catch(() => ({ status: 0 }));
   journalWrites.push(`${token.slice(0, 8)}…: ${put.status}`);
   const main = await fetch(`${api}/repos/${repo}/branches/main`, { headers: auth })

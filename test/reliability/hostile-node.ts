@@ -168,7 +168,7 @@ export const ATTEMPTS: Attempt[] = [
   {
     attempt: 'write `runs/…` on the journal branch with every token found',
     outcome: (o) =>
-      o.repo.readText('runs/hostile-forged.json', 'interlock-journal') !== undefined
+      o.repo.branches().some((b) => o.repo.readText('runs/hostile-forged.json', b.name) !== undefined)
         ? open(`written (${o.report.get('write the journal branch')})`)
         : shut(o.report.get('write the journal branch') ?? 'not tried'),
   },

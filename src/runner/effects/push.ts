@@ -6,6 +6,7 @@
  * this effect's, or this run's, only by the rule of src/protocol/attempt/effect-marks.ts; a branch that has moved in a
  * way this run did not make is refused, never overwritten.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { GitHubClient, RepoRef } from '../../github/client.js';
 import { statusOf } from '../../github/status.js';
 import { commitMark, commitMarkOf, isOwnMark, isRunMark } from '../../protocol/attempt/effect-marks.js';
@@ -14,6 +15,8 @@ import { effectRequest as ask } from './request.js';
 import type { EffectMarks } from './secret.js';
 
 export interface PushRequest {
+  /** How many times a read of the branch by name was found stale (its create refused: it exists). */
+  staleRetries?: number;
   octokit: GitHubClient;
   repo: RepoRef;
   branch: string;
@@ -117,6 +120,22 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const sha = commit.data.sha;
   if (tip)
     await ask(() => octokit.rest.git.updateRef({ ...repo, ref: `heads/${branch}`, sha, force: false }));
-  else await ask(() => octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha }));
+  else {
+    const created = await ask(() => octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha }))
+      .then(() => true)
+      .catch((e: unknown) => {
+        if (statusOf(e) === 422 && (req.staleRetries ?? 0) < STALE_RETRIES) return false;
+        throw e;
+      });
+    // The branch exists although the read by its name said not: GitHub answered from the past (a read by branch
+    // name can lag seconds). Never acted on: read it again after a wait, and decide from what it holds.
+    if (!created) {
+      await sleep(1000 * 2 ** (req.staleRetries ?? 0));
+      return pushChange({ ...req, staleRetries: (req.staleRetries ?? 0) + 1 });
+    }
+  }
   return { sha: commit.data.sha, how: tip ? 'moved' : 'created', files: files.length };
 }
+
+/** Reads of a branch that said "no such branch" while GitHub had it, read again (1, 2, 4 s apart). */
+const STALE_RETRIES = 3;
