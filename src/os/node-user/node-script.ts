@@ -4,7 +4,7 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
@@ -113,7 +113,7 @@ export function sessionDir(user: NodeUser, name: string, engine: string): string
   chmodSync(sessions, 0o711);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (let d = dir; d !== sessions; d = dirname(d)) {
-    if (user.via === 'spawn') chownSync(d, user.uid, user.gid);
+    if (user.via === 'spawn') lchownSync(d, user.uid, user.gid);
     else execFileSync('sudo', ['-n', 'chown', `${user.uid}:${user.gid}`, d], quiet);
   }
   return dir;
@@ -181,7 +181,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     if (user.via === 'sudo')
       execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
     else
-      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
+      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...inside }), done };
@@ -196,6 +196,6 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const sudoEnv = { PATH: env.PATH ?? '/usr/bin:/bin' };
     return { file: 'sudo', args: ['-n', '-u', user.name, '--', ...loader], env: sudoEnv, done };
   }
-  for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) chownSync(p, user.uid, user.gid);
+  for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
   return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid }, done };
 }
