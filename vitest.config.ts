@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
@@ -24,6 +25,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most test files wait (on child processes, the local GitHub's 300 ms writes, stale-read windows) more than
+    // they compute: a worker more than the cores (vitest's default is one less, a single worker on 2 cores).
+    maxWorkers: availableParallelism() + 1,
     // One temporary folder a run, removed at its end (INTERLOCK_KEEP_TEST_TMP=1 keeps it to look into).
     globalSetup: ['test/support/temp-root.ts'],
     // GitHub's workflow parser imports JSON without import attributes; inlined, vite handles that.

@@ -81,16 +81,16 @@ export interface ForEachFigures {
   planUnspaced: { ms: number };
 }
 
-/** Measures the fan-out (quick: 6 and 12 items, 3 at a time, no spacing, no baseline). */
+/** Measures the fan-out (quick: 4 and 6 items, 2 at a time, no spacing, no baseline). */
 export async function forEachFigures(quick: boolean): Promise<ForEachFigures> {
-  const items = quick ? 6 : 100;
-  const parallel = quick ? 3 : 20;
+  const items = quick ? 4 : 100;
+  const parallel = quick ? 2 : 20;
   const writeIntervalMs = quick ? 0 : 1000;
   const dist = quick ? undefined : distAt(BEFORE_COMMIT);
   const before = dist ? await wavesCost(items, parallel, { writeIntervalMs, dist }) : undefined;
   const now = await wavesCost(items, parallel, { writeIntervalMs });
-  const wide = await wavesCost(quick ? 12 : 200, parallel, { writeIntervalMs });
-  const planItems = quick ? 50 : 1_000;
+  const wide = await wavesCost(quick ? 6 : 200, parallel, { writeIntervalMs });
+  const planItems = quick ? 20 : 1_000;
   const plan = await planTime(planItems, { writeIntervalMs });
   const planUnspaced = await planTime(planItems, { writeIntervalMs: 0 });
   return {

@@ -20,13 +20,33 @@ export function transcriptsDir(name: string, engine: string): string | undefined
   return dir && keep ? join(dir, keep) : undefined;
 }
 
-/** Whether a file whose name holds `id` is under `dir` (an engine names a session's transcript by its id). */
+/**
+ * Whether a file whose name holds `id` is under `dir` (an engine names a session's transcript by its id). The
+ * folder is the node user's (0700): the node user looks (`find -P`, never through a link); through sudo the
+ * runner's user could not look inside it at all. Without a node user, this process looks.
+ */
 export function holdsSession(dir: string, id: string, depth = 6): boolean {
+  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(id)) return false;
+  const user = nodeUser();
+  if (!user) return holdsHere(dir, id, depth);
+  try {
+    const argv = ['find', '-P', dir, '-maxdepth', String(depth + 1), '-name', `*${id}*`, '-print', '-quit'];
+    return (
+      asNodeUser(user, argv, { maxBuffer: 64 * 1024 })
+        .toString()
+        .trim() !== ''
+    );
+  } catch {
+    return false; // no folder yet
+  }
+}
+
+function holdsHere(dir: string, id: string, depth: number): boolean {
   if (depth < 0 || !existsSync(dir)) return false;
   for (const entry of readdirSync(dir)) {
     if (entry.includes(id)) return true;
     const p = join(dir, entry);
-    if (lstatSync(p).isDirectory() && holdsSession(p, id, depth - 1)) return true;
+    if (lstatSync(p).isDirectory() && holdsHere(p, id, depth - 1)) return true;
   }
   return false;
 }

@@ -3,6 +3,9 @@
 // the Actions cache (a local stand-in of the cache service, v2), and a later workflow run's node of the same
 // session, on a machine without them, restores them and resumes the conversation. Without the cache, the later
 // node says so and starts a fresh session whose task envelope tells it what the earlier node produced.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
@@ -20,6 +23,7 @@ import {
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
+import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 
 const GRAPH_FILE = '.github/interlock/sessions.yml';
 const why =
@@ -53,7 +57,7 @@ nodes:
 `;
 
 /** plan in one workflow run, build in the next (a new step process: a machine without plan's session files). */
-async function twoRuns(issue: number, runnerEnv: Record<string, string>) {
+async function twoRuns(issue: number, runnerEnv: Record<string, string>, as?: RunnerUser) {
   github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
   model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
   const ws = makeWorkspace({
@@ -61,10 +65,24 @@ async function twoRuns(issue: number, runnerEnv: Record<string, string>) {
     [GRAPH_FILE]: graph([claudeBin!, '-p'].map(shellWord).join(' ')),
   });
   github.state.repo(FULL).addIssue({ number: issue, title: 'sessions', labels: ['agent:s'] });
-  const env = { ...claudeEnv(model.url, '/nonexistent-runner-config'), ...runnerEnv };
-  const first = await runStep(issueStep(github, ws, issue, 'agent:s', { inputs: { node: 'plan' }, env }));
+  const env: Record<string, string> = { ...claudeEnv(model.url, '/nonexistent-runner-config'), ...runnerEnv };
+  // Through sudo, as a hosted runner runs the action: the checkout and the job's temporary folder are the runner
+  // user's; each step is a new process, so the second finds plan's transcripts only through the cache.
+  const step = (node: string) => {
+    if (!as) return runStep(issueStep(github!, ws, issue, 'agent:s', { inputs: { node }, env }));
+    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
+    for (const p of [ws, runnerTemp, as.home]) giveTo(p, as);
+    return runStep(
+      issueStep(github!, ws, issue, 'agent:s', {
+        inputs: { node },
+        env: { ...env, RUNNER_TEMP: runnerTemp, HOME: as.home },
+        as: { uid: as.uid, gid: as.gid, home: as.home },
+      }),
+    );
+  };
+  const first = await step('plan');
   expect(first.outputs.status, first.log.slice(-2500)).toBe('completed');
-  const second = await runStep(issueStep(github, ws, issue, 'agent:s', { inputs: { node: 'build' }, env }));
+  const second = await step('build');
   expect(second.outputs.status, second.log.slice(-2500)).toBe('completed');
   const j = readJournal(github, `sessions/issue-${issue}`);
   return {
@@ -92,6 +110,18 @@ describe.skipIf(!!why)('a session across workflow runs', () => {
     expect(rpcs).toContain('GetCacheEntryDownloadURL 200');
     expect(rpcs.filter((x) => x === 'FinalizeCacheEntryUpload 200').length).toBeGreaterThanOrEqual(2);
   }, 180_000);
+
+  it.skipIf(!!noSudoRunner())(
+    'the same through passwordless sudo (a hosted runner)',
+    async () => {
+      cache = await startCacheServer();
+      const r = await twoRuns(10, cache.env(), sudoRunner());
+      expect(r.second.log).toContain(`restored session ${r.plan.session_id} from the Actions cache`);
+      expect(r.build.resumed_session).toBe(r.plan.session_id);
+      expect(r.buildSaid).toContain('PLAN-PROMPT');
+    },
+    180_000,
+  );
 
   it('without the cache, the later node says so and starts a fresh session told what plan produced', async () => {
     const r = await twoRuns(8, {});

@@ -181,6 +181,7 @@ describe.skipIf(me !== 0)("never through a link: a session's folder", () => {
   afterEach(() => configureNodeUser(undefined));
   it("an engine's folder a node replaced by a link is refused, and what the link names is left alone", () => {
     const homes = scratch();
+    chmodSync(homes, 0o711); // as the step's homes are: the node user may pass
     const victim = join(scratch(), 'victim');
     mkdirSync(victim);
     writeFileSync(join(victim, 'keep-me'), 'x\n');

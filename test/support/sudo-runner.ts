@@ -48,8 +48,13 @@ export function sudoRunner(): RunnerUser {
     const name = execFileSync('id', ['-un'], quiet).trim();
     return { name, uid: process.getuid!(), gid: process.getgid!(), home };
   }
-  if (!ok('id', ['-u', NAME]))
-    execFileSync('useradd', ['--create-home', '--user-group', '--shell', '/bin/bash', NAME], quiet);
+  // Test files run in parallel workers: another may be making the user this moment (useradd then fails, or
+  // waits on /etc/passwd's lock): look again before giving up.
+  for (let i = 0; i < 5 && !ok('id', ['-u', NAME]); i++) {
+    ok('useradd', ['--create-home', '--user-group', '--shell', '/bin/bash', NAME]);
+    if (!ok('id', ['-u', NAME])) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200 * (i + 1));
+  }
+  if (!ok('id', ['-u', NAME])) throw new Error(`useradd made no user ${NAME}`);
   writeFileSync(`/etc/sudoers.d/${NAME}`, `${NAME} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 });
   const uid = Number(execFileSync('id', ['-u', NAME], quiet).trim());
   const gid = Number(execFileSync('id', ['-g', NAME], quiet).trim());

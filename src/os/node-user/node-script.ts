@@ -4,8 +4,8 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
 import { withoutWithheldCredentials } from './node-credentials.js';
@@ -94,27 +94,39 @@ const SESSION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 /**
  * The step's folder of one session's engine files (`<homes>/sessions/<name>/<engine>`, the node user's), made
  * when missing; undefined when nodes do not run isolated or the name or engine is not one interlock knows.
+ * `<homes>` and `sessions/` are this process's (the node user may pass, not list, and never write them);
+ * `sessions/<name>` is made here and given to the node user; the engine's folder inside it is made by the node
+ * user itself (through sudo, the runner's user cannot look inside it), so a link a node planted there leads only
+ * where the node user could write anyway.
  */
 export function sessionDir(user: NodeUser, name: string, engine: string): string | undefined {
   if (!SESSION_NAME.test(name) || !SESSION_KEEPS[engine]) return undefined;
-  const dir = join(user.homes, 'sessions', name, engine);
-  if (user.via === 'spawn' && existsSync(join(user.homes, 'sessions', name))) {
-    // The session's folder is the node user's: an engine's folder in it may be a link a node planted.
-    const st = lstatSync(dir, { throwIfNoEntry: false });
-    if (st && (!st.isDirectory() || st.uid !== user.uid))
-      throw new Error(
-        `session "${name}": ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder of the node user'}, which a node put there; interlock does not use it`,
-      );
-    if (st) return dir;
-  } else if (existsSync(dir)) return dir;
-  // `sessions/` stays this process's (the node user may pass, not list); each session's folders are the node user's.
   const sessions = join(user.homes, 'sessions');
-  mkdirSync(sessions, { recursive: true });
-  chmodSync(sessions, 0o711);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (let d = dir; d !== sessions; d = dirname(d)) {
-    if (user.via === 'spawn') lchownSync(d, user.uid, user.gid);
-    else execFileSync('sudo', ['-n', 'chown', `${user.uid}:${user.gid}`, d], quiet);
+  const top = join(sessions, name);
+  const dir = join(top, engine);
+  // mode 0711 as made (the umask only takes from group and others' write), never changed by path afterwards.
+  mkdirSync(sessions, { recursive: true, mode: 0o711 });
+  const st = lstatSync(top, { throwIfNoEntry: false });
+  if (!st) {
+    mkdirSync(top, { mode: 0o700 });
+    if (user.via === 'spawn') lchownSync(top, user.uid, user.gid);
+    else execFileSync('sudo', ['-n', 'chown', '-h', `${user.uid}:${user.gid}`, top], quiet);
+  } else if (!st.isDirectory() || st.isSymbolicLink() || st.uid !== user.uid)
+    throw new Error(
+      `session "${name}": ${top} is not the folder interlock made for it; interlock does not use it`,
+    );
+  // The node user makes its engine's folder, refusing a link a node left in its place (exit 3).
+  const make = ['sh', '-c', '[ -L "$1" ] && exit 3; exec mkdir -p -m 700 -- "$1"', 'session-dir', dir];
+  try {
+    if (user.via === 'spawn')
+      execFileSync(make[0]!, make.slice(1), { ...quiet, uid: user.uid, gid: user.gid });
+    else execFileSync('sudo', ['-n', '-u', user.name, '--', ...make], quiet);
+  } catch (e) {
+    if ((e as { status?: number }).status === 3)
+      throw new Error(
+        `session "${name}": ${dir} is a symbolic link, which a node put there; interlock does not use it`,
+      );
+    throw e;
   }
   return dir;
 }

@@ -83,12 +83,28 @@ function lookUp(spec: string, via: NodeUser['via']): { uid: number; gid: number 
     throw new Error(`node-user "${spec}" is not a user name or uid:gid`);
   const found = idsOf(spec);
   if (found) return found;
-  const add = ['useradd', '--create-home', '--user-group', '--shell', '/bin/bash', spec];
-  if (via === 'sudo') execFileSync('sudo', ['-n', ...add], quiet);
-  else execFileSync(add[0]!, add.slice(1), quiet);
-  const made = idsOf(spec);
-  if (!made) throw new Error(`useradd made no user "${spec}"`);
-  return made;
+  return addUser(spec, via);
+}
+
+/**
+ * Makes the user `name`. Two steps on one host may make it at once (the second finds it made), and useradd
+ * refuses while another holds the lock on /etc/passwd (exit 10): both are waited out, a few times, never hidden.
+ */
+function addUser(name: string, via: NodeUser['via']): { uid: number; gid: number } {
+  const add = ['useradd', '--create-home', '--user-group', '--shell', '/bin/bash', name];
+  let failure: unknown;
+  for (let i = 0; i < 5; i++) {
+    try {
+      if (via === 'sudo') execFileSync('sudo', ['-n', ...add], quiet);
+      else execFileSync(add[0]!, add.slice(1), quiet);
+    } catch (e) {
+      failure = e;
+    }
+    const made = idsOf(name);
+    if (made) return made;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200 * (i + 1));
+  }
+  throw new Error(`useradd made no user "${name}": ${(failure as Error | undefined)?.message ?? 'no error'}`);
 }
 
 /**

@@ -54,12 +54,13 @@ const lineage = (scope: string, runId: string) =>
   createHash('sha256').update(`${scope}\n${runId}`).digest('hex').slice(0, 24);
 
 /**
- * The folder the cache saves from and restores into: the same path in every run of the lineage (the cache's
- * entry version hashes its paths), outside the workspace nodes share.
+ * The folder the cache saves from and restores into: the same path in every run of the lineage for one runner
+ * user (the cache's entry version hashes its paths), outside the workspace nodes share.
  */
 const staging = (cache: SessionCache, runId: string, session: string, engine: string) =>
   join(
-    privateFolder(join(tmpdir(), 'interlock-session-cache')),
+    // One per user: a folder another user made first (another runner on the host) is never this one's.
+    privateFolder(join(tmpdir(), `interlock-session-cache-${process.getuid?.() ?? 'user'}`)),
     lineage(cache.scope, runId),
     session,
     engine,
