@@ -31,12 +31,12 @@ export function afterEnded(graphPath: string, runId: string, journal?: string): 
  * Said after an approval or settlement that lets the run go on: nothing runs until `run` is given again, and a
  * person who just unblocked a run means it to go on to its next stop (`--all`).
  */
-export function afterDecision(graphPath: string, runId: string, status: string): string {
+export function afterDecision(graphPath: string, runId: string, status: string, journal?: string): string {
   if (status !== 'running') return '';
-  return `next (nothing runs until you do): ${continueCommand(graphPath, runId, 'all')}\n`;
+  return `next (nothing runs until you do): ${continueCommand(graphPath, runId, 'all', journal)}\n`;
 }
 
 /** Said where a running run has a node ready and nobody runs it: `status`, or `run` that ran one node. */
-export function toGoOn(graphPath: string, runId: string, how: 'all' | 'one'): string {
-  return `next: ${continueCommand(graphPath, runId, how)}\n`;
+export function toGoOn(graphPath: string, runId: string, how: 'all' | 'one', journal?: string): string {
+  return `next: ${continueCommand(graphPath, runId, how, journal)}\n`;
 }

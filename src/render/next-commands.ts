@@ -13,16 +13,23 @@ export interface RunRef {
   runId: string;
   /** A comment names the run only when the issue or pull request has several (`/approve-rerun x <run-id>`). */
   several?: boolean;
+  /** The journal file the person named (`--journal F`): the CLI's commands name it, not the run id. */
+  journal?: string | undefined;
 }
 
-/** An instance's name (`work[3]`) is a shell pattern: quoted in a terminal, it is copied as it is. */
+/** How a CLI command names its run: by the journal file the person gave, else by the run id. */
+function runFlag(run: RunRef): string {
+  return run.journal ? `--journal ${shellWord(run.journal)}` : `--run-id ${run.runId}`;
+}
+
+/** An instance's name (`work[3]`) is a shell pattern, a journal's path may hold a space: quoted, it is copied as it is. */
 function shellWord(node: string): string {
-  return /[[\]*?\s]/.test(node) ? `'${node}'` : node;
+  return /[[\]*?\s'"$`\\;&|<>()]/.test(node) ? `'${node.replace(/'/g, `'\\''`)}'` : node;
 }
 
 /** Without --by the CLI records git's user.name (or the login name) and says so: the command is copied as is. */
 function cli(verb: string, node: string | undefined, rest: string, run: RunRef): string {
-  return `interlock ${verb}${node ? ` ${shellWord(node)}` : ''}${rest} --run-id ${run.runId}`;
+  return `interlock ${verb}${node ? ` ${shellWord(node)}` : ''}${rest} ${runFlag(run)}`;
 }
 
 /** Let a node with `approval: before` run. */
@@ -55,8 +62,13 @@ export function failRunCommand(face: Face, run: RunRef): string {
  * The CLI command that carries a running run on. `--all` runs until the next stop (what a person who just
  * approved or settled means); a one-node command says that it runs one node.
  */
-export function continueCommand(graphPath: string, runId: string, how: 'all' | 'one'): string {
-  const cmd = `interlock run ${shellWord(graphPath)} --run-id ${runId}`;
+export function continueCommand(
+  graphPath: string,
+  runId: string,
+  how: 'all' | 'one',
+  journal?: string | undefined,
+): string {
+  const cmd = `interlock run ${shellWord(graphPath)} ${runFlag({ runId, journal })}`;
   return how === 'all'
     ? `${cmd} --all   # runs until the next stop`
     : `${cmd}   # runs the next ready node; add --all to run until the next stop`;

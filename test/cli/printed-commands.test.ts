@@ -57,19 +57,23 @@ const status = () =>
 let runId = '';
 
 /** Runs `first`, then only what was printed, until the run ends; returns the verbs given, in order. */
-async function walk(first: string[], opts: { viaStatus?: boolean } = {}): Promise<string[]> {
+async function walk(
+  first: string[],
+  opts: { viaStatus?: boolean; journal?: string } = {},
+): Promise<string[]> {
   const given: string[] = [];
+  const named = opts.journal ? ['--journal', opts.journal] : ['--run-id', runId];
   let argv: string[] | undefined = first;
   for (let i = 0; argv && i < 12; i++) {
     given.push(argv.join(' '));
     const { text } = await cli(argv);
     expect(text, `after "interlock ${argv.join(' ')}"`).not.toMatch(/(^|\s)\/(approve|settle|fail-run)\b/m);
-    const state = JSON.parse((await cli(['status', '--json', '--run-id', runId])).text) as {
+    const state = JSON.parse((await cli(['status', '--json', ...named])).text) as {
       ended?: unknown;
     };
     if (state.ended) return given;
     // A person who looks at `status` instead gets the command that goes on from there too.
-    argv = printedCommand(opts.viaStatus ? (await cli(['status', '--run-id', runId])).text : text);
+    argv = printedCommand(opts.viaStatus ? (await cli(['status', ...named])).text : text);
     expect(
       argv,
       `"interlock ${given.at(-1)}" stopped a running run and printed no command:\n${text}`,
@@ -134,6 +138,31 @@ describe('every stop prints the command that carries the run on', () => {
       'run chain.yml --all',
       'approve b --run-id chain',
       'run chain.yml --run-id chain --all',
+    ]);
+  });
+
+  it('a run kept in a journal named by --journal: every printed command names that journal, not the run id', async () => {
+    writeFileSync(join(dir, 'chain.yml'), CHAIN);
+    mkdirSync(join(dir, 'my runs'));
+    runId = 'chain';
+    const journal = 'my runs/chain.json';
+    const given = await walk(['run', 'chain.yml', '--journal', journal], { journal });
+    expect(given).toEqual([
+      `run chain.yml --journal ${journal}`,
+      `run chain.yml --journal ${journal}`,
+      `approve b --journal ${journal}`,
+      `run chain.yml --journal ${journal} --all`,
+    ]);
+    expect(readFileSync(join(dir, 'c.out'), 'utf8')).toBe('c\n');
+    // And through `status`, where a person who looks first finds the same.
+    rmSync(join(dir, 'my runs'), { recursive: true });
+    mkdirSync(join(dir, 'my runs'));
+    expect(
+      await walk(['run', 'chain.yml', '--all', '--journal', journal], { viaStatus: true, journal }),
+    ).toEqual([
+      `run chain.yml --all --journal ${journal}`,
+      `approve b --journal ${journal}`,
+      `run chain.yml --journal ${journal} --all`,
     ]);
   });
 

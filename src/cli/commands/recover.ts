@@ -33,6 +33,6 @@ export async function cmdRecover(io: Io, args: string[]): Promise<number> {
   for (const l of r.left) io.out(`left alone: ${l.node}: ${l.why}\n`);
   if (!r.interrupted.length && !r.left.length) io.out('nothing in flight\n');
   // What goes on from here (on stderr, beside what recovery did): a held node's commands, or the run's.
-  io.err(nextHint(r.cur, 'all', graph));
+  io.err(nextHint(r.cur, 'all', graph, values.journal));
   return EXIT.ok;
 }

@@ -5,7 +5,7 @@
  * other node.
  */
 import { existsSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeAndDependents } from '../../graph/dependents.js';
 import { nodeById } from '../../graph/model.js';
@@ -78,7 +78,14 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
       return EXIT.usage;
     }
     io.out(`${by} forked ${runId} (it had ended) as ${forkId} at ${file}: ${rerun} run again\n`);
-    io.out(afterDecision(values.graph ?? cur.journal.graph.path, forkId, w.cur.state.checkpoint.status));
+    io.out(
+      afterDecision(
+        values.graph ?? cur.journal.graph.path,
+        forkId,
+        w.cur.state.checkpoint.status,
+        values.journal ? relative(io.cwd, file) : undefined,
+      ),
+    );
     return EXIT.ok;
   }
   const giver = {
@@ -107,6 +114,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
       values.graph ?? r.cur.journal.graph.path,
       r.cur.state.checkpoint.run_id,
       r.cur.state.checkpoint.status,
+      values.journal,
     ),
   );
   return EXIT.ok;

@@ -147,6 +147,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     );
   // Where the run stopped for a person, or had already ended, say the command that goes on from there.
   if (last.kind === 'ended') io.err(afterEnded(graphPath, runId, values.journal));
-  else if (!last.cur.state.checkpoint.ended) io.err(nextHint(last.cur, all ? 'all' : 'one', graph));
+  else if (!last.cur.state.checkpoint.ended)
+    io.err(nextHint(last.cur, all ? 'all' : 'one', graph, values.journal));
   return exitCode(last, all);
 }

@@ -126,6 +126,7 @@ export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promi
       values.graph ?? r.cur.journal.graph.path,
       r.cur.state.checkpoint.run_id,
       r.cur.state.checkpoint.status,
+      values.journal,
     ),
   );
   return EXIT.ok;

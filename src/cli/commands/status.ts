@@ -47,7 +47,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph)}`,
+      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph, values.journal)}`,
     );
   }
   return EXIT.ok;
@@ -87,11 +87,17 @@ function terminalWidth(io: Io, given: string | undefined): number {
  * and nothing runs it, the command that carries the run on (`how`: the `run` that ran one node says so).
  * Empty when the run has ended.
  */
-export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all', graph?: Graph): string {
+export function nextHint(
+  cur: RunSnapshot,
+  how: 'all' | 'one' = 'all',
+  graph?: Graph,
+  journal?: string,
+): string {
   const cp = cur.state.checkpoint;
   // An ended run waits for nobody.
   if (cp.ended) return '';
-  const run = { runId: cp.run_id };
+  // A run named by --journal is named so again: `--run-id` looks in .interlock/runs, where it is not.
+  const run = { runId: cp.run_id, journal };
   const lines: string[] = [];
   const either = (n: string, settled: string) => [
     `  ${approveRerunCommand('cli', n, run)}     # run it again`,
@@ -129,7 +135,7 @@ export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all', graph?: G
   const effects = cp.ready_nodes.filter((n) => graph && nodeById(graph, n)?.effect);
   for (const n of effects) lines.push(`ready: ${n} is an effect: it runs in the Action, not the CLI`);
   if (cp.ready_nodes.length > effects.length)
-    lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how).trimEnd());
+    lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how, journal).trimEnd());
   return lines.length ? `\n${lines.join('\n')}\n` : '';
 }
 
