@@ -71,7 +71,9 @@ export function dailyCapEscalation(
   const byNode: Record<string, Spent> = {};
   for (const [key, s] of Object.entries(today?.by_node ?? {}))
     byNode[key.slice(journal.graph.name.length + 1)] = spentOfSums(s);
-  const counted = cap.counted < cap.of ? `; spend counted from ${cap.counted} of ${cap.of} other runs` : '';
+  const counted =
+    (cap.counted < cap.of ? `; spend counted from ${cap.counted} of ${cap.of} other runs` : '') +
+    (cap.note ? `; ${cap.note}` : '');
   const command = cap.goOn(node.id);
   return {
     type: 'NodeEscalated',
