@@ -10,7 +10,7 @@ import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events/events.js';
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
-import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
+import { bundleSize, coldStart, coldStartTable, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
@@ -329,12 +329,7 @@ md.push(
   '`@actions/core`, makes one request, sets an output).',
   `Medians of ${COLD_RUNS} interleaved runs; on this shared machine a single run's ratio can move by 0.2x, so compare several.`,
   '',
-  '| node | action (ms) | bare bundle (ms) | ratio | `node -e 0` (ms) |',
-  '| --- | --- | --- | --- | --- |',
-  ...cold.map(
-    (c) =>
-      `| ${c.node} ${c.version} | ${c.action_ms.toFixed(0)} | ${c.bare_ms.toFixed(0)} | ${(c.action_ms / c.bare_ms).toFixed(2)}x | ${c.empty_ms.toFixed(0)} |`,
-  ),
+  ...coldStartTable(cold),
   '',
 );
 md.push(
