@@ -105,19 +105,25 @@ const plugins = [builtinsByRequire, yamlBesideBundle, cacheBesideBundle, optiona
 
 /**
  * The REST methods src/ calls, as `scope.method` (`octokit.rest.issues.get` is `issues.get`). Any other use of
- * `.rest` (a computed name, `.rest` passed on) fails the build: the Action's bundle holds only the methods
- * found here (restMethodsUsed), so a method reached some other way would be missing at run time.
+ * `.rest` (a computed name, `.rest` passed on, `rest` taken out of a client) fails the build: the Action's bundle
+ * holds only the methods found here, so a method reached some other way would be missing at run time.
  */
 export function restMethodsUsed(srcDir = join(root, 'src')) {
   const used = new Set();
   for (const file of tsFiles(srcDir)) {
-    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '');
-    for (const m of code.matchAll(/(?<!\.\.)\.rest\b(\s*\.\s*(\w+)\s*\.\s*(\w+))?/g)) {
-      if (!m[1]) {
-        const line = code.slice(0, m.index).split('\n').length;
-        throw new Error(`${file}:${line}: \`.rest\` not followed by \`.<scope>.<method>\`; name the method`);
+    // Comments out, newlines kept (so a line number is right).
+    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (c) =>
+      c.replace(/[^\n]/g, ''),
+    );
+    for (const m of code.matchAll(
+      /(?<!\.)\.rest\b(\s*\.\s*(\w+)\s*\.\s*(\w+))?|\{[^{}]*\brest\b[^{}]*\}\s*=\s*\w*(octokit|client|github)/gi,
+    )) {
+      if (m[1]) {
+        used.add(`${m[2]}.${m[3]}`);
+        continue;
       }
-      used.add(`${m[2]}.${m[3]}`);
+      const line = code.slice(0, m.index).split('\n').length;
+      throw new Error(`${file}:${line}: \`.rest\` not followed by \`.<scope>.<method>\`; name the method`);
     }
   }
   return used;
