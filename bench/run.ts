@@ -354,6 +354,22 @@ md.push(
   "build their tables), 15 ms of garbage collection, 10 ms loading Node built-ins, and the step's own work (reading the",
   'inputs, the event and the graph).',
   '',
+  'By 2026-12-02 the code of every room had grown into the step: 1.52-1.61x on Node 20 and 1.72-1.92x on Node 24',
+  '(runs of 11). Changed that day (docs/ARCHITECTURE.md, "Loading"), each measured as CPU time from start to the',
+  'first connection, medians of 15-21 interleaved runs against the bundle before:',
+  '',
+  "- Built-ins: src/'s `import { … } from 'node:…'` bundled as one `require` each, and `http`, `https` and `zlib`",
+  "  loaded on first use: Node's ES module facade of `node:fs` loaded fs/promises and readline, and on Node 24 that",
+  "  of `node:http` loaded fetch's client, http2, TLS and worker threads. Node 24: 215 → 166-178 ms.",
+  "- The Action's Octokit with only the REST methods src/ calls (42 of about 1,100; the table was 80 kB): with the",
+  '  built-ins, Node 20: 167 → 156 ms.',
+  '- zod without its compiled fast path (six parsers made with `new Function` before the first request): 162 → 149 ms.',
+  '- The effects, the serialized chain, the egress proxy and the refusal reply imported when entered.',
+  '',
+  "Tried and left: esbuild's code splitting. It gives each set of entries that share a module a file of its own; a",
+  'step loaded 20 to 38 files and started slower than from one file (Node 20: 192 → 252 ms), so the Action is one',
+  'file in which a room reached through `import()` runs only when entered, and is only parsed otherwise.',
+  '',
 );
 const cpu = await cpuFigures(QUICK ? 1 : 9);
 md.push(
