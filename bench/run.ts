@@ -370,6 +370,13 @@ md.push(
   'step loaded 20 to 38 files and started slower than from one file (Node 20: 192 → 252 ms), so the Action is one',
   'file in which a room reached through `import()` runs only when entered, and is only parsed otherwise.',
   '',
+  'Seven runs of 21 after these changes, the same day, on a machine shared with four other builds: Node 20',
+  '1.16-1.46x (1.30x and 1.27x with the machine otherwise idle), Node 24 1.11-1.20x. What holds Node 20 above 1.25x:',
+  "its bare bundle costs only 25-40 ms beyond `node -e 0` (on Node 24 the bare bundle's `fetch` loads its HTTP",
+  "client, about 90 ms), against the step's own work before its first request, which no room holds: building the",
+  "journal's event schemas (about 10 ms; the step's first write checks its events with them), reading and checking",
+  'the graph (js-yaml and zod), `test` run as the node user, and loading `child_process` and `crypto`.',
+  '',
 );
 const cpu = await cpuFigures(QUICK ? 1 : 9);
 md.push(
