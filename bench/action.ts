@@ -192,10 +192,22 @@ export async function coldStart(runs = 9, withNode24 = true): Promise<ColdStart[
   return out;
 }
 
+/** The rows of the cold-start table in docs/BENCHMARKS.md (bench/run.ts, bench/cold-start.ts). */
+export function coldStartTable(cold: ColdStart[]): string[] {
+  return [
+    '| node | action (ms) | bare bundle (ms) | ratio | `node -e 0` (ms) |',
+    '| --- | --- | --- | --- | --- |',
+    ...cold.map(
+      (c) =>
+        `| ${c.node} ${c.version} | ${c.action_ms.toFixed(0)} | ${c.bare_ms.toFixed(0)} | ${(c.action_ms / c.bare_ms).toFixed(2)}x | ${c.empty_ms.toFixed(0)} |`,
+    ),
+  ];
+}
+
 /** The bundle's size and, from the bundler's metafile, its three largest contributors (by package). */
 export async function bundleSize(): Promise<{ bytes: number; top: Array<[string, number]> }> {
   const tmp = scratch('interlock-bench-stats');
-  const meta = await bundle('src/action/index.ts', join(tmp, 'index.js'));
+  const meta = await bundle('src/action/index.ts', join(tmp, 'index.js'), { action: true });
   const bytes = statSync(join(root, 'dist/index.js')).size;
   const byPackage = new Map<string, number>();
   for (const output of Object.values(meta.outputs))

@@ -10,7 +10,7 @@ import type { Graph } from '../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/events/events.js';
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
-import { bundleSize, coldStart, requestsPerStep, totalRequests } from './action.js';
+import { bundleSize, coldStart, coldStartTable, requestsPerStep, totalRequests } from './action.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
@@ -329,12 +329,7 @@ md.push(
   '`@actions/core`, makes one request, sets an output).',
   `Medians of ${COLD_RUNS} interleaved runs; on this shared machine a single run's ratio can move by 0.2x, so compare several.`,
   '',
-  '| node | action (ms) | bare bundle (ms) | ratio | `node -e 0` (ms) |',
-  '| --- | --- | --- | --- | --- |',
-  ...cold.map(
-    (c) =>
-      `| ${c.node} ${c.version} | ${c.action_ms.toFixed(0)} | ${c.bare_ms.toFixed(0)} | ${(c.action_ms / c.bare_ms).toFixed(2)}x | ${c.empty_ms.toFixed(0)} |`,
-  ),
+  ...coldStartTable(cold),
   '',
 );
 md.push(
@@ -358,6 +353,29 @@ md.push(
   'What is left, beyond `node -e 0`: about 30 ms compiling the bundle, 15 ms running its top level (zod and Octokit',
   "build their tables), 15 ms of garbage collection, 10 ms loading Node built-ins, and the step's own work (reading the",
   'inputs, the event and the graph).',
+  '',
+  'By 2026-12-02 the code of every room had grown into the step: 1.52-1.61x on Node 20 and 1.72-1.92x on Node 24',
+  '(runs of 11). Changed that day (docs/ARCHITECTURE.md, "Loading"), each measured as CPU time from start to the',
+  'first connection, medians of 15-21 interleaved runs against the bundle before:',
+  '',
+  "- Built-ins: src/'s `import { … } from 'node:…'` bundled as one `require` each, and `http`, `https` and `zlib`",
+  "  loaded on first use: Node's ES module facade of `node:fs` loaded fs/promises and readline, and on Node 24 that",
+  "  of `node:http` loaded fetch's client, http2, TLS and worker threads. Node 24: 215 → 166-178 ms.",
+  "- The Action's Octokit with only the REST methods src/ calls (42 of about 1,100; the table was 80 kB): with the",
+  '  built-ins, Node 20: 167 → 156 ms.',
+  '- zod without its compiled fast path (six parsers made with `new Function` before the first request): 162 → 149 ms.',
+  '- The effects, the serialized chain, the egress proxy and the refusal reply imported when entered.',
+  '',
+  "Tried and left: esbuild's code splitting. It gives each set of entries that share a module a file of its own; a",
+  'step loaded 20 to 38 files and started slower than from one file (Node 20: 192 → 252 ms), so the Action is one',
+  'file in which a room reached through `import()` runs only when entered, and is only parsed otherwise.',
+  '',
+  'Seven runs of 21 after these changes, the same day, on a machine shared with four other builds: Node 20',
+  '1.16-1.46x (1.30x and 1.27x with the machine otherwise idle), Node 24 1.11-1.20x. What holds Node 20 above 1.25x:',
+  "its bare bundle costs only 25-40 ms beyond `node -e 0` (on Node 24 the bare bundle's `fetch` loads its HTTP",
+  "client, about 90 ms), against the step's own work before its first request, which no room holds: building the",
+  "journal's event schemas (about 10 ms; the step's first write checks its events with them), reading and checking",
+  'the graph (js-yaml and zod), `test` run as the node user, and loading `child_process` and `crypto`.',
   '',
 );
 const cpu = await cpuFigures(QUICK ? 1 : 9);

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,6 +53,108 @@ const cacheBesideBundle = {
   },
 };
 
+/** Every TypeScript file under `dir`. */
+function tsFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+/** The names src/ imports from each of Node's built-ins (`import { a, b as c } from 'node:fs'`), sorted. */
+function builtinImports() {
+  const names = new Map();
+  for (const file of tsFiles(join(root, 'src'))) {
+    const code = readFileSync(file, 'utf8');
+    for (const m of code.matchAll(/\bimport\s+(type\s+)?\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
+      if (m[1] || !isBuiltin(m[3])) continue;
+      const set = names.get(m[3]) ?? new Set();
+      names.set(m[3], set);
+      for (const spec of m[2].split(',').map((x) => x.trim()))
+        if (spec && !spec.startsWith('type ')) set.add(spec.split(/\s+as\s+/)[0]);
+    }
+  }
+  return new Map([...names].map(([mod, set]) => [mod, [...set].sort()]));
+}
+
+/**
+ * A built-in imported by an ES module (`import { request } from 'node:http'`) is loaded through Node's ES module
+ * facade, which reads every export of the built-in at load: for `node:fs` that loads fs/promises, streams and
+ * readline, and on Node 24 `node:http` pulls in `fetch`'s HTTP client, http2, TLS and worker threads (a third
+ * of a step's start-up). An import from src/ is bundled instead as one `require` of the built-in, which loads it
+ * alone, and reads once only the names src/ imports from it (a name src/ does not import fails the build).
+ * A dependency's own import of a built-in is left as it is.
+ */
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(build) {
+    const names = builtinImports();
+    const src = join(root, 'src');
+    build.onResolve({ filter: /^(node:)?[a-z_]+(\/[a-z_]+)?$/ }, (args) =>
+      args.kind === 'import-statement' && args.importer.startsWith(src) && names.has(args.path)
+        ? { path: args.path, namespace: 'builtin' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `const m = require(${JSON.stringify(args.path)});\nexport const { ${names.get(args.path).join(', ')} } = m;\n`,
+      loader: 'js',
+    }));
+  },
+};
+
+const plugins = [builtinsByRequire, yamlBesideBundle, cacheBesideBundle, optionalAbsent];
+
+/**
+ * The REST methods src/ calls, as `scope.method` (`octokit.rest.issues.get` is `issues.get`). Any other use of
+ * `.rest` (a computed name, `.rest` passed on, `rest` taken out of a client) fails the build: the Action's bundle
+ * holds only the methods found here, so a method reached some other way would be missing at run time.
+ */
+export function restMethodsUsed(srcDir = join(root, 'src')) {
+  const used = new Set();
+  for (const file of tsFiles(srcDir)) {
+    // Comments out, newlines kept (so a line number is right).
+    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, (c) =>
+      c.replace(/[^\n]/g, ''),
+    );
+    for (const m of code.matchAll(
+      /(?<!\.)\.rest\b(\s*\.\s*(\w+)\s*\.\s*(\w+))?|\{[^{}]*\brest\b[^{}]*\}\s*=\s*\w*(octokit|client|github)/gi,
+    )) {
+      if (m[1]) {
+        used.add(`${m[2]}.${m[3]}`);
+        continue;
+      }
+      const line = code.slice(0, m.index).split('\n').length;
+      throw new Error(`${file}:${line}: \`.rest\` not followed by \`.<scope>.<method>\`; name the method`);
+    }
+  }
+  return used;
+}
+
+/**
+ * Octokit's REST plugin describes all of GitHub's ~1,100 endpoints in one table (80 kB, a seventh of the Action)
+ * that every start parses and builds; the Action calls about forty. In the Action's bundle the table holds only
+ * the methods src/ calls (restMethodsUsed); a name the table lacks fails the build. The CLI and the App keep it
+ * whole.
+ */
+const restMethodsOnlyUsed = {
+  name: 'rest-methods-only-used',
+  setup(build) {
+    build.onLoad(
+      { filter: /plugin-rest-endpoint-methods[\\/]dist-src[\\/]generated[\\/]endpoints\.js$/ },
+      async (args) => {
+        const all = (await import(pathToFileURL(args.path).href)).default;
+        const kept = {};
+        for (const name of [...restMethodsUsed()].sort()) {
+          const [scope, method] = name.split('.');
+          if (!all[scope]?.[method])
+            throw new Error(`src/ calls octokit.rest.${name}, which Octokit does not have`);
+          kept[scope] = { ...kept[scope], [method]: all[scope][method] };
+        }
+        return { contents: `export default ${JSON.stringify(kept)};`, loader: 'js' };
+      },
+    );
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -67,16 +169,22 @@ const common = {
 
 /**
  * Bundles one ESM entry into `outfile`; the bench builds its bare baseline with this too, so the two differ
- * only in what they bundle. Returns esbuild's metafile (which input contributed how many bytes).
+ * only in what they bundle. `action`: the Action's entries, whose Octokit holds only the REST methods src/
+ * calls (restMethodsOnlyUsed). Returns esbuild's metafile (which input contributed how many bytes).
+ *
+ * One file, not split (esbuild's `splitting`): a module reached only through `import()` (a mode, the effects,
+ * the egress and key proxies) is bundled behind a wrapper that runs it on its first import, so a step that does
+ * not enter it does not run it, and split into files of their own the Action started slower (each file Node
+ * loads costs more than parsing the code it would leave out; docs/BENCHMARKS.md, cold start).
  */
-export async function bundle(entry, outfile) {
+export async function bundle(entry, outfile, { action = false } = {}) {
   const result = await esbuild.build({
     ...common,
     entryPoints: [join(root, entry)],
     outfile,
     format: 'esm',
     metafile: true,
-    plugins: [yamlBesideBundle, cacheBesideBundle, optionalAbsent],
+    plugins: action ? [restMethodsOnlyUsed, ...plugins] : plugins,
     // The CommonJS packages in the bundle call `require` for Node's built-ins; an ES module has none of its own.
     banner: {
       js: "import{createRequire as __interlockRequire}from'node:module';const require=__interlockRequire(import.meta.url);",
@@ -86,8 +194,8 @@ export async function bundle(entry, outfile) {
 }
 
 const entries = [
-  { src: 'src/action/index.ts', out: 'index.js' },
-  { src: 'src/action/post.ts', out: 'post.js' },
+  { src: 'src/action/index.ts', out: 'index.js', action: true },
+  { src: 'src/action/post.ts', out: 'post.js', action: true },
   { src: 'src/cli/index.ts', out: 'cli.js' },
   { src: 'src/app/start.ts', out: 'app.js' },
   // Loaded by dist/index.js and dist/post.js only when a step carries a session (cacheBesideBundle).
@@ -114,9 +222,9 @@ async function build() {
   const dist = join(root, 'dist');
   rmSync(dist, { recursive: true, force: true });
   const packageDirs = new Set(['node_modules/yaml']);
-  for (const { src, out } of entries) {
+  for (const { src, out, action } of entries) {
     const file = join(dist, out);
-    const meta = await bundle(src, file);
+    const meta = await bundle(src, file, { action: !!action });
     for (const input of Object.keys(meta.inputs)) {
       const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
       if (m && existsSync(join(root, m[1], 'package.json'))) packageDirs.add(m[1]);

@@ -1,3 +1,5 @@
+// First: before any module builds a schema (src/action/interpreted-schemas.ts).
+import './interpreted-schemas.js';
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';

@@ -6,7 +6,6 @@
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { type ActionContext, type ActionResult, fromWorkspace } from './context/context.js';
 import { resolveRun } from './context/resolve-run.js';
-import { replyRefusal } from './report/refusal-reply.js';
 import { fallbackSummary, writeOutputs } from './report/step-report.js';
 
 /** A graph that does not load: one annotation per problem, on its file and line, and no second error line. */
@@ -42,7 +41,10 @@ export async function runAction(ctx: ActionContext): Promise<ActionResult> {
   }
   if ('refused' in resolved) {
     ctx.io.notice(`interlock: not started: ${resolved.refused}`);
-    if (resolved.commenter) await replyRefusal(ctx, resolved.commenter, resolved.refused);
+    if (resolved.commenter) {
+      const { replyRefusal } = await import('./report/refusal-reply.js');
+      await replyRefusal(ctx, resolved.commenter, resolved.refused);
+    }
     const outputs = writeOutputs(ctx.io, { status: 'refused' });
     await ctx.io.summary(fallbackSummary('refused', `Not started: ${resolved.refused}`));
     return { outputs };

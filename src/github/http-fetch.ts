@@ -21,9 +21,9 @@
  * Unlike `fetch`, the whole body is read before the promise resolves: a body cut off midway fails the request
  * (Octokit would otherwise read a broken JSON answer as an empty one).
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { IncomingMessage } from 'node:http';
+// Loaded on first use: a step talks to GitHub over one of http and https, and most answers are not compressed.
+import { http, https, zlib } from '../os/lazy.js';
 
 const MAX_REDIRECTS = 20;
 
@@ -95,11 +95,11 @@ function decode(encoding: string | undefined, bytes: Buffer): Buffer {
   switch ((encoding ?? '').trim().toLowerCase()) {
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(bytes);
+      return zlib().gunzipSync(bytes);
     case 'deflate':
-      return inflateSync(bytes);
+      return zlib().inflateSync(bytes);
     case 'br':
-      return brotliDecompressSync(bytes);
+      return zlib().brotliDecompressSync(bytes);
     default:
       return bytes;
   }
@@ -128,7 +128,7 @@ function once(
   return new Promise<Raw>((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const protocol = url.protocol as 'http:' | 'https:';
-    const send = protocol === 'https:' ? httpsRequest : protocol === 'http:' ? httpRequest : undefined;
+    const send = protocol === 'https:' ? https().request : protocol === 'http:' ? http().request : undefined;
     if (!send) return reject(failed(new Error(`unsupported protocol ${url.protocol}`)));
     let settled = false;
     const settle = (f: () => void) => {

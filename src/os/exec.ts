@@ -9,7 +9,7 @@ import { innerProxyPort } from './netns.js';
 import { survivorsMessage } from './node-user/node-processes.js';
 import { type ScriptNamespace, scriptCommand } from './node-user/node-script.js';
 import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user/node-user.js';
-import { type EgressChannel, type EgressRules, openEgressChannel } from './proxies/egress-proxy.js';
+import type { EgressChannel, EgressRules } from './proxies/egress-proxy.js';
 
 export interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
@@ -62,6 +62,8 @@ async function namespaceFor(
   req: ExecRequest,
 ): Promise<(ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined> {
   if (!req.network) return undefined;
+  // The egress proxy's code is loaded only by a command that has `network` (docs/ARCHITECTURE.md, "Loading").
+  const { openEgressChannel } = await import('./proxies/egress-proxy.js');
   const channel: EgressChannel = await openEgressChannel(req.network.rules, req.network.passPorts);
   const proxyPort = innerProxyPort(req.network.passPorts);
   return { channel, proxyPort, env: proxyEnv(req.env, proxyPort) };

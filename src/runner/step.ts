@@ -21,13 +21,11 @@ import { recordOrFail, withSoftBounds } from './attempt/attempt-path.js';
 import { unstorableOutcome } from './attempt/unstorable.js';
 import { type DailyCapSource, dailyCapCounted, dailyCapNow } from './daily-cap.js';
 import { decisionFailpoint } from './decision-failpoint.js';
-import { effectNeedsGitHub } from './effects/effect.js';
 import { withEffectMark } from './effects/secret.js';
 import { commit, storeFailure } from './journal-io/commit.js';
 import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
-import { runSerialized } from './serialized/step.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
@@ -141,7 +139,15 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
   }
   const decision = d.chosen.decision;
   const effect = needsGitHub(setup, decision);
-  if (effect) return { result: { kind: 'blocked', cur: d.cur, message: effectNeedsGitHub(effect) } };
+  // The effects and the serialized chain are loaded when a step enters them (docs/ARCHITECTURE.md, "Loading").
+  if (effect)
+    return {
+      result: {
+        kind: 'blocked',
+        cur: d.cur,
+        message: (await import('./effects/effect.js')).effectNeedsGitHub(effect),
+      },
+    };
   if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
   const { node, attempt, approach, context, chain } = decision;
   return {
@@ -182,7 +188,7 @@ export async function runDispatched(
   d: Dispatched,
   options: { dispatchNext: boolean },
 ): Promise<{ result: StepResult; following?: Following; earlier?: StepResult[] }> {
-  if (d.chain?.length) return runSerialized(setup, d, options);
+  if (d.chain?.length) return (await import('./serialized/step.js')).runSerialized(setup, d, options);
   const { node, attempt, approach, cur } = d;
   failpoint('after-dispatch-write', node.id);
   const dispatchedAt = cur.state.nodes.get(node.id)?.dispatch?.at ?? isoNow();
