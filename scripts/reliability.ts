@@ -355,6 +355,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-node.test.ts',
     'test/reliability/hostile-node-isolation-none.test.ts',
     'test/reliability/hostile-git.test.ts',
+    'test/reliability/hostile-git-links.test.ts',
     'test/reliability/hostile-egress.test.ts',
     'test/reliability/hostile-deputy.test.ts',
   ];
@@ -424,6 +425,12 @@ async function hostile(): Promise<void> {
     'hostile',
     'a planting in git (config, includes, hooks, attributes, home, a new .git) by a node with no token: run by the granted node, its check or interlock',
     `${plantings.length}, ${passed(plantings)} passed: run by none (table: docs/RELIABILITY.md)`,
+  );
+  const links = tests('test/reliability/hostile-git-links.test.ts');
+  row(
+    'hostile',
+    'a node puts links to a root-only file and folder, a FIFO, a 1 GB sparse file in .git/ (root, sudo): none followed or read by the guard',
+    `${links.length}, ${passed(links)} passed`,
   );
   const deputy = tests('test/reliability/hostile-deputy.test.ts', (t) => /: has no effect$/.test(t.title));
   row(
