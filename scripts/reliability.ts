@@ -19,7 +19,14 @@ import {
   faultCases,
   runFaultCases,
 } from '../test/reliability/api-faults.js';
-import { requestsInSource } from '../test/reliability/api-faults-coverage.js';
+import { requestsInSource, unnamed } from '../test/reliability/api-faults-coverage.js';
+import {
+  PAGE_FLOWS,
+  type PageResult,
+  pageCases,
+  recordPageFlows,
+  runPageCases,
+} from '../test/reliability/api-faults-page.js';
 import { EFFECT_KINDS, runEffectCrashes } from '../test/reliability/crash-effects.js';
 import { type Boundary, crashMatrix, type Scenario } from '../test/reliability/crash-model.js';
 import { runCrashScenarios, type ScenarioResult } from '../test/reliability/crash-run.js';
@@ -256,11 +263,13 @@ async function faults(): Promise<void> {
   row('faults', 'tries of the faulted request: p50 / max', `${tries.p50} / ${tries.max}`);
   const t = percentiles(results.map((r) => r.ms));
   row('faults', 'time: all cases / slowest case', `${secs(ms)} / ${(t.max / 1000).toFixed(1)} s`);
+  const page = await pageFaults();
+  const reached = new Set([...kinds, ...page].map(unnamed));
   const inSource = requestsInSource();
-  const missed = inSource.filter((k) => !kinds.includes(k));
+  const missed = inSource.filter((k) => !reached.has(unnamed(k)));
   row(
     'faults',
-    'REST requests in src/ reached by these flows (the rest listed below)',
+    "GitHub requests in src/ reached by these flows and the page's (the rest listed below)",
     `${inSource.length - missed.length} of ${inSource.length}`,
   );
   notes.push(
@@ -268,6 +277,29 @@ async function faults(): Promise<void> {
   );
   for (const r of results)
     if (r.outcome === 'broken') failures.push(`faults ${caseId(r.c)}: ${r.problems.join('; ')}`);
+}
+
+/** The maintainers' page and setup (api-faults-page.ts): every fault at their own requests; the kinds faulted. */
+async function pageFaults(): Promise<string[]> {
+  say("faults: the maintainers' page and setup");
+  const recorded = await recordPageFlows();
+  const cases = pageCases(recorded, { every: true });
+  const t0 = Date.now();
+  const results = await runPageCases(cases, jobs);
+  const n = (o: PageResult['outcome']) => results.filter((r) => r.outcome === o).length;
+  row(
+    'faults',
+    "maintainers' page and setup: flows / request kinds faulted / cases (every fault at the page's own requests)",
+    `${PAGE_FLOWS.length} / ${new Set(cases.map((c) => c.kind)).size} / ${cases.length}`,
+  );
+  row(
+    'faults',
+    "maintainers' page and setup: recovered / a clear error shown, nothing lost / broken; time",
+    `${n('recovered')} / ${n('error shown')} / ${n('broken')}; ${secs(Date.now() - t0)}`,
+  );
+  for (const r of results)
+    if (r.outcome === 'broken') failures.push(`faults ${r.id}: ${r.problems.join('; ')}`);
+  return [...new Set(cases.map((c) => c.kind))];
 }
 
 // --- hostile input (the tables, counted from a real run) ------------------------------------------------
@@ -323,6 +355,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-node.test.ts',
     'test/reliability/hostile-node-isolation-none.test.ts',
     'test/reliability/hostile-git.test.ts',
+    'test/reliability/hostile-git-links.test.ts',
     'test/reliability/hostile-egress.test.ts',
     'test/reliability/hostile-deputy.test.ts',
   ];
@@ -392,6 +425,12 @@ async function hostile(): Promise<void> {
     'hostile',
     'a planting in git (config, includes, hooks, attributes, home, a new .git) by a node with no token: run by the granted node, its check or interlock',
     `${plantings.length}, ${passed(plantings)} passed: run by none (table: docs/RELIABILITY.md)`,
+  );
+  const links = tests('test/reliability/hostile-git-links.test.ts');
+  row(
+    'hostile',
+    'a node puts links to a root-only file and folder, a FIFO, a 1 GB sparse file in .git/ (root, sudo): none followed or read by the guard',
+    `${links.length}, ${passed(links)} passed`,
   );
   const deputy = tests('test/reliability/hostile-deputy.test.ts', (t) => /: has no effect$/.test(t.title));
   row(

@@ -167,7 +167,7 @@ export async function startServer(
   const page = pageConfigOf(cfg);
   const app = interlockApp({
     ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
-    ...(page ? { page } : {}),
+    ...(page ? { page: { ...page, tuning: clientTuning(env) } } : {}),
     staleWindowMs: staleWindowMs(env),
   });
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });

@@ -5,6 +5,7 @@ import { accessSync, constants, existsSync, readFileSync, writeFileSync } from '
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { clientTuning } from '../github/client.js';
 import {
   buildManifest,
   type Conversion,
@@ -47,15 +48,38 @@ function writable(dir: string): boolean {
   }
 }
 
-/** Trades the one-time code for the App's credentials (no authentication: the code is the secret). */
-async function convert(apiUrl: string, code: string): Promise<Conversion> {
-  const res = await fetch(`${apiUrl}/app-manifests/${encodeURIComponent(code)}/conversions`, {
-    method: 'POST',
-    headers: { accept: 'application/vnd.github+json', 'user-agent': 'interlock-app-setup' },
-    signal: AbortSignal.timeout(30_000),
-  });
-  if (res.status !== 201) throw new Error(`GitHub answered ${res.status} to the manifest conversion`);
-  return (await res.json()) as Conversion;
+/**
+ * Trades the one-time code for the App's credentials (no authentication: the code is the secret). Never sent
+ * twice: after a failed or lost answer GitHub may have made the App and used the code, so the error says where to
+ * look before starting again.
+ */
+async function convert(
+  apiUrl: string,
+  code: string,
+  timeoutMs: number,
+  githubUrl: string,
+): Promise<Conversion> {
+  const again = `GitHub may have made the App already: delete it at ${githubUrl}/settings/apps (or the organization's) if it is there, then start again from /`;
+  let res: Response;
+  try {
+    res = await fetch(`${apiUrl}/app-manifests/${encodeURIComponent(code)}/conversions`, {
+      method: 'POST',
+      headers: { accept: 'application/vnd.github+json', 'user-agent': 'interlock-app-setup' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    const why = (e as Error).name === 'TimeoutError' ? 'no answer in time' : (e as Error).message;
+    throw new Error(`GitHub's answer to the manifest conversion was lost (${why}). ${again}`);
+  }
+  if (res.status !== 201)
+    throw new Error(`GitHub answered ${res.status} to the manifest conversion; nothing was saved. ${again}`);
+  try {
+    return (await res.json()) as Conversion;
+  } catch (e) {
+    throw new Error(
+      `GitHub's answer to the manifest conversion was cut off (${(e as Error).message}). ${again}`,
+    );
+  }
 }
 
 /** Starts the setup server on PORT and HOST; GET /ping answers 503, since no webhook can be handled yet. */
@@ -65,6 +89,7 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
   const envFile = join(options.dir, '.env');
   const state = randomBytes(16).toString('hex');
   const apiUrl = (env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
+  const timeoutMs = clientTuning(env).requestTimeoutMs ?? 30_000;
   let registered = false;
   const target = (req: IncomingMessage): ManifestTarget => ({
     baseUrl: baseUrlOf(req),
@@ -83,7 +108,7 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
       return text(res, 409, `${envFile} exists already: remove it or set APP_ID there.`);
     if (!writable(options.dir))
       return text(res, 409, `${options.dir} is not writable: the credentials could not be saved.`);
-    const app = await convert(apiUrl, code);
+    const app = await convert(apiUrl, code, timeoutMs, target(req).githubUrl);
     // The maintainers' page is turned on where this address can serve it (https, or plain-HTTP localhost).
     const base = baseUrlOf(req);
     const pageUrl = pageConfigProblem({ url: base }) ? undefined : base;

@@ -43,7 +43,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startPageWorld(env: Record<string, string> = {}): Promise<PageWorld> {
+/**
+ * `client: 'app'` gives the App the client users run (`appOctokit`: retries, deadlines, tuned by `env`); the
+ * default is a quiet one that never retries.
+ */
+export async function startPageWorld(
+  env: Record<string, string> = {},
+  client: 'quiet' | 'app' = 'quiet',
+): Promise<PageWorld> {
   const world = await startWorld();
   world.seedRun();
   const gadgets = world.server.state.addRepo({
@@ -79,7 +86,7 @@ export async function startPageWorld(env: Record<string, string> = {}): Promise<
       GITHUB_WEB_URL: world.server.url,
       ...env,
     },
-    { Octokit: quietOctokit() },
+    client === 'quiet' ? { Octokit: quietOctokit() } : {},
   );
   return {
     world,
@@ -93,8 +100,8 @@ export async function startPageWorld(env: Record<string, string> = {}): Promise<
   };
 }
 
-/** A person's session without a browser: the login, the authorize form, the callback; returns the cookie. */
-export async function logIn(pw: PageWorld, login: string): Promise<string> {
+/** The browser's part of a login (the page's redirect, GitHub's authorize form): the callback URL it lands on. */
+export async function authorizeAs(pw: PageWorld, login: string): Promise<string> {
   const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
   const authorize = new URL(start.headers.get('location')!);
   const form = new URLSearchParams(authorize.searchParams);
@@ -104,8 +111,12 @@ export async function logIn(pw: PageWorld, login: string): Promise<string> {
     body: form,
     redirect: 'manual',
   });
-  const callback = granted.headers.get('location')!;
-  const done = await fetch(callback, { redirect: 'manual' });
+  return granted.headers.get('location')!;
+}
+
+/** A person's session without a browser: the login, the authorize form, the callback; returns the cookie. */
+export async function logIn(pw: PageWorld, login: string): Promise<string> {
+  const done = await fetch(await authorizeAs(pw, login), { redirect: 'manual' });
   const cookie = done.headers.get('set-cookie');
   if (done.status !== 303 || !cookie) throw new Error(`login failed: ${done.status} ${await done.text()}`);
   return cookie.split(';')[0]!;

@@ -1,10 +1,22 @@
 // prepareNodeUser as root (spawn mode): isolation never leaves nodes on a workspace they cannot reach. `user`
 // refuses with the directory that blocks; `auto` says so loudly and runs nodes as this process's user.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sessionDir } from '../../src/os/node-user/node-script.js';
 import { configureNodeUser, nodeUser, prepareNodeUser } from '../../src/os/node-user/node-user.js';
 
 const root = process.getuid?.() === 0;
@@ -58,6 +70,57 @@ describe.skipIf(!root)('the node user and the workspace (as root)', () => {
     const st = statSync(target);
     expect([st.uid, st.gid, st.mode & 0o777]).toEqual([0, 0, 0o600]);
     expect(statSync(workspace).gid).toBe(47213);
+  });
+
+  it("a link in the place of the step's sessions folder is refused, and the folder it aims at keeps its mode", () => {
+    const { parent, workspace } = workspaceUnder(0o755);
+    const user = prepareNodeUser({
+      isolation: 'user',
+      user: USER,
+      workspace,
+      warn: () => {},
+      say: () => {},
+    })!;
+    const aimed = join(parent, 'root-only-folder');
+    mkdirSync(aimed, { mode: 0o700 });
+    symlinkSync(aimed, join(user.homes, 'sessions'));
+    expect(() => sessionDir(user, 'work', 'claude-code')).toThrow(
+      /sessions is not a folder \((ELOOP|ENOTDIR)\): interlock does not use it/,
+    );
+    const st = statSync(aimed);
+    expect([st.uid, st.mode & 0o7777]).toEqual([0, 0o700]);
+    expect(readdirSync(aimed)).toEqual([]);
+  });
+
+  it("a sessions folder another user made (the node user's) is refused, not taken and opened up", () => {
+    const { workspace } = workspaceUnder(0o755);
+    const user = prepareNodeUser({
+      isolation: 'user',
+      user: USER,
+      workspace,
+      warn: () => {},
+      say: () => {},
+    })!;
+    const sessions = join(user.homes, 'sessions');
+    mkdirSync(sessions, { mode: 0o700 });
+    chownSync(sessions, 47213, 47213);
+    expect(() => sessionDir(user, 'work', 'claude-code')).toThrow(/belongs to uid 47213/);
+    expect(statSync(sessions).mode & 0o7777).toBe(0o700);
+  });
+
+  it("the sessions folder interlock makes is its own, mode 711; the session folders in it the node user's", () => {
+    const { workspace } = workspaceUnder(0o755);
+    const user = prepareNodeUser({
+      isolation: 'user',
+      user: USER,
+      workspace,
+      warn: () => {},
+      say: () => {},
+    })!;
+    const dir = sessionDir(user, 'work', 'claude-code')!;
+    const sessions = lstatSync(join(user.homes, 'sessions'));
+    expect([sessions.uid, sessions.mode & 0o7777]).toEqual([0, 0o711]);
+    expect(lstatSync(dir).uid).toBe(47213);
   });
 
   it.skipIf(hasSetfacl)(

@@ -21,6 +21,7 @@ import {
 import { decodePath, parseJson, readBody, writeReply } from './github/http.js';
 import { HttpError } from './github/http-error.js';
 import { type LikeGitHubOptions, LoadModel, resolveModel } from './github/load-model.js';
+import { CONVERSION_PATH, CONVERSION_TEMPLATE, ManifestConversions } from './github/manifest.js';
 import { OAuthFlow } from './github/oauth.js';
 import { RateLimiter } from './github/rate-limit.js';
 import type { Actor } from './github/records.js';
@@ -101,6 +102,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     api: '',
     web: options.webUrl ?? 'https://github.com',
   };
+  const conversions = new ManifestConversions(state, urls);
 
   const send = (res: ServerResponse, reply: Reply, who: string, entry: LoggedRequest): void => {
     entry.status = reply.status;
@@ -210,18 +212,31 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
         : (options.latencyMs ?? 0);
     if (latency > 0) await sleep(latency);
 
-    // github.com's web flow (the authorize page and the token exchange) takes no API credentials.
-    const web = oauth.answer(method, url, raw, req.headers['content-type']);
-    if (web) {
+    // github.com's web flow (the authorize page and the token exchange) and the App-manifest conversion take no
+    // credentials; faults strike them as any other request (before it is carried out, or after: answer lost).
+    const webTemplate = CONVERSION_PATH.test(url.pathname)
+      ? CONVERSION_TEMPLATE
+      : url.pathname.startsWith('/login/oauth/')
+        ? url.pathname
+        : undefined;
+    if (webTemplate) {
       const entry = requests.open({
         method,
         path,
         query: url.search,
-        kind: `${method} ${url.pathname}`,
+        kind: `${method} ${webTemplate}`,
         actor: undefined,
         body: undefined,
         at,
       });
+      const decision = faults.decide(method, path, webTemplate);
+      if (decision?.when === 'before') return applyFault(decision, res, 'anonymous', entry);
+      const web = conversions.answer(method, url) ??
+        oauth.answer(method, url, raw, req.headers['content-type']) ?? {
+          status: 404,
+          body: { message: 'Not Found' },
+        };
+      if (decision) return applyFault(decision, res, 'anonymous', entry);
       return send(res, web, 'anonymous', entry);
     }
     const auth: { actor?: Actor; error?: HttpError } = {};

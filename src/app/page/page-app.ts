@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConditionalCache } from '../../approvals/page/conditional.js';
 import { GitHubBackend } from '../../approvals/page/github-backend.js';
 import { crossSite, PageServer, readForm, sameToken } from '../../approvals/page/serve.js';
-import { createClient, type GitHubClient } from '../../github/client.js';
+import { type ClientTuning, createClient, type GitHubClient } from '../../github/client.js';
 import { Sessions } from './sessions.js';
 
 export const PAGE_BASE = '/interlock';
@@ -24,6 +24,8 @@ export interface PageConfig {
   journalBranch: string;
   sessionHours: number;
   cacheSeconds: number;
+  /** The App's client tuning (`clientTuning`): the person's own requests keep the same deadline. */
+  tuning?: ClientTuning;
 }
 
 /** Why the page's configuration cannot serve, or undefined. A plain-HTTP page is allowed on localhost only. */
@@ -51,24 +53,40 @@ function text(res: ServerResponse, status: number, body: string): void {
     .end(`${body}\n`);
 }
 
-/** The token exchange of the web flow: the code and the PKCE verifier for a user access token. */
+/**
+ * The token exchange of the web flow: the code and the PKCE verifier for a user access token. Never sent twice: a
+ * code works once, so after a failed or lost answer GitHub may have used it; the person logs in again.
+ */
 async function exchange(c: PageConfig, code: string, verifier: string): Promise<string> {
-  const r = await fetch(`${c.webUrl}/login/oauth/access_token`, {
-    method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_id: c.clientId,
-      client_secret: c.clientSecret,
-      code,
-      redirect_uri: `${c.url}${PAGE_BASE}/callback`,
-      code_verifier: verifier,
-    }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const body = (await r.json()) as { access_token?: string; error?: string; error_description?: string };
-  if (!r.ok || !body.access_token)
+  let r: Response;
+  try {
+    r = await fetch(`${c.webUrl}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_id: c.clientId,
+        client_secret: c.clientSecret,
+        code,
+        redirect_uri: `${c.url}${PAGE_BASE}/callback`,
+        code_verifier: verifier,
+      }),
+      signal: AbortSignal.timeout(c.tuning?.requestTimeoutMs ?? 30_000),
+    });
+  } catch (e) {
+    const why = (e as Error).name === 'TimeoutError' ? 'no answer in time' : (e as Error).message;
+    throw new Error(`GitHub's answer to the token exchange was lost (${why})`);
+  }
+  const raw = await r.text().catch(() => '');
+  let body: { access_token?: string; error?: string; error_description?: string } = {};
+  try {
+    body = JSON.parse(raw) as typeof body;
+  } catch {
+    // Not JSON: a proxy's or GitHub's error page; the status says what happened.
+  }
+  if (!r.ok) throw new Error(`GitHub answered ${r.status} to the token exchange`);
+  if (!body.access_token)
     throw new Error(
-      `GitHub refused the login: ${body.error ?? r.status} ${body.error_description ?? ''}`.trim(),
+      `GitHub refused the login: ${body.error ?? 'no token in its answer'} ${body.error_description ?? ''}`.trim(),
     );
   return body.access_token;
 }
@@ -88,7 +106,7 @@ export class PageApp {
     const secure = this.#origin.startsWith('https:');
     const name = secure ? '__Host-interlock-session' : 'interlock-session';
     this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000);
-    this.#userClient = (token) => createClient({ token, baseUrl: c.apiUrl, retries: 1 });
+    this.#userClient = (token) => createClient({ token, baseUrl: c.apiUrl, retries: 1, ...c.tuning });
     const backend = new GitHubBackend({
       webUrl: c.webUrl,
       journalBranch: c.journalBranch,
@@ -129,11 +147,19 @@ export class PageApp {
       return text(res, 400, 'this login is unknown, used or expired: start again at /interlock/login');
     try {
       const token = await exchange(this.c, code, verifier);
-      const { data } = await this.#userClient(token).rest.users.getAuthenticated();
+      const { data } = await this.#userClient(token)
+        .rest.users.getAuthenticated()
+        .catch((e: Error) => {
+          throw new Error(`GitHub did not say who you are (GET /user: ${e.message})`);
+        });
       const s = this.#sessions.create(data.login, token);
       redirect(res, `${PAGE_BASE}/`, { 'set-cookie': this.#sessions.setCookie(s) });
     } catch (e) {
-      text(res, 502, `the login did not complete: ${(e as Error).message}`);
+      text(
+        res,
+        502,
+        `the login did not complete: ${(e as Error).message}. No session was made: log in again at ${PAGE_BASE}/login`,
+      );
     }
   }
 

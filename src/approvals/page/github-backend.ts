@@ -56,6 +56,21 @@ const refOf = (name: string): RepoRef => {
   return { owner, repo };
 };
 
+const PER_PAGE = 100;
+
+/**
+ * Every page of a list, read by number. Not `paginate`: it takes a 409 for an empty list, and the person would be
+ * shown no repository at all instead of an error.
+ */
+async function allPages<T>(read: (page: number) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let page = 1; ; page++) {
+    const items = await read(page);
+    out.push(...items);
+    if (items.length < PER_PAGE) return out;
+  }
+}
+
 /** The page's data for the App: the person's repositories and their runs, who may act, and the actions. */
 export class GitHubBackend implements PageBackend {
   readonly webUrl: string;
@@ -76,15 +91,23 @@ export class GitHubBackend implements PageBackend {
     const s = sessionOf(v);
     return this.#repos.get(s.login.toLowerCase(), async () => {
       const user = this.o.conditional.attach(this.o.userClient(s.token), `user:${s.login}`);
-      const installs = await user.paginate(user.rest.apps.listInstallationsForAuthenticatedUser, {
-        per_page: 100,
-      });
+      const installs = await allPages(
+        async (page) =>
+          (await user.rest.apps.listInstallationsForAuthenticatedUser({ per_page: PER_PAGE, page })).data
+            .installations,
+      );
       const out: SeenRepo[] = [];
       for (const i of installs) {
-        const list = await user.paginate(user.rest.apps.listInstallationReposForAuthenticatedUser, {
-          installation_id: i.id,
-          per_page: 100,
-        });
+        const list = await allPages(
+          async (page) =>
+            (
+              await user.rest.apps.listInstallationReposForAuthenticatedUser({
+                installation_id: i.id,
+                per_page: PER_PAGE,
+                page,
+              })
+            ).data.repositories,
+        );
         for (const r of list)
           out.push({ name: r.full_name, installation: i.id, defaultBranch: r.default_branch });
       }

@@ -269,7 +269,20 @@ export class PageServer {
         send(res, 200, await this.list(viewer, url.searchParams, notice), this.#csp);
       }
     } catch (e) {
-      if (!res.headersSent) plain(res, 502, `the page could not be made: ${(e as Error).message}`);
+      const why = (e as Error).message;
+      if (res.headersSent) return true;
+      if (req.method === 'POST')
+        plain(
+          res,
+          502,
+          `the form may not have been carried out: GitHub failed (${why}). Reload the page to see what holds; the same form sent again counts once`,
+        );
+      else
+        plain(
+          res,
+          502,
+          `the page could not be made: GitHub failed (${why}). Nothing was changed: reload the page`,
+        );
     }
     return true;
   }

@@ -10,20 +10,24 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  chmodSync,
+  closeSync,
+  constants,
   existsSync,
+  fchmodSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { childProcess } from '../lazy.js';
 import { nodeUser } from '../node-user/node-user.js';
-import { type Entry, gitdirOf, guardedPaths, read, same } from './git-snapshot.js';
+import { type Entry, gitdirOf, guardedPaths, MAX_GUARDED_BYTES, read, same } from './git-snapshot.js';
 
 interface Snapshot {
   /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
@@ -56,14 +60,50 @@ function remove(path: string): void {
   }
 }
 
-function write(path: string, entry: Entry): void {
+const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
+
+const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code;
+
+/**
+ * Puts one entry back at `path`, never through a link a node may have planted there: a file is created anew
+ * (what is in its place unlinked first, which never follows a link; then O_CREAT|O_EXCL|O_NOFOLLOW) and its mode
+ * set through the descriptor; a folder is made, then opened with O_NOFOLLOW|O_DIRECTORY and its mode set
+ * through that descriptor (a link or a file in its place: the open fails, and the restore with it).
+ */
+export function restoreEntry(path: string, entry: Entry): void {
   if (entry.kind === 'dir') {
-    mkdirSync(path, { recursive: true });
-    chmodSync(path, entry.mode);
-  } else if (entry.kind === 'link') symlinkSync(entry.target, path);
-  else {
-    writeFileSync(path, Buffer.from(entry.data, 'base64'), { mode: entry.mode & 0o777 });
-    chmodSync(path, entry.mode & 0o777);
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (e) {
+      if (codeOf(e) !== 'EEXIST') throw e;
+    }
+    const fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    try {
+      fchmodSync(fd, entry.mode & 0o7777);
+    } finally {
+      closeSync(fd);
+    }
+    return;
+  }
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if (codeOf(e) !== 'ENOENT') throw e;
+  }
+  if (entry.kind === 'link') {
+    symlinkSync(entry.target, path);
+    return;
+  }
+  if (entry.kind === 'unread')
+    throw new Error(
+      `${path}: the guard kept no copy of it (${entry.size < 0 ? 'not a regular file' : `${entry.size} bytes, over ${MAX_GUARDED_BYTES}`} when the checkout was first seen): remove it from the checkout's .git`,
+    );
+  const fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    writeFileSync(fd, Buffer.from(entry.data, 'base64'));
+    fchmodSync(fd, entry.mode & 0o777);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -76,7 +116,8 @@ function restoreRoot(root: string, want: Record<string, Entry> | null): string[]
   for (const p of Object.keys(have).sort((a, b) => b.length - a.length)) {
     const h = have[p]!;
     const w = wanted[p];
-    if (w && (same(h, w) || (h.kind === 'dir' && w.kind === 'dir'))) continue;
+    // An entry the copy could not read (too big, not a file) is left as it is while it stays so.
+    if (w && (same(h, w) || (h.kind === w.kind && (h.kind === 'dir' || h.kind === 'unread')))) continue;
     if (!exists(p)) continue;
     remove(p);
     changed.push(p);
@@ -84,7 +125,7 @@ function restoreRoot(root: string, want: Record<string, Entry> | null): string[]
   // Then what is missing, shallowest first, so each directory is there before what it holds.
   for (const p of Object.keys(wanted).sort((a, b) => a.length - b.length)) {
     if (exists(p)) continue;
-    write(p, wanted[p]!);
+    restoreEntry(p, wanted[p]!);
     changed.push(p);
   }
   // One name per change: a path inside another changed one is part of it.

@@ -2,13 +2,56 @@
  * What git reads and runs from a git directory, read without running git: where `.git` points, the paths of its
  * configuration (with every file it includes), hooks and info, and what each holds, entry by entry.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
 export type Entry =
   | { kind: 'file'; mode: number; data: string }
   | { kind: 'dir'; mode: number }
-  | { kind: 'link'; target: string };
+  | { kind: 'link'; target: string }
+  /**
+   * Not read: a file over MAX_GUARDED_BYTES (or one that grew while it was read), a FIFO, a socket or a device
+   * (size -1). Never the same as another entry.
+   */
+  | { kind: 'unread'; size: number };
+
+/** The most of one file under `.git/` the guard reads and keeps: git's config, hooks and info are far smaller. */
+export const MAX_GUARDED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A regular file's bytes, read without following a link (O_NOFOLLOW, then fstat: still a regular file) and
+ * bounded; undefined when it is bigger than the bound or is no longer a regular file.
+ */
+function readBounded(p: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_GUARDED_BYTES) return undefined;
+    // One byte more than its size: a file that grows while it is read fills it, and is not taken.
+    const buf = Buffer.alloc(st.size + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got)
+      got = readSync(fd, buf, n, buf.length - n, null);
+    return n === buf.length ? undefined : buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Where `.git` points: the directory itself, or the target of a `gitdir:` link file (worktrees, submodules). */
 export function gitdirOf(workspace: string): string | undefined {
@@ -21,18 +64,14 @@ export function gitdirOf(workspace: string): string | undefined {
   }
   if (st.isDirectory()) return dotgit;
   if (!st.isFile()) return undefined;
-  const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotgit, 'utf8'));
+  const m = /^gitdir:\s*(.+?)\s*$/m.exec(readBounded(dotgit)?.toString('utf8') ?? '');
   return m ? resolve(workspace, m[1]!) : undefined;
 }
 
 /** `path = …` values of `[include]` and `[includeIf "…"]` sections, resolved as git resolves them. */
 function includesOf(configFile: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(configFile, 'utf8');
-  } catch {
-    return [];
-  }
+  const text = readBounded(configFile)?.toString('utf8');
+  if (text === undefined) return [];
   const out: string[] = [];
   let section = '';
   for (const raw of text.split('\n')) {
@@ -55,13 +94,7 @@ function includesOf(configFile: string): string[] {
  * reads the repository's config, hooks and info; undefined for a repository's own git directory.
  */
 export function commonDirOf(gitdir: string): string | undefined {
-  let text: string;
-  try {
-    if (!lstatSync(join(gitdir, 'commondir')).isFile()) return undefined;
-    text = readFileSync(join(gitdir, 'commondir'), 'utf8').trim();
-  } catch {
-    return undefined;
-  }
+  const text = readBounded(join(gitdir, 'commondir'))?.toString('utf8').trim();
   return text ? resolve(gitdir, text) : undefined;
 }
 
@@ -114,9 +147,13 @@ export function read(root: string): Record<string, Entry> | null {
       out[p] = { kind: 'dir', mode: st.mode & 0o7777 };
       for (const e of readdirSync(p).sort()) visit(join(p, e));
     } else if (st.isFile()) {
-      out[p] = { kind: 'file', mode: st.mode & 0o7777, data: readFileSync(p).toString('base64') };
+      const data = readBounded(p);
+      out[p] = data
+        ? { kind: 'file', mode: st.mode & 0o7777, data: data.toString('base64') }
+        : { kind: 'unread', size: st.size };
     }
-    // Sockets, fifos and devices are left out: git runs none of them.
+    // A FIFO, socket or device is never read (a FIFO would hang the reader), and never taken for a file it replaced.
+    else out[p] = { kind: 'unread', size: -1 };
     return true;
   };
   return visit(root) ? out : null;
@@ -126,5 +163,6 @@ export function same(a: Entry | undefined, b: Entry | undefined): boolean {
   if (!a || !b || a.kind !== b.kind) return false;
   if (a.kind === 'link') return a.target === (b as typeof a).target;
   if (a.kind === 'dir') return true;
+  if (a.kind === 'unread') return false;
   return a.data === (b as typeof a).data && (a.mode & 0o777) === ((b as typeof a).mode & 0o777);
 }

@@ -4,7 +4,19 @@
  * environment from a file rather than through sudo's env_reset.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
@@ -92,6 +104,35 @@ export const SESSION_KEEPS: Record<string, { variable: string; keep: string }> =
 const SESSION_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 /**
+ * A folder of this process's own at `path` with `mode`: made here, or, when it is there already, opened without
+ * following a link and checked to be a folder this process owns; its mode is set through the descriptor, never by
+ * path. Anything else in its place (a link, a file, another user's folder) is refused.
+ */
+function ownFolder(path: string, mode: number): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (e) {
+    throw new Error(
+      `${path} is not a folder (${(e as NodeJS.ErrnoException).code}): interlock does not use it`,
+    );
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.uid !== process.getuid?.())
+      throw new Error(`${path} belongs to uid ${st.uid}, not to interlock's user: interlock does not use it`);
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The step's folder of one session's engine files (`<homes>/sessions/<name>/<engine>`, the node user's), made
  * when missing; undefined when nodes do not run isolated or the name or engine is not one interlock knows.
  * `<homes>` and `sessions/` are this process's (the node user may pass, not list, and never write them);
@@ -104,8 +145,7 @@ export function sessionDir(user: NodeUser, name: string, engine: string): string
   const sessions = join(user.homes, 'sessions');
   const top = join(sessions, name);
   const dir = join(top, engine);
-  // mode 0711 as made (the umask only takes from group and others' write), never changed by path afterwards.
-  mkdirSync(sessions, { recursive: true, mode: 0o711 });
+  ownFolder(sessions, 0o711);
   const st = lstatSync(top, { throwIfNoEntry: false });
   if (!st) {
     mkdirSync(top, { mode: 0o700 });
@@ -191,7 +231,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
   if (ns) {
     if (user.via === 'sudo')
-      execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
+      execFileSync('sudo', ['-n', 'chown', '-R', '-h', '-P', `${user.uid}:${user.gid}`, home], quiet);
     else
       for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
@@ -202,7 +242,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const envFile = join(home, '.interlock-env');
     const pairs = Object.entries(nodeEnv).filter(([, v]) => v !== undefined && !v.includes('\0'));
     writeFileSync(envFile, pairs.map(([k, v]) => `${k}=${v}\0`).join(''), { mode: 0o600 });
-    execFileSync('sudo', ['-n', 'chown', '-R', `${user.uid}:${user.gid}`, home], quiet);
+    execFileSync('sudo', ['-n', 'chown', '-R', '-h', '-P', `${user.uid}:${user.gid}`, home], quiet);
     const loader = ['bash', '--noprofile', '--norc', '-c', SUDO_LOADER, 'loader', envFile, ...bash];
     // Only what sudo needs to start the loader: the variables themselves are in the file.
     const sudoEnv = { PATH: env.PATH ?? '/usr/bin:/bin' };

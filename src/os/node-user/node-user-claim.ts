@@ -22,13 +22,19 @@ function holdName(name: string): Promise<boolean> {
  * every process its node user has after each script, and one node could read another's environment. A numeric
  * `uid:gid` is the caller's to keep apart. Linux only (abstract sockets); elsewhere the name as given.
  */
+/**
+ * How many steps at once one host may run, each with a node user of its own: more than any runner host runs (the
+ * test suites run two fan-outs of 20 jobs side by side). Each numbered user is made once, on first use.
+ */
+export const NODE_USERS_AT_ONCE = 96;
+
 export async function claimNodeUser(name: string): Promise<string> {
   if (process.platform !== 'linux' || /^\d+:\d+$/.test(name)) return name;
-  for (let i = 1; i <= 32; i++) {
+  for (let i = 1; i <= NODE_USERS_AT_ONCE; i++) {
     const candidate = i === 1 ? name : `${name.slice(0, 28)}-${i}`;
     if (await holdName(candidate)) return candidate;
   }
   throw new Error(
-    `node-user "${name}": 32 interlock steps on this machine hold ${name} and its numbered variants`,
+    `node-user "${name}": ${NODE_USERS_AT_ONCE} interlock steps on this machine hold ${name} and its numbered variants`,
   );
 }

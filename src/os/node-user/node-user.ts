@@ -7,10 +7,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync,
-  chownSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  lchownSync,
   lstatSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -126,10 +131,18 @@ function idsOf(name: string): { uid: number; gid: number } | undefined {
   return uid === undefined || gid === undefined ? undefined : { uid, gid };
 }
 
-/** Makes `path` (a directory tree) readable and writable by the node user's group; the owner stays. */
+const { O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = constants;
+
+/**
+ * Makes `path` (a directory tree) readable and writable by the node user's group; the owner stays. Nothing is
+ * followed: as root each entry is opened with O_NOFOLLOW and changed through its descriptor (a link is left as it
+ * is; a FIFO or socket gets its group by lchown, no mode); through sudo `chgrp -R -h -P` changes links themselves
+ * and descends none, and `chmod -R` (GNU chmod has no -h before coreutils 9.5) skips every link it meets below
+ * `path`, which is the runner's checkout, in a folder a node cannot write.
+ */
 function share(path: string, user: NodeUser): void {
   if (user.via === 'sudo') {
-    execFileSync('sudo', ['-n', 'chgrp', '-R', String(user.gid), path], quiet);
+    execFileSync('sudo', ['-n', 'chgrp', '-R', '-h', '-P', String(user.gid), path], quiet);
     // Through sudo: files a node made in an earlier step are the node user's, which this user may not chmod.
     execFileSync('sudo', ['-n', 'chmod', '-R', 'g+rwX', path], quiet);
     return;
@@ -137,8 +150,17 @@ function share(path: string, user: NodeUser): void {
   const walk = (p: string) => {
     const st = lstatSync(p);
     if (st.isSymbolicLink()) return;
-    chownSync(p, st.uid, user.gid);
-    chmodSync(p, (st.mode & 0o7777) | (st.isDirectory() ? 0o2070 : 0o060));
+    if (!st.isFile() && !st.isDirectory()) return lchownSync(p, st.uid, user.gid);
+    const fd = openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (st.isDirectory() ? O_DIRECTORY : 0));
+    try {
+      const now = fstatSync(fd);
+      // Replaced between the lstat and the open: left alone.
+      if (now.ino !== st.ino || now.dev !== st.dev) return;
+      fchownSync(fd, now.uid, user.gid);
+      fchmodSync(fd, (now.mode & 0o7777) | (now.isDirectory() ? 0o2070 : 0o060));
+    } finally {
+      closeSync(fd);
+    }
     if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
   };
   walk(path);
@@ -186,10 +208,15 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   }
   // The node user may pass through (to its own home inside) but not list what is there.
   const homes = mkdtempSync(join(tmpdir(), 'interlock-node-homes-'));
-  chmodSync(homes, 0o711);
+  const fd = openSync(homes, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  try {
+    fchmodSync(fd, 0o711);
+  } finally {
+    closeSync(fd);
+  }
   process.once('exit', () => removeTree(homes, via));
   const user: NodeUser = { name: opts.user, ...ids, homes, workspace: realpathSync(opts.workspace), via };
-  share(opts.workspace, user);
+  share(user.workspace, user);
   const blocked = unreachable(opts.workspace, user);
   if (blocked) {
     const why = `node-user "${opts.user}" cannot reach the workspace: ${blocked}`;
