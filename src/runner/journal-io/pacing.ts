@@ -49,6 +49,16 @@ export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]):
  * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
  */
 export const LINE_UP_SLOT_MS = 2000;
+/**
+ * The slot, from `INTERLOCK_LINE_UP_SLOT_MS` (100 to 60,000 ms; else `LINE_UP_SLOT_MS`): a GitHub that answers
+ * faster or slower than github.com, or a test's scaled-down model, is told so as the stale window is.
+ */
+export function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
+  const given = env.INTERLOCK_LINE_UP_SLOT_MS?.trim();
+  const ms = given && /^\d{3,5}$/.test(given) ? Number(given) : Number.NaN;
+  return ms >= 100 && ms <= 60_000 ? ms : LINE_UP_SLOT_MS;
+}
+
 /** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */
 const MAX_LINE_UP_MS = 60_000;
 
@@ -71,7 +81,7 @@ export function lineUpWait(
   const cohort = wave?.size ?? new Set([...cp.active_nodes, ...cp.ready_nodes]).size;
   const place = wave?.place ?? contenderPlace(cur.state, events);
   if (place < 0 || cohort < 2) return 0;
-  const slot = Math.max(LINE_UP_SLOT_MS, roundTripMs);
+  const slot = Math.max(lineUpSlotMs(), roundTripMs);
   const places = Math.max(1, Math.min(cohort, Math.floor(MAX_LINE_UP_MS / slot)));
   const cycle = places * slot;
   return ((((place % places) * slot - (now % cycle)) % cycle) + cycle) % cycle;
