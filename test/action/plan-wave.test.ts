@@ -8,10 +8,20 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWorkspace, runStep, type StepOptions, worldLog } from '../support/action-process.js';
+import { makeWorkspace, runStep, type StepOptions, startStep, worldLog } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { CONTENTS_PUT, eventsOf, FULL, OWNER, REPO, readJournal, routeLabel, validJournal } from './world.js';
+import {
+  CONTENTS_PUT,
+  eventsOf,
+  FULL,
+  OWNER,
+  REPO,
+  readJournal,
+  routeLabel,
+  validJournal,
+  waitForFile,
+} from './world.js';
 
 const N = 20;
 const FAN = Array.from({ length: N }, (_, i) => `n${i + 1}`);
@@ -20,12 +30,23 @@ name: ${name}
 nodes:
 ${nodes.map((id) => `  - id: ${id}\n    run: echo "${name} $INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> "$EFFECTS"\n`).join('')}`;
 const FILES = {
-  '.github/interlock.yml': `${routeLabel('agent:fan', '.github/interlock/fan.yml')}${routeLabel('agent:two', '.github/interlock/two.yml').replace('routes:\n', '')}`,
+  '.github/interlock.yml': [
+    routeLabel('agent:fan', '.github/interlock/fan.yml'),
+    routeLabel('agent:two', '.github/interlock/two.yml').replace('routes:\n', ''),
+    routeLabel('agent:slow', '.github/interlock/slow.yml').replace('routes:\n', ''),
+  ].join(''),
   '.github/interlock/fan.yml': graphOf('fan', FAN),
   '.github/interlock/two.yml': graphOf('two', ['a', 'b']),
+  '.github/interlock/slow.yml': `interlock: 1
+name: slow
+nodes:
+  - id: s
+    run: echo $$ > pid; touch started; sleep 300
+`,
 };
 const WORKFLOW_RUN = 5151;
 const SECOND_RUN = 5252;
+const THIRD_RUN = 5353;
 const EFFECTS = worldLog();
 let server: GitHubServer;
 
@@ -37,6 +58,14 @@ beforeAll(async () => {
   const repo = server.state.repo(FULL);
   repo.addIssue({ number: 7, title: 'Fan out', labels: ['agent:fan'] });
   repo.addIssue({ number: 8, title: 'Two', labels: ['agent:two'] });
+  repo.addIssue({ number: 9, title: 'Slow', labels: ['agent:slow'] });
+  repo.addWorkflowRun({
+    workflow: 'interlock.yml',
+    id: THIRD_RUN,
+    event: 'issues',
+    status: 'in_progress',
+    jobs: [{ name: 'fanout (s)', runner_name: 'runner-s', status: 'in_progress' }],
+  });
   repo.addWorkflowRun({
     workflow: 'interlock.yml',
     id: WORKFLOW_RUN,
@@ -59,7 +88,7 @@ beforeAll(async () => {
     jobs: [
       { name: 'plan', runner_name: 'runner-p', status: 'completed', conclusion: 'success' },
       { name: 'fanout (a)', runner_name: 'runner-a', status: 'in_progress' },
-      { name: 'fanout (b)', runner_name: null, status: 'queued' },
+      { name: 'fanout (b)', status: 'queued' },
       { name: 'plan again', runner_name: 'runner-q', status: 'in_progress' },
     ],
   });
@@ -72,7 +101,7 @@ function job(
   inputs: Record<string, string>,
   env: Record<string, string> = {},
 ): StepOptions {
-  const label = issue === 7 ? 'agent:fan' : 'agent:two';
+  const label = { 7: 'agent:fan', 8: 'agent:two', 9: 'agent:slow' }[issue]!;
   return {
     apiUrl: server.url,
     repository: FULL,
@@ -217,5 +246,31 @@ describe("a plan's dispatch is never begun twice, and a job that never ran it le
     expect(state.checkpoint.held_nodes).toEqual(['a', 'b']);
     expect(JSON.parse(plan.outputs.ready!)).toEqual([]);
     expect(effectsOf('two')).toEqual([]);
+  });
+});
+
+describe("a job stopped in the work of its plan's dispatch", () => {
+  it('its post step marks the node interrupted: the job took it, though the dispatch names no runner', async () => {
+    const plan = await runStep(
+      job(9, { id: THIRD_RUN, key: 'plan', runner: 'runner-p' }, { mode: 'plan', dispatch: 'ready' }),
+    );
+    expect(plan.code, plan.stdout).toBe(0);
+    const main = job(
+      9,
+      { id: THIRD_RUN, key: 'fanout', runner: 'runner-s' },
+      { node: 's', 'journal-sha': plan.outputs['journal-sha']! },
+    );
+    const running = startStep(main);
+    await waitForFile(join(main.workspace, 'started'));
+    running.child.kill('SIGTERM'); // what the runner sends when a workflow run is cancelled
+    const cancelled = await running.done;
+    expect(cancelled.state.claimed).toBe('s#1');
+    const post = await runStep({ ...main, entry: 'post.js', state: cancelled.state });
+    expect(post.code, post.stdout).toBe(0);
+    expect(post.stdout).toContain('"s" was interrupted when the step stopped');
+    const journal = readJournal(server, 'slow/issue-9');
+    expect(eventsOf(journal, 'NodeInterrupted').map((e) => e.node)).toEqual(['s']);
+    const state = validJournal(journal, join(main.workspace, '.github/interlock/slow.yml'));
+    expect(state.checkpoint.held_nodes).toEqual(['s']);
   });
 });
