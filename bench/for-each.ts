@@ -17,6 +17,7 @@ import {
   REPO,
   type RequestCounts,
   WORKFLOW_RUN_ID,
+  waveInputs,
 } from './matrix.js';
 
 /** A for_each node over a list of `n` tasks (literal, so `plan` can expand it), and an integrator after it. */
@@ -131,7 +132,7 @@ export async function wavesCost(
     for (let round = 0; ; round++) {
       if (round > items / maxParallel + 4) throw new Error(`no end after ${round} plan steps`);
       let mark = server.requests.mark();
-      const plan = await runStep(job('plan', 'runner-plan', { mode: 'plan' }));
+      const plan = await runStep(job('plan', 'runner-plan', waveInputs(options).plan));
       check(`plan ${round + 1}`, plan);
       plans.push(counts(server.requests.filter({ since: mark })));
       const ready = JSON.parse(plan.outputs.ready ?? '[]') as string[];
@@ -141,7 +142,14 @@ export async function wavesCost(
       if (ready.every((id) => id.startsWith('work['))) {
         const runs = await Promise.all(
           ready.map(
-            (id) => startStep(job('fanout', `runner-${g.instances.indexOf(id) + 1}`, { node: id })).done,
+            (id) =>
+              startStep(
+                job(
+                  'fanout',
+                  `runner-${g.instances.indexOf(id) + 1}`,
+                  waveInputs(options).job(id, plan.outputs),
+                ),
+              ).done,
           ),
         );
         for (const [i, r] of runs.entries()) check(ready[i]!, r);
@@ -157,7 +165,8 @@ export async function wavesCost(
           jobs: ready.map((id) => ({ name: `fanout (${id})`, status: 'completed', conclusion: 'success' })),
         });
       } else {
-        for (const id of ready) check(id, await runStep(job('join', 'runner-join', { node: id })));
+        for (const id of ready)
+          check(id, await runStep(job('join', 'runner-join', waveInputs(options).job(id, plan.outputs))));
         join = sum([join ?? counts([]), counts(server.requests.filter({ since: mark }))]);
       }
     }

@@ -88,6 +88,23 @@ export interface MatrixOptions {
   likeGitHub?: LikeGitHubOptions | false;
   /** Report what went wrong in the figures instead of throwing (the like-GitHub section). */
   report?: boolean;
+  /**
+   * The plan dispatches the wave (`dispatch: ready`) and passes its commit to the jobs (`journal-sha`), so each job
+   * writes only its record; default: each job dispatches its own node.
+   */
+  planDispatch?: boolean;
+}
+
+/** The plan step's inputs, and a job's for `node`, as the workflow passes them (`planDispatch`). */
+export function waveInputs(options: MatrixOptions): {
+  plan: Record<string, string>;
+  job: (node: string, planOutputs: Record<string, string>) => Record<string, string>;
+} {
+  if (!options.planDispatch) return { plan: { mode: 'plan' }, job: (node) => ({ node }) };
+  return {
+    plan: { mode: 'plan', dispatch: 'ready' },
+    job: (node, out) => ({ node, ...(out['journal-sha'] ? { 'journal-sha': out['journal-sha'] } : {}) }),
+  };
 }
 
 export function counts(reqs: LoggedRequest[]): RequestCounts {
@@ -273,12 +290,16 @@ export async function matrixCost(
   const { server, job, check } = w;
   try {
     let mark = server.requests.mark();
-    check('plan', await runStep(job('plan', 'runner-plan', { mode: 'plan' })));
+    const inputs = waveInputs(options);
+    const planned = await runStep(job('plan', 'runner-plan', inputs.plan));
+    check('plan', planned);
     const plan = counts(server.requests.filter({ since: mark }));
     mark = server.requests.mark();
     const t0 = performance.now();
     const results = await Promise.all(
-      stepNodes.map((id, i) => startStep(job('fanout', `runner-${i + 1}`, { node: id })).done),
+      stepNodes.map(
+        (id, i) => startStep(job('fanout', `runner-${i + 1}`, inputs.job(id, planned.outputs))).done,
+      ),
     );
     const ms = performance.now() - t0;
     for (const [i, r] of results.entries()) check(stepNodes[i]!, r);

@@ -1,5 +1,6 @@
 import { processAlive } from '../os/processes.js';
 import { removeStaleEgressFolders } from '../os/proxies/egress-proxy.js';
+import { plannedFor } from '../protocol/plan-wave.js';
 import { recoveryWords } from '../render/recovery-words.js';
 import { loadGraphFile } from '../runner/journal-io/graph-file.js';
 import { recover } from '../runner/recovery/recover.js';
@@ -29,14 +30,17 @@ export async function postStep(ctx: ActionContext): Promise<void> {
     intent: '',
   });
   const me = ctx.me;
-  const ownOnly: typeof setup.probe = (_node, d) => {
+  const ownOnly: typeof setup.probe = (node, d) => {
     const r = d.runner;
+    // A plan's dispatch this job took (`claimed`, planned.ts) names no job, but is this job's as well.
+    const taken = state('claimed') === `${node}#${d.attempt}` && plannedFor(d, me);
     const mine =
-      r.kind === 'actions' &&
-      r.workflow_run_id === me.workflow_run_id &&
-      r.run_attempt === me.run_attempt &&
-      r.job === me.job &&
-      r.runner_name === me.runner_name;
+      taken ||
+      (r.kind === 'actions' &&
+        r.workflow_run_id === me.workflow_run_id &&
+        r.run_attempt === me.run_attempt &&
+        r.job === me.job &&
+        r.runner_name === me.runner_name);
     return mine
       ? {
           gone: true,

@@ -25,6 +25,7 @@ import { withEffectMark } from './effects/secret.js';
 import { commit, storeFailure } from './journal-io/commit.js';
 import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
+import { claimPlanned, type PlannedSetup, recordLineUpMs } from './planned-step.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
 import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
 
@@ -35,6 +36,8 @@ export interface StepSetup extends RecoverySetup, AttemptSetup {
   overdueNotice?: (n: OverdueNotice) => Promise<void> | void;
   /** The repository's daily cost cap (`budget.daily_usd`) and how this face counts other runs' spend; absent: none. */
   dailyCap?: DailyCapSource;
+  /** A matrix job that may take the dispatch its plan journaled for it (`dispatch: ready`; planned-step.ts). */
+  planned?: PlannedSetup;
 }
 
 /** A dispatch this process journaled and has not run yet: the attempt, and the executor that runs it. */
@@ -92,6 +95,12 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
     setup,
     runner,
     async (cur) => {
+      // A plan's dispatch for this job (`dispatch: ready`): taken as it stands, nothing written before the work.
+      const mine = claimPlanned(setup.planned, setup, cur, only);
+      if (mine) {
+        executor = mine.executor;
+        return { decision: mine.decision as Decision, recovered: [], left: [], events: [], exact: true };
+      }
       const rec = await recoveryFor(setup, cur, probe, scope);
       let { journal, state } = cur;
       if (rec.events.length) {
@@ -123,7 +132,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
       return { decision, recovered: rec.events, left: rec.left, events };
     },
     // A step for one node is most likely a matrix job, started with its siblings: it lines up with them.
-    { create: true, lineUp: only !== undefined },
+    { create: true, lineUp: only !== undefined, ...(setup.planned?.at ? { at: setup.planned.at } : {}) },
   ).catch((e: unknown) => {
     throw storeFailure(
       e,
@@ -239,14 +248,19 @@ export function followingDispatch(
   return { dispatched: { cur, node, attempt, approach, context, ...executor, ...(chain ? { chain } : {}) } };
 }
 
-/** One write for the result: from the state the dispatch write left, re-reading only on a conflict. */
-function recordResult(
+/**
+ * One write for the result: from the state the dispatch write left, re-reading only on a conflict. A node a plan
+ * dispatched with its wave first waits for its place in the wave's line-up (planned-step.ts).
+ */
+async function recordResult(
   setup: StepSetup,
   d: Dispatched,
   outcome: AttemptOutcome,
   executor: ReturnType<typeof newExecutor> | undefined,
 ) {
   const { node, attempt, cur } = d;
+  const place = recordLineUpMs(cur, node.id);
+  if (place > 0) await new Promise((res) => setTimeout(res, place));
   return commit(
     setup,
     d.runner,

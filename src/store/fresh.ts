@@ -82,6 +82,20 @@ export class FreshStore implements JournalStore {
     }
   }
 
+  /**
+   * The journal at a commit: exact, so never read again; it raises the floor. A commit older than what this reader
+   * knows (a plan's commit, read after this step wrote) is still exact about that commit, and lowers nothing.
+   */
+  async readAt(commit: string): Promise<StoredJournal | null> {
+    if (!this.inner.readAt) return this.read();
+    const stored = await this.inner.readAt(commit);
+    if (staleReason(this.#floor, stored?.journal ?? null) === undefined) {
+      this.#floor = raiseFloor(this.#floor, stored?.journal ?? null);
+      this.#refused = undefined;
+    }
+    return stored;
+  }
+
   async write(
     journal: Parameters<JournalStore['write']>[0],
     expected: string | null,

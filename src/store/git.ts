@@ -83,6 +83,13 @@ export class GitStore implements JournalStore {
     return old;
   }
 
+  /** The journal at a commit of its branch (a sha a write returned or a refusal named): exact. */
+  async readAt(commit: string): Promise<StoredJournal | null> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) throw new Error(`${this.location}: "${commit}" is not a commit sha`);
+    const raw = await this.readFrom(commit);
+    return raw && { journal: parseJournal(raw.text, raw.where), version: raw.version };
+  }
+
   private async readFrom(branch: string): Promise<{ text: string; version: string; where: string } | null> {
     this.requests.read++;
     const where = `${this.repo.owner}/${this.repo.repo}@${branch}:${this.path}`;
@@ -145,12 +152,19 @@ export class GitStore implements JournalStore {
         });
         const sha = r.data.content?.sha;
         if (!sha) throw new Error(`${where}: GitHub accepted the write but returned no blob sha`);
-        return { ok: true, version: sha };
+        const commit = r.data.commit?.sha;
+        return { ok: true, version: sha, ...(commit ? { commit } : {}) };
       } catch (e) {
         const status = statusOf(e);
         const said = String((e as Error).message ?? '');
-        if (status === 409 && /\bis at [0-9a-f]+ but expected\b/.test(said))
-          return { ok: false, conflict: `the branch of ${where} moved meanwhile (409)`, branchMoved: true };
+        const moved = status === 409 ? /\bis at ([0-9a-f]+) but expected\b/.exec(said) : null;
+        if (moved)
+          return {
+            ok: false,
+            conflict: `the branch of ${where} moved meanwhile (409)`,
+            branchMoved: true,
+            ...(moved[1]!.length === 40 ? { head: moved[1]! } : {}),
+          };
         if (status === 409) return { ok: false, conflict: `${where} changed since it was read (409)` };
         const noBranch = status === 404 || (status === 422 && /branch/i.test(said));
         if (noBranch && expected !== null) return 'no-branch';
@@ -186,7 +200,7 @@ export class GitStore implements JournalStore {
       return r;
     }
     this.place = 'run';
-    return { ok: true, version: blobSha(text) };
+    return { ok: true, version: blobSha(text), commit: made.commit };
   }
 
   /** Makes `branch` point at a new commit without parents holding `files`. */
@@ -194,7 +208,7 @@ export class GitStore implements JournalStore {
     branch: string,
     files: Array<{ path: string; text: string }>,
     message: string,
-  ): Promise<'made' | 'exists' | 'refused'> {
+  ): Promise<{ commit: string } | 'exists' | 'refused'> {
     this.requests.branch += 3;
     const tree = await this.octokit.rest.git.createTree({
       ...this.repo,
@@ -212,7 +226,7 @@ export class GitStore implements JournalStore {
         ref: `refs/heads/${branch}`,
         sha: commit.data.sha,
       });
-      return 'made';
+      return { commit: commit.data.sha };
     } catch (e) {
       if (statusOf(e) !== 422) throw e;
       // The journal branch of before, made by another job first, is as good as ours.

@@ -9,8 +9,12 @@ export interface StoredJournal {
 /**
  * A write's answer. `branchMoved`: refused because other files' writes moved the branch meanwhile (GitHub's 409
  * `is at <sha> but expected <sha>`), not because this journal changed: the same write may go again as it is.
+ * `commit`: the commit a landed write made; `head`: the commit a branch-moved refusal names as the branch's head,
+ * where the journal can be read exactly (`readAt`) rather than by branch name, which may answer from the past.
  */
-export type WriteResult = { ok: true; version: string } | { ok: false; conflict: string; branchMoved?: true };
+export type WriteResult =
+  | { ok: true; version: string; commit?: string }
+  | { ok: false; conflict: string; branchMoved?: true; head?: string };
 
 /** Where a run's journal lives. Besides reading, the one operation is a compare-and-swap write. */
 export interface JournalStore {
@@ -23,6 +27,11 @@ export interface JournalStore {
    * waits it out before reading, so the version it names is as fresh as it can be when the write goes.
    */
   writableInMs?(): number;
+  /**
+   * The journal as it is at one commit (git: a commit sha): exact, never an answer from the past; null when the
+   * commit does not hold it. Absent where every read is exact anyway.
+   */
+  readAt?(commit: string): Promise<StoredJournal | null>;
   /** Writes the whole journal if, and only if, it is still at `expected` (null: must not exist yet). */
   write(journal: Journal, expected: string | null, message: string): Promise<WriteResult>;
 }

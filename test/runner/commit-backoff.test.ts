@@ -1,6 +1,6 @@
 // The wait after a compare-and-swap conflict: random within a window that grows with the writers and the conflicts.
 import { describe, expect, it } from 'vitest';
-import { conflictBackoffMs } from '../../src/runner/journal-io/commit.js';
+import { conflictBackoffMs } from '../../src/runner/journal-io/pacing.js';
 
 const top = () => 1 - Number.EPSILON;
 const window = (conflicts: number, writers: number, roundTripMs: number) =>

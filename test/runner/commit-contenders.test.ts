@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
 import type { Journal } from '../../src/journal/events/events.js';
-import { commit, contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/journal-io/commit.js';
+import { commit } from '../../src/runner/journal-io/commit.js';
+import { contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/journal-io/pacing.js';
 import { type RunSetup, readRun } from '../../src/runner/journal-io/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 

@@ -52,7 +52,10 @@ describe('GitStore against the local GitHub', () => {
     const j = buildJournal(graph, { runId: 'fix/issue-1' });
     const first = new GitStore(octokit, REPO, 'fix/issue-1');
     const w = await first.write(j, null, 'start');
-    expect(w).toEqual({ ok: true, version: blobSha(serializeJournal(j)) });
+    // The commit the write made is named: a read at it (`readAt`) is exact, as a read by branch may not be.
+    const head = repo.branchSha('interlock-journal-runs/fix/issue-1');
+    expect(w).toEqual({ ok: true, version: blobSha(serializeJournal(j)), commit: head });
+    expect((await first.readAt(head!))?.journal).toEqual(j);
     expect(repo.readText('runs/fix/issue-1.json', 'interlock-journal-runs/fix/issue-1')).toBe(
       serializeJournal(j),
     );

@@ -20,6 +20,14 @@ export const InputsSchema = z.object({
   'node-user': z.string().default('interlock-node'),
   'node-credentials': z.string().default(''),
   'agent-credentials': z.string().default(DEFAULT_AGENT_CREDENTIALS),
+  dispatch: z.enum(['none', 'ready']).default('none'),
+  'journal-sha': z
+    .string()
+    .regex(
+      /^[0-9a-f]{40}$/,
+      'journal-sha must be a 40-character commit sha: pass ${{ needs.plan.outputs.journal-sha }} from the plan job',
+    )
+    .optional(),
 });
 export type Inputs = z.infer<typeof InputsSchema>;
 export type InputName = keyof Inputs;

@@ -11,6 +11,7 @@ import { runSteps } from '../../runner/steps.js';
 import { confirmWrites } from '../../store/check-run.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
 import { actionDailyCap } from '../context/daily-cap.js';
+import { plannedSetup } from '../context/planned.js';
 import type { ResolvedRun } from '../context/resolve-run.js';
 import { announceOverdue, publishResult } from '../report/publish.js';
 import { stepStatus } from '../report/status.js';
@@ -55,6 +56,7 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   const dailyCap = actionDailyCap(ctx, runId);
   const setup = {
     ...base,
+    ...(wanted ? { planned: plannedSetup(ctx, runId) } : {}),
     overdueNotice: (n: OverdueNotice) => announceOverdue(ctx, base, n, subject),
     ...(dailyCap ? { dailyCap } : {}),
   };

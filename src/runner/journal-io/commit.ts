@@ -14,6 +14,7 @@ import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
 import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
+import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
 import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
@@ -31,44 +32,6 @@ const MAX_STALLED = 3;
  * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
  */
 const MAX_UNKNOWN_OUTCOMES = 2;
-
-/**
- * The longest wait after a conflict before reading again. Waiting costs no request, and every conflict costs two
- * (the refused write and the read after it), so the wait grows with the writers seen and the conflicts met.
- */
-const MAX_BACKOFF_MS = 15_000;
-
-/**
- * How long to wait after a conflict: a random time (full jitter, so the writers that met spread out rather than
- * meet again) in a window of one read-and-write round trip for each writer that may be racing, doubled with each
- * conflict. At the first conflict a writer that knows its `place` among them (see `contenderPlace`) waits that
- * many round trips and a random part of one more instead: the jobs of a matrix, which all read the same version
- * and all but one met a conflict, then line up one round trip apart rather than meet again at random.
- */
-export function conflictBackoffMs(
-  conflicts: number,
-  writers: number,
-  roundTripMs: number,
-  random = Math.random,
-  place = -1,
-): number {
-  const rt = Math.max(20, roundTripMs);
-  if (conflicts === 1 && place >= 0) return Math.min(MAX_BACKOFF_MS, (place + random()) * rt);
-  const window = rt * Math.max(1, writers) * 2 ** Math.min(Math.max(0, conflicts - 1), 6);
-  return random() * Math.min(MAX_BACKOFF_MS, window);
-}
-
-/**
- * Where the node a refused write was for stands among the writers that may be racing, in the state read before
- * it: the nodes in flight (each job records its own), then the ready ones (each job dispatches its own), in the
- * fold's order, so each job of a matrix finds a place of its own. -1 for a write about no such node.
- */
-export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]): number {
-  const node = events.map((e) => ('node' in e ? e.node : undefined)).find((n) => n !== undefined);
-  if (node === undefined) return -1;
-  const cp = state.checkpoint;
-  return [...cp.active_nodes, ...cp.ready_nodes.filter((n) => !cp.active_nodes.includes(n))].indexOf(node);
-}
 
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
 export class StoreUnavailable extends Error {
@@ -119,38 +82,8 @@ export interface CommitOptions {
    * refused, and each refusal costs the write and a read again). Once, and only before any write.
    */
   lineUp?: boolean;
-}
-
-/**
- * A line-up's slot: a job's two writes (dispatch and record) at GitHub's pace for content-creating requests (80
- * a minute per token: 750 ms each), with room for a contents write, which takes GitHub a few hundred
- * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
- */
-export const LINE_UP_SLOT_MS = 2000;
-/** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */
-const MAX_LINE_UP_MS = 60_000;
-
-/**
- * Before the first write of a line-up (`CommitOptions.lineUp`): how long to wait and read again, or 0 to write.
- * The jobs of a matrix start seconds apart, so a wait counted from each job's own start would not keep them
- * apart: the slots are on the clock (runners keep it synchronized), one cycle of `cohort` slots, the node p-th
- * among those in flight or ready writing at the cycle's p-th slot. Twenty jobs spread their first writes over 40 s
- * and the fan-out keeps within the minute's limit by design rather than by GitHub's refusals and `retry-after`.
- */
-export function lineUpWait(
-  cur: RunSnapshot,
-  events: NewEvent[],
-  roundTripMs: number,
-  now = Date.now(),
-): number {
-  const cp = cur.state.checkpoint;
-  const cohort = new Set([...cp.active_nodes, ...cp.ready_nodes]).size;
-  const place = contenderPlace(cur.state, events);
-  if (place < 0 || cohort < 2) return 0;
-  const slot = Math.max(LINE_UP_SLOT_MS, roundTripMs);
-  const places = Math.max(1, Math.min(cohort, Math.floor(MAX_LINE_UP_MS / slot)));
-  const cycle = places * slot;
-  return ((((place % places) * slot - (now % cycle)) % cycle) + cycle) % cycle;
+  /** A commit to read the journal at first (a plan's write, passed to its matrix jobs): exact, never stale. */
+  at?: string;
 }
 
 interface Tried<T> {
@@ -172,7 +105,9 @@ function stalledOn(tried: Tried<unknown>, cur: RunSnapshot): boolean {
  * Nothing to write is a decision on what the journal lacks: taken only from a read that holds what came before
  * this process (`RunSetup.settle`); how long until such a read may begin.
  */
-function settleMs(setup: RunSetup, readAt: number): number {
+function settleMs(setup: RunSetup, readAt: number, chosen: object): number {
+  // A decision on what the journal holds (`exact`: a plan's dispatch taken, say) needs no settled read.
+  if ((chosen as { exact?: unknown }).exact === true) return 0;
   return unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0);
 }
 
@@ -223,13 +158,15 @@ export async function commit<T extends { events: NewEvent[] }>(
   runner: RunnerInfo,
   decide: (cur: RunSnapshot) => T | Promise<T>,
   options: CommitOptions = {},
-): Promise<{ cur: RunSnapshot; chosen: T; conflicts: number }> {
+): Promise<{ cur: RunSnapshot; chosen: T; conflicts: number; commit?: string }> {
   let conflicts = 0;
   let unknown = 0;
   let stalled = 0;
   let tried: Tried<T> | undefined;
   let lineUp = options.lineUp === true;
   let start = options.known;
+  // Where the next read is exact: the commit given, then the head a branch-moved refusal names.
+  let at = options.at;
   // How long one read of the journal took: a write's round trip is about as long (the write's own time is not
   // measured, as the client may hold a write back to space it from the one before).
   let readMs = 0;
@@ -243,7 +180,8 @@ export async function commit<T extends { events: NewEvent[] }>(
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
     const fromRead = start === undefined;
-    let cur = start ?? (await readRun(setup, runner));
+    let cur = start ?? (await readRun(setup, runner, at));
+    at = undefined;
     if (!start) readMs = Date.now() - readAt;
     start = undefined;
     if (tried && landed(tried.journal, tried.from, cur.journal)) {
@@ -265,7 +203,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       if (backoff > 0) continue;
     }
     if (events.length === 0 && (cur.version !== null || !options.create)) {
-      backoff = fromRead ? settleMs(setup, readAt) : 0;
+      backoff = fromRead ? settleMs(setup, readAt, chosen) : 0;
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }
@@ -280,21 +218,28 @@ export async function commit<T extends { events: NewEvent[] }>(
     }
     if (r.ok) {
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
-      return { cur, chosen, conflicts };
+      return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
     tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
     if (r.branchMoved) tried.branchMoved = true;
+    at = r.head;
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
       throw new Error(
         `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
       );
     }
-    // Who may be racing for the journal: a job for each node in flight (to record it) and each node ready (to
-    // dispatch it, as a matrix's jobs all do at once). A lone writer never waits: it meets no conflict.
-    const cp = cur.state.checkpoint;
-    const writers = cp.active_nodes.length + cp.ready_nodes.length;
-    const place = contenderPlace(cur.state, chosen.events);
-    backoff = conflictBackoffMs(conflicts, writers, 2 * readMs, Math.random, place);
+    backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
+}
+
+/**
+ * The wait after a conflict. Who may be racing for the journal: a job for each node in flight (to record it) and
+ * each node ready (to dispatch it, as a matrix's jobs all do at once). A lone writer never waits: it meets none.
+ */
+function afterConflictMs(cur: RunSnapshot, events: NewEvent[], conflicts: number, readMs: number): number {
+  const cp = cur.state.checkpoint;
+  const writers = cp.active_nodes.length + cp.ready_nodes.length;
+  const place = contenderPlace(cur.state, events);
+  return conflictBackoffMs(conflicts, writers, 2 * readMs, Math.random, place);
 }

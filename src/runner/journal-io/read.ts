@@ -56,9 +56,13 @@ export function isoNow(): string {
   return new Date().toISOString();
 }
 
-/** Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored). */
-export async function readRun(setup: RunSetup, runner: RunnerInfo): Promise<RunSnapshot> {
-  const stored = await setup.store.read();
+/**
+ * Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored).
+ * `at`: a commit to read it at (a plan's write, the head a refused write named): exact, where a read by branch
+ * name may answer from the past.
+ */
+export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string): Promise<RunSnapshot> {
+  const stored = at && setup.store.readAt ? await setup.store.readAt(at) : await setup.store.read();
   if (stored) {
     if (stored.journal.run_id !== setup.runId) {
       throw new RunRefused(

@@ -73,11 +73,15 @@ export function actionsProbes(octokit: GitHubClient, repo: RepoRef, me: JobIdent
     asked.add(key);
     const at = `${r.workflow_run_id}/${attempt}`;
     let listing = await (listings.get(at) ?? list(r.workflow_run_id, attempt, new Set(asked)));
-    let probe = await answer(octokit, repo, listing, d, attempt);
+    const ask = (l: Listing) =>
+      typeof r.planned_by === 'string'
+        ? plannedAnswer(me, l, d, attempt)
+        : answer(octokit, repo, l, d, attempt);
+    let probe = await ask(listing);
     if (probe.gone && !listing.seen.has(key)) {
       // Listed before this dispatch was read: only a listing taken after it may prove its job gone.
       listing = await list(r.workflow_run_id, attempt, new Set(asked));
-      probe = await answer(octokit, repo, listing, d, attempt);
+      probe = await ask(listing);
     }
     return probe;
   };
@@ -106,6 +110,37 @@ function earlierStep(d: DispatchInfo): Probe {
     gone: true,
     why: 'dispatched by an earlier step of this job, which has ended',
     observed_ms: Math.max(0, Date.now() - Date.parse(d.at)),
+  };
+}
+
+/**
+ * The answer for a dispatch a plan journaled for a matrix job (`dispatch: ready`), which names no job: the plan
+ * cannot know which job or runner GitHub gives it. Its executor is provably gone only when every job of the run
+ * attempt but the one asking has completed: the job meant for it ended, was cancelled, or never started and never
+ * will. While any other job of the attempt is queued or running, it is left alone.
+ */
+function plannedAnswer(me: JobIdentity, listing: Listing, d: DispatchInfo, attempt: number): Probe {
+  const where = `workflow run ${d.runner.workflow_run_id} attempt ${attempt}`;
+  const asking = (j: Listing['jobs'][number]) =>
+    d.runner.workflow_run_id === me.workflow_run_id &&
+    attempt === me.run_attempt &&
+    j.status !== 'completed' &&
+    !!j.runner_name &&
+    j.runner_name === me.runner_name;
+  const open = listing.jobs.filter((j) => j.status !== 'completed' && !asking(j));
+  // One page of 100 jobs is all a listing holds: past it, a job not seen may still run.
+  const unseen = listing.jobs.length === 0 || listing.jobs.length >= 100;
+  if (open.length > 0 || unseen)
+    return {
+      gone: false,
+      why: `dispatched by the plan for a job of ${where}, where ${open.length ? `job "${open[0]!.name}" is still ${open[0]!.status}` : 'not every job is listed'}`,
+      observed_ms: 0,
+    };
+  const ends = listing.jobs.map((j) => (j.completed_at ? Date.parse(j.completed_at) : Date.now()));
+  return {
+    gone: true,
+    why: `dispatched by the plan for a job of ${where}, whose jobs have all ended`,
+    observed_ms: Math.max(0, Math.max(...ends) - Date.parse(d.at)),
   };
 }
 

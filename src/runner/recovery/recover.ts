@@ -12,6 +12,7 @@ import type { DispatchInfo, RunState } from '../../journal/state.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { withCompletion } from '../../protocol/decide.js';
 import { type ForEachDecision, forEachEvents } from '../../protocol/expansion.js';
+import { planWave } from '../../protocol/plan-wave.js';
 import { type Probe, recoverEvents } from '../../protocol/recovery.js';
 import { decisionFailpoint } from '../decision-failpoint.js';
 import { commit } from '../journal-io/commit.js';
@@ -67,15 +68,27 @@ export function withDependencies(graph: RecoverySetup['graph'], node: string): S
   return out;
 }
 
-/** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
+/** A plan's wave (`dispatch: ready`): how each planned dispatch names its job, and the daily cap's count. */
+export interface WaveOptions {
+  runnerOf: (node: string) => RunnerInfo;
+  opts?: Parameters<typeof planWave>[5];
+}
+
+/**
+ * Recovery: marks in-flight attempts whose executor is provably gone as interrupted. With `forEach`, expands and
+ * joins for_each nodes in the same write; with `wave`, dispatches the ready nodes for a matrix in it too.
+ */
 export async function recover(
   setup: RecoverySetup,
-  options: { forEach?: boolean; create?: boolean } = {},
+  options: { forEach?: boolean; create?: boolean; wave?: WaveOptions } = {},
 ): Promise<{
   cur: RunSnapshot;
   interrupted: string[];
   left: Array<{ node: string; why: string }>;
   forEach: ForEachDecision[];
+  /** The nodes the wave dispatched, and the commit that holds them (for the jobs' exact first read). */
+  planned: string[];
+  commit?: string;
 }> {
   const runner = setup.runner('recovery');
   const probe = stepProbe(setup);
@@ -88,11 +101,15 @@ export async function recover(
       // `mode: plan` also expands and joins for_each nodes in the same write (issue 28: protocol/expansion.ts).
       const more = options.forEach ? forEachAfter(setup, cur, rec.events) : { events: [], decisions: [] };
       for (const d of more.decisions) decisionFailpoint('before', d);
+      const wave = options.wave
+        ? waveAfter(setup, cur, [...rec.events, ...more.events], options.wave)
+        : { nodes: [], events: [] };
       return {
         ...rec,
-        events: [...rec.events, ...more.events],
+        events: [...rec.events, ...more.events, ...wave.events],
         recovered: rec.events,
         forEach: more.decisions,
+        planned: wave.nodes,
       };
     },
     { ...(options.create !== undefined ? { create: options.create } : {}) },
@@ -104,7 +121,17 @@ export async function recover(
     interrupted: r.chosen.recovered.map((e) => ('node' in e ? e.node : '')),
     left: r.chosen.left,
     forEach: r.chosen.forEach,
+    planned: r.chosen.planned,
+    ...(r.commit ? { commit: r.commit } : {}),
   };
+}
+
+/** The wave the state after recovery and expansion allows (protocol/plan-wave.ts). */
+function waveAfter(setup: RecoverySetup, cur: RunSnapshot, before: NewEvent[], wave: WaveOptions) {
+  const at = (setup.now ?? isoNow)();
+  const journal = before.length ? appendEvents(cur.journal, before, at) : cur.journal;
+  const state = before.length ? fold(journal, setup.graph) : cur.state;
+  return planWave(setup.graph, journal, state, wave.runnerOf, at, wave.opts);
 }
 
 /** The expansions and joins the state after recovery allows. */

@@ -1,0 +1,54 @@
+/**
+ * A matrix job's side of a plan's wave (issue 35, protocol/plan-wave.ts): the job takes the dispatch the plan
+ * journaled for it, so its one write is its record; and that record is paced by the place the plan gave it.
+ */
+import { gitHead } from '../evidence/local.js';
+import type { NewEvent } from '../journal/events/events.js';
+import type { RunnerInfo } from '../journal/events/fields.js';
+import { sameCredentials } from '../os/node-user/node-credentials.js';
+import type { Decision } from '../protocol/decide.js';
+import { plannedDecision, type WaveRun } from '../protocol/plan-wave.js';
+import { lineUpWait, plannedWave } from './journal-io/pacing.js';
+import type { RunSnapshot } from './journal-io/read.js';
+
+/** What a step needs to take a plan's dispatch: given by the Action to `node: <id>` steps. */
+export interface PlannedSetup {
+  /** The commit of the plan's write (the `journal-sha` input): the step's first read is exact there. */
+  at?: string;
+  /** This job's workflow run attempt: only a plan of the same attempt dispatched for it. */
+  run: WaveRun;
+  /**
+   * Takes the dispatch of `node`'s `attempt` for this job, once: false when an earlier step of this job took it
+   * (that step's work may have begun, so it is never begun again here: recovery decides).
+   */
+  claim: (node: string, attempt: number) => boolean;
+}
+
+/** The dispatch a plan journaled for this job, taken: the decision to run, and the executor the journal names. */
+export function claimPlanned(
+  planned: PlannedSetup | undefined,
+  setup: { graph: Parameters<typeof plannedDecision>[0]; cwd: string },
+  cur: RunSnapshot,
+  only: string | undefined,
+):
+  | {
+      decision: Extract<Decision, { kind: 'dispatch' }>;
+      executor: { execTag: string; runner: RunnerInfo; gitBase: string | undefined };
+    }
+  | undefined {
+  if (!planned || only === undefined || cur.version === null) return undefined;
+  const decision = plannedDecision(setup.graph, cur.journal, cur.state, only, planned.run, sameCredentials);
+  const runner = cur.state.nodes.get(only)?.dispatch?.runner;
+  if (!decision || !runner || !planned.claim(only, decision.attempt)) return undefined;
+  const execTag = typeof runner.exec_tag === 'string' ? runner.exec_tag : `planned-${only}`;
+  return { decision, executor: { execTag, runner, gitBase: gitHead(setup.cwd) } };
+}
+
+/**
+ * How long a record waits for its place in the plan's line-up (pacing.ts), counted before it reads: the wave's
+ * records spread over the line-up's cycle instead of twenty arriving at once. 0 for a node no plan placed.
+ */
+export function recordLineUpMs(cur: RunSnapshot, node: string, now = Date.now()): number {
+  const events = [{ type: 'NodeRecorded', node } as unknown as NewEvent];
+  return plannedWave(cur.state, events) ? lineUpWait(cur, events, 0, now) : 0;
+}
