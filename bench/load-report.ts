@@ -3,6 +3,7 @@
 // 300 ms and race per branch, a quarter of reads by branch name 2 s stale, 80 content-creating requests a
 // minute). `npx tsx bench/load-report.ts` measures this section alone and writes it into docs/BENCHMARKS.md in
 // place; `npm run bench` measures it with the rest.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type WavesCost, wavesCost } from './for-each.js';
@@ -118,5 +119,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.env.BENCH_QUICK === '1';
   const out = process.env.BENCH_OUT ?? fileURLToPath(new URL('../docs/BENCHMARKS.md', import.meta.url));
   writeSection(await loadSection(quick), out);
+  // The repository's formatter owns Markdown tables, as bench/run.ts does for the whole page.
+  const biome = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
+  execFileSync(process.execPath, [biome, 'format', '--write', out], { stdio: 'ignore' });
   console.log(`wrote ${out}`);
 }
