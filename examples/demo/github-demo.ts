@@ -37,6 +37,33 @@ async function newComments(stage: Stage, act: () => Promise<unknown>): Promise<s
     .map((c) => c.body);
 }
 
+/**
+ * A command comment delivered to the App, and the App's reply. The App answers a delivery once it has handled
+ * it, or with 202 after 9 s (GitHub waits 10) and goes on handling it: then the reply comes later, and nothing
+ * goes on before it (the next workflow run is the one the App dispatches).
+ */
+async function command(stage: Stage, body: string): Promise<string[]> {
+  let status = 0;
+  const before = stage.repo.commentsOn(ISSUE).length;
+  await newComments(stage, async () => {
+    status = await stage.comment(body, 'alice');
+  });
+  const isReply = (b: string) => b.startsWith('<!-- interlock:reply');
+  const replies = () =>
+    stage.repo
+      .commentsOn(ISSUE)
+      .slice(before)
+      .map((c) => c.body);
+  for (const end = Date.now() + 60_000; !replies().some(isReply) && Date.now() < end; )
+    await new Promise((r) => setTimeout(r, 50));
+  say(
+    dim(
+      `   → the app received the signed webhook: HTTP ${status}${status === 202 ? ' (still working after 9 s: its reply came later)' : ''}`,
+    ),
+  );
+  return replies();
+}
+
 /** Runs a workflow run to its end and shows how the step ended. */
 async function complete(run: WorkflowRun) {
   const r = await run.step.done;
@@ -71,11 +98,7 @@ async function gate(stage: Stage): Promise<void> {
   title(`alice reads it and comments "/approve publish" with a line of guidance for the node`);
   say(dim(`   │ /approve publish`));
   say(dim(`   │ ${GUIDANCE}`));
-  let status = 0;
-  const replies = await newComments(stage, async () => {
-    status = await stage.comment(`/approve publish\n${GUIDANCE}`, 'alice');
-  });
-  say(dim(`   → the app received the signed webhook: HTTP ${status}`));
+  const replies = await command(stage, `/approve publish\n${GUIDANCE}`);
   quote(
     replies.find((b) => b.startsWith('<!-- interlock:reply')),
     4,
@@ -111,11 +134,7 @@ async function hold(stage: Stage): Promise<void> {
   quote(posted.find((b) => b.includes('interlock:attention')));
 
   title('alice checks that nothing was published, and comments "/approve-rerun publish"');
-  let status = 0;
-  const replies = await newComments(stage, async () => {
-    status = await stage.comment('/approve-rerun publish', 'alice');
-  });
-  say(dim(`   → the app received the signed webhook: HTTP ${status}`));
+  const replies = await command(stage, '/approve-rerun publish');
   quote(
     replies.find((b) => b.startsWith('<!-- interlock:reply')),
     4,

@@ -17,7 +17,7 @@ describe('npm run bench', () => {
         cwd: ROOT,
         env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out },
         encoding: 'utf8',
-        timeout: 240_000,
+        timeout: 480_000,
       });
       expect(r.status, r.stderr).toBe(0);
       const page = readFileSync(out, 'utf8');
@@ -63,5 +63,5 @@ describe('npm run bench', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 540_000);
 });

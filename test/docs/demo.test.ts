@@ -62,7 +62,8 @@ describe('npm run demo (the GitHub story, simulated locally)', () => {
     expect(out).toContain('recovered: "publish" attempt 1 was interrupted; held until a person approves');
     expect(out).toContain('status=held');
     expect(out).toContain('/approve-rerun publish');
-    expect(out.match(/the app received the signed webhook: HTTP 200/g)).toHaveLength(2);
+    // 200, or 202 where the App was still working after 9 s (a loaded machine): then the demo waits for its reply.
+    expect(out.match(/the app received the signed webhook: HTTP 20[02]/g)).toHaveLength(2);
     expect(out).toContain('approved a rerun of `publish`');
     expect(out).toContain('"publish" attempt 2 recorded');
     expect(out).toContain('published.log: 1 line(s): fix-bug/issue-42/publish');
