@@ -2,7 +2,10 @@
  * What a step did, in words for people: the result of a decision that ran nothing (ended, blocked, skipped,
  * completed, a failed pre-check) and of an attempt whose result was recorded. Pure.
  */
+
+import type { GraphNode } from '../graph/model.js';
 import type { AttemptOutcome, Decision, ResultDecision } from '../protocol/decide.js';
+import { afterInterruptionOf } from '../render/recovery-words.js';
 import type { RunSnapshot } from './journal-io/read.js';
 
 export type StepResult =
@@ -161,4 +164,19 @@ function loopWords(events: ResultDecision['events']): string {
       return `; repeat.until is still ${e.report.cycles.at(-1)?.until} after cycle ${e.report.cycles.at(-1)?.cycle}: escalated, it needs a person`;
   }
   return '';
+}
+
+/** What a step says of an attempt that ran but whose result could not be stored in the journal at `location`. */
+export function unstoredResult(
+  location: string,
+  d: { node: { id: string; replay: GraphNode['replay'] }; attempt: number },
+  outcome: AttemptOutcome,
+  why: string,
+): string {
+  const result = outcome.failures.length
+    ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
+    : outcome.evidence.length
+      ? `${outcome.evidence.length} check(s) passed`
+      : 'it succeeded';
+  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${afterInterruptionOf(d.node.replay)}).`;
 }

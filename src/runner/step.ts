@@ -27,7 +27,7 @@ import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
 import { claimPlanned, type PlannedSetup, recordLineUpMs } from './planned-step.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
-import { decisionResult, outcomeResult, type StepResult } from './step-result.js';
+import { decisionResult, outcomeResult, type StepResult, unstoredResult } from './step-result.js';
 
 export interface StepSetup extends RecoverySetup, AttemptSetup {
   /** Progress messages for people. */
@@ -146,22 +146,28 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
     if (e.type !== 'NodeInterrupted') continue;
     say(`recovered: ${recoveryWords(d.cur.state, e.node, { attempt: e.attempt })}`);
   }
-  const decision = d.chosen.decision;
+  return following(setup, d.cur, d.chosen.decision, executor);
+}
+
+/** What the step does after its dispatch write: the dispatched attempt, or what the decision says instead. */
+async function following(
+  setup: StepSetup,
+  cur: RunSnapshot,
+  decision: Decision,
+  executor: ReturnType<typeof newExecutor> | undefined,
+): Promise<Following> {
   const effect = needsGitHub(setup, decision);
   // The effects and the serialized chain are loaded when a step enters them (docs/ARCHITECTURE.md, "Loading").
   if (effect)
     return {
       result: {
         kind: 'blocked',
-        cur: d.cur,
+        cur,
         message: (await import('./effects/effect.js')).effectNeedsGitHub(effect),
       },
     };
-  if (decision.kind !== 'dispatch') return { result: decisionResult(decision, d.cur) };
-  const { node, attempt, approach, context, chain } = decision;
-  return {
-    dispatched: { cur: d.cur, node, attempt, approach, context, ...executor!, ...(chain ? { chain } : {}) },
-  };
+  if (decision.kind !== 'dispatch') return { result: decisionResult(decision, cur) };
+  return followingDispatch(decision, cur, executor!);
 }
 
 /**
@@ -219,7 +225,7 @@ export async function runDispatched(
   } = await recordOrFail(setup, d, outcome, {
     write: (o, alone) => recordResult(setup, d, o, alone ? undefined : nextExecutor),
     asFailed: unstorableOutcome,
-    unstored: (why) => unstoredResult(setup, d, outcome, why),
+    unstored: (why) => unstoredResult(setup.store.location, d, outcome, why),
   });
   const executor = alone ? undefined : nextExecutor;
   failpoint('after-record-write', node.id);
@@ -276,20 +282,6 @@ async function recordResult(
     // jobs have most likely written since (a matrix), and a write on it would be refused (two requests, not one).
     cur.state.checkpoint.active_nodes.every((n) => n === node.id) ? { known: cur } : {},
   );
-}
-
-export function unstoredResult(
-  setup: StepSetup,
-  d: Dispatched,
-  outcome: AttemptOutcome,
-  why: string,
-): string {
-  const result = outcome.failures.length
-    ? `it failed: ${outcome.failures.map((f) => `${f.check}: ${f.message}`).join('; ')}`
-    : outcome.evidence.length
-      ? `${outcome.evidence.length} check(s) passed`
-      : 'it succeeded';
-  return `"${d.node.id}" attempt ${d.attempt} ran (${result}) but its result could not be stored (${why}). The journal at ${setup.store.location} is intact and shows the node in flight, dispatched by this job; this job's post step, or the next step's recovery, marks it interrupted (${afterInterruptionOf(d.node.replay)}).`;
 }
 
 /** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */
