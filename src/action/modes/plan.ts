@@ -3,7 +3,7 @@
  * where the run stands and what is ready; no node runs. `plan` stores the run's start when it is not stored yet.
  */
 
-import type { ForEachDecision } from '../../protocol/expansion.js';
+import type { ExpansionDecision } from '../../protocol/expansion.js';
 import { recoveryWords } from '../../render/recovery-words.js';
 import { recover } from '../../runner/recovery/recover.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
@@ -22,11 +22,11 @@ export async function planMode(
   // `plan` starts the run it plans, so the matrix jobs after it find the journal (and the progress comment's
   // id in it) rather than each creating the journal branch and looking for the comment at once; and it expands
   // and joins for_each nodes (issue 28), so the matrix it feeds gets their instances.
-  const r = await recover(setup, { create: mode === 'plan', forEach: mode === 'plan' });
+  const r = await recover(setup, { create: mode === 'plan', expansions: mode === 'plan' });
   const cp = r.cur.state.checkpoint;
   for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
-  for (const d of r.forEach) ctx.io.info(`interlock: ${forEachWords(d)}`);
+  for (const d of r.expansions) ctx.io.info(`interlock: ${expansionWords(d)}`);
   const outputs: Record<string, string> = {
     'run-id': run.runId,
     status: checkpointStatus(cp),
@@ -38,8 +38,8 @@ export async function planMode(
   return { outputs: writeOutputs(ctx.io, outputs) };
 }
 
-/** What plan did with a for_each node, in words. */
-function forEachWords(d: ForEachDecision): string {
+/** What plan did with a for_each or sub-graph node (an expansion, its failure, or its join), in words. */
+function expansionWords(d: ExpansionDecision): string {
   if (d.kind === 'expand') return `expanded "${d.node}" into ${d.items} instance(s)`;
   if (d.kind === 'join')
     return `joined "${d.node}"${d.tolerated.length ? `, tolerating ${d.tolerated.join(', ')}` : ''}`;

@@ -65,6 +65,6 @@ export async function recoverFirst(
   if (r.cur.state.nodes.get(command.node)?.state !== 'in_flight') return { ok: true };
   return {
     ok: false,
-    why: `node "${command.node}" is still in flight (${left?.why ?? 'its executor may still be running'}), so there is nothing to settle yet: once that workflow run has ended (cancel it, or let it finish), post \`${commandWords(command)}\` again and interlock records the interruption first`,
+    why: `node "${command.node}" is still in flight (${left?.why ?? 'its executor may still be running'}), so the command cannot be applied yet: once that workflow run has ended (cancel it, or let it finish), post \`${commandWords(command)}\` again and interlock records the interruption first`,
   };
 }

@@ -93,9 +93,9 @@ export function nextHint(cur: RunSnapshot, how: 'all' | 'one' = 'all', graph?: G
   if (cp.ended) return '';
   const run = { runId: cp.run_id };
   const lines: string[] = [];
-  const either = (n: string, settled: string) => [
+  const either = (n: string, settleWords: string) => [
     `  ${approveRerunCommand('cli', n, run)}     # run it again`,
-    `  ${settleCommand('cli', n, run)}   # ${settled}`,
+    `  ${settleCommand('cli', n, run)}   # ${settleWords}`,
   ];
   for (const n of cp.awaiting_approval_nodes ?? []) {
     lines.push(

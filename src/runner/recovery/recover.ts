@@ -11,7 +11,7 @@ import { appendEvents } from '../../journal/parse.js';
 import type { DispatchInfo, RunState } from '../../journal/state.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { withCompletion } from '../../protocol/decide.js';
-import { type ForEachDecision, forEachEvents } from '../../protocol/expansion.js';
+import { type ExpansionDecision, expansionEvents } from '../../protocol/expansion.js';
 import { type Probe, recoverEvents } from '../../protocol/recovery.js';
 import { decisionFailpoint } from '../decision-failpoint.js';
 import { commit } from '../journal-io/commit.js';
@@ -70,12 +70,12 @@ export function withDependencies(graph: RecoverySetup['graph'], node: string): S
 /** Recovery: marks in-flight attempts whose executor is provably gone as interrupted. */
 export async function recover(
   setup: RecoverySetup,
-  options: { forEach?: boolean; create?: boolean } = {},
+  options: { expansions?: boolean; create?: boolean } = {},
 ): Promise<{
   cur: RunSnapshot;
   interrupted: string[];
   left: Array<{ node: string; why: string }>;
-  forEach: ForEachDecision[];
+  expansions: ExpansionDecision[];
 }> {
   const runner = setup.runner('recovery');
   const probe = stepProbe(setup);
@@ -85,35 +85,37 @@ export async function recover(
     async (cur) => {
       const rec = await recoveryFor(setup, cur, probe);
       if (rec.events.length) failpoint('before-recover-write');
-      // `mode: plan` also expands and joins for_each nodes in the same write (issue 28: protocol/expansion.ts).
-      const more = options.forEach ? forEachAfter(setup, cur, rec.events) : { events: [], decisions: [] };
+      // `mode: plan` also expands and joins for_each and sub-graph nodes in the same write (issue 28: protocol/expansion.ts).
+      const more = options.expansions
+        ? expansionsAfter(setup, cur, rec.events)
+        : { events: [], decisions: [] };
       for (const d of more.decisions) decisionFailpoint('before', d);
       return {
         ...rec,
         events: [...rec.events, ...more.events],
         recovered: rec.events,
-        forEach: more.decisions,
+        expansions: more.decisions,
       };
     },
     { ...(options.create !== undefined ? { create: options.create } : {}) },
   );
   if (r.chosen.recovered.length) failpoint('after-recover-write');
-  for (const d of r.chosen.forEach) decisionFailpoint('after', d);
+  for (const d of r.chosen.expansions) decisionFailpoint('after', d);
   return {
     cur: r.cur,
     interrupted: r.chosen.recovered.map((e) => ('node' in e ? e.node : '')),
     left: r.chosen.left,
-    forEach: r.chosen.forEach,
+    expansions: r.chosen.expansions,
   };
 }
 
 /** The expansions and joins the state after recovery allows. */
-function forEachAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
+function expansionsAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
   const journal = recovered.length
     ? appendEvents(cur.journal, recovered, (setup.now ?? isoNow)())
     : cur.journal;
   const state = recovered.length ? fold(journal, setup.graph) : cur.state;
-  return forEachEvents(setup.graph, journal, state, withCompletion);
+  return expansionEvents(setup.graph, journal, state, withCompletion);
 }
 
 /** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */
