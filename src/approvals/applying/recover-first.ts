@@ -1,6 +1,6 @@
 /**
- * The comment handler recovers before it settles, as a step does at its start: when the node a command names is
- * in flight, it asks GitHub whether the attempt's workflow run has ended and, if so, records the interruption;
+ * The comment handler recovers before it applies a command, as a step does at its start: when the node a command
+ * names is in flight, it asks GitHub whether the attempt's workflow run has ended and, if so, records the interruption;
  * the command then applies to the held node. When the run is still going it says so, and what to do, in
  * the words of the command that was used.
  */
