@@ -24,19 +24,19 @@ export function actionsSessionCache(repository: string, warn: (m: string) => voi
         return 'the step has no ACTIONS_RUNTIME_TOKEN for the Actions cache';
       return undefined;
     },
-    restore: async (folder, key) => {
+    restore: async (folder, cacheKey) => {
       try {
         const cache = await import('@actions/cache');
-        return (await cache.restoreCache([folder], key)) === key;
+        return (await cache.restoreCache([folder], cacheKey)) === cacheKey;
       } catch (e) {
         warn(`the session cache could not be read (${(e as Error).message})`);
         return false;
       }
     },
-    save: async (folder, key) => {
+    save: async (folder, cacheKey) => {
       try {
         const cache = await import('@actions/cache');
-        await cache.saveCache([folder], key);
+        await cache.saveCache([folder], cacheKey);
       } catch (e) {
         warn(`the session cache could not be written (${(e as Error).message})`);
       }

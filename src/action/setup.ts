@@ -71,7 +71,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }
       : {}),
     // What was written before this step started is what it must see before it decides there is nothing to do.
-    settle: { at: Date.now() - process.uptime() * 1000, windowMs: staleWindowMs(ctx.rawEnv) },
+    staleRead: { at: Date.now() - process.uptime() * 1000, windowMs: staleWindowMs(ctx.rawEnv) },
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),

@@ -1,5 +1,5 @@
 // The entry points both faces call: a comment (`issue_comment`) and a button press (`check_run.requested_action`).
-import { unsettledMs } from '../journal/freshness.js';
+import { staleReadShortMs } from '../journal/freshness.js';
 import { issueSubject, subjectOfRun, validRunId } from '../journal/run-id.js';
 import { NEEDS_HUMAN_LABEL } from '../render/words.js';
 import { isBot, screenEvent } from './authorization/authorize.js';
@@ -121,10 +121,10 @@ async function postReply(deps: HandlerDeps, issue: number, body: string): Promis
  * not there yet): it is looked at again once a read holds everything written before the command was made, and
  * only then answered.
  */
-async function settledExecute(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
+async function freshExecute(deps: HandlerDeps, req: CommandRequest): Promise<Executed> {
   const began = Date.now();
   const executed = await executeCommand(deps, req);
-  const wait = unsettledMs(began, req.causeAt, deps.staleWindowMs ?? 0);
+  const wait = staleReadShortMs(began, req.causeAt, deps.staleWindowMs ?? 0);
   if (executed.outcome.kind !== 'refused' || executed.beforeJournal || wait <= 0) return executed;
   deps.log?.(
     `interlock: refused (${executed.outcome.why}); reading again in ${wait} ms, once GitHub's answers hold what came before the command`,
@@ -136,7 +136,7 @@ async function settledExecute(deps: HandlerDeps, req: CommandRequest): Promise<E
 async function finish(deps: HandlerDeps, req: CommandRequest, commentId?: number): Promise<Outcome> {
   let executed: Executed;
   try {
-    executed = await settledExecute(deps, req);
+    executed = await freshExecute(deps, req);
   } catch (e) {
     const why = (e as Error).message;
     // The step's (or delivery's) failure says what state the run was left in, as the reply does.

@@ -92,7 +92,7 @@ export function selectJournal(
   return journalPath(io, values.journal, values['run-id']);
 }
 
-/** Opens an existing run for status and settlement: the journal, and the graph it names. */
+/** Opens an existing run for status and a person's commands: the journal, and the graph it names. */
 export async function openExisting(
   io: Io,
   run: { journalFile: string; graphPath: string | undefined; allowChangeBy?: string | undefined },

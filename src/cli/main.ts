@@ -6,10 +6,10 @@ import { formatSourceError, GraphError } from '../graph/errors.js';
 import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
 import { RunRefused } from '../runner/journal-io/read.js';
+import { cmdPersonCommand } from './commands/person-command.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRerunFrom } from './commands/rerun-from.js';
 import { cmdRun } from './commands/run.js';
-import { cmdSettle } from './commands/settle.js';
 import { cmdStatus } from './commands/status.js';
 import { cmdStuck } from './commands/stuck.js';
 import { cmdUi } from './commands/ui.js';
@@ -70,7 +70,7 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
     case 'approve-rerun':
     case 'settle':
     case 'fail-run':
-      return await cmdSettle(io, verb, rest);
+      return await cmdPersonCommand(io, verb, rest);
     case 'rerun-from':
       return await cmdRerunFrom(io, rest);
     case 'stuck':

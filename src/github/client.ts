@@ -188,7 +188,7 @@ export function createClient(opts: ClientOptions): GitHubClient {
     const write = options.method !== 'GET' && options.method !== 'HEAD';
     // A request may set its own budget (`request: { retries: 0 }`), as Octokit's retry plugin allowed.
     const own = (options.request as { retries?: unknown } | undefined)?.retries;
-    const budget = typeof own === 'number' && own >= 0 ? own : retries;
+    const allowedRetries = typeof own === 'number' && own >= 0 ? own : retries;
     for (let tries = 0; ; tries++) {
       if (write) await writeSlot();
       sent.all++;
@@ -203,11 +203,11 @@ export function createClient(opts: ClientOptions): GitHubClient {
           say(`${what}; not sent again: it may have been carried out, and a resend would do it twice`);
           throw error;
         }
-        if (tries >= budget) {
-          say(`${what}; giving up after ${budget} retries`);
+        if (tries >= allowedRetries) {
+          say(`${what}; giving up after ${allowedRetries} retries`);
           throw error;
         }
-        say(`${what}; retry ${tries + 1} of ${budget} after ${wait.seconds}s`);
+        say(`${what}; retry ${tries + 1} of ${allowedRetries} after ${wait.seconds}s`);
         await sleep(wait.seconds * base);
       }
     }

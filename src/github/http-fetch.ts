@@ -130,18 +130,18 @@ function once(
     const protocol = url.protocol as 'http:' | 'https:';
     const send = protocol === 'https:' ? https().request : protocol === 'http:' ? http().request : undefined;
     if (!send) return reject(failed(new Error(`unsupported protocol ${url.protocol}`)));
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
+    let answered = false;
+    const answerOnce = (f: () => void) => {
+      if (answered) return;
+      answered = true;
       signal?.removeEventListener('abort', onAbort);
       f();
     };
     const req = send(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', (e) => settle(() => reject(failed(e))));
-      const cutOff = () => settle(() => reject(failed(new Error('the answer was cut off'))));
+      res.on('error', (e) => answerOnce(() => reject(failed(e))));
+      const cutOff = () => answerOnce(() => reject(failed(new Error('the answer was cut off'))));
       res.on('close', () => {
         if (!res.complete) cutOff();
       });
@@ -149,7 +149,7 @@ function once(
         if (!res.complete) return cutOff();
         try {
           const bytes = decode(res.headers['content-encoding'], Buffer.concat(chunks));
-          settle(() =>
+          answerOnce(() =>
             resolve({
               status: res.statusCode ?? 0,
               statusText: res.statusMessage ?? '',
@@ -158,16 +158,16 @@ function once(
             }),
           );
         } catch (e) {
-          settle(() => reject(failed(e)));
+          answerOnce(() => reject(failed(e)));
         }
       });
     });
     const onAbort = () => {
-      settle(() => reject(abortReason(signal!)));
+      answerOnce(() => reject(abortReason(signal!)));
       req.destroy();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e) => settle(() => reject(failed(e))));
+    req.on('error', (e) => answerOnce(() => reject(failed(e))));
     req.end(body);
   });
 }

@@ -1,7 +1,9 @@
 /** The dependency-cycle search over `depends_on`: iterative, so a graph of any depth is searched. */
 
 /** The first dependency cycle found, as a list of node ids, or undefined. Iterative: deep graphs are fine. */
-export function findCycle(nodes: ReadonlyArray<{ id: string; depends_on?: string[] }>): string[] | undefined {
+export function findDependencyCycle(
+  nodes: ReadonlyArray<{ id: string; depends_on?: string[] }>,
+): string[] | undefined {
   const index = new Map<string, number>();
   nodes.forEach((n, i) => {
     if (!index.has(n.id)) index.set(n.id, i);

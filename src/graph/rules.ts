@@ -3,7 +3,7 @@
  * can hold, `depends_on` that names other nodes once and has no cycle, approaches that can run (and a third
  * attempt that differs), and `validates[]` checks whose patterns and outputs make sense.
  */
-import { findCycle } from './cycles.js';
+import { findDependencyCycle } from './cycles.js';
 import { type SourceError, suggestion } from './errors.js';
 import { errorAt, type Path, type SourceDoc } from './load/source.js';
 import type { Approach } from './model.js';
@@ -44,12 +44,12 @@ export function checkIdentity(r: Report, file: GraphFile): Map<string, number> {
     checkEdges(r, n, i, { firstIndex, ids });
   });
   if (r.errors.length === 0) {
-    const cycle = findCycle(file.nodes);
-    if (cycle) {
+    const dependencyCycle = findDependencyCycle(file.nodes);
+    if (dependencyCycle) {
       err(
         r,
-        ['nodes', firstIndex.get(cycle[0]!)!, 'depends_on'],
-        `depends_on cycle: ${[...cycle, cycle[0]].join(' -> ')}; remove one of these depends_on entries`,
+        ['nodes', firstIndex.get(dependencyCycle[0]!)!, 'depends_on'],
+        `depends_on cycle: ${[...dependencyCycle, dependencyCycle[0]].join(' -> ')}; remove one of these depends_on entries`,
       );
     }
   }

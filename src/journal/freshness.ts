@@ -53,9 +53,9 @@ export function parseFloor(text: string | undefined): ReadFloor {
  * tell a stale answer from the truth; what it can know is when the cause of its work happened (its own start, the
  * comment's creation). A read that began at least `windowMs` (how stale GitHub's answers may be) after that holds
  * everything written before it. A decision that acts on what the journal lacks (nothing to do, nothing waits, not
- * in flight) is taken only from such a read: how many ms a read begun at `readAt` is short of it (0: settled).
+ * in flight) is taken only from such a read: how many ms a read begun at `readAt` is short of it (0: it is not).
  */
-export function unsettledMs(readAt: number, causeAt: number | undefined, windowMs: number): number {
+export function staleReadShortMs(readAt: number, causeAt: number | undefined, windowMs: number): number {
   if (causeAt === undefined || windowMs <= 0) return 0;
   return Math.max(0, causeAt + windowMs - readAt);
 }

@@ -19,9 +19,9 @@ export const FAILPOINTS = [
   /** Recovery (`interlock recover`, the Action's post step and `mode: recover`) marking attempts interrupted. */
   'before-recover-write',
   'after-recover-write',
-  /** A person's settlement: approve, approve-rerun, settle or fail-run, from the CLI, a comment or the App. */
-  'before-settle-write',
-  'after-settle-write',
+  /** A person's command: approve, approve-rerun, settle or fail-run, from the CLI, a comment or the App. */
+  'before-person-command-write',
+  'after-person-command-write',
   /** The gate before a node: the write of `NodeAwaitingApproval`. */
   'before-gate-write',
   'after-gate-write',

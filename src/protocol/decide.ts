@@ -23,7 +23,7 @@ import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
 import { gateEvents } from './commands/gate.js';
 import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
-import { type ForEachDecision, forEachDecision } from './expansion.js';
+import { type ExpansionDecision, expansionDecision } from './expansion.js';
 import { loopEvents } from './loops.js';
 import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
@@ -47,7 +47,7 @@ export type Decision =
   /** The run is at its budget: the node is escalated instead of dispatched (`attempt` is the one not dispatched). */
   | { kind: 'budget-escalated'; node: string; attempt: number; reason: string; events: NewEvent[] }
   | { kind: 'awaiting-approval'; node: string; events: NewEvent[] }
-  | ForEachDecision
+  | ExpansionDecision
   | { kind: 'blocked'; reason: string };
 
 /** What deciding on one ready node needs. */
@@ -105,8 +105,8 @@ export function decideNext(
   if (id === undefined) return { kind: 'blocked', reason: blockedReason(state) };
   const node = nodeById(graph, id)!;
   const p = state.nodes.get(id)!;
-  const forEach = forEachDecision(graph, journal, state, node, withCompletion);
-  if (forEach) return forEach;
+  const expansion = expansionDecision(graph, journal, state, node, withCompletion);
+  if (expansion) return expansion;
   const attempt = p.attempts + 1;
   const approach = approachFor(node, p.failures);
   const dispatch: NewEvent = {

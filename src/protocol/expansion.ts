@@ -1,7 +1,8 @@
 /**
- * The decisions of `for_each` (issue 28): a ready `for_each` node's list evaluated once into `NodeExpanded` (or
- * `NodeExpansionFailed` with the reason, and its escalation), and the join (`NodeJoined`) once every instance
- * ended. Pure functions of the graph, journal and state; `decideNext` asks them first for a `for_each` node.
+ * The decisions of an expansion (issue 28; sub-graphs, issue 33): a ready `for_each` node's list evaluated once
+ * into `NodeExpanded` (or `NodeExpansionFailed` with the reason, and its escalation), a sub-graph node expanded
+ * into its child graph's nodes, and the join (`NodeJoined`) once every node it made ended. Pure functions of the
+ * graph, journal and state; `decideNext` asks them first for a `for_each` or sub-graph node.
  */
 import { evaluateString, evaluateValue } from '../expressions/evaluate.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
@@ -18,8 +19,8 @@ import { loopEventsAfter } from './loops.js';
 /** The most bytes of JSON one item may hold in the journal: an item is data for one instance, not a payload. */
 export const MAX_ITEM_BYTES = 16_384;
 
-/** What a `for_each` node's turn decides. */
-export type ForEachDecision =
+/** What a `for_each` or sub-graph node's turn decides. */
+export type ExpansionDecision =
   | { kind: 'expand'; node: string; items: number; events: NewEvent[] }
   | { kind: 'expand-failed'; node: string; attempt: number; reason: string; events: NewEvent[] }
   | { kind: 'join'; node: string; tolerated: string[]; events: NewEvent[] };
@@ -54,28 +55,29 @@ export function expansionItems(graph: Graph, state: RunState, node: GraphNode): 
       return {
         problem: `item ${index} holds ${bytes} bytes of JSON, more than ${MAX_ITEM_BYTES}: pass a smaller item`,
       };
-    let key: string;
+    let instanceKey: string;
     try {
-      key = spec.key === undefined ? String(index) : evaluateString(spec.key, { ...ctx, item: value, index });
+      instanceKey =
+        spec.key === undefined ? String(index) : evaluateString(spec.key, { ...ctx, item: value, index });
     } catch (e) {
       return {
         problem: `key "${spec.key}" of item ${index} could not be evaluated: ${(e as Error).message}`,
       };
     }
-    const problem = instanceKeyProblem(key);
+    const problem = instanceKeyProblem(instanceKey);
     if (problem) return { problem: `item ${index}: ${problem}; choose a key expression that gives one` };
-    if (seen.has(key))
+    if (seen.has(instanceKey))
       return {
-        problem: `items ${seen.get(key)} and ${index} have the same key "${key}": each instance needs its own`,
+        problem: `items ${seen.get(instanceKey)} and ${index} have the same key "${instanceKey}": each instance needs its own`,
       };
-    seen.set(key, index);
-    items.push({ key, value });
+    seen.set(instanceKey, index);
+    items.push({ key: instanceKey, value });
   }
   return items;
 }
 
 /** The expansion of a ready `for_each` node: its items journaled, or the node escalated with the reason. */
-function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgress): ForEachDecision {
+function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgress): ExpansionDecision {
   const sub = node.subgraph ? { graph: { path: node.subgraph.path, hash: node.subgraph.hash } } : {};
   // A sub-graph node without for_each expands into its child graph's nodes: nothing to evaluate.
   if (!node.for_each)
@@ -117,16 +119,17 @@ function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgre
 }
 
 /**
- * What a ready `for_each` node's turn decides: its expansion while it is pending, its join once expanded.
+ * What a ready `for_each` or sub-graph node's turn decides: its expansion while it is pending, its join once
+ * expanded.
  * `withCompletion` appends the run's completion to a join that resolves every node.
  */
-export function forEachDecision(
+export function expansionDecision(
   graph: Graph,
   journal: Journal,
   state: RunState,
   node: GraphNode,
   withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
-): ForEachDecision | undefined {
+): ExpansionDecision | undefined {
   const p = state.nodes.get(node.id);
   if ((!node.for_each && !node.subgraph) || !p) return undefined;
   if (p.state === 'pending') return expansion(graph, state, node, p);
@@ -140,7 +143,7 @@ export function forEachDecision(
 }
 
 /** Why an expanded node or an instance is not ready, in words; undefined for any other node. */
-export function forEachWhyNotReady(graph: Graph, state: RunState, id: string): string | undefined {
+export function expansionWhyNotReady(graph: Graph, state: RunState, id: string): string | undefined {
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
   if (!node) return undefined;
@@ -170,14 +173,14 @@ export function forEachWhyNotReady(graph: Graph, state: RunState, id: string): s
  * Every expansion and join the run can make now, in order, each decided on the state the one before leaves: what
  * `mode: plan` writes before it lists the ready nodes, so a matrix gets instances (and the node after a join).
  */
-export function forEachEvents(
+export function expansionEvents(
   graph: Graph,
   journal: Journal,
   state: RunState,
   withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
-): { events: NewEvent[]; decisions: ForEachDecision[] } {
+): { events: NewEvent[]; decisions: ExpansionDecision[] } {
   const events: NewEvent[] = [];
-  const decisions: ForEachDecision[] = [];
+  const decisions: ExpansionDecision[] = [];
   let j = journal;
   let st = state;
   // Each pass expands every ready for_each and sub-graph node at once (they are independent: each was ready
@@ -187,7 +190,7 @@ export function forEachEvents(
     const now = st.checkpoint.ready_nodes
       .map((id) => nodeById(graph, id)!)
       .filter((n) => n.for_each || n.subgraph)
-      .map((n) => forEachDecision(graph, j, st, n, withCompletion))
+      .map((n) => expansionDecision(graph, j, st, n, withCompletion))
       .filter((x) => x !== undefined);
     const expansions = now.filter((d) => d.kind !== 'join');
     const batch = expansions.length ? expansions : now.slice(0, 1);

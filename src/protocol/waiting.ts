@@ -4,15 +4,15 @@
  */
 import { type Graph, nodeById } from '../graph/model.js';
 import { isResolved, type RunState, stateWords } from '../journal/state.js';
-import { forEachWhyNotReady } from './expansion.js';
+import { expansionWhyNotReady } from './expansion.js';
 
 /** Why node `id` is not ready. */
 export function whyNotReady(graph: Graph, state: RunState, id: string): string {
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
   // An instance and a for_each node have reasons of their own (expand.ts), an instance even before it exists.
-  const forEach = forEachWhyNotReady(graph, state, id);
-  if (forEach) return forEach;
+  const expansion = expansionWhyNotReady(graph, state, id);
+  if (expansion) return expansion;
   if (!p || !node) return 'unknown node';
   if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;
   const waiting = node.depends_on.filter((d) => !isResolved(state.nodes.get(d)?.state));

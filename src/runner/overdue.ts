@@ -29,7 +29,7 @@ export function overdueWriter(
   setup: StepSetup,
   d: Dispatched,
 ): { overdue: (o: Overdue) => void; done: () => Promise<void> } {
-  let chain: Promise<void> = Promise.resolve();
+  let writes: Promise<void> = Promise.resolve();
   const say = setup.say ?? (() => {});
   const write = async (o: Overdue) => {
     const event: NewEvent = { type: 'NodeOverdue', node: d.node.id, attempt: d.attempt, ...o };
@@ -45,12 +45,12 @@ export function overdueWriter(
   };
   return {
     overdue: (o) => {
-      chain = chain
+      writes = writes
         .then(() => write(o))
         .catch((e: unknown) =>
           say(`"${d.node.id}" is overdue, but that could not be journaled: ${(e as Error).message}`),
         );
     },
-    done: () => chain,
+    done: () => writes,
   };
 }

@@ -17,9 +17,9 @@ export async function commitPersonCommand(
     if (cur.version === null)
       return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
     const s = decide(cur);
-    if (s.ok) failpoint('before-settle-write');
+    if (s.ok) failpoint('before-person-command-write');
     return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
   });
-  if (!r.chosen.refusal) failpoint('after-settle-write');
+  if (!r.chosen.refusal) failpoint('after-person-command-write');
   return r.chosen.refusal ? { ok: false, reason: r.chosen.refusal } : { ok: true, cur: r.cur };
 }

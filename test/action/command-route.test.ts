@@ -85,7 +85,7 @@ describe('a run started by a slash command', () => {
   it('a bot cannot, and an edited comment cannot', async () => {
     const bot = await comment({ body: '/interlock fix', login: 'renovate[bot]' });
     expect(bot.r.outputs.status).toBe('refused');
-    expect(bot.r.stdout).toContain('bots never settle nodes');
+    expect(bot.r.stdout).toContain('bots never give interlock commands');
     expect(bot.worked).toBe('');
     // No reply to a bot: that is how two bots answer each other for ever.
     expect(world.repo.commentsOn(1).filter((c) => c.body.startsWith('<!-- interlock:reply -->'))).toEqual([]);

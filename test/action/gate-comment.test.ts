@@ -230,7 +230,7 @@ describe.each<Face>(['mode: comment', 'the App'])(
     it("a reader's /approve is refused with a reply on the issue, and nothing is written", async () => {
       const a = await comment(story, '/approve publish', PEOPLE.reader);
       expectAnswer(story, a, 'refused');
-      expect(a.reply).toContain(`@${PEOPLE.reader} has read permission; settling needs write`);
+      expect(a.reply).toContain(`@${PEOPLE.reader} has read permission; this command needs write`);
       expect(approvals()).toEqual([]);
     });
 

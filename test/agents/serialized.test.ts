@@ -150,3 +150,33 @@ for (const e of ENGINES) {
     });
   });
 }
+
+// Issue 36: a chain's call ignored soft_turns as well as soft_timeout_minutes (only a single node's attempt had the
+// overdue writer); its turns are read live, as a single node's are (tools scripted: Claude Code here).
+describe.skipIf(missing('claude'))('the serialized mode with claude-code and soft_turns', () => {
+  it("a chain's call is journaled overdue past its first node's soft_turns, and it completes", async (ctx) => {
+    const bash = (c: string) => [{ name: 'Bash', input: { command: c, description: 'step' } }];
+    const sb = await world(ctx, [
+      { text: 'One.', tools: bash('true') },
+      { text: 'Two.', tools: bash('true') },
+      { text: 'ALL-FIVE-DONE' },
+    ]);
+    const agent = command([claudeBin!, '-p', '--allowedTools', 'Bash']);
+    sb.write(
+      'graph.yml',
+      graph('claude-code', agent, true).replace('  - id: a\n', '  - id: a\n    soft_turns: 1\n'),
+    );
+    const r = await sb.cli(
+      ['run', 'graph.yml', '--all', '--run-id', 't'],
+      claudeEnv(server!.url, agentHome('claude')),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = sb.journal('t');
+    expect(eventsOf(j, 'NodeOverdue', 'a')).toEqual([
+      expect.objectContaining({ bound: 'soft_turns', limit: 1, observed: 2 }),
+    ]);
+    expect(r.stderr).toContain('"a" attempt 1 is overdue: 2 turns, past its soft_turns of 1.');
+    expect(dispatches(j).map((x) => x.node)).toEqual(FIVE);
+    expect(j.events.at(-1)!.type).toBe('RunCompleted');
+  });
+});

@@ -309,7 +309,7 @@ describe('the "Approve rerun" button (check_run.requested_action)', () => {
     expect(world.journal('fix/pr-3').events).toHaveLength(before);
     expect(world.repo.dispatches).toHaveLength(0);
     const replies = observe(world).replies;
-    expect(replies[0]).toContain('has read permission; settling needs write');
+    expect(replies[0]).toContain('has read permission; this command needs write');
   });
 
   it('the same delivery twice approves once; the redelivery is ignored, with no second reply', async () => {

@@ -59,13 +59,13 @@ const rows: Row[] = [
     world: { private: true },
     comment: { body: A, login: PEOPLE.stranger },
     expect: 'refused',
-    reply: /@mallory has no permission; settling needs write or membership of acme-org\/releasers/,
+    reply: /@mallory has no permission; this command needs write or membership of acme-org\/releasers/,
   },
   {
     name: 'a stranger on a public repository (read)',
     comment: { body: A, login: PEOPLE.stranger },
     expect: 'refused',
-    reply: /@mallory has read permission; settling needs write/,
+    reply: /@mallory has read permission; this command needs write/,
   },
   {
     name: 'a read-only collaborator',

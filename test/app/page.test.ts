@@ -116,7 +116,7 @@ describe("the maintainers' page behind a GitHub login", () => {
     const fields = formFields((await getPage(pw, writer)).html, 'acme/widgets', 'deploy', 'approve-rerun');
     const reader = await logIn(pw, PEOPLE.reader);
     const { html } = await getPage(pw, reader);
-    expect(html).toContain('Read only: @rita has read permission; settling needs write');
+    expect(html).toContain('Read only: @rita has read permission; this command needs write');
     expect(html).not.toContain('action="/interlock/act"');
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
     fields.set('csrf', csrf);

@@ -75,7 +75,7 @@ describe('authorize', () => {
       authorize(approvals({ permission: 'admin' }), 'command', facts({ permission: 'maintain' })),
     ).toEqual({
       ok: false,
-      reason: '@ann has maintain permission; settling needs admin',
+      reason: '@ann has maintain permission; this command needs admin',
     });
   });
 

@@ -47,7 +47,7 @@ describe('executeCommand against the local GitHub', () => {
     const mark = world.server.requests.mark();
     const r = await executeCommand(deps(), request(PEOPLE.reader));
     expect(r.outcome.kind).toBe('refused');
-    expect(r.reply).toContain('@rita has read permission; settling needs write');
+    expect(r.reply).toContain('@rita has read permission; this command needs write');
     expect(
       world.server.requests.filter({ since: mark, kind: 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}' }),
     ).toEqual([]);

@@ -83,7 +83,7 @@ describe('a page action goes through the comment command path', () => {
     world.seedRun();
     const r = await handlePageAction(deps(), form({ login: PEOPLE.reader }));
     expect(r).toMatchObject({ kind: 'refused' });
-    expect((r as { why: string }).why).toContain('@rita has read permission; settling needs write');
+    expect((r as { why: string }).why).toContain('@rita has read permission; this command needs write');
     expect(events('RerunApproved')).toEqual([]);
   });
 

@@ -39,12 +39,12 @@ describe('gatherAuthFacts against the local GitHub', () => {
     expect(r.teamReads).toBe(1);
   });
 
-  it('refuses a pending member, naming the permission and the team settling needs', async () => {
+  it('refuses a pending member, naming the permission and the team this command needs', async () => {
     const r = await decide(PEOPLE.teamPending);
     expect(r.facts.teams).toEqual({ 'acme-org/releasers': 'pending' });
     expect(r.decision).toEqual({
       ok: false,
-      reason: '@pat has read permission; settling needs write or membership of acme-org/releasers',
+      reason: '@pat has read permission; this command needs write or membership of acme-org/releasers',
     });
   });
 

@@ -29,40 +29,42 @@ describe('effect marks: a mark is interlock’s own only by a value whose hash t
     expect(ownComment({ user: bot, body: bodyMark(key, value) }, key, recorded)).toBe(true);
   });
   it('refuses the key alone, as marks were written before values (and as anyone can write)', () => {
-    expect(commitMarkOf(`fix\n\nInterlock-Effect: ${key}\n`)).toEqual({ key });
+    expect(commitMarkOf(`fix\n\nInterlock-Effect: ${key}\n`)).toEqual({ idempotencyKey: key });
     expect(isOwnMark(commitMarkOf(`fix\n\nInterlock-Effect: ${key}\n`), key, recorded)).toBe(false);
     expect(ownBody(`<!-- interlock:effect ${key} -->`, key, recorded)).toBe(false);
   });
   it('refuses a made-up value, and one made with another secret', () => {
-    expect(isOwnMark({ key, value: 'ab'.repeat(32) }, key, recorded)).toBe(false);
-    expect(isOwnMark({ key, value: markValue(Buffer.alloc(32, 8), key, 1) }, key, recorded)).toBe(false);
+    expect(isOwnMark({ idempotencyKey: key, value: 'ab'.repeat(32) }, key, recorded)).toBe(false);
+    expect(
+      isOwnMark({ idempotencyKey: key, value: markValue(Buffer.alloc(32, 8), key, 1) }, key, recorded),
+    ).toBe(false);
   });
   it('refuses a real value copied under another key (of another node, or another cycle)', () => {
     const other = 'ship/issue-7/comment';
     const both = new Set([...recorded, markHash(other, markValue(secret, other, 1))]);
-    expect(isOwnMark({ key: other, value }, other, both)).toBe(false);
-    expect(isOwnMark({ key, value }, other, both)).toBe(false);
+    expect(isOwnMark({ idempotencyKey: other, value }, other, both)).toBe(false);
+    expect(isOwnMark({ idempotencyKey: key, value }, other, both)).toBe(false);
   });
   it('refuses a mark when the journal recorded none (a journal from before values)', () => {
-    expect(isOwnMark({ key, value }, key, new Set())).toBe(false);
+    expect(isOwnMark({ idempotencyKey: key, value }, key, new Set())).toBe(false);
   });
   it('refuses a comment that carries the real mark but no bot wrote', () => {
     expect(ownComment({ user: { type: 'User' }, body: bodyMark(key, value) }, key, recorded)).toBe(false);
   });
   it('a branch tip is the run’s own by a recorded mark of any of its effects, never by the run id alone', () => {
-    expect(isRunMark({ key, value }, 'ship/issue-7', recorded)).toBe(true);
-    expect(isRunMark({ key: 'ship/issue-7/other' }, 'ship/issue-7', recorded)).toBe(false);
-    expect(isRunMark({ key: 'ship/issue-7/other', value: 'cd'.repeat(32) }, 'ship/issue-7', recorded)).toBe(
-      false,
-    );
-    expect(isRunMark({ key, value }, 'ship/issue-8', recorded)).toBe(false);
+    expect(isRunMark({ idempotencyKey: key, value }, 'ship/issue-7', recorded)).toBe(true);
+    expect(isRunMark({ idempotencyKey: 'ship/issue-7/other' }, 'ship/issue-7', recorded)).toBe(false);
+    expect(
+      isRunMark({ idempotencyKey: 'ship/issue-7/other', value: 'cd'.repeat(32) }, 'ship/issue-7', recorded),
+    ).toBe(false);
+    expect(isRunMark({ idempotencyKey: key, value }, 'ship/issue-8', recorded)).toBe(false);
   });
   it('reads the last trailer of a message and every marker of a body', () => {
     const msg = `a\n\nInterlock-Effect: x/y\n${commitMark(key, value)}\n`;
-    expect(commitMarkOf(msg)).toEqual({ key, value });
+    expect(commitMarkOf(msg)).toEqual({ idempotencyKey: key, value });
     expect(bodyMarksOf(`${bodyMark('a/b', value)} and <!-- interlock:effect c/d -->`)).toEqual([
-      { key: 'a/b', value },
-      { key: 'c/d' },
+      { idempotencyKey: 'a/b', value },
+      { idempotencyKey: 'c/d' },
     ]);
   });
   it('collects the hashes the dispatches recorded, of one node or of the run', () => {

@@ -6,7 +6,7 @@ import type { NewEvent } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { expressionContext } from '../../src/protocol/attempt/context.js';
 import { withCompletion } from '../../src/protocol/decide.js';
-import { forEachEvents } from '../../src/protocol/expansion.js';
+import { expansionEvents } from '../../src/protocol/expansion.js';
 import { MAX_NAMED } from '../../src/render/instances.js';
 import { jobSummary } from '../../src/render/markdown.js';
 import { statusMermaid, statusTable } from '../../src/render/status.js';
@@ -428,7 +428,7 @@ describe('for_each: what mode: plan writes before it lists the ready nodes', () 
 `),
     );
     const sim = new Sim(g);
-    const first = forEachEvents(g, sim.journal, sim.state, withCompletion);
+    const first = expansionEvents(g, sim.journal, sim.state, withCompletion);
     expect(first.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['expand one', 'expand two']);
     sim.append(first.events);
     expect(sim.cp.ready_nodes).toEqual(['one[0]', 'one[1]', 'two[0]']);
@@ -436,11 +436,11 @@ describe('for_each: what mode: plan writes before it lists the ready nodes', () 
       sim.dispatch(id);
       sim.succeed(id);
     }
-    const second = forEachEvents(g, sim.journal, sim.state, withCompletion);
+    const second = expansionEvents(g, sim.journal, sim.state, withCompletion);
     expect(second.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['join one', 'join two']);
     sim.append(second.events);
     expect(sim.cp.ready_nodes).toEqual(['after']);
-    expect(forEachEvents(g, sim.journal, sim.state, withCompletion).events).toEqual([]);
+    expect(expansionEvents(g, sim.journal, sim.state, withCompletion).events).toEqual([]);
   });
 });
 

@@ -6,9 +6,9 @@ import {
   NO_FLOOR,
   parseFloor,
   raiseFloor,
+  staleReadShortMs,
   staleReason,
   staleWindowMs,
-  unsettledMs,
 } from '../../src/journal/freshness.js';
 import { FreshStore } from '../../src/store/fresh.js';
 import type { JournalStore, StoredJournal } from '../../src/store/types.js';
@@ -48,11 +48,11 @@ describe('a stale read', () => {
   });
 
   it('a decision on what the journal lacks waits for a read begun a window after its cause', () => {
-    expect(unsettledMs(1_000, 0, 2_000)).toBe(1_000);
-    expect(unsettledMs(2_000, 0, 2_000)).toBe(0);
-    expect(unsettledMs(5_000, 0, 2_000)).toBe(0);
-    expect(unsettledMs(0, undefined, 2_000)).toBe(0);
-    expect(unsettledMs(0, 0, 0)).toBe(0);
+    expect(staleReadShortMs(1_000, 0, 2_000)).toBe(1_000);
+    expect(staleReadShortMs(2_000, 0, 2_000)).toBe(0);
+    expect(staleReadShortMs(5_000, 0, 2_000)).toBe(0);
+    expect(staleReadShortMs(0, undefined, 2_000)).toBe(0);
+    expect(staleReadShortMs(0, 0, 0)).toBe(0);
     expect(staleWindowMs({})).toBe(10_000);
     expect(staleWindowMs({ INTERLOCK_STALE_READ_MS: '2000' })).toBe(2_000);
     expect(staleWindowMs({ INTERLOCK_STALE_READ_MS: 'soon' })).toBe(10_000);

@@ -18,7 +18,7 @@ import type { NewEvent } from '../../src/journal/events/events.js';
 import { expressionContext, idempotencyKey } from '../../src/protocol/attempt/context.js';
 import { forkRun } from '../../src/protocol/commands/rerun-from.js';
 import { withCompletion } from '../../src/protocol/decide.js';
-import { forEachEvents } from '../../src/protocol/expansion.js';
+import { expansionEvents } from '../../src/protocol/expansion.js';
 import { statusMermaid, statusTable } from '../../src/render/status.js';
 import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import { append, foldError, graphText, Sim } from './sim.js';
@@ -417,7 +417,7 @@ describe('sub-graph rule 6: one plan expands every sub-graph that is ready', () 
     const sim = new Sim(load(text));
     sim.dispatch();
     sim.succeed('plan', { tasks: JSON.stringify(keys) });
-    const { events } = forEachEvents(sim.graph, sim.journal, sim.state, withCompletion);
+    const { events } = expansionEvents(sim.graph, sim.journal, sim.state, withCompletion);
     sim.append(events);
     expect(events.filter((e) => e.type === 'NodeExpanded')).toHaveLength(41);
     expect(sim.cp.ready_nodes).toEqual(keys.map((k) => `work[${k}]/build`));

@@ -10,8 +10,8 @@ import { type KeyProxy, serveAgentCredentials, startKeyProxy } from '../../src/o
 import {
   credentialConflicts,
   decideRequest,
+  type ModelKey,
   nodeEnvFor,
-  type ProxyKey,
   parseAgentCredentials,
   withLoopbackNoProxy,
 } from '../../src/os/proxies/key-proxy-rules.js';
@@ -389,7 +389,7 @@ describe("Codex's WebSocket to the Responses API", () => {
 });
 
 describe('which keys are served, and what nodes get instead', () => {
-  const key = (name: string, api: ProxyKey['api']): ProxyKey => ({
+  const key = (name: string, api: ModelKey['api']): ModelKey => ({
     name,
     api,
     real: `real-${name}`,
@@ -469,7 +469,7 @@ describe('which keys are served, and what nodes get instead', () => {
     const req = (url: string, headers = {}) => ({ method: 'POST', url, headers, upgrade: false });
     expect(
       decideRequest(req('/v1/messages?beta=true', { 'x-api-key': 'ph-ANTHROPIC_API_KEY' }), keys),
-    ).toMatchObject({ kind: 'forward', query: '?beta=true', key: { name: 'ANTHROPIC_API_KEY' } });
+    ).toMatchObject({ kind: 'forward', query: '?beta=true', modelKey: { name: 'ANTHROPIC_API_KEY' } });
     expect(
       decideRequest(req('/v1/messages', { authorization: 'Bearer ph-ANTHROPIC_API_KEY' }), keys).kind,
     ).toBe('forward');

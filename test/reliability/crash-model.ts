@@ -40,7 +40,10 @@ export const CHAIN_BOUNDARIES = ['chain:before-write', 'chain:after-write'] as c
 /** The CLI's `recover` or the Action's post step dies while marking the killed attempt interrupted. */
 export const RECOVERY_BOUNDARIES = ['recovery:before-recover-write', 'recovery:after-recover-write'] as const;
 /** The approval of a held node (CLI approve-rerun, or the Action's `mode: comment`) dies around its write. */
-export const APPROVAL_BOUNDARIES = ['approval:before-settle-write', 'approval:after-settle-write'] as const;
+export const APPROVAL_BOUNDARIES = [
+  'approval:before-person-command-write',
+  'approval:after-person-command-write',
+] as const;
 /**
  * The gate before the target: the step writing `NodeAwaitingApproval`, the person's `/approve` (CLI `approve`,
  * `mode: comment`), and the step dispatching the approved node (before and after its dispatch, mid-command).

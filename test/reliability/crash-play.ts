@@ -87,7 +87,8 @@ export function stepFailpoint(s: Scenario): string {
   return `${named[b] ?? b}@${t}`;
 }
 
-const settleFailpoint = (s: Scenario) => (landed(s) ? 'after-settle-write' : 'before-settle-write');
+const personCommandFailpoint = (s: Scenario) =>
+  landed(s) ? 'after-person-command-write' : 'before-person-command-write';
 
 /** A person's decision that must be applied. */
 async function must(d: Driver, t: Trail, label: string, verb: Verb): Promise<void> {
@@ -101,9 +102,9 @@ async function must(d: Driver, t: Trail, label: string, verb: Verb): Promise<voi
 async function killedApproval(d: Driver, t: Trail, s: Scenario, verb: Verb): Promise<void> {
   const killedApplied = await d.person(`${verb} (killed)`, verb, {
     delivery: 'first',
-    failpoint: settleFailpoint(s),
+    failpoint: personCommandFailpoint(s),
   });
-  t.expect(!killedApplied, `${verb} was not killed at ${settleFailpoint(s)}`);
+  t.expect(!killedApplied, `${verb} was not killed at ${personCommandFailpoint(s)}`);
   const follows: Delivery[] = s.follow === 'both' ? ['again', 'other'] : [s.follow as Delivery];
   let done = landed(s);
   for (const delivery of follows) {

@@ -1,8 +1,8 @@
 /**
  * The journal stores of one step never go back in time (store/fresh.ts): one `FreshStore` per run for the step's
  * life, so every read the step makes knows what its earlier reads and writes saw. What others wrote before the
- * step started (a person's approval, the jobs before a join) it sees by the settle window instead
- * (`RunSetup.settle`).
+ * step started (a person's approval, the jobs before a join) it sees by the stale window instead
+ * (`RunSetup.staleRead`).
  */
 import { requestsMade } from '../../github/client.js';
 import { FreshStore } from '../../store/fresh.js';

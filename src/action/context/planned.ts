@@ -41,11 +41,11 @@ export function plannedSetup(ctx: ActionContext, runId: string): PlannedSetup {
     run: { workflow_run_id: ctx.me.workflow_run_id, run_attempt: ctx.me.run_attempt },
     claim: (node, attempt) => {
       const { workflow_run_id, run_attempt } = ctx.me;
-      const key = `${workflow_run_id}\u0000${run_attempt}\u0000${runId}\u0000${node}\u0000${attempt}`;
-      if (taken.has(key)) return true;
+      const claimKey = `${workflow_run_id}\u0000${run_attempt}\u0000${runId}\u0000${node}\u0000${attempt}`;
+      if (taken.has(claimKey)) return true;
       const dir = join(ctx.env.RUNNER_TEMP || tmpdir(), 'interlock-claims');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const file = join(dir, createHash('sha256').update(key).digest('hex'));
+      const file = join(dir, createHash('sha256').update(claimKey).digest('hex'));
       try {
         const excl = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
         closeSync(openSync(file, excl, 0o600));
@@ -53,7 +53,7 @@ export function plannedSetup(ctx: ActionContext, runId: string): PlannedSetup {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
         throw e;
       }
-      taken.add(key);
+      taken.add(claimKey);
       ctx.io.saveState('claimed', `${node}#${attempt}`);
       return true;
     },

@@ -116,5 +116,7 @@ export function commenterOf(payload: Record<string, unknown>): { login: string }
  */
 export function startRefusal(config: Config, facts: AuthFacts): string | undefined {
   const auth = authorize(config.approvals, 'command', facts);
-  return auth.ok ? undefined : auth.reason.replace('settling needs', 'starting a run from a comment needs');
+  return auth.ok
+    ? undefined
+    : auth.reason.replace('this command needs', 'starting a run from a comment needs');
 }

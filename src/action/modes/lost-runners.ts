@@ -1,7 +1,7 @@
 /**
  * `mode: stuck`'s search for lost runners: a node in flight whose workflow run has ended, because the whole runner
- * died and no post step ran. Each scheduled run asks GitHub, as the comment handler does before it settles
- * (`recoverEnded`), records the interruption, and asks a person about a held node, so a maintainer hears of it
+ * died and no post step ran. Each scheduled run asks GitHub, as the comment handler does before it applies a
+ * command (`recoverEnded`), records the interruption, and asks a person about a held node, so a maintainer hears of it
  * within one period of the schedule rather than after `stuck-after`.
  */
 

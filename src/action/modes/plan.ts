@@ -4,7 +4,7 @@
  */
 
 import { sameCredentials } from '../../os/node-user/node-credentials.js';
-import type { ForEachDecision } from '../../protocol/expansion.js';
+import type { ExpansionDecision } from '../../protocol/expansion.js';
 import { recoveryWords } from '../../render/recovery-words.js';
 import { dailyCapNow } from '../../runner/daily-cap.js';
 import { recover, type WaveOptions } from '../../runner/recovery/recover.js';
@@ -30,7 +30,7 @@ export async function planMode(
   const wave = mode === 'plan' && ctx.inputs.dispatch === 'ready' ? await waveOptions(ctx, run) : undefined;
   const r = await recover(setup, {
     create: mode === 'plan',
-    forEach: mode === 'plan',
+    expansions: mode === 'plan',
     ...(wave ? { wave } : {}),
   });
   const cp = r.cur.state.checkpoint;
@@ -38,7 +38,7 @@ export async function planMode(
     ctx.io.info(`interlock: dispatched ${r.planned.length} node(s) for the matrix: ${r.planned.join(', ')}`);
   for (const id of r.interrupted) ctx.io.info(`interlock: ${recoveryWords(r.cur.state, id)}`);
   for (const l of r.left) ctx.io.info(`interlock: "${l.node}" left alone: ${l.why}`);
-  for (const d of r.forEach) ctx.io.info(`interlock: ${forEachWords(d)}`);
+  for (const d of r.expansions) ctx.io.info(`interlock: ${expansionWords(d)}`);
   const outputs: Record<string, string> = {
     'run-id': run.runId,
     status: checkpointStatus(cp),
@@ -59,8 +59,8 @@ async function waveOptions(ctx: ActionContext, run: ResolvedRun): Promise<WaveOp
   return { runnerOf: waveRunner(ctx), opts: { sameCredentials, ...(dailyCap ? { dailyCap } : {}) } };
 }
 
-/** What plan did with a for_each node, in words. */
-function forEachWords(d: ForEachDecision): string {
+/** What plan did with a for_each or sub-graph node (an expansion, its failure, or its join), in words. */
+function expansionWords(d: ExpansionDecision): string {
   if (d.kind === 'expand') return `expanded "${d.node}" into ${d.items} instance(s)`;
   if (d.kind === 'join')
     return `joined "${d.node}"${d.tolerated.length ? `, tolerating ${d.tolerated.join(', ')}` : ''}`;

@@ -90,7 +90,7 @@ function progressLeftToOthers(what: Published, state: RunSnapshot['state']): boo
 }
 
 /**
- * The comment that asks a person to settle a held or escalated node, and the label: once per node and attempt
+ * The comment that asks a person to decide about a held or escalated node, and the label: once per node and attempt
  * (its hidden marker says which), however many steps see the node waiting.
  */
 export async function askForAttention(

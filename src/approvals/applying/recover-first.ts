@@ -1,6 +1,6 @@
 /**
- * The comment handler recovers before it settles, as a step does at its start: when the node a command names is
- * in flight, it asks GitHub whether the attempt's workflow run has ended and, if so, records the interruption;
+ * The comment handler recovers before it applies a command, as a step does at its start: when the node a command
+ * names is in flight, it asks GitHub whether the attempt's workflow run has ended and, if so, records the interruption;
  * the command then applies to the held node. When the run is still going it says so, and what to do, in
  * the words of the command that was used.
  */
@@ -65,6 +65,6 @@ export async function recoverFirst(
   if (r.cur.state.nodes.get(command.node)?.state !== 'in_flight') return { ok: true };
   return {
     ok: false,
-    why: `node "${command.node}" is still in flight (${left?.why ?? 'its executor may still be running'}), so there is nothing to settle yet: once that workflow run has ended (cancel it, or let it finish), post \`${commandWords(command)}\` again and interlock records the interruption first`,
+    why: `node "${command.node}" is still in flight (${left?.why ?? 'its executor may still be running'}), so the command cannot be applied yet: once that workflow run has ended (cancel it, or let it finish), post \`${commandWords(command)}\` again and interlock records the interruption first`,
   };
 }

@@ -21,7 +21,7 @@ export type Screen = { ok: true } | { ok: false; why: string };
 /** The first gate, before any API call: only created comments (or a button press), never from a bot. */
 export function screenEvent(facts: { action: string; sender: Account; author?: Account | null }): Screen {
   if (isBot(facts.sender) || isBot(facts.author))
-    return { ok: false, why: `from a bot (${facts.sender.login}): bots never settle nodes` };
+    return { ok: false, why: `from a bot (${facts.sender.login}): bots never give interlock commands` };
   if (facts.action !== 'created' && facts.action !== 'requested_action')
     return { ok: false, why: `a comment that was ${facts.action}, not created: only new comments are read` };
   return { ok: true };
@@ -88,7 +88,7 @@ export function authorize(approvals: Approvals, need: Need, facts: AuthFacts): A
   return {
     ok: false,
     reason:
-      `@${facts.login} has ${facts.permission === 'none' ? 'no' : facts.permission} permission; settling needs ${approvals.permission}` +
+      `@${facts.login} has ${facts.permission === 'none' ? 'no' : facts.permission} permission; this command needs ${approvals.permission}` +
       (teams.length ? ` or membership of ${teams.join(', ')}` : '') +
       (unknown.length
         ? ` (membership of ${unknown.join(', ')} could not be read: the token needs organization members: read)`

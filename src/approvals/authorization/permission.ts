@@ -15,7 +15,7 @@ export interface Counting {
 
 /**
  * Gathers what `authorize` decides on: the person's permission (collaborator permission API) and, only when
- * that does not settle it, their membership of the teams listed under `approvals.approvers`.
+ * that does not decide it, their membership of the teams listed under `approvals.approvers`.
  */
 export async function gatherAuthFacts(
   deps: Pick<HandlerDeps, 'octokit' | 'repo'>,

@@ -35,7 +35,7 @@ const hinted = (runId: string, label: string) =>
 
 async function readFound(runId: string, stores: JournalStore[]): Promise<FoundRun | undefined> {
   for (const store of stores) {
-    // A run lost to a force-push has nothing a command could settle: the step that meets it says how to go on.
+    // A run lost to a force-push has nothing a command could act on: the step that meets it says how to go on.
     const stored = await store.read().catch((e: unknown) => {
       if (e instanceof RunLost) return null;
       throw e;

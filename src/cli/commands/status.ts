@@ -99,9 +99,9 @@ export function nextHint(
   // A run named by --journal is named so again: `--run-id` looks in .interlock/runs, where it is not.
   const run = { runId: cp.run_id, journal };
   const lines: string[] = [];
-  const either = (n: string, settled: string) => [
+  const either = (n: string, settleWords: string) => [
     `  ${approveRerunCommand('cli', n, run)}     # run it again`,
-    `  ${settleCommand('cli', n, run)}   # ${settled}`,
+    `  ${settleCommand('cli', n, run)}   # ${settleWords}`,
   ];
   for (const n of cp.awaiting_approval_nodes ?? []) {
     lines.push(

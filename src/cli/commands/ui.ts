@@ -19,7 +19,7 @@ import type { PageRun } from '../../render/page/waiting-model.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { listJson, openExisting } from '../journals.js';
-import { applyLocal } from './settle.js';
+import { applyLocal } from './person-command.js';
 
 export interface RunningUi {
   url: string;

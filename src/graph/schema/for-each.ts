@@ -86,14 +86,14 @@ export const INSTANCE_KEY_RULE =
   '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
 
 /** Why a key cannot name an instance; undefined when it can. */
-export function instanceKeyProblem(key: string): string | undefined {
-  if (INSTANCE_KEY_PATTERN.test(key) && !key.includes('..')) return undefined;
-  return `key ${JSON.stringify(key.length > 80 ? `${key.slice(0, 80)}…` : key)} is not ${INSTANCE_KEY_RULE}`;
+export function instanceKeyProblem(instanceKey: string): string | undefined {
+  if (INSTANCE_KEY_PATTERN.test(instanceKey) && !instanceKey.includes('..')) return undefined;
+  return `key ${JSON.stringify(instanceKey.length > 80 ? `${instanceKey.slice(0, 80)}…` : instanceKey)} is not ${INSTANCE_KEY_RULE}`;
 }
 
 /** An instance's name: `work[3]`. */
-export function instanceId(parent: string, key: string): string {
-  return `${parent}[${key}]`;
+export function instanceId(parent: string, instanceKey: string): string {
+  return `${parent}[${instanceKey}]`;
 }
 
 const INSTANCE_ID = /^([A-Za-z_][A-Za-z0-9_-]{0,63})\[([^\]]*)\]$/;
@@ -106,9 +106,9 @@ export function parseInstanceId(id: string): { parent: string; key: string } | u
 }
 
 /** The node an instance runs as: its parent's fields under its own name, without `for_each`. */
-export function instanceNode(parent: GraphNode, key: string): GraphNode {
+export function instanceNode(parent: GraphNode, instanceKey: string): GraphNode {
   const { for_each: _, ...rest } = parent;
-  return { ...rest, id: instanceId(parent.id, key), instance: { of: parent.id, key } };
+  return { ...rest, id: instanceId(parent.id, instanceKey), instance: { of: parent.id, key: instanceKey } };
 }
 
 /** The context names only a `for_each` node's expressions may read. */

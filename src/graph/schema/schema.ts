@@ -111,7 +111,7 @@ export const NodeSchema = z.strictObject({
   network: NetworkSchema.optional(),
   // One instance per item of a list (issue 28): for-each-schema.ts.
   ...forEachFields,
-  // Bounded loops (issue 28): repeat-schema.ts.
+  // Bounded loops (issue 28): loop.ts.
   repeat: RepeatSchema.optional(),
   // Sub-graphs (issue 28): subgraph-schema.ts.
   ...subgraphFields,

@@ -16,7 +16,7 @@ import {
   UsageSchema,
 } from './fields.js';
 import { GATE_EVENTS, GuidanceText, StartedBy } from './gates.js';
-import { CYCLE_EVENTS, ForkedFrom } from './loops-and-reruns.js';
+import { ForkedFrom, LOOP_AND_RERUN_EVENTS } from './loops-and-reruns.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 import { NodeOverdue } from './overdue.js';
 import { ChainSchema, NodeReturned } from './serialized.js';
@@ -168,7 +168,7 @@ const RerunApproved = z.strictObject({
   node: nodeId(),
   attempt: z.number().int().nonnegative().register(z.globalRegistry, {
     description:
-      'The held or escalated attempt this approval settles; `0` for a looping sub-graph node, which makes no attempt of its own.',
+      'The held or escalated attempt this approval answers; `0` for a looping sub-graph node, which makes no attempt of its own.',
   }),
   ...APPROVER_FIELDS,
   graph_hash: z
@@ -227,7 +227,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   ...GATE_EVENTS,
   NodeOverdue,
   ...EXPANSION_EVENTS,
-  ...CYCLE_EVENTS,
+  ...LOOP_AND_RERUN_EVENTS,
   NodeReturned,
 ]);
 

@@ -7,11 +7,11 @@ export const RunnerSchema = z
   .looseObject({
     kind: z.enum(['local', 'actions', 'person']).register(z.globalRegistry, {
       description:
-        '`local`: a process on a machine (the CLI); `actions`: a GitHub Actions job; `person`: a person settling a node (CLI or comment).',
+        '`local`: a process on a machine (the CLI); `actions`: a GitHub Actions job; `person`: a command given by a person (the CLI, a comment or the App).',
     }),
     host: z.string().optional().register(z.globalRegistry, {
       description:
-        'The machine (local); for a person, where they settled from: `cli:<user>` or `interlock-app`.',
+        'The machine (local); for a person, where their command came from: `cli:<user>` or `interlock-app`.',
     }),
     pid: z
       .number()

@@ -81,7 +81,7 @@ const NodeCarriedOver = z.strictObject({
 });
 
 /** Spread into the journal's discriminated union. */
-export const CYCLE_EVENTS = [NodeCycleStarted, RerunFromApproved, NodeCarriedOver] as const;
+export const LOOP_AND_RERUN_EVENTS = [NodeCycleStarted, RerunFromApproved, NodeCarriedOver] as const;
 
 /** `RunStarted.forked_from`: the run a fork was made from, and the last event of it the fork saw. */
 export const ForkedFrom = z

@@ -39,16 +39,16 @@ export const nodeExpanded: Reducer<'NodeExpanded'> = (f, e, at) => {
       `node "${e.node}" has ${e.items.length} items, more than its max_items ${spec.for_each!.max_items}`,
     );
   const keys = e.items.map((i) => i.key);
-  keys.forEach((key, index) => {
-    const problem = instanceKeyProblem(key);
+  keys.forEach((instanceKey, index) => {
+    const problem = instanceKeyProblem(instanceKey);
     if (problem) at.bad(`item ${index} of node "${e.node}": ${problem}`);
-    if (keys.indexOf(key) !== index) at.bad(`node "${e.node}" has the key "${key}" twice`);
+    if (keys.indexOf(instanceKey) !== index) at.bad(`node "${e.node}" has the key "${instanceKey}" twice`);
   });
   p.state = 'expanded';
   p.expansion = { keys, values: e.items.map((i) => i.value) };
-  e.items.forEach(({ key, value }, index) => {
-    const q = reusedProgress(f, instanceNode(spec, key), p.again);
-    q.item = { of: e.node, key, index, value };
+  e.items.forEach(({ key: instanceKey, value }, index) => {
+    const q = reusedProgress(f, instanceNode(spec, instanceKey), p.again);
+    q.item = { of: e.node, key: instanceKey, index, value };
   });
   delete p.again;
 };

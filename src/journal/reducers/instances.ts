@@ -80,7 +80,7 @@ export function expandedNodes(
     const made = progressOf.get(n.id)?.expansion;
     if (!made) return;
     if (made.children) for (const c of childNodes(n)) add(c);
-    else for (const key of made.keys) add(instanceNode(n, key));
+    else for (const instanceKey of made.keys) add(instanceNode(n, instanceKey));
   };
   for (const n of nodes) add(n);
   return out;

@@ -99,9 +99,9 @@ function carriedInstances(f: Folding, e: EventOf<'NodeCarriedOver'>, at: At): vo
   const instances = e.instances ?? [];
   if (!instances.length) at.bad(`node "${e.node}" has for_each: its carry-over lists its instances`);
   const keys = instances.map((i) => i.key);
-  keys.forEach((key, index) => {
-    if (instanceKeyProblem(key) || keys.indexOf(key) !== index)
-      at.bad(`node "${e.node}" carries the key "${key}" badly`);
+  keys.forEach((instanceKey, index) => {
+    if (instanceKeyProblem(instanceKey) || keys.indexOf(instanceKey) !== index)
+      at.bad(`node "${e.node}" carries the key "${instanceKey}" badly`);
   });
   const tolerated = instances.filter((i) => i.state === 'tolerated').map((i) => instanceId(e.node, i.key));
   f.nodes.get(e.node)!.expansion = { keys, values: instances.map((i) => i.value), tolerated };

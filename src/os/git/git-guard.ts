@@ -187,8 +187,8 @@ export interface GuardOptions {
 }
 
 function stateFile(stateDir: string, workspace: string): string {
-  const key = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
-  return join(stateDir, `interlock-git-guard-${key}.json`);
+  const workspaceHash = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+  return join(stateDir, `interlock-git-guard-${workspaceHash}.json`);
 }
 
 /**

@@ -57,7 +57,7 @@ export const ROUTES: readonly Route[] = [
 ];
 
 /** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
-export interface ProxyKey {
+export interface ModelKey {
   name: string;
   api: ModelApi;
   real: string;
@@ -85,7 +85,7 @@ export function credentialConflicts(names: string[], granted: Iterable<string>):
 }
 
 /** The upstream base URL of each API served: the step env's own, or the official API. */
-export function upstreams(keys: ProxyKey[], env: Record<string, string | undefined>): Map<ModelApi, URL> {
+export function upstreams(keys: ModelKey[], env: Record<string, string | undefined>): Map<ModelApi, URL> {
   const out = new Map<ModelApi, URL>();
   for (const api of new Set(keys.map((k) => k.api))) {
     const shape = APIS[api];
@@ -114,7 +114,7 @@ export function upstreamUrl(base: URL, upstreamPath: string, query: string): URL
 }
 
 /** The variables a node gets in place of the keys: each key's placeholder, and the proxy as each API's base URL. */
-export function nodeEnvFor(keys: ProxyKey[], port: number): Record<string, string> {
+export function nodeEnvFor(keys: ModelKey[], port: number): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of keys) env[k.name] = k.placeholder;
   for (const api of new Set(keys.map((k) => k.api)))
@@ -138,10 +138,10 @@ export function withLoopbackNoProxy(value: string | undefined): string {
 export type ProxyDecision =
   /** Answered by the proxy itself (Claude Code's `HEAD /` probe): nothing goes upstream. */
   | { kind: 'answer'; status: 200 }
-  | { kind: 'forward'; key: ProxyKey; route: Route; query: string }
+  | { kind: 'forward'; modelKey: ModelKey; route: Route; query: string }
   | { kind: 'refuse'; status: 400 | 401 | 404 | 405; message: string };
 
-const served = (keys: ProxyKey[]) =>
+const served = (keys: ModelKey[]) =>
   ROUTES.filter((r) => keys.some((k) => k.api === r.api))
     .map((r) => `${r.method} ${r.path}${r.upgrade ? ' (WebSocket)' : ''}`)
     .join(', ');
@@ -173,7 +173,7 @@ const refuse = (status: 400 | 401 | 404 | 405, message: string): ProxyDecision =
  */
 export function decideRequest(
   req: { method: string; url: string; headers: IncomingHttpHeaders; upgrade: boolean },
-  keys: ProxyKey[],
+  keys: ModelKey[],
 ): ProxyDecision {
   const q = req.url.indexOf('?');
   const path = q < 0 ? req.url : req.url.slice(0, q);
@@ -191,14 +191,14 @@ export function decideRequest(
       `${req.method} ${path}${req.upgrade ? ' (upgrade)' : ''} is not served; it serves ${served(keys)}`,
     );
   const given = carried(req.headers, route.api);
-  const key =
+  const modelKey =
     given === undefined ? undefined : keys.find((k) => k.api === route.api && same(k.placeholder, given));
-  if (!key)
+  if (!modelKey)
     return refuse(
       401,
       `the request does not carry this step's placeholder key for the ${route.api} API (${route.api === 'anthropic' ? 'x-api-key' : 'Authorization: Bearer'}): only the step's nodes can use this proxy`,
     );
-  return { kind: 'forward', key, route, query };
+  return { kind: 'forward', modelKey: modelKey, route, query };
 }
 
 /** Headers that belong to one connection, never passed on (RFC 9110 7.6.1), and the proxy's own. */
@@ -218,7 +218,7 @@ const HOP = new Set([
 /** The request's headers as the upstream gets them: the real key in place of the placeholder, nothing hop-by-hop. */
 export function upstreamHeaders(
   headers: IncomingHttpHeaders,
-  key: ProxyKey,
+  modelKey: ModelKey,
   upgrade: boolean,
 ): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -226,8 +226,8 @@ export function upstreamHeaders(
     if (v === undefined || HOP.has(k) || k === 'x-api-key' || k === 'authorization') continue;
     out[k] = v;
   }
-  if (key.api === 'anthropic' && headers['x-api-key'] !== undefined) out['x-api-key'] = key.real;
-  else out.authorization = `Bearer ${key.real}`;
+  if (modelKey.api === 'anthropic' && headers['x-api-key'] !== undefined) out['x-api-key'] = modelKey.real;
+  else out.authorization = `Bearer ${modelKey.real}`;
   if (upgrade) {
     out.connection = 'Upgrade';
     out.upgrade = String(headers.upgrade ?? 'websocket');

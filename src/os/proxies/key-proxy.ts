@@ -16,8 +16,8 @@ import {
   downstreamHeaders,
   MODEL_KEYS,
   type ModelApi,
+  type ModelKey,
   nodeEnvFor,
-  type ProxyKey,
   refusalBody,
   upstreamHeaders,
   upstreams,
@@ -45,7 +45,7 @@ function placeholder(api: ModelApi): string {
  * gets a placeholder of its own; the proxy serves only the APIs of the keys it holds.
  */
 export async function startKeyProxy(names: string[], env: NodeJS.ProcessEnv): Promise<KeyProxy | undefined> {
-  const keys: ProxyKey[] = names
+  const keys: ModelKey[] = names
     .filter((n) => env[n])
     .map((n) => ({ name: n, api: MODEL_KEYS[n]!, real: env[n]!, placeholder: placeholder(MODEL_KEYS[n]!) }));
   if (!keys.length) return undefined;
@@ -133,7 +133,7 @@ function refuseWith(res: ServerResponse, status: number, path: string, message: 
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  keys: ProxyKey[],
+  keys: ModelKey[],
   bases: Map<ModelApi, URL>,
   send: Send,
 ): void {
@@ -150,7 +150,7 @@ function forward(
     return;
   }
   const target = upstreamUrl(bases.get(d.route.api)!, d.route.upstreamPath, d.query);
-  const up = send(target, { method: req.method, headers: upstreamHeaders(req.headers, d.key, false) });
+  const up = send(target, { method: req.method, headers: upstreamHeaders(req.headers, d.modelKey, false) });
   up.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
@@ -182,7 +182,7 @@ function rawResponse(
 }
 
 interface UpgradeDeps {
-  keys: ProxyKey[];
+  keys: ModelKey[];
   bases: Map<ModelApi, URL>;
   send: Send;
   track: <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T) => T;
@@ -212,7 +212,7 @@ function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, deps: 
   }
   socket.on('error', () => socket.destroy());
   const target = upstreamUrl(deps.bases.get(d.route.api)!, d.route.upstreamPath, d.query);
-  const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.key, true) });
+  const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.modelKey, true) });
   up.on('upgrade', (answer, upSocket, upHead) => {
     deps.track(upSocket);
     socket.write(

@@ -17,39 +17,40 @@ export const TRAILER = 'Interlock-Effect';
 
 /** A mark as found: the key it names and the value it carries (absent on a mark made before values). */
 export interface EffectMark {
-  key: string;
+  idempotencyKey: string;
   value?: string;
 }
 
 const VALUE = '[0-9a-f]{64}';
 
 /** The value an attempt's mark carries: HMAC-SHA256 of the key and the attempt under the executor's secret. */
-export function markValue(secret: Uint8Array, key: string, attempt: number): string {
-  return createHmac('sha256', secret).update(`${key}\n${attempt}`).digest('hex');
+export function markValue(secret: Uint8Array, idempotencyKey: string, attempt: number): string {
+  return createHmac('sha256', secret).update(`${idempotencyKey}\n${attempt}`).digest('hex');
 }
 
 /** What the journal records of a mark (`NodeDispatched.effect_mark`): SHA-256 of its key and value. */
-export function markHash(key: string, value: string): string {
-  return createHash('sha256').update(`${key}\n${value}`).digest('hex');
+export function markHash(idempotencyKey: string, value: string): string {
+  return createHash('sha256').update(`${idempotencyKey}\n${value}`).digest('hex');
 }
 
 /** The trailer line of an effect's commit. */
-export const commitMark = (key: string, value: string) => `${TRAILER}: ${key} ${value}`;
+export const commitMark = (idempotencyKey: string, value: string) => `${TRAILER}: ${idempotencyKey} ${value}`;
 
 /** The hidden marker of an effect in a pull request's, comment's or release's body. */
-export const bodyMark = (key: string, value: string) => `<!-- interlock:effect ${key} ${value} -->`;
+export const bodyMark = (idempotencyKey: string, value: string) =>
+  `<!-- interlock:effect ${idempotencyKey} ${value} -->`;
 
 /** The trailer of a commit message (its last one), if it has one. */
 export function commitMarkOf(message: string): EffectMark | undefined {
   const all = [...message.matchAll(new RegExp(`^${TRAILER}: (\\S+)(?: (${VALUE}))?[ \\t]*$`, 'gm'))];
   const m = all[all.length - 1];
-  return m ? { key: m[1]!, ...(m[2] ? { value: m[2] } : {}) } : undefined;
+  return m ? { idempotencyKey: m[1]!, ...(m[2] ? { value: m[2] } : {}) } : undefined;
 }
 
 /** Every effect marker in a body. */
 export function bodyMarksOf(body: string | null | undefined): EffectMark[] {
   return [...(body ?? '').matchAll(new RegExp(`<!-- interlock:effect (\\S+)(?: (${VALUE}))? -->`, 'g'))].map(
-    (m) => ({ key: m[1]!, ...(m[2] ? { value: m[2] } : {}) }),
+    (m) => ({ idempotencyKey: m[1]!, ...(m[2] ? { value: m[2] } : {}) }),
   );
 }
 
@@ -63,8 +64,16 @@ export function recordedMarks(journal: Pick<Journal, 'events'>, node?: string): 
 }
 
 /** The rule: a mark is interlock's own for `key` when it names `key` and its value hashes to a recorded one. */
-export function isOwnMark(mark: EffectMark | undefined, key: string, recorded: ReadonlySet<string>): boolean {
-  return !!mark?.value && mark.key === key && recorded.has(markHash(mark.key, mark.value));
+export function isOwnMark(
+  mark: EffectMark | undefined,
+  idempotencyKey: string,
+  recorded: ReadonlySet<string>,
+): boolean {
+  return (
+    !!mark?.value &&
+    mark.idempotencyKey === idempotencyKey &&
+    recorded.has(markHash(mark.idempotencyKey, mark.value))
+  );
 }
 
 /** A mark of any effect of run `runId`: a branch tip it made may be moved on by a later effect of the run. */
@@ -73,25 +82,29 @@ export function isRunMark(
   runId: string,
   recorded: ReadonlySet<string>,
 ): boolean {
-  return !!mark?.value && mark.key.startsWith(`${runId}/`) && recorded.has(markHash(mark.key, mark.value));
+  return (
+    !!mark?.value &&
+    mark.idempotencyKey.startsWith(`${runId}/`) &&
+    recorded.has(markHash(mark.idempotencyKey, mark.value))
+  );
 }
 
 /** A body carries interlock's own mark for `key`. */
 export function ownBody(
   body: string | null | undefined,
-  key: string,
+  idempotencyKey: string,
   recorded: ReadonlySet<string>,
 ): boolean {
-  return ownMarkIn(body, key, recorded) !== undefined;
+  return ownMarkIn(body, idempotencyKey, recorded) !== undefined;
 }
 
 /** The mark of interlock's own for `key` a body carries, if any. */
 export function ownMarkIn(
   body: string | null | undefined,
-  key: string,
+  idempotencyKey: string,
   recorded: ReadonlySet<string>,
 ): EffectMark | undefined {
-  return bodyMarksOf(body).find((m) => isOwnMark(m, key, recorded));
+  return bodyMarksOf(body).find((m) => isOwnMark(m, idempotencyKey, recorded));
 }
 
 /**
@@ -100,8 +113,8 @@ export function ownMarkIn(
  */
 export function ownComment(
   c: { user?: { type?: string } | null; body?: string | null },
-  key: string,
+  idempotencyKey: string,
   recorded: ReadonlySet<string>,
 ): boolean {
-  return c.user?.type === 'Bot' && ownBody(c.body, key, recorded);
+  return c.user?.type === 'Bot' && ownBody(c.body, idempotencyKey, recorded);
 }

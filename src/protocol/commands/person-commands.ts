@@ -19,7 +19,7 @@ export type CommandEvents = { ok: true; events: NewEvent[] } | { ok: false; reas
 
 export interface ApprovalRequest extends ApprovalTerms {
   node: string;
-  /** The attempt the approval settles; defaults to the node's last attempt. */
+  /** The attempt the approval answers; defaults to the node's last attempt. */
   attempt?: number;
   reason?: string;
   /** Distinct people who must approve before the node leaves its hold (default 1); recorded in the event. */

@@ -133,10 +133,10 @@ export function forkRun(
 function carriedInstances(graph: Graph, state: RunState, id: string) {
   const made = state.nodes.get(id)?.expansion;
   if (!nodeById(graph, id)?.for_each || !made) return {};
-  const instances = made.keys.map((key, i) => {
-    const q = state.nodes.get(instanceId(id, key))!;
+  const instances = made.keys.map((instanceKey, i) => {
+    const q = state.nodes.get(instanceId(id, instanceKey))!;
     const ended = q.state === 'completed' || q.state === 'skipped' ? q.state : ('tolerated' as const);
-    return { key, value: made.values[i], state: ended, outputs: { ...q.outputs } };
+    return { key: instanceKey, value: made.values[i], state: ended, outputs: { ...q.outputs } };
   });
   return { instances };
 }

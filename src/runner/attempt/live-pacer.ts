@@ -26,12 +26,12 @@ export function pacedLive(
   let last = clock();
   let pending: LiveView | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let chain: Promise<void> = Promise.resolve();
+  let publishing: Promise<void> = Promise.resolve();
   let edits = 0;
   const send = (v: LiveView) => {
     last = clock();
     edits += 1;
-    chain = chain.then(() => publish(v)).catch((e: unknown) => onError(e as Error));
+    publishing = publishing.then(() => publish(v)).catch((e: unknown) => onError(e as Error));
   };
   const flush = () => {
     timer = undefined;
@@ -50,7 +50,7 @@ export function pacedLive(
       timer = undefined;
       pending = undefined;
       send(v);
-      await chain;
+      await publishing;
     },
     edits: () => edits,
   };

@@ -36,11 +36,11 @@ export type AttemptNetwork =
 const saidOpen = new WeakSet<object>();
 
 /** The attempt's network, from its node's `network` (the node's own, or the graph's default). */
-export function attemptNetwork(setup: NetworkSetup, key: object, node: GraphNode): AttemptNetwork {
+export function attemptNetwork(setup: NetworkSetup, saidFor: object, node: GraphNode): AttemptNetwork {
   const allow = node.network?.allow;
   if (!allow) {
-    if (!saidOpen.has(key)) {
-      saidOpen.add(key);
+    if (!saidOpen.has(saidFor)) {
+      saidOpen.add(saidFor);
       setup.say?.(
         `"${node.id}" has no network: in the graph, so its commands have the machine's open network (give nodes network: { allow: [...] } to allow only the hosts they need; see SECURITY.md)`,
       );

@@ -27,9 +27,9 @@ export interface SessionCache {
   /** Why it cannot be used in this step, or undefined when it can. */
   unavailable(): string | undefined;
   /** Restores the entry `key` into `folder`; true on a hit. Never throws. */
-  restore(folder: string, key: string): Promise<boolean>;
+  restore(folder: string, cacheKey: string): Promise<boolean>;
   /** Saves `folder` as the entry `key`. Never throws. */
-  save(folder: string, key: string): Promise<void>;
+  save(folder: string, cacheKey: string): Promise<void>;
 }
 
 /** What carrying a session needs from the step. */
@@ -90,8 +90,14 @@ export async function carrySession(
     why = `the staging folder cannot be used (${(e as Error).message})`;
   }
   if (!why && cache && from) {
-    const key = sessionCacheKey({ scope: cache.scope, runId, session, engine: resume.engine, id: resume.id });
-    const hit = await cache.restore(from, key);
+    const cacheKey = sessionCacheKey({
+      scope: cache.scope,
+      runId,
+      session,
+      engine: resume.engine,
+      id: resume.id,
+    });
+    const hit = await cache.restore(from, cacheKey);
     if (hit) {
       try {
         unstageTranscripts(from, dir);

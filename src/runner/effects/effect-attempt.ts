@@ -25,7 +25,7 @@ export async function effectAttempt(
       github: setup.github,
       cwd: setup.cwd,
       runId: cur.journal.run_id,
-      key: context.idempotency_key,
+      idempotencyKey: context.idempotency_key,
       marks: effectMarks(cur.journal, node.id, context.idempotency_key, opts.attempt),
       protectedPaths: setup.protectedPaths ?? (async () => runProtectedPaths(setup.graph)),
     },

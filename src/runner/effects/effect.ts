@@ -36,7 +36,7 @@ export interface EffectSetup {
   cwd: string;
   runId: string;
   /** The node's idempotency key: the mark the effect leaves names it. */
-  key: string;
+  idempotencyKey: string;
   /** The value this attempt's mark carries, and the hashes a mark of interlock's own has (src/protocol/attempt/effect-marks.ts). */
   marks: EffectMarks;
   /** The protected path patterns: the default branch's configuration, the run's graph and its skills. */
@@ -91,7 +91,7 @@ async function doPush(s: EffectSetup, node: GraphNode, branch: string, message: 
     repo: gh.repo,
     branch,
     message,
-    key: s.key,
+    idempotencyKey: s.idempotencyKey,
     marks: s.marks,
     runId: s.runId,
     checkout,
@@ -117,7 +117,8 @@ async function pullRequest(
 ) {
   const gh = s.github!;
   const pushed = await doPush(s, node, spec.branch, spec.title);
-  const bodyWith = (value: string) => `${spec.body ?? ''}\n\n${bodyMark(s.key, value)}`.trimStart();
+  const bodyWith = (value: string) =>
+    `${spec.body ?? ''}\n\n${bodyMark(s.idempotencyKey, value)}`.trimStart();
   const body = bodyWith(s.marks.value);
   const open = await ask(() =>
     gh.octokit.paginate(gh.octokit.rest.pulls.list, {
@@ -127,7 +128,7 @@ async function pullRequest(
       per_page: 100,
     }),
   );
-  let pr = open.find((p) => ownBody(p.body, s.key, s.marks.own));
+  let pr = open.find((p) => ownBody(p.body, s.idempotencyKey, s.marks.own));
   let how = 'found by its mark';
   if (!pr) {
     const base =
@@ -149,7 +150,7 @@ async function pullRequest(
     how = 'opened';
   } else if (
     pr.title !== spec.title ||
-    pr.body !== bodyWith(ownMarkIn(pr.body, s.key, s.marks.own)!.value!)
+    pr.body !== bodyWith(ownMarkIn(pr.body, s.idempotencyKey, s.marks.own)!.value!)
   ) {
     // An earlier attempt's pull request with the same title and text is this one: its mark stays.
     const number = pr.number;
@@ -180,7 +181,7 @@ async function comment(s: EffectSetup, text: string) {
     }),
   );
   // A marker is plain text anyone who may comment could paste: only a bot's comment with the key's own value counts.
-  const found = all.find((c) => ownComment(c, s.key, s.marks.own));
+  const found = all.find((c) => ownComment(c, s.idempotencyKey, s.marks.own));
   const made =
     found ??
     (
@@ -188,7 +189,7 @@ async function comment(s: EffectSetup, text: string) {
         gh.octokit.rest.issues.createComment({
           ...gh.repo,
           issue_number: subject,
-          body: `${text}\n\n${bodyMark(s.key, s.marks.value)}`,
+          body: `${text}\n\n${bodyMark(s.idempotencyKey, s.marks.value)}`,
         }),
       )
     ).data;

@@ -22,7 +22,7 @@ export interface PushRequest {
   branch: string;
   message: string;
   /** The node's idempotency key (`<run-id>/<node>`): the mark the commit carries names it. */
-  key: string;
+  idempotencyKey: string;
   /** The value the mark carries, and the hashes a mark of interlock's own has. */
   marks: EffectMarks;
   /** The run's id: a tip whose trailer names this run was made by it, and may be moved on. */
@@ -75,7 +75,7 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const tip = tipSha
     ? (await ask(() => octokit.rest.git.getCommit({ ...repo, commit_sha: tipSha }))).data
     : undefined;
-  if (tip && isOwnMark(commitMarkOf(tip.message), req.key, req.marks.own))
+  if (tip && isOwnMark(commitMarkOf(tip.message), req.idempotencyKey, req.marks.own))
     return { sha: tip.sha, how: 'found', files: 0 };
   if (tip && !madeHere(req, tip))
     throw new Error(
@@ -112,7 +112,7 @@ export async function pushChange(req: PushRequest): Promise<PushResult> {
   const commit = await ask(() =>
     octokit.rest.git.createCommit({
       ...repo,
-      message: `${req.message.trimEnd()}\n\n${commitMark(req.key, req.marks.value)}\n`,
+      message: `${req.message.trimEnd()}\n\n${commitMark(req.idempotencyKey, req.marks.value)}\n`,
       tree: made.data.sha,
       parents: [parent.sha],
     }),

@@ -9,8 +9,8 @@ import { effectRequest as ask } from './request.js';
 
 export async function release(s: EffectSetup, spec: Extract<Effect, { release: unknown }>['release']) {
   const gh = s.github!;
-  const mark = bodyMark(s.key, s.marks.value);
-  const ours = (body: string | null | undefined) => ownBody(body, s.key, s.marks.own);
+  const mark = bodyMark(s.idempotencyKey, s.marks.value);
+  const ours = (body: string | null | undefined) => ownBody(body, s.idempotencyKey, s.marks.own);
   // A published release is found by its tag; a draft has none yet, so drafts are looked for by the mark.
   const byTag = await ask(() => gh.octokit.rest.repos.getReleaseByTag({ ...gh.repo, tag: spec.tag })).catch(
     (e) => {

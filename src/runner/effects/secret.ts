@@ -20,8 +20,8 @@ function effectSecret(): Buffer {
 export function withEffectMark(decision: Decision): Decision {
   if (decision.kind !== 'dispatch' || !decision.node.effect) return decision;
   const { node, attempt, context } = decision;
-  const key = context.idempotency_key;
-  const effect_mark = markHash(key, markValue(effectSecret(), key, attempt));
+  const idempotencyKey = context.idempotency_key;
+  const effect_mark = markHash(idempotencyKey, markValue(effectSecret(), idempotencyKey, attempt));
   const events = decision.events.map((e) =>
     e.type === 'NodeDispatched' && e.node === node.id && e.attempt === attempt ? { ...e, effect_mark } : e,
   );
@@ -41,11 +41,11 @@ export interface EffectMarks {
 export function effectMarks(
   journal: Pick<Journal, 'events'>,
   node: string,
-  key: string,
+  idempotencyKey: string,
   attempt: number,
 ): EffectMarks {
   return {
-    value: markValue(effectSecret(), key, attempt),
+    value: markValue(effectSecret(), idempotencyKey, attempt),
     own: recordedMarks(journal, node),
     run: recordedMarks(journal),
   };

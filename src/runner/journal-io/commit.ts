@@ -8,7 +8,7 @@ import { EventSchema, type Journal, type NewEvent } from '../../journal/events/e
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
 import { fold } from '../../journal/fold.js';
-import { unsettledMs } from '../../journal/freshness.js';
+import { staleReadShortMs } from '../../journal/freshness.js';
 import { appendEvents } from '../../journal/parse.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
@@ -103,12 +103,12 @@ function stalledOn(tried: Tried<unknown>, cur: RunSnapshot): boolean {
 
 /**
  * Nothing to write is a decision on what the journal lacks: taken only from a read that holds what came before
- * this process (`RunSetup.settle`); how long until such a read may begin.
+ * this process (`RunSetup.staleRead`); how long until such a read may begin.
  */
-function settleMs(setup: RunSetup, readAt: number, chosen: object): number {
-  // A decision on what the journal holds (`exact`: a plan's dispatch taken, say) needs no settled read.
+function staleWaitMs(setup: RunSetup, readAt: number, chosen: object): number {
+  // A decision on what the journal holds (`exact`: a plan's dispatch taken, say) needs no read past the window.
   if ((chosen as { exact?: unknown }).exact === true) return 0;
-  return unsettledMs(readAt, setup.settle?.at, setup.settle?.windowMs ?? 0);
+  return staleReadShortMs(readAt, setup.staleRead?.at, setup.staleRead?.windowMs ?? 0);
 }
 
 /** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
@@ -203,7 +203,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       if (backoff > 0) continue;
     }
     if (events.length === 0 && (cur.version !== null || !options.create)) {
-      backoff = fromRead ? settleMs(setup, readAt, chosen) : 0;
+      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }

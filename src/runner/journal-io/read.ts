@@ -28,9 +28,9 @@ export interface RunSetup {
   /**
    * When what this process acts on happened (its start; a person's comment), and how stale GitHub's reads by
    * branch name may be: a decision that writes nothing is taken only from a read begun `windowMs` after `at`
-   * (journal/freshness.ts `unsettledMs`). Absent: every read is exact (a file store).
+   * (journal/freshness.ts `staleReadShortMs`). Absent: every read is exact (a file store).
    */
-  settle?: { at: number; windowMs: number };
+  staleRead?: { at: number; windowMs: number };
   now?: () => string;
   /** The step's secrets: never written to the journal (src/render/redact.ts; the Action: `stepSecrets`). */
   secrets?: readonly string[];

@@ -11,7 +11,7 @@ import { appendEvents } from '../../journal/parse.js';
 import type { DispatchInfo, RunState } from '../../journal/state.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { withCompletion } from '../../protocol/decide.js';
-import { type ForEachDecision, forEachEvents } from '../../protocol/expansion.js';
+import { type ExpansionDecision, expansionEvents } from '../../protocol/expansion.js';
 import { planWave } from '../../protocol/plan-wave.js';
 import { type Probe, recoverEvents } from '../../protocol/recovery.js';
 import { decisionFailpoint } from '../decision-failpoint.js';
@@ -75,17 +75,17 @@ export interface WaveOptions {
 }
 
 /**
- * Recovery: marks in-flight attempts whose executor is provably gone as interrupted. With `forEach`, expands and
- * joins for_each nodes in the same write; with `wave`, dispatches the ready nodes for a matrix in it too.
+ * Recovery: marks in-flight attempts whose executor is provably gone as interrupted. With `expansions`, expands and
+ * joins for_each and sub-graph nodes in the same write; with `wave`, dispatches the ready nodes for a matrix in it too.
  */
 export async function recover(
   setup: RecoverySetup,
-  options: { forEach?: boolean; create?: boolean; wave?: WaveOptions } = {},
+  options: { expansions?: boolean; create?: boolean; wave?: WaveOptions } = {},
 ): Promise<{
   cur: RunSnapshot;
   interrupted: string[];
   left: Array<{ node: string; why: string }>;
-  forEach: ForEachDecision[];
+  expansions: ExpansionDecision[];
   /** The nodes the wave dispatched, and the commit that holds them (for the jobs' exact first read). */
   planned: string[];
   commit?: string;
@@ -98,8 +98,10 @@ export async function recover(
     async (cur) => {
       const rec = await recoveryFor(setup, cur, probe);
       if (rec.events.length) failpoint('before-recover-write');
-      // `mode: plan` also expands and joins for_each nodes in the same write (issue 28: protocol/expansion.ts).
-      const more = options.forEach ? forEachAfter(setup, cur, rec.events) : { events: [], decisions: [] };
+      // `mode: plan` also expands and joins for_each and sub-graph nodes in the same write (issue 28: protocol/expansion.ts).
+      const more = options.expansions
+        ? expansionsAfter(setup, cur, rec.events)
+        : { events: [], decisions: [] };
       for (const d of more.decisions) decisionFailpoint('before', d);
       const wave = options.wave
         ? waveAfter(setup, cur, [...rec.events, ...more.events], options.wave)
@@ -108,19 +110,19 @@ export async function recover(
         ...rec,
         events: [...rec.events, ...more.events, ...wave.events],
         recovered: rec.events,
-        forEach: more.decisions,
+        expansions: more.decisions,
         planned: wave.nodes,
       };
     },
     { ...(options.create !== undefined ? { create: options.create } : {}) },
   );
   if (r.chosen.recovered.length) failpoint('after-recover-write');
-  for (const d of r.chosen.forEach) decisionFailpoint('after', d);
+  for (const d of r.chosen.expansions) decisionFailpoint('after', d);
   return {
     cur: r.cur,
     interrupted: r.chosen.recovered.map((e) => ('node' in e ? e.node : '')),
     left: r.chosen.left,
-    forEach: r.chosen.forEach,
+    expansions: r.chosen.expansions,
     planned: r.chosen.planned,
     ...(r.commit ? { commit: r.commit } : {}),
   };
@@ -135,12 +137,12 @@ function waveAfter(setup: RecoverySetup, cur: RunSnapshot, before: NewEvent[], w
 }
 
 /** The expansions and joins the state after recovery allows. */
-function forEachAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
+function expansionsAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
   const journal = recovered.length
     ? appendEvents(cur.journal, recovered, (setup.now ?? isoNow)())
     : cur.journal;
   const state = recovered.length ? fold(journal, setup.graph) : cur.state;
-  return forEachEvents(setup.graph, journal, state, withCompletion);
+  return expansionEvents(setup.graph, journal, state, withCompletion);
 }
 
 /** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */

@@ -25,6 +25,7 @@ import { type EngineEnd, engineEnd, engineRun, watchEngine } from '../attempt/ag
 import { type AttemptOptions, type AttemptSetup, runCommand } from '../attempt/attempt.js';
 import { runChecks } from '../attempt/checks.js';
 import { checkOutputs } from '../attempt/checks-live-log.js';
+import { attemptEnv } from '../attempt/env.js';
 import { CONTEXT, makeChainFiles, readOutputs, readUsageText, USAGE } from '../attempt/files.js';
 import { type AttemptNetwork, attemptNetwork, connectionsOf, refusedNetwork } from '../attempt/network.js';
 import { carrySession, keepSession } from '../attempt/session-carry.js';
@@ -63,31 +64,20 @@ function chainInputs(
 /** A chain node's outputs file among the chain's files. */
 const outputName = (node: GraphNode) => `outputs/${fileNameOf(node.id)}`;
 
-/** The chain call's environment: the first node's, with each node's outputs file in `$INTERLOCK_OUTPUTS`. */
+/** The chain call's environment (the one builder, src/runner/attempt/env.ts): the first node's, with each node's outputs file in `$INTERLOCK_OUTPUTS`. */
 function chainEnv(
   setup: AttemptSetup,
   opts: AttemptOptions,
   chain: readonly GraphNode[],
   f: { env: Record<string, string>; files: AttemptFiles },
 ): NodeJS.ProcessEnv {
-  const { cur, node: head, context } = opts;
-  const outputsDir = dirname(f.files.path(outputName(head)));
-  return {
-    ...setup.baseEnv,
-    ...f.env,
-    INTERLOCK_RUN_ID: cur.journal.run_id,
-    INTERLOCK_NODE: head.id,
-    INTERLOCK_ATTEMPT: String(opts.attempt),
-    INTERLOCK_IDEMPOTENCY_KEY: context.idempotency_key,
-    INTERLOCK_OUTPUT: f.files.path(outputName(head)),
-    INTERLOCK_OUTPUTS: outputsDir,
-    INTERLOCK_CHAIN: chain.map((n) => n.id).join(','),
-    INTERLOCK_CONTEXT: f.files.path(CONTEXT),
-    INTERLOCK_USAGE: f.files.path(USAGE),
-    INTERLOCK_EXEC_TAG: opts.execTag,
-    INTERLOCK_SESSION: head.session!.name,
-    INTERLOCK_ENGINE: opts.approach.engine!,
-  };
+  const outputFile = f.files.path(outputName(opts.node));
+  return attemptEnv(setup, opts, f.env, {
+    outputFile,
+    contextFile: f.files.path(CONTEXT),
+    usageFile: f.files.path(USAGE),
+    chain: { outputsDir: dirname(outputFile), nodes: chain.map((n) => n.id) },
+  });
 }
 
 /** Runs the chain whose first node `opts` dispatched; its outcomes in chain order, up to the first that fails. */

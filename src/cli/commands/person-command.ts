@@ -18,9 +18,9 @@ import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { afterDecision } from '../next-steps.js';
 
-export type SettleVerb = Exclude<PersonCommand['kind'], 'rerun-from'>;
+export type PersonCommandVerb = Exclude<PersonCommand['kind'], 'rerun-from'>;
 
-function parseSettle(verb: SettleVerb, args: string[]) {
+function parsePersonCommand(verb: PersonCommandVerb, args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -96,8 +96,8 @@ export async function applyLocal(
   });
 }
 
-export async function cmdSettle(io: Io, verb: SettleVerb, args: string[]): Promise<number> {
-  const { values, command } = parseSettle(verb, args);
+export async function cmdPersonCommand(io: Io, verb: PersonCommandVerb, args: string[]): Promise<number> {
+  const { values, command } = parsePersonCommand(verb, args);
   const by = decider(io, verb, values.by);
   const r = await applyLocal(io, {
     journalFile: selectJournal(io, values),
