@@ -31,8 +31,9 @@ export function holdsSession(dir: string, id: string, depth = 6): boolean {
   if (!user) return holdsHere(dir, id, depth);
   try {
     const argv = ['find', '-P', dir, '-maxdepth', String(depth + 1), '-name', `*${id}*`, '-print', '-quit'];
+    // A node could fill its folder with files: the look is bounded, and a look that runs out finds nothing.
     return (
-      asNodeUser(user, argv, { maxBuffer: 64 * 1024 })
+      asNodeUser(user, argv, { maxBuffer: 64 * 1024, timeout: 20_000 })
         .toString()
         .trim() !== ''
     );
@@ -58,7 +59,7 @@ export const MAX_TRANSCRIPTS = 256 * 1024 * 1024;
 function asNodeUser(
   user: NodeUser,
   argv: string[],
-  opts: { input?: Buffer; maxBuffer?: number } = {},
+  opts: { input?: Buffer; maxBuffer?: number; timeout?: number } = {},
 ): Buffer {
   const o = { stdio: ['pipe', 'pipe', 'pipe'] as ['pipe', 'pipe', 'pipe'], ...opts };
   if (user.via === 'sudo') return execFileSync('sudo', ['-n', '-u', user.name, '--', ...argv], o);

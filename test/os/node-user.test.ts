@@ -72,6 +72,16 @@ describe.skipIf(!root)('the node user and the workspace (as root)', () => {
     expect(statSync(workspace).gid).toBe(47213);
   });
 
+  it('a set-user-id file a node left in the workspace is shared without its set-id bits', () => {
+    const { workspace } = workspaceUnder(0o755);
+    const file = join(workspace, 'suid');
+    writeFileSync(file, '#!/bin/sh\n');
+    chmodSync(file, 0o6755);
+    prepareNodeUser({ isolation: 'user', user: USER, workspace, warn: () => {}, say: () => {} });
+    const st = statSync(file);
+    expect([st.gid, st.mode & 0o7777]).toEqual([47213, 0o775]);
+  });
+
   it("a link in the place of the step's sessions folder is refused, and the folder it aims at keeps its mode", () => {
     const { parent, workspace } = workspaceUnder(0o755);
     const user = prepareNodeUser({

@@ -157,7 +157,8 @@ function share(path: string, user: NodeUser): void {
       // Replaced between the lstat and the open: left alone.
       if (now.ino !== st.ino || now.dev !== st.dev) return;
       fchownSync(fd, now.uid, user.gid);
-      fchmodSync(fd, (now.mode & 0o7777) | (now.isDirectory() ? 0o2070 : 0o060));
+      // A file keeps no set-user or set-group bit (chown clears them; they are not set again): only rw for the group.
+      fchmodSync(fd, now.isDirectory() ? (now.mode & 0o7777) | 0o2070 : (now.mode & 0o1777) | 0o060);
     } finally {
       closeSync(fd);
     }
