@@ -9,7 +9,7 @@ import { staleWindowMs } from '../journal/freshness.js';
 import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
 import type { AttemptMark } from '../runner/attempt/attempt.js';
 import { actionsProbes } from '../runner/recovery/actions-probe.js';
-import type { StepSetup } from '../runner/step.js';
+import type { StepSetup } from '../runner/dispatch.js';
 import { type ActionContext, actionsRunner, githubContext } from './context/context.js';
 import { nodeEnvironment } from './context/inputs.js';
 import type { ResolvedRun } from './context/resolve-run.js';

@@ -10,7 +10,7 @@ import { payloadSubject, subjectLabel } from '../journal/run-id.js';
 import { secretValues } from '../os/node-user/node-credentials.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
-import type { StepSetup } from '../runner/step.js';
+import type { StepSetup } from '../runner/dispatch.js';
 import { type Io, person, UsageError } from './io.js';
 import { cliLive } from './live-file.js';
 

@@ -6,7 +6,7 @@ import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
 import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { OverdueNotice } from '../../runner/overdue.js';
-import type { StepSetup } from '../../runner/step.js';
+import type { StepSetup } from '../../runner/dispatch.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { checkRunPointer } from '../../store/check-run.js';
 import { updateHeader } from '../../store/header.js';
