@@ -17,4 +17,25 @@ describe('npm run reliability', () => {
       '--only: unknown suite "crashes"; known: crash, races, faults, hostile, injection, fuzz',
     );
   }, 90_000);
+
+  it.each([
+    [['--repeat', '0'], '--repeat: "0" is not a whole number of times (1 or more)'],
+    [['--grep', '(session'], '--grep: "(session" is not a regular expression'],
+    [
+      ['--grep', 'session', '--write-doc'],
+      '--write-doc writes the whole table: run it without --grep and --repeat',
+    ],
+  ])(
+    'refuses %j before running anything',
+    (args, message) => {
+      const r = spawnSync('npm', ['run', 'reliability', '--silent', '--', ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(message);
+    },
+    90_000,
+  );
 });
