@@ -60,7 +60,7 @@ export function canSwitchUser(): boolean {
   return process.getuid?.() === 0 || (process.platform === 'linux' && sudoWorks());
 }
 
-function sudoWorks(): boolean {
+export function sudoWorks(): boolean {
   try {
     execFileSync('sudo', ['-n', 'true'], quiet);
     return true;
@@ -117,7 +117,7 @@ function addUser(name: string, via: NodeUser['via']): { uid: number; gid: number
  * A user's uid and primary gid: from /etc/passwd, where useradd writes it (read, not a process per id: this is
  * on every step's way to its first request), else from `id` (a user from a directory service).
  */
-function idsOf(name: string): { uid: number; gid: number } | undefined {
+export function idsOf(name: string): { uid: number; gid: number } | undefined {
   try {
     for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
       const f = line.split(':');
