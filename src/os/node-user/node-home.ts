@@ -13,23 +13,27 @@ import type { NodeUser } from './node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 
-/** The home the password database gives `uid` (what ssh reads), undefined when it has no entry. */
+/** The home the password database gives `uid` (what ssh reads), undefined when it has no entry: /etc/passwd first
+ * (no process on a step's way), else `getent` (a user from a directory service). */
 export function passwdHome(uid: number): string | undefined {
-  let lines: string[];
-  try {
-    lines = execFileSync('getent', ['passwd', String(uid)], quiet).split('\n');
-  } catch {
-    try {
-      lines = readFileSync('/etc/passwd', 'utf8').split('\n');
-    } catch {
-      return undefined;
+  const find = (text: string) => {
+    for (const line of text.split('\n')) {
+      const f = line.split(':');
+      if (f.length >= 7 && f[2] === String(uid)) return f[5] || undefined;
     }
+    return undefined;
+  };
+  try {
+    const local = find(readFileSync('/etc/passwd', 'utf8'));
+    if (local) return local;
+  } catch {
+    // no readable /etc/passwd: ask getent
   }
-  for (const line of lines) {
-    const f = line.split(':');
-    if (f.length >= 7 && f[2] === String(uid)) return f[5] || undefined;
+  try {
+    return find(execFileSync('getent', ['passwd', String(uid)], quiet));
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -72,7 +76,9 @@ export function pinNodeHome(user: NodeUser): string | undefined {
   if (!home) return undefined;
   const why = refusal(home, user);
   if (why) return `its home ${home} ${why}; interlock empties that home for each step (see SECURITY.md)`;
-  if (lstatSync(home, { throwIfNoEntry: false })) {
+  // Pinned by an earlier step already (root's, closed, empty): nothing to run.
+  const st = lstatSync(home, { throwIfNoEntry: false });
+  if (st && !(st.uid === 0 && !homeProblem(home))) {
     try {
       if (user.via === 'sudo') execFileSync('sudo', ['-n', 'sh', '-c', PIN, 'pin-home', home], quiet);
       else execFileSync('sh', ['-c', PIN, 'pin-home', home], quiet);
@@ -99,7 +105,12 @@ function homeProblem(home: string): string | undefined {
   if (!st.isDirectory()) return 'is no longer a folder';
   if (st.uid !== 0 || st.mode & 0o022)
     return `is no longer root's alone (uid ${st.uid}, mode ${(st.mode & 0o7777).toString(8)})`;
-  const entries = readdirSync(home);
+  let entries: string[];
+  try {
+    entries = readdirSync(home);
+  } catch (e) {
+    return `cannot be listed (${(e as NodeJS.ErrnoException).code})`;
+  }
   return entries.length
     ? `holds ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} (${entries.slice(0, 3).join(', ')})`
     : undefined;
