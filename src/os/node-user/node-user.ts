@@ -220,7 +220,8 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   const user: NodeUser = { name: opts.user, ...ids, homes, workspace: realpathSync(opts.workspace), via };
   // What an earlier step or job left of the node user is ended, and its home in the password database emptied.
   const left = endNodeProcesses(user);
-  let blocked = left.length ? survivorsMessage(user, left, "at the step's start") : pinNodeHome(user);
+  if (left.length) throw new Error(survivorsMessage(user, left, "at the step's start"));
+  let blocked = pinNodeHome(user);
   if (!blocked) {
     share(user.workspace, user);
     blocked = unreachable(opts.workspace, user);
