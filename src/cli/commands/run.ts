@@ -4,6 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { suggestion } from '../../graph/errors.js';
+import { type Graph, nodeById } from '../../graph/model.js';
 import { guardCheckout } from '../../os/git/git-guard.js';
 import { serveAgentCredentials } from '../../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../../os/proxies/key-proxy-rules.js';
@@ -88,6 +90,15 @@ async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () =>
   }
 }
 
+/** `--node ID` names a node of the graph (an instance `b[x]` or a sub-graph's node `b/x` included), before any run is made. */
+function checkNode(graph: Graph, graphPath: string, id: string): void {
+  if (nodeById(graph, id)) return;
+  const ids = graph.nodes.map((n) => n.id);
+  throw new UsageError(
+    `--node "${id}": ${graphPath} has no node of that id${suggestion(id, ids)}; its nodes: ${ids.join(', ')}. Nothing was run or written`,
+  );
+}
+
 export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -110,6 +121,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   if (!graphPath || positionals.length > 1) throw new UsageError('usage: interlock run <graph> [options]');
   if (values.node && values.all) throw new UsageError('give --node ID or --all, not both');
   const graph = loadGraphFile(resolve(io.cwd, graphPath));
+  if (values.node !== undefined) checkNode(graph, graphPath, values.node);
   const runId = checkRunId(values['run-id'] ?? graph.name);
   const journalFile = journalPath(io, values.journal, runId);
   const ev = readEvent(io, values.event);
