@@ -19,7 +19,7 @@ import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
 import { afterEnded } from '../next-steps.js';
 import { parseInputs, readEvent, stepSetup } from '../setup.js';
-import { nextHint } from './status.js';
+import { inFlight, nextHint } from './status.js';
 
 const STEP_EXIT: Record<string, number> = {
   recorded: EXIT.ok,
@@ -153,10 +153,14 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const last = await withModelKeys(io, values['agent-credentials'], () =>
     runSteps(setup, all ? { all: true } : { node: values.node }, { onStep: (r, ms) => report(io, r, ms) }),
   );
-  if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended))
+  if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended)) {
+    // Left alone in flight (its process, or the command of a killed CLI, still runs): say which, and what to do.
+    const stopped = inFlight(last.cur, values.journal);
     io.err(
-      `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+      stopped ||
+        `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
+  }
   // Where the run stopped for a person, or had already ended, say the command that goes on from there.
   if (last.kind === 'ended') io.err(afterEnded(graphPath, runId, values.journal));
   else if (!last.cur.state.checkpoint.ended)
