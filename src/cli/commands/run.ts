@@ -114,6 +114,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
       'assume-dead': { type: 'boolean' },
       by: { type: 'string' },
       quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       'agent-credentials': { type: 'string', multiple: true },
     },
   });
@@ -143,6 +144,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     journalFile,
     assumeDead: values['assume-dead'] ?? false,
     live: !values.quiet,
+    verbose: values.verbose ?? false,
   });
   const dailyCap = cliDailyCap(io, journalFile, runId);
   if (dailyCap) setup.dailyCap = dailyCap;
