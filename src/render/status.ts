@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import { attemptInFlight, type NodeProgress, type NodeState, type RunState } from '../journal/state.js';
+import { throughDoor } from './door.js';
 import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
 import { approveCommand, approveRerunCommand, type Face } from './next-commands.js';
 import { showsUsage, usageCell, usageLine } from './usage/words.js';
@@ -69,6 +70,9 @@ export function statusRows(graph: Graph, state: RunState, face: Face): string[][
   });
 }
 
+/** The longest cell of the Markdown table: a check's message past it is cut (the journal keeps it whole). */
+const CELL_MAX = 600;
+
 const HEADER = ['node', 'state', 'attempts', 'time', 'last evidence'];
 
 /** The table's header: with a usage column once some attempt reported agent usage. */
@@ -96,10 +100,10 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
   return [title, ...(usage ? [usage] : []), '', ...lines].join('\n');
 }
 
-/** A Markdown table, for job summaries and comments. */
-export function statusMarkdown(graph: Graph, state: RunState): string {
-  // Cells quote what checks observed (untrusted text): no table break-out, and no @mention that notifies.
-  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
+/** A Markdown table, for job summaries, comments and check runs. */
+export function statusMarkdown(graph: Graph, state: RunState, secrets: readonly string[] = []): string {
+  // Cells quote what checks observed and what nodes said (untrusted text): each passes the door.
+  const esc = (s: string) => throughDoor(s, 'line', { secrets, max: CELL_MAX });
   const rows = statusRows(graph, state, 'comment').map((r) => `| ${r.map(esc).join(' | ')} |`);
   const head = header(state);
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n');
