@@ -13,7 +13,7 @@
  * Pure.
  */
 import { fenceFor } from './excerpt.js';
-import { redactSecrets, SECRET_MARK } from './redact.js';
+import { MIN_SECRET_LENGTH, redactSecrets, SECRET_MARK } from './redact.js';
 
 /** How node text stands where it is published. */
 export type Shape = 'line' | 'html' | 'block' | 'plain';
@@ -45,11 +45,39 @@ const TOKEN_SHAPES = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}/g,
 ];
 
-/** `text` without the step's secrets and without any well-known token shape. */
+/** The shortest start of a secret removed where a text was cut short (`…`) in the middle of it. */
+const CUT_PREFIX = 4;
+
+/** `text` without a secret's start where it ends cut short (an agent's step is cut before it reaches the door). */
+function withoutCutSecret(text: string, secrets: readonly string[]): string {
+  if (!text.endsWith('…')) return text;
+  const body = text.slice(0, -1);
+  let longest = 0;
+  for (const s of secrets) {
+    if (s.length < MIN_SECRET_LENGTH) continue;
+    for (let k = Math.min(s.length - 1, body.length); k >= CUT_PREFIX && k > longest; k--)
+      if (body.endsWith(s.slice(0, k))) longest = k;
+  }
+  return longest ? `${body.slice(0, -longest)}${SECRET_MARK}…` : text;
+}
+
+/** `text` without the step's secrets, whole or cut short at its end, and without any well-known token shape. */
 export function withoutSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = secrets.length ? redactSecrets(text, secrets).value : text;
+  let out = secrets.length ? withoutCutSecret(redactSecrets(text, secrets).value, secrets) : text;
   for (const shape of TOKEN_SHAPES) out = out.replace(shape, SECRET_MARK);
   return out;
+}
+
+/** Every string in `value` (a journal, for a face that draws it whole, like the page's timeline) without secrets. */
+export function valueWithoutSecrets<T>(value: T, secrets: readonly string[] = []): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return withoutSecrets(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(secrets.length ? redactSecrets(value, secrets).value : value) as T;
 }
 
 /** One line: controls and line breaks as spaces, cut to `max` characters. */

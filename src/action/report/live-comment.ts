@@ -48,7 +48,7 @@ export function liveComment(
   );
   return {
     step: (view, steps) => {
-      for (const s of steps) ctx.io.info(`interlock: ${liveStepLine(view.node, s)}`);
+      for (const s of steps) ctx.io.info(`interlock: ${liveStepLine(view.node, s, secrets)}`);
       if (id) paced.push(view);
     },
     end: async (view) => {

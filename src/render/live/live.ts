@@ -75,9 +75,11 @@ export function liveMarkdown(v: LiveView, secrets: readonly string[] = []): stri
 /** Terminal text: no control characters of the agent's reach the terminal. */
 const plain = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
-/** One step for the step log or the terminal: `implement · Bash: npm test`. */
-export function liveStepLine(node: string, s: AgentStep): string {
-  return plain(`${node} · ${s.tool}: ${s.arg}`);
+/** One step for the step log or the terminal: `implement · Bash: npm test`, without the step's secrets. */
+export function liveStepLine(node: string, s: AgentStep, secrets: readonly string[] = []): string {
+  return plain(
+    `${node} · ${throughDoor(s.tool, 'plain', { secrets })}: ${throughDoor(s.arg, 'plain', { secrets })}`,
+  );
 }
 
 /** The live view as terminal lines (`interlock status` while the attempt runs). */

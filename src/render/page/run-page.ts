@@ -6,7 +6,7 @@
 
 import type { JournalEvent } from '../../journal/events/events.js';
 import { subjectOfRun } from '../../journal/run-id.js';
-import { throughDoor } from '../door.js';
+import { throughDoor, valueWithoutSecrets } from '../door.js';
 import { timelineSvg } from '../timeline/svg.js';
 import { usageCell, usageLine } from '../usage/words.js';
 import { graphSvg } from './graph-svg.js';
@@ -115,7 +115,9 @@ ${byNode.length ? html`<div class="scroll"><table><thead><tr><th scope="col">Nod
 }
 
 /** The run page; `view` carries the frame, the rules for the forms and this run's waiting rows. */
-export function runPage(run: PageRun, view: WaitingView): string {
+export function runPage(shown: PageRun, view: WaitingView): string {
+  // The timeline and the events draw the journal whole: it passes the door once, here (the page escapes it).
+  const run = { ...shown, journal: valueWithoutSecrets(shown.journal, shown.secrets) };
   const cp = run.state.checkpoint;
   const about = subjectOfRun(run.journal.run_id);
   const subject = {
