@@ -110,7 +110,8 @@ const htmlEscaped = (text: string) =>
 function inertLine(text: string): string {
   return (
     htmlEscaped(unlinked(text))
-      .replace(/[\\`*_[\]()!#|~$]/g, (c) => `\\${c}`)
+      // Brackets escaped, no link or image can form: parentheses and `!` stay as they are.
+      .replace(/[\\`*_[\]#|~$]/g, (c) => `\\${c}`)
       // What would start a block where a line begins (a list, a setext underline, a numbered list).
       .replace(/^([-+=])/, '\\$1')
       .replace(/^(\d+)([.)])/, '$1\\$2')

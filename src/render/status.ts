@@ -102,9 +102,12 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
 
 /** A Markdown table, for job summaries, comments and check runs. */
 export function statusMarkdown(graph: Graph, state: RunState, secrets: readonly string[] = []): string {
-  // Cells quote what checks observed and what nodes said (untrusted text): each passes the door.
-  const esc = (s: string) => throughDoor(s, 'line', { secrets, max: CELL_MAX });
-  const rows = statusRows(graph, state, 'comment').map((r) => `| ${r.map(esc).join(' | ')} |`);
+  // The node's name (an instance's comes from an output) and its last evidence (what checks observed, what the
+  // node said) are untrusted text: they pass the door. The other cells are interlock's own words and numbers.
+  const door = (s: string) => throughDoor(s, 'line', { secrets, max: CELL_MAX });
+  const own = (s: string) => s.replace(/\|/g, '\\|');
+  const cells = (r: string[]) => r.map((c, i) => (i === 0 || i === r.length - 1 ? door(c) : own(c)));
+  const rows = statusRows(graph, state, 'comment').map((r) => `| ${cells(r).join(' | ')} |`);
   const head = header(state);
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n');
 }

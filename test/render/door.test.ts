@@ -184,9 +184,10 @@ describe('the page (`interlock ui` and the App) takes node text through the door
 describe('the door', () => {
   it('a line: every character that Markdown or GitHub would read is escaped or broken', () => {
     expect(throughDoor('[a](https://x.example) @bob #12 <b>', 'line')).toBe(
-      '\\[a\\]\\(https:\u200b//x.example\\) @\u200bbob \\#\u200b12 &lt;b&gt;',
+      '\\[a\\](https:\u200b//x.example) @\u200bbob \\#\u200b12 &lt;b&gt;',
     );
     expect(throughDoor('- item', 'line')).toBe('\\- item');
+    expect(throughDoor('1) item', 'line')).toBe('1\\) item');
     expect(throughDoor('x'.repeat(50), 'line', { max: 10 })).toBe(`${'x'.repeat(9)}…`);
     expect(throughDoor('fix deadbeefcafe1234', 'line')).toBe('fix deadbe\u200befcafe\u200b1234');
   });
