@@ -103,8 +103,8 @@ function unlinked(text: string): string {
   );
 }
 
-const htmlEscaped = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/** Text as HTML text: no tag, comment or entity of its own (quotes need no escape outside an attribute). */
+const htmlEscaped = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A line of text as inert Markdown that stays inside one table cell. */
 function inertLine(text: string): string {

@@ -77,3 +77,8 @@ export function gitHubLinks(text: string): string[] {
   ];
   return found.map((m) => m[0]);
 }
+
+/** The text a person reads of rendered Markdown (the zero-width spaces that break links left out). */
+export function shownText(markdown: string | undefined): string {
+  return readHtml(renderGfm(markdown ?? '')).text.replace(/\u200b/g, '');
+}
