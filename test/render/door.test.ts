@@ -17,6 +17,7 @@ import { runPage } from '../../src/render/page/run-page.js';
 import { type PageRun, waitingRows } from '../../src/render/page/waiting-model.js';
 import { waitingPage } from '../../src/render/page/waiting-page.js';
 import { statusMarkdown } from '../../src/render/status.js';
+import { ganttText } from '../../src/render/timeline/mermaid.js';
 import { timelineOf } from '../../src/render/timeline/timeline-of.js';
 import { graph, graphText, Sim } from '../core/sim.js';
 import { gitHubLinks, readHtml, renderedShape } from '../support/gfm.js';
@@ -197,6 +198,10 @@ describe('the door', () => {
     expect(throughDoor(`a ${GRANTED} b ${UNGRANTED}`, 'plain', { secrets: SECRETS })).toBe(
       'a [secret removed] b [secret removed]',
     );
+  });
+
+  it("the timeline's gantt (a code block GitHub draws) carries no token either", () => {
+    expect(ganttText(`overdue: ${UNGRANTED} seen`)).toBe('overdue [secret removed] seen');
   });
 
   it('known token shapes go even when nobody granted them', () => {
