@@ -5,7 +5,12 @@
 // break-outs, a granted secret, a token of a known shape) must render to the same elements as the same run with
 // plain words in its place: no element comes from node text, only text; and no secret is in the text.
 import { describe, expect, it } from 'vitest';
-import { failedReply, failedRunReply, refusedReply } from '../../src/approvals/replies/replies.js';
+import {
+  failedReply,
+  failedRunReply,
+  refusedReply,
+  statusReply,
+} from '../../src/approvals/replies/replies.js';
 import type { Failure } from '../../src/journal/events/fields.js';
 import { decideResult } from '../../src/protocol/decide.js';
 import { oneLine } from '../../src/protocol/engines/text.js';
@@ -90,7 +95,7 @@ const live = (text: string): LiveView => ({
 });
 
 /** The App's replies know no step's secrets: only the shapes of known tokens are theirs to remove. */
-const REPLIES = ['refusal reply', 'failure reply', 'fail-run reply'];
+const REPLIES = ['refusal reply', 'failure reply', 'fail-run reply', 'status reply'];
 
 /** Every Markdown text interlock publishes about the run, with `text` as the node's text everywhere it can be. */
 function published(text: string): Record<string, string> {
@@ -109,6 +114,10 @@ function published(text: string): Record<string, string> {
     'refusal reply': refusedReply('bob', text),
     'failure reply': failedReply('bob', text),
     'fail-run reply': failedRunReply({ login: 'bob', runId: journal.run_id, reason: text }),
+    'status reply': statusReply([
+      { runId: journal.run_id, graph: g, state },
+      { runId: 'test/issue-2', problem: text },
+    ]),
   };
 }
 

@@ -131,7 +131,7 @@ export function statusReply(
   const lines: string[] = [];
   for (const r of runs) {
     if (!r.graph || !r.state) {
-      lines.push(`### \`${r.runId}\``, '', `⚠️ ${r.problem ?? 'could not be read'}`, '');
+      lines.push(`### \`${r.runId}\``, '', `⚠️ ${reasonText(r.problem ?? 'could not be read')}`, '');
       continue;
     }
     const cp = r.state.checkpoint;
