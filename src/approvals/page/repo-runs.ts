@@ -2,7 +2,8 @@
  * One repository's runs for the maintainers' page: the git store's catalog (the run branches and the journal
  * branch's tree, conditional reads), each journal by what pins it (a blob sha, a run branch's commit: read once,
  * kept), the configuration and each run's graph at the default branch; every run folded. A run that cannot be
- * read or folded is reported, never thrown.
+ * read or folded is reported, never thrown. A run the page itself just acted on is read again until it shows the
+ * act (journal/freshness.ts): a listing by branch name may answer from before it, and the row would stay.
  */
 import { type Config, ConfigSchema } from '../../config/schema.js';
 import type { RepoRef } from '../../github/client.js';
@@ -11,11 +12,13 @@ import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
+import { DEFAULT_STALE_WINDOW_MS, type ReadFloor, staleReason } from '../../journal/freshness.js';
 import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { type RunState, runEnded } from '../../journal/state.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { CheckRunStore } from '../../store/check-run.js';
+import { FreshStore } from '../../store/fresh.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ListedRun } from '../../store/types.js';
 import type { HandlerDeps } from '../deps.js';
@@ -37,8 +40,23 @@ const READS_AT_ONCE = 4;
 const PINNED = new Map<string, Journal>();
 const MAX_PINNED = 20_000;
 
-/** A listed run's journal through the catalog, kept when the listing pinned it. */
-async function journalOf(catalog: GitRuns, repo: RepoRef, run: ListedRun): Promise<Journal | null> {
+/**
+ * A listed run's journal through the catalog, kept when the listing pinned it; one older than `floor` (what the
+ * page knows the run holds) is read again by name until it is not, for as long as GitHub's answers may be stale.
+ */
+async function journalOf(
+  catalog: GitRuns,
+  repo: RepoRef,
+  run: ListedRun,
+  floor: ReadFloor | undefined,
+): Promise<Journal | null> {
+  const listed = await pinnedJournalOf(catalog, repo, run);
+  if (!floor || staleReason(floor, listed) === undefined) return listed;
+  const fresh = new FreshStore(catalog.store(run), { floor, giveUpAfterMs: DEFAULT_STALE_WINDOW_MS });
+  return (await fresh.read())?.journal ?? null;
+}
+
+async function pinnedJournalOf(catalog: GitRuns, repo: RepoRef, run: ListedRun): Promise<Journal | null> {
   const pin = run.version ?? run.at;
   const key = pin && `${repo.owner}/${repo.repo}@${pin}`;
   const kept = key && PINNED.get(key);
@@ -88,8 +106,14 @@ async function pullRequestRuns(deps: HandlerDeps, problems: string[]): Promise<F
   return found;
 }
 
-/** Reads every run of one repository that has not ended (an ended run waits for nobody). */
-export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
+/**
+ * Reads every run of one repository that has not ended (an ended run waits for nobody). `floors`: by run id, what
+ * the page knows a run holds (it acted on it): a read older than that is read again.
+ */
+export async function readRepoRuns(
+  deps: HandlerDeps,
+  floors: ReadonlyMap<string, ReadFloor> = new Map(),
+): Promise<RepoRuns> {
   const name = `${deps.repo.owner}/${deps.repo.repo}`;
   const problems: string[] = [];
   let config = ConfigSchema.parse({});
@@ -123,7 +147,9 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
   // trips, and GitHub asks for no flood of parallel requests.
   for (let i = 0; i < listed.length; i += READS_AT_ONCE)
     await Promise.all(
-      listed.slice(i, i + READS_AT_ONCE).map((l) => readOne(l.runId, () => journalOf(catalog, deps.repo, l))),
+      listed
+        .slice(i, i + READS_AT_ONCE)
+        .map((l) => readOne(l.runId, () => journalOf(catalog, deps.repo, l, floors.get(l.runId)))),
     );
   // Runs kept in the check-run store live on open pull requests, not on the journal branch.
   const known = new Set(listed.map((l) => l.runId));
