@@ -4,7 +4,7 @@
  * view beside its journal (`<run-id>.live.json`) is not a run. Links are not followed: what a node may have
  * planted in the folder is not read as a journal.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { sha256 } from '../graph/canonical.js';
 import { byRunId, type ListedRun, type ListedText, type RunCatalog } from './types.js';
@@ -18,6 +18,16 @@ function jsonFiles(dir: string): string[] {
     if (e.isDirectory()) return jsonFiles(path);
     return e.isFile() && e.name.endsWith('.json') && !e.name.endsWith(LIVE) ? [path] : [];
   });
+}
+
+/** A file's modification time; undefined when it is gone since the folder was read. */
+function modifiedAt(path: string): number | undefined {
+  try {
+    return lstatSync(path).mtimeMs;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
 }
 
 /** A folder of journals as a catalog of runs. */
@@ -38,7 +48,11 @@ export class FileRuns implements RunCatalog {
       throw e;
     }
     return files
-      .map((where) => ({ runId: relative(this.location, where).split(sep).join('/').slice(0, -5), where }))
+      .flatMap((where) => {
+        const runId = relative(this.location, where).split(sep).join('/').slice(0, -5);
+        const modifiedMs = modifiedAt(where);
+        return modifiedMs === undefined ? [] : [{ runId, where, modifiedMs }];
+      })
       .sort(byRunId);
   }
 

@@ -44,6 +44,8 @@ export interface ListedRun {
   version?: string;
   /** What pins the journal the listing saw, when not its version: a run branch's commit, a check run's id. */
   at?: string;
+  /** When the journal was last written, when the listing shows it without a read (a file's modification time). */
+  modifiedMs?: number;
 }
 
 /** A listed run's journal as stored: its text, unparsed (a journal that does not parse is the reader's to name). */

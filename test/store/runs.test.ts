@@ -90,8 +90,8 @@ describe('FileRuns', () => {
     writeFileSync(join(dir, 'local.json'), '{}');
     writeFileSync(join(dir, 'local.json.lock'), 'host 1');
     expect(await new FileRuns(dir).listRuns()).toEqual([
-      { runId: 'fix/issue-1', where: join(dir, 'fix', 'issue-1.json') },
-      { runId: 'local', where: join(dir, 'local.json') },
+      { runId: 'fix/issue-1', where: join(dir, 'fix', 'issue-1.json'), modifiedMs: expect.any(Number) },
+      { runId: 'local', where: join(dir, 'local.json'), modifiedMs: expect.any(Number) },
     ]);
   });
 
