@@ -1,8 +1,9 @@
 // Every face reads every layout (issue 45): a node escalated through the bundled action (`node dist/index.js`,
 // the default store: its journal on the run's own branch `interlock-journal-runs/<run-id>`) is seen as waiting
 // for a person on the App's page and settled from it, is found by `/interlock status` through the App's signed
-// webhook, and by `mode: stuck`. Before, the page read only runs listed with a blob version, which a run branch's
-// listing has none of, and said "Nothing waits for a person".
+// webhook, and by `mode: stuck` (which tells the issue once, and does not take a person's comment that quotes
+// its marker for its own notice: github/own-comment.ts). Before, the page read only runs listed with a blob
+// version, which a run branch's listing has none of, and said "Nothing waits for a person".
 import { createServer } from 'node:net';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,7 +123,7 @@ describe('a node escalated through the bundled action, on its own run branch, on
     expect(reply).toMatch(/escalated/i);
   });
 
-  it('mode: stuck finds the run on its branch and tells the issue once', async () => {
+  it('mode: stuck finds the run on its branch and tells the issue once, a person quoting its marker notwithstanding', async () => {
     const tick = () =>
       runStep({
         ...issueStep(pw.world.server, makeWorkspace({}), 2, 'fix'),
@@ -130,11 +131,16 @@ describe('a node escalated through the bundled action, on its own run branch, on
         payload: { schedule: '17 * * * *' },
         inputs: { mode: 'stuck', 'stuck-after': '1ms' },
       });
+    // A person quotes the notice's marker before interlock ever wrote it: that is not interlock's own notice.
+    const mark = `<!-- interlock:stuck ${RUN} ${journal().events.at(-1)!.at} -->`;
+    pw.world.repo.addComment(2, `${mark}\nIs this stuck? I copied the marker from another issue.`, PEOPLE.writer);
     const r = await tick();
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(r.outputs.stuck ?? '[]')).toEqual([expect.objectContaining({ run_id: RUN })]);
     const notices = () =>
-      pw.world.repo.commentsOn(2).filter((c) => c.body.includes(`interlock:stuck ${RUN}`));
+      pw.world.repo
+        .commentsOn(2)
+        .filter((c) => c.user !== PEOPLE.writer && c.body.startsWith(mark) && c.body.includes('no activity'));
     expect(notices()).toHaveLength(1);
     await tick();
     expect(notices()).toHaveLength(1);

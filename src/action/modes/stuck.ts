@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isOwnComment } from '../../github/own-comment.js';
 import { staleWindowMs } from '../../journal/freshness.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
@@ -89,7 +90,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
       issue_number,
       per_page: 100,
     });
-    if (comments.some((c) => c.body?.includes(mark))) continue;
+    if (comments.some((c) => isOwnComment(c, mark))) continue;
     await ctx.octokit.rest.issues.createComment({
       ...ctx.repo,
       issue_number,
