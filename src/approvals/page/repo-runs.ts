@@ -58,15 +58,15 @@ async function journalOf(
 
 async function pinnedJournalOf(catalog: GitRuns, repo: RepoRef, run: ListedRun): Promise<Journal | null> {
   const pin = run.version ?? run.at;
-  const key = pin && `${repo.owner}/${repo.repo}@${pin}`;
-  const kept = key && PINNED.get(key);
+  const pinned = pin && `${repo.owner}/${repo.repo}@${pin}`;
+  const kept = pinned && PINNED.get(pinned);
   if (kept) return kept;
   const raw = await catalog.readText(run);
   if (!raw) return null;
   const journal = parseJournal(raw.text, raw.where);
-  if (!key) return journal;
+  if (!pinned) return journal;
   if (PINNED.size >= MAX_PINNED) PINNED.delete(PINNED.keys().next().value!);
-  PINNED.set(key, journal);
+  PINNED.set(pinned, journal);
   return journal;
 }
 
