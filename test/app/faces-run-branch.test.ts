@@ -133,7 +133,11 @@ describe('a node escalated through the bundled action, on its own run branch, on
       });
     // A person quotes the notice's marker before interlock ever wrote it: that is not interlock's own notice.
     const mark = `<!-- interlock:stuck ${RUN} ${journal().events.at(-1)!.at} -->`;
-    pw.world.repo.addComment(2, `${mark}\nIs this stuck? I copied the marker from another issue.`, PEOPLE.writer);
+    pw.world.repo.addComment(
+      2,
+      `${mark}\nIs this stuck? I copied the marker from another issue.`,
+      PEOPLE.writer,
+    );
     const r = await tick();
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(r.outputs.stuck ?? '[]')).toEqual([expect.objectContaining({ run_id: RUN })]);
