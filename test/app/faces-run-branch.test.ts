@@ -1,9 +1,10 @@
 // Every face reads every layout (issue 45): a node escalated through the bundled action (`node dist/index.js`,
 // the default store: its journal on the run's own branch `interlock-journal-runs/<run-id>`) is seen as waiting
 // for a person on the App's page and settled from it, is found by `/interlock status` through the App's signed
-// webhook, and by `mode: stuck` (which tells the issue once, and does not take a person's comment that quotes
-// its marker for its own notice: github/own-comment.ts). Before, the page read only runs listed with a blob
-// version, which a run branch's listing has none of, and said "Nothing waits for a person".
+// webhook and through the Action's `mode: comment`, and by `mode: stuck` (which tells the issue once, and does
+// not take a person's comment that quotes its marker for its own notice: github/own-comment.ts). Before, the
+// page read only runs listed with a blob version, which a run branch's listing has none of, and said "Nothing
+// waits for a person".
 import { createServer } from 'node:net';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +22,10 @@ import {
   DEFAULT_APPROVALS,
   GRAPH_PATH,
   GRAPH_TEXT,
+  OWNER,
   PEOPLE,
   quietOctokit,
+  REPO,
   startWorld,
 } from './world.js';
 
@@ -122,6 +125,31 @@ describe('a node escalated through the bundled action, on its own run branch, on
     expect(reply).toContain('deploy');
     expect(reply).toMatch(/escalated/i);
   });
+
+  it("/interlock status through the Action's mode: comment names the run and the node that waits", async () => {
+    const before = replies().length;
+    const ev = commentEvent(pw.world, {
+      body: '/interlock status',
+      login: PEOPLE.writer,
+      issue: 2,
+      labels: ['fix'],
+    });
+    const r = await runStep({
+      apiUrl: pw.world.server.url,
+      repository: `${OWNER}/${REPO}`,
+      workspace: makeWorkspace({}),
+      eventName: 'issue_comment',
+      payload: ev.payload,
+      inputs: { mode: 'comment' },
+      job: { runId: 8101 },
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(replies()).toHaveLength(before + 1);
+    const reply = replies().at(-1);
+    expect(reply).toContain(RUN);
+    expect(reply).toContain('deploy');
+    expect(reply).toMatch(/escalated/i);
+  }, 60_000);
 
   it('mode: stuck finds the run on its branch and tells the issue once, a person quoting its marker notwithstanding', async () => {
     const tick = () =>
