@@ -15,6 +15,7 @@ import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.j
 import { PageServer } from '../../approvals/page/serve.js';
 import { pageCommand } from '../../approvals/page-action.js';
 import { fold } from '../../journal/fold.js';
+import { secretValues } from '../../os/node-user/node-credentials.js';
 import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { FileStore } from '../../store/file.js';
@@ -39,7 +40,13 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
         const stored = await new FileStore(file).read();
         if (!stored) continue;
         files.set(stored.journal.run_id, file);
-        seen.runs.push({ repo: 'local', journal: stored.journal, graph, state: fold(stored.journal, graph) });
+        seen.runs.push({
+          repo: 'local',
+          journal: stored.journal,
+          graph,
+          state: fold(stored.journal, graph),
+          secrets: secretValues(io.env),
+        });
       } catch (e) {
         seen.problems.push({ repo: 'local', why: `${file}: ${(e as Error).message}` });
       }
