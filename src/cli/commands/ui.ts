@@ -20,7 +20,7 @@ import { handledBefore, type PersonCommand } from '../../protocol/commands/perso
 import { LOCAL, type PageRun } from '../../render/page/waiting-model.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
-import { listJson, openExisting } from '../journals.js';
+import { openExisting, runsIn } from '../journals.js';
 import { applyLocal } from './person-command.js';
 
 export interface RunningUi {
@@ -34,7 +34,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
   async function read(): Promise<{ seen: Seen; files: Map<string, string> }> {
     const seen: Seen = { repos: [LOCAL], runs: [], problems: [] };
     const files = new Map<string, string>();
-    for (const file of listJson(dir)) {
+    for (const { where: file } of runsIn(dir)) {
       try {
         const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         const stored = await new FileStore(file).read();
