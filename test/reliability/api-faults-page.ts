@@ -15,9 +15,11 @@ import type { RunningApp } from '../../src/app/server.js';
 import { startSetupServer } from '../../src/app/setup.js';
 import {
   authorizeAs,
+  type Callback,
   formFields,
   getPage,
   logIn,
+  openCallback,
   type PageWorld,
   post,
   startPageWorld,
@@ -45,7 +47,7 @@ export type PageFlow = (typeof PAGE_FLOWS)[number];
 interface Prepared {
   pw: PageWorld;
   cookie?: string;
-  callback?: string;
+  callback?: Callback;
   fields?: URLSearchParams;
   setup?: { app: RunningApp; dir: string; base: string; state: string };
 }
@@ -96,8 +98,8 @@ let codes = 0;
 
 async function run(flow: PageFlow, p: Prepared): Promise<Answer> {
   if (flow === 'page: login') {
-    const r = await fetch(p.callback!, { redirect: 'manual' });
-    const cookie = r.headers.get('set-cookie');
+    const r = await openCallback(p.callback!);
+    const cookie = r.headers.getSetCookie().find((c) => c.includes('interlock-session=v1.')) ?? null;
     return { ok: r.status === 303 && !!cookie, status: r.status, text: await r.text(), cookie };
   }
   if (flow === 'page: the list') {
