@@ -10,8 +10,10 @@ import {
   resendable,
 } from '../github/client.js';
 import { staleWindowMs } from '../journal/freshness.js';
+import { type JwtClient, type SweepResult, type Sweeps, startSweeps, sweepDeliveries } from './deliveries.js';
 import { pageConfigOf, readServerEnv } from './env.js';
 import { interlockApp } from './probot.js';
+import { webhookReceiver } from './webhook.js';
 
 export { pageConfigOf, readServerEnv, type ServerEnv, ServerEnvSchema } from './env.js';
 
@@ -66,12 +68,28 @@ function noResendAfterLostAnswer(octokit: Pick<InstanceType<typeof ProbotOctokit
   });
 }
 
+/** One sweep of missed deliveries, without serving (`npm start -- redeliver`, for a cron). */
+export async function redeliverOnce(env: NodeJS.ProcessEnv): Promise<SweepResult> {
+  const cfg = readServerEnv(env);
+  const probot = createProbot({
+    env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
+    overrides: {
+      ...(cfg.GITHUB_API_URL ? { baseUrl: cfg.GITHUB_API_URL.replace(/\/+$/, '') } : {}),
+      Octokit: appOctokit(ProbotOctokit, clientTuning(env)),
+    },
+  });
+  const client = (await probot.auth()) as unknown as JwtClient;
+  return sweepDeliveries(client, { windowMs: cfg.INTERLOCK_REDELIVER_HOURS * 3_600_000 });
+}
+
 /** GitHub's cap on a webhook payload; a longer body is refused before it is read. */
 export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
 
 export interface RunningApp {
   url: string;
   server: Server;
+  /** The sweep of missed deliveries at start (undefined when INTERLOCK_REDELIVER=off, it failed, or setup mode). */
+  swept?: Promise<SweepResult | undefined>;
   close(): Promise<void>;
 }
 
@@ -99,7 +117,9 @@ export async function startServer(
     ...(page ? { page: { ...page, tuning: clientTuning(env) } } : {}),
     staleWindowMs: staleWindowMs(env),
   });
+  const startedAt = Date.now();
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
+  const receiver = webhookReceiver(probot, { answerMs: cfg.INTERLOCK_ANSWER_MS });
   const server = createServer((req, res) => {
     // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
     if (req.method === 'GET' && req.url === '/ping') {
@@ -119,6 +139,10 @@ export async function startServer(
         return;
       }
     }
+    if (req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === cfg.WEBHOOK_PATH) {
+      void receiver.handle(req, res);
+      return;
+    }
     void middleware(req, res, () => {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     });
@@ -127,13 +151,27 @@ export async function startServer(
     server.once('error', reject);
     server.listen(cfg.PORT, cfg.HOST, () => resolve());
   });
+  const sweeps: Sweeps | undefined =
+    cfg.INTERLOCK_REDELIVER === 'on'
+      ? startSweeps(
+          async () => (await probot.auth()) as unknown as JwtClient,
+          {
+            windowMs: cfg.INTERLOCK_REDELIVER_HOURS * 3_600_000,
+            everyMs: cfg.INTERLOCK_REDELIVER_MINUTES * 60_000,
+            startedAt,
+          },
+          { info: (m) => probot.log.info(m), warn: (m) => probot.log.warn(m) },
+        )
+      : undefined;
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}${cfg.WEBHOOK_PATH}`,
     server,
+    swept: sweeps?.first ?? Promise.resolve(undefined),
     close: () =>
       new Promise<void>((resolve) => {
+        sweeps?.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
