@@ -59,11 +59,6 @@ export class DeliveryIds {
     return p;
   }
 
-  /** Every handling still under way, for a clean close. */
-  inHand(): Promise<void>[] {
-    return [...this.#seen.values()].filter((v): v is Promise<void> => v !== true);
-  }
-
   get size(): number {
     return this.#seen.size;
   }
@@ -130,7 +125,5 @@ export function webhookReceiver(probot: Probot, o: ReceiverOptions) {
         probot.log.error(e);
         reply(res, { status: 500, text: 'the delivery could not be read' });
       }),
-    /** Waits for the deliveries in hand (a clean shutdown). */
-    drain: () => Promise.allSettled(ids.inHand()).then(() => undefined),
   };
 }

@@ -57,8 +57,8 @@ export class TokenChecks {
    * ends nobody's login (the page's own reads then fail and say so).
    */
   async valid(token: string, login: string): Promise<boolean> {
-    const key = digest(token);
-    const at = this.#checked.get(key);
+    const hash = digest(token);
+    const at = this.#checked.get(hash);
     const now = this.clock();
     if (at !== undefined && now - at < RECHECK_MS) return true;
     let r: Response;
@@ -71,12 +71,12 @@ export class TokenChecks {
       return true;
     }
     const body = (await r.json().catch(() => ({}))) as { login?: unknown };
-    if (r.status === 401) return this.#forget(key);
+    if (r.status === 401) return this.#forget(hash);
     if (!r.ok) return true;
     if (typeof body.login === 'string' && body.login.toLowerCase() !== login.toLowerCase())
-      return this.#forget(key);
-    this.#checked.delete(key);
-    this.#checked.set(key, now);
+      return this.#forget(hash);
+    this.#checked.delete(hash);
+    this.#checked.set(hash, now);
     if (this.#checked.size > MAX_CHECKED) this.#checked.delete(this.#checked.keys().next().value!);
     return true;
   }
@@ -91,8 +91,8 @@ export class TokenChecks {
     this.#checked.delete(digest(token));
   }
 
-  #forget(key: string): false {
-    this.#checked.delete(key);
+  #forget(hash: string): false {
+    this.#checked.delete(hash);
     return false;
   }
 }

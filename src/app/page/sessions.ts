@@ -70,9 +70,9 @@ export class Sealer {
     if (!text?.startsWith('v1.') || text.length > 8192) return undefined;
     const raw = Buffer.from(text.slice(3), 'base64url');
     if (raw.length < 12 + 16 + 2) return undefined;
-    for (const key of this.keys) {
+    for (const sealKey of this.keys) {
       try {
-        const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+        const d = createDecipheriv('aes-256-gcm', sealKey, raw.subarray(0, 12));
         d.setAAD(Buffer.from(purpose));
         d.setAuthTag(raw.subarray(raw.length - 16));
         const plain = Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]);
