@@ -2,6 +2,10 @@
 // delivered while the App is down is asked for again by the App's sweep at start (GET /app/hook/deliveries, POST
 // .../attempts, with its JWT) and applied once; a second replica's sweep and a burst of the same delivery apply
 // nothing more; a slow delivery is answered 202 within the answer window, long before GitHub's 10 s.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DeliveryAttempt, toRedeliver } from '../../src/app/deliveries.js';
 import { type RunningApp, startServer } from '../../src/app/server.js';
@@ -114,6 +118,46 @@ describe('a delivery GitHub could not make', () => {
     expect(observe(world, ev.payload.comment.id).dispatches).toHaveLength(0);
     await until(() => observe(world, ev.payload.comment.id).dispatches.length > 0);
     expect(observe(world, ev.payload.comment.id).approvals).toHaveLength(1);
+  });
+});
+
+const APP = new URL('../../dist/app.js', import.meta.url).pathname;
+
+describe.skipIf(!existsSync(APP))('npm start -- redeliver (dist/app.js): one sweep for a cron', () => {
+  it('asks for each missed delivery once, says so, and exits', async () => {
+    world = await startWorld();
+    world.seedRun();
+    hooks().target = { url: `http://127.0.0.1:${await freePort()}/api/github/webhooks`, secret: SECRET };
+    const missed = await hooks().deliver(
+      'issue_comment',
+      JSON.parse(approvalDelivery(world).body) as Record<string, unknown>,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'interlock-redeliver-'));
+    try {
+      const run = () =>
+        new Promise<{ status: number | null; out: string }>((resolve) => {
+          // Not spawnSync: the local GitHub answers from this process.
+          const child = spawn(process.execPath, [APP, 'redeliver'], {
+            cwd: dir,
+            env: { PATH: process.env.PATH, HOME: process.env.HOME, ...appServerEnv(world, SECRET) },
+          });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d));
+          child.stderr.on('data', (d: Buffer) => (out += d));
+          child.on('close', (status) => resolve({ status, out }));
+        });
+      const first = await run();
+      expect(first).toMatchObject({
+        status: 0,
+        out: expect.stringMatching(/1 recent deliveries read, 1 asked for again \(2 requests\)/),
+      });
+      await hooks().settled();
+      expect(attemptsOf(missed.guid).map((d) => d.redelivery)).toEqual([false, true]);
+      // Asked for once: the next run leaves it alone (its redelivery failed too: the App is still down).
+      expect((await run()).out).toMatch(/2 recent deliveries read, 0 asked for again \(1 requests\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
