@@ -2,10 +2,10 @@
  * The App's webhook endpoint (issue 50): a delivery is checked (its signature, over the body as sent), handled,
  * and answered within `answerMs`: 200 when its handler finished in that time, 500 when it failed (GitHub lists it
  * as failed, and the sweep in `deliveries.ts` asks for it again), else 202 at once while the handler goes on, far
- * inside GitHub's 10 s. A delivery id (`X-GitHub-Delivery`) this process is handling or has handled is answered
- * 200 and not handled again: a redelivery, or a burst of the same delivery, applies nothing twice (across
- * replicas and restarts, the journal's record of each command's source does the same). The log says how long each
- * delivery took to answer and to handle.
+ * inside GitHub's 10 s. A delivery id (`X-GitHub-Delivery`) this process is handling or has handled is not
+ * handled again, and is answered as the first copy is: a redelivery, or a burst of the same delivery, applies
+ * nothing twice (across replicas and restarts, the journal's record of each command's source does the same). The
+ * log says how long each delivery took to answer and to handle.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EmitterWebhookEvent } from '@octokit/webhooks';
@@ -42,9 +42,13 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 export class DeliveryIds {
   readonly #seen = new Map<string, Promise<void> | true>();
 
-  /** The handling of a delivery not seen before, or undefined when it is in hand or done. */
-  claim(id: string, handle: () => Promise<void>): Promise<void> | undefined {
-    if (this.#seen.has(id)) return undefined;
+  /**
+   * The handling of a delivery: begun now (`copy` false), or the one in hand or done for the same id (`copy`
+   * true), so a copy is answered as the first one is and handles nothing.
+   */
+  claim(id: string, handle: () => Promise<void>): { handling: Promise<void>; copy: boolean } {
+    const seen = this.#seen.get(id);
+    if (seen) return { handling: seen === true ? Promise.resolve() : seen, copy: true };
     const p = handle().then(
       () => {
         this.#seen.set(id, true);
@@ -56,7 +60,7 @@ export class DeliveryIds {
     );
     this.#seen.set(id, p);
     if (this.#seen.size > REMEMBERED) this.#seen.delete(this.#seen.keys().next().value!);
-    return p;
+    return { handling: p, copy: false };
   }
 
   get size(): number {
@@ -89,15 +93,11 @@ export function webhookReceiver(probot: Probot, o: ReceiverOptions) {
       return reply(res, { status: 400, text: 'Invalid JSON: the body is not a JSON payload' });
     }
     const event = { id, name, payload } as EmitterWebhookEvent;
-    const handling = ids.claim(id, () => probot.webhooks.receive(event));
-    if (!handling) {
-      probot.log.info({ delivery: id, event: name }, `interlock: delivery ${id} already in hand or handled`);
-      return reply(res, { status: 200, text: 'already handled' });
-    }
+    const { handling, copy } = ids.claim(id, () => probot.webhooks.receive(event));
     let timer: NodeJS.Timeout | undefined;
     const answered = await Promise.race([
       handling.then(
-        (): Answer => ({ status: 200, text: 'ok' }),
+        (): Answer => ({ status: 200, text: copy ? 'ok (a copy of a delivery handled here)' : 'ok' }),
         (e: Error): Answer => ({ status: 500, text: `failed: ${e.message.split('\n')[0]}` }),
       ),
       new Promise<Answer>((resolve) => {
@@ -111,7 +111,7 @@ export function webhookReceiver(probot: Probot, o: ReceiverOptions) {
     reply(res, answered);
     const answerMs = now() - began;
     const outcome = await handling.then(
-      () => 'handled',
+      () => (copy ? 'a copy, not handled again' : 'handled'),
       (e: Error) => `failed (${e.message.split('\n')[0]})`,
     );
     probot.log.info(
