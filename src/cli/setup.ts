@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import { fileNameOf } from '../graph/schema/subgraph.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
 import { secretValues } from '../os/node-user/node-credentials.js';
+import type { StepSetup } from '../runner/dispatch.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
-import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
 import { cliLive } from './live-file.js';
 
