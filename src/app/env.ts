@@ -46,6 +46,8 @@ export const ServerEnvSchema = z.object({
   INTERLOCK_ANSWER_MS: z.coerce.number().int().min(0).max(8000).default(1000),
   /** `off`: no sweep of the deliveries GitHub could not make (a cron runs `npm start -- redeliver` instead). */
   INTERLOCK_REDELIVER: z.enum(['on', 'off']).default('on'),
+  /** How long a replica stopped by SIGTERM waits for the deliveries in hand before it exits (ms). */
+  INTERLOCK_STOP_MS: z.coerce.number().int().min(0).max(60_000).default(8000),
   /** Minutes between two sweeps of the deliveries GitHub could not make (0: only at start). */
   INTERLOCK_REDELIVER_MINUTES: z.coerce.number().min(0).max(1440).default(10),
   /** How far back a sweep looks (hours; GitHub redelivers deliveries of the last 3 days). */

@@ -91,6 +91,11 @@ export interface RunningApp {
   /** The sweep of missed deliveries at start (undefined when INTERLOCK_REDELIVER=off, it failed, or setup mode). */
   swept?: Promise<SweepResult | undefined>;
   close(): Promise<void>;
+  /**
+   * A shutdown (SIGTERM): takes no new connection and waits, at most `ms`, for the deliveries in hand; resolves
+   * with how many were left (GitHub recorded them answered 202: the next start's sweep asks for them again).
+   */
+  stop?(ms: number): Promise<number>;
 }
 
 /**
@@ -175,5 +180,13 @@ export async function startServer(
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+    stop: async (ms) => {
+      sweeps?.stop();
+      server.close();
+      server.closeIdleConnections();
+      const left = await receiver.drain(ms);
+      server.closeAllConnections();
+      return left;
+    },
   };
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sweepWords } from './deliveries.js';
 import { parseReceiveArgs, receive } from './receive.js';
-import { redeliverOnce, startServer } from './server.js';
+import { readServerEnv, redeliverOnce, startServer } from './server.js';
 import { startSetupServer } from './setup.js';
 
 // `npm start` (dist/app.js): the App's entry. Reads .env from the working directory when there is one; serves the
@@ -36,6 +36,18 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number | un
   }
   const app = await startServer(env);
   console.log(`interlock app: receiving webhooks at ${app.url}`);
+  // A host stops a replica with SIGTERM (a deploy, a scale-down) and kills it some seconds later (Cloud Run 10 s,
+  // Kubernetes 30 s): the deliveries in hand are finished first, within INTERLOCK_STOP_MS.
+  const stopMs = readServerEnv(env).INTERLOCK_STOP_MS;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      void app.stop?.(stopMs).then((left) => {
+        console.log(
+          `interlock app: stopped on ${signal}${left ? `; ${left} deliveries still in hand, found again at the next start` : ''}`,
+        );
+        process.exit(0);
+      });
+    });
   return undefined;
 }
 

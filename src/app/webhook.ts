@@ -66,6 +66,20 @@ export class DeliveryIds {
   get size(): number {
     return this.#seen.size;
   }
+
+  /** Waits for the deliveries in hand, at most `ms`; says how many were still in hand then. */
+  async drain(ms: number): Promise<number> {
+    const inHand = () => [...this.#seen.values()].filter((v): v is Promise<void> => v !== true);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(inHand().map((p) => p.catch(() => undefined))),
+      new Promise((r) => {
+        timer = setTimeout(r, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+    return inHand().length;
+  }
 }
 
 /** The endpoint's handler for `POST <webhook path>`; everything else stays with Probot's middleware. */
@@ -120,6 +134,8 @@ export function webhookReceiver(probot: Probot, o: ReceiverOptions) {
     );
   };
   return {
+    /** Waits for the deliveries in hand (a shutdown), at most `ms`; how many were left. */
+    drain: (ms: number) => ids.drain(ms),
     handle: (req: IncomingMessage, res: ServerResponse) =>
       handle(req, res).catch((e: Error) => {
         probot.log.error(e);

@@ -16,7 +16,7 @@ import {
   type PageWorld,
   startPageWorld,
 } from './page-world.js';
-import { approvalDelivery, observe, PEOPLE } from './world.js';
+import { approvalDelivery, appServerEnv, observe, PEOPLE, startWorld } from './world.js';
 
 const APP = new URL('../../dist/app.js', import.meta.url).pathname;
 
@@ -26,7 +26,7 @@ interface Replica {
   exited: Promise<void>;
 }
 
-async function startReplica(env: Record<string, string>, port: number): Promise<Replica> {
+async function startReplica(env: Record<string, string>, port: number, log?: string[]): Promise<Replica> {
   const child = spawn(process.execPath, [APP], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,6 +36,7 @@ async function startReplica(env: Record<string, string>, port: number): Promise<
   await new Promise<void>((resolve, reject) => {
     const seen = (d: Buffer) => {
       out += d.toString();
+      log?.push(d.toString());
       if (/receiving webhooks at/.test(out)) resolve();
     };
     child.stdout!.on('data', seen);
@@ -166,6 +167,44 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
       const page = await getPage(front, cookie);
       expect(page.status).toBe(200);
       expect(page.html).toContain('logged in as <strong>@bob</strong>');
+    }
+  });
+});
+
+describe.skipIf(!existsSync(APP))('a replica stopped by SIGTERM (a deploy, a scale-down)', () => {
+  it('finishes the delivery it answered 202 before it exits: applied once, nothing to find again', async () => {
+    const world = await startWorld();
+    try {
+      world.seedRun();
+      const port = await freePort();
+      const secret = 'stop-secret';
+      const log: string[] = [];
+      const env = {
+        ...appServerEnv(world, secret),
+        INTERLOCK_ANSWER_MS: '1000',
+        INTERLOCK_WRITE_INTERVAL_MS: '0',
+      };
+      const r = await startReplica(env, port, log);
+      const hooks = world.server.state.webhooks;
+      hooks.target = { url: `http://127.0.0.1:${port}/api/github/webhooks`, secret };
+      // GitHub holds the journal's write back 3 s: answered 202 at 1 s, then SIGTERM while it waits.
+      world.server.faults.inject({
+        method: 'PUT',
+        path: '/repos/{owner}/{repo}/contents/{path}',
+        fault: { kind: 'secondary-rate-limit', retryAfter: 3 },
+      });
+      const { ev, body } = approvalDelivery(world);
+      const d = await hooks.deliver('issue_comment', JSON.parse(body) as Record<string, unknown>);
+      expect(d.status_code).toBe(202);
+      r.child.kill('SIGTERM');
+      await r.exited;
+      const seen = observe(world, ev.payload.comment.id);
+      expect(seen.approvals).toHaveLength(1);
+      expect(seen.dispatches).toHaveLength(1);
+      expect(r.child.exitCode).toBe(0);
+      expect(log.join('')).toMatch(/interlock app: stopped on SIGTERM\n/);
+    } finally {
+      await world.close();
     }
   });
 });
