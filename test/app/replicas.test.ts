@@ -162,6 +162,15 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
       true,
     ]);
 
+    // A burst of the same delivery, four at once, spread over both replicas by the proxy: nothing more applied.
+    const last = hooks.deliveries.filter((d) => d.guid === first.guid).at(-1)!;
+    for (let i = 0; i < 4; i++) hooks.redeliver(Number(last.id));
+    await hooks.settled();
+    const burst = hooks.deliveries.filter((d) => d.guid === first.guid).slice(2);
+    expect(burst.map((d) => d.status_code < 300)).toEqual([true, true, true, true]);
+    const after = observe(world, ev.payload.comment.id);
+    expect([after.approvals.length, after.dispatches.length]).toEqual([1, 1]);
+
     // The person is still logged in, on both replicas.
     for (let i = 0; i < 2; i++) {
       const page = await getPage(front, cookie);
