@@ -14,7 +14,7 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { issueStep } from '../action/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { clientSecretOf } from '../support/github/oauth.js';
-import { formFields, getPage, logIn, type PageWorld, post } from './page-world.js';
+import { formFields, getPage, logIn, PAGE_KEY, type PageWorld, post } from './page-world.js';
 import {
   appServerEnv,
   CONFIG,
@@ -52,22 +52,22 @@ beforeAll(async () => {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const clientId = `Iv1.${world.server.state.app.slug}`;
-  const app = await startServer(
-    {
-      ...appServerEnv(world, SECRET),
-      PORT: String(port),
-      INTERLOCK_PAGE_URL: origin,
-      GITHUB_CLIENT_ID: clientId,
-      GITHUB_CLIENT_SECRET: clientSecretOf(clientId),
-      GITHUB_WEB_URL: world.server.url,
-    },
-    { Octokit: quietOctokit() },
-  );
+  const env = {
+    ...appServerEnv(world, SECRET),
+    PORT: String(port),
+    INTERLOCK_PAGE_URL: origin,
+    GITHUB_CLIENT_ID: clientId,
+    GITHUB_CLIENT_SECRET: clientSecretOf(clientId),
+    GITHUB_WEB_URL: world.server.url,
+    INTERLOCK_PAGE_KEYS: PAGE_KEY,
+  };
+  const app = await startServer(env, { Octokit: quietOctokit() });
   pw = {
     world,
     gadgets: world.repo,
     app,
     origin,
+    env,
     close: async () => {
       await app.close();
       await world.close();
