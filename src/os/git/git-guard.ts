@@ -156,6 +156,11 @@ export function guardCheckout(opts: GuardOptions): void {
   let snapshot: Snapshot | undefined;
   if (file && existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+    // A copy an older interlock made names no folders to check: nothing would be checked, so nothing is trusted.
+    if (!kept.folders)
+      throw new ReplacedGitError(
+        `${file} was written by an older interlock, which recorded no git folders to check: run every interlock step of a job with the same version of the action`,
+      );
     const gitdir = gitdirOf(workspace);
     const now = gitdir && existsSync(gitdir) ? lstatSync(gitdir) : undefined;
     if (now && now.dev === kept.identity.dev && now.ino === kept.identity.ino) snapshot = kept;
