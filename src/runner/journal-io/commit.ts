@@ -94,6 +94,8 @@ interface Tried<T> {
   version: string | null;
   why: string;
   branchMoved?: boolean;
+  /** When the store refused it (ms since the epoch). */
+  refusedAt: number;
 }
 
 /** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
@@ -189,6 +191,15 @@ export async function commit<T extends { events: NewEvent[] }>(
       return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
+      // A read by branch name may answer from before the write that refused ours: the journal looks unmoved
+      // although another writer moved it. Before giving up, read once more from where the past cannot answer (a
+      // read begun a stale window after the refusal): a store that keeps refusing is told from one that was late.
+      const short = fromRead ? staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0) : 0;
+      if (short > 0) {
+        stalled--;
+        backoff = short;
+        continue;
+      }
       throw new Error(
         `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
       );
@@ -220,7 +231,14 @@ export async function commit<T extends { events: NewEvent[] }>(
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    tried = {
+      journal,
+      chosen,
+      from: cur.journal.events.length,
+      version: cur.version,
+      why: r.conflict,
+      refusedAt: Date.now(),
+    };
     if (r.branchMoved) tried.branchMoved = true;
     at = r.head;
     conflicts++;
