@@ -4,11 +4,14 @@
  * reached as `/proc/self/fd/<fd>/<name>`, where only `<name>` is looked up, in that very folder; each folder is
  * opened with O_NOFOLLOW|O_DIRECTORY (a link in its place fails with ELOOP, a file with ENOTDIR) and checked
  * with fstat. A node that moves a git folder away and puts a link to another one in its place makes the walk
- * fail; it never makes the guard write there.
+ * fail; it never makes the guard write there. Without /proc (the CLI on macOS, where nodes never run as another
+ * user) the path each folder was opened at stands in for its descriptor: each name is still opened with
+ * O_NOFOLLOW, but a folder swapped between two steps of the walk is not caught there.
  */
 import {
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
@@ -36,8 +39,15 @@ const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constan
 
 const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code;
 
+const PROC = existsSync('/proc/self/fd');
+/** Without /proc: the path each folder held open was opened at (a descriptor's entry is set when it is opened). */
+const openedAt = new Map<number, string>();
+
+/** The folder held open as `fd`, as a path to list or look a name up in. */
+const folderAt = (fd: number) => (PROC ? `/proc/self/fd/${fd}` : openedAt.get(fd)!);
+
 /** The name `name` looked up in the folder held open as `fd`, and only there. */
-export const at = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`;
+export const at = (fd: number, name: string) => `${folderAt(fd)}/${name}`;
 
 /** Opens the folder `name` inside the folder held open as `fd`; a link or a file in its place throws. */
 export function openDirAt(fd: number, name: string): number {
@@ -46,12 +56,14 @@ export function openDirAt(fd: number, name: string): number {
     closeSync(d);
     throw Object.assign(new Error(`${name}: not a folder`), { code: 'ENOTDIR' });
   }
+  if (!PROC) openedAt.set(d, at(fd, name));
   return d;
 }
 
 /** Opens the folder at the absolute, link-free path `path`, walking from `/`; throws if any step is a link. */
 export function openFolder(path: string): number {
   let fd = openSync('/', O_RDONLY | O_DIRECTORY);
+  if (!PROC) openedAt.set(fd, '/');
   for (const name of path.split('/').filter(Boolean)) {
     let next: number;
     try {
@@ -109,7 +121,7 @@ export function readAt(fd: number, name: string): Record<string, Entry> | null {
       out[rel] = { kind: 'dir', mode: st.mode & 0o7777 };
       const d = openDirAt(dir, base);
       try {
-        for (const e of readdirSync(`/proc/self/fd/${d}`).sort()) visit(d, e, rel ? `${rel}/${e}` : e);
+        for (const e of readdirSync(folderAt(d)).sort()) visit(d, e, rel ? `${rel}/${e}` : e);
       } finally {
         closeSync(d);
       }
@@ -150,7 +162,7 @@ function removeHere(fd: number, name: string): void {
   }
   const d = openDirAt(fd, name);
   try {
-    for (const e of readdirSync(`/proc/self/fd/${d}`)) removeHere(d, e);
+    for (const e of readdirSync(folderAt(d))) removeHere(d, e);
   } finally {
     closeSync(d);
   }
