@@ -7,15 +7,25 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Outcome } from '../../approvals/deps.js';
 import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.js';
 import { PageServer } from '../../approvals/page/serve.js';
 import { pageCommand } from '../../approvals/page-action.js';
+import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
+import { unreadableRun } from '../../journal/waiting-unfolded.js';
 import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
+import {
+  approveCommand,
+  approveRerunCommand,
+  failRunCommand,
+  type RunRef,
+  settleCommand,
+} from '../../render/next-commands.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
+import { GraphChangeRefused } from '../../runner/journal-io/read.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { listJson, openExisting } from '../journals.js';
@@ -33,14 +43,18 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
     const seen: Seen = { repos: ['local'], runs: [], problems: [] };
     const files = new Map<string, string>();
     for (const file of listJson(dir)) {
+      let journal: Journal | null = null;
       try {
-        const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         const stored = await new FileStore(file).read();
         if (!stored) continue;
+        journal = stored.journal;
+        const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         files.set(stored.journal.run_id, file);
-        seen.runs.push({ repo: 'local', journal: stored.journal, graph, state: fold(stored.journal, graph) });
+        seen.runs.push({ repo: 'local', journal, graph, state: fold(journal, graph) });
       } catch (e) {
-        seen.problems.push({ repo: 'local', why: `${file}: ${(e as Error).message}` });
+        // A run this page cannot fold still shows what waits in it, with the one line that says how to read it.
+        const why = unreadableRun(journal, (e as Error).message);
+        seen.problems.push({ repo: 'local', why: journal ? why : `${file}: ${why}` });
       }
     }
     return { seen, files };
@@ -57,13 +71,32 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
       if (!made.ok) return { kind: 'refused', why: made.why };
       const { runId: _runId, ...command } = made.command as PersonCommand & { runId?: string };
       const { repo: _repo, formId: _id, runId: _run, action: _a, text: _t, ...bound } = form;
-      const r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
+      let r: Awaited<ReturnType<typeof applyLocal>>;
+      try {
+        r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
+      } catch (e) {
+        if (!(e instanceof GraphChangeRefused)) throw e;
+        const run = { runId: form.runId, journal: relative(io.cwd, file), graphChanged: true };
+        return {
+          kind: 'refused',
+          why: `${e.message.split(';')[0]}; nothing was recorded. To go on under the new graph, in a terminal: ${cliCommand(command, run)}`,
+        };
+      }
       if (r.ok) return { kind: 'done', what: `${form.action} ${form.node} by ${by}`, command: made.command };
       const now = (await read()).seen.runs.find((x) => x.journal.run_id === form.runId);
       if (now && handledBefore(now.journal, now.state, source)) return { kind: 'ignored', why: r.reason };
       return { kind: 'refused', why: r.reason };
     },
   };
+}
+
+/** A person's command in the CLI's words. */
+function cliCommand(c: PersonCommand, run: RunRef): string {
+  if (c.kind === 'approve') return approveCommand('cli', c.node, run);
+  if (c.kind === 'approve-rerun') return approveRerunCommand('cli', c.node, run);
+  if (c.kind === 'settle') return settleCommand('cli', c.node, run);
+  if (c.kind === 'fail-run') return failRunCommand('cli', run);
+  return `interlock rerun-from ${c.node} --journal ${run.journal} --allow-graph-change`;
 }
 
 /** Serves the page for the journals in `dir` on 127.0.0.1:`port` (0: any free port). */

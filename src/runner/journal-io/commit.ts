@@ -9,13 +9,14 @@ import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
 import { fold } from '../../journal/fold.js';
 import { staleReadShortMs } from '../../journal/freshness.js';
+import { absolutePath } from '../../journal/graph-path.js';
 import { appendEvents } from '../../journal/parse.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
 import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import { GraphChangeRefused, isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -111,18 +112,35 @@ function staleWaitMs(setup: RunSetup, readAt: number, chosen: object): number {
   return staleReadShortMs(readAt, setup.staleRead?.at, setup.staleRead?.windowMs ?? 0);
 }
 
-/** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
-function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
+/**
+ * The run as the decision sees it: under a changed graph that a person allowed, with the permission folded in
+ * first (rule 6), so that what they asked for (an approval under the new graph, say) is decided under it.
+ */
+function underGraph(setup: RunSetup, cur: RunSnapshot, change: NewEvent[]): RunSnapshot {
+  if (!change.length) return cur;
+  const journal = appendEvents(cur.journal, change, (setup.now ?? isoNow)());
+  return { journal, version: cur.version, state: fold(journal, setup.graph) };
+}
+
+/**
+ * The journal `events` make from `cur` (events `from` on are this write's). Its header names the graph the run
+ * is under after the write, by its path relative to the repository: named again when the graph changed, or
+ * when an older release wrote the path as an absolute one (src/journal/graph-path.ts).
+ */
+function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], from: number): Journal {
   const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
   // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
-  for (const e of journal.events.slice(cur.journal.events.length)) {
+  for (const e of journal.events.slice(from)) {
     const checked = EventSchema.safeParse(e);
     if (!checked.success)
       throw new Error(
         `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
       );
   }
-  if (!graphChanged) return journal;
+  // `cur` is the run under the graph this write goes on under (a change is folded in before the decision).
+  const changed = journal.graph.hash !== cur.state.accepted_hash;
+  const absolute = absolutePath(journal.graph.path) && !absolutePath(setup.graph.path);
+  if (!changed && !absolute) return journal;
   return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
 }
 
@@ -153,7 +171,7 @@ function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): s
  * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
  * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
  */
-export async function commit<T extends { events: NewEvent[] }>(
+export async function commit<T extends { events: NewEvent[]; refusal?: string | undefined }>(
   setup: RunSetup,
   runner: RunnerInfo,
   decide: (cur: RunSnapshot) => T | Promise<T>,
@@ -194,8 +212,11 @@ export async function commit<T extends { events: NewEvent[] }>(
       );
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
-    if (!change.ok) throw new RunRefused(change.reason);
-    const chosen = await decide(cur);
+    if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
+    const under = underGraph(setup, cur, change.events);
+    const chosen = await decide(under);
+    // A refused command writes nothing: not even the permission to go on under a changed graph it came with.
+    if (chosen.refusal) return { cur, chosen, conflicts };
     const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
     if (lineUp) {
       lineUp = false;
@@ -207,7 +228,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }
-    const journal = nextJournal(setup, cur, events, change.events.length > 0);
+    const journal = nextJournal(setup, under, events.slice(change.events.length), cur.journal.events.length);
     let r: Awaited<ReturnType<JournalStore['write']>>;
     try {
       r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
