@@ -94,8 +94,12 @@ describe('the five lines of issue 45', () => {
       ['run', GRAPH, '--all'],
       ['recover', '--by', 'alice'],
     ];
+    const docs = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
     for (const words of refused) {
       const r = cli(...words);
+      // docs/cli.md shows the first of them as the CLI prints it.
+      if (words[0] === 'approve-rerun')
+        expect(docs).toContain(`$ interlock approve-rerun a --by alice\n${r.err}`);
       expectOneLineRefusal(r, 'the graph changed since the run started');
       const typed = words.map((w) => (w.includes(' ') ? `'${w}'` : w)).join(' ');
       expect(r.err, typed).toContain(`interlock ${typed} --allow-graph-change`);
@@ -125,6 +129,7 @@ describe('the five lines of issue 45', () => {
     expect(printed).toBe('interlock approve-rerun a --allow-graph-change');
     const approved = paste(`${printed} --by alice`);
     expect(approved.code, approved.err).toBe(0);
+    expect(docs).toContain(`$ interlock approve-rerun a --by alice --allow-graph-change\n${approved.out}`);
     expect(header().path).toBe(GRAPH);
     const types = (JSON.parse(journalBytes().toString()) as { events: { type: string }[] }).events.map(
       (e) => e.type,
