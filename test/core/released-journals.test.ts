@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
 import { fold } from '../../src/journal/fold.js';
+import { journalGraphPath } from '../../src/journal/graph-path.js';
 import { parseJournal } from '../../src/journal/parse.js';
+import { waitingUnfolded } from '../../src/journal/waiting-unfolded.js';
 import { decideNext } from '../../src/protocol/decide.js';
 import { RUNNER } from './sim.js';
 
@@ -44,5 +46,23 @@ describe('journals the release before the fix wrote', () => {
     });
     expect(graph.hash).toBe(journal.graph.hash);
     expect(fold(journal, graph).checkpoint.escalated_nodes).toEqual(['a']);
+  });
+
+  it("graph-path: every face reads the header's absolute path as the relative path the run started with", () => {
+    const { journal } = load('graph-path');
+    expect(journalGraphPath(journal)).toBe('.github/interlock/g.yml');
+    // A path that does not end with it is left for the face's workspace check to refuse.
+    expect(journalGraphPath({ ...journal, graph: { ...journal.graph, path: '/etc/passwd' } })).toBe(
+      '/etc/passwd',
+    );
+    expect(
+      journalGraphPath({ ...journal, graph: { ...journal.graph, path: 'C:\\w\\.github\\interlock\\g.yml' } }),
+    ).toBe('.github/interlock/g.yml');
+  });
+
+  it('graph-path: read from its events alone, the escalated node still waits for a person', () => {
+    const { journal } = load('graph-path');
+    expect(waitingUnfolded(journal)).toEqual(['a (escalated)']);
+    expect(waitingUnfolded(load('daily-cap-wedge').journal)).toEqual([]);
   });
 });
