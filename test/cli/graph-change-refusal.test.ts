@@ -77,7 +77,8 @@ function expectOneLineRefusal(r: { code: number; out: string; err: string }, fix
 const graphFile = (cmd: string) =>
   `interlock: 1\nname: g\nnodes:\n  - id: a\n    run: ${cmd}\n    validates:\n      - file: right.txt\n`;
 
-describe('the five lines of issue 45', () => {
+// The five lines of issue 45, and every verb refused under the changed graph.
+describe('a refused command changes nothing, and under a changed graph it prints the way on', () => {
   it('a refused command writes nothing; the refusal prints the command that goes on; status stays readable', () => {
     writeFileSync(join(dir, GRAPH), graphFile('touch wrong.txt'));
     expect(cli('run', GRAPH, '--all', '--by', 'alice').code).toBe(3);
@@ -157,7 +158,8 @@ describe('the five lines of issue 45', () => {
   });
 });
 
-describe('the journal the release before the fix wrote (an absolute graph path)', () => {
+// The journal the release before the fix wrote (test/fixtures/released-journals/graph-path).
+describe('a journal names its graph relative to the repository, and an old absolute path is read', () => {
   beforeEach(() => {
     mkdirSync(join(dir, '.interlock/runs'), { recursive: true });
     copyFileSync(join(FIXTURE, 'graph.yml'), join(dir, GRAPH));
