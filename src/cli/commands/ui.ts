@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Outcome } from '../../approvals/deps.js';
 import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.js';
@@ -76,7 +76,10 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
         r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
       } catch (e) {
         if (!(e instanceof GraphChangeRefused)) throw e;
-        const run = { runId: form.runId, journal: relative(io.cwd, file), graphChanged: true };
+        // A run in .interlock/runs is named by its id, as the CLI's own commands name it; any other by its file.
+        const named = relative(io.cwd, file);
+        const byId = named === join('.interlock', 'runs', `${form.runId}.json`);
+        const run = { runId: form.runId, journal: byId ? undefined : named, graphChanged: true };
         return {
           kind: 'refused',
           why: `${e.message.split(';')[0]}; nothing was recorded. To go on under the new graph, in a terminal: ${cliCommand(command, run)}`,
