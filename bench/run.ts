@@ -25,7 +25,7 @@ import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
 // BENCH_QUICK=1: every benchmark at a small size, once, for the test that keeps this command working
-// (test/docs/bench.test.ts); its figures mean nothing. BENCH_OUT: where to write the page instead of docs/.
+// (`npm run bench:check`, bench/check.ts); its figures mean nothing. BENCH_OUT: where to write the page instead of docs/.
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 5);
 const OUT = process.env.BENCH_OUT ?? new URL('../docs/BENCHMARKS.md', import.meta.url).pathname;

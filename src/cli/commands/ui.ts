@@ -1,11 +1,12 @@
 /**
  * `interlock ui`: the maintainers' page for the local journals (`.interlock/runs`), served on 127.0.0.1 only,
- * with no login: the URL it prints carries a random token, and every form a CSRF token. The buttons do what
+ * with no login: the URL it prints carries a random token (compared in constant time), every form a CSRF token, and
+ * a request whose `Host` is not `127.0.0.1:<port>` is refused (DNS rebinding). The buttons do what
  * `interlock approve`, `approve-rerun`, `settle` and `fail-run` do (`applyLocal`), recorded under `--by` (the
  * user running it by default), bound to what the page showed.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -102,6 +103,27 @@ function cliCommand(c: PersonCommand, run: RunRef): string {
   return `interlock rerun-from ${c.node} --journal ${run.journal} --allow-graph-change`;
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Whether `candidate` is the page's token: both hashed to 32 bytes and compared with timingSafeEqual, so neither
+ * the time taken nor the length of what was sent tells how much of it was right.
+ */
+function isToken(candidate: string, token: string): boolean {
+  return timingSafeEqual(digest(candidate), digest(token));
+}
+
+/**
+ * Whether a request may reach the page: its `Host` is the page's own `127.0.0.1:<port>` (a name an attacker's DNS
+ * points at 127.0.0.1 is refused, against DNS rebinding), and its path begins with `/t/<token>`.
+ */
+function admitted(req: IncomingMessage, host: string, token: string): 'host' | 'token' | undefined {
+  if (req.headers.host !== host) return 'host';
+  const path = new URL(req.url ?? '/', 'http://page.invalid').pathname;
+  const candidate = path.startsWith('/t/') ? path.slice(3).split('/')[0]! : '';
+  return isToken(candidate, token) ? undefined : 'token';
+}
+
 /** Serves the page for the journals in `dir` on 127.0.0.1:`port` (0: any free port). */
 export async function startUi(io: Io, o: { dir: string; port: number; by: string }): Promise<RunningUi> {
   const token = randomBytes(24).toString('base64url');
@@ -111,7 +133,8 @@ export async function startUi(io: Io, o: { dir: string; port: number; by: string
     server.once('error', fail);
     server.listen(o.port, '127.0.0.1', () => ok());
   });
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `http://${host}`;
   const base = `/t/${token}`;
   const page = new PageServer({
     base,
@@ -122,6 +145,13 @@ export async function startUi(io: Io, o: { dir: string; port: number; by: string
     refreshSeconds: 30,
   });
   server.on('request', (req, res) => {
+    const refused = admitted(req, host, token);
+    const text = { 'content-type': 'text/plain', 'x-content-type-options': 'nosniff' };
+    if (refused === 'host')
+      return void res
+        .writeHead(421, text)
+        .end(`this page answers only at ${origin} (the Host header named another)\n`);
+    if (refused) return void res.writeHead(404, text).end('not found\n');
     void page.handle(req, res).then((handled) => {
       if (!handled) res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     });

@@ -95,6 +95,8 @@ interface Tried<T> {
   version: string | null;
   why: string;
   branchMoved?: boolean;
+  /** When the store refused it (ms since the epoch). */
+  refusedAt: number;
 }
 
 /** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
@@ -207,6 +209,15 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
+      // A read by branch name may answer from before the write that refused ours: the journal looks unmoved
+      // although another writer moved it. Before giving up, read once more from where the past cannot answer (a
+      // read begun a stale window after the refusal): a store that keeps refusing is told from one that was late.
+      const short = fromRead ? staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0) : 0;
+      if (short > 0) {
+        stalled--;
+        backoff = short;
+        continue;
+      }
       throw new Error(
         `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
       );
@@ -215,8 +226,13 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
     const under = underGraph(setup, cur, change.events);
     const chosen = await decide(under);
-    // A refused command writes nothing: not even the permission to go on under a changed graph it came with.
-    if (chosen.refusal) return { cur, chosen, conflicts };
+    // A refused command writes nothing: not even the permission to go on under a changed graph it came with. As a
+    // decision to write nothing, it is taken only from a read past the stale window.
+    if (chosen.refusal) {
+      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
     const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
     if (lineUp) {
       lineUp = false;
@@ -241,7 +257,14 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
+    tried = {
+      journal,
+      chosen,
+      from: cur.journal.events.length,
+      version: cur.version,
+      why: r.conflict,
+      refusedAt: Date.now(),
+    };
     if (r.branchMoved) tried.branchMoved = true;
     at = r.head;
     conflicts++;
