@@ -17,6 +17,7 @@ import { pageCommand } from '../../approvals/page-action.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
 import { unreadableRun } from '../../journal/waiting-unfolded.js';
+import { secretValues } from '../../os/node-user/node-credentials.js';
 import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
 import {
   approveCommand,
@@ -51,7 +52,13 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
         journal = stored.journal;
         const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         files.set(stored.journal.run_id, file);
-        seen.runs.push({ repo: 'local', journal, graph, state: fold(journal, graph) });
+        seen.runs.push({
+          repo: 'local',
+          journal,
+          graph,
+          state: fold(journal, graph),
+          secrets: secretValues(io.env),
+        });
       } catch (e) {
         // A run this page cannot fold still shows what waits in it, with the one line that says how to read it.
         const why = unreadableRun(journal, (e as Error).message);

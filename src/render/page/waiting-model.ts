@@ -11,6 +11,7 @@ import type { EscalationReport } from '../../journal/events/fields.js';
 import { type SubjectRef, subjectOfRun } from '../../journal/run-id.js';
 import { type NodeProgress, type RunState, waitingAttempt } from '../../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../../protocol/policy.js';
+import { throughDoor } from '../door.js';
 import { excerptOf } from '../excerpt.js';
 
 /** One run as the shell read it: where it lives, its journal, its graph and the fold of both. */
@@ -24,6 +25,8 @@ export interface PageRun {
   approvals?: RepoApprovals;
   /** The issue's or pull request's title (hostile text: shown escaped). */
   title?: string;
+  /** Secrets of the face that shows the page (`interlock ui`: its environment's), which node text passes the door without. */
+  secrets?: readonly string[];
 }
 
 export type WaitKind = 'gate' | 'held' | 'escalated';
@@ -85,23 +88,25 @@ function waitingSince(journal: Journal, node: string): string {
   return journal.events[0]?.at ?? '';
 }
 
-function lastFailure(p: NodeProgress): string | undefined {
+function lastFailure(p: NodeProgress, secrets: readonly string[]): string | undefined {
   if (!p.last_failures.length) return undefined;
   const text = p.last_failures
     .map((f) => `${f.check}: ${f.message}${f.excerpt ? `\n${f.excerpt}` : ''}`)
     .join('\n');
-  return excerptOf(text)?.text ?? text;
+  // The page escapes by construction (html.ts); the door removes the secrets.
+  return throughDoor(excerptOf(text)?.text ?? text, 'plain', { secrets });
 }
 
-/** The escalation report as plain lines. */
-export function reportText(r: EscalationReport): string {
-  return [
+/** The escalation report as plain lines (node text: through the door, escaped by the page). */
+export function reportText(r: EscalationReport, secrets: readonly string[] = []): string {
+  const text = [
     ...r.attempted.map((a) => `attempt ${a.attempt} (${a.approach}): ${a.work}`),
     ...r.failed.flatMap((f) =>
       f.failures.map((x) => `attempt ${f.attempt} failed: ${x.check}: ${x.message}`),
     ),
     `needed: ${r.needed}`,
   ].join('\n');
+  return throughDoor(text, 'plain', { secrets });
 }
 
 function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
@@ -129,7 +134,7 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
     if (!kind) continue;
     const policy = effectivePolicy(run.approvals, nodeById(run.graph, node));
     const starter = run.state.started?.started_by;
-    const failure = kind === 'gate' ? undefined : lastFailure(p);
+    const failure = kind === 'gate' ? undefined : lastFailure(p, run.secrets ?? []);
     const subject = subjectOfRun(run.journal.run_id);
     rows.push({
       repo: run.repo,
@@ -146,7 +151,7 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
       approvals: { have: [...p.approvals], required: policy.required },
       policy: whoMay(policyWords(policy, starter), run.approvals),
       ...(failure ? { failure } : {}),
-      ...(p.report ? { report: reportText(p.report) } : {}),
+      ...(p.report ? { report: reportText(p.report, run.secrets) } : {}),
       commands: commandsFor(kind, node, run.journal.run_id),
       ...(starter ? { startedBy: starter } : {}),
     });
