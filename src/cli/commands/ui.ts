@@ -26,7 +26,7 @@ import {
   type RunRef,
   settleCommand,
 } from '../../render/next-commands.js';
-import type { PageRun } from '../../render/page/waiting-model.js';
+import { LOCAL, type PageRun } from '../../render/page/waiting-model.js';
 import { GraphChangeRefused } from '../../runner/journal-io/read.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
@@ -42,7 +42,7 @@ export interface RunningUi {
 /** The local journals as the page's data: every run in the folder, the local user may act on all. */
 function localBackend(io: Io, dir: string, by: string): PageBackend {
   async function read(): Promise<{ seen: Seen; files: Map<string, string> }> {
-    const seen: Seen = { repos: ['local'], runs: [], problems: [] };
+    const seen: Seen = { repos: [LOCAL], runs: [], problems: [] };
     const files = new Map<string, string>();
     for (const file of listJson(dir)) {
       let journal: Journal | null = null;
@@ -53,7 +53,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
         const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         files.set(stored.journal.run_id, file);
         seen.runs.push({
-          repo: 'local',
+          repo: LOCAL,
           journal,
           graph,
           state: fold(journal, graph),
@@ -62,7 +62,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
       } catch (e) {
         // A run this page cannot fold still shows what waits in it, with the one line that says how to read it.
         const why = unreadableRun(journal, (e as Error).message);
-        seen.problems.push({ repo: 'local', why: journal ? why : `${file}: ${why}` });
+        seen.problems.push({ repo: LOCAL, why: journal ? why : `${file}: ${why}` });
       }
     }
     return { seen, files };
@@ -70,7 +70,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
   return {
     see: async () => (await read()).seen,
     run: async (_v, repo, runId): Promise<PageRun | undefined> =>
-      repo === 'local' ? (await read()).seen.runs.find((r) => r.journal.run_id === runId) : undefined,
+      repo === LOCAL ? (await read()).seen.runs.find((r) => r.journal.run_id === runId) : undefined,
     mayAct: async () => () => ({ ok: true }),
     async act(_v, form: PageForm, source: string): Promise<Outcome> {
       const file = (await read()).files.get(form.runId);

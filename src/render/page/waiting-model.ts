@@ -13,6 +13,17 @@ import { type NodeProgress, type RunState, waitingAttempt } from '../../journal/
 import { effectivePolicy, policyWords, type RepoApprovals } from '../../protocol/policy.js';
 import { throughDoor } from '../door.js';
 import { excerptOf } from '../excerpt.js';
+import {
+  approveCommand,
+  approveRerunCommand,
+  continueCommand,
+  type Face,
+  failRunCommand,
+  settleCommand,
+} from '../next-commands.js';
+
+/** The repository name of the CLI's local journals (`interlock ui`): no GitHub behind it. */
+export const LOCAL = 'local';
 
 /** One run as the shell read it: where it lives, its journal, its graph and the fold of both. */
 export interface PageRun {
@@ -51,8 +62,14 @@ export interface WaitingRow {
   policy: string;
   failure?: string;
   report?: string;
-  /** The comment commands that do the same as the page's buttons. */
+  /**
+   * The commands that do the same as the page's buttons, in the words of where the run lives: comment commands
+   * for a repository's run, the CLI's verbs for a local journal (`interlock ui`), with the command that runs the
+   * node once it is approved.
+   */
   commands: string[];
+  /** Where `commands` are typed: a comment on GitHub, or a terminal. */
+  commandsFace: Face;
   startedBy?: string;
 }
 
@@ -118,6 +135,18 @@ function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
   ];
 }
 
+/** The CLI's verbs for a local run: nothing runs an approved node until `interlock run … --all` is given again. */
+function cliCommandsFor(kind: WaitKind, node: string, runId: string, graphPath: string): string[] {
+  const run = { runId };
+  const approve = kind === 'gate' ? approveCommand('cli', node, run) : approveRerunCommand('cli', node, run);
+  return [
+    approve,
+    ...(kind === 'gate' ? [] : [settleCommand('cli', node, run)]),
+    failRunCommand('cli', run),
+    `then, to run it: ${continueCommand(graphPath, runId, 'all')}`,
+  ];
+}
+
 /** Who may approve, in words: the node's policy, then the repository's permission or listing. */
 function whoMay(words: string, repo: RepoApprovals | undefined): string {
   if (!repo) return words;
@@ -152,7 +181,12 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
       policy: whoMay(policyWords(policy, starter), run.approvals),
       ...(failure ? { failure } : {}),
       ...(p.report ? { report: reportText(p.report, run.secrets) } : {}),
-      commands: commandsFor(kind, node, run.journal.run_id),
+      ...(run.repo === LOCAL
+        ? {
+            commands: cliCommandsFor(kind, node, run.journal.run_id, run.journal.graph.path),
+            commandsFace: 'cli' as const,
+          }
+        : { commands: commandsFor(kind, node, run.journal.run_id), commandsFace: 'comment' as const }),
       ...(starter ? { startedBy: starter } : {}),
     });
   }

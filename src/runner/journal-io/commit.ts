@@ -4,19 +4,18 @@
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
 import { canonicalJson } from '../../graph/canonical.js';
-import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
+import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
 import { fold } from '../../journal/fold.js';
 import { staleReadShortMs } from '../../journal/freshness.js';
-import { absolutePath } from '../../journal/graph-path.js';
-import { appendEvents } from '../../journal/parse.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
 import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
+import { nextJournal, underGraph } from './next-journal.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { GraphChangeRefused, isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import { GraphChangeRefused, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -115,38 +114,6 @@ function staleWaitMs(setup: RunSetup, readAt: number, chosen: object): number {
 }
 
 /**
- * The run as the decision sees it: under a changed graph that a person allowed, with the permission folded in
- * first (rule 6), so that what they asked for (an approval under the new graph, say) is decided under it.
- */
-function underGraph(setup: RunSetup, cur: RunSnapshot, change: NewEvent[]): RunSnapshot {
-  if (!change.length) return cur;
-  const journal = appendEvents(cur.journal, change, (setup.now ?? isoNow)());
-  return { journal, version: cur.version, state: fold(journal, setup.graph) };
-}
-
-/**
- * The journal `events` make from `cur` (events `from` on are this write's). Its header names the graph the run
- * is under after the write, by its path relative to the repository: named again when the graph changed, or
- * when an older release wrote the path as an absolute one (src/journal/graph-path.ts).
- */
-function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], from: number): Journal {
-  const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
-  // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
-  for (const e of journal.events.slice(from)) {
-    const checked = EventSchema.safeParse(e);
-    if (!checked.success)
-      throw new Error(
-        `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
-      );
-  }
-  // `cur` is the run under the graph this write goes on under (a change is folded in before the decision).
-  const changed = journal.graph.hash !== cur.state.accepted_hash;
-  const absolute = absolutePath(journal.graph.path) && !absolutePath(setup.graph.path);
-  if (!changed && !absolute) return journal;
-  return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
-}
-
-/**
  * The events without any secret of the step (src/render/redact.ts): the one place every journal write passes, so
  * no value a node could have shaped (outputs, usage, session ids, failure excerpts, connections) carries one.
  */
@@ -209,18 +176,9 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
-      // A read by branch name may answer from before the write that refused ours: the journal looks unmoved
-      // although another writer moved it. Before giving up, read once more from where the past cannot answer (a
-      // read begun a stale window after the refusal): a store that keeps refusing is told from one that was late.
-      const short = fromRead ? staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0) : 0;
-      if (short > 0) {
-        stalled--;
-        backoff = short;
-        continue;
-      }
-      throw new Error(
-        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
-      );
+      backoff = lateProofWait(setup, tried, fromRead ? readAt : undefined, stalled);
+      stalled--;
+      continue;
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
@@ -257,15 +215,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = {
-      journal,
-      chosen,
-      from: cur.journal.events.length,
-      version: cur.version,
-      why: r.conflict,
-      refusedAt: Date.now(),
-    };
-    if (r.branchMoved) tried.branchMoved = true;
+    tried = refused(journal, chosen, cur, r);
     at = r.head;
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
@@ -275,6 +225,46 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     }
     backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
+}
+
+/** What a refused write tried, for the next read to recognise it or see that the journal did not move. */
+function refused<T>(
+  journal: Journal,
+  chosen: T,
+  cur: RunSnapshot,
+  r: { conflict: string; branchMoved?: boolean },
+): Tried<T> {
+  const from = cur.journal.events.length;
+  const tried: Tried<T> = {
+    journal,
+    chosen,
+    from,
+    version: cur.version,
+    why: r.conflict,
+    refusedAt: Date.now(),
+  };
+  if (r.branchMoved) tried.branchMoved = true;
+  return tried;
+}
+
+/**
+ * After more stalls than `MAX_STALLED`: a read by branch name may answer from before the write that refused ours,
+ * so the journal looks unmoved although another writer moved it. Before giving up, read once more from where the
+ * past cannot answer (a read begun a stale window after the refusal): how long to wait for that read, or, when
+ * the read (begun at `readAt`; undefined: the state this process wrote) was such a read already, the error.
+ */
+function lateProofWait(
+  setup: RunSetup,
+  tried: Tried<unknown>,
+  readAt: number | undefined,
+  stalled: number,
+): number {
+  const short =
+    readAt === undefined ? 0 : staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0);
+  if (short > 0) return short;
+  throw new Error(
+    `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+  );
 }
 
 /**
