@@ -192,6 +192,8 @@ describe('a journal names its graph relative to the repository, and an old absol
     );
     const html = await (await fetch(ui.url)).text();
     expect(html).toContain('Waiting for people (1)');
+    // The command that runs it once approved names the graph as the run started with it, not the old absolute path.
+    expect(html).toContain(`interlock run ${GRAPH} --run-id g --all`);
   });
 
   it('with its graph gone: one line naming --graph FILE; the ui still says what waits; --graph reads it', async () => {

@@ -97,6 +97,8 @@ describe('interlock ui under a changed graph (issue 45)', () => {
     const origin = new URL(ui.url).origin;
     const html = await (await fetch(ui.url)).text();
     expect(html).toContain('Waiting for people (1)');
+    // The row's own commands in a terminal allow the change too.
+    expect(html).toContain('interlock approve-rerun a --run-id g --allow-graph-change');
     const base = new URL(ui.url).pathname.replace(/\/$/, '');
     const fields = formFields(
       html.replaceAll(`${base}/act`, '/interlock/act'),
