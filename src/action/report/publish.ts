@@ -1,3 +1,4 @@
+import { isOwnComment } from '../../github/own-comment.js';
 import { statusOf } from '../../github/status.js';
 import { parseInstanceId } from '../../graph/schema/for-each.js';
 import { attentionFor } from '../../render/gate-attention.js';
@@ -116,7 +117,7 @@ export async function askForAttention(
   for (const node of nodes) {
     const body = attentionFor(run.graph, run.state, node, runId, opts);
     const marker = body.slice(0, body.indexOf('\n'));
-    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
+    if (existing.some((c) => isOwnComment(c, marker))) continue;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
     asked = true;
   }
@@ -153,7 +154,7 @@ export async function announceOverdue(
       issue_number,
       per_page: 100,
     });
-    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) return;
+    if (existing.some((c) => isOwnComment(c, marker))) return;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
     await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
   } catch (e) {
@@ -216,5 +217,5 @@ async function findProgressComment(
     issue_number,
     per_page: 100,
   });
-  return comments.find((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))?.id;
+  return comments.find((c) => isOwnComment(c, marker))?.id;
 }

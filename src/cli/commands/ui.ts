@@ -30,7 +30,7 @@ import { LOCAL, type PageRun } from '../../render/page/waiting-model.js';
 import { GraphChangeRefused } from '../../runner/journal-io/read.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
-import { listJson, openExisting } from '../journals.js';
+import { openExisting, runsIn } from '../journals.js';
 import { applyLocal } from './person-command.js';
 
 export interface RunningUi {
@@ -44,7 +44,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
   async function read(): Promise<{ seen: Seen; files: Map<string, string> }> {
     const seen: Seen = { repos: [LOCAL], runs: [], problems: [] };
     const files = new Map<string, string>();
-    for (const file of listJson(dir)) {
+    for (const { where: file } of runsIn(dir)) {
       let journal: Journal | null = null;
       try {
         const stored = await new FileStore(file).read();
