@@ -184,45 +184,37 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
     const under = underGraph(setup, cur, change.events);
     const chosen = await decide(under);
-    // A refused command writes nothing: not even the permission to go on under a changed graph it came with. As a
-    // decision to write nothing, it is taken only from a read past the stale window.
-    if (chosen.refusal) {
+    const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
+    // A refused command writes nothing: not even the permission to go on under a changed graph it came with. A
+    // decision to write nothing is taken only from a read past the stale window.
+    if (chosen.refusal || (events.length === 0 && (cur.version !== null || !options.create))) {
       backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }
-    const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
     if (lineUp) {
       lineUp = false;
       backoff = lineUpWait(cur, chosen.events, 2 * readMs);
       if (backoff > 0) continue;
     }
-    if (events.length === 0 && (cur.version !== null || !options.create)) {
-      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
-      if (backoff > 0) continue;
-      return { cur, chosen, conflicts };
-    }
     const journal = nextJournal(setup, under, events.slice(change.events.length), cur.journal.events.length);
-    let r: Awaited<ReturnType<JournalStore['write']>>;
-    try {
-      r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
-    } catch (e) {
-      // Unknown outcome: read again before anything else, and recognise the write if it landed.
-      if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
-      r = { ok: false, conflict: (e as Error).message };
-    }
+    const r: Awaited<ReturnType<JournalStore['write']>> = await setup.store
+      .write(journal, cur.version, commitMessage(setup, cur, events))
+      .catch((e: unknown) => {
+        // Unknown outcome: read again before anything else, and recognise the write if it landed.
+        if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
+        return { ok: false as const, conflict: (e as Error).message };
+      });
     if (r.ok) {
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
     tried = refused(journal, chosen, cur, r);
     at = r.head;
-    conflicts++;
-    if (conflicts > MAX_CONFLICTS) {
+    if (++conflicts > MAX_CONFLICTS)
       throw new Error(
         `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
       );
-    }
     backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
 }
