@@ -34,6 +34,14 @@ export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) =
     name: 'after a killed process, `status` prints no command for a node in flight',
     matches: (p) => p.check === 'liveness' && /tried: none printed\).* in flight /.test(p.what),
   },
+  {
+    name: 'a refused command given --allow-graph-change appends GraphChangeAllowed (with an absolute graph path)',
+    matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
+  },
+  {
+    name: "a journal whose graph path is absolute: every command dies with PathRefused and a stack trace",
+    matches: (p) => /PathRefused: the journal's graph path .* it is absolute/.test(p.what),
+  },
 ];
 
 /** The problems main is known to have today, and the rest. */

@@ -31,7 +31,7 @@ export type NodeId = (typeof NODES)[number];
 /**
  * `a`: a plain command, `replay: never` (a killed attempt is held). `b`: an agent whose usage counts toward its own
  * budget, the run's budget and the repository's daily cap. `c`: a gate (`approval: before`), `replay: safe`.
- * `version` is a comment in a command: changing it changes the graph's hash and nothing else.
+ * `version` is in every node's command or prompt: changing it changes each node's definition (the scripts ignore it).
  */
 export function graphText(version: number): string {
   return `interlock: 1
@@ -39,12 +39,12 @@ name: m
 budget: { cost_usd: 9 }
 nodes:
   - id: a
-    run: ./step.sh a # v${version}
+    run: ./step.sh a v${version}
     validates:
       - file: out/a
   - id: b
     depends_on: [a]
-    prompt: work on b
+    prompt: work on b v${version}
     agent: ./agent.sh
     budget: { cost_usd: 3 }
     validates:
@@ -53,7 +53,7 @@ nodes:
     depends_on: [b]
     approval: before
     replay: safe
-    run: ./step.sh c
+    run: ./step.sh c v${version}
     validates:
       - file: out/c
 `;
