@@ -39,7 +39,12 @@ export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) =
     matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
   },
   {
-    name: "a journal whose graph path is absolute: every command dies with PathRefused and a stack trace",
+    name: "the maintainers' page does not list a run kept on its own branch (the Action's layout)",
+    matches: (p) =>
+      p.check === 'agreement' && /^\[run-branch\] the maintainers page .*\(missing\)/.test(p.what),
+  },
+  {
+    name: 'a journal whose graph path is absolute: every command dies with PathRefused and a stack trace',
     matches: (p) => /PathRefused: the journal's graph path .* it is absolute/.test(p.what),
   },
 ];

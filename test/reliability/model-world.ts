@@ -69,11 +69,11 @@ nodes:
 `;
 
 // Each attempt's side effect is one line, then the outcome the test chose for this node (ctl/<node>).
-const STEP = `#!/bin/sh
+export const STEP = `#!/bin/sh
 echo "$INTERLOCK_RUN_ID $1 $INTERLOCK_ATTEMPT" >> "$EFFECTS"
 if [ "$(cat ctl/$1 2>/dev/null)" = pass ]; then mkdir -p out && echo ok > "out/$1"; else rm -f "out/$1"; exit 1; fi
 `;
-const AGENT = `#!/bin/sh
+export const AGENT = `#!/bin/sh
 cat > /dev/null
 echo "$INTERLOCK_RUN_ID $INTERLOCK_NODE $INTERLOCK_ATTEMPT" >> "$EFFECTS"
 cost=$(cat "ctl/cost-$INTERLOCK_NODE" 2>/dev/null || echo 1)
