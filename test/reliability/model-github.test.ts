@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { Journal } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';

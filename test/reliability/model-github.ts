@@ -93,7 +93,6 @@ export class GitHubWorld {
   }
 
   private async runStep(
-    label: string[],
     eventName: string,
     payload: Record<string, unknown>,
     inputs: Record<string, string>,
@@ -118,7 +117,6 @@ export class GitHubWorld {
   async step(all: boolean, failpoint?: string): Promise<Call> {
     const args = ['step', ...(all ? ['node: all'] : []), ...(failpoint ? [failpoint] : [])];
     const r = await this.runStep(
-      args,
       'issues',
       issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'),
       { graph: GRAPH, 'run-id': RUN, ...(all ? { node: 'all' } : {}), 'on-held': 'succeed' },
@@ -131,12 +129,11 @@ export class GitHubWorld {
 
   /** `mode: recover`. */
   async recover(): Promise<Call> {
-    const r = await this.runStep(
-      ['recover'],
-      'issues',
-      issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'),
-      { graph: GRAPH, 'run-id': RUN, mode: 'recover' },
-    );
+    const r = await this.runStep('issues', issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'), {
+      graph: GRAPH,
+      'run-id': RUN,
+      mode: 'recover',
+    });
     return { args: ['recover'], code: r.code ?? 137, out: r.stdout, err: r.stderr };
   }
 
@@ -149,7 +146,6 @@ export class GitHubWorld {
     this.lastComment = ev;
     const before = new Set(this.repo.comments.keys());
     const r = await this.runStep(
-      [body],
       'issue_comment',
       ev.payload,
       { mode: 'comment' },
