@@ -39,6 +39,10 @@ export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) =
     matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
   },
   {
+    name: 'a rerun-from of a fork names the next fork `<id>-2-2` in the CLI, `<id>-3` in the Action and the App (nextRunId)',
+    matches: (p) => p.check === 'agreement' && /^rerun-from forked \S+-\d+ as \S+-\d+-2;/.test(p.what),
+  },
+  {
     name: "the maintainers' page does not list a run kept on its own branch (the Action's layout)",
     matches: (p) =>
       p.check === 'agreement' && /^\[run-branch\] the maintainers page .*\(missing\)/.test(p.what),

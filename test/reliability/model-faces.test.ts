@@ -46,7 +46,7 @@ afterAll(() => {
 async function sequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, fault: Fault): Promise<void> {
   const w = new CliWorld(ROOT);
   if (fault === 'effects') w.doubleEffects();
-  const real: Real = { w, fault, log: [], known, strict: STRICT || fault !== undefined };
+  const real: Real = { w, fault, log: [], known, found: [], strict: STRICT || fault !== undefined };
   const model: Model = { steps: 0 };
   // The report counts the sequences of the test itself, not the probes that break a rule on purpose.
   const counted = fault === FAULT;

@@ -18,7 +18,7 @@ import type { Checkpoint } from '../../src/journal/state.js';
 import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
 import { requireBundle } from '../crash/harness.js';
 import { type Problems, sortKnown } from './model-checks.js';
-import { type GitHubStore, GitHubWorld, GRAPH, RUN } from './model-github.js';
+import { type GitHubStore, GitHubWorld, GRAPH } from './model-github.js';
 import { type Call, NODES, REFUSED, worldRoot } from './model-world.js';
 
 const RUNS = Number(process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? 1);
@@ -81,7 +81,7 @@ const WAITS: Array<[keyof Checkpoint, string]> = [
 function tableWaits(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(/^\|? ?([a-z]+) +\|? ?(held|escalated|awaiting approval) /gm))
-    out.add(`${RUN} ${m[1]} ${m[2] === 'awaiting approval' ? 'gate' : m[2]}`);
+    out.add(`${m[1]} ${m[2] === 'awaiting approval' ? 'gate' : m[2]}`);
   return out;
 }
 
@@ -130,7 +130,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
   if (text === undefined) return out;
   let j: Journal;
   try {
-    j = parseJournal(text, RUN);
+    j = parseJournal(text, w.run);
   } catch (e) {
     return [...out, { check: 'fold', what: `the journal does not parse: ${(e as Error).message}` }];
   }
@@ -155,7 +155,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
       break;
     }
   if (before !== undefined && before !== text) {
-    const old = parseJournal(before, RUN);
+    const old = parseJournal(before, w.run);
     if (!old.events.every((e, i) => JSON.stringify(e) === JSON.stringify(j.events[i])))
       out.push({ check: 'fold', what: 'an event already written was changed or removed' });
   }
@@ -176,7 +176,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
   // (2) The faces list the same waits.
   const truth = new Set<string>();
   for (const [key, kind] of ended(cp) ? [] : WAITS)
-    for (const n of (cp[key] as string[] | undefined) ?? []) truth.add(`${RUN} ${n} ${kind}`);
+    for (const n of (cp[key] as string[] | undefined) ?? []) truth.add(`${n} ${kind}`);
   // GitHub answers a read by branch name from up to 2 s before, a quarter of the time (the local GitHub does as
   // well): a face that read the store disagrees only if it still does once that has passed.
   const agrees = (rows: Set<string>) => rows.size === truth.size && [...truth].every((x) => rows.has(x));
@@ -200,7 +200,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
   if (issue.progress) faces.push(['the progress comment', tableWaits(issue.progress), issue.progress]);
   // An ended run's table still shows its held or escalated nodes; nothing waits in it.
   if (ended(cp)) for (const f of faces) f[1] = new Set();
-  if (r.fault === 'agreement') faces[2]![1].add(`${RUN} a held`);
+  if (r.fault === 'agreement') faces[2]![1].add('a held');
   for (const [name, got, said] of faces) {
     const miss = [...truth].filter((x) => !got.has(x)).map((x) => `${x} (missing)`);
     const more = [...got].filter((x) => !truth.has(x)).map((x) => `${x} (not waiting)`);
@@ -219,7 +219,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
         : [...said.matchAll(/(?:^|\s|`)(\/(?:approve|approve-rerun|settle|rerun-from) [a-z]+)/gm)].map(
             (m) => m[1]!,
           );
-    const waiting = [...truth].map((x) => x.split(' ')[1]!);
+    const waiting = [...truth].map((x) => x.split(' ')[0]!);
     const ways = waiting.filter((n) => printed.some((p) => p.endsWith(` ${n}`)));
     const moving = cp.ready_nodes.length > 0 || cp.active_nodes.length > 0;
     if (waiting.length && !ways.length)
@@ -333,6 +333,7 @@ async function sequence(store: GitHubStore, cmds: Iterable<fc.AsyncCommand<Model
 const STORES: GitHubStore[] = (process.env.INTERLOCK_MODEL_STORES?.split(',') as GitHubStore[]) ?? [
   'run-branch',
   'journal-branch',
+  'check-run',
 ];
 
 describe('the model-based test across the faces (bundled action, local GitHub)', () => {

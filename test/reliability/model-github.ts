@@ -7,19 +7,22 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serializeJournal } from '../../src/journal/parse.js';
+import { decodeJournal } from '../../src/store/check-run.js';
 import { runBranch, runPath } from '../../src/store/git-layout.js';
+import { pullRequestOpened } from '../action/world.js';
 import { getPage, logIn, type PageWorld, startPageWorld } from '../app/page-world.js';
 import { commentEvent, OWNER, PEOPLE, REPO } from '../app/world.js';
 import { runStepWithin, type StepResult } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { AGENT, type Call, graphText, NODES, REFUSED, STEP } from './model-world.js';
 
-export type GitHubStore = 'run-branch' | 'journal-branch';
+export type GitHubStore = 'run-branch' | 'journal-branch' | 'check-run';
 
 export const GRAPH = '.interlock/m.yml';
-/** The issue the run is about (issue 1 holds the page world's own seeded run). */
+/** The issue the run is about (issue 1 holds the page world's own seeded run); a pull request on check runs. */
 const ISSUE = 2;
-export const RUN = `m/issue-${ISSUE}`;
+const PULL = 3;
 const JOURNAL_BRANCH = 'interlock-journal';
 
 export class GitHubWorld {
@@ -30,6 +33,9 @@ export class GitHubWorld {
   private jobs = 20_000;
   private cookie?: string;
   private lastComment?: ReturnType<typeof commentEvent>;
+  /** The issue or pull request the run is about, and the run's id (`m/issue-2`, `m/pr-3`). */
+  readonly subject: number;
+  readonly run: string;
 
   private constructor(
     readonly pw: PageWorld,
@@ -37,12 +43,34 @@ export class GitHubWorld {
     root: string,
   ) {
     this.ws = mkdtempSync(join(root, 'gh-'));
+    this.subject = store === 'check-run' ? PULL : ISSUE;
+    this.run = store === 'check-run' ? `m/pr-${PULL}` : `m/issue-${ISSUE}`;
+  }
+
+  /** The event a step of the run starts on, and the inputs every step and comment of this store takes. */
+  private event(): { name: string; payload: Record<string, unknown>; inputs: Record<string, string> } {
+    if (this.store === 'check-run')
+      return {
+        name: 'pull_request',
+        payload: pullRequestOpened(this.repo, PULL),
+        inputs: { store: 'check-run' },
+      };
+    return {
+      name: 'issues',
+      payload: issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'),
+      inputs: {},
+    };
   }
 
   static async start(root: string, store: GitHubStore): Promise<GitHubWorld> {
     const pw = await startPageWorld();
     const w = new GitHubWorld(pw, store, root);
     w.commit(graphText(0));
+    if (store === 'check-run') {
+      w.repo.createBranch('model-pr', 'main');
+      w.repo.commitFiles('model-pr', { 'pr.txt': 'a change\n' });
+      w.repo.addPull({ number: PULL, head: 'model-pr', base: 'main', title: 'A change' });
+    }
     writeFileSync(join(w.ws, 'effects.log'), '');
     for (const n of NODES) w.outcome(n, 'pass');
     return w;
@@ -74,7 +102,7 @@ export class GitHubWorld {
     writeFileSync(join(this.ws, 'ctl', node), o);
   }
 
-  /** What the agent of \`b\` reports it spent on its next attempts. */
+  /** What the agent of `b` reports it spent on its next attempts. */
   cost(usd: number): void {
     mkdirp(join(this.ws, 'ctl'));
     writeFileSync(join(this.ws, 'ctl', 'cost-b'), String(usd));
@@ -86,9 +114,15 @@ export class GitHubWorld {
 
   /** The journal's text where this store keeps it. */
   journalText(): string | undefined {
+    if (this.store === 'check-run') {
+      const run = [...this.repo.checkRuns.values()]
+        .filter((c) => c.name === `interlock: ${this.run}` && c.output.text?.includes('interlock-journal'))
+        .at(-1);
+      return run ? serializeJournal(decodeJournal(run.output.text ?? '', this.run)) : undefined;
+    }
     return (
-      this.repo.readText(runPath(RUN), runBranch(JOURNAL_BRANCH, RUN)) ??
-      this.repo.readText(runPath(RUN), JOURNAL_BRANCH)
+      this.repo.readText(runPath(this.run), runBranch(JOURNAL_BRANCH, this.run)) ??
+      this.repo.readText(runPath(this.run), JOURNAL_BRANCH)
     );
   }
 
@@ -116,10 +150,17 @@ export class GitHubWorld {
   /** A step of the run (`node: all` runs to the next stop), killed at `failpoint` when given. */
   async step(all: boolean, failpoint?: string): Promise<Call> {
     const args = ['step', ...(all ? ['node: all'] : []), ...(failpoint ? [failpoint] : [])];
+    const e = this.event();
     const r = await this.runStep(
-      'issues',
-      issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'),
-      { graph: GRAPH, 'run-id': RUN, ...(all ? { node: 'all' } : {}), 'on-held': 'succeed' },
+      e.name,
+      e.payload,
+      {
+        graph: GRAPH,
+        'run-id': this.run,
+        ...(all ? { node: 'all' } : {}),
+        'on-held': 'succeed',
+        ...e.inputs,
+      },
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
     );
     if (!failpoint) this.summary = r.summary;
@@ -129,9 +170,11 @@ export class GitHubWorld {
 
   /** `mode: recover`. */
   async recover(): Promise<Call> {
-    const r = await this.runStep('issues', issuesLabeled(OWNER, REPO, ISSUE, 'interlock', 'Another issue'), {
+    const e = this.event();
+    const r = await this.runStep(e.name, e.payload, {
+      ...e.inputs,
       graph: GRAPH,
-      'run-id': RUN,
+      'run-id': this.run,
       mode: 'recover',
     });
     return { args: ['recover'], code: r.code ?? 137, out: r.stdout, err: r.stderr };
@@ -142,13 +185,19 @@ export class GitHubWorld {
     const ev =
       again && this.lastComment
         ? this.lastComment
-        : commentEvent(this.pw.world, { body, login: PEOPLE.writer, issue: ISSUE, labels: [] });
+        : commentEvent(this.pw.world, {
+            body,
+            login: PEOPLE.writer,
+            issue: this.subject,
+            labels: [],
+            pr: this.store === 'check-run',
+          });
     this.lastComment = ev;
     const before = new Set(this.repo.comments.keys());
     const r = await this.runStep(
       'issue_comment',
       ev.payload,
-      { mode: 'comment' },
+      { mode: 'comment', ...this.event().inputs },
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
     );
     const reply = [...this.repo.comments.values()]
@@ -169,11 +218,11 @@ export class GitHubWorld {
   /** interlock's own comments on the issue now (the progress comment, each attention notice), by kind. */
   issueComments(): { progress: string; notices: string } {
     const mine = [...this.repo.comments.values()].filter(
-      (c) => c.issue_number === ISSUE && c.user === 'github-actions[bot]',
+      (c) => c.issue_number === this.subject && c.user === 'github-actions[bot]',
     );
     const of = (kind: string) =>
       mine
-        .filter((c) => c.body.startsWith(`<!-- interlock:${kind} ${RUN}`))
+        .filter((c) => c.body.startsWith(`<!-- interlock:${kind} ${this.run}`))
         .map((c) => c.body)
         .join('\n');
     return { progress: of('progress'), notices: of('attention') };
@@ -181,29 +230,30 @@ export class GitHubWorld {
 
   /** Replaces the journal where the store keeps it (a fault injected on purpose). */
   putJournal(text: string): void {
-    const own = runBranch(JOURNAL_BRANCH, RUN);
-    this.repo.commitFiles(this.repo.readText(runPath(RUN), own) !== undefined ? own : JOURNAL_BRANCH, {
-      [runPath(RUN)]: text,
+    if (this.store === 'check-run') throw new Error('the refusal fault is injected on the git stores only');
+    const own = runBranch(JOURNAL_BRANCH, this.run);
+    this.repo.commitFiles(this.repo.readText(runPath(this.run), own) !== undefined ? own : JOURNAL_BRANCH, {
+      [runPath(this.run)]: text,
     });
   }
 
   /** The journal branch of before: the run's first write moved there, as a run started before the layout is. */
   private afterFirstWrite(): void {
     if (this.store !== 'journal-branch') return;
-    const own = runBranch(JOURNAL_BRANCH, RUN);
-    const text = this.repo.readText(runPath(RUN), own);
+    const own = runBranch(JOURNAL_BRANCH, this.run);
+    const text = this.repo.readText(runPath(this.run), own);
     if (text === undefined) return;
-    if (this.repo.readText(runPath(RUN), JOURNAL_BRANCH) === undefined)
+    if (this.repo.readText(runPath(this.run), JOURNAL_BRANCH) === undefined)
       this.repo.commitFiles(
         JOURNAL_BRANCH,
-        { [runPath(RUN)]: text },
+        { [runPath(this.run)]: text },
         {},
         { orphan: !this.repo.branchSha(JOURNAL_BRANCH) },
       );
     (this.repo as unknown as { refs: Map<string, string> }).refs.delete(`refs/heads/${own}`);
   }
 
-  /** The maintainers' page as a writer sees it: `run node kind` of each waiting row of this repository. */
+  /** The maintainers' page as a writer sees it: `node kind` of each row waiting in the run of this repository. */
   async page(): Promise<{ rows: Set<string>; html: string }> {
     this.cookie ??= await logIn(this.pw, PEOPLE.writer);
     const { html } = await getPage(this.pw, this.cookie);
@@ -211,8 +261,8 @@ export class GitHubWorld {
     const re =
       /name="repo" value="([^"]*)"><input type="hidden" name="run" value="([^"]*)"><input type="hidden" name="node" value="([^"]*)">.*?name="waits" value="([^"]*)"/g;
     for (const m of html.matchAll(re))
-      if (unHtml(m[1]!) === `${OWNER}/${REPO}` && unHtml(m[2]!) === RUN)
-        rows.add(`${RUN} ${unHtml(m[3]!)} ${m[4]}`);
+      if (unHtml(m[1]!) === `${OWNER}/${REPO}` && unHtml(m[2]!) === this.run)
+        rows.add(`${unHtml(m[3]!)} ${m[4]}`);
     return { rows, html };
   }
 
