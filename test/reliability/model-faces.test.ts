@@ -11,10 +11,10 @@ import { requireBundle } from '../crash/harness.js';
 import { commands, type Fault, type Model, type Real } from './model-commands.js';
 import { CliWorld, worldRoot } from './model-world.js';
 
-const RUNS = Number(process.env.INTERLOCK_MODEL_RUNS ?? 12);
-const SEED = process.env.INTERLOCK_MODEL_SEED
-  ? Number(process.env.INTERLOCK_MODEL_SEED)
-  : Date.now() % 2 ** 31;
+const RUNS = Number(process.env.INTERLOCK_MODEL_RUNS ?? 8);
+// npm test runs the same sequences each time (a seam it meets fails every run, not one run in ten); npm run
+// reliability draws a new seed each run and prints it.
+const SEED = Number(process.env.INTERLOCK_MODEL_SEED ?? 45);
 const FAULT = process.env.INTERLOCK_MODEL_FAULT as Fault;
 const STRICT = process.env.INTERLOCK_MODEL_STRICT === '1';
 

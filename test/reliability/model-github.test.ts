@@ -22,9 +22,9 @@ import { type GitHubStore, GitHubWorld, GRAPH } from './model-github.js';
 import { type Call, NODES, REFUSED, worldRoot } from './model-world.js';
 
 const RUNS = Number(process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? 1);
-const SEED = process.env.INTERLOCK_MODEL_SEED
-  ? Number(process.env.INTERLOCK_MODEL_SEED)
-  : Date.now() % 2 ** 31;
+// npm test runs the same sequences each time (a seam it meets fails every run, not one run in ten); npm run
+// reliability draws a new seed each run and prints it.
+const SEED = Number(process.env.INTERLOCK_MODEL_SEED ?? 45);
 const STRICT = process.env.INTERLOCK_MODEL_STRICT === '1';
 const FAULT = process.env.INTERLOCK_MODEL_FAULT as GhFault;
 type GhFault = 'agreement' | 'refusal' | 'liveness' | undefined;
