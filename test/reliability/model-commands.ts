@@ -160,6 +160,15 @@ export function commands(): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, Real>>>
       ),
     ],
     [
+      'raise-cap',
+      fc.constant(
+        c('raise the daily cap (a person edits .github/interlock.yml to $1000)', async (r) => {
+          r.w.write('.github/interlock.yml', 'budget: { daily_usd: 1000 }\n');
+          return { args: ['(edit .github/interlock.yml)'], code: 0, out: '', err: '' };
+        }),
+      ),
+    ],
+    [
       'lost',
       fc.tuple(fc.constantFrom('approve-rerun', 'settle', 'approve'), node).map(([verb, n]) =>
         c(`${verb} ${n}, its answer lost (killed after its write), typed again`, async (r) => {
