@@ -145,6 +145,11 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
     )
       out.push({ check: 'effects', what: `the side effect "${line}" has no NodeDispatched in the journal` });
   }
+  // … and each comment interlock keeps once (a progress comment, a notice per escalation) is there once.
+  const markers = w.markers();
+  for (const m of new Set(markers))
+    if (markers.filter((x) => x === m).length > 1)
+      out.push({ check: 'effects', what: `the comment ${m} was posted twice` });
   // (5) Every prefix folds; the journal only grew; status --json is the fold from scratch.
   const graph = loadGraphFile(join(w.ws, GRAPH));
   for (let k = 1; k <= j.events.length; k++)
@@ -265,55 +270,69 @@ class Cmd implements fc.AsyncCommand<Model, Real> {
 }
 
 const node = fc.constantFrom(...NODES);
-function commands(): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, Real>>> {
+/** The first command of every sequence: a step that starts the run (its first node passes). */
+const START = new Cmd(
+  'a step (pass) starts the run',
+  (r) => {
+    for (const n of NODES) r.w.outcome(n, 'pass');
+    return r.w.step(false);
+  },
+  true,
+);
+function commands(): fc.Arbitrary<Array<fc.AsyncCommand<Model, Real>>> {
   const c = (label: string, act: (r: Real) => Promise<Call>, step = false) => new Cmd(label, act, step);
-  return fc.commands(
-    [
-      fc.tuple(fc.constantFrom('pass' as const, 'fail' as const), fc.boolean()).map(([o, all]) =>
-        c(
-          `a step (${o}${all ? ', node: all' : ''})`,
-          (r) => {
-            for (const n of NODES) r.w.outcome(n, o);
-            return r.w.step(all);
-          },
-          true,
-        ),
-      ),
-      fc.constant(c('a step killed after its command', (r) => r.w.step(false, 'after-command'))),
-      fc.constant(c('mode: recover', (r) => r.w.recover())),
-      node.map((n) => c(`/approve ${n}`, (r) => r.w.comment(`/approve ${n}`))),
-      fc.tuple(node, fc.boolean()).map(([n, change]) =>
-        c(`${change ? 'the graph changed, then ' : ''}/approve-rerun ${n}`, (r) => {
-          if (change) r.w.changeGraph();
-          return r.w.comment(`/approve-rerun ${n}`);
-        }),
-      ),
-      node.map((n) => c(`/settle ${n}`, (r) => r.w.comment(`/settle ${n} checked by hand`))),
-      fc.constant(c('/fail-run', (r) => r.w.comment('/fail-run given up'))),
-      node.map((n) => c(`/rerun-from ${n}`, (r) => r.w.comment(`/rerun-from ${n}`))),
-      fc.constant(
-        c(
-          "b's budget hit (its agent reports $4 of $3)",
-          async (r) => {
-            r.w.cost(4);
-            for (const n of NODES) r.w.outcome(n, 'pass');
-            return r.w.step(true).finally(() => r.w.cost(1));
-          },
-          true,
-        ),
-      ),
-      fc.tuple(fc.constantFrom('approve-rerun', 'settle', 'approve'), node).map(([verb, n]) =>
-        c(`/${verb} ${n}, its job killed after the write and re-run on the same event`, async (r) => {
-          const body = `/${verb} ${n}${verb === 'settle' ? ' checked by hand' : ''}`;
-          const first = await r.w.comment(body, 'after-person-command-write');
-          if (!first.killed) return first;
-          const before = r.w.journalText();
-          const again = await r.w.comment(body, undefined, true);
-          return { ...again, before: new Map([['', before ?? '']]) };
-        }),
-      ),
-    ],
-    { maxCommands: Number(process.env.INTERLOCK_MODEL_COMMANDS ?? 5) },
+  return (
+    fc
+      .commands(
+        [
+          fc.tuple(fc.constantFrom('pass' as const, 'fail' as const), fc.boolean()).map(([o, all]) =>
+            c(
+              `a step (${o}${all ? ', node: all' : ''})`,
+              (r) => {
+                for (const n of NODES) r.w.outcome(n, o);
+                return r.w.step(all);
+              },
+              true,
+            ),
+          ),
+          fc.constant(c('a step killed after its command', (r) => r.w.step(false, 'after-command'))),
+          fc.constant(c('mode: recover', (r) => r.w.recover())),
+          node.map((n) => c(`/approve ${n}`, (r) => r.w.comment(`/approve ${n}`))),
+          fc.tuple(node, fc.boolean()).map(([n, change]) =>
+            c(`${change ? 'the graph changed, then ' : ''}/approve-rerun ${n}`, (r) => {
+              if (change) r.w.changeGraph();
+              return r.w.comment(`/approve-rerun ${n}`);
+            }),
+          ),
+          node.map((n) => c(`/settle ${n}`, (r) => r.w.comment(`/settle ${n} checked by hand`))),
+          fc.constant(c('/fail-run', (r) => r.w.comment('/fail-run given up'))),
+          node.map((n) => c(`/rerun-from ${n}`, (r) => r.w.comment(`/rerun-from ${n}`))),
+          fc.constant(
+            c(
+              "b's budget hit (its agent reports $4 of $3)",
+              async (r) => {
+                r.w.cost(4);
+                for (const n of NODES) r.w.outcome(n, 'pass');
+                return r.w.step(true).finally(() => r.w.cost(1));
+              },
+              true,
+            ),
+          ),
+          fc.tuple(fc.constantFrom('approve-rerun', 'settle', 'approve'), node).map(([verb, n]) =>
+            c(`/${verb} ${n}, its job killed after the write and re-run on the same event`, async (r) => {
+              const body = `/${verb} ${n}${verb === 'settle' ? ' checked by hand' : ''}`;
+              const first = await r.w.comment(body, 'after-person-command-write');
+              if (!first.killed) return first;
+              const before = r.w.journalText();
+              const again = await r.w.comment(body, undefined, true);
+              return { ...again, before: new Map([['', before ?? '']]) };
+            }),
+          ),
+        ],
+        { maxCommands: Number(process.env.INTERLOCK_MODEL_COMMANDS ?? 5) },
+      )
+      // Every sequence starts the run: a command on no run is a refusal, and little more.
+      .map((cs) => [START, ...cs])
   );
 }
 
@@ -325,16 +344,16 @@ async function sequence(store: GitHubStore, cmds: Iterable<fc.AsyncCommand<Model
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
   } finally {
+    if (process.env.INTERLOCK_MODEL_VERBOSE) process.stderr.write(`${store}: ${[...cmds].join(', ')}\n`);
     commandsRun += model.steps;
     await w.close();
   }
 }
 
-const STORES: GitHubStore[] = (process.env.INTERLOCK_MODEL_STORES?.split(',') as GitHubStore[]) ?? [
-  'run-branch',
-  'journal-branch',
-  'check-run',
-];
+const ALL: GitHubStore[] = ['run-branch', 'journal-branch', 'check-run'];
+const STORES = (process.env.INTERLOCK_MODEL_STORES?.split(',') as GitHubStore[] | undefined) ?? ALL;
+/** Each store its own sequences: the seed given, plus the store's place in ALL. */
+const seedOf = (store: GitHubStore) => SEED + ALL.indexOf(store);
 
 describe('the model-based test across the faces (bundled action, local GitHub)', () => {
   for (const store of STORES)
@@ -342,7 +361,7 @@ describe('the model-based test across the faces (bundled action, local GitHub)',
       try {
         await fc.assert(
           fc.asyncProperty(commands(), (cmds) => sequence(store, cmds, FAULT)),
-          { numRuns: RUNS, seed: SEED, endOnFailure: !!process.env.INTERLOCK_MODEL_NO_SHRINK },
+          { numRuns: RUNS, seed: seedOf(store), endOnFailure: !!process.env.INTERLOCK_MODEL_NO_SHRINK },
         );
       } catch (e) {
         throw new Error(

@@ -228,6 +228,13 @@ export class GitHubWorld {
     return { progress: of('progress'), notices: of('attention') };
   }
 
+  /** The first line of each of interlock's progress comments and attention notices on the subject. */
+  markers(): string[] {
+    return [...this.repo.comments.values()]
+      .filter((c) => c.issue_number === this.subject && /^<!-- interlock:(progress|attention) /.test(c.body))
+      .map((c) => c.body.split('\n')[0]!);
+  }
+
   /** Replaces the journal where the store keeps it (a fault injected on purpose). */
   putJournal(text: string): void {
     if (this.store === 'check-run') throw new Error('the refusal fault is injected on the git stores only');
