@@ -20,12 +20,12 @@ import {
 import { type AttemptContext, attemptContext, expressionContext } from './attempt/context.js';
 import { envelopeOf } from './attempt/envelope.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
+import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './chain-dispatch.js';
 import { gateEvents } from './commands/gate.js';
 import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ExpansionDecision, expansionDecision } from './expansion.js';
 import { loopEvents } from './loops.js';
-import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */

@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pinNodeHome } from './node-home.js';
 import { endNodeProcesses, survivorsMessage } from './node-processes.js';
 
 export interface NodeUser {
@@ -59,7 +60,7 @@ export function canSwitchUser(): boolean {
   return process.getuid?.() === 0 || (process.platform === 'linux' && sudoWorks());
 }
 
-function sudoWorks(): boolean {
+export function sudoWorks(): boolean {
   try {
     execFileSync('sudo', ['-n', 'true'], quiet);
     return true;
@@ -116,7 +117,7 @@ function addUser(name: string, via: NodeUser['via']): { uid: number; gid: number
  * A user's uid and primary gid: from /etc/passwd, where useradd writes it (read, not a process per id: this is
  * on every step's way to its first request), else from `id` (a user from a directory service).
  */
-function idsOf(name: string): { uid: number; gid: number } | undefined {
+export function idsOf(name: string): { uid: number; gid: number } | undefined {
   try {
     for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
       const f = line.split(':');
@@ -217,10 +218,16 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   }
   process.once('exit', () => removeTree(homes, via));
   const user: NodeUser = { name: opts.user, ...ids, homes, workspace: realpathSync(opts.workspace), via };
-  share(user.workspace, user);
-  const blocked = unreachable(opts.workspace, user);
+  // What an earlier step or job left of the node user is ended, and its home in the password database emptied.
+  const left = endNodeProcesses(user);
+  if (left.length) throw new Error(survivorsMessage(user, left, "at the step's start"));
+  let blocked = pinNodeHome(user);
+  if (!blocked) {
+    share(user.workspace, user);
+    blocked = unreachable(opts.workspace, user);
+  }
   if (blocked) {
-    const why = `node-user "${opts.user}" cannot reach the workspace: ${blocked}`;
+    const why = `node-user "${opts.user}": ${blocked}`;
     if (opts.isolation === 'user') throw new Error(`isolation: user: ${why}`);
     opts.warn(`isolation: auto: ${why}, so ${SAME_USER}. See SECURITY.md.`);
     return undefined;
@@ -257,10 +264,12 @@ function unreachable(workspace: string, user: NodeUser): string | undefined {
       if (user.via === 'sudo') execFileSync('sudo', ['-n', ...acl], quiet);
       else execFileSync(acl[0]!, acl.slice(1), quiet);
     } catch {
-      return `it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
+      return `cannot reach the workspace: it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
     }
   }
-  return nodeUserCan(workspace, user, true) ? undefined : `it may not write ${workspace}`;
+  return nodeUserCan(workspace, user, true)
+    ? undefined
+    : `cannot reach the workspace: it may not write ${workspace}`;
 }
 
 /**

@@ -68,6 +68,11 @@ export interface AttemptSetup extends NetworkSetup {
   github?: GitHubEvidence;
   /** Live output of the node's command. */
   echo?: (chunk: Buffer) => void;
+  /**
+   * Whether `echo` also gets an engine agent's raw stream (its JSON events), which the attempt's log keeps and
+   * its live steps sum up; default true. The CLI gives it only with `--verbose`.
+   */
+  echoAgentStream?: boolean;
   /** A file that keeps an attempt's whole output. */
   logFile?: (node: string, attempt: number) => string | undefined;
   /** Called before an attempt's work starts (before its dispatch is announced and its command runs). */
@@ -163,9 +168,10 @@ export async function runCommand(
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
   const excerpt = new OutputExcerpt();
+  const shown = run.watch && setup.echoAgentStream === false ? undefined : setup.echo;
   const echo = (chunk: Buffer) => {
     excerpt.push(chunk);
-    setup.echo?.(chunk);
+    shown?.(chunk);
   };
   const cancelSoft = softTimer(setup, node);
   // What an agent's CLI says on stderr when it cannot work (not found, a usage error) goes into its failure.

@@ -14,13 +14,9 @@ import { failpoint } from '../../os/crash-failpoint.js';
 import type { AttemptFiles } from '../../os/node-user/node-files.js';
 import { expressionContext } from '../../protocol/attempt/context.js';
 import { type ChainTask, chainPrompt } from '../../protocol/attempt/serialized-prompt.js';
+import type { ChainMember } from '../../protocol/chain-dispatch.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
-import {
-  type ChainMember,
-  type ChainOutcome,
-  chainBudget,
-  chainTimeoutMinutes,
-} from '../../protocol/serialized.js';
+import { type ChainOutcome, chainBudget, chainTimeoutMinutes } from '../../protocol/serialized.js';
 import { type EngineEnd, engineEnd, engineRun, watchEngine } from '../attempt/agent-run.js';
 import { type AttemptOptions, type AttemptSetup, runCommand } from '../attempt/attempt.js';
 import { runChecks } from '../attempt/checks.js';
