@@ -77,10 +77,10 @@ const WAITS: Array<[keyof Checkpoint, string]> = [
   ['escalated_nodes', 'escalated'],
 ];
 
-/** `node kind` rows of a status table, markdown (`| a | held |`) or text (`a  held  …`). */
+/** `node kind` rows of a status table, markdown (`| a | held |`) or text (`a  held  …`); a label may follow the id (`a (rerun)`). */
 function tableWaits(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(/^\|? ?([a-z]+) +\|? ?(held|escalated|awaiting approval) /gm))
+  for (const m of text.matchAll(/^\|? ?([a-z]+)(?: \([^)]*\))? +\|? ?(held|escalated|awaiting approval) /gm))
     out.add(`${m[1]} ${m[2] === 'awaiting approval' ? 'gate' : m[2]}`);
   return out;
 }
@@ -187,9 +187,7 @@ async function checkAll(r: Real, before: string | undefined, call: Call): Promis
   const agrees = (rows: Set<string>) => rows.size === truth.size && [...truth].every((x) => rows.has(x));
   let reply = await w.comment('/interlock status');
   let page = await w.page();
-  // (A page blind to run branches lists nothing there, stale or not: no use asking it again.)
-  const pageStale = !agrees(page.rows) && (w.store !== 'run-branch' || page.rows.size > 0);
-  if (!ended(cp) && (!agrees(tableWaits(reply.reply ?? '')) || pageStale)) {
+  if (!ended(cp) && (!agrees(tableWaits(reply.reply ?? '')) || !agrees(page.rows))) {
     staleRetries++;
     await new Promise((f) => setTimeout(f, 2100));
     reply = await w.comment('/interlock status');

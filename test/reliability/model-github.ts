@@ -63,7 +63,9 @@ export class GitHubWorld {
   }
 
   static async start(root: string, store: GitHubStore): Promise<GitHubWorld> {
-    const pw = await startPageWorld();
+    // The page keeps a read 30 s by default (INTERLOCK_PAGE_CACHE_SECONDS, a documented trade): here it asks each
+    // time, so what it shows is compared with the journal as it is.
+    const pw = await startPageWorld({ INTERLOCK_PAGE_CACHE_SECONDS: '0' });
     const w = new GitHubWorld(pw, store, root);
     w.commit(graphText(0));
     if (store === 'check-run') {
