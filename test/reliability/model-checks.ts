@@ -31,10 +31,6 @@ export type Problems = Array<{ check: CheckName; what: string }>;
  */
 export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) => boolean }> = [
   {
-    name: 'after a killed process, `status` prints no command for a node in flight',
-    matches: (p) => p.check === 'liveness' && /tried: none printed\).* in flight /.test(p.what),
-  },
-  {
     name: 'a refused command given --allow-graph-change appends GraphChangeAllowed (with an absolute graph path)',
     matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
   },
@@ -50,11 +46,6 @@ export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) =
   {
     name: 'a rerun-from of a fork names the next fork `<id>-2-2` in the CLI, `<id>-3` in the Action and the App (nextRunId)',
     matches: (p) => p.check === 'agreement' && /^rerun-from forked \S+-\d+ as \S+-\d+-2;/.test(p.what),
-  },
-  {
-    name: "the maintainers' page does not list a run kept on its own branch (the Action's layout)",
-    matches: (p) =>
-      p.check === 'agreement' && /^\[run-branch\] the maintainers page .*\(missing\)/.test(p.what),
   },
   {
     name: 'a journal whose graph path is absolute: every command dies with PathRefused and a stack trace',
