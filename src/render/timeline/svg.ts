@@ -95,8 +95,8 @@ function frame(t: Timeline, bottom: number): string[] {
     return `<line x1="${tx.toFixed(1)}" y1="${TOP - 4}" x2="${tx.toFixed(1)}" y2="${bottom}" stroke="#d0d7de"/><text class="tick" x="${tx.toFixed(1)}" y="${TOP - 8}" text-anchor="middle">${xml(q ? `+${duration(q * (t.end - t.start))}` : '0')}</text>`;
   });
   const legend = legendPlaces().map(
-    ({ key, word, x }) =>
-      `<rect x="${x}" y="${bottom + 10}" width="12" height="12" fill="${SVG_COLOURS[key]}"/><text x="${x + 16}" y="${bottom + 20}">${word}</text>`,
+    ({ colour, word, x }) =>
+      `<rect x="${x}" y="${bottom + 10}" width="12" height="12" fill="${SVG_COLOURS[colour]}"/><text x="${x + 16}" y="${bottom + 20}">${word}</text>`,
   );
   return [...ticks, `<g class="legend">`, ...legend, '</g>'];
 }
@@ -109,10 +109,10 @@ export const CHAR_W = 7.5;
 const LEGEND_GAP = 18;
 
 /** Where each legend entry starts: one after the other, each as wide as its swatch and its word, from the left. */
-export function legendPlaces(): { key: keyof typeof SVG_COLOURS; word: string; x: number }[] {
+export function legendPlaces(): { colour: keyof typeof SVG_COLOURS; word: string; x: number }[] {
   let x = 8;
-  return LEGEND.map(([key, word]) => {
-    const at = { key, word, x };
+  return LEGEND.map(([colour, word]) => {
+    const at = { colour, word, x };
     x += 16 + Math.ceil(word.length * CHAR_W) + LEGEND_GAP;
     return at;
   });
