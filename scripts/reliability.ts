@@ -572,7 +572,7 @@ async function model(): Promise<void> {
   const parts: Array<[string, string, Record<string, string>]> = [
     ['CLI + local file', 'test/reliability/model-faces.test.ts', { INTERLOCK_MODEL_RUNS: runs }],
     [
-      'bundled action + local GitHub (run branch, journal branch of before)',
+      'bundled action + local GitHub (run branch, journal branch of before, check run)',
       'test/reliability/model-github.test.ts',
       { INTERLOCK_MODEL_GITHUB_RUNS: githubRuns },
     ],
@@ -593,7 +593,7 @@ async function model(): Promise<void> {
     rmSync(join(report, '..'), { recursive: true, force: true });
     row(
       'model',
-      `${what}: sequences / commands, each followed by the five checks`,
+      `${what}: sequences / commands (shrinking's included), each followed by the five checks`,
       `${r.sequences} / ${r.commands}`,
     );
     row('model', `${what}: time`, secs(Date.now() - t0));

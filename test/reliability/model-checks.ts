@@ -31,6 +31,14 @@ export type Problems = Array<{ check: CheckName; what: string }>;
  */
 export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) => boolean }> = [
   {
+    name: "a person's command whose job died after its write and is re-run on the same event leaves the progress comment as it was (the journal moved on)",
+    matches: (p) =>
+      p.check === 'agreement' &&
+      /^\[\S+\] the progress comment and the journal disagree: .*\(after: .*re-run on the same event\)$/s.test(
+        p.what,
+      ),
+  },
+  {
     name: 'a refused command given --allow-graph-change appends GraphChangeAllowed (with an absolute graph path)',
     matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
   },

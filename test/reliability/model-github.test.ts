@@ -254,7 +254,10 @@ class Cmd implements fc.AsyncCommand<Model, Real> {
     const call = await this.act(r);
     r.lastWasStep = this.step && !call.killed;
     if (r.fault === 'refusal' && call.code === REFUSED && before !== undefined) r.w.putJournal(`${before}\n`);
-    const found = await checkAll(r, call.before?.get('') ?? before, call);
+    const found = (await checkAll(r, call.before?.get('') ?? before, call)).map((p) => ({
+      ...p,
+      what: `${p.what} (after: ${this.label})`,
+    }));
     const { known: k, rest } = sortKnown(found, r.strict);
     for (const n of k) known.set(n, (known.get(n) ?? 0) + 1);
     if (rest.length)
