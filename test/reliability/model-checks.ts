@@ -38,27 +38,6 @@ export const KNOWN_SEAMS: Array<{ name: string; matches: (p: Problems[number]) =
         p.what,
       ),
   },
-  {
-    name: 'a refused command given --allow-graph-change appends GraphChangeAllowed (with an absolute graph path)',
-    matches: (p) => p.check === 'refusal' && / --allow-graph-change .*was refused/.test(p.what),
-  },
-  {
-    name: 'the daily cap wedge: a node escalated at the cap, rerun from upstream, failed twice and approved stays pending with no retries, the run blocked with nothing ready',
-    matches: (p) =>
-      p.check === 'liveness' &&
-      /no printed command moves it on \(tried: none printed\); status says: run \S+ \(m\): blocked /.test(
-        p.what,
-      ) &&
-      !/ in flight /.test(p.what),
-  },
-  {
-    name: 'a rerun-from of a fork names the next fork `<id>-2-2` in the CLI, `<id>-3` in the Action and the App (nextRunId)',
-    matches: (p) => p.check === 'agreement' && /^rerun-from forked \S+-\d+ as \S+-\d+-2;/.test(p.what),
-  },
-  {
-    name: 'a journal whose graph path is absolute: every command dies with PathRefused and a stack trace',
-    matches: (p) => /PathRefused: the journal's graph path .* it is absolute/.test(p.what),
-  },
 ];
 
 /** The problems main is known to have today, and the rest. */
