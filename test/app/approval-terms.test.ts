@@ -12,6 +12,7 @@ import { parseGraph } from '../../src/graph/load/load.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
 import { shownText } from '../support/gfm.js';
+import { getPage, logIn, type PageWorld, startPageWorld } from './page-world.js';
 import { commentEvent, GRAPH_PATH, observe, PEOPLE, receive, startWorld, type World } from './world.js';
 
 const GRAPH = `interlock: 1
@@ -58,10 +59,13 @@ function journalText(): string {
 }
 
 let world: World | undefined;
+let page: PageWorld | undefined;
 let dir: string | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
+  await page?.close();
+  page = undefined;
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
@@ -120,6 +124,14 @@ describe("an approval's terms are the same on every face", () => {
     expect(byCli.said).toContain(words);
     expect(approvals(app.journal())).toEqual([]);
     expect(cli.text()).toBe(before);
+  });
+
+  it("the maintainers' page tells the starter in the same words that they cannot approve", async () => {
+    page = await startPageWorld();
+    page.world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH });
+    page.world.repo.commitFiles('interlock-journal', { [JOURNAL_PATH]: journalText() });
+    const { html } = await getPage(page, await logIn(page, PEOPLE.admin));
+    expect(html).toContain(`@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`);
   });
 
   it('another person approves on both faces with the count the node sets (2), and the node still waits', async () => {
