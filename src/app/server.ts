@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Bottleneck from 'bottleneck/light.js';
 import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
@@ -99,6 +99,44 @@ export interface RunningApp {
 }
 
 /**
+ * What the server answers: `GET /ping`; a delivery's length checked before anything buffers it; deliveries to the
+ * receiver (acknowledged at once, handled after); the rest to Probot's middleware (the page), else 404.
+ */
+function routes(
+  webhookPath: string,
+  receiver: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<unknown> },
+  middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => unknown,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
+    if (req.method === 'GET' && req.url === '/ping') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('PONG');
+      return;
+    }
+    // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
+    // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
+    if (req.method === 'POST') {
+      const length = Number(req.headers['content-length']);
+      if (req.headers['content-length'] === undefined || !Number.isFinite(length)) {
+        res.writeHead(411, { 'content-type': 'text/plain', connection: 'close' }).end('length required\n');
+        return;
+      }
+      if (length > MAX_DELIVERY_BYTES) {
+        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('payload too large\n');
+        return;
+      }
+    }
+    if (req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === webhookPath) {
+      void receiver.handle(req, res);
+      return;
+    }
+    void middleware(req, res, () => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    });
+  };
+}
+
+/**
  * The App as an HTTP server: Probot's webhook middleware (which refuses a missing or bad signature with 400)
  * behind a plain `node:http` server, so nothing but webhooks, `GET /ping` and, when `INTERLOCK_PAGE_URL` is set, the
  * maintainers' page under `/interlock/` (`src/app/page/page-app.ts`, through Probot's `addHandler`) is served.
@@ -125,33 +163,7 @@ export async function startServer(
   const startedAt = Date.now();
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
   const receiver = webhookReceiver(probot, { answerMs: cfg.INTERLOCK_ANSWER_MS });
-  const server = createServer((req, res) => {
-    // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
-    if (req.method === 'GET' && req.url === '/ping') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('PONG');
-      return;
-    }
-    // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
-    // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
-    if (req.method === 'POST') {
-      const length = Number(req.headers['content-length']);
-      if (req.headers['content-length'] === undefined || !Number.isFinite(length)) {
-        res.writeHead(411, { 'content-type': 'text/plain', connection: 'close' }).end('length required\n');
-        return;
-      }
-      if (length > MAX_DELIVERY_BYTES) {
-        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('payload too large\n');
-        return;
-      }
-    }
-    if (req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === cfg.WEBHOOK_PATH) {
-      void receiver.handle(req, res);
-      return;
-    }
-    void middleware(req, res, () => {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-    });
-  });
+  const server = createServer(routes(cfg.WEBHOOK_PATH, receiver, middleware));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(cfg.PORT, cfg.HOST, () => resolve());

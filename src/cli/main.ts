@@ -5,7 +5,8 @@
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
-import { RunRefused } from '../runner/journal-io/read.js';
+import { PathRefused } from '../os/workspace-path.js';
+import { GraphChangeRefused, RunRefused } from '../runner/journal-io/read.js';
 import { cmdPersonCommand } from './commands/person-command.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRerunFrom } from './commands/rerun-from.js';
@@ -16,6 +17,7 @@ import { cmdUi } from './commands/ui.js';
 import { cmdUsage } from './commands/usage.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { graphChangeRefusal } from './next-steps.js';
 import { VERSION } from './version.js';
 
 const USAGE = `interlock: run workflow graphs deterministically
@@ -105,8 +107,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.err(`${e.errors.map(formatSourceError).join('\n')}\n`);
       return EXIT.usage;
     }
+    if (e instanceof GraphChangeRefused) {
+      io.err(`${graphChangeRefusal(verb ?? '', e, argv)}\n`);
+      return EXIT.usage;
+    }
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    if (usage || e instanceof JournalError || e instanceof RunRefused) {
+    if (usage || e instanceof JournalError || e instanceof RunRefused || e instanceof PathRefused) {
       io.err(`interlock: ${(e as Error).message}\n`);
       return EXIT.usage;
     }

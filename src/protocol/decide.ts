@@ -13,6 +13,7 @@ import {
   attemptsThisRound,
   failedPrecheck,
   isResolved,
+  lastAllowedAttempt,
   type NodeProgress,
   type RunState,
   stateWords,
@@ -169,10 +170,9 @@ function conditionDecision(c: Candidate): Decision | undefined {
       failures: errors,
       usage: { wall_ms: 0 },
     };
-    const escalation =
-      p.failures + 1 >= p.allowedFailures
-        ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
-        : [];
+    const escalation = lastAllowedAttempt(p)
+      ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
+      : [];
     return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
   }
   if (anyTrue) return undefined;
@@ -206,6 +206,8 @@ export interface AgentReport {
   engine: 'claude-code' | 'codex';
   session_id?: string;
   resumed_session?: string;
+  /** SHA-256 of the session's transcripts folder as the agent left it (isolated nodes with `session:`). */
+  transcripts_sha256?: string;
   final_message?: string;
 }
 

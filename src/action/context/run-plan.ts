@@ -6,6 +6,7 @@
 import { type AuthFacts, authorize, screenEvent } from '../../approvals/authorization/authorize.js';
 import type { Config } from '../../config/schema.js';
 import type { Journal } from '../../journal/events/events.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { runIdProblem } from '../../journal/run-id.js';
 import { type Subject, subjectOfLabel } from './subject.js';
 
@@ -35,7 +36,7 @@ export function resumesById(givenRunId: string, target: RunTarget): boolean {
 /** A run resumed by id (after an approval, from a dispatch): the journal names its graph, intent and subject. */
 export function resumeFrom(stored: Journal | undefined, target: RunTarget): RunTarget {
   if (!stored) return target;
-  const graphPath = target.graphPath || stored.graph.path;
+  const graphPath = target.graphPath || journalGraphPath(stored);
   const started = stored.events[0];
   if (started?.type !== 'RunStarted') return { ...target, graphPath };
   const recorded = subjectOfLabel(started.subject);

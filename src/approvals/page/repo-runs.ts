@@ -13,9 +13,11 @@ import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
 import { DEFAULT_STALE_WINDOW_MS, type ReadFloor, staleReason } from '../../journal/freshness.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { type RunState, runEnded } from '../../journal/state.js';
+import { unreadableRun } from '../../journal/waiting-unfolded.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { CheckRunStore } from '../../store/check-run.js';
 import { FreshStore } from '../../store/fresh.js';
@@ -128,10 +130,12 @@ export async function readRepoRuns(
   const graphs = new Map<string, Promise<Graph>>();
   const runs: PageRun[] = [];
   const readOne = async (runId: string, read: () => Promise<Journal | null>): Promise<void> => {
+    let seen: Journal | null = null;
     try {
       const journal = await read();
+      seen = journal;
       if (!journal || runEnded(journal)) return;
-      const path = journal.graph.path;
+      const path = journalGraphPath(journal);
       if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
       const graph = await graphs.get(path)!;
       const state = fold(journal, graph);
@@ -140,7 +144,8 @@ export async function readRepoRuns(
       runs.push(title !== undefined ? { ...run, title } : run);
     } catch (e) {
       const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
-      problems.push(`run ${runId}: ${why}`);
+      // A run the page cannot fold still shows what waits in it (src/journal/waiting-unfolded.ts).
+      problems.push(`run ${runId}: ${unreadableRun(seen, why)}`);
     }
   };
   // Every listed run, on its own branch or on the journal branch of before; a few at a time: the reads are round

@@ -91,7 +91,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     io.out(`${by} forked ${runId} (it had ended) as ${forkId} at ${file}: ${rerun} run again\n`);
     io.out(
       afterDecision(
-        values.graph ?? cur.journal.graph.path,
+        graph.path,
         forkId,
         w.cur.state.checkpoint.status,
         values.journal ? relative(io.cwd, file) : undefined,
@@ -115,12 +115,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     `${by} reran from "${node}": ${rerun} run again${held.length ? `; held until a person approves a rerun (replay: never): ${held.join(', ')}` : ''}; run is ${r.cur.state.checkpoint.status}\n`,
   );
   io.out(
-    afterDecision(
-      values.graph ?? r.cur.journal.graph.path,
-      r.cur.state.checkpoint.run_id,
-      r.cur.state.checkpoint.status,
-      values.journal,
-    ),
+    afterDecision(graph.path, r.cur.state.checkpoint.run_id, r.cur.state.checkpoint.status, values.journal),
   );
   return EXIT.ok;
 }

@@ -9,6 +9,7 @@ import { type Graph, nodeById } from '../../graph/model.js';
 import { guardCheckout } from '../../os/git/git-guard.js';
 import { serveAgentCredentials } from '../../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../../os/proxies/key-proxy-rules.js';
+import { relativeToWorkspace } from '../../os/workspace-path.js';
 import { loadGraphFile } from '../../runner/journal-io/graph-file.js';
 import type { RunSetup } from '../../runner/journal-io/read.js';
 import type { StepResult } from '../../runner/step-result.js';
@@ -121,14 +122,16 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const graphPath = positionals[0];
   if (!graphPath || positionals.length > 1) throw new UsageError('usage: interlock run <graph> [options]');
   if (values.node && values.all) throw new UsageError('give --node ID or --all, not both');
-  const graph = loadGraphFile(resolve(io.cwd, graphPath));
+  // The journal names the graph relative to the repository, wherever the command was given it.
+  const recorded = relativeToWorkspace(io.cwd, graphPath, 'the graph');
+  const graph = { ...loadGraphFile(resolve(io.cwd, recorded)), path: recorded };
   if (values.node !== undefined) checkNode(graph, graphPath, values.node);
   const runId = checkRunId(values['run-id'] ?? graph.name);
   const journalFile = journalPath(io, values.journal, runId);
   const ev = readEvent(io, values.event);
   makeRunsFolder(io, journalFile);
   const base: RunSetup = {
-    graph: { ...graph, path: graphPath },
+    graph,
     store: new FileStore(journalFile),
     runId,
     start: {

@@ -8,16 +8,26 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Outcome } from '../../approvals/deps.js';
 import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.js';
 import { PageServer } from '../../approvals/page/serve.js';
 import { pageCommand } from '../../approvals/page-action.js';
+import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
+import { unreadableRun } from '../../journal/waiting-unfolded.js';
 import { secretValues } from '../../os/node-user/node-credentials.js';
 import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
+import {
+  approveCommand,
+  approveRerunCommand,
+  failRunCommand,
+  type RunRef,
+  settleCommand,
+} from '../../render/next-commands.js';
 import { LOCAL, type PageRun } from '../../render/page/waiting-model.js';
+import { GraphChangeRefused } from '../../runner/journal-io/read.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { openExisting, runsIn } from '../journals.js';
@@ -35,20 +45,24 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
     const seen: Seen = { repos: [LOCAL], runs: [], problems: [] };
     const files = new Map<string, string>();
     for (const { where: file } of runsIn(dir)) {
+      let journal: Journal | null = null;
       try {
-        const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         const stored = await new FileStore(file).read();
         if (!stored) continue;
+        journal = stored.journal;
+        const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         files.set(stored.journal.run_id, file);
         seen.runs.push({
           repo: LOCAL,
-          journal: stored.journal,
+          journal,
           graph,
-          state: fold(stored.journal, graph),
+          state: fold(journal, graph),
           secrets: secretValues(io.env),
         });
       } catch (e) {
-        seen.problems.push({ repo: LOCAL, why: `${file}: ${(e as Error).message}` });
+        // A run this page cannot fold still shows what waits in it, with the one line that says how to read it.
+        const why = unreadableRun(journal, (e as Error).message);
+        seen.problems.push({ repo: LOCAL, why: journal ? why : `${file}: ${why}` });
       }
     }
     return { seen, files };
@@ -65,13 +79,35 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
       if (!made.ok) return { kind: 'refused', why: made.why };
       const { runId: _runId, ...command } = made.command as PersonCommand & { runId?: string };
       const { repo: _repo, formId: _id, runId: _run, action: _a, text: _t, ...bound } = form;
-      const r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
+      let r: Awaited<ReturnType<typeof applyLocal>>;
+      try {
+        r = await applyLocal(io, { journalFile: file, graphPath: undefined, by, command, source, bound });
+      } catch (e) {
+        if (!(e instanceof GraphChangeRefused)) throw e;
+        // A run in .interlock/runs is named by its id, as the CLI's own commands name it; any other by its file.
+        const named = relative(io.cwd, file);
+        const byId = named === join('.interlock', 'runs', `${form.runId}.json`);
+        const run = { runId: form.runId, journal: byId ? undefined : named, graphChanged: true };
+        return {
+          kind: 'refused',
+          why: `${e.message.split(';')[0]}; nothing was recorded. To go on under the new graph, in a terminal: ${cliCommand(command, run)}`,
+        };
+      }
       if (r.ok) return { kind: 'done', what: `${form.action} ${form.node} by ${by}`, command: made.command };
       const now = (await read()).seen.runs.find((x) => x.journal.run_id === form.runId);
       if (now && handledBefore(now.journal, now.state, source)) return { kind: 'ignored', why: r.reason };
       return { kind: 'refused', why: r.reason };
     },
   };
+}
+
+/** A person's command in the CLI's words. */
+function cliCommand(c: PersonCommand, run: RunRef): string {
+  if (c.kind === 'approve') return approveCommand('cli', c.node, run);
+  if (c.kind === 'approve-rerun') return approveRerunCommand('cli', c.node, run);
+  if (c.kind === 'settle') return settleCommand('cli', c.node, run);
+  if (c.kind === 'fail-run') return failRunCommand('cli', run);
+  return `interlock rerun-from ${c.node} --journal ${run.journal} --allow-graph-change`;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -135,15 +135,25 @@ function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
   ];
 }
 
-/** The CLI's verbs for a local run: nothing runs an approved node until `interlock run … --all` is given again. */
-function cliCommandsFor(kind: WaitKind, node: string, runId: string, graphPath: string): string[] {
-  const run = { runId };
+/**
+ * The CLI's verbs for a local run: nothing runs an approved node until `interlock run … --all` is given again.
+ * Under a graph file changed since the run started, each takes `--allow-graph-change` (rule 6).
+ */
+function cliCommandsFor(
+  kind: WaitKind,
+  node: string,
+  runId: string,
+  graph: Graph,
+  state: RunState,
+): string[] {
+  const graphChanged = graph.hash !== state.accepted_hash;
+  const run = { runId, graphChanged };
   const approve = kind === 'gate' ? approveCommand('cli', node, run) : approveRerunCommand('cli', node, run);
   return [
     approve,
     ...(kind === 'gate' ? [] : [settleCommand('cli', node, run)]),
     failRunCommand('cli', run),
-    `then, to run it: ${continueCommand(graphPath, runId, 'all')}`,
+    `then, to run it: ${continueCommand(graph.path, runId, 'all', undefined, graphChanged)}`,
   ];
 }
 
@@ -183,7 +193,7 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
       ...(p.report ? { report: reportText(p.report, run.secrets) } : {}),
       ...(run.repo === LOCAL
         ? {
-            commands: cliCommandsFor(kind, node, run.journal.run_id, run.journal.graph.path),
+            commands: cliCommandsFor(kind, node, run.journal.run_id, run.graph, run.state),
             commandsFace: 'cli' as const,
           }
         : { commands: commandsFor(kind, node, run.journal.run_id), commandsFace: 'comment' as const }),

@@ -46,7 +46,7 @@ import {
   type NetworkSetup,
   refusedNetwork,
 } from './network.js';
-import { carrySession, keepSession, type SessionCache } from './session-carry.js';
+import { carrySession, keepSession, type SessionCache, transcriptsOf } from './session-carry.js';
 import { type Overdue, softTimer } from './soft-timer.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './usage-read.js';
 
@@ -258,6 +258,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     failpoint('after-command', node.id);
     if (watch?.stopped()) failpoint('after-budget-stop', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
+    const transcripts = agent ? transcriptsOf(node, agent.report.engine) : {};
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
     await endLive(watch, live, node, agent?.usage.usage.cost_usd);
@@ -277,7 +278,8 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       usageText,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
-    const report = agent ? { agent: agent.report } : {};
+    // The session's transcripts as the agent left them: the next node of the session resumes them only unchanged.
+    const report = agent ? { agent: { ...agent.report, ...transcripts } } : {};
     const connections = connectionsOf(setup, node.id, attempt, network);
     return {
       failures,

@@ -4,18 +4,18 @@
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
 import { canonicalJson } from '../../graph/canonical.js';
-import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
+import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
 import { fold } from '../../journal/fold.js';
 import { staleReadShortMs } from '../../journal/freshness.js';
-import { appendEvents } from '../../journal/parse.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
 import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
+import { nextJournal, underGraph } from './next-journal.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import { GraphChangeRefused, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -113,21 +113,6 @@ function staleWaitMs(setup: RunSetup, readAt: number, chosen: object): number {
   return staleReadShortMs(readAt, setup.staleRead?.at, setup.staleRead?.windowMs ?? 0);
 }
 
-/** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
-function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
-  const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
-  // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
-  for (const e of journal.events.slice(cur.journal.events.length)) {
-    const checked = EventSchema.safeParse(e);
-    if (!checked.success)
-      throw new Error(
-        `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
-      );
-  }
-  if (!graphChanged) return journal;
-  return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
-}
-
 /**
  * The events without any secret of the step (src/render/redact.ts): the one place every journal write passes, so
  * no value a node could have shaped (outputs, usage, session ids, failure excerpts, connections) carries one.
@@ -155,7 +140,7 @@ function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): s
  * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
  * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
  */
-export async function commit<T extends { events: NewEvent[] }>(
+export async function commit<T extends { events: NewEvent[]; refusal?: string | undefined }>(
   setup: RunSetup,
   runner: RunnerInfo,
   decide: (cur: RunSnapshot) => T | Promise<T>,
@@ -196,8 +181,16 @@ export async function commit<T extends { events: NewEvent[] }>(
       continue;
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
-    if (!change.ok) throw new RunRefused(change.reason);
-    const chosen = await decide(cur);
+    if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
+    const under = underGraph(setup, cur, change.events);
+    const chosen = await decide(under);
+    // A refused command writes nothing: not even the permission to go on under a changed graph it came with. As a
+    // decision to write nothing, it is taken only from a read past the stale window.
+    if (chosen.refusal) {
+      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
     const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
     if (lineUp) {
       lineUp = false;
@@ -209,7 +202,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       if (backoff > 0) continue;
       return { cur, chosen, conflicts };
     }
-    const journal = nextJournal(setup, cur, events, change.events.length > 0);
+    const journal = nextJournal(setup, under, events.slice(change.events.length), cur.journal.events.length);
     let r: Awaited<ReturnType<JournalStore['write']>>;
     try {
       r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
