@@ -2,6 +2,8 @@
 // pre-check (`decideNext`'s execute_conditions) and the fold (`NodeFailed`) all ask the same question, so they
 // escalate at the same attempt, for every number of approaches a node may have. A copy that drifts (one more or
 // one fewer attempt in any of the three) makes the counts differ, or the fold refuses the journal.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../src/graph/model.js';
 import { graph, graphText, Sim } from './sim.js';
@@ -56,4 +58,20 @@ describe('the last allowed attempt: a failed result, a failed pre-check and the 
       expect(byPrecheck.escalatedAt).toBe(allowed);
     });
   }
+});
+
+const ROOT = join(import.meta.dirname, '../..');
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+
+describe('the last allowed attempt is written once', () => {
+  it("only src/journal/state.ts compares a node's failures with the failures it may have", () => {
+    const comparison = /failures\s*(?:\+\s*\d+\s*)?[<>]=?\s*[\w?.]*allowedFailures|allowedFailures\s*[<>]=?/;
+    const homes = sources(join(ROOT, 'src'))
+      .filter((f) => comparison.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(ROOT, f));
+    expect(homes).toEqual(['src/journal/state.ts']);
+  });
 });
