@@ -39,6 +39,7 @@ import {
   USAGE,
   writeContext,
 } from './files.js';
+import { type AttemptTab, openTab, tabLimits } from './metered.js';
 import {
   type AttemptNetwork,
   attemptNetwork,
@@ -228,6 +229,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       started,
     });
   const files = makeAttemptFiles(context);
+  let tab: AttemptTab | undefined;
   try {
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
@@ -246,6 +248,8 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       opts.approach,
     );
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
+    // The key proxy meters this attempt's model calls and refuses the next one past a limit (issue 48).
+    tab = openTab(opts.execTag, tabLimits(setup.graph, node, cur.state), (why) => watch?.stop(why));
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
@@ -264,13 +268,17 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       : await attemptChecks(setup, opts, { exprCtx, env, outputs, network });
     const own = agent?.failures ?? ran.failures;
     const failures = [...inputs.failures, ...own, ...broken, ...badOutputNames, ...checked.failures];
-    const usage = readAttemptUsage({
+    const warn = (m: string) => setup.echo?.(Buffer.from(`${m}\n`));
+    const reported = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       ...(agent ? { agent: agent.usage } : {}),
       usageText,
-      warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
+      warn,
     });
+    const metered = tab?.close(reported, warn);
+    if (metered?.stopped && !failures.some((f) => f.check === 'budget')) failures.unshift(metered.stopped);
+    const usage = metered?.usage ?? reported;
     const report = agent ? { agent: agent.report } : {};
     const connections = connectionsOf(setup, node.id, attempt, network);
     return {
@@ -283,6 +291,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ...connections,
     };
   } finally {
+    tab?.close({ wall_ms: 0 }, () => {});
     files.close();
   }
 }
