@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { CONFIG_PATH, parseConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { dailyUsage, emptySums } from '../journal/daily-usage.js';
 import { parseJournal } from '../journal/parse.js';
 import { approveRerunCommand } from '../render/next-commands.js';
@@ -47,4 +48,11 @@ export function cliDailyCap(io: Io, journalFile: string, runId: string): DailyCa
     count: async (day) => countRunsFolder(io, dir, journalFile, day),
     goOn: (node) => approveRerunCommand('cli', node, { runId }),
   };
+}
+
+/** `model_prices` of `.github/interlock.yml` in the working directory (the key proxy's prices), or none. */
+export function cliModelPrices(io: Io): Config['model_prices'] {
+  const file = resolve(io.cwd, CONFIG_PATH);
+  if (!existsSync(file)) return undefined;
+  return parseConfig(CONFIG_PATH, readFileSync(file, 'utf8')).model_prices;
 }

@@ -3,6 +3,8 @@
 // to claim 1 input token, 1 output token and $0: the journal records what the server billed, keeps the claim
 // beside it, and says they differ. With a token budget, the proxy refuses the call after the one that crossed it,
 // the agent is stopped, and the attempt fails with a `budget` failure and is escalated.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/journal/events/events.js';
 import { callCostMicroUsd, DEFAULT_MODEL_PRICES } from '../../src/os/proxies/model-prices.js';
@@ -68,12 +70,21 @@ afterEach(async (ctx) => {
   for (const m of models.splice(0)) await m.close();
 });
 
-async function run(ctx: Parameters<typeof sandbox>[0], script: ScriptedTurn[], budget: string) {
+async function run(
+  ctx: Parameters<typeof sandbox>[0],
+  script: ScriptedTurn[],
+  budget: string,
+  files: Record<string, string> = {},
+) {
   const model = await startModelServer({ script });
   models.push(model);
   const sb: Sandbox = sandbox(ctx, 'interlock-metered-');
   sb.write('liar.mjs', LIAR);
   sb.write('graph.yml', graph(budget));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(sb.path(name)), { recursive: true });
+    sb.write(name, text);
+  }
   const r = await sb.cli(
     ['run', 'graph.yml', '--all', '--run-id', 'm', '--agent-credentials', 'ANTHROPIC_API_KEY'],
     {
@@ -94,7 +105,7 @@ async function run(ctx: Parameters<typeof sandbox>[0], script: ScriptedTurn[], b
 }
 
 /** What the server billed for every call it answered, as the proxy should count it. */
-function billed(model: ModelServer) {
+function billed(model: ModelServer, prices = DEFAULT_MODEL_PRICES) {
   let input = 0;
   let output = 0;
   let micro = 0;
@@ -109,29 +120,35 @@ function billed(model: ModelServer) {
       cache_read_input_tokens: b.cached_input_tokens,
       output_tokens: b.output_tokens,
     };
-    micro += callCostMicroUsd(String(q.body?.model), tokens, DEFAULT_MODEL_PRICES) ?? 0;
+    micro += callCostMicroUsd(String(q.body?.model), tokens, prices) ?? 0;
   }
   return { input, output, cost: micro / 1e6 };
 }
 
 describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy', () => {
   it('an agent that lies about its usage is journaled with what the model server billed', async (ctx) => {
-    const { model, r, events } = await run(ctx, [bash(1), bash(2), { text: 'Done.', usage: BIG }], '');
+    // The repository's own price for the model, over the default.
+    const own = { input: 1, output: 2, cache_read: 0.5 };
+    const config = `model_prices:\n  claude-sonnet-4-5: { input: 1, output: 2, cache_read: 0.5 }\n`;
+    const { model, r, events } = await run(ctx, [bash(1), bash(2), { text: 'Done.', usage: BIG }], '', {
+      '.github/interlock.yml': config,
+    });
     expect(r.code, r.stderr.slice(-2500)).toBe(0);
     expect(model.calls).toHaveLength(3);
     const rec = events.find((e) => e.type === 'NodeRecorded' && e.node === 'work') as
       | Extract<JournalEvent, { type: 'NodeRecorded' }>
       | undefined;
     expect(rec, JSON.stringify(events).slice(-2000)).toBeDefined();
-    const u = rec!.usage as Record<string, unknown> & typeof rec.usage;
-    const want = billed(model);
+    const u = rec!.usage as Record<string, unknown> & NonNullable<typeof rec>['usage'];
+    const want = billed(model, { ...DEFAULT_MODEL_PRICES, 'claude-sonnet-4-5': own });
     // Three turns of 300,000 input and 40,000 output tokens, and Claude Code's own side calls.
     expect(want.input).toBeGreaterThanOrEqual(900_000);
     expect(u.input_tokens).toBe(want.input);
     expect(u.output_tokens).toBe(want.output);
     expect(u.cost_usd).toBeCloseTo(want.cost, 6);
-    // Sonnet 4.5: $3 a million input, $0.30 cache reads, $15 output: $1.23 a turn.
-    expect(u.cost_usd).toBeGreaterThanOrEqual(3.69);
+    // At the repository's price, $1 a million input, $0.50 cache reads, $2 output: $0.33 a turn.
+    expect(u.cost_usd).toBeGreaterThanOrEqual(0.99);
+    expect(u.cost_usd).toBeLessThan(3.69); // what the default price ($1.23 a turn) would have made it
     expect(u.reported).toEqual({ input_tokens: 1, output_tokens: 1, cost_usd: 0 });
     expect(u.metered).toMatchObject({ calls: model.requests.filter((q) => q.billed).length });
     expect(String(u.difference)).toContain('1 input tokens reported');

@@ -69,7 +69,8 @@ describe("an attempt's tab", () => {
     ]);
     const tab = proxy.openTab([]);
     const [a, o] = [tab.env().ANTHROPIC_API_KEY!, tab.env().OPENAI_API_KEY!];
-    expect(a).toMatch(/^sk-ant-interlock-attempt-/);
+    expect(a).toMatch(/^sk-ant-interlock-placeholder-[A-Za-z0-9_-]{32}$/);
+    expect(a).not.toBe(proxy.env.ANTHROPIC_API_KEY);
     expect(tab.env().CODEX_API_KEY).toBe(o);
     expect((await messages(a, proxy.port, true)).status).toBe(200);
     expect((await messages(a, proxy.port, false)).status).toBe(200);

@@ -121,7 +121,7 @@ export class ProxyTab {
   }
 }
 
-/** A tab's placeholder: shaped like the step's, with a mark of its own. */
+/** A tab's placeholder: shaped like the step's (and like the provider's keys), random like it. */
 function tabPlaceholder(api: ModelApi): string {
-  return `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-attempt-${randomBytes(24).toString('base64url')}`;
+  return `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-placeholder-${randomBytes(24).toString('base64url')}`;
 }

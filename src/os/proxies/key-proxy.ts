@@ -128,13 +128,14 @@ export async function serveAgentCredentials(
   names: string[],
   env: NodeJS.ProcessEnv,
   granted: Iterable<string>,
+  prices: Readonly<Record<string, ModelPrice>> = {},
 ): Promise<KeyProxy | undefined> {
   const conflict = credentialConflicts(
     names.filter((n) => env[n]),
     granted,
   );
   if (conflict) throw new Error(conflict);
-  const proxy = await startKeyProxy(names, env);
+  const proxy = await startKeyProxy(names, env, { ...DEFAULT_MODEL_PRICES, ...prices });
   if (!proxy) return undefined;
   configureAgentCredentials({
     withheld: proxy.withheld,
