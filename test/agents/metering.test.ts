@@ -179,4 +179,23 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
     expect(events.some((e) => e.type === 'NodeEscalated' && e.node === 'work')).toBe(true);
     expect(sb.lines('calls.txt').length).toBeLessThanOrEqual(2 * failed.length);
   }, 120_000);
+
+  it("the repository's daily cost cap stops the call after the one that reached it", async (ctx) => {
+    const script = Array.from({ length: 10 }, (_, i) => bash(i + 1));
+    const { model, events } = await run(ctx, script, '', {
+      '.github/interlock.yml': 'budget:\n  daily_usd: 1\n',
+    });
+    // $1.23 a call at Sonnet 4.5's default price: the first reaches the $1 cap, the second is refused.
+    expect(model.calls).toHaveLength(1);
+    const failed = events.find((e) => e.type === 'NodeFailed' && e.node === 'work') as
+      | Extract<JournalEvent, { type: 'NodeFailed' }>
+      | undefined;
+    expect(failed, JSON.stringify(events).slice(-2000)).toBeDefined();
+    const budget = failed!.failures.find((f) => f.check === 'budget');
+    expect(budget?.message).toContain("at or over the repository's daily cost cap, $1.00 left of $1.00");
+    expect(failed!.usage.cost_usd).toBeCloseTo(billed(model).cost, 6);
+    // The next attempt is not dispatched: the day's metered spend is over the cap.
+    const escalated = events.find((e) => e.type === 'NodeEscalated' && e.node === 'work');
+    expect(JSON.stringify(escalated)).toContain('daily cost cap');
+  }, 120_000);
 });

@@ -15,6 +15,7 @@ import { envelopeText } from '../../protocol/attempt/envelope.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
 import type { EngineRun } from '../../protocol/engines/engine.js';
 import { OutputExcerpt } from '../../render/excerpt.js';
+import type { DailyCapSource } from '../daily-cap.js';
 import type { RunSnapshot } from '../journal-io/read.js';
 import {
   agentStderr,
@@ -85,6 +86,8 @@ export interface AttemptSetup extends NetworkSetup {
   sessionCache?: SessionCache;
   /** Progress messages for people. */
   say?: (message: string) => void;
+  /** The daily cost cap as this step counted it (the key proxy stops an attempt's calls at what is left). */
+  dailyCap?: DailyCapSource;
   /** Where an engine attempt's live view goes (issue 38), for the snapshot its dispatch wrote. */
   live?: (cur: RunSnapshot, mark: AttemptMark) => LiveSink | undefined;
 }
@@ -248,8 +251,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       opts.approach,
     );
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
-    // The key proxy meters this attempt's model calls and refuses the next one past a limit (issue 48).
-    tab = openTab(opts.execTag, tabLimits(setup.graph, node, cur.state), (why) => watch?.stop(why));
+    tab = openTab(opts.execTag, tabLimits(setup, cur, node, opts.approach), (why) => watch?.stop(why));
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });

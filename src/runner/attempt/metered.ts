@@ -3,7 +3,7 @@
  * it may not pass (its node's budget, and what is left of the run's), closed after it; its metered usage then
  * becomes the attempt's (src/protocol/engines/metered-usage.ts). Nothing happens when the proxy is off.
  */
-import type { Graph, GraphNode } from '../../graph/model.js';
+import type { Approach, Graph, GraphNode } from '../../graph/model.js';
 import { runSpent } from '../../journal/checkpoint-usage.js';
 import type { Failure, Usage } from '../../journal/events/fields.js';
 import type { RunState } from '../../journal/state.js';
@@ -11,11 +11,33 @@ import { microUsd } from '../../journal/usage-totals.js';
 import { closeAttemptTab, openAttemptTab } from '../../os/node-user/node-credentials.js';
 import type { ProxyTab, TabLimit } from '../../os/proxies/key-proxy-tab.js';
 import { amount } from '../../protocol/budget.js';
+import { dailyCapLeft } from '../../protocol/daily-cap.js';
 import { meteredUsage } from '../../protocol/engines/metered-usage.js';
+import { type DailyCapSource, dailyCapCounted } from '../daily-cap.js';
+import type { RunSnapshot } from '../journal-io/read.js';
 
-/** The limits the proxy holds an attempt of `node` to: its budget's tokens and cost, and what is left of the run's. */
-export function tabLimits(graph: Graph, node: GraphNode, state: RunState): TabLimit[] {
+/**
+ * The limits the proxy holds an attempt of `node` to: its budget's tokens and cost, what is left of the run's,
+ * and what is left of the repository's daily cost cap (as counted when this step dispatched it).
+ */
+export function tabLimits(
+  setup: { graph: Graph; dailyCap?: DailyCapSource; now?: () => string },
+  cur: RunSnapshot,
+  node: GraphNode,
+  approach: Approach,
+): TabLimit[] {
+  const { graph } = setup;
+  const state: RunState = cur.state;
   const out: TabLimit[] = [];
+  const counted = dailyCapCounted(setup);
+  const cap = counted === 'recount' ? undefined : counted;
+  const left = dailyCapLeft(cur.journal, state.nodes.get(node.id), approach, cap);
+  if (cap && left !== undefined)
+    out.push({
+      what: 'cost_micro_usd',
+      max: microUsd(left),
+      names: `the repository's daily cost cap, ${amount('cost_usd', left)} left of ${amount('cost_usd', cap.daily_usd)} on ${cap.day} UTC (budget.daily_usd)`,
+    });
   const run = graph.budget ? runSpent(graph, state.nodes) : undefined;
   for (const k of ['tokens', 'cost_usd'] as const) {
     const what = k === 'tokens' ? 'tokens' : 'cost_micro_usd';
