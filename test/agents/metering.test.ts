@@ -3,12 +3,14 @@
 // to claim 1 input token, 1 output token and $0: the journal records what the server billed, keeps the claim
 // beside it, and says they differ. With a token budget, the proxy refuses the call after the one that crossed it,
 // the agent is stopped, and the attempt fails with a `budget` failure and is escalated.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/journal/events/events.js';
 import { callCostMicroUsd, DEFAULT_MODEL_PRICES } from '../../src/os/proxies/model-prices.js';
 import { shellWord } from '../../src/protocol/engines/engine.js';
+import { SECRET_MARK } from '../../src/render/redact.js';
 import { cleanupSandboxes, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
 import { claudeBin, missing } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -38,6 +40,8 @@ createInterface({ input: child.stdout }).on('line', (line) => {
 child.on('close', (code) => process.exit(code ?? 1));
 `;
 
+/** A step secret the model's answer happens to repeat: the recording must not keep it. */
+const SECRET = 'ghp_metered0secret0value0123456789';
 const BIG = { input_tokens: 200_000, output_tokens: 40_000, cached_input_tokens: 100_000 };
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -96,6 +100,7 @@ async function run(
       DISABLE_ERROR_REPORTING: '1',
       CLAUDE_CONFIG_DIR: sb.path('claude'),
       HOME: sb.path('claude'),
+      GH_TOKEN: SECRET,
     },
   );
   const events = (
@@ -130,7 +135,9 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
     // The repository's own price for the model, over the default.
     const own = { input: 1, output: 2, cache_read: 0.5 };
     const config = `model_prices:\n  claude-sonnet-4-5: { input: 1, output: 2, cache_read: 0.5 }\n`;
-    const { model, r, events } = await run(ctx, [bash(1), bash(2), { text: 'Done.', usage: BIG }], '', {
+    // Within the first 40 characters: the scripted stream cuts text in pieces of 40.
+    const done = { text: `${SECRET} was the token.`, usage: BIG };
+    const { model, r, events, sb } = await run(ctx, [bash(1), bash(2), done], '', {
       '.github/interlock.yml': config,
     });
     expect(r.code, r.stderr.slice(-2500)).toBe(0);
@@ -153,6 +160,24 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
     expect(u.metered).toMatchObject({ calls: model.requests.filter((q) => q.billed).length });
     expect(String(u.difference)).toContain('1 input tokens reported');
     expect(r.stderr + r.stdout).toContain("interlock: usage: the agent's report differs");
+    // The model exchange is kept beside the attempt's log, its path and hash in the journal, the secret removed.
+    const rec0 = (u.metered as { recording?: { path: string; sha256: string; calls: number } }).recording;
+    expect(rec0?.path).toBe('.interlock/runs/m.logs/work-1.model.jsonl');
+    const kept = sb.read(rec0!.path)!;
+    expect(createHash('sha256').update(kept).digest('hex')).toBe(rec0!.sha256);
+    const lines = kept
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(rec0!.calls);
+    expect(lines.map((l) => l.call)).toEqual(lines.map((_, i) => i + 1));
+    const main = lines.filter((l) => String(l.request).includes('Append to calls.txt'));
+    expect(main).toHaveLength(3);
+    expect(String(main[0]!.answer)).toContain('event: message_delta');
+    expect(String(main[2]!.answer)).toContain('he token.');
+    expect(String(main[2]!.answer)).toContain(`${SECRET_MARK} was t`);
+    expect(kept).not.toContain(SECRET);
+    expect(kept).not.toContain('REALKEY');
   }, 120_000);
 
   it('a node that keeps calling is stopped by the proxy after at most one call past its budget', async (ctx) => {

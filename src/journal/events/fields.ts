@@ -92,6 +92,29 @@ export const UsageSchema = z
         unpriced_models: z.array(z.string()).optional().register(z.globalRegistry, {
           description: 'Models with no price: their tokens count, their cost does not.',
         }),
+        recording: z
+          .looseObject({
+            path: z
+              .string()
+              .register(z.globalRegistry, { description: 'Where it is, from the working directory.' }),
+            sha256: z.string().register(z.globalRegistry, { description: "The file's SHA-256, hex." }),
+            calls: z
+              .number()
+              .int()
+              .nonnegative()
+              .register(z.globalRegistry, { description: 'Calls it holds.' }),
+            calls_left_out: z
+              .number()
+              .int()
+              .nonnegative()
+              .optional()
+              .register(z.globalRegistry, { description: 'Calls left out past its bound (64 MB).' }),
+          })
+          .optional()
+          .register(z.globalRegistry, {
+            description:
+              "The attempt's model exchange, kept beside its log (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included), the step's secrets removed.",
+          }),
         unread_calls: z.number().int().nonnegative().optional().register(z.globalRegistry, {
           description: 'Calls whose answer carried no usage the proxy could read.',
         }),

@@ -47,7 +47,7 @@ export interface AgentCredentials {
   /** The proxy's port on 127.0.0.1: a node in a network namespace still reaches it there. */
   port?: number;
   /** Opens an attempt's tab at the proxy (its calls metered and held to the limits), and closes it. */
-  openTab?: (limits: TabLimit[]) => ProxyTab;
+  openTab?: (limits: TabLimit[], record?: boolean) => ProxyTab;
   closeTab?: (tab: ProxyTab) => void;
 }
 
@@ -66,9 +66,9 @@ const tabEnvs = new Map<string, Record<string, string>>();
  * INTERLOCK_EXEC_TAG) gets the tab's placeholders, so each model call it makes is metered to it. Undefined when
  * the proxy is off.
  */
-export function openAttemptTab(execTag: string, limits: TabLimit[]): ProxyTab | undefined {
+export function openAttemptTab(execTag: string, limits: TabLimit[], record = false): ProxyTab | undefined {
   if (!agent?.openTab) return undefined;
-  const tab = agent.openTab(limits);
+  const tab = agent.openTab(limits, record);
   tabEnvs.set(execTag, tab.env());
   return tab;
 }

@@ -52,8 +52,21 @@ const emptyTotals = (): TabTotals => ({
 export const tabTokens = (t: TabTotals) =>
   t.input_tokens + t.cache_creation_input_tokens + t.cache_read_input_tokens + t.output_tokens;
 
+/** The most of an attempt's model exchange a tab keeps (its calls past it are left out, and that is said). */
+export const RECORDING_BYTES = 64_000_000;
+
+/** An attempt's model exchange: one JSON line per answered call, in the order the answers ended. */
+export interface Recording {
+  lines: string[];
+  bytes: number;
+  /** Calls left out past RECORDING_BYTES. */
+  left_out: number;
+}
+
 export class ProxyTab {
   readonly totals: TabTotals = emptyTotals();
+  /** The exchange, when the tab records it. */
+  readonly recording: Recording | undefined;
   /** Why the tab refused a call, once it did. */
   stopped: string | undefined;
   /** Called once, the first time a call is refused at a limit. */
@@ -66,8 +79,23 @@ export class ProxyTab {
     served: readonly ModelKey[],
     private readonly limits: readonly TabLimit[],
     private readonly prices: Readonly<Record<string, ModelPrice>>,
+    record = false,
   ) {
     this.keys = served.map((k) => ({ ...k, placeholder: tabPlaceholder(k.api) }));
+    this.recording = record ? { lines: [], bytes: 0, left_out: 0 } : undefined;
+  }
+
+  /** Keeps one call's request and answer (the answer as its bytes came: SSE events included). */
+  keep(call: { method: string; path: string; request: string; status: number; answer: string }): void {
+    const r = this.recording;
+    if (!r) return;
+    const line = JSON.stringify({ call: r.lines.length + r.left_out + 1, ...call });
+    if (r.bytes + line.length > RECORDING_BYTES) {
+      r.left_out += 1;
+      return;
+    }
+    r.lines.push(line);
+    r.bytes += line.length + 1;
   }
 
   /** The variables a node of this attempt gets in place of the step's placeholders. */

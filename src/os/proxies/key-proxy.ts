@@ -25,7 +25,7 @@ import {
   upstreams,
   upstreamUrl,
 } from './key-proxy-rules.js';
-import { ProxyTab, type TabLimit } from './key-proxy-tab.js';
+import { ProxyTab, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
 import { type Keys, relayUpgrade, type Send } from './key-proxy-upgrade.js';
 import { DEFAULT_MODEL_PRICES, type ModelPrice } from './model-prices.js';
 
@@ -36,8 +36,8 @@ export interface KeyProxy {
   env: Record<string, string>;
   /** The variables of the step's env that no node and no check may see. */
   withheld: string[];
-  /** Opens an attempt's tab: placeholders of its own, its calls metered and held to `limits`. */
-  openTab(limits: TabLimit[]): ProxyTab;
+  /** Opens an attempt's tab: placeholders of its own, its calls metered and held to `limits` (and recorded). */
+  openTab(limits: TabLimit[], record?: boolean): ProxyTab;
   /** Closes a tab: its placeholders are refused from now on. */
   closeTab(tab: ProxyTab): void;
   /** Closes the server and every connection through it, upgraded ones included. */
@@ -99,8 +99,8 @@ export async function startKeyProxy(
     port,
     env: nodeEnvFor(stepKeys, port),
     withheld: stepKeys.map((k) => k.name),
-    openTab: (limits) => {
-      const tab = new ProxyTab(stepKeys, limits, prices);
+    openTab: (limits, record) => {
+      const tab = new ProxyTab(stepKeys, limits, prices, record);
       for (const k of tab.keys) tabs.set(k, tab);
       return tab;
     },
@@ -199,11 +199,17 @@ function forward(
   // A metered call's answer comes unencoded, so that its usage can be read as it passes.
   if (tab) headers['accept-encoding'] = 'identity';
   const up = send(target, { method: req.method, headers });
+  // What the attempt sent, kept for its recording (bounded as the recording is).
+  const sent = { method: req.method ?? 'POST', path: url, parts: [] as Buffer[], bytes: 0 };
+  if (tab?.recording)
+    req.on('data', (c: Buffer) => {
+      if ((sent.bytes += c.length) <= RECORDING_BYTES) sent.parts.push(c);
+    });
   up.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
     res.flushHeaders();
-    if (tab && d.route.metered) meterAnswer(answer, tab, d.route.api);
+    if (tab && d.route.metered) meterAnswer(answer, tab, d.route.api, sent);
     answer.pipe(res);
     answer.on('error', () => res.destroy());
   });
@@ -219,18 +225,30 @@ function forward(
 }
 
 /** Reads a 2xx answer's usage as it passes and puts it on the tab once the answer ends (or is cut off). */
-function meterAnswer(answer: IncomingMessage, tab: ProxyTab, api: ModelApi): void {
+function meterAnswer(
+  answer: IncomingMessage,
+  tab: ProxyTab,
+  api: ModelApi,
+  sent: { method: string; path: string; parts: Buffer[] },
+): void {
   const status = answer.statusCode ?? 0;
   if (status < 200 || status > 299) return;
   const encoding = String(answer.headers['content-encoding'] ?? 'identity').toLowerCase();
   const reader = new AnswerReader(api, /event-stream/i.test(String(answer.headers['content-type'] ?? '')));
   if (encoding !== 'identity') reader.unreadable = `the answer is ${encoding}-encoded`;
-  answer.on('data', (c: Buffer) => reader.push(c));
+  const got: Buffer[] = [];
+  let bytes = 0;
+  answer.on('data', (c: Buffer) => {
+    reader.push(c);
+    if (tab.recording && (bytes += c.length) <= RECORDING_BYTES) got.push(c);
+  });
   let done = false;
   const end = () => {
     if (done) return;
     done = true;
     tab.record(reader.unreadable ? undefined : reader.end());
+    const text = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
+    tab.keep({ method: sent.method, path: sent.path, request: text(sent.parts), status, answer: text(got) });
   };
   answer.once('end', end);
   answer.once('close', end);

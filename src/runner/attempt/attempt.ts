@@ -40,7 +40,7 @@ import {
   USAGE,
   writeContext,
 } from './files.js';
-import { type AttemptTab, openTab, tabLimits } from './metered.js';
+import { type AttemptTab, openMeter } from './metered.js';
 import {
   type AttemptNetwork,
   attemptNetwork,
@@ -251,7 +251,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       opts.approach,
     );
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
-    tab = openTab(opts.execTag, tabLimits(setup, cur, node, opts.approach), (why) => watch?.stop(why));
+    tab = openMeter(setup, opts, watch);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
@@ -293,7 +293,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ...connections,
     };
   } finally {
-    tab?.close({ wall_ms: 0 }, () => {});
+    tab?.shut();
     files.close();
   }
 }
