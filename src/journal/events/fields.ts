@@ -1,6 +1,7 @@
 /** The shapes journal events share: who ran an attempt, what it used, its evidence and failures, the graph it ran, the escalation report. */
 import * as z from 'zod';
 import { CycleOutcome } from './loop-outcome.js';
+import { METERED_USAGE_FIELDS } from './usage-metered.js';
 
 /** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
 export const RunnerSchema = z
@@ -66,93 +67,7 @@ export const UsageSchema = z
       description:
         'The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated; metered: the models the answers named).',
     }),
-    metered: z
-      .looseObject({
-        calls: z.number().int().nonnegative().register(z.globalRegistry, {
-          description: 'Model calls the proxy forwarded and got an answer to.',
-        }),
-        input_tokens: z.number().int().nonnegative().register(z.globalRegistry, {
-          description: 'Input tokens billed at the full rate (cache reads and writes not included).',
-        }),
-        cache_creation_input_tokens: z
-          .number()
-          .int()
-          .nonnegative()
-          .register(z.globalRegistry, { description: 'Input tokens written to the prompt cache.' }),
-        cache_read_input_tokens: z.number().int().nonnegative().register(z.globalRegistry, {
-          description: 'Input tokens read from the prompt cache (OpenAI: `cached_tokens`).',
-        }),
-        output_tokens: z.number().int().nonnegative().register(z.globalRegistry, {
-          description: "Output tokens (Anthropic's streams: the last `message_delta`'s count).",
-        }),
-        cost_usd: z
-          .number()
-          .nonnegative()
-          .register(z.globalRegistry, { description: 'The cost of the priced calls, from the price table.' }),
-        unpriced_models: z.array(z.string()).optional().register(z.globalRegistry, {
-          description: 'Models with no price: their tokens count, their cost does not.',
-        }),
-        recording: z
-          .looseObject({
-            path: z
-              .string()
-              .register(z.globalRegistry, { description: 'Where it is, from the working directory.' }),
-            sha256: z.string().register(z.globalRegistry, { description: "The file's SHA-256, hex." }),
-            calls: z
-              .number()
-              .int()
-              .nonnegative()
-              .register(z.globalRegistry, { description: 'Calls it holds.' }),
-            calls_left_out: z
-              .number()
-              .int()
-              .nonnegative()
-              .optional()
-              .register(z.globalRegistry, { description: 'Calls left out past its bound (64 MB).' }),
-          })
-          .optional()
-          .register(z.globalRegistry, {
-            description:
-              "The attempt's model exchange, kept beside its log (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included), the step's secrets removed.",
-          }),
-        unread_calls: z.number().int().nonnegative().optional().register(z.globalRegistry, {
-          description: 'Calls whose answer carried no usage the proxy could read.',
-        }),
-      })
-      .optional()
-      .register(z.globalRegistry, {
-        description:
-          "What the key proxy metered from the model API's own answers to this attempt's calls (issue 48): calls, tokens by kind (`input_tokens` here is the uncached part), and their cost from the price table. When present, `input_tokens`, `output_tokens`, `cost_usd` and `model` above are these figures, and they are what budgets and the daily cap count. `unpriced_models`: models with no price (their tokens count, their cost does not); `unread_calls`: answers whose usage could not be read.",
-      }),
-    reported: z
-      .looseObject({
-        input_tokens: z
-          .number()
-          .int()
-          .nonnegative()
-          .optional()
-          .register(z.globalRegistry, { description: 'Input tokens the agent reported.' }),
-        output_tokens: z
-          .number()
-          .int()
-          .nonnegative()
-          .optional()
-          .register(z.globalRegistry, { description: 'Output tokens the agent reported.' }),
-        cost_usd: z
-          .number()
-          .nonnegative()
-          .optional()
-          .register(z.globalRegistry, { description: 'The cost the agent reported.' }),
-      })
-      .optional()
-      .register(z.globalRegistry, {
-        description:
-          'What the agent itself reported (its JSON result, `$INTERLOCK_USAGE`) when the key proxy metered the attempt: kept beside the metered figures, never counted.',
-      }),
-    difference: z.string().optional().register(z.globalRegistry, {
-      description:
-        "Set when the agent's report differs from what the key proxy metered beyond rounding (more than a token or a cent, and one percent): both, in words.",
-    }),
+    ...METERED_USAGE_FIELDS,
   })
   .register(z.globalRegistry, {
     title: 'usage',
