@@ -32,6 +32,7 @@ try {
     '## A for_each fan-out in waves: instances as matrix jobs',
     '## Runner minutes while a node waits for approval',
     '## Webhook deliveries per second (the app)',
+    "## The App: answered within GitHub's window, missed deliveries, sealed logins",
     '## Added latency per CONNECT through the egress proxy',
     '## The key proxy: added latency per model request',
     "## The maintainers' page: waiting nodes across repositories",

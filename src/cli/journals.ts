@@ -2,13 +2,15 @@
  * Where the CLI's journals are: `.interlock/runs/<run-id>.json` unless --journal names one, the run found when
  * the folder holds exactly one, and an existing run opened with the graph it names.
  */
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { runIdProblem } from '../journal/run-id.js';
 import { confineToWorkspace } from '../os/workspace-path.js';
 import { loadGraphFile } from '../runner/journal-io/graph-file.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { FileStore } from '../store/file.js';
+import { FileRuns } from '../store/file-runs.js';
+import type { ListedRun } from '../store/types.js';
 import { type Io, UsageError } from './io.js';
 
 /** The options that name a run, shared by the verbs that work on an existing one. */
@@ -52,35 +54,23 @@ export function makeRunsFolder(io: Io, journalFile: string): void {
   writeFileSync(join(folder, '.gitignore'), IGNORE_EVERYTHING);
 }
 
-/** Every `.json` file under `dir`, sorted; none when the folder does not exist. */
-export function listJson(dir: string): string[] {
-  const out: string[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    const p = join(dir, e);
-    const s = statSync(p);
-    if (s.isDirectory()) out.push(...listJson(p));
-    else if (e.endsWith('.json') && !e.endsWith('.live.json')) out.push(p);
-  }
-  return out.sort();
+/**
+ * The runs in a folder of journals, as every face of the CLI lists them (`FileRuns`: links not followed, live views
+ * left out); none when the folder does not exist.
+ */
+export function runsIn(dir: string): ListedRun[] {
+  return new FileRuns(dir).listNow() ?? [];
 }
 
 export function journalPath(io: Io, journal: string | undefined, runId: string | undefined): string {
   if (journal) return resolve(io.cwd, journal);
   if (runId) return join(defaultRunsDir(io), `${checkRunId(runId)}.json`);
   // With one run in the default folder, there is nothing to ask.
-  const runsDir = defaultRunsDir(io);
-  const found = listJson(runsDir);
-  if (found.length === 1) return found[0]!;
-  const names = found.map((f) => f.slice(runsDir.length + 1, -'.json'.length));
+  const found = runsIn(defaultRunsDir(io));
+  if (found.length === 1) return found[0]!.where;
   throw new UsageError(
     found.length
-      ? `${found.length} runs in .interlock/runs (${names.join(', ')}): name one with --run-id ID`
+      ? `${found.length} runs in .interlock/runs (${found.map((r) => r.runId).join(', ')}): name one with --run-id ID`
       : 'no run in .interlock/runs: name the journal with --journal F, or start a run with "interlock run <graph>"',
   );
 }

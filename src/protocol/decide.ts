@@ -206,6 +206,8 @@ export interface AgentReport {
   engine: 'claude-code' | 'codex';
   session_id?: string;
   resumed_session?: string;
+  /** SHA-256 of the session's transcripts folder as the agent left it (isolated nodes with `session:`). */
+  transcripts_sha256?: string;
   final_message?: string;
 }
 

@@ -73,3 +73,8 @@ export function continueCommand(
     ? `${cmd} --all   # runs until the next stop`
     : `${cmd}   # runs the next ready node; add --all to run until the next stop`;
 }
+
+/** Mark the in-flight attempts whose process is gone as interrupted (the CLI; the Action recovers at each step). */
+export function recoverCommand(run: RunRef): string {
+  return `interlock recover ${runFlag(run)}`;
+}

@@ -47,6 +47,13 @@ describe('interlock ui', () => {
     expect((await fetch(`${origin}/t/wrong-token/`)).status).toBe(404);
     const html = await (await fetch(ui.url)).text();
     expect(html).toContain('approval before its first attempt (0 of 1 approval)');
+    // A local run speaks the CLI's verbs, says what runs the node once approved, and has no GitHub-only facts.
+    expect(html).toContain('<dt>In a terminal</dt>');
+    expect(html).toContain('<code>interlock approve publish --run-id hello</code>');
+    expect(html).toContain('then, to run it: interlock run hello.yml --run-id hello --all');
+    expect(html).not.toMatch(/<code>\/(approve|fail-run)/);
+    expect(html).not.toContain('Issue or pull request');
+    expect(html).not.toContain('in local');
     const base = new URL(ui.url).pathname.replace(/\/$/, '');
     const fields = formFields(
       html.replaceAll(`${base}/act`, '/interlock/act'),

@@ -32,17 +32,6 @@ export function resumesById(givenRunId: string, target: RunTarget): boolean {
   return givenRunId !== '' && (!target.graphPath || target.subject.kind === 'ref');
 }
 
-/**
- * The run a new run id starts afresh from: `fix/issue-80-2` → `fix/issue-80` (and `-3` → `-2`), whose journal
- * names the graph and subject the new run takes. Undefined for an id with no `-<k>` suffix.
- */
-export function previousRunId(id: string): string | undefined {
-  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(id);
-  if (!m) return undefined;
-  const k = Number(m[2]);
-  return k > 2 ? `${m[1]}-${k - 1}` : m[1];
-}
-
 /** A run resumed by id (after an approval, from a dispatch): the journal names its graph, intent and subject. */
 export function resumeFrom(stored: Journal | undefined, target: RunTarget): RunTarget {
   if (!stored) return target;

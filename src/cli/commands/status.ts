@@ -1,4 +1,5 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
+
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,10 +17,17 @@ import { timelineSvgOf } from '../../render/timeline/svg.js';
 import { timelineText } from '../../render/timeline/text.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { type RunSnapshot, readRun } from '../../runner/journal-io/read.js';
+import { inFlightLines } from '../in-flight.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { liveStatus } from '../live-file.js';
 import { toGoOn } from '../next-steps.js';
+
+/** The nodes in flight, as this machine's processes show them (`src/cli/in-flight.ts`). */
+export function inFlight(cur: RunSnapshot, journal?: string): string {
+  const lines = inFlightLines(cur, journal);
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
 
 export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -47,7 +55,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph, values.journal)}`,
+      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${inFlight(cur, values.journal)}${nextHint(cur, 'all', graph, values.journal)}`,
     );
   }
   return EXIT.ok;

@@ -15,11 +15,12 @@ import type { PageBackend, PageForm, Seen } from '../../approvals/page/backend.j
 import { PageServer } from '../../approvals/page/serve.js';
 import { pageCommand } from '../../approvals/page-action.js';
 import { fold } from '../../journal/fold.js';
+import { secretValues } from '../../os/node-user/node-credentials.js';
 import { handledBefore, type PersonCommand } from '../../protocol/commands/person-commands.js';
-import type { PageRun } from '../../render/page/waiting-model.js';
+import { LOCAL, type PageRun } from '../../render/page/waiting-model.js';
 import { FileStore } from '../../store/file.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
-import { listJson, openExisting } from '../journals.js';
+import { openExisting, runsIn } from '../journals.js';
 import { applyLocal } from './person-command.js';
 
 export interface RunningUi {
@@ -31,17 +32,23 @@ export interface RunningUi {
 /** The local journals as the page's data: every run in the folder, the local user may act on all. */
 function localBackend(io: Io, dir: string, by: string): PageBackend {
   async function read(): Promise<{ seen: Seen; files: Map<string, string> }> {
-    const seen: Seen = { repos: ['local'], runs: [], problems: [] };
+    const seen: Seen = { repos: [LOCAL], runs: [], problems: [] };
     const files = new Map<string, string>();
-    for (const file of listJson(dir)) {
+    for (const { where: file } of runsIn(dir)) {
       try {
         const { graph } = await openExisting(io, { journalFile: file, graphPath: undefined });
         const stored = await new FileStore(file).read();
         if (!stored) continue;
         files.set(stored.journal.run_id, file);
-        seen.runs.push({ repo: 'local', journal: stored.journal, graph, state: fold(stored.journal, graph) });
+        seen.runs.push({
+          repo: LOCAL,
+          journal: stored.journal,
+          graph,
+          state: fold(stored.journal, graph),
+          secrets: secretValues(io.env),
+        });
       } catch (e) {
-        seen.problems.push({ repo: 'local', why: `${file}: ${(e as Error).message}` });
+        seen.problems.push({ repo: LOCAL, why: `${file}: ${(e as Error).message}` });
       }
     }
     return { seen, files };
@@ -49,7 +56,7 @@ function localBackend(io: Io, dir: string, by: string): PageBackend {
   return {
     see: async () => (await read()).seen,
     run: async (_v, repo, runId): Promise<PageRun | undefined> =>
-      repo === 'local' ? (await read()).seen.runs.find((r) => r.journal.run_id === runId) : undefined,
+      repo === LOCAL ? (await read()).seen.runs.find((r) => r.journal.run_id === runId) : undefined,
     mayAct: async () => () => ({ ok: true }),
     async act(_v, form: PageForm, source: string): Promise<Outcome> {
       const file = (await read()).files.get(form.runId);

@@ -74,11 +74,6 @@ export function rerunFrom(graph: Graph, state: RunState, req: RerunFromRequest):
   };
 }
 
-/** The id of a run forked from `runId`: `<run-id>-2`, or the next number not `taken`. */
-export function forkRunId(runId: string, taken: (id: string) => boolean): string {
-  for (let n = 2; ; n++) if (!taken(`${runId}-${n}`)) return `${runId}-${n}`;
-}
-
 /** The first events of a run forked from an ended one, or why it cannot be forked. */
 export function forkRun(
   graph: Graph,

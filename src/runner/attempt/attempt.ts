@@ -4,14 +4,12 @@
  * Never throws for a failing node: every failure is in the outcome.
  */
 import type { GitHubEvidence } from '../../evidence/github.js';
-import { type ExpressionContext, interpolate } from '../../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../../graph/model.js';
 import { splitOutputs } from '../../journal/events/output-name.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { runScript } from '../../os/exec.js';
 import type { AttemptFiles } from '../../os/node-user/node-files.js';
 import { type AttemptContext, expressionContext } from '../../protocol/attempt/context.js';
-import { envelopeText } from '../../protocol/attempt/envelope.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
 import type { EngineRun } from '../../protocol/engines/engine.js';
 import { OutputExcerpt } from '../../render/excerpt.js';
@@ -40,6 +38,7 @@ import {
   USAGE,
   writeContext,
 } from './files.js';
+import { expandInputs } from './inputs.js';
 import { type AttemptTab, openMeter } from './metered.js';
 import {
   type AttemptNetwork,
@@ -48,7 +47,7 @@ import {
   type NetworkSetup,
   refusedNetwork,
 } from './network.js';
-import { carrySession, keepSession, type SessionCache } from './session-carry.js';
+import { carrySession, keepSession, type SessionCache, transcriptsOf } from './session-carry.js';
 import { type Overdue, softTimer } from './soft-timer.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './usage-read.js';
 
@@ -70,6 +69,11 @@ export interface AttemptSetup extends NetworkSetup {
   github?: GitHubEvidence;
   /** Live output of the node's command. */
   echo?: (chunk: Buffer) => void;
+  /**
+   * Whether `echo` also gets an engine agent's raw stream (its JSON events), which the attempt's log keeps and
+   * its live steps sum up; default true. The CLI gives it only with `--verbose`.
+   */
+  echoAgentStream?: boolean;
   /** A file that keeps an attempt's whole output. */
   logFile?: (node: string, attempt: number) => string | undefined;
   /** Called before an attempt's work starts (before its dispatch is announced and its command runs). */
@@ -129,28 +133,6 @@ export async function withinAttempt<T>(
 
 type Failures = AttemptOutcome['failures'];
 
-/** The node's own env values and prompt, expanded; a value that cannot be expanded is a failure. */
-function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: AttemptContext) {
-  const failures: Failures = [];
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(approach.env)) {
-    try {
-      env[k] = interpolate(v, exprCtx);
-    } catch (e) {
-      failures.push({ check: `env ${k}`, message: (e as Error).message });
-    }
-  }
-  let stdin: string | undefined;
-  if (approach.prompt !== undefined) {
-    try {
-      stdin = `${interpolate(approach.prompt, exprCtx)}\n${envelopeText(context)}`;
-    } catch (e) {
-      failures.push({ check: 'prompt', message: (e as Error).message });
-    }
-  }
-  return { env, stdin, failures };
-}
-
 /** Runs the approach's command; a command that cannot start, times out or exits non-zero is a failure. */
 export async function runCommand(
   setup: AttemptSetup,
@@ -167,9 +149,10 @@ export async function runCommand(
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
   const excerpt = new OutputExcerpt();
+  const shown = run.watch && setup.echoAgentStream === false ? undefined : setup.echo;
   const echo = (chunk: Buffer) => {
     excerpt.push(chunk);
-    setup.echo?.(chunk);
+    shown?.(chunk);
   };
   const cancelSoft = softTimer(setup, node);
   // What an agent's CLI says on stderr when it cannot work (not found, a usage error) goes into its failure.
@@ -258,6 +241,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     failpoint('after-command', node.id);
     if (watch?.stopped()) failpoint('after-budget-stop', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
+    const transcripts = agent ? transcriptsOf(node, agent.report.engine) : {};
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
     await endLive(watch, live, node, agent?.usage.usage.cost_usd);
@@ -281,7 +265,8 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     const metered = tab?.close(reported, warn);
     if (metered?.stopped && !failures.some((f) => f.check === 'budget')) failures.unshift(metered.stopped);
     const usage = metered?.usage ?? reported;
-    const report = agent ? { agent: agent.report } : {};
+    // The session's transcripts as the agent left them: the next node of the session resumes them only unchanged.
+    const report = agent ? { agent: { ...agent.report, ...transcripts } } : {};
     const connections = connectionsOf(setup, node.id, attempt, network);
     return {
       failures,

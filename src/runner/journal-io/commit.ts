@@ -191,18 +191,9 @@ export async function commit<T extends { events: NewEvent[] }>(
       return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
-      // A read by branch name may answer from before the write that refused ours: the journal looks unmoved
-      // although another writer moved it. Before giving up, read once more from where the past cannot answer (a
-      // read begun a stale window after the refusal): a store that keeps refusing is told from one that was late.
-      const short = fromRead ? staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0) : 0;
-      if (short > 0) {
-        stalled--;
-        backoff = short;
-        continue;
-      }
-      throw new Error(
-        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
-      );
+      backoff = lateProofWait(setup, tried, fromRead ? readAt : undefined, stalled);
+      stalled--;
+      continue;
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
     if (!change.ok) throw new RunRefused(change.reason);
@@ -231,15 +222,7 @@ export async function commit<T extends { events: NewEvent[] }>(
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = {
-      journal,
-      chosen,
-      from: cur.journal.events.length,
-      version: cur.version,
-      why: r.conflict,
-      refusedAt: Date.now(),
-    };
-    if (r.branchMoved) tried.branchMoved = true;
+    tried = refused(journal, chosen, cur, r);
     at = r.head;
     conflicts++;
     if (conflicts > MAX_CONFLICTS) {
@@ -249,6 +232,46 @@ export async function commit<T extends { events: NewEvent[] }>(
     }
     backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
+}
+
+/** What a refused write tried, for the next read to recognise it or see that the journal did not move. */
+function refused<T>(
+  journal: Journal,
+  chosen: T,
+  cur: RunSnapshot,
+  r: { conflict: string; branchMoved?: boolean },
+): Tried<T> {
+  const from = cur.journal.events.length;
+  const tried: Tried<T> = {
+    journal,
+    chosen,
+    from,
+    version: cur.version,
+    why: r.conflict,
+    refusedAt: Date.now(),
+  };
+  if (r.branchMoved) tried.branchMoved = true;
+  return tried;
+}
+
+/**
+ * After more stalls than `MAX_STALLED`: a read by branch name may answer from before the write that refused ours,
+ * so the journal looks unmoved although another writer moved it. Before giving up, read once more from where the
+ * past cannot answer (a read begun a stale window after the refusal): how long to wait for that read, or, when
+ * the read (begun at `readAt`; undefined: the state this process wrote) was such a read already, the error.
+ */
+function lateProofWait(
+  setup: RunSetup,
+  tried: Tried<unknown>,
+  readAt: number | undefined,
+  stalled: number,
+): number {
+  const short =
+    readAt === undefined ? 0 : staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0);
+  if (short > 0) return short;
+  throw new Error(
+    `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+  );
 }
 
 /**
