@@ -12,7 +12,7 @@ import { callCostMicroUsd, DEFAULT_MODEL_PRICES } from '../../src/os/proxies/mod
 import { shellWord } from '../../src/protocol/engines/engine.js';
 import { SECRET_MARK } from '../../src/render/redact.js';
 import { cleanupSandboxes, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
-import { claudeBin, missing } from '../support/agent-clis.js';
+import { CODEX_MODEL, claudeBin, codexBin, missing } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 
 /** Runs the agent command given as its arguments and rewrites the usage its output shows to a lie, all along. */
@@ -223,4 +223,78 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
     const escalated = events.find((e) => e.type === 'NodeEscalated' && e.node === 'work');
     expect(JSON.stringify(escalated)).toContain('daily cost cap');
   }, 120_000);
+
+  it.skipIf(!!missing('codex'))(
+    "Codex's calls are metered too: over HTTPS (its WebSocket refused), cached input kept apart",
+    async (ctx) => {
+      const model = await startModelServer({
+        script: [
+          {
+            text: 'Looking.',
+            tools: [{ name: 'exec_command', input: { cmd: 'echo 1 >> calls.txt' } }],
+            usage: { input_tokens: 30_000, output_tokens: 2_000, cached_input_tokens: 10_000 },
+          },
+          {
+            text: 'Done.',
+            usage: { input_tokens: 50_000, output_tokens: 3_000, cached_input_tokens: 20_000 },
+          },
+        ],
+      });
+      models.push(model);
+      const sb = sandbox(ctx, 'interlock-metered-codex-');
+      mkdirSync(sb.path('home'), { recursive: true });
+      const agent = [
+        codexBin!,
+        '-c',
+        'analytics.enabled=false',
+        '-c',
+        'check_for_update_on_startup=false',
+        '-c',
+        'features.plugins=false',
+        'exec',
+        '-m',
+        CODEX_MODEL,
+        '--skip-git-repo-check',
+        '--dangerously-bypass-approvals-and-sandbox',
+      ]
+        .map(shellWord)
+        .join(' ');
+      sb.write(
+        'graph.yml',
+        `interlock: 1\nname: metered\ndefaults:\n  engine: codex\nnodes:\n  - id: work\n    agent: ${JSON.stringify(agent)}\n    prompt: Append to calls.txt.\n    validates:\n      - file: calls.txt\n`,
+      );
+      const r = await sb.cli(
+        ['run', 'graph.yml', '--all', '--run-id', 'c', '--agent-credentials', 'OPENAI_API_KEY'],
+        {
+          OPENAI_API_KEY: 'sk-REALKEY-codex',
+          OPENAI_BASE_URL: `${model.url}/v1`,
+          HOME: sb.path('home'),
+          CODEX_HOME: sb.path('home'),
+        },
+      );
+      expect(r.code, r.stderr.slice(-2500)).toBe(0);
+      const events = (JSON.parse(sb.read('.interlock/runs/c.json')!) as { events: JournalEvent[] }).events;
+      const rec = events.find((e) => e.type === 'NodeRecorded') as Extract<
+        JournalEvent,
+        { type: 'NodeRecorded' }
+      >;
+      const metered = (rec.usage as { metered?: Record<string, number> }).metered;
+      expect(metered).toMatchObject({
+        calls: 2,
+        input_tokens: 80_000,
+        cache_read_input_tokens: 30_000,
+        output_tokens: 5_000,
+      });
+      expect(rec.usage.input_tokens).toBe(110_000);
+      // gpt-5.1-codex at gpt-5's price: $1.25 a million input, $0.125 cached, $10 output.
+      expect(rec.usage.cost_usd).toBeCloseTo((80_000 * 1.25 + 30_000 * 0.125 + 5_000 * 10) / 1e6, 6);
+      // Codex reports the same tokens itself: no difference.
+      expect(rec.usage).not.toHaveProperty('difference');
+      expect((rec.usage as { reported?: unknown }).reported).toEqual({
+        input_tokens: 110_000,
+        output_tokens: 5_000,
+      });
+    },
+    120_000,
+  );
 });

@@ -44,12 +44,13 @@ export function meteredUsage(u: Usage, m: MeteredTotals): { usage: Usage; warnin
   if (u.output_tokens !== undefined) reported.output_tokens = u.output_tokens;
   if (u.cost_usd !== undefined) reported.cost_usd = u.cost_usd;
   const gaps: string[] = [];
-  if (differs(u.input_tokens ?? 0, input, 1))
-    gaps.push(`${words(u.input_tokens ?? 0)} input tokens reported, ${words(input)} metered`);
-  if (differs(u.output_tokens ?? 0, m.output_tokens, 1))
-    gaps.push(`${words(u.output_tokens ?? 0)} output tokens reported, ${words(m.output_tokens)} metered`);
-  if (!m.unpriced.length && differs(u.cost_usd ?? 0, cost, 0.01))
-    gaps.push(`${dollars(u.cost_usd ?? 0)} reported, ${dollars(cost)} metered`);
+  // Only what the agent did report is compared (Codex reports no cost: that is no difference).
+  if (u.input_tokens !== undefined && differs(u.input_tokens, input, 1))
+    gaps.push(`${words(u.input_tokens)} input tokens reported, ${words(input)} metered`);
+  if (u.output_tokens !== undefined && differs(u.output_tokens, m.output_tokens, 1))
+    gaps.push(`${words(u.output_tokens)} output tokens reported, ${words(m.output_tokens)} metered`);
+  if (u.cost_usd !== undefined && !m.unpriced.length && differs(u.cost_usd, cost, 0.01))
+    gaps.push(`${dollars(u.cost_usd)} reported, ${dollars(cost)} metered`);
   const warnings: string[] = [];
   const difference = gaps.length
     ? `the agent's report differs from what the key proxy metered (which counts): ${gaps.join('; ')}`
