@@ -203,7 +203,8 @@ function forward(
   const sent = { method: req.method ?? 'POST', path: url, parts: [] as Buffer[], bytes: 0 };
   if (tab?.recording)
     req.on('data', (c: Buffer) => {
-      if ((sent.bytes += c.length) <= RECORDING_BYTES) sent.parts.push(c);
+      sent.bytes += c.length;
+      if (sent.bytes <= RECORDING_BYTES) sent.parts.push(c);
     });
   up.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
@@ -240,7 +241,8 @@ function meterAnswer(
   let bytes = 0;
   answer.on('data', (c: Buffer) => {
     reader.push(c);
-    if (tab.recording && (bytes += c.length) <= RECORDING_BYTES) got.push(c);
+    bytes += c.length;
+    if (tab.recording && bytes <= RECORDING_BYTES) got.push(c);
   });
   let done = false;
   const end = () => {
