@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
 import { openaiError, openaiStream } from './model/openai.js';
-import type { ScriptedTurn } from './model/script.js';
+import { type ScriptedTurn, type ScriptedUsage, turnUsage } from './model/script.js';
 
 export type { ScriptedError, ScriptedToolCall, ScriptedTurn, ScriptedUsage } from './model/script.js';
 
@@ -43,6 +43,8 @@ export interface RecordedRequest {
   side: boolean;
   /** Which scripted turn answered it (0-based), when one did. */
   turn?: number;
+  /** The usage its answer billed (a model call answered without an error). */
+  billed?: Required<ScriptedUsage>;
 }
 
 export interface ModelServer {
@@ -154,6 +156,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       rec.turn = index;
     } else if (!isSide) rec.side = false;
     if (turn.delayMs) await sleep(turn.delayMs);
+    if (!turn.error) rec.billed = turnUsage(turn);
     if (rec.api === 'anthropic') {
       if (turn.error) anthropicError(res, turn.error);
       else if (body.stream === true) anthropicStream(res, turn, model);

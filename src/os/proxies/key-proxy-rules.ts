@@ -41,18 +41,20 @@ interface Route {
   upstreamPath: string;
   /** A WebSocket upgrade (Codex tries the Responses API over WebSocket before HTTPS). */
   upgrade?: true;
+  /** A model call whose answer carries the usage it is billed for (the key proxy meters it). */
+  metered?: true;
 }
 
 /** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages' },
+  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages', metered: true },
   {
     method: 'POST',
     path: '/v1/messages/count_tokens',
     api: 'anthropic',
     upstreamPath: '/v1/messages/count_tokens',
   },
-  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses' },
+  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
 ];
 
@@ -247,4 +249,20 @@ export function refusalBody(path: string, message: string): string {
   if (path.startsWith('/v1/messages'))
     return JSON.stringify({ type: 'error', error: { type: 'permission_error', message } });
   return JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'interlock_key_proxy' } });
+}
+
+/**
+ * The answer to a call refused at a limit, in the API's own error shape so that the engine prints the message and
+ * does not retry: Anthropic's `billing_error` (402), OpenAI's `insufficient_quota` (429, which Codex gives up on).
+ */
+export function limitAnswer(api: ModelApi, message: string): { status: number; body: string } {
+  if (api === 'anthropic')
+    return {
+      status: 402,
+      body: JSON.stringify({ type: 'error', error: { type: 'billing_error', message } }),
+    };
+  return {
+    status: 429,
+    body: JSON.stringify({ error: { message, type: 'insufficient_quota', code: 'insufficient_quota' } }),
+  };
 }
