@@ -6,6 +6,9 @@ import type { CommandEvents } from './person-commands.js';
 /** Rule 6: a run refuses to go on under a changed graph unless a named person allows it. */
 export function graphChange(graph: Graph, state: RunState, allowedBy: string | undefined): CommandEvents {
   if (graph.hash === state.accepted_hash) return { ok: true, events: [] };
+  // An ended run takes no event under any graph: a command on it says the run ended (and `run` how to start a new
+  // one), not that the graph changed, which would offer a way on that does not exist.
+  if (state.checkpoint.ended) return { ok: true, events: [] };
   if (!allowedBy) {
     return {
       ok: false,
