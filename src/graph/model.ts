@@ -25,10 +25,15 @@ export interface Approach {
 }
 
 /** The agent CLIs interlock knows. */
-export type Engine = 'claude-code' | 'codex';
+export type Engine = 'claude-code' | 'codex' | 'gemini';
 
 /** The command an engine's prompt node runs when it names no agent of its own. */
-export const ENGINE_AGENTS: Record<Engine, string> = { 'claude-code': 'claude -p', codex: 'codex exec' };
+export const ENGINE_AGENTS: Record<Engine, string> = {
+  'claude-code': 'claude -p',
+  codex: 'codex exec',
+  // Gemini CLI runs headless when its prompt comes on stdin.
+  gemini: 'gemini',
+};
 
 /** A node with its skill merged and defaults applied. */
 export interface GraphNode {

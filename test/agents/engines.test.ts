@@ -12,6 +12,8 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  geminiBin,
+  geminiEnv,
   missing,
 } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -226,6 +228,60 @@ describe.skipIf(missing('codex'))('engine: codex', () => {
       tenTurns((i) => [{ name: 'exec_command', input: { cmd: `echo ${i} >> turns.txt` } }]),
     );
     sb.write('graph.yml', graph('codex', agent(), '    budget: { turns: 3 }\n'));
+    await sb.cli(['run', 'graph.yml', '--run-id', 't'], env());
+    expect(server!.calls.length).toBeLessThanOrEqual(4);
+    const failed = eventsOf(sb.journal('t'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      {
+        check: 'budget',
+        message: "the agent was stopped after 4 turns: over the node's budget of 3 turns (budget.turns)",
+      },
+    ]);
+    expect(failed.usage.turns).toBe(4);
+  });
+});
+
+describe.skipIf(missing('gemini'))('engine: gemini', () => {
+  const agent = () => command([geminiBin!, '--approval-mode', 'yolo']);
+  const env = () => geminiEnv(server!.url, agentHome('gemini'));
+  const shell = (c: string) => [{ name: 'run_shell_command', input: { command: c } }];
+
+  it('records usage (cached input counted once), the session id and the final message from its stream-json events', async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'Copying.', tools: shell('cp a.txt b.txt') },
+      { text: 'Copied a.txt ', usage: { input_tokens: 300, cached_input_tokens: 100, output_tokens: 11 } },
+    ]);
+    sb.write('graph.yml', graph('gemini', agent()));
+    const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'g'], env());
+    expect(r.code, r.stderr).toBe(0);
+    const rec = eventsOf(sb.journal('g'), 'NodeRecorded', 'implement')[0]!;
+    expect(rec).toMatchObject({ engine: 'gemini', final_message: 'Copied a.txt ' });
+    expect(rec.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // promptTokenCount holds the cached tokens: 100 + (300 + 100); one tool call and the answer.
+    expect(rec.usage).toMatchObject({ input_tokens: 500, output_tokens: 31, turns: 2 });
+    expect(server!.calls.map((c) => c.path)).toEqual([
+      '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+    ]);
+  });
+
+  it('fails the attempt with the API error', async (ctx) => {
+    const sb = await world(ctx, [{ error: { status: 400, message: 'prompt is too long' } }]);
+    sb.write('graph.yml', graph('gemini', agent()));
+    await sb.cli(['run', 'graph.yml', '--run-id', 'e'], env());
+    const failed = eventsOf(sb.journal('e'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      { check: 'agent', message: 'the model API failed: 400 prompt is too long' },
+    ]);
+    expect(failed.evidence).toEqual([]);
+  });
+
+  it('with budget.turns 3, a 10-turn script calls the model at most 4 times: interlock stops it', async (ctx) => {
+    const sb = await world(
+      ctx,
+      tenTurns((i) => shell(`echo ${i} >> turns.txt`)),
+    );
+    sb.write('graph.yml', graph('gemini', agent(), '    budget: { turns: 3 }\n'));
     await sb.cli(['run', 'graph.yml', '--run-id', 't'], env());
     expect(server!.calls.length).toBeLessThanOrEqual(4);
     const failed = eventsOf(sb.journal('t'), 'NodeFailed', 'implement')[0]!;

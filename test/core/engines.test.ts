@@ -53,6 +53,54 @@ describe('engines', () => {
     expect(m.usage().turns).toBe(1);
   });
 
+  it('Gemini CLI: its flags, its session, its final message after the last tool, its tokens and its API error', () => {
+    expect(
+      engineCommand('gemini --approval-mode yolo', 'gemini', { resume: { id: 'u-1', engine: 'gemini' } }),
+    ).toBe('gemini --approval-mode yolo --output-format stream-json --skip-trust --resume u-1');
+    // Recorded from Gemini CLI 0.61.0 against the scripted server (test/agents/engines.test.ts runs it).
+    const ok =
+      line({ type: 'init', session_id: '0f8e99a1-a634-48e8-856c-94fe41ceed13', model: 'gemini-2.5-flash' }) +
+      line({ type: 'message', role: 'user', content: 'Copy a.txt to b.txt.' }) +
+      line({ type: 'message', role: 'assistant', content: 'Copying.', delta: true }) +
+      line({
+        type: 'tool_use',
+        tool_name: 'run_shell_command',
+        tool_id: 't1',
+        parameters: { command: 'cp a b' },
+      }) +
+      line({ type: 'tool_result', tool_id: 't1', status: 'success', output: '' }) +
+      line({ type: 'message', role: 'assistant', content: 'Copied ', delta: true }) +
+      line({ type: 'message', role: 'assistant', content: 'it.', delta: true }) +
+      line({
+        type: 'result',
+        status: 'success',
+        stats: { input_tokens: 500, output_tokens: 31, cached: 100, input: 400 },
+      });
+    expect(readEngine('gemini', ok, {})).toEqual({
+      usage: { usage: { input_tokens: 500, output_tokens: 31, turns: 2 }, warnings: [] },
+      session_id: '0f8e99a1-a634-48e8-856c-94fe41ceed13',
+      final_message: 'Copied it.',
+    });
+    const m = new EngineMeter('gemini');
+    m.push(ok);
+    expect(m.usage()).toEqual({ turns: 2, input_tokens: 500, output_tokens: 31 });
+    // One step per message, not per streamed piece.
+    expect(m.steps.map((s) => s.tool)).toEqual(['Said', 'run_shell_command', 'Said']);
+    const apiError = line({
+      type: 'result',
+      status: 'error',
+      error: {
+        type: 'unknown',
+        message: '[API Error: {"error":{"code":400,"message":"too long","status":"INVALID_ARGUMENT"}}]',
+      },
+      stats: { input_tokens: 0, output_tokens: 0 },
+    });
+    expect(readEngine('gemini', apiError, {}).failure).toEqual({
+      check: 'agent',
+      message: 'the model API failed: 400 too long',
+    });
+  });
+
   it("stops over the node's budget, or over what is left of the run's, whichever comes first", () => {
     const run = { budget: { turns: 10 }, spent: { turns: 8, tokens: 0, cost_usd: 0, wall_minutes: 0 } };
     const u = (turns: number) => ({ turns, input_tokens: 0, output_tokens: 0 });

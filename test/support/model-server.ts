@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
+import { geminiError, geminiResponse, geminiStream } from './model/gemini.js';
 import { openaiError, openaiStream } from './model/openai.js';
 import type { ScriptedTurn } from './model/script.js';
 
@@ -28,7 +29,7 @@ export interface ModelServerOptions {
   host?: string;
 }
 
-export type ModelApi = 'anthropic' | 'openai' | 'other';
+export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'other';
 
 export interface RecordedRequest {
   api: ModelApi;
@@ -92,15 +93,23 @@ function sideAnswer(body: Record<string, unknown>): ScriptedTurn {
   const format = (body.output_format ?? (body.output_config as { format?: unknown } | undefined)?.format) as
     | { schema?: unknown }
     | undefined;
+  // Gemini's structured output: `generationConfig.responseJsonSchema` (or the older `responseSchema`).
+  const gen = (body.generationConfig ?? {}) as { responseJsonSchema?: unknown; responseSchema?: unknown };
+  const schema = format?.schema ?? gen.responseJsonSchema ?? gen.responseSchema;
   return {
-    text: JSON.stringify(fitSchema(format?.schema ?? { properties: { title: {} } })),
+    text: JSON.stringify(fitSchema(schema ?? { properties: { title: {} } })),
     usage: { output_tokens: 5 },
   };
 }
 
+/** A Gemini API model call: `/v1beta/models/<model>:<method>`. */
+const GEMINI_CALL =
+  /^\/v1beta\/models\/([A-Za-z0-9._-]+):(streamGenerateContent|generateContent|countTokens)$/;
+
 function apiOf(path: string): ModelApi {
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
   if (path === '/v1/responses') return 'openai';
+  if (GEMINI_CALL.test(path)) return 'gemini';
   return 'other';
 }
 
@@ -140,21 +149,37 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.end(JSON.stringify({ error: { message: `no such route: ${req.method} ${url.pathname}` } }));
       return;
     }
+    const tokens = Math.ceil(JSON.stringify(body).length / 4);
     if (url.pathname === '/v1/messages/count_tokens') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ input_tokens: Math.ceil(JSON.stringify(body).length / 4) }));
+      res.end(JSON.stringify({ input_tokens: tokens }));
       return;
     }
-    const model = typeof body.model === 'string' ? body.model : 'scripted-model';
+    const gemini = GEMINI_CALL.exec(url.pathname);
+    if (gemini?.[2] === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totalTokens: tokens }));
+      return;
+    }
+    const model = gemini?.[1] ?? (typeof body.model === 'string' ? body.model : 'scripted-model');
     const tools = body.tools;
-    const isSide = rec.api === 'anthropic' && (!Array.isArray(tools) || tools.length === 0);
+    // Gemini CLI's side calls (a next-speaker check, a summary) offer no tools and ask for JSON: no turn.
+    const isSide =
+      (rec.api === 'anthropic' || rec.api === 'gemini') && (!Array.isArray(tools) || tools.length === 0);
     const { turn, index } = isSide ? { turn: sideAnswer(body), index: undefined } : take();
     if (index !== undefined) {
       rec.side = false;
       rec.turn = index;
     } else if (!isSide) rec.side = false;
     if (turn.delayMs) await sleep(turn.delayMs);
-    if (rec.api === 'anthropic') {
+    if (rec.api === 'gemini') {
+      if (turn.error) geminiError(res, turn.error);
+      else if (gemini?.[2] === 'streamGenerateContent') geminiStream(res, turn, model);
+      else {
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(JSON.stringify(geminiResponse(turn, model)));
+      }
+    } else if (rec.api === 'anthropic') {
       if (turn.error) anthropicError(res, turn.error);
       else if (body.stream === true) anthropicStream(res, turn, model);
       else {

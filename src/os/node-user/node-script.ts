@@ -94,10 +94,15 @@ const SUDO_LOADER = [
   'exec bash "$@"',
 ].join('\n');
 
-/** What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else. */
+/**
+ * What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else (`keep`
+ * may be a path: each folder on the way keeps only the next name).
+ */
 export const SESSION_KEEPS: Record<string, { variable: string; keep: string }> = {
   'claude-code': { variable: 'CLAUDE_CONFIG_DIR', keep: 'projects' },
   codex: { variable: 'CODEX_HOME', keep: 'sessions' },
+  // Gemini CLI keeps its settings in `.gemini/` and each project's chats in `.gemini/tmp/<project>/chats`.
+  gemini: { variable: 'GEMINI_CLI_HOME', keep: '.gemini/tmp' },
 };
 
 /** A session name interlock makes a folder for (the graph's id pattern, bounded). */
@@ -185,10 +190,21 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
       : undefined;
   if (!dir || !engine) return {};
   // The folder is the node user's (0700): find -P neither follows a link nor descends one, nor does rm -rf.
-  const drop = ['-P', dir, '-mindepth', '1', '-maxdepth', '1', '!', '-name', engine.keep];
-  const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
-  if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
-  else execFileSync('find', find, quiet);
+  // A kept name that is a link is not descended into: the next level's find starts at the link and stops there;
+  // one that is not there yet leaves nothing deeper to clear.
+  let at = dir;
+  for (const [i, name] of engine.keep.split('/').entries()) {
+    const drop = ['-P', at, '-mindepth', '1', '-maxdepth', '1', '!', '-name', name];
+    const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
+    try {
+      if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
+      else execFileSync('find', find, quiet);
+    } catch (e) {
+      if (i === 0) throw e;
+      break;
+    }
+    at = join(at, name);
+  }
   return { [engine.variable]: dir };
 }
 

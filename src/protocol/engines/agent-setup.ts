@@ -42,9 +42,12 @@ export interface AgentExit {
   engine?: Engine | undefined;
 }
 
-/** A usage error as clap (Codex) and commander (Claude Code) print it. */
+/** A usage error as clap (Codex, Copilot CLI), commander (Claude Code) and yargs (Gemini CLI) print it. */
 const USAGE_ERROR =
-  /^error: (the argument .* cannot be used multiple times|unexpected argument|unknown option|too many arguments|invalid value|a value is required|the following required arguments|unknown command|option .* argument missing)/im;
+  /^(error: (the argument .* cannot be used multiple times|unexpected argument|unknown option|too many arguments|invalid value|a value is required|the following required arguments|unknown command|option .* argument missing)|Unknown arguments?: |Invalid values?:|.*Error: Invalid approval mode: )/im;
+
+/** Gemini CLI's exit code when it has no auth it can use (`FATAL_AUTHENTICATION_ERROR`). */
+const GEMINI_NO_AUTH = 41;
 
 /** The flags interlock appends for an engine that the agent line gives as well (`validate` warns of them). */
 export function duplicateEngineFlags(agent: string, engine: Engine): string[] {
@@ -60,6 +63,8 @@ export function agentSetupFix(x: AgentExit): string | undefined {
     return `the agent command "${program}" was not found: install it where the node runs (on the PATH of the node's user), or give its full path in \`agent:\``;
   if (x.exitCode === 126)
     return `the agent command "${program}" could not be run (not executable, or not a program): check its path and mode in \`agent:\``;
+  if (x.engine === 'gemini' && x.exitCode === GEMINI_NO_AUTH)
+    return 'Gemini CLI found no auth it can use: give it GEMINI_API_KEY, and with GOOGLE_GEMINI_BASE_URL set (the key proxy sets it) select the key in its settings, `{"security":{"auth":{"selectedType":"gemini-api-key"}}}` in $GEMINI_CLI_HOME/.gemini/settings.json (see docs/agents.md)';
   if (!x.engine || !USAGE_ERROR.test(x.stderr)) return undefined;
   const twice = duplicateEngineFlags(x.agent, x.engine);
   const appended = engineArgs(x.engine, {}).join(' ');

@@ -7,11 +7,15 @@
  *   `result`, `session_id`, `total_cost_usd`, `usage`, `modelUsage`), `--max-turns <n>` with `budget.turns`.
  * - `codex`: `--json` and `-` (the prompt from stdin), and `-c openai_base_url=…` behind the key proxy; JSON lines `thread.started{thread_id}`, `item.*`,
  *   `turn.completed{usage}` (OpenAI's `input_tokens` already include `cached_input_tokens`) or `turn.failed{error}`.
+ * - `gemini`: `--output-format stream-json` and `--skip-trust` (in a folder it does not trust, Gemini CLI quietly
+ *   downgrades `--approval-mode yolo`); JSON lines `init{session_id}`, `message`, `tool_use`, `tool_result`, `error`,
+ *   `result{status, stats}` (src/protocol/engines/gemini.ts).
  */
 import type { Engine } from '../../graph/model.js';
 import type { Failure } from '../../journal/events/fields.js';
 import { readClaude } from './claude.js';
 import { readCodex } from './codex.js';
+import { readGemini } from './gemini.js';
 import type { UsageReading } from './reported-usage.js';
 import type { SessionResume } from './sessions.js';
 
@@ -31,7 +35,7 @@ export interface EngineRun {
 /** What interlock read from an engine's output. */
 export interface EngineReading {
   usage: UsageReading;
-  /** The session the attempt made or continued (Claude Code `session_id`, Codex `thread_id`). */
+  /** The session the attempt made or continued (Claude Code `session_id`, Codex `thread_id`, Gemini CLI `session_id`). */
   session_id?: string;
   /** The agent's last message to the user. */
   final_message?: string;
@@ -47,6 +51,13 @@ export function engineArgs(engine: Engine, run: EngineRun): string[] {
       '--json',
       ...(run.resume ? ['resume', run.resume.id] : []),
       '-',
+    ];
+  if (engine === 'gemini')
+    return [
+      '--output-format',
+      'stream-json',
+      '--skip-trust',
+      ...(run.resume ? ['--resume', run.resume.id] : []),
     ];
   return [
     '--output-format',
@@ -70,6 +81,7 @@ export function engineCommand(agent: string, engine: Engine, run: EngineRun): st
 
 /** Reads the engine's output (stdout). */
 export function readEngine(engine: Engine, stdout: string, run: EngineRun): EngineReading {
+  if (engine === 'gemini') return readGemini(stdout);
   if (engine !== 'codex') return readClaude(stdout, run);
   const r = readCodex(stdout);
   // On `exec resume` Codex counts the whole thread: what earlier attempts counted is theirs.

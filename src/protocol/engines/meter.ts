@@ -5,7 +5,9 @@
  * Claude Code (`stream-json --verbose`): one `assistant` line per content block, each with its message's `id`
  * and `usage`; a model call is a distinct message id (`<synthetic>` messages are Claude Code's own). Codex
  * (`--json`): a model call that asks for a tool shows as that tool's `item.started`; `turn.completed` carries the
- * thread's usage. Cost is known only from Claude Code's final result, so it is checked after the attempt.
+ * thread's usage. Gemini CLI (`stream-json`): a model call that asks for a tool shows as its `tool_use`; tokens
+ * come only with its last `result`. Cost is known only from Claude Code's final result, so it is checked after the
+ * attempt.
  */
 
 import type { Engine } from '../../graph/model.js';
@@ -34,7 +36,10 @@ export class EngineMeter {
   private readonly calls = new Map<string, { input: number; output: number }>();
   private readonly tools = new Set<string>();
   private turnsDone = 0;
-  private codexUsage = { input: 0, output: 0 };
+  /** The usage Codex's last `turn.completed` or Gemini CLI's `result` reported. */
+  private reported = { input: 0, output: 0 };
+  /** Gemini CLI's last event was a piece of assistant text (the next piece is the same message, not a new step). */
+  private saying = false;
   /** The last steps the agent took (`STEPS_KEPT`), and how many it took in all. */
   readonly steps: AgentStep[] = [];
   stepCount = 0;
@@ -58,7 +63,10 @@ export class EngineMeter {
     } catch {
       return;
     }
-    for (const step of stepsOf(this.engine, e)) {
+    const piece = this.engine === 'gemini' && e.type === 'message' && e.role === 'assistant';
+    const continued = piece && this.saying;
+    if (this.engine === 'gemini') this.saying = piece;
+    for (const step of continued ? [] : stepsOf(this.engine, e)) {
       this.stepCount += 1;
       this.steps.push(step);
       if (this.steps.length > STEPS_KEPT) this.steps.shift();
@@ -72,13 +80,21 @@ export class EngineMeter {
       this.calls.set(m.id, { input, output: count(u.output_tokens) });
       return;
     }
+    if (this.engine === 'gemini') {
+      if (e.type === 'tool_use') this.tools.add(String(e.tool_id ?? this.tools.size));
+      if (e.type !== 'result') return;
+      if (e.status === 'success') this.turnsDone += 1;
+      const u = (e.stats ?? {}) as Record<string, unknown>;
+      this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      return;
+    }
     const item = e.item as { id?: unknown; type?: unknown } | undefined;
     if (e.type === 'item.started' && CODEX_TOOLS.has(item?.type as string))
       this.tools.add(String(item?.id ?? this.tools.size));
     if (e.type === 'turn.completed') {
       this.turnsDone += 1;
       const u = (e.usage ?? {}) as Record<string, unknown>;
-      this.codexUsage = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
     }
   }
 
@@ -95,8 +111,8 @@ export class EngineMeter {
     }
     return {
       turns: this.tools.size + this.turnsDone,
-      input_tokens: this.codexUsage.input,
-      output_tokens: this.codexUsage.output,
+      input_tokens: this.reported.input,
+      output_tokens: this.reported.output,
     };
   }
 }

@@ -2,10 +2,11 @@
  * Sessions: which agent session an attempt of a node with `session:` continues. The nodes that name a session
  * continue it in the order they complete: an attempt resumes the session the last completed node of that session
  * left (Claude Code `--resume <id> --fork-session`, so each attempt has a session of its own and a failed one
- * leaves no trace in the next; Codex `exec resume <id>`, which continues the thread in place). A retry does not
- * continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`); a session a
- * failed attempt also used (a Codex thread it continued, a serialized chain's call) is not resumed at all: the
- * retry starts a fresh session, and its task envelope tells it what the earlier nodes produced. Pure.
+ * leaves no trace in the next; Codex `exec resume <id>` and Gemini CLI `--resume <id>`, which continue it in place).
+ * A retry does not continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`);
+ * a session a failed attempt also used (a Codex thread or Gemini CLI session it continued, a serialized chain's
+ * call) is not resumed at all: the retry starts a fresh session, and its task envelope tells it what the earlier
+ * nodes produced. Pure.
  */
 import type { Approach, Engine, Graph, GraphNode } from '../../graph/model.js';
 import type { Journal, JournalEvent } from '../../journal/events/events.js';

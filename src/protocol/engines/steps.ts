@@ -2,7 +2,9 @@
  * The steps an engine's agent takes, read from its stream as it runs (issue 38): a tool and a short argument
  * (`Bash: npm test`, `Edit: src/sum.js`), or what it said. Claude Code (`stream-json`): each `assistant` line's
  * `tool_use` and `text` blocks. Codex (`--json`): `item.started` of a command, `item.completed` of a file change,
- * a tool call, a search or a message. The text is the agent's, so untrusted: faces make it inert. Pure.
+ * a tool call, a search or a message. Gemini CLI (`stream-json`): each `tool_use` (its tool names, e.g.
+ * `run_shell_command`, `write_file`, `replace`) and each assistant `message` piece that starts a message. The text
+ * is the agent's, so untrusted: faces make it inert. Pure.
  */
 import type { Engine } from '../../graph/model.js';
 import { oneLine } from './text.js';
@@ -60,7 +62,22 @@ function codexSteps(e: Record<string, unknown>): AgentStep[] {
   return [];
 }
 
+/** The one parameter that says what a Gemini CLI tool call does. */
+const GEMINI_ARG = ['command', 'file_path', 'absolute_path', 'path', 'dir_path', 'pattern', 'url', 'query'];
+
+function geminiSteps(e: Record<string, unknown>): AgentStep[] {
+  if (e.type === 'tool_use') {
+    const p = (e.parameters ?? {}) as Record<string, unknown>;
+    const key = GEMINI_ARG.find((k) => typeof p[k] === 'string');
+    return [{ tool: oneLine(e.tool_name, 40) || 'tool', arg: key ? oneLine(p[key], ARG_CHARS) : '' }];
+  }
+  if (e.type === 'message' && e.role === 'assistant' && oneLine(e.content))
+    return [{ tool: 'Said', arg: oneLine(e.content, ARG_CHARS) }];
+  return [];
+}
+
 /** The steps one event of an engine's stream shows. */
 export function stepsOf(engine: Engine, event: Record<string, unknown>): AgentStep[] {
+  if (engine === 'gemini') return geminiSteps(event);
   return engine === 'codex' ? codexSteps(event) : claudeSteps(event);
 }

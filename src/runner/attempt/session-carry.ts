@@ -79,7 +79,7 @@ export async function carrySession(
   const resume = run.resume;
   if (!resume || !node.session) return { run };
   const dir = transcriptsDir(node.session.name, resume.engine);
-  if (!dir || holdsSession(dir, resume.id)) return { run };
+  if (!dir || holdsSession(dir, resume.id, resume.engine)) return { run };
   const session = node.session.name;
   const cache = setup.sessionCache;
   let why = cache ? cache.unavailable() : 'the Actions cache is not available here (the CLI)';
@@ -107,7 +107,7 @@ export async function carrySession(
         );
       }
     }
-    if (hit && holdsSession(dir, resume.id)) {
+    if (hit && holdsSession(dir, resume.id, resume.engine)) {
       setup.say?.(`session "${session}": restored session ${resume.id} from the Actions cache`);
       return { run };
     }
@@ -129,7 +129,7 @@ export async function keepSession(
   const cache = setup.sessionCache;
   if (!id || !node.session || !cache || cache.unavailable()) return;
   const dir = transcriptsDir(node.session.name, engine);
-  if (!dir || !holdsSession(dir, id)) return;
+  if (!dir || !holdsSession(dir, id, engine)) return;
   const session = node.session.name;
   let to: string;
   try {
