@@ -12,6 +12,8 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
   geminiBin,
   geminiEnv,
   missing,
@@ -292,5 +294,55 @@ describe.skipIf(missing('gemini'))('engine: gemini', () => {
       },
     ]);
     expect(failed.usage.turns).toBe(4);
+  });
+});
+
+describe.skipIf(missing('copilot'))('engine: copilot', () => {
+  const agent = () => command([copilotBin!, '--allow-all']);
+  const env = () => copilotEnv(server!.url, agentHome('copilot'));
+  const bash = (c: string) => [{ name: 'bash', input: { command: c, description: 'step' } }];
+
+  it('records usage from the usage file its command prints, the session id and the final message', async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'Copying.', tools: bash('cp a.txt b.txt') },
+      { text: 'Copied.', usage: { input_tokens: 300, cached_input_tokens: 100, output_tokens: 11 } },
+    ]);
+    sb.write('graph.yml', graph('copilot', agent()));
+    const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'p'], env());
+    expect(r.code, r.stderr).toBe(0);
+    const rec = eventsOf(sb.journal('p'), 'NodeRecorded', 'implement')[0]!;
+    expect(rec).toMatchObject({ engine: 'copilot', final_message: 'Copied.' });
+    expect(rec.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Copilot counts cached input in its inputTokens: 100 + (300 + 100).
+    expect(rec.usage).toMatchObject({ input_tokens: 500, output_tokens: 31, turns: 2 });
+    expect(server!.calls.map((c) => c.path)).toEqual(['/v1/messages', '/v1/messages']);
+  });
+
+  it('fails the attempt with the API error', async (ctx) => {
+    const sb = await world(ctx, [{ error: { status: 400, message: 'scripted bad request' } }]);
+    sb.write('graph.yml', graph('copilot', agent()));
+    await sb.cli(['run', 'graph.yml', '--run-id', 'e'], env());
+    const failed = eventsOf(sb.journal('e'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      { check: 'agent', message: 'the model API answered 400: scripted bad request' },
+    ]);
+    expect(failed.evidence).toEqual([]);
+  });
+
+  it('with budget.turns 3, a 10-turn script calls the model at most 4 times: interlock stops it', async (ctx) => {
+    const sb = await world(
+      ctx,
+      tenTurns((i) => bash(`echo ${i} >> turns.txt`)),
+    );
+    sb.write('graph.yml', graph('copilot', agent(), '    budget: { turns: 3 }\n'));
+    await sb.cli(['run', 'graph.yml', '--run-id', 't'], env());
+    expect(server!.calls.length).toBeLessThanOrEqual(4);
+    const failed = eventsOf(sb.journal('t'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      {
+        check: 'budget',
+        message: "the agent was stopped after 4 turns: over the node's budget of 3 turns (budget.turns)",
+      },
+    ]);
   });
 });

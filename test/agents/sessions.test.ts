@@ -12,6 +12,8 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
   geminiBin,
   geminiEnv,
   missing,
@@ -140,6 +142,32 @@ describe.skipIf(missing('gemini'))('sessions with Gemini CLI', () => {
     expect(said(1)).toContain('PLAN-PROMPT');
     expect(said(1)).toContain('PLAN-ANSWER');
     // Gemini CLI counts each run on its own: build's usage is its own call's.
+    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
+  });
+});
+
+describe.skipIf(missing('copilot'))('sessions with Copilot CLI', () => {
+  it("resumes plan's session in place in build and counts only build's own usage", async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
+      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
+    ]);
+    sb.write('marker', '');
+    sb.write('graph.yml', graph('copilot', command([copilotBin!, '--allow-all'])));
+    const r = await sb.cli(
+      ['run', 'graph.yml', '--all', '--run-id', 'p'],
+      copilotEnv(server!.url, agentHome('copilot')),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = sb.journal('p');
+    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+    expect(build.resumed_session).toBe(plan.session_id);
+    expect(build.session_id).toBe(plan.session_id);
+    expect(said(1)).toContain('PLAN-PROMPT');
+    expect(said(1)).toContain('PLAN-ANSWER');
+    // Copilot's usage file counts the whole session, 250 / 25; 100 / 10 were plan's.
+    expect(plan.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
     expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
   });
 });

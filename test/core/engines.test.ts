@@ -101,6 +101,53 @@ describe('engines', () => {
     });
   });
 
+  it('Copilot CLI: its flags and usage file, its session, a model call per message, its tokens less the prior ones', () => {
+    const cmd = engineCommand('copilot --allow-all', 'copilot', { resume: { id: 's-1', engine: 'copilot' } });
+    expect(cmd).toContain(
+      'copilot --allow-all --output-format json --resume s-1 --usage-output-file "$interlock_usage/usage.json"',
+    );
+    expect(cmd.split('\n').at(-1)).toBe('exit $interlock_status');
+    // Recorded from Copilot CLI 1.0.102 against the scripted server (test/agents/engines.test.ts runs it).
+    const msg = (id: string, content: string) =>
+      line({ type: 'assistant.message', data: { messageId: id, content, toolRequests: [] } });
+    const out =
+      msg('m1', 'Copying.') +
+      line({ type: 'tool.execution_start', data: { toolName: 'bash', arguments: { command: 'cp a b' } } }) +
+      msg('m2', 'Copied.') +
+      line({ type: 'result', sessionId: '8eaa6467-ab75-4115-b822-abf594aab431', exitCode: 0, usage: {} }) +
+      line({
+        type: 'interlock.usage_file',
+        usage: {
+          modelMetrics: { m: { usage: { inputTokens: 1000, outputTokens: 62, cacheReadTokens: 200 } } },
+        },
+      });
+    const prior = { input_tokens: 500, output_tokens: 31 };
+    expect(readEngine('copilot', out, { resume: { id: 'x', engine: 'copilot', prior } })).toEqual({
+      usage: { usage: { input_tokens: 500, output_tokens: 31, turns: 2 }, warnings: [] },
+      session_id: '8eaa6467-ab75-4115-b822-abf594aab431',
+      final_message: 'Copied.',
+    });
+    const m = new EngineMeter('copilot');
+    m.push(out);
+    expect(m.usage()).toEqual({ turns: 2, input_tokens: 1000, output_tokens: 62 });
+    expect(m.steps.map((s) => `${s.tool}: ${s.arg}`)).toEqual([
+      'Said: Copying.',
+      'bash: cp a b',
+      'Said: Copied.',
+    ]);
+    const failed =
+      line({
+        type: 'model.call_failure',
+        data: { statusCode: 400, errorMessage: '{"type":"invalid_request_error","message":"no"}' },
+      }) +
+      line({ type: 'session.error', data: { message: 'The provider rejected the prompt.' } }) +
+      line({ type: 'result', sessionId: 's', exitCode: 1 });
+    expect(readEngine('copilot', failed, {}).failure).toEqual({
+      check: 'agent',
+      message: 'the model API answered 400: no',
+    });
+  });
+
   it("stops over the node's budget, or over what is left of the run's, whichever comes first", () => {
     const run = { budget: { turns: 10 }, spent: { turns: 8, tokens: 0, cost_usd: 0, wall_minutes: 0 } };
     const u = (turns: number) => ({ turns, input_tokens: 0, output_tokens: 0 });

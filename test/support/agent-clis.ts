@@ -100,6 +100,26 @@ export function geminiEnv(serverUrl: string, home: string): Record<string, strin
   };
 }
 
+/** The model Copilot CLI is told to use (a provider of one's own needs one named). */
+export const COPILOT_MODEL = 'claude-sonnet-4.5';
+
+/**
+ * Copilot CLI against the scripted server's Anthropic API as a provider of its own (no GitHub login). Its first
+ * run unpacks its package into XDG_CACHE_HOME (about 235 MB): one folder for every test, kept between them.
+ */
+export function copilotEnv(serverUrl: string, home: string): Record<string, string> {
+  return {
+    HOME: home,
+    COPILOT_HOME: join(home, '.copilot'),
+    XDG_CACHE_HOME: join(tmpdir(), 'interlock-copilot-cache'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_BASE_URL: serverUrl,
+    COPILOT_PROVIDER_API_KEY: 'scripted-copilot-key',
+    COPILOT_MODEL,
+  };
+}
+
 /** Codex against the scripted server: its home, and the key its provider reads. */
 export function codexEnv(home: string): Record<string, string> {
   return { HOME: home, CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };

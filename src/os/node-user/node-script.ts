@@ -103,6 +103,8 @@ export const SESSION_KEEPS: Record<string, { variable: string; keep: string }> =
   codex: { variable: 'CODEX_HOME', keep: 'sessions' },
   // Gemini CLI keeps its settings in `.gemini/` and each project's chats in `.gemini/tmp/<project>/chats`.
   gemini: { variable: 'GEMINI_CLI_HOME', keep: '.gemini/tmp' },
+  // Copilot CLI keeps each session in `session-state/<id>/`.
+  copilot: { variable: 'COPILOT_HOME', keep: 'session-state' },
 };
 
 /** A session name interlock makes a folder for (the graph's id pattern, bounded). */

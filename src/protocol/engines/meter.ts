@@ -6,7 +6,8 @@
  * and `usage`; a model call is a distinct message id (`<synthetic>` messages are Claude Code's own). Codex
  * (`--json`): a model call that asks for a tool shows as that tool's `item.started`; `turn.completed` carries the
  * thread's usage. Gemini CLI (`stream-json`): a model call that asks for a tool shows as its `tool_use`; tokens
- * come only with its last `result`. Cost is known only from Claude Code's final result, so it is checked after the
+ * come only with its last `result`. Copilot CLI (`--output-format json`): one `assistant.message` per model call;
+ * tokens only in the usage file printed after it ends. Cost is known only from Claude Code's final result, so it is checked after the
  * attempt.
  */
 
@@ -14,6 +15,7 @@ import type { Engine } from '../../graph/model.js';
 import type { Budget } from '../../graph/schema/budget.js';
 import type { Spent } from '../../journal/state.js';
 import { amount } from '../budget.js';
+import { readCopilot, USAGE_FILE_EVENT } from './copilot.js';
 import { type AgentStep, stepsOf } from './steps.js';
 
 /** Usage seen so far. */
@@ -78,6 +80,15 @@ export class EngineMeter {
       const input =
         count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens);
       this.calls.set(m.id, { input, output: count(u.output_tokens) });
+      return;
+    }
+    if (this.engine === 'copilot') {
+      const d = (e.data ?? {}) as Record<string, unknown>;
+      if (e.type === 'assistant.message') this.tools.add(String(d.messageId ?? this.tools.size));
+      if (e.type === USAGE_FILE_EVENT) {
+        const u = readCopilot(JSON.stringify(e)).usage.usage;
+        this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      }
       return;
     }
     if (this.engine === 'gemini') {

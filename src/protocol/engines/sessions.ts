@@ -2,7 +2,8 @@
  * Sessions: which agent session an attempt of a node with `session:` continues. The nodes that name a session
  * continue it in the order they complete: an attempt resumes the session the last completed node of that session
  * left (Claude Code `--resume <id> --fork-session`, so each attempt has a session of its own and a failed one
- * leaves no trace in the next; Codex `exec resume <id>` and Gemini CLI `--resume <id>`, which continue it in place).
+ * leaves no trace in the next; Codex `exec resume <id>`, Copilot CLI and Gemini CLI `--resume <id>`, which continue
+ * it in place).
  * A retry does not continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`);
  * a session a failed attempt also used (a Codex thread or Gemini CLI session it continued, a serialized chain's
  * call) is not resumed at all: the retry starts a fresh session, and its task envelope tells it what the earlier
@@ -15,7 +16,7 @@ import type { Journal, JournalEvent } from '../../journal/events/events.js';
 export interface SessionResume {
   id: string;
   engine: Engine;
-  /** Codex: what earlier attempts of the thread counted (its usage on resume is cumulative over the thread). */
+  /** Codex, Copilot CLI: what earlier attempts of the session counted (their usage on resume is cumulative). */
   prior?: { input_tokens: number; output_tokens: number };
 }
 
@@ -58,5 +59,7 @@ export function sessionToResume(
   const after = journal.events.slice(journal.events.indexOf(from) + 1);
   const tainted = after.some((e) => e.type === 'NodeFailed' && e.session_id === id);
   if (tainted && !node.session.resume_failed) return undefined;
-  return engine === 'codex' ? { id, engine, prior: threadUsage(journal, id) } : { id, engine };
+  // Codex and Copilot CLI count a resumed session's usage from its start.
+  const cumulative = engine === 'codex' || engine === 'copilot';
+  return cumulative ? { id, engine, prior: threadUsage(journal, id) } : { id, engine };
 }
