@@ -448,6 +448,48 @@ describe('which keys are served, and what nodes get instead', () => {
     });
   });
 
+  it("Copilot CLI's provider key: its provider's API and base URL, COPILOT_OFFLINE, Azure refused with the fix", async () => {
+    const up = await upstream();
+    const p = (await startKeyProxy(['ANTHROPIC_API_KEY', 'COPILOT_PROVIDER_API_KEY'], {
+      ANTHROPIC_API_KEY: REAL_ANTHROPIC,
+      ANTHROPIC_BASE_URL: `${up.url}/anthropic`,
+      COPILOT_PROVIDER_API_KEY: 'real-copilot-provider',
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: `${up.url}/provider`,
+    }))!;
+    proxies.push(p);
+    expect(p.env).toMatchObject({
+      COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${p.port}`,
+      COPILOT_OFFLINE: 'true',
+    });
+    expect(p.env.COPILOT_PROVIDER_API_KEY).toMatch(/^sk-ant-interlock-placeholder-/);
+    // Two keys of one API, each to its own upstream.
+    await call(p.port, {
+      path: '/v1/messages',
+      headers: { 'x-api-key': p.env.COPILOT_PROVIDER_API_KEY! },
+      body: '{}',
+    });
+    await call(p.port, { path: '/v1/messages', headers: anthropic(p), body: '{}' });
+    expect(up.seen.map((x) => [x.url, x.headers['x-api-key']])).toEqual([
+      ['/provider/v1/messages', 'real-copilot-provider'],
+      ['/anthropic/v1/messages', REAL_ANTHROPIC],
+    ]);
+    const openai = (await startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+      COPILOT_PROVIDER_API_KEY: 'k',
+      COPILOT_PROVIDER_BASE_URL: `${up.url}/v1`,
+    }))!;
+    proxies.push(openai);
+    expect(openai.env.COPILOT_PROVIDER_BASE_URL).toBe(`http://127.0.0.1:${openai.port}/v1`);
+    await expect(
+      startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+        COPILOT_PROVIDER_API_KEY: 'k',
+        COPILOT_PROVIDER_TYPE: 'azure',
+      }),
+    ).rejects.toThrow(
+      /COPILOT_PROVIDER_TYPE in the step's env is "azure": .* remove COPILOT_PROVIDER_API_KEY from agent-credentials/,
+    );
+  });
+
   it('NO_PROXY keeps what it had and gains the loopback names once', () => {
     expect(withLoopbackNoProxy(undefined)).toBe('127.0.0.1,localhost');
     expect(withLoopbackNoProxy('corp.example, localhost')).toBe('corp.example,localhost,127.0.0.1');
@@ -482,7 +524,7 @@ describe('which keys are served, and what nodes get instead', () => {
     expect(parseAgentCredentials('none')).toEqual([]);
     expect(parseAgentCredentials('')).toEqual([]);
     expect(() => parseAgentCredentials('NPM_TOKEN')).toThrow(
-      /agent-credentials: "NPM_TOKEN" is not a model key .* \(it serves ANTHROPIC_API_KEY, OPENAI_API_KEY, CODEX_API_KEY, GEMINI_API_KEY\)/,
+      /agent-credentials: "NPM_TOKEN" is not a model key .* \(it serves ANTHROPIC_API_KEY, OPENAI_API_KEY, CODEX_API_KEY, GEMINI_API_KEY, COPILOT_PROVIDER_API_KEY\)/,
     );
     expect(credentialConflicts(['ANTHROPIC_API_KEY'], ['GH_TOKEN', 'ANTHROPIC_API_KEY'])).toMatch(
       /ANTHROPIC_API_KEY is in both agent-credentials .* and node-credentials .*: remove it from one of the two/,

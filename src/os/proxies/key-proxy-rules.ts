@@ -17,10 +17,30 @@ export const MODEL_KEYS: Record<string, ModelApi> = {
   CODEX_API_KEY: 'openai',
   // Gemini CLI sends it as `x-goog-api-key` to GOOGLE_GEMINI_BASE_URL.
   GEMINI_API_KEY: 'gemini',
+  // Copilot CLI's provider of the user's own: its API is COPILOT_PROVIDER_TYPE's (`keyApi`).
+  COPILOT_PROVIDER_API_KEY: 'openai',
 };
 
+/**
+ * The API a key of the step's env is for. Copilot CLI's provider key is Anthropic's with
+ * `COPILOT_PROVIDER_TYPE=anthropic`, else OpenAI's (its default type; Azure is not served).
+ */
+export function keyApi(name: string, env: Record<string, string | undefined>): ModelApi {
+  if (name !== 'COPILOT_PROVIDER_API_KEY') return MODEL_KEYS[name]!;
+  const type = env.COPILOT_PROVIDER_TYPE?.trim() || 'openai';
+  if (type === 'anthropic' || type === 'openai') return type;
+  throw new Error(
+    `COPILOT_PROVIDER_TYPE in the step's env is "${type}": the key proxy serves Copilot CLI's provider key for anthropic or openai only; remove COPILOT_PROVIDER_API_KEY from agent-credentials to pass it on as it is`,
+  );
+}
+
+/** The variable of a key's base URL: its API's, or Copilot CLI's provider's own. */
+const baseVarOf = (k: { name: string; api: ModelApi }) =>
+  k.name === 'COPILOT_PROVIDER_API_KEY' ? 'COPILOT_PROVIDER_BASE_URL' : APIS[k.api].baseVar;
+
 /** The Action's default (`agent-credentials`); each is served only when the step's env holds it. */
-export const DEFAULT_AGENT_CREDENTIALS = 'ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY';
+export const DEFAULT_AGENT_CREDENTIALS =
+  'ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY COPILOT_PROVIDER_API_KEY';
 
 interface ApiShape {
   /** The step env's variable that names another upstream (a gateway, a local server). */
@@ -108,11 +128,11 @@ export function credentialConflicts(names: string[], granted: Iterable<string>):
   return `${both.join(', ')} ${both.length > 1 ? 'are' : 'is'} in both agent-credentials (served through the key proxy, withheld from every node) and node-credentials (given to nodes): remove ${both.length > 1 ? 'them' : 'it'} from one of the two`;
 }
 
-/** The upstream base URL of each API served: the step env's own, or the official API. */
-export function upstreams(keys: ModelKey[], env: Record<string, string | undefined>): Map<ModelApi, URL> {
-  const out = new Map<ModelApi, URL>();
-  for (const api of new Set(keys.map((k) => k.api))) {
-    const shape = APIS[api];
+/** The upstream base URL of each key served (by its name): the step env's own, or the official API. */
+export function upstreams(keys: ModelKey[], env: Record<string, string | undefined>): Map<string, URL> {
+  const out = new Map<string, URL>();
+  for (const k of keys) {
+    const shape = { ...APIS[k.api], baseVar: baseVarOf(k) };
     const given = env[shape.baseVar]?.trim();
     let url: URL;
     try {
@@ -124,7 +144,7 @@ export function upstreams(keys: ModelKey[], env: Record<string, string | undefin
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`${shape.baseVar} in the step's env ("${given}") is not an http(s) URL`);
-    out.set(api, url);
+    out.set(k.name, url);
   }
   return out;
 }
@@ -141,8 +161,9 @@ export function upstreamUrl(base: URL, upstreamPath: string, query: string): URL
 export function nodeEnvFor(keys: ModelKey[], port: number): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of keys) env[k.name] = k.placeholder;
-  for (const api of new Set(keys.map((k) => k.api)))
-    env[APIS[api].baseVar] = `http://127.0.0.1:${port}${APIS[api].nodeSuffix}`;
+  for (const k of keys) env[baseVarOf(k)] = `http://127.0.0.1:${port}${APIS[k.api].nodeSuffix}`;
+  // Copilot CLI with a provider of its own never asks GitHub for a token.
+  if (keys.some((k) => k.name === 'COPILOT_PROVIDER_API_KEY')) env.COPILOT_OFFLINE = 'true';
   const openai = keys.find((k) => k.name === 'OPENAI_API_KEY');
   // Codex's own provider reads CODEX_API_KEY: it gets the OpenAI placeholder unless it is a key of its own.
   if (openai && !keys.some((k) => k.name === 'CODEX_API_KEY')) env.CODEX_API_KEY = openai.placeholder;

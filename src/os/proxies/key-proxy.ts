@@ -14,7 +14,7 @@ import {
   credentialConflicts,
   decideRequest,
   downstreamHeaders,
-  MODEL_KEYS,
+  keyApi,
   type ModelApi,
   type ModelKey,
   nodeEnvFor,
@@ -47,7 +47,7 @@ function placeholder(api: ModelApi): string {
 export async function startKeyProxy(names: string[], env: NodeJS.ProcessEnv): Promise<KeyProxy | undefined> {
   const keys: ModelKey[] = names
     .filter((n) => env[n])
-    .map((n) => ({ name: n, api: MODEL_KEYS[n]!, real: env[n]!, placeholder: placeholder(MODEL_KEYS[n]!) }));
+    .map((n) => ({ name: n, api: keyApi(n, env), real: env[n]!, placeholder: placeholder(keyApi(n, env)) }));
   if (!keys.length) return undefined;
   const bases = upstreams(keys, env);
   const open = new Set<{ destroy(): void }>();
@@ -134,7 +134,7 @@ function forward(
   req: IncomingMessage,
   res: ServerResponse,
   keys: ModelKey[],
-  bases: Map<ModelApi, URL>,
+  bases: Map<string, URL>,
   send: Send,
 ): void {
   const url = req.url ?? '/';
@@ -149,7 +149,7 @@ function forward(
     refuseWith(res, d.status, url, d.message);
     return;
   }
-  const target = upstreamUrl(bases.get(d.route.api)!, d.route.upstreamPath, d.query);
+  const target = upstreamUrl(bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
   const up = send(target, { method: req.method, headers: upstreamHeaders(req.headers, d.modelKey, false) });
   up.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
@@ -183,7 +183,7 @@ function rawResponse(
 
 interface UpgradeDeps {
   keys: ModelKey[];
-  bases: Map<ModelApi, URL>;
+  bases: Map<string, URL>;
   send: Send;
   track: <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T) => T;
 }
@@ -211,7 +211,7 @@ function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, deps: 
     return;
   }
   socket.on('error', () => socket.destroy());
-  const target = upstreamUrl(deps.bases.get(d.route.api)!, d.route.upstreamPath, d.query);
+  const target = upstreamUrl(deps.bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
   const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.modelKey, true) });
   up.on('upgrade', (answer, upSocket, upHead) => {
     deps.track(upSocket);
