@@ -234,6 +234,62 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
     },
     120_000,
   );
+
+  // Gemini CLI with no settings of its own (interlock gives the node's fresh home the one that selects the key) and
+  // Copilot CLI with a provider of its own: the same.
+  const REAL_GEMINI = `sk-REALKEY-${randomBytes(12).toString('hex')}`;
+  const more = [
+    {
+      engine: 'gemini',
+      cli: 'gemini' as const,
+      agent: () => [geminiBin!, '--approval-mode', 'yolo'],
+      tool: { name: 'run_shell_command', input: { command: 'node reveal-keys.mjs report.json' } },
+      env: (url: string) => ({
+        GEMINI_API_KEY: REAL_GEMINI,
+        GOOGLE_GEMINI_BASE_URL: url,
+        GEMINI_MODEL: 'gemini-2.5-flash',
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-goog-api-key'],
+      real: REAL_GEMINI,
+    },
+    {
+      engine: 'copilot',
+      cli: 'copilot' as const,
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        COPILOT_PROVIDER_TYPE: 'anthropic',
+        COPILOT_PROVIDER_BASE_URL: url,
+        COPILOT_PROVIDER_API_KEY: REAL_ANTHROPIC,
+        COPILOT_MODEL: 'claude-sonnet-4.5',
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-api-key'],
+      real: REAL_ANTHROPIC,
+    },
+  ];
+  for (const e of more)
+    it.skipIf(!!missing(e.cli))(
+      `${e.engine}: the model server gets the real key; the agent finds only the placeholder`,
+      async () => {
+        model = await startModelServer({
+          script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+        });
+        const { result, report, journal } = await step(
+          e.engine,
+          e.agent().map(shellWord).join(' '),
+          e.env(model.url),
+        );
+        expect(result.outputs.status, result.log.slice(-2500)).toBe('completed');
+        expect(model.calls.length).toBeGreaterThanOrEqual(2);
+        for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
+        expect(JSON.stringify(report)).not.toContain('REALKEY');
+        expect(report.agentEnviron).toEqual([]);
+        expect(report.interlockEnviron).toBe('unreadable: EACCES');
+        expect(report.interlockMem).toBe('unreadable: EACCES');
+        expect(result.log + journal).not.toContain('REALKEY');
+      },
+      180_000,
+    );
 });
 
 describe('through the CLI, with --agent-credentials', () => {

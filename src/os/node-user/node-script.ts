@@ -20,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
+import { geminiSettingsInHome, geminiSettingsInSession, needsGeminiAuth } from './gemini-home.js';
 import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
@@ -207,6 +208,8 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
     }
     at = join(at, name);
   }
+  if (env.INTERLOCK_ENGINE === 'gemini' && needsGeminiAuth(withoutWithheldCredentials(env)))
+    geminiSettingsInSession(user, dir);
   return { [engine.variable]: dir };
 }
 
@@ -244,6 +247,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     },
     user.workspace,
   );
+  // Gemini CLI's home is this fresh one unless a session's folder or the step's own GEMINI_CLI_HOME is.
+  const own = needsGeminiAuth(nodeEnv) && !nodeEnv.GEMINI_CLI_HOME ? geminiSettingsInHome(home) : [];
   const done = () => removeTree(home, user.via);
   // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
@@ -251,7 +256,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     if (user.via === 'sudo')
       execFileSync('sudo', ['-n', 'chown', '-R', '-h', '-P', `${user.uid}:${user.gid}`, home], quiet);
     else
-      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
+      for (const p of [home, join(home, '.gitconfig'), ...own])
+        if (existsSync(p)) lchownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...inside }), done };
@@ -266,6 +272,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const sudoEnv = { PATH: env.PATH ?? '/usr/bin:/bin' };
     return { file: 'sudo', args: ['-n', '-u', user.name, '--', ...loader], env: sudoEnv, done };
   }
-  for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
+  for (const p of [home, join(home, '.gitconfig'), ...own])
+    if (existsSync(p)) lchownSync(p, user.uid, user.gid);
   return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid }, done };
 }
