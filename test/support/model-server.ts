@@ -1,10 +1,13 @@
 /**
- * A scripted model server for tests of the real agent CLIs (Claude Code, Codex), offline: node built-ins only.
+ * A scripted model server for tests of the real agent CLIs (Claude Code, Codex, Copilot CLI, Gemini CLI), offline:
+ * node built-ins only.
  *
  * `startModelServer({ script })` listens on 127.0.0.1 (ephemeral port) and answers
  * - the Anthropic Messages API: `POST /v1/messages` (any query, e.g. `?beta=true`), streamed (SSE) or JSON;
  *   `POST /v1/messages/count_tokens`; and the `HEAD /` Claude Code sends first;
- * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE).
+ * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE);
+ * - the Gemini API: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE), `:generateContent` (JSON)
+ *   and `:countTokens`; a request that offers no tools (Gemini CLI's side calls) answers JSON without a turn.
  * Each model call takes the next turn of the script; when it runs out, `whenDone` answers (default: a 500 error
  * saying so). A Messages request that offers no tools (Claude Code's side request for a session title, with
  * JSON-schema output) is answered with JSON that fits its schema and does not use up a turn. Every request is
