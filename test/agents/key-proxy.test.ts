@@ -268,28 +268,27 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
     },
   ];
   for (const e of more)
-    it.skipIf(!!missing(e.cli))(
-      `${e.engine}: the model server gets the real key; the agent finds only the placeholder`,
-      async () => {
-        model = await startModelServer({
-          script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
-        });
-        const { result, report, journal } = await step(
-          e.engine,
-          e.agent().map(shellWord).join(' '),
-          e.env(model.url),
-        );
-        expect(result.outputs.status, result.log.slice(-2500)).toBe('completed');
-        expect(model.calls.length).toBeGreaterThanOrEqual(2);
-        for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
-        expect(JSON.stringify(report)).not.toContain('REALKEY');
-        expect(report.agentEnviron).toEqual([]);
-        expect(report.interlockEnviron).toBe('unreadable: EACCES');
-        expect(report.interlockMem).toBe('unreadable: EACCES');
-        expect(result.log + journal).not.toContain('REALKEY');
-      },
-      180_000,
-    );
+    for (const via of ['root', 'sudo'] as const)
+      it.skipIf(!!missing(e.cli) || (via === 'sudo' && !!noSudo))(
+        `${e.engine}${via === 'sudo' ? ' through passwordless sudo' : ''}: the model server gets the real key; the agent finds only the placeholder`,
+        async () => {
+          model = await startModelServer({
+            script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+          });
+          const agent = e.agent().map(shellWord).join(' ');
+          const as = via === 'sudo' ? sudoRunner() : undefined;
+          const { result, report, journal } = await step(e.engine, agent, e.env(model.url), as);
+          expect(result.outputs.status, result.log.slice(-2500)).toBe('completed');
+          expect(model.calls.length).toBeGreaterThanOrEqual(2);
+          for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
+          expect(JSON.stringify(report)).not.toContain('REALKEY');
+          expect(report.agentEnviron).toEqual([]);
+          expect(report.interlockEnviron).toBe('unreadable: EACCES');
+          expect(report.interlockMem).toBe('unreadable: EACCES');
+          expect(result.log + journal).not.toContain('REALKEY');
+        },
+        180_000,
+      );
 });
 
 describe('through the CLI, with --agent-credentials', () => {
