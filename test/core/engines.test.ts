@@ -86,6 +86,8 @@ describe('engines', () => {
     expect(m.usage()).toEqual({ turns: 2, input_tokens: 500, output_tokens: 31 });
     // One step per message, not per streamed piece.
     expect(m.steps.map((s) => s.tool)).toEqual(['Said', 'run_shell_command', 'Said']);
+    // The step shows the whole message, its pieces joined as they came.
+    expect(m.steps.at(-1)).toEqual({ tool: 'Said', arg: 'Copied it.' });
     const apiError = line({
       type: 'result',
       status: 'error',

@@ -16,7 +16,8 @@ import type { Budget } from '../../graph/schema/budget.js';
 import type { Spent } from '../../journal/state.js';
 import { amount } from '../budget.js';
 import { readCopilot, USAGE_FILE_EVENT } from './copilot.js';
-import { type AgentStep, stepsOf } from './steps.js';
+import { type AgentStep, SAID_CHARS, stepsOf } from './steps.js';
+import { oneLine } from './text.js';
 
 /** Usage seen so far. */
 export interface LiveUsage {
@@ -40,8 +41,8 @@ export class EngineMeter {
   private turnsDone = 0;
   /** The usage Codex's last `turn.completed` or Gemini CLI's `result` reported. */
   private reported = { input: 0, output: 0 };
-  /** Gemini CLI's last event was a piece of assistant text (the next piece is the same message, not a new step). */
-  private saying = false;
+  /** Gemini CLI's assistant message so far, while its pieces come (the next piece is the same message). */
+  private saying: string | undefined;
   /** The last steps the agent took (`STEPS_KEPT`), and how many it took in all. */
   readonly steps: AgentStep[] = [];
   stepCount = 0;
@@ -66,8 +67,12 @@ export class EngineMeter {
       return;
     }
     const piece = this.engine === 'gemini' && e.type === 'message' && e.role === 'assistant';
-    const continued = piece && this.saying;
-    if (this.engine === 'gemini') this.saying = piece;
+    const continued = piece && this.saying !== undefined;
+    if (this.engine === 'gemini')
+      this.saying = piece ? `${this.saying ?? ''}${String(e.content ?? '')}` : undefined;
+    // A further piece of the message the last step shows: that step grows, no new one.
+    const last = this.steps.at(-1);
+    if (continued && last?.tool === 'Said') last.arg = oneLine(this.saying, SAID_CHARS);
     for (const step of continued ? [] : stepsOf(this.engine, e)) {
       this.stepCount += 1;
       this.steps.push(step);

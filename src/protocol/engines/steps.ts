@@ -17,6 +17,8 @@ export interface AgentStep {
 }
 
 const ARG_CHARS = 120;
+/** How much of what the agent said a step shows. */
+export const SAID_CHARS = ARG_CHARS;
 
 /** The one input field that says what a Claude Code tool call does. */
 const CLAUDE_ARG = [
