@@ -346,3 +346,39 @@ describe.skipIf(missing('copilot'))('engine: copilot', () => {
     ]);
   });
 });
+
+// soft_turns, read live from each CLI's own events: journaled overdue past it, and the attempt goes on.
+const SOFT = [
+  {
+    engine: 'gemini',
+    cli: 'gemini' as const,
+    agent: () => command([geminiBin!, '--approval-mode', 'yolo']),
+    env: () => geminiEnv(server!.url, agentHome('gemini')),
+    tool: (c: string) => [{ name: 'run_shell_command', input: { command: c } }],
+  },
+  {
+    engine: 'copilot',
+    cli: 'copilot' as const,
+    agent: () => command([copilotBin!, '--allow-all']),
+    env: () => copilotEnv(server!.url, agentHome('copilot')),
+    tool: (c: string) => [{ name: 'bash', input: { command: c, description: 'step' } }],
+  },
+];
+for (const e of SOFT)
+  describe.skipIf(missing(e.cli))(`soft_turns, with ${e.engine}`, () => {
+    it('journals the attempt overdue past soft_turns, read live, and lets it finish', async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'One.', tools: e.tool('true') },
+        { text: 'Two.', tools: e.tool('cp a.txt b.txt') },
+        { text: 'Done.' },
+      ]);
+      sb.write('graph.yml', graph(e.engine, e.agent(), '    soft_turns: 1\n'));
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'o'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      const j = sb.journal('o');
+      expect(eventsOf(j, 'NodeOverdue', 'implement')).toEqual([
+        expect.objectContaining({ bound: 'soft_turns', limit: 1, observed: 2 }),
+      ]);
+      expect(eventsOf(j, 'NodeRecorded', 'implement')).toHaveLength(1);
+    }, 60_000);
+  });
