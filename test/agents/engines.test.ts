@@ -382,3 +382,31 @@ for (const e of SOFT)
       expect(eventsOf(j, 'NodeRecorded', 'implement')).toHaveLength(1);
     }, 60_000);
   });
+
+// A retry is told why: the second attempt's request carries the first's failing check, for each engine.
+for (const e of SOFT)
+  describe.skipIf(missing(e.cli))(`the task envelope on retry, with ${e.engine}`, () => {
+    it("the second attempt's request says the first failed and what its check printed", async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'Done.' },
+        { text: 'Done again.', tools: e.tool('cp a.txt b.txt') },
+        { text: 'Copied.' },
+      ]);
+      sb.write(
+        'graph.yml',
+        graph(e.engine, e.agent()).replace(
+          '      - file: b.txt\n',
+          '      - file: b.txt\n      - command: test -f b.txt || { echo "NO-B-TXT-YET"; exit 1; }\n',
+        ),
+      );
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'r'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      const j = sb.journal('r');
+      expect(eventsOf(j, 'NodeFailed', 'implement')).toHaveLength(1);
+      expect(eventsOf(j, 'NodeRecorded', 'implement')[0]?.attempt).toBe(2);
+      const body = server!.calls[1]!.body!;
+      const said = JSON.stringify(body.contents ?? body.messages);
+      expect(said).toContain('Attempt 1 failed.');
+      expect(said).toContain('NO-B-TXT-YET');
+    }, 90_000);
+  });
