@@ -3,14 +3,7 @@
  * or why it waits) and what an attempt's outcome writes. Pure functions of the graph, journal and state.
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
-import {
-  type Approach,
-  approachFor,
-  type Engine,
-  type Graph,
-  type GraphNode,
-  nodeById,
-} from '../graph/model.js';
+import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { Connection, Evidence, Failure, RunnerInfo, Usage } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
@@ -210,7 +203,7 @@ export interface AttemptOutcome {
 
 /** The engine, session and final message of an attempt whose agent is an engine. */
 export interface AgentReport {
-  engine: Engine;
+  engine: NonNullable<Approach['engine']>;
   session_id?: string;
   resumed_session?: string;
   final_message?: string;
