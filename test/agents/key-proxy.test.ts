@@ -352,10 +352,30 @@ describe('through the CLI, with --agent-credentials', () => {
       upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-api-key'],
       real: REAL_ANTHROPIC,
     },
+    {
+      // An OpenAI-style provider: the Responses API under the base URL's /v1.
+      engine: 'copilot',
+      label: 'copilot (an OpenAI Responses provider)',
+      cli: 'copilot' as const,
+      keyName: 'COPILOT_PROVIDER_API_KEY',
+      base: 'COPILOT_PROVIDER_BASE_URL',
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        ...copilotEnv(url, agentHome('copilot')),
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_WIRE_API: 'responses',
+        COPILOT_PROVIDER_BASE_URL: `${url}/v1`,
+        COPILOT_MODEL: 'gpt-5.1',
+        COPILOT_PROVIDER_API_KEY: REAL_OPENAI,
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers.authorization?.replace(/^Bearer /, ''),
+      real: REAL_OPENAI,
+    },
   ];
   for (const e of engines)
     it.skipIf(!!missing(e.cli))(
-      `${e.engine}: the model server gets the real key; the agent, its tools and the CLI's own process only the placeholder`,
+      `${'label' in e ? e.label : e.engine}: the model server gets the real key; the agent, its tools and the CLI's own process only the placeholder`,
       async (ctx) => {
         const model = await startModelServer({
           script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
