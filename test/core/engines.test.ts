@@ -1,6 +1,7 @@
 // Reading the engines' output (src/protocol/engine*.ts): what interlock appends, what it reads at the end, what
 // it counts while the agent runs, and when that is over what the attempt may use. Shapes as the real CLIs print
 // them (test/agents/ runs the CLIs themselves).
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { engineCommand, readEngine } from '../../src/protocol/engines/engine.js';
 import { EngineMeter, overLiveLimit } from '../../src/protocol/engines/meter.js';
@@ -109,6 +110,11 @@ describe('engines', () => {
       'copilot --allow-all --output-format json --resume s-1 --usage-output-file "$interlock_usage/usage.json"',
     );
     expect(cmd.split('\n').at(-1)).toBe('exit $interlock_status');
+    // Under bash -e (as every script runs), a failing Copilot still has its usage printed, and its code kept.
+    // A stand-in that writes the file it is given and fails.
+    const fake = engineCommand(`f() { printf '{}' > "$4"; return 7; }; f`, 'copilot', {});
+    const ran = spawnSync('bash', ['-eo', 'pipefail', '-c', fake], { encoding: 'utf8' });
+    expect([ran.status, ran.stdout]).toEqual([7, '{"type":"interlock.usage_file","usage":{}}\n']);
     // Recorded from Copilot CLI 1.0.102 against the scripted server (test/agents/engines.test.ts runs it).
     const msg = (id: string, content: string) =>
       line({ type: 'assistant.message', data: { messageId: id, content, toolRequests: [] } });

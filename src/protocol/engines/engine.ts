@@ -99,10 +99,11 @@ export function engineCommand(agent: string, engine: Engine, run: EngineRun): st
   const line = `${agent.trimEnd()} ${words.join(' ')}`;
   if (engine !== 'copilot') return line;
   const f = USAGE_FILE;
+  // Scripts run under `bash -e`: Copilot's failure must not end the script before its usage is printed.
   return [
     'interlock_usage=$(mktemp -d) || exit 1',
-    line,
-    'interlock_status=$?',
+    'interlock_status=0',
+    `${line} || interlock_status=$?`,
     `if [ -s ${f} ]; then printf '{"type":"${USAGE_FILE_EVENT}","usage":%s}\n' "$(tr -d '\r\n' < ${f})"; fi`,
     'rm -rf -- "$interlock_usage"',
     'exit $interlock_status',
