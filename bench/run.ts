@@ -11,6 +11,7 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/even
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
 import { bundleSize, coldStart, coldStartTable, requestsPerStep, totalRequests } from './action.js';
+import { appStateFigures, appStateSection } from './app-state.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
 import { requestsPerEffect } from './effects.js';
@@ -25,7 +26,7 @@ import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
 // BENCH_QUICK=1: every benchmark at a small size, once, for the test that keeps this command working
-// (test/docs/bench.test.ts); its figures mean nothing. BENCH_OUT: where to write the page instead of docs/.
+// (`npm run bench:check`, bench/check.ts); its figures mean nothing. BENCH_OUT: where to write the page instead of docs/.
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 5);
 const OUT = process.env.BENCH_OUT ?? new URL('../docs/BENCHMARKS.md', import.meta.url).pathname;
@@ -470,11 +471,12 @@ md.push(
   '',
   "A plain comment (most deliveries an installed app sees) is handled at the bare app's rate: the handler parses it",
   'and returns. A command cannot be: authorization and the answer are API requests (a reaction, the permission, the',
-  'journal branch, the reply, the final reaction), and the app answers the delivery after handling it so a failure',
-  "shows in the App's delivery log. The 0.8x target holds for plain comments and is the wrong target for commands,",
+  'journal branch, the reply, the final reaction); the App answers a delivery once handled, so a failure shows in',
+  'its delivery log, or 202 after `INTERLOCK_ANSWER_MS` (next section). The 0.8x target holds for plain comments and is the wrong target for commands,',
   "which are bounded by GitHub's API rate, not by the app: a few commands an hour per repository.",
   '',
 );
+md.push(...appStateSection(await appStateFigures(QUICK)));
 md.push(...connectLatencySection(await connectLatency(QUICK ? 20 : 200)));
 const kp = await keyProxyLatency(QUICK ? 20 : 200);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;

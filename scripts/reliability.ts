@@ -5,6 +5,11 @@
 //   npm run reliability -- --only crash,races  some suites
 //   npm run reliability -- --jobs 4            scenarios at once (default: cores + 1, at most 4)
 //   npm run reliability -- --write-doc         also rewrite the table in docs/RELIABILITY.md
+//   npm run reliability -- --grep 'session:mid-command' --repeat 20
+//                                              only the crash scenarios and fault cases whose id matches the
+//                                              pattern (a regular expression), each run 20 times; each failure
+//                                              is listed with its id and its repetition (#k)
+//   npm run reliability -- --table out.md      also write the table (and any failures) to out.md
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -23,6 +28,7 @@ import { requestsInSource, unnamed } from '../test/reliability/api-faults-covera
 import {
   PAGE_FLOWS,
   type PageResult,
+  pageCaseId,
   pageCases,
   recordPageFlows,
   runPageCases,
@@ -40,7 +46,7 @@ import {
 } from '../test/reliability/injection.js';
 import { fileStoreRace, gitStoreRace, type RaceResult } from '../test/reliability/races.js';
 import { type CheckRunRaceResult, checkRunStoreRace } from '../test/reliability/races-check-run.js';
-import { concurrency, percentiles, pool } from '../test/reliability/support.js';
+import { concurrency, percentiles, pool, repeatEach } from '../test/reliability/support.js';
 
 const SUITES = ['crash', 'races', 'faults', 'hostile', 'injection', 'fuzz'] as const;
 type Suite = (typeof SUITES)[number];
@@ -52,15 +58,41 @@ const { values } = parseArgs({
     'write-doc': { type: 'boolean' },
     writers: { type: 'string' },
     'fuzz-scale': { type: 'string' },
+    grep: { type: 'string' },
+    repeat: { type: 'string' },
+    table: { type: 'string' },
   },
 });
-const only = (values.only?.split(',') ?? SUITES) as Suite[];
+const GREP = values.grep === undefined ? undefined : pattern(values.grep);
+const REPEAT = values.repeat === undefined ? 1 : Number(values.repeat);
+if (!Number.isInteger(REPEAT) || REPEAT < 1)
+  throw new Error(`--repeat: "${values.repeat}" is not a whole number of times (1 or more)`);
+if ((GREP || REPEAT > 1) && values['write-doc'])
+  throw new Error('--write-doc writes the whole table: run it without --grep and --repeat');
+// A pattern picks scenarios and cases by id: the suites that have them, unless --only says otherwise.
+const only = (values.only?.split(',') ?? (GREP ? ['crash', 'faults'] : SUITES)) as Suite[];
 for (const s of only)
   if (!SUITES.includes(s)) throw new Error(`--only: unknown suite "${s}"; known: ${SUITES.join(', ')}`);
 const jobs = values.jobs ? Number(values.jobs) : concurrency();
 const WRITERS = values.writers ? Number(values.writers) : 32;
 const FUZZ_SCALE = values['fuzz-scale'] ?? '2000';
 const ROOT = new URL('..', import.meta.url).pathname;
+
+function pattern(text: string): RegExp {
+  try {
+    return new RegExp(text);
+  } catch (e) {
+    throw new Error(`--grep: "${text}" is not a regular expression (${(e as Error).message})`);
+  }
+}
+/** What --grep and --repeat pick: the items whose id matches, each REPEAT times. */
+const pick = <T>(items: readonly T[], id: (t: T) => string): T[] =>
+  repeatEach(
+    items.filter((t) => !GREP || GREP.test(id(t))),
+    REPEAT,
+  );
+const picking = () =>
+  (GREP ? ` matching /${GREP.source}/` : '') + (REPEAT > 1 ? `, each ${REPEAT} times` : '');
 
 if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
 
@@ -78,8 +110,10 @@ const started = Date.now();
 // --- crash points ---------------------------------------------------------------------------------------
 
 async function crash(): Promise<void> {
-  const all = crashMatrix();
-  say(`crash: ${all.length} scenarios, ${jobs} at a time`);
+  const all = pick(crashMatrix(), (s) => s.id).map((s, i, list) =>
+    REPEAT > 1 ? { ...s, id: `${s.id}#${Math.floor(i / (list.length / REPEAT)) + 1}` } : s,
+  );
+  say(`crash: ${all.length} scenarios${picking()}, ${jobs} at a time`);
   const t0 = Date.now();
   let done = 0;
   const results = await runCrashScenarios(all, {
@@ -138,6 +172,7 @@ async function effectCrashes(): Promise<void> {
   const t0 = Date.now();
   const results = await runEffectCrashes(EFFECT_KINDS, {
     jobs,
+    only: (chain) => !GREP || GREP.test(chain),
     onResult: (r) => r.problems.length && say(`  FAIL effect ${r.id}\n    ${r.problems.join('\n    ')}`),
   });
   const killed = results.filter((r) => r.killed);
@@ -212,8 +247,10 @@ async function races(): Promise<void> {
 /** Every REST request src/ can make: the Octokit methods it calls, and the routes it requests by name. */
 async function faults(): Promise<void> {
   say('faults: recording the normal flows');
-  const { cases, baselines, points, faulted } = await faultCases(FLOWS, { every: true, jobs });
-  say(`faults: ${cases.length} cases, ${jobs} at a time`);
+  const found = await faultCases(FLOWS, { every: true, jobs });
+  const { baselines, points, faulted } = found;
+  const cases = pick(found.cases, caseId);
+  say(`faults: ${cases.length} cases${picking()}, ${jobs} at a time`);
   const t0 = Date.now();
   let done = 0;
   const results: FaultResult[] = await runFaultCases(cases, baselines, {
@@ -283,7 +320,7 @@ async function faults(): Promise<void> {
 async function pageFaults(): Promise<string[]> {
   say("faults: the maintainers' page and setup");
   const recorded = await recordPageFlows();
-  const cases = pageCases(recorded, { every: true });
+  const cases = pick(pageCases(recorded, { every: true }), pageCaseId);
   const t0 = Date.now();
   const results = await runPageCases(cases, jobs);
   const n = (o: PageResult['outcome']) => results.filter((r) => r.outcome === o).length;
@@ -526,7 +563,7 @@ async function fuzz(): Promise<void> {
 const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile, injection, fuzz };
 for (const s of SUITES) if (only.includes(s)) await run[s]();
 
-const header = `Measured by \`npm run reliability\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all.`;
+const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all.`;
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 const table = [
   '| suite | figure | value |',
@@ -535,9 +572,12 @@ const table = [
 ].join('\n');
 const list = notes.map((n) => `- ${n}`).join('\n');
 const block = `${header}\n\n${table}\n${notes.length ? `\n${list}\n` : ''}`;
-process.stdout.write(`${block}\n`);
-if (failures.length)
-  process.stdout.write(`\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+const failed = failures.length
+  ? `\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`
+  : '';
+process.stdout.write(`${block}\n${failed}`);
+// The nightly workflow keeps this file as an artifact and in the run's summary.
+if (values.table) writeFileSync(values.table, `${block}${failed}`);
 
 if (values['write-doc']) {
   const doc = join(ROOT, 'docs/RELIABILITY.md');

@@ -103,7 +103,7 @@ const WRITTEN: Record<string, string> = {
   ].join(' '),
   GraphChangeAllowed: [
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',
-    "written first in that step's write, and the journal's `graph` becomes the new one.",
+    "written first in the write of the command that asked for it, and the journal's `graph` becomes the new one. A refused command does not write it either: the journal stays byte for byte as it was.",
   ].join(' '),
   NodeExpanded: [
     "A `for_each` node became ready: its list was evaluated once, and this write holds every item's key and",

@@ -3,6 +3,7 @@ import './interpreted-schemas.js';
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';
+import { endOnCancel } from '../os/node-user/node-leftovers.js';
 import { prepareNodeUser } from '../os/node-user/node-user.js';
 import { claimNodeUser } from '../os/node-user/node-user-claim.js';
 import type { KeyProxy } from '../os/proxies/key-proxy.js';
@@ -71,6 +72,8 @@ async function isolateNodes(ctx: ActionContext): Promise<void> {
     warn: (m) => ctx.io.warning(`interlock: ${m}`),
     say: (m) => ctx.io.info(`interlock: ${m}`),
   });
+  // For the post step, which ends whatever of this node user outlives the main step (a cancel, a KILL).
+  if (user) ctx.io.saveState('node-user', user.name);
   // What git reads and runs from .git/ stays as this job's first interlock step found it (src/os/git/git-guard.ts).
   guardCheckout({
     workspace: ctx.workspace,
@@ -104,6 +107,10 @@ export async function run(): Promise<void> {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
+      // A node process in a session of its own that ignores TERM is not in any group stopped above.
+      const ended = endOnCancel(sig);
+      if (ended?.words && ended.warn) out(command('warning', `interlock: ${ended.words}`));
+      else if (ended?.words) guard.text(logLine(`interlock: ${ended.words}`));
       setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
       process.exit(1);
     });

@@ -1,3 +1,4 @@
+import { endAfterStep } from '../os/node-user/node-leftovers.js';
 import { processAlive } from '../os/processes.js';
 import { removeStaleEgressFolders } from '../os/proxies/egress-proxy.js';
 import { plannedFor } from '../protocol/plan-wave.js';
@@ -10,7 +11,8 @@ import { askForAttention } from './report/publish.js';
 import { stepSetupFor } from './setup.js';
 
 /**
- * Runs after the job's steps, even when the main step was cancelled or killed. If the main step did not finish
+ * Runs after the job's steps, even when the main step was cancelled or killed. Ends every process of the node
+ * user the main step left (src/os/node-user/node-leftovers.ts). If the main step did not finish
  * and its node is still in flight under this job, the executor is certainly gone: record NodeInterrupted now,
  * rather than wait for the next run's recovery to ask the API.
  */
@@ -18,6 +20,10 @@ export async function postStep(ctx: ActionContext): Promise<void> {
   // A main step killed mid-node leaves its egress proxy's folder (its sockets answer nobody): removed here.
   removeStaleEgressFolders(processAlive);
   const state = (name: string) => ctx.rawEnv[`STATE_${name}`] ?? '';
+  // What of the node user outlived the main step (a process that ignored the cancel, or the runner's KILL).
+  const ended = await endAfterStep(state('node-user'));
+  if (ended?.words && ended.warn) ctx.io.warning(`interlock post step: ${ended.words}`);
+  else if (ended?.words) ctx.io.info(`interlock post step: ${ended.words}`);
   if (state('done') === 'true' || !state('run-id') || ctx.inputs.mode !== 'step') return;
   const runId = state('run-id');
   const graph = { ...loadGraphFile(`${ctx.workspace}/${state('graph')}`), path: state('graph') };

@@ -103,8 +103,11 @@ export interface Conversion {
   client_secret?: string;
 }
 
-/** The .env lines for a converted App; the key is base64 so the value stays on one line. */
-export function envText(app: Conversion, pageUrl?: string): string {
+/**
+ * The .env lines for a converted App; the key is base64 so the value stays on one line. `pageKey`: a fresh key
+ * for INTERLOCK_PAGE_KEYS (32 random bytes, base64), made by the caller.
+ */
+export function envText(app: Conversion, pageUrl?: string, pageKey = ''): string {
   const client =
     app.client_id && app.client_secret
       ? [
@@ -112,6 +115,12 @@ export function envText(app: Conversion, pageUrl?: string): string {
           `GITHUB_CLIENT_ID=${app.client_id}`,
           `GITHUB_CLIENT_SECRET=${app.client_secret}`,
           ...(pageUrl ? [`INTERLOCK_PAGE_URL=${pageUrl}`] : []),
+          ...(pageKey
+            ? [
+                "# Seals the page's logins; give every replica the same value (rotate: a new key first, then the old).",
+                `INTERLOCK_PAGE_KEYS=${pageKey}`,
+              ]
+            : []),
         ]
       : [];
   return [

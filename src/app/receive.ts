@@ -75,7 +75,14 @@ export async function receive(request: ReceiveRequest, env: NodeJS.ProcessEnv): 
   }
   // In-process the signer and the checker are the same, so any secret proves the signature path works.
   const secret = env.WEBHOOK_SECRET || randomBytes(16).toString('hex');
-  const app = await startServer({ ...env, WEBHOOK_SECRET: secret, PORT: '0', HOST: '127.0.0.1' });
+  // No sweep of missed deliveries: replaying one payload must not ask GitHub to send others again.
+  const app = await startServer({
+    ...env,
+    WEBHOOK_SECRET: secret,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    INTERLOCK_REDELIVER: 'off',
+  });
   try {
     return await post(app.url, request.event, body, secret);
   } finally {

@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Bottleneck from 'bottleneck/light.js';
 import { createNodeMiddleware, createProbot, ProbotOctokit } from 'probot';
-import * as z from 'zod';
 import {
   type ClientTuning,
   clientTuning,
@@ -11,9 +10,12 @@ import {
   resendable,
 } from '../github/client.js';
 import { staleWindowMs } from '../journal/freshness.js';
-import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
-import { type PageConfig, pageConfigProblem } from './page/page-app.js';
+import { type JwtClient, type SweepResult, type Sweeps, startSweeps, sweepDeliveries } from './deliveries.js';
+import { pageConfigOf, readServerEnv } from './env.js';
 import { interlockApp } from './probot.js';
+import { webhookReceiver } from './webhook.js';
+
+export { pageConfigOf, readServerEnv, type ServerEnv, ServerEnvSchema } from './env.js';
 
 /**
  * Probot's Octokit as the App uses it, bounded like the Action's client: a rate limit (primary or secondary) is
@@ -66,75 +68,18 @@ function noResendAfterLostAnswer(octokit: Pick<InstanceType<typeof ProbotOctokit
   });
 }
 
-/** The environment `npm start` reads. */
-export const ServerEnvSchema = z.object({
-  APP_ID: z
-    .string({ error: 'APP_ID is not set: the App id from the App settings page' })
-    .regex(/^\d+$/, 'APP_ID must be the GitHub App id (a number)'),
-  WEBHOOK_SECRET: z
-    .string({ error: 'WEBHOOK_SECRET is not set: the webhook secret from the App settings page' })
-    .min(1, 'WEBHOOK_SECRET must be the secret set in the App settings'),
-  PRIVATE_KEY: z.string().optional(),
-  PRIVATE_KEY_PATH: z.string().optional(),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  WEBHOOK_PATH: z.string().startsWith('/').default('/api/github/webhooks'),
-  /** The REST API root, for GitHub Enterprise Server (`https://ghe.example.com/api/v3`). */
-  GITHUB_API_URL: z.string().url().optional(),
-  INTERLOCK_JOURNAL_BRANCH: z.string().min(1).optional(),
-  /** The maintainers' page (issue 37): where people reach the App; the page is off unless it is set. */
-  INTERLOCK_PAGE_URL: z.string().optional(),
-  /** The App's client id and secret (App settings), for the page's login with GitHub. */
-  GITHUB_CLIENT_ID: z.string().optional(),
-  GITHUB_CLIENT_SECRET: z.string().optional(),
-  /** The web root for the login and links (`https://github.com`, or a GitHub Enterprise Server's). */
-  GITHUB_WEB_URL: z.string().url().optional(),
-  INTERLOCK_PAGE_SESSION_HOURS: z.coerce
-    .number()
-    .positive()
-    .max(24 * 30)
-    .default(8),
-  INTERLOCK_PAGE_CACHE_SECONDS: z.coerce.number().min(0).max(3600).default(30),
-  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
-});
-export type ServerEnv = z.infer<typeof ServerEnvSchema>;
-
-export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
-  const r = ServerEnvSchema.safeParse(env);
-  if (!r.success) throw new Error(`cannot start the interlock app:\n${z.prettifyError(r.error)}`);
-  if (!r.data.PRIVATE_KEY && !r.data.PRIVATE_KEY_PATH)
-    throw new Error(
-      'cannot start the interlock app: set PRIVATE_KEY (the App private key, PEM or base64) or PRIVATE_KEY_PATH',
-    );
-  const page = r.data.INTERLOCK_PAGE_URL;
-  if (page !== undefined) {
-    const problem = pageConfigProblem({ url: page.replace(/\/+$/, '') });
-    if (problem) throw new Error(`cannot start the interlock app: ${problem}`);
-    if (!r.data.GITHUB_CLIENT_ID || !r.data.GITHUB_CLIENT_SECRET)
-      throw new Error(
-        'cannot start the interlock app: INTERLOCK_PAGE_URL is set, so the page needs GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the App settings page) for the login with GitHub',
-      );
-  }
-  return r.data;
-}
-
-/** The page's configuration from the environment, or undefined when the page is off. */
-export function pageConfigOf(cfg: ServerEnv): PageConfig | undefined {
-  if (!cfg.INTERLOCK_PAGE_URL || !cfg.GITHUB_CLIENT_ID || !cfg.GITHUB_CLIENT_SECRET) return undefined;
-  const apiUrl = (cfg.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, '');
-  const webUrl = (
-    cfg.GITHUB_WEB_URL ?? (cfg.GITHUB_API_URL ? apiUrl.replace(/\/api\/v3$/, '') : 'https://github.com')
-  ).replace(/\/+$/, '');
-  return {
-    url: cfg.INTERLOCK_PAGE_URL.replace(/\/+$/, ''),
-    clientId: cfg.GITHUB_CLIENT_ID,
-    clientSecret: cfg.GITHUB_CLIENT_SECRET,
-    webUrl,
-    apiUrl,
-    journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH ?? DEFAULT_JOURNAL_BRANCH,
-    sessionHours: cfg.INTERLOCK_PAGE_SESSION_HOURS,
-    cacheSeconds: cfg.INTERLOCK_PAGE_CACHE_SECONDS,
-  };
+/** One sweep of missed deliveries, without serving (`npm start -- redeliver`, for a cron). */
+export async function redeliverOnce(env: NodeJS.ProcessEnv): Promise<SweepResult> {
+  const cfg = readServerEnv(env);
+  const probot = createProbot({
+    env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
+    overrides: {
+      ...(cfg.GITHUB_API_URL ? { baseUrl: cfg.GITHUB_API_URL.replace(/\/+$/, '') } : {}),
+      Octokit: appOctokit(ProbotOctokit, clientTuning(env)),
+    },
+  });
+  const client = (await probot.auth()) as unknown as JwtClient;
+  return sweepDeliveries(client, { windowMs: cfg.INTERLOCK_REDELIVER_HOURS * 3_600_000 });
 }
 
 /** GitHub's cap on a webhook payload; a longer body is refused before it is read. */
@@ -143,7 +88,52 @@ export const MAX_DELIVERY_BYTES = 25 * 1024 * 1024;
 export interface RunningApp {
   url: string;
   server: Server;
+  /** The sweep of missed deliveries at start (undefined when INTERLOCK_REDELIVER=off, it failed, or setup mode). */
+  swept?: Promise<SweepResult | undefined>;
   close(): Promise<void>;
+  /**
+   * A shutdown (SIGTERM): takes no new connection and waits, at most `ms`, for the deliveries in hand; resolves
+   * with how many were left (GitHub recorded them answered 202: the next start's sweep asks for them again).
+   */
+  stop?(ms: number): Promise<number>;
+}
+
+/**
+ * What the server answers: `GET /ping`; a delivery's length checked before anything buffers it; deliveries to the
+ * receiver (acknowledged at once, handled after); the rest to Probot's middleware (the page), else 404.
+ */
+function routes(
+  webhookPath: string,
+  receiver: { handle: (req: IncomingMessage, res: ServerResponse) => Promise<unknown> },
+  middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => unknown,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
+    if (req.method === 'GET' && req.url === '/ping') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('PONG');
+      return;
+    }
+    // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
+    // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
+    if (req.method === 'POST') {
+      const length = Number(req.headers['content-length']);
+      if (req.headers['content-length'] === undefined || !Number.isFinite(length)) {
+        res.writeHead(411, { 'content-type': 'text/plain', connection: 'close' }).end('length required\n');
+        return;
+      }
+      if (length > MAX_DELIVERY_BYTES) {
+        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('payload too large\n');
+        return;
+      }
+    }
+    if (req.method === 'POST' && new URL(req.url ?? '/', 'http://x').pathname === webhookPath) {
+      void receiver.handle(req, res);
+      return;
+    }
+    void middleware(req, res, () => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    });
+  };
 }
 
 /**
@@ -170,43 +160,45 @@ export async function startServer(
     ...(page ? { page: { ...page, tuning: clientTuning(env) } } : {}),
     staleWindowMs: staleWindowMs(env),
   });
+  const startedAt = Date.now();
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });
-  const server = createServer((req, res) => {
-    // A health check for load balancers and Docker's HEALTHCHECK, as Probot's own server answers it.
-    if (req.method === 'GET' && req.url === '/ping') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('PONG');
-      return;
-    }
-    // The middleware buffers the whole body before it checks the signature: without a bound, anyone could
-    // make the App hold gigabytes. GitHub caps payloads at 25 MB and always sends their length.
-    if (req.method === 'POST') {
-      const length = Number(req.headers['content-length']);
-      if (req.headers['content-length'] === undefined || !Number.isFinite(length)) {
-        res.writeHead(411, { 'content-type': 'text/plain', connection: 'close' }).end('length required\n');
-        return;
-      }
-      if (length > MAX_DELIVERY_BYTES) {
-        res.writeHead(413, { 'content-type': 'text/plain', connection: 'close' }).end('payload too large\n');
-        return;
-      }
-    }
-    void middleware(req, res, () => {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-    });
-  });
+  const receiver = webhookReceiver(probot, { answerMs: cfg.INTERLOCK_ANSWER_MS });
+  const server = createServer(routes(cfg.WEBHOOK_PATH, receiver, middleware));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(cfg.PORT, cfg.HOST, () => resolve());
   });
+  const sweeps: Sweeps | undefined =
+    cfg.INTERLOCK_REDELIVER === 'on'
+      ? startSweeps(
+          async () => (await probot.auth()) as unknown as JwtClient,
+          {
+            windowMs: cfg.INTERLOCK_REDELIVER_HOURS * 3_600_000,
+            everyMs: cfg.INTERLOCK_REDELIVER_MINUTES * 60_000,
+            startedAt,
+          },
+          { info: (m) => probot.log.info(m), warn: (m) => probot.log.warn(m) },
+        )
+      : undefined;
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}${cfg.WEBHOOK_PATH}`,
     server,
+    swept: sweeps?.first ?? Promise.resolve(undefined),
     close: () =>
       new Promise<void>((resolve) => {
+        sweeps?.stop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+    stop: async (ms) => {
+      sweeps?.stop();
+      server.close();
+      server.closeIdleConnections();
+      const left = await receiver.drain(ms);
+      server.closeAllConnections();
+      return left;
+    },
   };
 }

@@ -112,7 +112,10 @@ export async function startSetupServer(env: NodeJS.ProcessEnv, options: SetupOpt
     // The maintainers' page is turned on where this address can serve it (https, or plain-HTTP localhost).
     const base = baseUrlOf(req);
     const pageUrl = pageConfigProblem({ url: base }) ? undefined : base;
-    writeFileSync(envFile, envText(app, pageUrl), { mode: 0o600, flag: 'wx' });
+    writeFileSync(envFile, envText(app, pageUrl, randomBytes(32).toString('base64')), {
+      mode: 0o600,
+      flag: 'wx',
+    });
     registered = true;
     log(`interlock app: registered ${app.html_url}; credentials saved in ${envFile}. Restart: npm start`);
     return html(res, donePage(app, envFile));

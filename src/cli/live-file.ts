@@ -4,6 +4,8 @@
  * `interlock status` shows while the attempt is in flight.
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { secretValues } from '../os/node-user/node-credentials.js';
+import { valueWithoutSecrets } from '../render/door.js';
 import { type LiveView, liveStepLine, liveText } from '../render/live/live.js';
 import type { LiveSink } from '../runner/attempt/agent-run.js';
 import { pacedLive } from '../runner/attempt/live-pacer.js';
@@ -19,14 +21,16 @@ export function liveFileOf(journalFile: string): string {
 /** The CLI's live sink of one attempt. */
 export function cliLive(io: Io, journalFile: string): LiveSink {
   const file = liveFileOf(journalFile);
+  // The agent's steps never reach the journal, whose secrets are removed: the file and the lines lose them here.
+  const secrets = secretValues(io.env);
   const write = async (v: LiveView) => {
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(v)}\n`);
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(valueWithoutSecrets(v, secrets))}\n`);
     renameSync(`${file}.tmp`, file);
   };
   const paced = pacedLive(FILE_INTERVAL_MS, write, () => {}, Date.now);
   return {
     step: (view, steps) => {
-      for (const s of steps) io.err(`interlock: ${liveStepLine(view.node, s)}\n`);
+      for (const s of steps) io.err(`interlock: ${liveStepLine(view.node, s, secrets)}\n`);
       paced.push(view);
     },
     end: async (view) => {

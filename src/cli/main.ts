@@ -5,7 +5,8 @@
 import { formatSourceError, GraphError } from '../graph/errors.js';
 import { JournalError } from '../journal/state.js';
 import { killAllChildren } from '../os/exec.js';
-import { RunRefused } from '../runner/journal-io/read.js';
+import { PathRefused } from '../os/workspace-path.js';
+import { GraphChangeRefused, RunRefused } from '../runner/journal-io/read.js';
 import { cmdPersonCommand } from './commands/person-command.js';
 import { cmdRecover } from './commands/recover.js';
 import { cmdRerunFrom } from './commands/rerun-from.js';
@@ -16,6 +17,7 @@ import { cmdUi } from './commands/ui.js';
 import { cmdUsage } from './commands/usage.js';
 import { cmdValidate } from './commands/validate.js';
 import { EXIT, type Io, UsageError } from './io.js';
+import { graphChangeRefusal } from './next-steps.js';
 import { VERSION } from './version.js';
 
 const USAGE = `interlock: run workflow graphs deterministically
@@ -24,6 +26,7 @@ usage:
   interlock validate <graph>
   interlock run <graph> [--journal F] [--run-id ID] [--node ID | --all] [--event F] [--input k=v]...
                         [--allow-graph-change] [--assume-dead] [--agent-credentials 'ANTHROPIC_API_KEY GEMINI_API_KEY ...']
+                        [--quiet | --verbose]
   interlock status [--journal F | --run-id ID] [--json | --mermaid | --timeline [--width N] | --svg FILE]
   interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]
   interlock approve <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
@@ -104,8 +107,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.err(`${e.errors.map(formatSourceError).join('\n')}\n`);
       return EXIT.usage;
     }
+    if (e instanceof GraphChangeRefused) {
+      io.err(`${graphChangeRefusal(verb ?? '', e, argv)}\n`);
+      return EXIT.usage;
+    }
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    if (usage || e instanceof JournalError || e instanceof RunRefused) {
+    if (usage || e instanceof JournalError || e instanceof RunRefused || e instanceof PathRefused) {
       io.err(`interlock: ${(e as Error).message}\n`);
       return EXIT.usage;
     }

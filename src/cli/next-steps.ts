@@ -3,7 +3,8 @@
  * new one under its own id), and a run a person has just unblocked (run the graph again to go on). The commands
  * themselves are worded in `src/render/next-commands.ts`, the one place for every face.
  */
-import { continueCommand } from '../render/next-commands.js';
+import { againAllowingGraphChange, continueCommand } from '../render/next-commands.js';
+import type { GraphChangeRefused } from '../runner/journal-io/read.js';
 
 /**
  * The run id to start afresh with: `<id>-2`, or the next number after one that already has it (`hello-2` gives
@@ -37,6 +38,26 @@ export function afterDecision(graphPath: string, runId: string, status: string, 
 }
 
 /** Said where a running run has a node ready and nobody runs it: `status`, or `run` that ran one node. */
-export function toGoOn(graphPath: string, runId: string, how: 'all' | 'one', journal?: string): string {
-  return `next: ${continueCommand(graphPath, runId, how, journal)}\n`;
+export function toGoOn(
+  graphPath: string,
+  runId: string,
+  how: 'all' | 'one',
+  journal?: string,
+  graphChanged?: boolean,
+): string {
+  return `next: ${continueCommand(graphPath, runId, how, journal, graphChanged)}\n`;
+}
+
+/** A graph hash short enough for a line: `sha256:` and its first 10 digits. */
+const short = (hash: string) => `${hash.slice(0, 17)}…`;
+
+/**
+ * Said when a command was refused because the graph changed since the run started (rule 6): nothing was
+ * recorded, and the one way on is the same command again with `--allow-graph-change` (docs/cli.md, "When the
+ * graph file changed"), which records who allowed the change and what the command does in one write. `argv`:
+ * the words after `interlock`, as typed.
+ */
+export function graphChangeRefusal(verb: string, e: GraphChangeRefused, argv: readonly string[]): string {
+  const what = `the graph changed since the run started (${short(e.state.accepted_hash)} → ${short(e.to)})`;
+  return `interlock: ${verb} refused: ${what}, and nothing was recorded; to go on under the new graph (you are recorded as allowing it): ${againAllowingGraphChange(argv)}`;
 }

@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import { fileNameOf } from '../graph/schema/subgraph.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
 import { secretValues } from '../os/node-user/node-credentials.js';
+import type { StepSetup } from '../runner/dispatch.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
-import type { StepSetup } from '../runner/step.js';
 import { type Io, person, UsageError } from './io.js';
 import { cliLive } from './live-file.js';
 
@@ -20,6 +20,8 @@ export interface CliStepOptions {
   assumeDead: boolean;
   /** Echo the node's output as it comes. */
   live: boolean;
+  /** The agent's raw stream in the terminal too (`--verbose`); its steps are printed either way. */
+  verbose?: boolean;
 }
 
 /** Echoes whole lines of a node's output, indented under interlock's own lines. */
@@ -51,7 +53,7 @@ export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSet
     secrets: secretValues(io.env),
     redacted: (m) => io.err(`interlock: warning: ${m}\n`),
     live: () => cliLive(io, opts.journalFile),
-    ...(opts.live ? { echo: lineEcho(io) } : {}),
+    ...(opts.live ? { echo: lineEcho(io), echoAgentStream: opts.verbose === true } : {}),
   };
 }
 

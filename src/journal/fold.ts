@@ -10,6 +10,7 @@ import type { Folding } from './reducers/folding.js';
 import { expandedNodes, readyWithin } from './reducers/instances.js';
 import { REDUCERS } from './reducers/reducers.js';
 import {
+  attemptsLeft,
   type Checkpoint,
   type GraphShape,
   isResolved,
@@ -155,7 +156,7 @@ export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>):
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);
     // An expanded for_each node is a candidate only to be joined (readyWithin, expansion-reducers.ts).
-    if ((p?.state !== 'pending' && p?.state !== 'expanded') || p.failures >= p.allowedFailures) continue;
+    if ((p?.state !== 'pending' && p?.state !== 'expanded') || !attemptsLeft(p)) continue;
     if (n.depends_on.every((d) => isResolved(nodes.get(d)?.state))) out.push(n.id);
   }
   return out;

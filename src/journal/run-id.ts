@@ -77,8 +77,31 @@ export function defaultRunId(graphName: string, subjectLabel: string): string {
   return `${graphName}/${subjectLabel}`;
 }
 
-/** The id that starts a run afresh for the same subject: `<name>/pr-<n>-2`, or one more than its `-<k>`. Pure. */
-export function nextRunId(runId: string): string {
-  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(runId);
-  return m ? `${m[1]}-${Number(m[2]) + 1}` : `${runId}-2`;
+/**
+ * A run id as one of its subject's series: `fix/issue-80-3` is number 3 of `fix/issue-80`; an id with no `-<k>`
+ * after its subject's label (`fix/issue-80`, a CLI run `demo`) is number 1 of itself.
+ */
+function seriesOf(runId: string): { base: string; k: number } {
+  const m = /^((?:.*\/)?(?:issue|pr)-\d+)-(\d+)$/.exec(runId);
+  return m ? { base: m[1]!, k: Number(m[2]) } : { base: runId, k: 1 };
+}
+
+/**
+ * The one next-run-id scheme (issue 45): the id that starts a run afresh, or forks an ended one, is the next number
+ * of its series not `taken`: `fix/issue-80` → `fix/issue-80-2`, `fix/issue-80-2` → `fix/issue-80-3` (never
+ * `-2-2`, which run lookup would not see as about issue 80). The CLI, the App and the Action all name runs so. Pure.
+ */
+export function nextRunId(runId: string, taken: (id: string) => boolean = () => false): string {
+  const { base, k } = seriesOf(runId);
+  for (let n = k + 1; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * The run a new run id starts afresh from, the one before it in its series: `fix/issue-80-2` → `fix/issue-80`,
+ * `-3` → `-2`. Undefined for the first of a series. Pure.
+ */
+export function previousRunId(runId: string): string | undefined {
+  const { base, k } = seriesOf(runId);
+  if (k < 2) return undefined;
+  return k > 2 ? `${base}-${k - 1}` : base;
 }

@@ -221,6 +221,39 @@ export function waitingAttempt(p: NodeProgress): number {
   return p.budget_escalated ? p.attempts + 1 : p.attempts;
 }
 
+/**
+ * How a node's next round starts (`startRound`, src/journal/reducers/rounds.ts): `fresh` (a rerun or a loop's
+ * next cycle: its failures count from zero, its approaches from `default`), `one-more` (a person approved a rerun
+ * after its last allowed attempt failed: one more attempt), `same` (it was recorded, or let past the run's budget,
+ * the daily cap or a hold: the failures it had still count).
+ */
+export type RoundStart = 'fresh' | 'one-more' | 'same';
+
+/**
+ * What an approval of an escalated node answers, read from that escalation's own report (never from a mark an
+ * earlier escalation left): the daily cost cap (the node goes on for the rest of the day), the run's budget (it is
+ * raised), or failures (one more attempt). A loop's last cycle, or a failure no retry can fix, is answered as
+ * failures are.
+ */
+export function escalationAnswered(p: NodeProgress): 'daily-cap' | 'budget' | 'failures' {
+  const budget = p.report?.budget;
+  if (budget?.limit.daily_usd !== undefined) return 'daily-cap';
+  return budget ? 'budget' : 'failures';
+}
+
+/** Whether the node may still be dispatched: it has failed fewer times than it may (`allowedFailures`). */
+export function attemptsLeft(p: Pick<NodeProgress, 'failures' | 'allowedFailures'>): boolean {
+  return p.failures < p.allowedFailures;
+}
+
+/**
+ * Whether the attempt now running is the node's last allowed one: if it fails, the node is escalated (rule 5).
+ * The one statement of it, for the fold (`nodeFailed`), the result's escalation and the pre-check's.
+ */
+export function lastAllowedAttempt(p: Pick<NodeProgress, 'failures' | 'allowedFailures'>): boolean {
+  return !attemptsLeft({ failures: p.failures + 1, allowedFailures: p.allowedFailures });
+}
+
 /** Attempts since the node's last rerun (or since the run began): 0 means its gate and conditions come first. */
 export function attemptsThisRound(p: NodeProgress): number {
   return p.attempts - (p.round_start ?? 0);

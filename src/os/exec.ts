@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { restoreCheckout } from './git/git-guard.js';
 import { childProcess } from './lazy.js';
 import { innerProxyPort } from './netns.js';
+import { checkNodeHome } from './node-user/node-home.js';
 import { survivorsMessage } from './node-user/node-processes.js';
 import { type ScriptNamespace, scriptCommand } from './node-user/node-script.js';
 import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user/node-user.js';
@@ -188,11 +189,13 @@ function readOutput(
 
 /**
  * The command that runs the script, once nothing an earlier script left runs beside it (a granted node's first of
- * all) and what git reads and runs from .git/ is put back (src/os/git/git-guard.ts); graph code runs as the node user
- * when one is configured (src/os/node-user/node-user.ts).
+ * all), the node user's home is still the empty folder interlock made it (src/os/node-user/node-home.ts) and what
+ * git reads and runs from .git/ is put back (src/os/git/git-guard.ts); graph code runs as the node user when one is
+ * configured (src/os/node-user/node-user.ts).
  */
 function prepared(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.ProcessEnv }) | undefined) {
   endNodeUserProcesses('before the script started');
+  checkNodeHome();
   restoreCheckout();
   return ns
     ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })

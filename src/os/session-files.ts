@@ -5,6 +5,7 @@
  * own folder itself; interlock only handles the staging folder, which is its own.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SESSION_KEEPS, sessionDir } from './node-user/node-script.js';
@@ -54,6 +55,41 @@ function holdsHere(dir: string, id: string, depth: number): boolean {
     if (lstatSync(p).isDirectory() && holdsHere(p, id, depth - 1)) return true;
   }
   return false;
+}
+
+/**
+ * Each entry of a transcripts folder, sorted: a regular file as `<sha256>  <path>`, anything else (a link, a
+ * FIFO) as `other  <path>`, so it is never read; the folder itself a link: `other  .`.
+ */
+const LISTING = [
+  '[ -L "$1" ] && { printf "other  .\\0"; exit 0; }',
+  'cd -P -- "$1" 2>/dev/null || exit 0',
+  'find -P . -mindepth 1 ! -type d -print0 | LC_ALL=C sort -z | while IFS= read -r -d "" f; do',
+  '  if [ -f "$f" ] && [ ! -L "$f" ]; then printf "%s  %s\\0" "$(sha256sum < "$f" | cut -c1-64)" "$f"',
+  '  else printf "other  %s\\0" "$f"; fi',
+  'done',
+].join('\n');
+
+/**
+ * What a session's transcripts folder hashes to (SHA-256 of its listing), read by the node user (the folder is
+ * its own); `odd` when it holds anything but folders and regular files. Undefined without a node user, or when
+ * the folder cannot be read within the bound.
+ */
+export function transcriptsDigest(dir: string): { sha256: string; odd: boolean } | undefined {
+  const user = nodeUser();
+  if (!user) return undefined;
+  let listing: Buffer;
+  try {
+    const argv = ['bash', '--noprofile', '--norc', '-c', LISTING, 'digest', dir];
+    listing = asNodeUser(user, argv, { maxBuffer: 16 * 1024 * 1024, timeout: 60_000 });
+  } catch {
+    return undefined;
+  }
+  const odd = listing
+    .toString('utf8')
+    .split('\0')
+    .some((line) => line.startsWith('other  '));
+  return { sha256: createHash('sha256').update(listing).digest('hex'), odd };
 }
 
 /** The most a session's transcripts may hold to be carried by the cache. */

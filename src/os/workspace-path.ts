@@ -45,3 +45,13 @@ export function confineToWorkspace(workspace: string, path: string, what = 'path
     throw new PathRefused(path, `it leads through a symlink to ${real}, outside the workspace`, what);
   return full;
 }
+
+/**
+ * `path` as a person gave it on this machine (relative to the working directory `workspace`, or absolute) as the
+ * path relative to the workspace that a journal records; PathRefused when it lies outside the workspace.
+ */
+export function relativeToWorkspace(workspace: string, path: string, what = 'path'): string {
+  const full = resolve(workspace, path);
+  if (!inside(resolve(workspace), full)) throw new PathRefused(path, 'it is outside the repository', what);
+  return workspaceRelative(relative(resolve(workspace), full).split(sep).join('/') || '.', what);
+}

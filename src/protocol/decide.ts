@@ -13,6 +13,7 @@ import {
   attemptsThisRound,
   failedPrecheck,
   isResolved,
+  lastAllowedAttempt,
   type NodeProgress,
   type RunState,
   stateWords,
@@ -20,12 +21,12 @@ import {
 import { type AttemptContext, attemptContext, expressionContext } from './attempt/context.js';
 import { envelopeOf } from './attempt/envelope.js';
 import { nodeBudgetFailures, runBudgetEscalation } from './budget.js';
+import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './chain-dispatch.js';
 import { gateEvents } from './commands/gate.js';
 import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ExpansionDecision, expansionDecision } from './expansion.js';
 import { loopEvents } from './loops.js';
-import { type ChainMember, chainDispatch, readyChain, type SameCredentials } from './serialized.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
@@ -169,10 +170,9 @@ function conditionDecision(c: Candidate): Decision | undefined {
       failures: errors,
       usage: { wall_ms: 0 },
     };
-    const escalation =
-      p.failures + 1 >= p.allowedFailures
-        ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
-        : [];
+    const escalation = lastAllowedAttempt(p)
+      ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
+      : [];
     return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
   }
   if (anyTrue) return undefined;
@@ -206,6 +206,8 @@ export interface AgentReport {
   engine: NonNullable<Approach['engine']>;
   session_id?: string;
   resumed_session?: string;
+  /** SHA-256 of the session's transcripts folder as the agent left it (isolated nodes with `session:`). */
+  transcripts_sha256?: string;
   final_message?: string;
 }
 

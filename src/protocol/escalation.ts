@@ -2,6 +2,7 @@
 import { type Approach, approachFor, type GraphNode } from '../graph/model.js';
 import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { EscalationReport, Failure } from '../journal/events/fields.js';
+import { lastAllowedAttempt } from '../journal/state.js';
 import { settingEscalation } from './attempt/repository-settings.js';
 import { SETUP_CHECK } from './engines/agent-setup.js';
 
@@ -101,7 +102,7 @@ export function escalationAfter(
   journal: Journal,
 ): NewEvent | undefined {
   const atOnce = escalatesAtOnce(node.id, failures);
-  if (p.failures + 1 < p.allowedFailures && !atOnce) return undefined;
+  if (!lastAllowedAttempt(p) && !atOnce) return undefined;
   const approach = approachFor(node, p.failures);
   return escalationEvent({ node, attempt, approach, failures, journal, ...(atOnce ? { atOnce } : {}) });
 }

@@ -21,7 +21,11 @@ export interface LocalFacts {
   unreadable: readonly number[];
 }
 
-export function localExecutorProof(f: LocalFacts): { gone: boolean; why: string } {
+export function localExecutorProof(f: LocalFacts): {
+  gone: boolean;
+  why: string;
+  running?: readonly number[];
+} {
   if (f.executor === 'same') return { gone: false, why: `its executor (pid ${f.pid}) is still running` };
   if (f.executor === 'unreadable')
     return {
@@ -32,6 +36,7 @@ export function localExecutorProof(f: LocalFacts): { gone: boolean; why: string 
     return {
       gone: false,
       why: `its command is still running (pid ${f.tagged.join(', ')}) although the executor exited`,
+      running: f.tagged,
     };
   if (f.unreadable.length)
     return {

@@ -9,9 +9,9 @@ import type { RunnerInfo } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
 import type { DispatchInfo, RunState } from '../journal/state.js';
+import type { SameCredentials } from './chain-dispatch.js';
 import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
-import type { SameCredentials } from './serialized.js';
 
 /** The workflow run attempt a plan and its matrix jobs share. */
 export interface WaveRun {

@@ -11,9 +11,9 @@ import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
 import { fold } from '../journal/fold.js';
 import { appendEvents } from '../journal/parse.js';
+import type { SameCredentials } from './chain-dispatch.js';
 import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
-import type { SameCredentials } from './serialized.js';
 
 /** What the record write carries besides the result: the next dispatch or the run's completion. */
 export interface NextInRecord {

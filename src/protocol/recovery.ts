@@ -12,6 +12,8 @@ export interface Probe {
   why: string;
   /** Usage observed so far: a lower bound. */
   observed_ms: number;
+  /** The attempt's own processes still running on this host although its executor exited (a killed CLI's node). */
+  running?: readonly number[];
 }
 
 /** Rule 3: every in-flight attempt whose executor is provably gone becomes NodeInterrupted. */

@@ -1,27 +1,28 @@
 /**
  * A failed attempt's output excerpts in Markdown (the escalation report, the comment, the job summary): one
- * folded block per failure that kept an excerpt, fenced so its text cannot close the fence, with no @mention
- * that would notify anyone (the output is untrusted text).
+ * folded block per failure that kept an excerpt. The output is untrusted text: it passes the door
+ * (src/render/door.ts) as a fenced block its text cannot close, the check's name and the log's place as lines.
  */
 import type { Failure } from '../journal/events/fields.js';
-import { fenceFor } from './excerpt.js';
-
-const quiet = (s: string) => s.replace(/@/g, '@\u200b');
+import { throughDoor } from './door.js';
 
 /** `<details>` blocks with each failure's excerpt and where the whole output is; none when no failure kept one. */
-export function failureOutputMarkdown(node: string, attempt: number, failures: readonly Failure[]): string[] {
+export function failureOutputMarkdown(
+  node: string,
+  attempt: number,
+  failures: readonly Failure[],
+  secrets: readonly string[] = [],
+): string[] {
   const lines: string[] = [];
   for (const f of failures) {
     if (typeof f.excerpt !== 'string' || !f.excerpt) continue;
-    const text = quiet(f.excerpt);
-    const fence = fenceFor(text);
-    const where = typeof f.log === 'string' ? ` (whole output: ${quiet(f.log).replace(/[<>]/g, '')})` : '';
+    // The summary is HTML interlock wrote, where Markdown is not read: the names pass as HTML text.
+    const line = (t: string) => throughDoor(t, 'html', { secrets, max: 200 });
+    const where = typeof f.log === 'string' ? ` (whole output: ${line(f.log)})` : '';
     lines.push(
-      `<details><summary>Output of <code>${quiet(f.check).replace(/[<>&]/g, '')}</code>, ${node} attempt ${attempt}${where}</summary>`,
+      `<details><summary>Output of <code>${line(f.check)}</code>, ${node} attempt ${attempt}${where}</summary>`,
       '',
-      `${fence}text`,
-      text,
-      fence,
+      throughDoor(f.excerpt, 'block', { secrets }),
       '',
       '</details>',
     );

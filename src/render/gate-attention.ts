@@ -5,19 +5,20 @@
 import { type Graph, nodeById } from '../graph/model.js';
 import type { RunState } from '../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../protocol/policy.js';
+import { throughDoor } from './door.js';
 import { attentionComment } from './markdown.js';
 import { approveCommand, failRunCommand, settleCommand } from './next-commands.js';
 
-/** A fenced block that no backtick run inside the text can close. */
-function fenced(text: string, lang = ''): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  const fence = '`'.repeat(longest + 1);
-  return [`${fence}${lang}`, text, fence].join('\n');
+/** A fenced block that no backtick run inside the text can close, through the door (a prompt may quote outputs). */
+function fenced(text: string, lang: string, secrets: readonly string[] = []): string {
+  return throughDoor(text, 'block', { secrets, lang });
 }
 
 /** What the comment may know beyond the run: the repository's approval rules, when the face has them. */
 export interface AttentionOptions {
   repoApprovals?: RepoApprovals | undefined;
+  /** The step's secrets, which no published text carries (src/render/door.ts). */
+  secrets?: readonly string[];
 }
 
 /** What an attention comment is about: the run's graph and state, the node that waits, the run id, the options. */
@@ -35,7 +36,7 @@ export function gateAttentionComment(...[graph, state, node, runId, opts = {}]: 
     '',
     work?.run !== undefined ? 'It will run:' : 'It will give the agent this prompt:',
     '',
-    fenced(work?.run ?? work?.prompt ?? '', work?.run !== undefined ? 'bash' : ''),
+    fenced(work?.run ?? work?.prompt ?? '', work?.run !== undefined ? 'bash' : '', opts.secrets),
     '',
     'Evidence checked after it:',
     ...evidence,
@@ -56,8 +57,8 @@ export function gateAttentionComment(...[graph, state, node, runId, opts = {}]: 
 
 /** The attention comment for any node that waits for people: the gate's, or a hold's or an escalation's. */
 export function attentionFor(...args: AttentionArgs): string {
-  const [, state, node, runId] = args;
+  const [, state, node, runId, opts] = args;
   return state.nodes.get(node)?.state === 'awaiting_approval'
     ? gateAttentionComment(...args)
-    : attentionComment(state, node, runId);
+    : attentionComment(state, node, runId, opts?.secrets);
 }

@@ -2,6 +2,7 @@ import type { Graph } from '../graph/model.js';
 import type { EscalationReport } from '../journal/events/fields.js';
 import { expandedNodes } from '../journal/reducers/instances.js';
 import type { RunState } from '../journal/state.js';
+import { throughDoor } from './door.js';
 import { failureOutputMarkdown } from './failure-output.js';
 import { approveRerunCommand, failRunCommand, settleCommand } from './next-commands.js';
 import { statusMarkdown, statusMermaid } from './status.js';
@@ -16,10 +17,14 @@ export function progressMarker(runId: string): string {
 }
 
 /** The status table and the run's diagram, as lines: the diagram shown, or folded into a `<details>`. */
-export function statusBlock(graph: Graph, state: RunState, opts: { diagram: 'shown' | 'folded' }): string[] {
+export function statusBlock(
+  graph: Graph,
+  state: RunState,
+  opts: { diagram: 'shown' | 'folded'; secrets?: readonly string[] },
+): string[] {
   const diagram = ['```mermaid', statusMermaid(graph, state), '```'];
   return [
-    statusMarkdown(graph, state),
+    statusMarkdown(graph, state, opts.secrets),
     '',
     ...(opts.diagram === 'folded'
       ? ['<details><summary>Diagram</summary>', '', ...diagram, '', '</details>']
@@ -53,64 +58,67 @@ export function heldNodeCommands(node: string, runId: string, several: boolean):
   ].join('\n');
 }
 
+/** A report's cell or line: node text (what was attempted, what failed, outputs) through the door. */
+const REPORT_MAX = 1000;
+
 /** The escalation report in Markdown. */
-export function reportMarkdown(state: RunState, node: string): string {
+export function reportMarkdown(state: RunState, node: string, secrets: readonly string[] = []): string {
   const p = state.nodes.get(node);
   const report = p?.report;
   if (!report) return '';
-  if (report.budget)
-    return [...budgetReportMarkdown(report.budget), '', `**What is needed:** ${report.needed}`].join('\n');
-  if (report.cycles) return cyclesMarkdown(report.cycles, report.needed);
+  const door = (t: string) => throughDoor(t, 'line', { secrets, max: REPORT_MAX });
+  const needed = `**What is needed:** ${door(report.needed)}`;
+  if (report.budget) return [...budgetReportMarkdown(report.budget), '', needed].join('\n');
+  if (report.cycles) return cyclesMarkdown(report.cycles, needed, door);
   const rows = report.attempted.map((a) => {
     const f = report.failed.find((x) => x.attempt === a.attempt);
     const why = f ? f.failures.map((x) => `${x.check}: ${x.message}`).join('; ') : '';
-    // Failures quote what checks observed (untrusted text): no @mention that notifies.
-    return `| ${a.attempt} | ${a.approach} | ${a.work.replace(/\|/g, '\\|').replace(/\n/g, ' ')} | ${why.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b')} |`;
+    return `| ${a.attempt} | ${door(a.approach)} | ${door(a.work)} | ${door(why)} |`;
   });
   const last = report.failed[report.failed.length - 1];
-  const output = last ? failureOutputMarkdown(node, last.attempt, last.failures) : [];
+  const output = last ? failureOutputMarkdown(node, last.attempt, last.failures, secrets) : [];
   return [
     '| attempt | approach | what was attempted | what failed and why |',
     '| --- | --- | --- | --- |',
     ...rows,
     '',
     ...(output.length ? [...output, ''] : []),
-    `**Approaches tried:** ${report.approaches_tried.join(', ')}`,
+    `**Approaches tried:** ${door(report.approaches_tried.join(', '))}`,
     '',
-    `**What is needed:** ${report.needed}`,
+    needed,
   ].join('\n');
 }
 
 /** A loop's escalation (issue 28): each cycle's outcome, then what is needed. Outputs are untrusted text. */
-function cyclesMarkdown(cycles: NonNullable<EscalationReport['cycles']>, needed: string): string {
-  const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
+function cyclesMarkdown(
+  cycles: NonNullable<EscalationReport['cycles']>,
+  needed: string,
+  cell: (t: string) => string,
+): string {
   const rows = cycles.map((c) => {
     const outputs = Object.entries(c.outputs).map(([k, v]) => `${k}=${v}`);
     return `| ${c.cycle} | ${c.attempt} | ${cell(outputs.join(' ') || 'none')} | ${cell(c.until)} |`;
   });
-  return [
-    '| cycle | attempt | outputs | until |',
-    '| --- | --- | --- | --- |',
-    ...rows,
-    '',
-    `**What is needed:** ${needed}`,
-  ].join('\n');
+  return ['| cycle | attempt | outputs | until |', '| --- | --- | --- | --- |', ...rows, '', needed].join(
+    '\n',
+  );
 }
 
 /** The single progress comment on the subject, updated in place. */
 export function progressComment(
   graph: Graph,
   state: RunState,
-  links: { workflowRun?: string; timeline?: Timeline },
+  links: { workflowRun?: string; timeline?: Timeline; secrets?: readonly string[] },
 ): string {
   const cp = state.checkpoint;
+  const secrets = links.secrets ?? [];
   const lines = [
     progressMarker(cp.run_id),
     `### interlock · \`${cp.run_id}\` · ${statusWord(cp.status)}`,
     '',
     ...withBlank(usageLine(graph, state)),
-    ...statusBlock(graph, state, { diagram: 'folded' }),
-    ...(links.timeline ? ['', ...timelineBlock(links.timeline, { folded: true })] : []),
+    ...statusBlock(graph, state, { diagram: 'folded', secrets }),
+    ...(links.timeline ? ['', ...timelineBlock(links.timeline, { folded: true, secrets })] : []),
   ];
   for (const n of cp.held_nodes) {
     lines.push(
@@ -125,7 +133,7 @@ export function progressComment(
       '',
       `**\`${n}\` is escalated** ${escalatedWhy(state, n)}.`,
       '',
-      reportMarkdown(state, n),
+      reportMarkdown(state, n, secrets),
       '',
       heldNodeCommands(n, cp.run_id, false),
     );
@@ -135,7 +143,12 @@ export function progressComment(
 }
 
 /** The comment posted once when a node is held or escalated: what happened and the exact commands. */
-export function attentionComment(state: RunState, node: string, runId: string): string {
+export function attentionComment(
+  state: RunState,
+  node: string,
+  runId: string,
+  secrets: readonly string[] = [],
+): string {
   const p = state.nodes.get(node);
   const held = p?.state === 'held';
   const head = held
@@ -149,7 +162,7 @@ export function attentionComment(state: RunState, node: string, runId: string): 
     `<!-- interlock:attention ${runId} ${node} ${p?.attempts ?? 0} -->`,
     head,
     '',
-    held ? '' : reportMarkdown(state, node),
+    held ? '' : reportMarkdown(state, node, secrets),
     '',
     'Comment one of these, on a line of its own (people with write access):',
     '',
@@ -162,21 +175,27 @@ export function attentionComment(state: RunState, node: string, runId: string): 
 }
 
 /** The output excerpts of each node's last failed attempt, for nodes not completed. */
-function failedOutputs(graph: Graph, state: RunState): string[] {
+function failedOutputs(graph: Graph, state: RunState, secrets: readonly string[]): string[] {
   // A for_each node's instances (issue 28) follow it, as in the checkpoint's lists.
   return expandedNodes(graph.nodes, state.nodes).flatMap((n) => {
     const p = state.nodes.get(n.id);
     if (!p || p.state === 'completed' || !p.last_failures.length) return [];
-    const blocks = failureOutputMarkdown(n.id, p.attempts, p.last_failures);
+    const blocks = failureOutputMarkdown(n.id, p.attempts, p.last_failures, secrets);
     return blocks.length ? [...blocks, ''] : [];
   });
 }
 
 /** The comment posted once when an attempt passes a soft bound: it goes on; a person may stop the run or wait. */
-export function overdueComment(runId: string, node: string, attempt: number, message: string): string {
+export function overdueComment(
+  runId: string,
+  node: string,
+  attempt: number,
+  message: string,
+  secrets: readonly string[] = [],
+): string {
   return [
     `<!-- interlock:overdue ${runId} ${node} ${attempt} -->`,
-    `⏰ **interlock: \`${node}\` (attempt ${attempt}) is overdue.** ${message.replace(/@/g, '@\u200b')}`,
+    `⏰ **interlock: \`${node}\` (attempt ${attempt}) is overdue.** ${throughDoor(message, 'line', { secrets, max: REPORT_MAX })}`,
     '',
     'Nothing is rerun or stopped. To stop the run, comment on a line of its own (people with write access):',
     '',
@@ -188,24 +207,33 @@ export function overdueComment(runId: string, node: string, attempt: number, mes
   ].join('\n');
 }
 
-/** The job summary: table, diagram, output of the failed attempts, and what to do next. */
-export function jobSummary(graph: Graph, state: RunState, headline: string, timeline?: Timeline): string {
+/**
+ * The job summary: table, diagram, output of the failed attempts, and what to do next. The headline is the step's
+ * message, which quotes what failed: it passes the door too.
+ */
+export function jobSummary(
+  graph: Graph,
+  state: RunState,
+  headline: string,
+  opts: { timeline?: Timeline | undefined; secrets?: readonly string[] } = {},
+): string {
   const cp = state.checkpoint;
+  const { timeline, secrets = [] } = opts;
   return [
     `## interlock · ${cp.run_id}`,
     '',
-    headline,
+    throughDoor(headline, 'line', { secrets, max: REPORT_MAX }),
     '',
     `Run status: **${cp.status}** · graph \`${graph.name}\` (\`${cp.graph.hash.slice(0, 19)}…\`)`,
     '',
     ...withBlank(usageLine(graph, state)),
-    statusMarkdown(graph, state),
+    statusMarkdown(graph, state, secrets),
     '',
-    ...failedOutputs(graph, state),
+    ...failedOutputs(graph, state, secrets),
     '```mermaid',
     statusMermaid(graph, state),
     '```',
     '',
-    ...(timeline ? ['### Timeline', '', ...timelineBlock(timeline, { folded: false }), ''] : []),
+    ...(timeline ? ['### Timeline', '', ...timelineBlock(timeline, { folded: false, secrets }), ''] : []),
   ].join('\n');
 }

@@ -15,6 +15,11 @@ export interface RunRef {
   several?: boolean;
   /** The journal file the person named (`--journal F`): the CLI's commands name it, not the run id. */
   journal?: string | undefined;
+  /**
+   * The graph file changed since the run started and nobody allowed it yet: the CLI's command carries
+   * `--allow-graph-change`, which records who allowed the change in the same write (rule 6).
+   */
+  graphChanged?: boolean | undefined;
 }
 
 /** How a CLI command names its run: by the journal file the person gave, else by the run id. */
@@ -24,12 +29,22 @@ function runFlag(run: RunRef): string {
 
 /** An instance's name (`work[3]`) is a shell pattern, a journal's path may hold a space: quoted, it is copied as it is. */
 function shellWord(node: string): string {
-  return /[[\]*?\s'"$`\\;&|<>()]/.test(node) ? `'${node.replace(/'/g, `'\\''`)}'` : node;
+  return node === '' || /[[\]*?\s'"$`\\;&|<>()#~!{}]/.test(node) ? `'${node.replace(/'/g, `'\\''`)}'` : node;
 }
 
 /** Without --by the CLI records git's user.name (or the login name) and says so: the command is copied as is. */
 function cli(verb: string, node: string | undefined, rest: string, run: RunRef): string {
-  return `interlock ${verb}${node ? ` ${shellWord(node)}` : ''}${rest} ${runFlag(run)}`;
+  const allow = run.graphChanged ? ' --allow-graph-change' : '';
+  return `interlock ${verb}${node ? ` ${shellWord(node)}` : ''}${rest} ${runFlag(run)}${allow}`;
+}
+
+/**
+ * A CLI command given again as the person typed it (`words`: what followed `interlock`), with
+ * `--allow-graph-change`: the way on after a refusal under a changed graph.
+ */
+export function againAllowingGraphChange(words: readonly string[]): string {
+  const kept = words.filter((w) => w !== '--allow-graph-change').map(shellWord);
+  return `interlock ${[...kept, '--allow-graph-change'].join(' ')}`;
 }
 
 /** Let a node with `approval: before` run. */
@@ -67,9 +82,16 @@ export function continueCommand(
   runId: string,
   how: 'all' | 'one',
   journal?: string | undefined,
+  graphChanged?: boolean,
 ): string {
-  const cmd = `interlock run ${shellWord(graphPath)} ${runFlag({ runId, journal })}`;
+  const allow = graphChanged ? ' --allow-graph-change' : '';
+  const cmd = `interlock run ${shellWord(graphPath)} ${runFlag({ runId, journal })}${allow}`;
   return how === 'all'
     ? `${cmd} --all   # runs until the next stop`
     : `${cmd}   # runs the next ready node; add --all to run until the next stop`;
+}
+
+/** Mark the in-flight attempts whose process is gone as interrupted (the CLI; the Action recovers at each step). */
+export function recoverCommand(run: RunRef): string {
+  return `interlock recover ${runFlag(run)}`;
 }

@@ -1,5 +1,6 @@
 import type { Graph } from '../graph/model.js';
 import { attemptInFlight, type NodeProgress, type NodeState, type RunState } from '../journal/state.js';
+import { throughDoor } from './door.js';
 import { attentionUnder, instanceSummary, namedInstances, wallWithin } from './instances.js';
 import { approveCommand, approveRerunCommand, type Face } from './next-commands.js';
 import { showsUsage, usageCell, usageLine } from './usage/words.js';
@@ -69,6 +70,9 @@ export function statusRows(graph: Graph, state: RunState, face: Face): string[][
   });
 }
 
+/** The longest cell of the Markdown table: a check's message past it is cut (the journal keeps it whole). */
+const CELL_MAX = 600;
+
 const HEADER = ['node', 'state', 'attempts', 'time', 'last evidence'];
 
 /** The table's header: with a usage column once some attempt reported agent usage. */
@@ -96,11 +100,14 @@ export function statusTable(graph: Graph, state: RunState, width = 120): string 
   return [title, ...(usage ? [usage] : []), '', ...lines].join('\n');
 }
 
-/** A Markdown table, for job summaries and comments. */
-export function statusMarkdown(graph: Graph, state: RunState): string {
-  // Cells quote what checks observed (untrusted text): no table break-out, and no @mention that notifies.
-  const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ').replace(/@/g, '@\u200b');
-  const rows = statusRows(graph, state, 'comment').map((r) => `| ${r.map(esc).join(' | ')} |`);
+/** A Markdown table, for job summaries, comments and check runs. */
+export function statusMarkdown(graph: Graph, state: RunState, secrets: readonly string[] = []): string {
+  // The node's name (an instance's comes from an output) and its last evidence (what checks observed, what the
+  // node said) are untrusted text: they pass the door. The other cells are interlock's own words and numbers.
+  const door = (s: string) => throughDoor(s, 'line', { secrets, max: CELL_MAX });
+  const own = (s: string) => s.replace(/\|/g, '\\|');
+  const cells = (r: string[]) => r.map((c, i) => (i === 0 || i === r.length - 1 ? door(c) : own(c)));
+  const rows = statusRows(graph, state, 'comment').map((r) => `| ${cells(r).join(' | ')} |`);
   const head = header(state);
   return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows].join('\n');
 }

@@ -4,8 +4,10 @@
  * says in the step log what it could not count. Nothing here runs unless a cap is configured.
  */
 
-import type { UsageSums } from '../journal/daily-usage.js';
+import { dailyUsage, emptySums, type UsageSums } from '../journal/daily-usage.js';
+import { parseJournal } from '../journal/parse.js';
 import type { DailyCap } from '../protocol/daily-cap.js';
+import type { ListedRun, RunCatalog } from '../store/types.js';
 import { isoNow } from './journal-io/read.js';
 
 /** What a face counted of the other runs' spend on one day. */
@@ -26,6 +28,42 @@ export interface DailyCapSource {
   count: (day: string) => Promise<OthersSpend>;
   /** The command that lets a node go on past the cap, in the face's words (render/next-commands.ts). */
   goOn: (node: string) => string;
+}
+
+/**
+ * What the other runs a catalogue lists spent on `day` (UTC): the one count of every face (issue 45), whatever
+ * store lists the runs. A run the listing shows unwritten since the day began is not read; at most `maxReads`
+ * journals are (the rest said not counted); one that is gone or does not parse is named, never counted.
+ */
+export async function countOtherRuns(
+  catalog: RunCatalog,
+  o: { day: string; own: (run: ListedRun) => boolean; maxReads?: number; shown?: (run: ListedRun) => string },
+): Promise<OthersSpend> {
+  const since = Date.parse(`${o.day}T00:00:00Z`);
+  const spend: OthersSpend = { others: emptySums(), counted: 0, of: 0, uncounted: [] };
+  const others = ((await catalog.listRuns()) ?? []).filter(
+    (r) => !o.own(r) && !(r.modifiedMs !== undefined && r.modifiedMs < since),
+  );
+  spend.of = others.length;
+  const max = o.maxReads ?? Number.POSITIVE_INFINITY;
+  for (const [i, run] of others.entries()) {
+    if (i >= max) {
+      spend.uncounted.push(`${others.length - max} run(s) past the ${max} read in one step`);
+      break;
+    }
+    const shown = o.shown?.(run) ?? run.where;
+    try {
+      const raw = await catalog.readText(run);
+      if (!raw) throw new Error('its journal is gone');
+      const today = dailyUsage([parseJournal(raw.text, shown)]).find((d) => d.day === o.day);
+      spend.counted += 1;
+      for (const k of Object.keys(spend.others) as (keyof UsageSums)[])
+        spend.others[k] += today?.total[k] ?? 0;
+    } catch (e) {
+      spend.uncounted.push(`${shown}: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  return spend;
 }
 
 const counted = new WeakMap<DailyCapSource, { day: string; spend: OthersSpend }>();

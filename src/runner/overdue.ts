@@ -6,9 +6,9 @@
 import type { NewEvent } from '../journal/events/events.js';
 import { attemptInFlight } from '../journal/state.js';
 import type { Overdue } from './attempt/soft-timer.js';
+import type { Dispatched, StepSetup } from './dispatch.js';
 import { commit } from './journal-io/commit.js';
 import type { RunSnapshot } from './journal-io/read.js';
-import type { Dispatched, StepSetup } from './step.js';
 
 /** What a face is told about an overdue attempt. */
 export interface OverdueNotice {

@@ -4,7 +4,8 @@
  * next node's dispatch (one journal write per node). A node asked for that is already completed is answered here.
  */
 
-import { dispatchStep, type Following, runDispatched, type StepSetup } from './step.js';
+import { dispatchStep, type Following, type StepSetup } from './dispatch.js';
+import { runDispatched } from './step.js';
 import { alreadyCompleted, type StepResult } from './step-result.js';
 
 export type StepsTarget = { node?: string | undefined } | { all: true };

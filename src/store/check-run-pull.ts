@@ -4,8 +4,8 @@
  * is asked for at most once, and only when the head holds no check run of the run.
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
-import { CheckRunRuns } from './check-run.js';
 import { type CheckRunHistory, EARLIER_LIMIT, pointerOf } from './check-run-find.js';
+import { CheckRunRuns } from './check-run-runs.js';
 
 const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
   let p: Promise<T> | undefined;

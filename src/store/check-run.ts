@@ -20,21 +20,14 @@ import {
   pointerLine,
 } from './check-run-find.js';
 import { LostUpdate, WriteWitness } from './check-run-lost.js';
-import {
-  byRunId,
-  type JournalStore,
-  type ListedRun,
-  type RunCatalog,
-  type StoredJournal,
-  type WriteResult,
-} from './types.js';
+import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
 /** GitHub's limit on a check run's output.text and output.summary. */
 export const CHECK_RUN_TEXT_LIMIT = 65_535;
 const MARK_OPEN = JOURNAL_MARK;
 const MARK_CLOSE = ' -->';
 /** A journal's check run is named `interlock: <run-id>`. */
-const NAME_PREFIX = 'interlock: ';
+export const NAME_PREFIX = 'interlock: ';
 
 export class JournalTooLarge extends Error {
   constructor(readonly bytes: number) {
@@ -76,7 +69,8 @@ export function decodeJournal(text: string, where: string): Journal {
   return parseJournal(new Uint8Array(raw), where);
 }
 
-const version = (id: number, text: string) =>
+/** A check run's journal version: its id and a hash of its text (a check run has no version of its own). */
+export const checkRunVersion = (id: number, text: string) =>
   `${id}:${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 
 /**
@@ -178,7 +172,10 @@ export class CheckRunStore implements JournalStore {
   async read(): Promise<StoredJournal | null> {
     const found = await this.find();
     if (!found) return null;
-    return { journal: decodeJournal(found.text, this.location), version: version(found.id, found.text) };
+    return {
+      journal: decodeJournal(found.text, this.location),
+      version: checkRunVersion(found.id, found.text),
+    };
   }
 
   async write(journal: Journal, expected: string | null, _message: string): Promise<WriteResult> {
@@ -192,7 +189,7 @@ export class CheckRunStore implements JournalStore {
     const ended = shown.conclusion !== undefined;
     failpoint('check-run:before-read');
     const current = await this.find();
-    const currentVersion = current ? version(current.id, current.text) : null;
+    const currentVersion = current ? checkRunVersion(current.id, current.text) : null;
     if (currentVersion !== expected)
       return { ok: false, conflict: `${this.location} changed since it was read` };
     this.requests.write++;
@@ -229,7 +226,7 @@ export class CheckRunStore implements JournalStore {
     this.journalSha = this.headSha;
     failpoint('check-run:after-read-back');
     if (moved) await this.supersede(moved);
-    return { ok: true, version: version(id, text) };
+    return { ok: true, version: checkRunVersion(id, text) };
   }
 }
 
@@ -261,37 +258,4 @@ export async function confirmWrites(
     );
   }
   return undefined;
-}
-
-/**
- * The journals in check runs on one commit. GitHub lists check runs by commit (and filters by exact name
- * only), so a catalog covers one head commit: the runs of one pull request as it stands, not a repository.
- */
-export class CheckRunRuns implements RunCatalog {
-  readonly location: string;
-
-  constructor(
-    private readonly octokit: GitHubClient,
-    private readonly repo: RepoRef,
-    private readonly headSha: string,
-  ) {
-    this.location = `check runs on ${headSha.slice(0, 12)}`;
-  }
-
-  async listRuns(): Promise<ListedRun[]> {
-    const all = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
-      ...this.repo,
-      ref: this.headSha,
-      filter: 'latest',
-      per_page: 100,
-    });
-    return all
-      .filter((c) => c.name.startsWith(NAME_PREFIX) && c.output?.text?.includes(MARK_OPEN))
-      .map((c) => ({
-        runId: c.name.slice(NAME_PREFIX.length),
-        where: `check run "${c.name}" (${c.id})`,
-        version: version(c.id, c.output?.text ?? ''),
-      }))
-      .sort(byRunId);
-  }
 }

@@ -6,9 +6,9 @@
  */
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { statusOf } from '../github/status.js';
-import { DEFAULT_JOURNAL_BRANCH } from './git.js';
+import { DEFAULT_JOURNAL_BRANCH, type GitPlace, GitStore } from './git.js';
 import { runBranchPrefix, runIdOfBranch, runPath } from './git-layout.js';
-import { byRunId, type ListedRun, type RunCatalog } from './types.js';
+import { byRunId, type ListedRun, type ListedText, type RunCatalog } from './types.js';
 
 /** A tree entry as the git data API lists it. */
 export interface TreeEntry {
@@ -54,10 +54,37 @@ export class GitRuns implements RunCatalog {
     return [...(own ?? []), ...(old ?? []).filter((r) => !seen.has(r.runId))].sort(byRunId);
   }
 
+  /**
+   * A listed run's journal: a run branch's at the commit the listing saw (exact; a later listing sees a later
+   * one), a run of before by its blob (content-addressed); by name when the listing pinned neither.
+   */
+  async readText(run: ListedRun): Promise<ListedText | null> {
+    if (this.placeOf(run) === 'legacy' && run.version) {
+      const { data } = await this.octokit.rest.git.getBlob({ ...this.repo, file_sha: run.version });
+      return {
+        text: Buffer.from(data.content, 'base64').toString('utf8'),
+        version: run.version,
+        where: run.where,
+      };
+    }
+    const store = this.store(run);
+    return run.at ? store.readTextAt(run.at) : store.readText();
+  }
+
+  /** Where a listed run's journal is: its own branch, or the journal branch of before. */
+  placeOf(run: ListedRun): GitPlace {
+    return run.where.startsWith(runBranchPrefix(this.branch)) ? 'run' : 'legacy';
+  }
+
+  /** The store that reads and writes a listed run's journal where the listing saw it. */
+  store(run: ListedRun): GitStore {
+    return new GitStore(this.octokit, this.repo, run.runId, this.branch, this.placeOf(run));
+  }
+
   /** The run branches, from one listing of refs (no version: a ref names a commit, not the journal's blob). */
   private async runBranches(): Promise<ListedRun[] | null> {
     const prefix = runBranchPrefix(this.branch);
-    let refs: Array<{ ref: string }>;
+    let refs: Array<{ ref: string; object?: { sha?: string } }>;
     try {
       refs = await this.octokit.paginate(this.octokit.rest.git.listMatchingRefs, {
         ...this.repo,
@@ -69,7 +96,9 @@ export class GitRuns implements RunCatalog {
     }
     const runs = refs.flatMap((r) => {
       const runId = runIdOfBranch(this.branch, r.ref);
-      return runId === undefined ? [] : [{ runId, where: `${prefix}${runId}:${runPath(runId)}` }];
+      if (runId === undefined) return [];
+      const at = r.object?.sha;
+      return [{ runId, where: `${prefix}${runId}:${runPath(runId)}`, ...(at ? { at } : {}) }];
     });
     return runs.length ? runs : null;
   }

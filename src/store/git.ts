@@ -85,9 +85,14 @@ export class GitStore implements JournalStore {
 
   /** The journal at a commit of its branch (a sha a write returned or a refusal named): exact. */
   async readAt(commit: string): Promise<StoredJournal | null> {
-    if (!/^[0-9a-f]{40}$/.test(commit)) throw new Error(`${this.location}: "${commit}" is not a commit sha`);
-    const raw = await this.readFrom(commit);
+    const raw = await this.readTextAt(commit);
     return raw && { journal: parseJournal(raw.text, raw.where), version: raw.version };
+  }
+
+  /** The journal's text at a commit (a run branch's head as a listing saw it): exact, unparsed. */
+  async readTextAt(commit: string): Promise<{ text: string; version: string; where: string } | null> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) throw new Error(`${this.location}: "${commit}" is not a commit sha`);
+    return this.readFrom(commit);
   }
 
   private async readFrom(branch: string): Promise<{ text: string; version: string; where: string } | null> {

@@ -42,6 +42,17 @@ export interface ListedRun {
   where: string;
   /** The version a compare-and-swap write names (git: the blob sha); absent when listing does not show it. */
   version?: string;
+  /** What pins the journal the listing saw, when not its version: a run branch's commit, a check run's id. */
+  at?: string;
+  /** When the journal was last written, when the listing shows it without a read (a file's modification time). */
+  modifiedMs?: number;
+}
+
+/** A listed run's journal as stored: its text, unparsed (a journal that does not parse is the reader's to name). */
+export interface ListedText {
+  text: string;
+  version: string;
+  where: string;
 }
 
 /** The runs in one place a store keeps journals: a journal branch, a folder, one commit's check runs. */
@@ -49,6 +60,11 @@ export interface RunCatalog {
   readonly location: string;
   /** Every run there, sorted by run id; null when the place does not exist yet (no branch, no folder). */
   listRuns(): Promise<ListedRun[] | null>;
+  /**
+   * A listed run's journal, read where the listing saw it (by its version or `at` when the listing pinned one,
+   * else by name); null when it is gone since. Every face reads listed runs through this, never its own way.
+   */
+  readText(run: ListedRun): Promise<ListedText | null>;
 }
 
 /** Orders listed runs by run id, the same on every machine (code units, not the locale). */

@@ -13,6 +13,7 @@ import { interlockApp } from '../../src/app/probot.js';
 import { quietOctokit } from '../app/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
+import { shownText } from '../support/gfm.js';
 import { type GitHubServer, LIKE_GITHUB } from '../support/github-server.js';
 import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
 import { eventsOf, FULL, OWNER, REPO, readJournal, workflowRun } from './world.js';
@@ -230,14 +231,14 @@ describe.each<Face>(['mode: comment', 'the App'])(
     it("a reader's /approve is refused with a reply on the issue, and nothing is written", async () => {
       const a = await comment(story, '/approve publish', PEOPLE.reader);
       expectAnswer(story, a, 'refused');
-      expect(a.reply).toContain(`@${PEOPLE.reader} has read permission; this command needs write`);
+      expect(shownText(a.reply)).toContain(`@${PEOPLE.reader} has read permission; this command needs write`);
       expect(approvals()).toEqual([]);
     });
 
     it('the person who started the run is refused under prevent_self_approval', async () => {
       const a = await comment(story, '/approve publish', PEOPLE.starter);
       expectAnswer(story, a, 'refused');
-      expect(a.reply).toContain(
+      expect(shownText(a.reply)).toContain(
         `@${PEOPLE.starter} started this run and cannot approve it (prevent_self_approval)`,
       );
       expect(approvals()).toEqual([]);
@@ -256,7 +257,9 @@ describe.each<Face>(['mode: comment', 'the App'])(
     it('the same person approving again is refused: the policy needs two different people', async () => {
       const a = await comment(story, '/approve publish', PEOPLE.first);
       expectAnswer(story, a, 'refused');
-      expect(a.reply).toContain(`${PEOPLE.first} has already approved "publish" (1 of 2 approvals)`);
+      expect(shownText(a.reply)).toContain(
+        `${PEOPLE.first} has already approved "publish" (1 of 2 approvals)`,
+      );
       expect(approvals()).toHaveLength(1);
       expect(repo().dispatches).toEqual([]);
     });

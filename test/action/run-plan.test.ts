@@ -52,6 +52,19 @@ describe('run resolution', () => {
     });
   });
 
+  it('a journal an older CLI wrote with an absolute graph path resumes under the path the run started with', () => {
+    const old = {
+      run_id: 'fix/x',
+      graph: { path: '/tmp/tmp.xqu3wqH9ln/.github/interlock/fix.yml' },
+      events: [
+        { type: 'RunStarted', subject: 'issue-7', intent: 'i', graph: { path: '.github/interlock/fix.yml' } },
+      ],
+    } as unknown as Journal;
+    expect(resumeFrom(old, { graphPath: '', intent: 'x', subject: ref }).graphPath).toBe(
+      '.github/interlock/fix.yml',
+    );
+  });
+
   it('a graph input wins over the journal, and a subject label that names no issue keeps the step subject', () => {
     const t = resumeFrom(journal('main'), { graphPath: 'mine.yml', intent: 'x', subject: ref });
     expect(t.graphPath).toBe('mine.yml');

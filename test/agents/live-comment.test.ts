@@ -101,7 +101,7 @@ function expectLiveView(run: Awaited<ReturnType<typeof liveRun>>, step: RegExp) 
   expect(last).toMatch(step);
   expect(last).toContain('earlier step');
   // The agent's message is shown, inert: no mention, no tag, no link of its own.
-  expect(last).toContain('Said: Done @\u200balice &lt;/details&gt;&lt;img src=x onerror=alert\\(1\\)&gt;');
+  expect(last).toContain('Said: Done @\u200balice &lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;');
   expect(last).not.toMatch(/@alice|<img|\]\(https:\/\/|https:\/\/evil/);
   expect(last.match(/<\/details>/g)?.length ?? 0).toBe(last.match(/<details>/g)?.length ?? 0);
   // The run's own state replaced the live view when the step ended.

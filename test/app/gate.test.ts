@@ -10,6 +10,7 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/e
 import type { RunnerInfo } from '../../src/journal/events/fields.js';
 import { fold } from '../../src/journal/fold.js';
 import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
+import { shownText } from '../support/gfm.js';
 import {
   appServerEnv,
   commentEvent,
@@ -127,7 +128,7 @@ describe('/approve <node>: a gated node runs only after enough people approved, 
     expect(world.repo.dispatches).toHaveLength(1);
     expect(fold(world.journal(), graph).checkpoint.ready_nodes).toEqual(['deploy']);
     const { seen } = await comment('/approve deploy', PEOPLE.maintainer);
-    expect(seen.replies.at(-1)).toContain('node "deploy" is pending, not awaiting approval');
+    expect(shownText(seen.replies.at(-1))).toContain('node "deploy" is pending, not awaiting approval');
     expect(world.repo.dispatches).toHaveLength(1);
   });
 });
@@ -137,7 +138,7 @@ describe('approval policy of a node', () => {
     world = await startWorld();
     seed('      prevent_self_approval: true');
     const { seen } = await comment('/approve deploy', PEOPLE.admin);
-    expect(seen.replies.at(-1)).toContain(
+    expect(shownText(seen.replies.at(-1))).toContain(
       `@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`,
     );
     expect(approvedOf(world)).toEqual([]);
@@ -147,7 +148,9 @@ describe('approval policy of a node', () => {
     world = await startWorld();
     seed('      approvers: [acme-org/releasers]');
     const refused = await comment('/approve deploy', PEOPLE.writer);
-    expect(refused.seen.replies.at(-1)).toContain(`@${PEOPLE.writer} is not among this node's approvers`);
+    expect(shownText(refused.seen.replies.at(-1))).toContain(
+      `@${PEOPLE.writer} is not among this node's approvers`,
+    );
     expect(approvedOf(world)).toEqual([]);
     // The repository lets the team approve whatever their permission; the node asks for the same team.
     await comment('/approve deploy', PEOPLE.teamActive);
@@ -158,7 +161,9 @@ describe('approval policy of a node', () => {
     world = await startWorld();
     seed('      approvers: [acme-org/releasers]\n      required: 2');
     const refused = await comment('/approve deploy', PEOPLE.admin);
-    expect(refused.seen.replies.at(-1)).toContain(`@${PEOPLE.admin} is not among this node's approvers`);
+    expect(shownText(refused.seen.replies.at(-1))).toContain(
+      `@${PEOPLE.admin} is not among this node's approvers`,
+    );
     expect(approvedOf(world)).toEqual([]);
     world.server.state.setTeamMember('acme-org', 'releasers', PEOPLE.admin);
     await comment('/approve deploy', PEOPLE.admin);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { fold } from '../../src/journal/fold.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { journalText } from '../support/journal-text.js';
 import {
   commentEvent,
   example,
@@ -176,6 +177,31 @@ describe('when the graph or the configuration changed', () => {
       expect.objectContaining({ type: 'GraphChangeAllowed', from: world.graph.hash, by: PEOPLE.admin }),
       expect.objectContaining({ type: 'RunFailed', by: PEOPLE.admin }),
     ]);
+  });
+
+  it('a command refused under a changed graph writes nothing, /fail-run on an ended run included (issue 45)', async () => {
+    world = await startWorld();
+    world.seedRun({ shape: 'escalated' });
+    world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
+    const before = journalText(world.repo, 'fix/issue-1');
+    for (const body of [
+      '/approve-rerun deploy',
+      '/settle deploy it is out',
+      '/approve deploy',
+      '/rerun-from plan',
+    ]) {
+      const { seen } = await comment(body, { login: PEOPLE.admin });
+      expect(seen.reactions, body).toEqual(['eyes', 'confused']);
+      expect(journalText(world.repo, 'fix/issue-1'), body).toBe(before);
+    }
+    // An ended run: /fail-run is refused, and the leave to go on under the new graph is not written either (the
+    // release before wrote GraphChangeAllowed here).
+    world.seedRun({ runId: 'fix/issue-2', subject: 'issue-2', shape: 'failed' });
+    const ended = journalText(world.repo, 'fix/issue-2');
+    const { seen } = await comment('/fail-run again', { login: PEOPLE.admin, issue: 2 });
+    expect(seen.reactions).toEqual(['eyes', 'confused']);
+    expect(seen.replies.at(-1)).toContain('the run has already ended');
+    expect(journalText(world.repo, 'fix/issue-2')).toBe(ended);
   });
 
   it('an invalid .github/interlock.yml fails the delivery, and the reply names the file, line and problem', async () => {

@@ -3,6 +3,7 @@
  * installation (acme/widgets with a held node, acme/gadgets with an escalated one), the App's server with the
  * page on (`INTERLOCK_PAGE_URL`), and a login through the local GitHub's authorize page without a browser.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { type RunningApp, startServer } from '../../src/app/server.js';
 import { serializeJournal } from '../../src/journal/parse.js';
@@ -29,10 +30,15 @@ export interface PageWorld {
   app: RunningApp;
   /** `http://127.0.0.1:<port>`: the page's origin. */
   origin: string;
+  /** The App's environment (a replica gets the same, with its own port and page URL). */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** The key every page world's App seals its cookies with (replicas of one deployment share it). */
+export const PAGE_KEY = randomBytes(32).toString('base64');
+
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -76,23 +82,23 @@ export async function startPageWorld(
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const clientId = `Iv1.${world.server.state.app.slug}`;
-  const app = await startServer(
-    {
-      ...appServerEnv(world, 'page-secret'),
-      PORT: String(port),
-      INTERLOCK_PAGE_URL: origin,
-      GITHUB_CLIENT_ID: clientId,
-      GITHUB_CLIENT_SECRET: clientSecretOf(clientId),
-      GITHUB_WEB_URL: world.server.url,
-      ...env,
-    },
-    client === 'quiet' ? { Octokit: quietOctokit() } : {},
-  );
+  const appEnv = {
+    ...appServerEnv(world, 'page-secret'),
+    PORT: String(port),
+    INTERLOCK_PAGE_URL: origin,
+    GITHUB_CLIENT_ID: clientId,
+    GITHUB_CLIENT_SECRET: clientSecretOf(clientId),
+    GITHUB_WEB_URL: world.server.url,
+    INTERLOCK_PAGE_KEYS: PAGE_KEY,
+    ...env,
+  };
+  const app = await startServer(appEnv, client === 'quiet' ? { Octokit: quietOctokit() } : {});
   return {
     world,
     gadgets,
     app,
     origin,
+    env: appEnv,
     close: async () => {
       await app.close();
       await world.close();
@@ -100,9 +106,29 @@ export async function startPageWorld(
   };
 }
 
-/** The browser's part of a login (the page's redirect, GitHub's authorize form): the callback URL it lands on. */
-export async function authorizeAs(pw: PageWorld, login: string): Promise<string> {
+/**
+ * Another replica of the same App on the same GitHub, as behind a load balancer: the same environment (the same
+ * INTERLOCK_PAGE_KEYS and public INTERLOCK_PAGE_URL), its own port, which `origin` reaches directly (`port`: a
+ * restart of a closed replica takes its port again). Closing it leaves the world running.
+ */
+export async function startReplica(pw: PageWorld, port?: number): Promise<PageWorld> {
+  const p = port ?? (await freePort());
+  const origin = `http://127.0.0.1:${p}`;
+  const env = { ...pw.env, PORT: String(p) };
+  const app = await startServer(env, { Octokit: quietOctokit() });
+  return { ...pw, app, origin, env, close: () => app.close() };
+}
+
+/** A callback URL a browser lands on, and the login cookie the page set in that browser when the login began. */
+export interface Callback {
+  url: string;
+  cookie: string;
+}
+
+/** The browser's part of a login (the page's redirect, GitHub's authorize form): where it lands, with its cookie. */
+export async function authorizeAs(pw: PageWorld, login: string): Promise<Callback> {
   const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+  const cookie = start.headers.get('set-cookie')?.split(';')[0] ?? '';
   const authorize = new URL(start.headers.get('location')!);
   const form = new URLSearchParams(authorize.searchParams);
   form.set('login', login);
@@ -111,13 +137,18 @@ export async function authorizeAs(pw: PageWorld, login: string): Promise<string>
     body: form,
     redirect: 'manual',
   });
-  return granted.headers.get('location')!;
+  return { url: granted.headers.get('location')!, cookie };
+}
+
+/** The callback as the browser that began the login opens it (its login cookie sent). */
+export function openCallback(cb: Callback): Promise<Response> {
+  return fetch(cb.url, { headers: { cookie: cb.cookie }, redirect: 'manual' });
 }
 
 /** A person's session without a browser: the login, the authorize form, the callback; returns the cookie. */
 export async function logIn(pw: PageWorld, login: string): Promise<string> {
-  const done = await fetch(await authorizeAs(pw, login), { redirect: 'manual' });
-  const cookie = done.headers.get('set-cookie');
+  const done = await openCallback(await authorizeAs(pw, login));
+  const cookie = done.headers.getSetCookie().find((c) => /^(__Host-)?interlock-session=./.test(c));
   if (done.status !== 303 || !cookie) throw new Error(`login failed: ${done.status} ${await done.text()}`);
   return cookie.split(';')[0]!;
 }
@@ -165,7 +196,7 @@ export function post(
   return fetch(`${pw.origin}/interlock/act`, {
     method: 'POST',
     body: fields,
-    headers: { cookie, origin: pw.origin, 'sec-fetch-site': 'same-origin', ...headers },
+    headers: { cookie, origin: pw.env.INTERLOCK_PAGE_URL!, 'sec-fetch-site': 'same-origin', ...headers },
     redirect: 'manual',
   });
 }

@@ -1,13 +1,24 @@
 // The maintainers' page in the App's server (issue 37), without a browser: the login, the two repositories'
 // waiting nodes, an approval from the page through the comment command's path, and every refusal (CSRF, Origin,
 // Sec-Fetch-Site, read only, a stale page, a second submit).
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildManifest, envText } from '../../src/app/manifest.js';
 import { pageConfigProblem } from '../../src/app/page/page-app.js';
-import { Sessions } from '../../src/app/page/sessions.js';
+import { parsePageKeys, Sealer, Sessions } from '../../src/app/page/sessions.js';
 import { pageConfigOf, readServerEnv } from '../../src/app/server.js';
-import { formFields, getPage, logIn, type PageWorld, post, startPageWorld } from './page-world.js';
+import {
+  authorizeAs,
+  formFields,
+  getPage,
+  logIn,
+  openCallback,
+  type PageWorld,
+  post,
+  startPageWorld,
+  startReplica,
+} from './page-world.js';
 import { PEOPLE } from './world.js';
 
 describe("the maintainers' page behind a GitHub login", () => {
@@ -32,33 +43,41 @@ describe("the maintainers' page behind a GitHub login", () => {
     expect(forged.status).toBe(400);
   });
 
-  it('a state is used once: replaying the callback makes no second session', async () => {
-    const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
-    const form = new URLSearchParams(new URL(start.headers.get('location')!).searchParams);
-    form.set('login', PEOPLE.writer);
-    const granted = await fetch(`${pw.world.server.url}/login/oauth/authorize`, {
-      method: 'POST',
-      body: form,
-      redirect: 'manual',
-    });
-    const callback = granted.headers.get('location')!;
-    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(303);
-    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(400);
+  it('a callback opened in another browser is refused (login CSRF), and one replayed makes no second session', async () => {
+    // The attacker begins a login and authorizes as themselves, then sends the victim the callback URL.
+    const attackers = await authorizeAs(pw, PEOPLE.reader);
+    const victim = await fetch(attackers.url, { redirect: 'manual' });
+    expect(victim.status).toBe(400);
+    expect(await victim.text()).toMatch(/not started in this browser/);
+    expect(victim.headers.getSetCookie().some((c) => c.startsWith('interlock-session=v1.'))).toBe(false);
+    // Another browser's own login cookie does not open this state either.
+    const other = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
+    const otherCookie = other.headers.get('set-cookie')!.split(';')[0]!;
+    expect((await openCallback({ url: attackers.url, cookie: otherCookie })).status).toBe(400);
+    // The browser that began it logs in; the same callback again (the code is used) makes no session.
+    const mine = await authorizeAs(pw, PEOPLE.writer);
+    expect((await openCallback(mine)).status).toBe(303);
+    const again = await openCallback(mine);
+    expect(again.status).toBe(502);
+    expect(again.headers.getSetCookie().some((c) => c.startsWith('interlock-session=v1.'))).toBe(false);
   });
 
-  it('the session cookie is HttpOnly and SameSite=Lax (plain-HTTP localhost: no __Host- prefix, no Secure)', async () => {
+  it('the session and login cookies are HttpOnly and SameSite=Lax (plain-HTTP localhost: no __Host- prefix, no Secure)', async () => {
+    const cb = await authorizeAs(pw, PEOPLE.writer);
     const start = await fetch(`${pw.origin}/interlock/login`, { redirect: 'manual' });
-    const form = new URLSearchParams(new URL(start.headers.get('location')!).searchParams);
-    form.set('login', PEOPLE.writer);
-    const granted = await fetch(`${pw.world.server.url}/login/oauth/authorize`, {
-      method: 'POST',
-      body: form,
-      redirect: 'manual',
-    });
-    const done = await fetch(granted.headers.get('location')!, { redirect: 'manual' });
-    expect(done.headers.get('set-cookie')).toMatch(
-      /^interlock-session=[\w-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=28800$/,
+    expect(start.headers.get('set-cookie')).toMatch(
+      /^interlock-login=v1\.[\w-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=600$/,
     );
+    const done = await openCallback(cb);
+    expect(done.headers.getSetCookie()).toEqual([
+      expect.stringMatching(
+        /^interlock-session=v1\.[\w-]{40,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=28800$/,
+      ),
+      'interlock-login=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0',
+    ]);
+    // The cookie holds the token encrypted: neither it nor the login can be read from it.
+    const sealed = Buffer.from(done.headers.getSetCookie()[0]!.split(/[=;]/)[1]!.slice(3), 'base64url');
+    expect(sealed.toString('latin1')).not.toMatch(/ghu_|bob/);
   });
 
   it('logs out only with the CSRF token from the same origin; the session is gone after', async () => {
@@ -160,18 +179,105 @@ describe("the maintainers' page behind a GitHub login", () => {
   });
 });
 
-describe('sessions expire', () => {
+describe('two replicas with the same INTERLOCK_PAGE_KEYS, one restarted mid-story', () => {
+  let pw: PageWorld;
+  let b: PageWorld;
+  let a2: PageWorld | undefined;
+  beforeAll(async () => {
+    pw = await startPageWorld();
+    b = await startReplica(pw);
+  });
+  afterAll(async () => {
+    await b.close();
+    await (a2 ?? pw).app.close();
+    await pw.world.close();
+  });
+  const sessionOf = (r: Response) =>
+    r.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-session=v1.'))
+      ?.split(';')[0] ?? '';
+
+  it('a login begun on one replica ends on the other, holds on both and after a restart; it approves through either', async () => {
+    const cb = await authorizeAs(pw, PEOPLE.writer);
+    // The load balancer sends GitHub's redirect back to the other replica.
+    const onB = new URL(cb.url);
+    onB.host = new URL(b.origin).host;
+    const done = await openCallback({ url: onB.toString(), cookie: cb.cookie });
+    expect(done.status).toBe(303);
+    const cookie = sessionOf(done);
+    expect((await getPage(pw, cookie)).html).toContain('logged in as <strong>@bob</strong>');
+    expect((await getPage(b, cookie)).html).toContain('logged in as <strong>@bob</strong>');
+    // The first replica restarts (a deploy): the login is still good there, and the form it renders works on B.
+    const port = Number(new URL(pw.origin).port);
+    await pw.app.close();
+    a2 = await startReplica(pw, port);
+    // A browser sends a GET again when its kept-alive connection to the old process was closed; so does this.
+    const { status, html } = await getPage(a2, cookie).catch(() => getPage(a2!, cookie));
+    expect(status).toBe(200);
+    const fields = formFields(html, 'acme/widgets', 'deploy', 'approve-rerun');
+    expect((await post(b, cookie, fields)).status).toBe(303);
+    expect(pw.world.journal().events.filter((e) => e.type === 'RerunApproved')).toEqual([
+      expect.objectContaining({ approved_by: PEOPLE.writer }),
+    ]);
+  });
+
+  it('a logout on one replica ends the login on the other (its token is revoked at GitHub)', async () => {
+    const a = a2!;
+    const cookie = sessionOf(await openCallback(await authorizeAs(a, PEOPLE.writer)));
+    const { html } = await getPage(b, cookie);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+    const out = await fetch(`${b.origin}/interlock/logout`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf }),
+      headers: { cookie, origin: b.env.INTERLOCK_PAGE_URL! },
+      redirect: 'manual',
+    });
+    expect(out.headers.get('location')).toBe('/interlock/logged-out');
+    // A copy of the cookie kept after the logout opens nothing, on either replica.
+    for (const replica of [a, b]) {
+      const r = await getPage(replica, cookie);
+      expect(r.status).toBe(303);
+    }
+  });
+});
+
+describe('sealed sessions', () => {
+  const key = () => randomBytes(32);
+  const req = (cookie: string) => ({ headers: { cookie: `other=1; ${cookie}` } }) as IncomingMessage;
+
   it('a session is gone after its life, and a login state after ten minutes', () => {
     let now = 0;
-    const sessions = new Sessions('interlock-session', false, 1000, () => now);
-    const s = sessions.create('bob', 'ghu_x');
-    const req = { headers: { cookie: `other=1; interlock-session=${s.id}` } } as IncomingMessage;
-    expect(sessions.of(req)?.login).toBe('bob');
+    const sessions = new Sessions('interlock-session', false, 1000, new Sealer([key()]), () => now);
+    const { cookie } = sessions.create('bob', 'ghu_x');
+    expect(sessions.of(req(cookie.split(';')[0]!))?.login).toBe('bob');
     now = 1000;
-    expect(sessions.of(req)).toBeUndefined();
-    const { state } = sessions.beginLogin();
+    expect(sessions.of(req(cookie.split(';')[0]!))).toBeUndefined();
+    const login = sessions.beginLogin();
+    expect(sessions.takeLogin(req(login.cookie.split(';')[0]!), login.state)).toBeDefined();
     now += 10 * 60_000;
-    expect(sessions.takeLogin(state)).toBeUndefined();
+    expect(sessions.takeLogin(req(login.cookie.split(';')[0]!), login.state)).toBeUndefined();
+  });
+
+  it('opens under a key in INTERLOCK_PAGE_KEYS only: rotation keeps old logins, a dropped key ends them', () => {
+    const [a, b] = [key(), key()];
+    const made = new Sessions('interlock-session', false, 60_000, new Sealer([a])).create('bob', 'ghu_x');
+    const c = req(made.cookie.split(';')[0]!);
+    expect(new Sessions('interlock-session', false, 60_000, new Sealer([b, a])).of(c)?.token).toBe('ghu_x');
+    expect(new Sessions('interlock-session', false, 60_000, new Sealer([b])).of(c)).toBeUndefined();
+    expect(parsePageKeys(`${b.toString('base64')}, ${a.toString('base64')}`)).toEqual([b, a]);
+    expect(parsePageKeys('c2hvcnQ=')).toMatch(/key 1 is not 32 bytes of base64: make one with `openssl rand/);
+  });
+
+  it('a changed byte, or a login cookie offered as a session, opens nothing', () => {
+    const sealer = new Sealer([key()]);
+    const sessions = new Sessions('interlock-session', false, 60_000, sealer);
+    const value = sessions.create('bob', 'ghu_x').cookie.split(/[=;]/)[1]!;
+    const flipped = `${value.slice(0, 20)}${value[20] === 'A' ? 'B' : 'A'}${value.slice(21)}`;
+    expect(sessions.of(req(`interlock-session=${flipped}`))).toBeUndefined();
+    const login = sessions.beginLogin().cookie.split(/[=;]/)[1]!;
+    expect(sessions.of(req(`interlock-session=${login}`))).toBeUndefined();
+    expect(sealer.open('login', login)).toMatchObject({ verifier: expect.any(String) });
   });
 });
 
@@ -190,7 +296,9 @@ describe('the page is configured, never half on', () => {
     const env = envText(
       { id: 1, pem: 'k', webhook_secret: 'w', html_url: 'h', client_id: 'Iv1.x', client_secret: 'cs' },
       target.baseUrl,
+      'a-fresh-key',
     );
+    expect(env).toMatch(/\nINTERLOCK_PAGE_KEYS=a-fresh-key\n/);
     expect(env).toContain(
       'GITHUB_CLIENT_ID=Iv1.x\nGITHUB_CLIENT_SECRET=cs\nINTERLOCK_PAGE_URL=https://interlock.example.com\n',
     );
@@ -205,5 +313,16 @@ describe('the page is configured, never half on', () => {
       /GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET/,
     );
     expect(pageConfigOf(readServerEnv(base))).toBeUndefined();
+    const page = {
+      ...base,
+      INTERLOCK_PAGE_URL: 'https://x.example',
+      GITHUB_CLIENT_ID: 'Iv1.x',
+      GITHUB_CLIENT_SECRET: 'cs',
+    };
+    expect(() => readServerEnv(page)).toThrow(
+      /the page needs INTERLOCK_PAGE_KEYS to seal its logins \(INTERLOCK_PAGE_KEYS is empty: set it to a key made with `openssl rand -base64 32`; every replica/,
+    );
+    const keys = randomBytes(32).toString('base64');
+    expect(pageConfigOf(readServerEnv({ ...page, INTERLOCK_PAGE_KEYS: keys }))?.keys).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@
 // then the approval. While the run is still going, the reply says so and what to do, in the command's words.
 // Through the bundle's `mode: comment` and through the App (Probot receiving the delivery).
 import { afterEach, describe, expect, it } from 'vitest';
+import { shownText } from '../support/gfm.js';
 import { commentEvent, modeCommentStep, observe, PEOPLE, receive, startWorld, type World } from './world.js';
 
 let world: World;
@@ -59,9 +60,10 @@ describe('an approval for a node whose runner was lost', () => {
     const { replies, events } = observe(world);
     expect(events.at(-1)).toMatchObject({ type: 'NodeDispatched', node: 'deploy' });
     expect(replies).toHaveLength(1);
-    expect(replies[0]).toContain(
+    // The reason passes the door (src/render/door.ts): read as GitHub shows it.
+    expect(shownText(replies[0])).toContain(
       'node "deploy" is still in flight (workflow run 7001 attempt 1 job "interlock" is still in_progress)',
     );
-    expect(replies[0]).toContain('post `/approve-rerun deploy` again');
+    expect(shownText(replies[0])).toContain('post `/approve-rerun deploy` again');
   });
 });

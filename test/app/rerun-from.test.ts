@@ -115,6 +115,22 @@ describe('/rerun-from through the App (signed deliveries)', () => {
   });
 });
 
+describe('/rerun-from on a fork through the App', () => {
+  it('forks fix/issue-1-2 as fix/issue-1-3, the next of its series (the CLI and nextRunId name it so)', async () => {
+    world = await startWorld();
+    world.seedRun({ shape: 'failed', runId: 'fix/issue-1-2' });
+    app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
+    const ev = await deliver('/rerun-from deploy fix/issue-1-2');
+    expect(world.journal('fix/issue-1-3').events[0]).toMatchObject({
+      type: 'RunStarted',
+      forked_from: { run_id: 'fix/issue-1-2', node: 'deploy', source: ev.payload.comment.html_url },
+    });
+    expect(observe(world, ev.payload.comment.id).replies.at(-1)).toContain(
+      'forked it as **`fix/issue-1-3`**',
+    );
+  });
+});
+
 describe("/rerun-from through the Action's mode: comment (dist/index.js)", () => {
   it('writes RerunFromApproved for the node and its dependents and replies', async () => {
     world = await startWorld();

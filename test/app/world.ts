@@ -400,6 +400,10 @@ export function appServerEnv(world: World, secret: string): Record<string, strin
     HOST: '127.0.0.1',
     GITHUB_API_URL: world.server.url,
     LOG_LEVEL: 'fatal',
+    // The sweep of missed deliveries adds requests at start; the tests of it turn it on.
+    INTERLOCK_REDELIVER: 'off',
+    // The tests read a command's outcome from the delivery's answer: wait for it (the default answers 202 at 1 s).
+    INTERLOCK_ANSWER_MS: '8000',
   };
 }
 

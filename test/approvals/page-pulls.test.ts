@@ -3,9 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRepoRuns } from '../../src/approvals/page/repo-runs.js';
 import { createClient } from '../../src/github/client.js';
+import { serializeJournal } from '../../src/journal/parse.js';
 import { waitingRows } from '../../src/render/page/waiting-model.js';
 import { CheckRunStore } from '../../src/store/check-run.js';
-import { buildJournal, OWNER, REPO, startWorld, type World } from '../app/world.js';
+import { buildJournal, GRAPH_PATH, OWNER, REPO, startWorld, type World } from '../app/world.js';
 
 let world: World;
 afterEach(async () => world?.close());
@@ -33,6 +34,47 @@ describe("the page's runs of a repository", () => {
     expect(rows.map((r) => [r.runId, r.node, r.kind, r.title])).toEqual([
       ['fix/issue-1', 'deploy', 'held', 'Fix the add() bug'],
       ['fix/pr-30', 'deploy', 'held', 'Deploy <it>'],
+    ]);
+  });
+});
+
+describe('a run whose journal names its graph in a way the page did not expect (issue 45)', () => {
+  const readAll = () =>
+    readRepoRuns({
+      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+      repo: { owner: OWNER, repo: REPO },
+      journalBranch: 'interlock-journal',
+      webUrl: 'https://github.com',
+    });
+  const seedWithPath = (path: string) => {
+    const j = buildJournal(world.graph, { runId: 'fix/issue-1', shape: 'escalated' });
+    world.repo.commitFiles(
+      'interlock-journal',
+      { 'runs/fix/issue-1.json': serializeJournal({ ...j, graph: { ...j.graph, path } }) },
+      {},
+      { orphan: true },
+    );
+  };
+
+  it('an absolute path an older CLI wrote is read as the path the run started with', async () => {
+    world = await startWorld();
+    seedWithPath(`/home/runner/work/${REPO}/${REPO}/${GRAPH_PATH}`);
+    const read = await readAll();
+    expect(read.problems).toEqual([]);
+    expect(waitingRows(read.runs).map((r) => [r.runId, r.node, r.kind])).toEqual([
+      ['fix/issue-1', 'deploy', 'escalated'],
+    ]);
+  });
+
+  it('a graph file that is gone: the problem line still says what waits in the run', async () => {
+    world = await startWorld();
+    seedWithPath('.interlock/gone.yml');
+    const read = await readAll();
+    expect(read.runs).toEqual([]);
+    expect(read.problems).toEqual([
+      expect.stringMatching(
+        /^run fix\/issue-1: waits for a person: deploy \(escalated\); .*no graph file at \.interlock\/gone\.yml/,
+      ),
     ]);
   });
 });

@@ -19,7 +19,7 @@ describe('replies', () => {
 
   it('echo a reason as one quoted line whose @mentions notify no one', () => {
     const body = failedRunReply({ login: 'bob', runId: 'fix/issue-1', reason: 'ask @alice\n\n# now' });
-    expect(body).toContain('> ask @\u200balice # now');
+    expect(body).toContain('> ask @\u200balice \\# now');
     expect(body).not.toContain('@alice');
   });
 

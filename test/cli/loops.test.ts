@@ -150,4 +150,19 @@ describe('rerun-from through the CLI', () => {
     const second = await sb.cli(['rerun-from', 'a', '--by', 'bob', '--run-id', 'chain']);
     expect(second.stdout).toMatch(/as chain-3/);
   });
+
+  it('a fork of a fork is the next of its series (fix/issue-80-3), as the App and nextRunId name it, not -2-2', async (ctx) => {
+    const sb = sandbox(ctx, 'interlock-rerun-');
+    sb.write('graph.yml', chainGraph);
+    expect((await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'fix/issue-80'])).code).toBe(0);
+    expect((await sb.cli(['rerun-from', 'c', '--by', 'bob', '--run-id', 'fix/issue-80'])).code).toBe(0);
+    expect((await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'fix/issue-80-2'])).code).toBe(0);
+    const r = await sb.cli(['rerun-from', 'c', '--by', 'bob', '--run-id', 'fix/issue-80-2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/forked fix\/issue-80-2 \(it had ended\) as fix\/issue-80-3 /);
+    expect(sb.journal('fix/issue-80-3').events[0]).toMatchObject({
+      type: 'RunStarted',
+      forked_from: { run_id: 'fix/issue-80-2', node: 'c' },
+    });
+  });
 });

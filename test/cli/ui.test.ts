@@ -47,6 +47,13 @@ describe('interlock ui', () => {
     expect((await fetch(`${origin}/t/wrong-token/`)).status).toBe(404);
     const html = await (await fetch(ui.url)).text();
     expect(html).toContain('approval before its first attempt (0 of 1 approval)');
+    // A local run speaks the CLI's verbs, says what runs the node once approved, and has no GitHub-only facts.
+    expect(html).toContain('<dt>In a terminal</dt>');
+    expect(html).toContain('<code>interlock approve publish --run-id hello</code>');
+    expect(html).toContain('then, to run it: interlock run hello.yml --run-id hello --all');
+    expect(html).not.toMatch(/<code>\/(approve|fail-run)/);
+    expect(html).not.toContain('Issue or pull request');
+    expect(html).not.toContain('in local');
     const base = new URL(ui.url).pathname.replace(/\/$/, '');
     const fields = formFields(
       html.replaceAll(`${base}/act`, '/interlock/act'),
@@ -75,5 +82,40 @@ describe('interlock ui', () => {
     expect((await fetch(`${ui.url}act`, { method: 'POST', body: noToken, redirect: 'manual' })).status).toBe(
       403,
     );
+  });
+});
+
+describe('interlock ui under a changed graph (issue 45)', () => {
+  it('refuses a rerun in words the terminal takes, and writes nothing', async () => {
+    const graph = (cmd: string) =>
+      `interlock: 1\nname: g\nnodes:\n  - id: a\n    run: ${cmd}\n    validates:\n      - file: right.txt\n`;
+    writeFileSync(join(dir, 'g.yml'), graph('touch wrong.txt'));
+    expect(await main(['run', 'g.yml', '--all', '--quiet', '--by', 'alice'], io())).toBe(3);
+    writeFileSync(join(dir, 'g.yml'), graph('touch right.txt'));
+    const before = readFileSync(join(dir, '.interlock/runs/g.json'));
+    ui = await startUi(io(), { dir: join(dir, '.interlock/runs'), port: 0, by: 'alice' });
+    const origin = new URL(ui.url).origin;
+    const html = await (await fetch(ui.url)).text();
+    expect(html).toContain('Waiting for people (1)');
+    // The row's own commands in a terminal allow the change too.
+    expect(html).toContain('interlock approve-rerun a --run-id g --allow-graph-change');
+    const base = new URL(ui.url).pathname.replace(/\/$/, '');
+    const fields = formFields(
+      html.replaceAll(`${base}/act`, '/interlock/act'),
+      'local',
+      'a',
+      'approve-rerun',
+    );
+    const r = await fetch(`${ui.url}act`, {
+      method: 'POST',
+      body: fields,
+      headers: { origin },
+      redirect: 'manual',
+    });
+    expect(r.status).toBe(409);
+    const text = await r.text();
+    expect(text).toContain('the graph changed since the run started');
+    expect(text).toContain('interlock approve-rerun a --run-id g --allow-graph-change');
+    expect(readFileSync(join(dir, '.interlock/runs/g.json')).equals(before)).toBe(true);
   });
 });

@@ -1,7 +1,11 @@
 // The task envelope (src/protocol/attempt/envelope.ts): each check in words, and the text appended to a prompt, with
 // every value quoted as data.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkWords, envelopeText } from '../../src/protocol/attempt/envelope.js';
+import { parseGraph } from '../../src/graph/load/load.js';
+import { fold } from '../../src/journal/fold.js';
+import { parseJournal } from '../../src/journal/parse.js';
+import { checkWords, envelopeOf, envelopeText } from '../../src/protocol/attempt/envelope.js';
 
 describe('task envelope', () => {
   it('says each evidence check in words', () => {
@@ -67,5 +71,18 @@ Attempt 1 failed. Its failures are listed here; address them.
     6 !== 5
     $(rm -rf /)
 `);
+  });
+});
+
+describe("the envelope's protected paths (issue 45)", () => {
+  it('name the graph file relative to the repository, also for a journal an older CLI wrote with an absolute path', () => {
+    const dir = new URL('../fixtures/released-journals/graph-path/', import.meta.url).pathname;
+    const journal = parseJournal(readFileSync(`${dir}journal.json`, 'utf8'), 'journal.json');
+    const graph = parseGraph({
+      path: '.github/interlock/g.yml',
+      text: readFileSync(`${dir}graph.yml`, 'utf8'),
+    });
+    const e = envelopeOf(graph, journal, fold(journal, graph), graph.nodes[0]!);
+    expect(e.protected_paths).toEqual(['.github/interlock/g.yml', '.github/interlock.yml', '.interlock/']);
   });
 });

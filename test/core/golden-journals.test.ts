@@ -48,6 +48,7 @@ describe('golden journals of interlock.journal/1', () => {
       'network',
       'serialized',
       'sessions',
+      'sessions-isolated',
       'setup',
       'soft',
       'subgraphs',

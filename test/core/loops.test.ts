@@ -5,9 +5,10 @@ import { nodeAndDependents } from '../../src/graph/dependents.js';
 import { GraphError } from '../../src/graph/errors.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { nextRunId } from '../../src/journal/run-id.js';
 import { approveNode } from '../../src/protocol/commands/gate.js';
 import { personCommandEvents } from '../../src/protocol/commands/person-commands.js';
-import { forkRun, forkRunId, rerunFrom } from '../../src/protocol/commands/rerun-from.js';
+import { forkRun, rerunFrom } from '../../src/protocol/commands/rerun-from.js';
 import { append, checkpointJson, foldError, graph, graphText, RUNNER, Sim, startJournal } from './sim.js';
 
 const loopGraph = (max = '') =>
@@ -377,7 +378,7 @@ describe('rerun rule 3: an ended run is forked, starting with the records of eve
     ).toMatchObject({ ok: false, reason: /forks a new run/ });
     const f = forkRun(sim.graph, sim, req('b'));
     if (!f.ok) throw new Error(f.reason);
-    const id = forkRunId(sim.journal.run_id, (x) => x === 'test/local-2');
+    const id = nextRunId(sim.journal.run_id, (x) => x === 'test/local-2');
     expect(id).toBe('test/local-3');
     const last = sim.journal.events.at(-1)!.seq;
     expect(f.events[0]).toMatchObject({

@@ -4,8 +4,10 @@ import {
   defaultRunId,
   issueSubject,
   MAX_RUN_ID_CHARS,
+  nextRunId,
   parseSubjectLabel,
   payloadSubject,
+  previousRunId,
   runIdProblem,
   runIsAbout,
   subjectLabel,
@@ -85,5 +87,24 @@ describe('run ids and subjects', () => {
     expect(runIsAbout('issue-4', 'issue-4')).toBe(true);
     expect(runIsAbout('fix-bug/issue-42', 'issue-4')).toBe(false);
     expect(runIsAbout('fix-bug/xissue-4', 'issue-4')).toBe(false);
+  });
+});
+
+describe('the one next-run-id scheme (issue 45)', () => {
+  it('a new or forked run is the next free number of its series, never a suffix on a suffix', () => {
+    expect(nextRunId('fix/issue-80')).toBe('fix/issue-80-2');
+    expect(nextRunId('fix/issue-80-2')).toBe('fix/issue-80-3');
+    expect(nextRunId('pr-7-9')).toBe('pr-7-10');
+    expect(nextRunId('fix/issue-80', (id) => id === 'fix/issue-80-2')).toBe('fix/issue-80-3');
+    expect(nextRunId('fix/issue-80-2', (id) => id === 'fix/issue-80-3')).toBe('fix/issue-80-4');
+    // A run id that names no subject (the CLI's graph name) has no series of its own.
+    expect(nextRunId('demo', (id) => id === 'demo-2')).toBe('demo-3');
+  });
+
+  it('the run before one in its series is its inverse (the Action starts a new id afresh from it)', () => {
+    for (const id of ['fix/issue-80', 'fix/issue-80-2', 'fix/issue-80-7', 'pr-3'])
+      expect(previousRunId(nextRunId(id))).toBe(id);
+    expect(previousRunId('fix/issue-80')).toBeUndefined();
+    expect(previousRunId('demo-2')).toBeUndefined();
   });
 });

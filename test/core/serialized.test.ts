@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { approachFor } from '../../src/graph/model.js';
 import type { NewEvent } from '../../src/journal/events/events.js';
+import { readyChain } from '../../src/protocol/chain-dispatch.js';
 import type { AttemptOutcome } from '../../src/protocol/decide.js';
-import { chainBudget, decideChainResult, readyChain } from '../../src/protocol/serialized.js';
+import { chainBudget, decideChainResult } from '../../src/protocol/serialized.js';
 import { append, EXIT_1, foldError, graph, graphText, RUNNER, Sim } from './sim.js';
 
 const node = (id: string, deps: string[], extra = '') =>

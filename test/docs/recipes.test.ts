@@ -2,11 +2,20 @@
 // every `interlock` command they show runs here (the bundled CLI, in a temporary folder, with stand-ins for
 // claude, npm and gh) with the outcome the page describes.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseComment } from '../../src/approvals/commands/parse.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -136,7 +145,7 @@ function calcRepo(sb: Sandbox, opts: { fixture: boolean }): void {
   );
   sb.write('package.json', '{ "name": "calc", "version": "1.0.0", "scripts": { "test": "node test.js" } }\n');
   if (opts.fixture) sb.write('fixture.json', '{}\n');
-  sb.write('.gitignore', '.interlock/\n.fake/\n.tmp/\nissue.json\n');
+  sb.write('.gitignore', '.interlock/\n.fake/\n.tmp/\n');
   git(sb, 'init', '-q', '-b', 'main');
   git(sb, 'config', 'user.name', 'maintainer');
   git(sb, 'config', 'user.email', 'maintainer@example.com');
@@ -276,7 +285,10 @@ describe('recipe: a Claude Code pipeline', () => {
       copyRecipe(sb, 'claude-code');
       calcRepo(sb, { fixture: true });
       const env = fakes(sb, ['claude']);
-      sb.write('issue.json', blocks(claude.markdown, 'json')[0]!);
+      // Where the recipe says to save it: beside the clone, outside its work tree.
+      const event = resolve(sb.dir, '..', 'issue-42.json');
+      writeFileSync(event, blocks(claude.markdown, 'json')[0]!);
+      onTestFinished(() => rmSync(event, { force: true }));
       const graph = '.github/interlock/claude-fix.yml';
 
       const v = await shown(sb, claude, `interlock validate ${graph}`, env);
@@ -284,7 +296,7 @@ describe('recipe: a Claude Code pipeline', () => {
       for (const node of ['branch', 'implement', 'commit']) {
         const text =
           node === 'branch'
-            ? `interlock run ${graph} --event issue.json --run-id claude-fix/issue-42 --node branch`
+            ? `interlock run ${graph} --event ../issue-42.json --run-id claude-fix/issue-42 --node branch`
             : `interlock run ${graph} --run-id claude-fix/issue-42 --node ${node}`;
         const r = await shown(sb, claude, text, env);
         expect(r.code, `${node}: ${r.stderr}`).toBe(0);
@@ -299,6 +311,8 @@ describe('recipe: a Claude Code pipeline', () => {
       expect(git(sb, 'branch', '--show-current')).toBe('interlock/issue-42');
       expect(git(sb, 'log', '-1', '--format=%s')).toBe('fix: issue #42');
       expect(readFileSync(sb.path('calc.js'), 'utf8')).toContain('a + b');
+      // The fix's commit holds what the agent changed, not the event the run was started from.
+      expect(git(sb, 'show', '--name-only', '--format=', 'HEAD')).not.toMatch(/issue/);
       // The issue's text reached the agent as prompt text.
       expect(sb.read('.fake/prompt-1.txt')).toContain('add() returns the wrong sum');
       expect(existsSync(sb.path('.interlock/runs/claude-fix/issue-42.logs/implement-1.log'))).toBe(true);
@@ -438,20 +452,15 @@ async function escalated(sb: Sandbox): Promise<Record<string, string>> {
   copyRecipe(sb, 'claude-code');
   calcRepo(sb, { fixture: false });
   const env = fakes(sb, ['claude']);
-  sb.write(
-    'issue.json',
+  // Outside the work tree, as the recipe says (one file per sandbox).
+  const event = resolve(sb.dir, '..', `${basename(sb.dir)}-issue-7.json`);
+  writeFileSync(
+    event,
     JSON.stringify({ action: 'labeled', issue: { number: 7, title: 'add() is wrong', body: '' } }),
   );
+  onTestFinished(() => rmSync(event, { force: true }));
   const r = await sb.cli(
-    [
-      'run',
-      '.github/interlock/claude-fix.yml',
-      '--event',
-      'issue.json',
-      '--run-id',
-      'claude-fix/issue-7',
-      '--all',
-    ],
+    ['run', '.github/interlock/claude-fix.yml', '--event', event, '--run-id', 'claude-fix/issue-7', '--all'],
     env,
   );
   expect(r.code, r.stderr).toBe(3);

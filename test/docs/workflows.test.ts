@@ -31,7 +31,9 @@ const OLDER_THAN_GITHUB = /^unknown permission scope "attestations"\./;
 
 describe('workflow files', () => {
   it('finds the project workflows and the examples', () => {
-    expect(own).toEqual(['ci', 'codeql', 'release', 'self-test'].map((n) => `.github/workflows/${n}.yml`));
+    expect(own).toEqual(
+      ['ci', 'codeql', 'release', 'reliability', 'self-test'].map((n) => `.github/workflows/${n}.yml`),
+    );
     expect(examples.length).toBeGreaterThanOrEqual(5);
   });
 
@@ -187,5 +189,26 @@ describe('release notes', () => {
   it('CHANGELOG.md keeps an Unreleased section, and package.json names a version', () => {
     expect(readFileSync(join(root, 'CHANGELOG.md'), 'utf8')).toMatch(/^## \[Unreleased\]$/m);
     expect(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('the nightly reliability workflow', () => {
+  const text = readFileSync(join(root, '.github/workflows/reliability.yml'), 'utf8');
+
+  it('runs every night and on demand, the command docs/RELIABILITY.md gives, and keeps its table', () => {
+    const wf = parse(text) as {
+      on: { schedule: { cron: string }[]; workflow_dispatch: unknown };
+      jobs: Record<string, { steps: { run?: string; with?: { path?: string } }[] }>;
+    };
+    expect(wf.on.schedule[0]?.cron).toMatch(/^\S+ \S+ \* \* \*$/);
+    expect(wf.on).toHaveProperty('workflow_dispatch');
+    const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
+    expect(steps.some((s) => s.run?.includes('npm run build'))).toBe(true);
+    expect(steps.some((s) => /npm run reliability -- "\$\{args\[@\]\}"/.test(s.run ?? ''))).toBe(true);
+    expect(steps.some((s) => s.with?.path === 'reliability.md')).toBe(true);
+    // The flag the workflow passes is one the script reads (an unknown flag would fail every night).
+    const script = readFileSync(join(root, 'scripts/reliability.ts'), 'utf8');
+    for (const flag of ['table', 'grep', 'repeat']) expect(script).toContain(`${flag}: { type: 'string' }`);
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('(.github/workflows/reliability.yml)');
   });
 });

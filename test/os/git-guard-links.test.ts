@@ -151,3 +151,33 @@ describe('the git guard restores without following links', () => {
     expect(readFileSync(hook, 'utf8')).toBe('#!/bin/sh\nexit 0\n');
   });
 });
+
+describe('every git folder the guard puts paths back in is the one it copied (issue 46)', () => {
+  it("a submodule's git folder replaced by a link: refused naming it, the folder aimed at unchanged", () => {
+    const ws = checkout();
+    const sub = join(ws, '.git', 'modules', 'sub');
+    mkdirSync(join(sub, 'hooks'), { recursive: true });
+    writeFileSync(join(sub, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(sub, 'config'), '[core]\n\tbare = false\n');
+    guardCheckout({ workspace: ws, warn: () => {} });
+    const aimed = temp('interlock-guard-aimed-');
+    writeFileSync(join(aimed, 'keep-me'), 'kept\n');
+    execFileSync('mv', [sub, `${sub}.moved`]);
+    symlinkSync(aimed, sub);
+    expect(() => restoreCheckout()).toThrow(/modules\/sub is not the git folder interlock saw/);
+    expect(execFileSync('ls', ['-A', aimed], { encoding: 'utf8' })).toBe('keep-me\n');
+  });
+
+  it('a copy kept by an older interlock, which names no folders, is refused', () => {
+    const ws = checkout();
+    const state = temp('interlock-guard-state-');
+    guardCheckout({ workspace: ws, stateDir: state, warn: () => {} });
+    const [file] = execFileSync('ls', [state], { encoding: 'utf8' }).trim().split('\n');
+    const kept = JSON.parse(readFileSync(join(state, file!), 'utf8'));
+    delete kept.folders;
+    writeFileSync(join(state, file!), JSON.stringify(kept));
+    expect(() => guardCheckout({ workspace: ws, stateDir: state, warn: () => {} })).toThrow(
+      /written by an older interlock/,
+    );
+  });
+});

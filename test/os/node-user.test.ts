@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -70,6 +71,26 @@ describe.skipIf(!root)('the node user and the workspace (as root)', () => {
     const st = statSync(target);
     expect([st.uid, st.gid, st.mode & 0o777]).toEqual([0, 0, 0o600]);
     expect(statSync(workspace).gid).toBe(47213);
+  });
+
+  it('a hard link left in the workspace is not handed over: the file it names keeps its group and mode, and is named', () => {
+    const { parent, workspace } = workspaceUnder(0o755);
+    const target = join(parent, 'root-only');
+    writeFileSync(target, 'root\n', { mode: 0o600 });
+    linkSync(target, join(workspace, 'planted'));
+    writeFileSync(join(workspace, 'ordinary'), 'mine\n', { mode: 0o644 });
+    const warnings: string[] = [];
+    prepareNodeUser({
+      isolation: 'user',
+      user: USER,
+      workspace,
+      warn: (m) => warnings.push(m),
+      say: () => {},
+    });
+    const st = statSync(target);
+    expect([st.uid, st.gid, st.mode & 0o777]).toEqual([0, 0, 0o600]);
+    expect(statSync(join(workspace, 'ordinary')).gid).toBe(47213);
+    expect(warnings.join('\n')).toMatch(/left \S+\/planted in the workspace as it was/);
   });
 
   it('a set-user-id file a node left in the workspace is shared without its set-id bits', () => {

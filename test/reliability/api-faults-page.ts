@@ -11,18 +11,20 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunningApp } from '../../src/app/server.js';
+import { type RunningApp, startServer } from '../../src/app/server.js';
 import { startSetupServer } from '../../src/app/setup.js';
 import {
   authorizeAs,
+  type Callback,
   formFields,
   getPage,
   logIn,
+  openCallback,
   type PageWorld,
   post,
   startPageWorld,
 } from '../app/page-world.js';
-import { PEOPLE } from '../app/world.js';
+import { approvalDelivery, PEOPLE } from '../app/world.js';
 import { FAULT_NAMES, FAULTS } from './api-faults.js';
 import { Problems, pool } from './support.js';
 
@@ -38,6 +40,8 @@ export const PAGE_FLOWS = [
   'page: login',
   'page: the list',
   'page: an approval',
+  'page: logout',
+  'app: sweep of missed deliveries',
   'setup: manifest conversion',
 ] as const;
 export type PageFlow = (typeof PAGE_FLOWS)[number];
@@ -45,9 +49,12 @@ export type PageFlow = (typeof PAGE_FLOWS)[number];
 interface Prepared {
   pw: PageWorld;
   cookie?: string;
-  callback?: string;
+  callback?: Callback;
   fields?: URLSearchParams;
   setup?: { app: RunningApp; dir: string; base: string; state: string };
+  /** The sweep's flow: the delivery GitHub could not make, and the replicas started to sweep. */
+  missed?: string;
+  sweepers?: RunningApp[];
 }
 
 interface Answer {
@@ -64,6 +71,10 @@ const CLEAR: Record<PageFlow, RegExp> = {
   'page: the list': /the page could not be made: GitHub failed \(.+\)\. Nothing was changed: reload the page/,
   'page: an approval':
     /Not done: .+|the form may not have been carried out: GitHub failed \(.+\)\. Reload the page to see what holds; the same form sent again counts once/,
+  // A logout always ends the login in the browser; GitHub's failure is said on the logged-out page (`healed`).
+  'page: logout': /^$/,
+  // A sweep answers nobody: its failure is logged, and the next sweep (the next start, the schedule) asks again.
+  'app: sweep of missed deliveries': /^the sweep asked for nothing: .+$/,
   'setup: manifest conversion':
     /Registration failed: GitHub.*manifest conversion.*GitHub may have made the App already: delete it at .+\/settings\/apps .*start again from \//,
 };
@@ -89,15 +100,44 @@ async function prepare(flow: PageFlow): Promise<Prepared> {
   if (flow === 'page: an approval')
     p.fields = formFields((await getPage(pw, p.cookie!)).html, 'acme/widgets', 'deploy', 'approve-rerun');
   if (flow === 'setup: manifest conversion') p.setup = await startSetup(pw);
+  if (flow === 'page: logout') {
+    p.cookie = await logIn(pw, PEOPLE.writer);
+    p.fields = new URLSearchParams({
+      csrf: /name="csrf" value="([^"]+)"/.exec((await getPage(pw, p.cookie)).html)![1]!,
+    });
+  }
+  if (flow === 'app: sweep of missed deliveries') {
+    // The App is down while the writer comments: GitHub records the delivery as failed.
+    await pw.app.close();
+    const hooks = pw.world.server.state.webhooks;
+    hooks.target = { url: `${pw.origin}/api/github/webhooks`, secret: pw.env.WEBHOOK_SECRET! };
+    p.missed = (await hooks.deliver('issue_comment', JSON.parse(approvalDelivery(pw.world).body))).guid;
+    p.sweepers = [];
+  }
   return p;
+}
+
+/** A replica of the page world's App on its port, sweeping at start; the answer is what its first sweep did. */
+async function sweep(p: Prepared): Promise<Answer> {
+  // A restart: the replica before (if any) stops, a new one starts on the same port.
+  for (const before of p.sweepers!.splice(0)) await before.close();
+  const app = await startServer({ ...p.pw.env, INTERLOCK_REDELIVER: 'on' });
+  p.sweepers!.push(app);
+  const r = await app.swept;
+  await p.pw.world.server.state.webhooks.settled();
+  const asked = r?.asked.includes(p.missed!) ?? false;
+  const text = asked
+    ? 'asked'
+    : `the sweep asked for nothing: ${r ? `${r.listed} read, ${r.asked.length} asked` : 'it failed (logged)'}`;
+  return { ok: asked, status: asked ? 200 : 500, text };
 }
 
 let codes = 0;
 
 async function run(flow: PageFlow, p: Prepared): Promise<Answer> {
   if (flow === 'page: login') {
-    const r = await fetch(p.callback!, { redirect: 'manual' });
-    const cookie = r.headers.get('set-cookie');
+    const r = await openCallback(p.callback!);
+    const cookie = r.headers.getSetCookie().find((c) => c.includes('interlock-session=v1.')) ?? null;
     return { ok: r.status === 303 && !!cookie, status: r.status, text: await r.text(), cookie };
   }
   if (flow === 'page: the list') {
@@ -108,6 +148,22 @@ async function run(flow: PageFlow, p: Prepared): Promise<Answer> {
     const r = await post(p.pw, p.cookie!, p.fields!);
     return { ok: r.status === 303, status: r.status, text: await r.text() };
   }
+  if (flow === 'page: logout') {
+    const r = await fetch(`${p.pw.origin}/interlock/logout`, {
+      method: 'POST',
+      body: p.fields!,
+      headers: { cookie: p.cookie!, origin: p.pw.env.INTERLOCK_PAGE_URL! },
+      redirect: 'manual',
+    });
+    const cleared = r.headers.get('set-cookie')?.startsWith('interlock-session=;') ?? false;
+    const to = r.headers.get('location') ?? '';
+    return {
+      ok: r.status === 303 && cleared && to.startsWith('/interlock/logged-out'),
+      status: r.status,
+      text: to,
+    };
+  }
+  if (flow === 'app: sweep of missed deliveries') return sweep(p);
   const s = p.setup!;
   const r = await fetch(`${s.base}/setup/done?code=c${++codes}&state=${s.state}`);
   return { ok: r.status === 200, status: r.status, text: await r.text() };
@@ -130,6 +186,52 @@ async function healed(flow: PageFlow, p: Prepared, first: Answer, problems: Prob
   if (flow === 'page: login') {
     if (!first.ok)
       await logIn(p.pw, PEOPLE.writer).catch((e: Error) => problems.add(`no login after: ${e.message}`));
+    return;
+  }
+  if (flow === 'page: logout') {
+    // Revoked at GitHub: the cookie opens nothing. Not confirmed: the logged-out page says to revoke it by hand.
+    if (first.text === '/interlock/logged-out')
+      problems.check(
+        (await getPage(p.pw, p.cookie!)).status === 303,
+        'the cookie opens the page after a logout',
+      );
+    else {
+      const page = await getPage(p.pw, '', first.text);
+      problems.check(
+        /GitHub did not confirm that its token was revoked.*Revoke it now/.test(page.html),
+        () => `the logged-out page does not say the token may live on: ${page.html.slice(0, 300)}`,
+      );
+    }
+    return;
+  }
+  if (flow === 'app: sweep of missed deliveries') {
+    // GitHub healed: the next sweep (the next start) asks if it must, and the comment is applied once.
+    if (!first.ok) await sweep(p);
+    const world = p.pw.world;
+    const end = Date.now() + 10_000;
+    while (!world.journal().events.some((e) => e.type === 'RerunApproved') && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 50));
+    await world.server.state.webhooks.settled();
+    // Applied once, or (the redelivered command itself met a fault it does not retry) the person was told to
+    // post it again: a sweep asks for a delivery once, and a comment is never lost silently.
+    const approvals = world.journal().events.filter((e) => e.type === 'RerunApproved');
+    const told = world.repo
+      .commentsOn(1)
+      .some(
+        (c) =>
+          c.body.includes('interlock could not finish this command') &&
+          c.body.includes('post the command again'),
+      );
+    problems.check(
+      approvals.length === 1 || (approvals.length === 0 && told),
+      `${approvals.length} approvals after the sweeps, and ${told ? '' : 'no '}reply telling to post again`,
+    );
+    problems.check(
+      world.repo.dispatches.length === approvals.length,
+      `${world.repo.dispatches.length} dispatches`,
+    );
+    const asks = world.server.state.webhooks.deliveries.filter((d) => d.guid === p.missed && d.redelivery);
+    problems.check(asks.length === 1, `${asks.length} redeliveries asked, not 1`);
     return;
   }
   if (flow === 'page: the list' || flow === 'page: an approval') {
@@ -175,6 +277,7 @@ export interface PageResult {
 export const pageCaseId = (c: PageCase) => `${c.flow} · ${c.kind} · ${c.fault}`;
 
 async function closeAll(p: Prepared): Promise<void> {
+  for (const app of p.sweepers ?? []) await app.close();
   if (p.setup) {
     await p.setup.app.close();
     rmSync(p.setup.dir, { recursive: true, force: true });

@@ -4,7 +4,15 @@
  * pull request per scenario, the journal in a check run on its head). People act through `mode: comment`.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { serializeJournal } from '../../src/journal/parse.js';
 import { decodeJournal } from '../../src/store/check-run.js';
@@ -123,8 +131,11 @@ export class ActionDriver implements Driver {
       ...(usesEngine(s) ? { [STAND_IN]: STAND_IN_SCRIPT } : {}),
       ...(s.feature === 'stop' ? { overspend: '' } : {}),
     });
-    const tmp = join(this.ws, '.tmp');
-    mkdirSync(tmp);
+    // The step's temporary folder is outside the workspace, as a runner's is: a folder in the workspace is shared
+    // with the node users, and interlock refuses to stage a session's files in a folder they can write.
+    // Readable by all as a runner's is (node users' homes are made in it), writable by the runner's user alone.
+    const tmp = mkdtempSync(join(root, 'action', 'tmp-'));
+    chmodSync(tmp, 0o755);
     // The runner gives every step the Actions cache: a session's files go from one workflow run to the next.
     this.env = { INTERLOCK_TEST_TAG: this.tag, TMPDIR: tmp, ...world.cache.env() };
   }

@@ -46,6 +46,10 @@ async function startApp(
       INTERLOCK_WRITE_INTERVAL_MS: '0',
       // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
       INTERLOCK_STALE_READ_MS: String(LIKE_GITHUB.staleMs),
+      // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
+      // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
+      INTERLOCK_ANSWER_MS: '8000',
+      INTERLOCK_REDELIVER: 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

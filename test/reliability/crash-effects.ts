@@ -126,7 +126,7 @@ async function scenario(
  */
 export async function runEffectCrashes(
   kinds: readonly EffectKind[] = EFFECT_KINDS,
-  opts: { jobs?: number; onResult?: (r: EffectCrashResult) => void } = {},
+  opts: { jobs?: number; onResult?: (r: EffectCrashResult) => void; only?: (chain: string) => boolean } = {},
 ): Promise<EffectCrashResult[]> {
   const server = await startGitHubServer({
     // Dozens of chains share one server and one token, and wait retry-after 200 times faster than GitHub asks:
@@ -136,10 +136,9 @@ export async function runEffectCrashes(
     repos: [{ owner: OWNER, name: REPO }],
   });
   const world = effectWorlds(server, 1000);
-  const chains = kinds.flatMap((kind) => [
-    ...EFFECT_POINTS.map((point) => ({ kind, point })),
-    { kind, point: 'after-command' },
-  ]);
+  const chains = kinds
+    .flatMap((kind) => [...EFFECT_POINTS.map((point) => ({ kind, point })), { kind, point: 'after-command' }])
+    .filter(({ kind, point }) => opts.only?.(`${kind} · ${point}`) ?? true);
   try {
     const out = await pool(chains, opts.jobs ?? concurrency(), async ({ kind, point }) => {
       const results: EffectCrashResult[] = [];

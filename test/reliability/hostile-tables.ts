@@ -317,8 +317,9 @@ export const HOSTILE_JOURNALS: HostileJournal[] = [
   {
     name: 'RunStarted naming another graph hash (the graph changed since)',
     bytes: VALID_TEXT.replaceAll(graphHash, `sha256:${'1'.repeat(64)}`),
+    // The refusal prints the command again with --allow-graph-change (issue 45); the table's one `run` command.
     message: () =>
-      `the graph changed since the run started (sha256:${'1'.repeat(64)} → ${graphHash}); pass --allow-graph-change to go on under the new graph (it is recorded), or start a new run id`,
+      `run refused: the graph changed since the run started (sha256:${'1'.repeat(10)}… → ${graphHash.slice(0, 17)}…), and nothing was recorded; to go on under the new graph (you are recorded as allowing it): interlock run graph.yml --journal run.json --run-id demo --quiet --allow-graph-change`,
     runOnly: true,
   },
   {

@@ -108,3 +108,7 @@ export function percentiles(xs: number[]): { p50: number; p95: number; max: numb
   const at = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
   return { p50: at(0.5), p95: at(0.95), max: s[s.length - 1]! };
 }
+
+/** Each item `times` times, the whole list over again each time (repetition k of item i at k·length + i). */
+export const repeatEach = <T>(items: readonly T[], times: number): T[] =>
+  Array.from({ length: times }, () => items).flat();

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
 import { parseGraph } from '../../src/graph/load/load.js';
-import { CheckRunRuns, CheckRunStore } from '../../src/store/check-run.js';
+import { CheckRunStore } from '../../src/store/check-run.js';
+import { CheckRunRuns } from '../../src/store/check-run-runs.js';
 import { FileRuns } from '../../src/store/file-runs.js';
 import { GitRuns, runsInTree } from '../../src/store/git-runs.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
@@ -89,8 +90,8 @@ describe('FileRuns', () => {
     writeFileSync(join(dir, 'local.json'), '{}');
     writeFileSync(join(dir, 'local.json.lock'), 'host 1');
     expect(await new FileRuns(dir).listRuns()).toEqual([
-      { runId: 'fix/issue-1', where: join(dir, 'fix', 'issue-1.json') },
-      { runId: 'local', where: join(dir, 'local.json') },
+      { runId: 'fix/issue-1', where: join(dir, 'fix', 'issue-1.json'), modifiedMs: expect.any(Number) },
+      { runId: 'local', where: join(dir, 'local.json'), modifiedMs: expect.any(Number) },
     ]);
   });
 

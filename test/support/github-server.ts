@@ -131,6 +131,8 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     const actor = auth.actor!;
     if (!match) throw new HttpError(404, 'Not Found');
     const { auth: needs = 'token', counted = true } = match.route.options;
+    if (needs === 'basic' && !actor.client) throw new HttpError(404, 'Not Found');
+    if (needs !== 'basic' && actor.client) throw new HttpError(401, 'Bad credentials');
     if (needs === 'jwt' && !actor.asApp) throw new HttpError(401, 'A JSON web token could not be decoded');
     if (needs === 'token' && actor.asApp) throw new HttpError(403, 'Resource not accessible by integration');
     if (counted && !limiter.spend(actor.login)) {

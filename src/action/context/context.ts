@@ -22,6 +22,7 @@ import { storeCheckRunView } from '../report/store-check-run-view.js';
 import { freshStore } from './fresh-stores.js';
 import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
 import { pullHistory } from './pull-head.js';
+import { stepSecrets } from './step-secrets.js';
 import type { Subject } from './subject.js';
 
 /** What the action reports through; the runner's `@actions/core` in production, a recorder in tests. */
@@ -136,7 +137,7 @@ export function makeStore(ctx: ActionContext, runId: string, subject: Subject, g
       head,
       history: pullHistory(ctx, subject),
     });
-    if (graph) store.render = storeCheckRunView(graph);
+    if (graph) store.render = storeCheckRunView(graph, stepSecrets(ctx.inputs, ctx.rawEnv));
     return store;
   }
   // Reads by branch name may answer from the past: this step's reads never go back in time.

@@ -1,20 +1,19 @@
 /**
  * The daily cost cap in the Action: `budget.daily_usd` of the checkout's `.github/interlock.yml` (read from disk,
  * as the routes are), and the other runs' spend of the day counted from the journal branch: one listing of
- * the runs (their branches, and `runs/` of the journal branch of before) and one read per other run, at most MAX_READS of them (the tree does not say when a journal was
- * written, so every listed run is a candidate). The check-run store keeps each run on its own commit and cannot
+ * the runs (their branches, and `runs/` of the journal branch of before) and one read per other run, at most
+ * MAX_READS of them (the listing does not say when a journal was written, so every listed run is a candidate),
+ * counted by `countOtherRuns` as every face counts. The check-run store keeps each run on its own commit and cannot
  * list the others: only this run's spend is counted there, and the escalation says so. Nothing here asks GitHub
  * anything unless a cap is configured.
  */
 
 import { existsSync } from 'node:fs';
 import { parseConfig } from '../../config/load.js';
-import { dailyUsage, emptySums } from '../../journal/daily-usage.js';
-import { parseJournal } from '../../journal/parse.js';
+import { emptySums } from '../../journal/daily-usage.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
-import type { DailyCapSource, OthersSpend } from '../../runner/daily-cap.js';
-import { GitStore } from '../../store/git.js';
+import { countOtherRuns, type DailyCapSource } from '../../runner/daily-cap.js';
 import { GitRuns } from '../../store/git-runs.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace } from './context.js';
 
@@ -23,37 +22,6 @@ const CHECK_RUN_NOTE =
 
 /** Journals read at most in one step to count the day's spend; past it, the rest is said not counted. */
 export const MAX_READS = 40;
-
-async function countJournalBranch(ctx: ActionContext, ownRunId: string, day: string): Promise<OthersSpend> {
-  const spend: OthersSpend = { others: emptySums(), counted: 0, of: 0, uncounted: [] };
-  const branch = ctx.inputs['journal-branch'];
-  const runs = (await new GitRuns(ctx.octokit, ctx.repo, branch).listRuns()) ?? [];
-  const others = runs.filter((r) => r.runId !== ownRunId);
-  spend.of = others.length;
-  for (const [i, run] of others.entries()) {
-    if (i >= MAX_READS) {
-      spend.uncounted.push(`${others.length - MAX_READS} run(s) past the ${MAX_READS} read in one step`);
-      break;
-    }
-    try {
-      // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
-      const text = run.version
-        ? Buffer.from(
-            (await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version })).data.content,
-            'base64',
-          ).toString('utf8')
-        : (await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText())?.text;
-      if (text === undefined) throw new Error('its journal is gone');
-      const today = dailyUsage([parseJournal(text, run.where)]).find((d) => d.day === day);
-      spend.counted += 1;
-      for (const k of Object.keys(spend.others) as (keyof OthersSpend['others'])[])
-        spend.others[k] += today?.total[k] ?? 0;
-    } catch (e) {
-      spend.uncounted.push(`${run.where}: ${(e as Error).message.split('\n')[0]}`);
-    }
-  }
-  return spend;
-}
 
 /** The cap of the checkout's routes file and how this step counts the day's spend; undefined without a cap. */
 export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSource | undefined {
@@ -73,7 +41,11 @@ export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSourc
             uncounted: [CHECK_RUN_NOTE],
             note: CHECK_RUN_NOTE,
           }
-        : countJournalBranch(ctx, runId, day),
+        : countOtherRuns(new GitRuns(ctx.octokit, ctx.repo, ctx.inputs['journal-branch']), {
+            day,
+            own: (r) => r.runId === runId,
+            maxReads: MAX_READS,
+          }),
     goOn: (node) => approveRerunCommand('comment', node, { runId }),
   };
 }

@@ -11,7 +11,7 @@ import type { Config } from '../../config/schema.js';
 import { grantsMisfit } from '../../graph/credential-grants.js';
 import { GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
-import { defaultRunId } from '../../journal/run-id.js';
+import { defaultRunId, previousRunId } from '../../journal/run-id.js';
 import { parseNodeCredentials } from '../../os/node-user/node-credentials.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { confineToWorkspace } from '../../os/workspace-path.js';
@@ -24,7 +24,6 @@ import {
   commenterOf,
   intentOf,
   missingRouteGraph,
-  previousRunId,
   type RunTarget,
   resumeFrom,
   resumesById,

@@ -6,6 +6,7 @@
 import { type AuthFacts, authorize, screenEvent } from '../../approvals/authorization/authorize.js';
 import type { Config } from '../../config/schema.js';
 import type { Journal } from '../../journal/events/events.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { runIdProblem } from '../../journal/run-id.js';
 import { type Subject, subjectOfLabel } from './subject.js';
 
@@ -32,21 +33,10 @@ export function resumesById(givenRunId: string, target: RunTarget): boolean {
   return givenRunId !== '' && (!target.graphPath || target.subject.kind === 'ref');
 }
 
-/**
- * The run a new run id starts afresh from: `fix/issue-80-2` → `fix/issue-80` (and `-3` → `-2`), whose journal
- * names the graph and subject the new run takes. Undefined for an id with no `-<k>` suffix.
- */
-export function previousRunId(id: string): string | undefined {
-  const m = /^(.*\/(?:issue|pr)-\d+)-(\d+)$/.exec(id);
-  if (!m) return undefined;
-  const k = Number(m[2]);
-  return k > 2 ? `${m[1]}-${k - 1}` : m[1];
-}
-
 /** A run resumed by id (after an approval, from a dispatch): the journal names its graph, intent and subject. */
 export function resumeFrom(stored: Journal | undefined, target: RunTarget): RunTarget {
   if (!stored) return target;
-  const graphPath = target.graphPath || stored.graph.path;
+  const graphPath = target.graphPath || journalGraphPath(stored);
   const started = stored.events[0];
   if (started?.type !== 'RunStarted') return { ...target, graphPath };
   const recorded = subjectOfLabel(started.subject);

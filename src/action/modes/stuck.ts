@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isOwnComment } from '../../github/own-comment.js';
 import { staleWindowMs } from '../../journal/freshness.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
-import { GitStore } from '../../store/git.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ListedRun } from '../../store/types.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
@@ -12,33 +12,31 @@ import { type JournalFile, recoverLostRunners } from './lost-runners.js';
 
 const marker = (runId: string, lastSeq: string) => `<!-- interlock:stuck ${runId} ${lastSeq} -->`;
 
+/** Each listed run's journal as stored, read through the catalogue where the listing saw it. */
+async function readJournals(
+  catalog: GitRuns,
+  runs: ListedRun[],
+): Promise<Array<JournalFile & { file: string }>> {
+  const files: Array<JournalFile & { file: string }> = [];
+  for (const run of runs) {
+    const raw = await catalog.readText(run);
+    if (raw)
+      files.push({
+        file: run.where,
+        runId: run.runId,
+        version: raw.version,
+        text: raw.text,
+        place: catalog.placeOf(run),
+      });
+  }
+  return files;
+}
+
 /**
  * For a scheduled workflow: first records the attempts of runners that were lost (lost-runners.ts), then finds
  * runs on the journal branch with no activity past `stuck-after`, and reports each on its subject once per stall
  * (a marker names the run and its last event), not once per schedule tick.
  */
-/** Each listed run's journal as stored, read on its branch (or, for a run of before, by its blob). */
-async function readJournals(
-  ctx: ActionContext,
-  runs: ListedRun[],
-  branch: string,
-): Promise<Array<JournalFile & { file: string }>> {
-  const files: Array<JournalFile & { file: string }> = [];
-  for (const run of runs) {
-    // A run on the journal branch of before is listed with its blob; one on a branch of its own is read there.
-    if (run.version) {
-      const blob = await ctx.octokit.rest.git.getBlob({ ...ctx.repo, file_sha: run.version });
-      const text = Buffer.from(blob.data.content, 'base64').toString('utf8');
-      files.push({ file: run.where, runId: run.runId, version: run.version, text, place: 'legacy' });
-      continue;
-    }
-    const raw = await new GitStore(ctx.octokit, ctx.repo, run.runId, branch, 'run').readText();
-    if (raw)
-      files.push({ file: run.where, runId: run.runId, version: raw.version, text: raw.text, place: 'run' });
-  }
-  return files;
-}
-
 export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   if (ctx.inputs.store !== 'git')
     return {
@@ -52,12 +50,13 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
       failed: `stuck-after "${ctx.inputs['stuck-after']}" is not a duration such as 90m, 24h or 7d`,
     };
   const branch = ctx.inputs['journal-branch'];
-  const runs = await new GitRuns(ctx.octokit, ctx.repo, branch).listRuns();
+  const catalog = new GitRuns(ctx.octokit, ctx.repo, branch);
+  const runs = await catalog.listRuns();
   if (runs === null) {
     ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
     return { outputs: writeOutputs(ctx.io, { stuck: '[]' }) };
   }
-  const files = await readJournals(ctx, runs, branch);
+  const files = await readJournals(catalog, runs);
   // First the runs whose runner was lost: recorded now, they are active again, not idle.
   const lost = await recoverLostRunners(ctx, files);
   const recovered = new Set(lost.map((l) => l.run_id));
@@ -71,10 +70,10 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
     // reported only when a read begun the stale window later still shows it idle (src/journal/freshness.ts).
     await sleep(staleWindowMs(ctx.rawEnv));
     const idle = new Set(found.map((s) => s.run_id));
+    // Listed again: a listing pins what it saw (a run branch's commit), and the second look is for what is there now.
     const again = await readJournals(
-      ctx,
-      runs.filter((r) => idle.has(r.runId)),
-      branch,
+      catalog,
+      ((await catalog.listRuns()) ?? []).filter((r) => idle.has(r.runId)),
     );
     found = stuckRuns(again, Date.now(), threshold);
   }
@@ -91,7 +90,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
       issue_number,
       per_page: 100,
     });
-    if (comments.some((c) => c.body?.includes(mark))) continue;
+    if (comments.some((c) => isOwnComment(c, mark))) continue;
     await ctx.octokit.rest.issues.createComment({
       ...ctx.repo,
       issue_number,

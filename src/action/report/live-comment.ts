@@ -13,6 +13,7 @@ import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../runner/attempt/live-pace
 import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { JournalStore } from '../../store/types.js';
 import type { ActionContext } from '../context/context.js';
+import { stepSecrets } from '../context/step-secrets.js';
 import { upsertProgress } from './publish.js';
 
 /** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` when it is a positive number, else 30 s. */
@@ -28,7 +29,9 @@ export function liveComment(
   cur: RunSnapshot,
 ): LiveSink {
   const issue = run.issue;
-  const base = progressComment(run.graph, cur.state, { timeline: timelineOf(cur.journal) });
+  // What the agent's steps hold passes the door with the step's secrets, as the journal's text does.
+  const secrets = stepSecrets(ctx.inputs, ctx.rawEnv);
+  const base = progressComment(run.graph, cur.state, { timeline: timelineOf(cur.journal), secrets });
   // The run's one progress comment, made (and its id stored) by the first edit when no step made it yet.
   let known = cur.journal.progress_comment_id;
   const publish = async (body: string) => {
@@ -39,13 +42,13 @@ export function liveComment(
   const id = issue;
   const paced = pacedLive(
     liveInterval(ctx.rawEnv),
-    (v) => publish(`${base}\n\n${liveMarkdown(v)}`),
+    (v) => publish(`${base}\n\n${liveMarkdown(v, secrets)}`),
     (e) =>
       ctx.io.warning(`interlock could not update the progress comment with the agent's steps: ${e.message}`),
   );
   return {
     step: (view, steps) => {
-      for (const s of steps) ctx.io.info(`interlock: ${liveStepLine(view.node, s)}`);
+      for (const s of steps) ctx.io.info(`interlock: ${liveStepLine(view.node, s, secrets)}`);
       if (id) paced.push(view);
     },
     end: async (view) => {

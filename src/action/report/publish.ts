@@ -1,12 +1,13 @@
+import { isOwnComment } from '../../github/own-comment.js';
 import { statusOf } from '../../github/status.js';
 import { parseInstanceId } from '../../graph/schema/for-each.js';
 import { attentionFor } from '../../render/gate-attention.js';
 import { jobSummary, overdueComment, progressComment, progressMarker } from '../../render/markdown.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { NEEDS_HUMAN_LABEL } from '../../render/words.js';
+import type { StepSetup } from '../../runner/dispatch.js';
 import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { OverdueNotice } from '../../runner/overdue.js';
-import type { StepSetup } from '../../runner/step.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { checkRunPointer } from '../../store/check-run.js';
 import { updateHeader } from '../../store/header.js';
@@ -38,7 +39,8 @@ export async function publishResult(
   const state = cur.state;
   const runUrl = `${ctx.env.GITHUB_SERVER_URL}/${ctx.repo.owner}/${ctx.repo.repo}/actions/runs/${ctx.me.workflow_run_id}`;
   const timeline = timelineOf(cur.journal);
-  await ctx.io.summary(jobSummary(graph, state, what.headline, timeline));
+  const secrets = setup.secrets ?? [];
+  await ctx.io.summary(jobSummary(graph, state, what.headline, { timeline, secrets }));
   if (!subject.number) return;
   const issue_number = subject.number;
   try {
@@ -47,7 +49,7 @@ export async function publishResult(
         ctx,
         setup.store,
         cur,
-        progressComment(graph, state, { workflowRun: runUrl, timeline }) +
+        progressComment(graph, state, { workflowRun: runUrl, timeline, secrets }) +
           checkRunPointer(setup.store, cur.journal.run_id),
         issue_number,
       );
@@ -63,7 +65,7 @@ export async function publishResult(
         if (now === 'escalated' || now === 'awaiting_approval') attention.add(n);
       }
     for (const n of what.interrupted) if (state.nodes.get(n)?.state === 'held') attention.add(n);
-    await askForAttention(ctx, { graph, state }, cur.journal.run_id, [...attention], issue_number);
+    await askForAttention(ctx, { graph, state, secrets }, cur.journal.run_id, [...attention], issue_number);
   } catch (e) {
     // Showing the run must not fail a step whose journal is already written.
     ctx.io.warning(
@@ -95,7 +97,7 @@ function progressLeftToOthers(what: Published, state: RunSnapshot['state']): boo
  */
 export async function askForAttention(
   ctx: ActionContext,
-  run: { graph: StepSetup['graph']; state: RunSnapshot['state'] },
+  run: { graph: StepSetup['graph']; state: RunSnapshot['state']; secrets?: readonly string[] },
   runId: string,
   nodes: string[],
   issue_number: number,
@@ -108,11 +110,14 @@ export async function askForAttention(
   });
   let asked = false;
   const gated = nodes.some((n) => run.state.nodes.get(n)?.state === 'awaiting_approval');
-  const opts = gated ? { repoApprovals: await defaultBranchApprovals(ctx) } : {};
+  const opts = {
+    ...(gated ? { repoApprovals: await defaultBranchApprovals(ctx) } : {}),
+    ...(run.secrets ? { secrets: run.secrets } : {}),
+  };
   for (const node of nodes) {
     const body = attentionFor(run.graph, run.state, node, runId, opts);
     const marker = body.slice(0, body.indexOf('\n'));
-    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) continue;
+    if (existing.some((c) => isOwnComment(c, marker))) continue;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
     asked = true;
   }
@@ -133,22 +138,23 @@ export async function announceOverdue(
   if (!subject.number) return;
   const issue_number = subject.number;
   const runId = n.cur.journal.run_id;
+  const secrets = setup.secrets ?? [];
   try {
     await upsertProgress(
       ctx,
       setup.store,
       n.cur,
-      progressComment(setup.graph, n.cur.state, { timeline: timelineOf(n.cur.journal) }),
+      progressComment(setup.graph, n.cur.state, { timeline: timelineOf(n.cur.journal), secrets }),
       issue_number,
     );
-    const body = overdueComment(runId, n.node, n.attempt, n.message);
+    const body = overdueComment(runId, n.node, n.attempt, n.message, secrets);
     const marker = body.slice(0, body.indexOf('\n'));
     const existing = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
       ...ctx.repo,
       issue_number,
       per_page: 100,
     });
-    if (existing.some((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))) return;
+    if (existing.some((c) => isOwnComment(c, marker))) return;
     await ctx.octokit.rest.issues.createComment({ ...ctx.repo, issue_number, body });
     await ctx.octokit.rest.issues.addLabels({ ...ctx.repo, issue_number, labels: [NEEDS_HUMAN_LABEL] });
   } catch (e) {
@@ -211,5 +217,5 @@ async function findProgressComment(
     issue_number,
     per_page: 100,
   });
-  return comments.find((c) => c.user?.type === 'Bot' && c.body?.startsWith(marker))?.id;
+  return comments.find((c) => isOwnComment(c, marker))?.id;
 }

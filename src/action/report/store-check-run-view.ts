@@ -10,7 +10,7 @@ import type { CheckRunRenderer } from '../../store/check-run.js';
  * Not to be confused with `approvalCheckRunView` (approvals/replies/check-run.ts), the App's check run for a run
  * stored elsewhere, which concludes a blocked run `action_required` so its "Approve rerun" buttons show.
  */
-export function storeCheckRunView(graph: Graph): CheckRunRenderer {
+export function storeCheckRunView(graph: Graph, secrets: readonly string[] = []): CheckRunRenderer {
   return (journal: Journal) => {
     let state: ReturnType<typeof fold>;
     try {
@@ -22,9 +22,13 @@ export function storeCheckRunView(graph: Graph): CheckRunRenderer {
     const cp = state.checkpoint;
     return {
       title: `interlock: ${journal.run_id}: ${cp.status}`,
-      summary: [statusMarkdown(graph, state), '', '```mermaid', statusMermaid(graph, state), '```'].join(
-        '\n',
-      ),
+      summary: [
+        statusMarkdown(graph, state, secrets),
+        '',
+        '```mermaid',
+        statusMermaid(graph, state),
+        '```',
+      ].join('\n'),
       ...(cp.status === 'completed'
         ? { conclusion: 'success' as const }
         : cp.status === 'failed'

@@ -1,14 +1,16 @@
 /**
  * The maintainers' page in the App's server (issue 37), off unless `INTERLOCK_PAGE_URL` is set: a login with
- * GitHub (the App's user authorization web flow, one-time `state`, PKCE S256), a server-side session, and the
- * page itself (`src/approvals/page/serve.ts`) under `/interlock` for the person's repositories.
+ * GitHub (the App's user authorization web flow, a `state` tied to the browser by a sealed cookie, PKCE S256), a
+ * sealed session cookie any replica opens (`sessions.ts`), a logout that revokes the token at GitHub
+ * (`revocation.ts`), and the page itself (`src/approvals/page/serve.ts`) under `/interlock`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConditionalCache } from '../../approvals/page/conditional.js';
 import { GitHubBackend } from '../../approvals/page/github-backend.js';
 import { crossSite, PageServer, readForm, sameToken } from '../../approvals/page/serve.js';
 import { type ClientTuning, createClient, type GitHubClient } from '../../github/client.js';
-import { Sessions } from './sessions.js';
+import { revokeToken, TokenChecks } from './revocation.js';
+import { Sealer, type Session, Sessions } from './sessions.js';
 
 export const PAGE_BASE = '/interlock';
 
@@ -24,6 +26,8 @@ export interface PageConfig {
   journalBranch: string;
   sessionHours: number;
   cacheSeconds: number;
+  /** The keys that seal the page's cookies, the current one first (`INTERLOCK_PAGE_KEYS`). */
+  keys: Buffer[];
   /** The App's client tuning (`clientTuning`): the person's own requests keep the same deadline. */
   tuning?: ClientTuning;
 }
@@ -91,12 +95,25 @@ async function exchange(c: PageConfig, code: string, verifier: string): Promise<
   return body.access_token;
 }
 
+function loggedOut(res: ServerResponse, notRevoked: boolean): void {
+  const warning = notRevoked
+    ? '<p>This browser forgot the login, but GitHub did not confirm that its token was revoked: it ends by itself when the login would have (INTERLOCK_PAGE_SESSION_HOURS). Revoke it now under GitHub&#39;s Settings, Applications, Authorized GitHub Apps.</p>'
+    : '';
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logged out &middot; interlock</title></head><body><main><h1>Logged out</h1>${warning}<p><a href="/interlock/login">Log in with GitHub</a></p></main></body></html>`,
+  );
+}
+
 /** The page with its login: `handle` is Probot's `addHandler` handler (true when it answered the request). */
 export class PageApp {
   readonly #origin: string;
   readonly #sessions: Sessions;
   readonly #page: PageServer;
   readonly #userClient: (token: string) => GitHubClient;
+  readonly #checks: TokenChecks;
+  /** The session of a request being answered, once its token was checked (`viewer` is synchronous). */
+  readonly #viewers = new WeakMap<IncomingMessage, Session>();
 
   constructor(
     private readonly c: PageConfig,
@@ -105,7 +122,8 @@ export class PageApp {
     this.#origin = new URL(c.url).origin;
     const secure = this.#origin.startsWith('https:');
     const name = secure ? '__Host-interlock-session' : 'interlock-session';
-    this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000);
+    this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000, new Sealer(c.keys));
+    this.#checks = new TokenChecks(this.#revocation());
     this.#userClient = (token) => createClient({ token, baseUrl: c.apiUrl, retries: 1, ...c.tuning });
     const backend = new GitHubBackend({
       webUrl: c.webUrl,
@@ -121,30 +139,39 @@ export class PageApp {
       backend,
       refreshSeconds: 60,
       viewer: (req) => {
-        const s = this.#sessions.of(req);
+        const s = this.#viewers.get(req);
         return s ? { login: s.login, csrf: s.csrf, session: { login: s.login, token: s.token } } : undefined;
       },
       anonymous: (_req, res) => redirect(res, `${PAGE_BASE}/login`),
     });
   }
 
-  /** Sends the browser to GitHub's authorize page with a one-time state and a PKCE challenge. */
+  #revocation() {
+    const { apiUrl, clientId, clientSecret } = this.c;
+    return { apiUrl, clientId, clientSecret, timeoutMs: this.c.tuning?.requestTimeoutMs ?? 30_000 };
+  }
+
+  /** Sends the browser to GitHub's authorize page with a state and a PKCE challenge sealed in a cookie. */
   #login(res: ServerResponse): void {
-    const { state, challenge } = this.#sessions.beginLogin();
+    const { state, challenge, cookie } = this.#sessions.beginLogin();
     const to = new URL(`${this.c.webUrl}/login/oauth/authorize`);
     to.searchParams.set('client_id', this.c.clientId);
     to.searchParams.set('redirect_uri', `${this.c.url}${PAGE_BASE}/callback`);
     to.searchParams.set('state', state);
     to.searchParams.set('code_challenge', challenge);
     to.searchParams.set('code_challenge_method', 'S256');
-    redirect(res, to.toString());
+    redirect(res, to.toString(), { 'set-cookie': cookie });
   }
 
-  async #callback(url: URL, res: ServerResponse): Promise<void> {
-    const verifier = this.#sessions.takeLogin(url.searchParams.get('state'));
+  async #callback(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
+    const verifier = this.#sessions.takeLogin(req, url.searchParams.get('state'));
     const code = url.searchParams.get('code');
     if (!verifier || !code)
-      return text(res, 400, 'this login is unknown, used or expired: start again at /interlock/login');
+      return text(
+        res,
+        400,
+        'this login was not started in this browser, or is used or expired: start again at /interlock/login',
+      );
     try {
       const token = await exchange(this.c, code, verifier);
       const { data } = await this.#userClient(token)
@@ -152,8 +179,9 @@ export class PageApp {
         .catch((e: Error) => {
           throw new Error(`GitHub did not say who you are (GET /user: ${e.message})`);
         });
-      const s = this.#sessions.create(data.login, token);
-      redirect(res, `${PAGE_BASE}/`, { 'set-cookie': this.#sessions.setCookie(s) });
+      const made = this.#sessions.create(data.login, token);
+      res.setHeader('set-cookie', [made.cookie, this.#sessions.clearLoginCookie()]);
+      redirect(res, `${PAGE_BASE}/`);
     } catch (e) {
       text(
         res,
@@ -169,22 +197,34 @@ export class PageApp {
     const fields = await readForm(req);
     if (cross || !s || !sameToken(fields?.get('csrf'), s.csrf))
       return text(res, 403, cross ?? 'refused: no session or no valid CSRF token');
-    this.#sessions.end(s.id);
-    redirect(res, `${PAGE_BASE}/logged-out`, { 'set-cookie': this.#sessions.clearCookie() });
+    this.#checks.forget(s.token);
+    const failed = await revokeToken(this.#revocation(), s.token);
+    const to = failed ? `${PAGE_BASE}/logged-out?revoked=no` : `${PAGE_BASE}/logged-out`;
+    redirect(res, to, { 'set-cookie': this.#sessions.clearCookie() });
+  }
+
+  /** The request's session, if its token still works at GitHub (a logout elsewhere revoked it). */
+  async #session(req: IncomingMessage): Promise<Session | undefined> {
+    const s = this.#sessions.of(req);
+    return s && (await this.#checks.valid(s.token, s.login)) ? s : undefined;
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? '/', this.#origin);
     const route = `${req.method} ${url.pathname}`;
     if (route === `GET ${PAGE_BASE}/login`) this.#login(res);
-    else if (route === `GET ${PAGE_BASE}/callback`) await this.#callback(url, res);
+    else if (route === `GET ${PAGE_BASE}/callback`) await this.#callback(req, url, res);
     else if (route === `POST ${PAGE_BASE}/logout`) await this.#logout(req, res);
-    else if (route === `GET ${PAGE_BASE}/logged-out`) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Logged out &middot; interlock</title></head><body><main><h1>Logged out</h1><p><a href="/interlock/login">Log in with GitHub</a></p></main></body></html>',
-      );
-    } else return this.#page.handle(req, res);
+    else if (route === `GET ${PAGE_BASE}/logged-out`)
+      loggedOut(res, url.searchParams.get('revoked') === 'no');
+    else if (!url.pathname.startsWith(PAGE_BASE)) return false;
+    else if (!['/', '/run', '/act'].includes(url.pathname.slice(PAGE_BASE.length) || '/')) return false;
+    else {
+      const s = await this.#session(req);
+      if (s) this.#viewers.set(req, s);
+      else if (this.#sessions.of(req)) res.setHeader('set-cookie', this.#sessions.clearCookie());
+      return this.#page.handle(req, res);
+    }
     return true;
   }
 }

@@ -1,10 +1,11 @@
 /**
- * `/rerun-from` on an ended run (issue 28): a new run forked from it on the journal branch (`<run-id>-2`, or the
- * next free number), its first events from `forkRun` (protocol/commands/rerun-from.ts), then the workflow dispatched for
+ * `/rerun-from` on an ended run (issue 28): a new run forked from it on the journal branch (the next free id of its
+ * series, journal/run-id.ts `nextRunId`: `<run-id>-2`, `fix/issue-1-2` → `fix/issue-1-3`), its first events from `forkRun` (protocol/commands/rerun-from.ts), then the workflow dispatched for
  * it. A redelivered comment finds the fork it made (`forked_from.source`) and forks nothing more.
  */
 import type { Graph } from '../../graph/model.js';
 import { fold } from '../../journal/fold.js';
+import { nextRunId } from '../../journal/run-id.js';
 import { forkRun } from '../../protocol/commands/rerun-from.js';
 import { writeFork } from '../../runner/journal-io/fork-run.js';
 import { GitStore } from '../../store/git.js';
@@ -24,8 +25,10 @@ async function forkPlace(
   runId: string,
   source: string,
 ): Promise<{ free: string; store: GitStore } | { made: string } | { full: true }> {
-  for (let n = 2; n < MAX_FORKS + 2; n++) {
-    const id = `${runId}-${n}`;
+  const tried = new Set<string>();
+  for (let n = 0; n < MAX_FORKS; n++) {
+    const id = nextRunId(runId, (x) => tried.has(x));
+    tried.add(id);
     const store = new GitStore(deps.octokit, deps.repo, id, deps.journalBranch);
     const stored = await store.read();
     if (!stored) return { free: id, store };

@@ -3,6 +3,7 @@ import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { JournalError, type RunState } from '../../journal/state.js';
 import { GitStore } from '../../store/git.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../store/types.js';
@@ -47,7 +48,7 @@ export async function loadRun(
     throw e;
   }
   if (!stored) return { ok: false, problem: `there is no run \`${runId}\` (no ${store.location})` };
-  const path = stored.journal.graph.path;
+  const path = journalGraphPath(stored.journal);
   let graph: Graph;
   try {
     if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));

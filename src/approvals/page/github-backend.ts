@@ -7,6 +7,7 @@
  */
 import type { GitHubClient, RepoRef } from '../../github/client.js';
 import { nodeById } from '../../graph/model.js';
+import type { ReadFloor } from '../../journal/freshness.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import type { PageRun, WaitingRow } from '../../render/page/waiting-model.js';
 import type { MayAct } from '../../render/page/waiting-page.js';
@@ -58,6 +59,9 @@ const refOf = (name: string): RepoRef => {
 
 const PER_PAGE = 100;
 
+/** Runs the page acted on whose floor it keeps (the oldest forgotten first). */
+const MAX_FLOORS = 1_000;
+
 /**
  * Every page of a list, read by number. Not `paginate`: it takes a 409 for an empty list, and the person would be
  * shown no repository at all instead of an error.
@@ -77,6 +81,8 @@ export class GitHubBackend implements PageBackend {
   readonly #repos: TtlCache<SeenRepo[]>;
   readonly #runs: TtlCache<RepoRuns>;
   readonly #rights: TtlCache<MayAct & { readOnly?: boolean }>;
+  /** By repository, then run id: what the page knows a run holds since it acted on it (one event more). */
+  readonly #floors = new Map<string, Map<string, ReadFloor>>();
 
   constructor(private readonly o: GitHubBackendOptions) {
     const ttl = o.ttlMs ?? 30_000;
@@ -128,7 +134,9 @@ export class GitHubBackend implements PageBackend {
   }
 
   #runsOf(repo: SeenRepo): Promise<RepoRuns> {
-    return this.#runs.get(repo.name, async () => readRepoRuns(await this.#deps(repo)));
+    return this.#runs.get(repo.name, async () =>
+      readRepoRuns(await this.#deps(repo), this.#floors.get(repo.name)),
+    );
   }
 
   async #find(v: Viewer, name: string): Promise<SeenRepo | undefined> {
@@ -211,12 +219,25 @@ export class GitHubBackend implements PageBackend {
     const repo = await this.#find(v, form.repo);
     if (!repo) return { kind: 'refused', why: `you cannot see ${form.repo}` };
     const { repo: _repo, formId: _id, ...bound } = form;
-    return handlePageAction(await this.#deps(repo), {
+    const before = (await this.#runsOf(repo)).runs.find((r) => r.journal.run_id === form.runId);
+    const outcome = await handlePageAction(await this.#deps(repo), {
       ...bound,
       login: sessionOf(v).login,
       source,
       defaultBranch: repo.defaultBranch,
     });
+    // Done: the journal holds at least one event more than the page saw; a read that lacks it is from the past.
+    if (outcome.kind === 'done' && before)
+      this.#keepFloor(repo.name, form.runId, before.journal.events.length + 1);
+    return outcome;
+  }
+
+  #keepFloor(repo: string, runId: string, seq: number): void {
+    const runs = this.#floors.get(repo) ?? new Map<string, ReadFloor>();
+    this.#floors.set(repo, runs);
+    runs.delete(runId);
+    runs.set(runId, { seq });
+    if (runs.size > MAX_FLOORS) runs.delete(runs.keys().next().value!);
   }
 
   forget(repo: string): void {

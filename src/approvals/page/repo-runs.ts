@@ -1,21 +1,28 @@
 /**
- * One repository's runs for the maintainers' page: the journal branch's tree in one read (conditional), each
- * journal blob by its sha (content-addressed: read once, kept), the configuration and each run's graph at the
- * default branch; every run folded. A run that cannot be read or folded is reported, never thrown.
+ * One repository's runs for the maintainers' page: the git store's catalog (the run branches and the journal
+ * branch's tree, conditional reads), each journal by what pins it (a blob sha, a run branch's commit: read once,
+ * kept), the configuration and each run's graph at the default branch; every run folded. A run that cannot be
+ * read or folded is reported, never thrown. A run the page itself just acted on is read again until it shows the
+ * act (journal/freshness.ts): a listing by branch name may answer from before it, and the row would stay.
  */
 import { type Config, ConfigSchema } from '../../config/schema.js';
-import type { GitHubClient, RepoRef } from '../../github/client.js';
+import type { RepoRef } from '../../github/client.js';
 import { statusOf } from '../../github/status.js';
 import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
+import { DEFAULT_STALE_WINDOW_MS, type ReadFloor, staleReason } from '../../journal/freshness.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { type RunState, runEnded } from '../../journal/state.js';
+import { unreadableRun } from '../../journal/waiting-unfolded.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { CheckRunStore } from '../../store/check-run.js';
+import { FreshStore } from '../../store/fresh.js';
 import { GitRuns } from '../../store/git-runs.js';
+import type { ListedRun } from '../../store/types.js';
 import type { HandlerDeps } from '../deps.js';
 import { type FoundRun, findRuns } from '../lookup/find-runs.js';
 import { loadRepoConfig, loadRepoGraph } from '../lookup/repo-files.js';
@@ -31,17 +38,37 @@ export interface RepoRuns {
 /** Runs of one repository read at once. */
 const READS_AT_ONCE = 4;
 
-/** Journal blobs by sha: a blob never changes, so it is read once per server. */
-const BLOBS = new Map<string, Journal>();
-const MAX_BLOBS = 20_000;
+/** Journals by what pins them (a blob sha, a run branch's commit): that never changes, so it is read once per server. */
+const PINNED = new Map<string, Journal>();
+const MAX_PINNED = 20_000;
 
-async function journalOf(octokit: GitHubClient, repo: RepoRef, sha: string, runId: string): Promise<Journal> {
-  const kept = BLOBS.get(`${repo.owner}/${repo.repo}@${sha}`);
+/**
+ * A listed run's journal through the catalog, kept when the listing pinned it; one older than `floor` (what the
+ * page knows the run holds) is read again by name until it is not, for as long as GitHub's answers may be stale.
+ */
+async function journalOf(
+  catalog: GitRuns,
+  repo: RepoRef,
+  run: ListedRun,
+  floor: ReadFloor | undefined,
+): Promise<Journal | null> {
+  const listed = await pinnedJournalOf(catalog, repo, run);
+  if (!floor || staleReason(floor, listed) === undefined) return listed;
+  const fresh = new FreshStore(catalog.store(run), { floor, giveUpAfterMs: DEFAULT_STALE_WINDOW_MS });
+  return (await fresh.read())?.journal ?? null;
+}
+
+async function pinnedJournalOf(catalog: GitRuns, repo: RepoRef, run: ListedRun): Promise<Journal | null> {
+  const pin = run.version ?? run.at;
+  const pinned = pin && `${repo.owner}/${repo.repo}@${pin}`;
+  const kept = pinned && PINNED.get(pinned);
   if (kept) return kept;
-  const { data } = await octokit.rest.git.getBlob({ ...repo, file_sha: sha });
-  const journal = parseJournal(Buffer.from(data.content, 'base64'), `runs/${runId}.json`);
-  if (BLOBS.size >= MAX_BLOBS) BLOBS.delete(BLOBS.keys().next().value!);
-  BLOBS.set(`${repo.owner}/${repo.repo}@${sha}`, journal);
+  const raw = await catalog.readText(run);
+  if (!raw) return null;
+  const journal = parseJournal(raw.text, raw.where);
+  if (!pinned) return journal;
+  if (PINNED.size >= MAX_PINNED) PINNED.delete(PINNED.keys().next().value!);
+  PINNED.set(pinned, journal);
   return journal;
 }
 
@@ -81,8 +108,14 @@ async function pullRequestRuns(deps: HandlerDeps, problems: string[]): Promise<F
   return found;
 }
 
-/** Reads every run of one repository that has not ended (an ended run waits for nobody). */
-export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
+/**
+ * Reads every run of one repository that has not ended (an ended run waits for nobody). `floors`: by run id, what
+ * the page knows a run holds (it acted on it): a read older than that is read again.
+ */
+export async function readRepoRuns(
+  deps: HandlerDeps,
+  floors: ReadonlyMap<string, ReadFloor> = new Map(),
+): Promise<RepoRuns> {
   const name = `${deps.repo.owner}/${deps.repo.repo}`;
   const problems: string[] = [];
   let config = ConfigSchema.parse({});
@@ -92,14 +125,17 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
     if (!(e instanceof GraphError)) throw e;
     problems.push(`.github/interlock.yml is not valid: ${e.errors.map(formatSourceError).join('; ')}`);
   }
-  const listed = (await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns()) ?? [];
+  const catalog = new GitRuns(deps.octokit, deps.repo, deps.journalBranch);
+  const listed = (await catalog.listRuns()) ?? [];
   const graphs = new Map<string, Promise<Graph>>();
   const runs: PageRun[] = [];
   const readOne = async (runId: string, read: () => Promise<Journal | null>): Promise<void> => {
+    let seen: Journal | null = null;
     try {
       const journal = await read();
+      seen = journal;
       if (!journal || runEnded(journal)) return;
-      const path = journal.graph.path;
+      const path = journalGraphPath(journal);
       if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
       const graph = await graphs.get(path)!;
       const state = fold(journal, graph);
@@ -108,16 +144,17 @@ export async function readRepoRuns(deps: HandlerDeps): Promise<RepoRuns> {
       runs.push(title !== undefined ? { ...run, title } : run);
     } catch (e) {
       const why = e instanceof GraphError ? e.errors.map(formatSourceError).join('; ') : (e as Error).message;
-      problems.push(`run ${runId}: ${why}`);
+      // A run the page cannot fold still shows what waits in it (src/journal/waiting-unfolded.ts).
+      problems.push(`run ${runId}: ${unreadableRun(seen, why)}`);
     }
   };
-  const onBranch = listed.filter((l) => l.version);
-  // A few runs at a time: the reads are round trips, and GitHub asks for no flood of parallel requests.
-  for (let i = 0; i < onBranch.length; i += READS_AT_ONCE)
+  // Every listed run, on its own branch or on the journal branch of before; a few at a time: the reads are round
+  // trips, and GitHub asks for no flood of parallel requests.
+  for (let i = 0; i < listed.length; i += READS_AT_ONCE)
     await Promise.all(
-      onBranch
+      listed
         .slice(i, i + READS_AT_ONCE)
-        .map((l) => readOne(l.runId, () => journalOf(deps.octokit, deps.repo, l.version!, l.runId))),
+        .map((l) => readOne(l.runId, () => journalOf(catalog, deps.repo, l, floors.get(l.runId)))),
     );
   // Runs kept in the check-run store live on open pull requests, not on the journal branch.
   const known = new Set(listed.map((l) => l.runId));

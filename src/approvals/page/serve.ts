@@ -135,6 +135,7 @@ function rowOfForm(form: PageForm): WaitingRow {
     approvals: { have: [], required: 1 },
     policy: '',
     commands: [],
+    commandsFace: 'comment',
   };
 }
 

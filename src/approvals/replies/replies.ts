@@ -1,7 +1,9 @@
-// The replies interlock posts on the subject: what was done, refused or asked, with untrusted text made inert.
+// The replies interlock posts on the subject: what was done, refused or asked; untrusted text (a person's note or
+// reason, a refusal that quotes a command) passes the door (src/render/door.ts).
 
 import type { Graph } from '../../graph/model.js';
 import type { RunState } from '../../journal/state.js';
+import { throughDoor } from '../../render/door.js';
 import { statusBlock } from '../../render/markdown.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { statusWord } from '../../render/words.js';
@@ -19,18 +21,19 @@ export function reply(lines: string[]): string {
 
 /** Echoes a person's free text as a quote, one line, cut short. */
 function quoted(text: string): string {
-  // A zero-width space after "@" keeps an echoed @mention from notifying anyone.
-  const one = text.replace(/\s+/g, ' ').trim().replace(/@/g, '@\u200b');
-  return `> ${one.length > 300 ? `${one.slice(0, 300)}…` : one}`;
+  return `> ${throughDoor(text, 'line', { max: 300 })}`;
 }
 
+/** A reason that may quote what a comment said (a node, a run id): through the door, on one line. */
+const reasonText = (why: string) => throughDoor(why, 'line', { max: 1000 });
+
 export function refusedReply(login: string, reason: string): string {
-  return reply([`@${login} interlock did not act on this comment: ${reason}.`]);
+  return reply([`@${login} interlock did not act on this comment: ${reasonText(reason)}.`]);
 }
 
 export function failedReply(login: string, why: string): string {
   return reply([
-    `@${login} interlock could not finish this command: ${why}`,
+    `@${login} interlock could not finish this command: ${reasonText(why)}`,
     '',
     'Nothing more was written than the journal shows; post the command again once the cause is fixed.',
   ]);
@@ -128,7 +131,7 @@ export function statusReply(
   const lines: string[] = [];
   for (const r of runs) {
     if (!r.graph || !r.state) {
-      lines.push(`### \`${r.runId}\``, '', `⚠️ ${r.problem ?? 'could not be read'}`, '');
+      lines.push(`### \`${r.runId}\``, '', `⚠️ ${reasonText(r.problem ?? 'could not be read')}`, '');
       continue;
     }
     const cp = r.state.checkpoint;

@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { nodeById } from '../../graph/model.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { type PageBinding, pageOutOfDate } from '../../protocol/commands/page-binding.js';
 import {
   handledBefore,
@@ -123,7 +124,7 @@ export async function cmdPersonCommand(io: Io, verb: PersonCommandVerb, args: st
   io.out(`${by} ${what}; run is ${r.cur.state.checkpoint.status}\n`);
   io.out(
     afterDecision(
-      values.graph ?? r.cur.journal.graph.path,
+      values.graph ?? journalGraphPath(r.cur.journal),
       r.cur.state.checkpoint.run_id,
       r.cur.state.checkpoint.status,
       values.journal,

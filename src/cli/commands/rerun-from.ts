@@ -1,7 +1,8 @@
 /**
  * `interlock rerun-from <node> --by NAME [--guidance T]`: the node and every node that depends on it run again
  * as new attempts (`RerunFromApproved`, from `personCommandEvents` as a comment's `/rerun-from`). On an ended run
- * it forks a new run beside it (`<run-id>-2`, `RunStarted.forked_from`) that starts with the records of every
+ * it forks a new run beside it (`<run-id>-2`, or the next of its series: journal/run-id.ts `nextRunId`;
+ * `RunStarted.forked_from`) that starts with the records of every
  * other node.
  */
 import { existsSync } from 'node:fs';
@@ -9,8 +10,9 @@ import { basename, dirname, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { nodeAndDependents } from '../../graph/dependents.js';
 import { nodeById } from '../../graph/model.js';
+import { nextRunId } from '../../journal/run-id.js';
 import { personCommandEvents } from '../../protocol/commands/person-commands.js';
-import { forkRun, forkRunId } from '../../protocol/commands/rerun-from.js';
+import { forkRun } from '../../protocol/commands/rerun-from.js';
 import { effectivePolicy } from '../../protocol/policy.js';
 import { writeFork } from '../../runner/journal-io/fork-run.js';
 import { readRun } from '../../runner/journal-io/read.js';
@@ -36,9 +38,18 @@ function parseRerunFrom(args: string[]) {
   return { values, node, guidance: values.guidance?.trim() || undefined };
 }
 
-/** The journal file of a run forked from the one at `file`: beside it, `<name>-<n>.json`. */
+/**
+ * The journal file of a run forked from the one at `file`: beside it, named as the fork's id is when the file is
+ * named as its run (`issue-80-2.json` → `issue-80-3.json`), else `<name>-<n>.json`.
+ */
 function forkFile(file: string, forkId: string, runId: string): string {
-  return join(dirname(file), `${basename(file, '.json')}${forkId.slice(runId.length)}.json`);
+  const name = basename(file, '.json');
+  const from = runId.slice(runId.lastIndexOf('/') + 1);
+  const to = forkId.slice(forkId.lastIndexOf('/') + 1);
+  const forked = name.endsWith(from)
+    ? `${name.slice(0, name.length - from.length)}${to}`
+    : `${name}${forkId.slice(forkId.lastIndexOf('-'))}`;
+  return join(dirname(file), `${forked}.json`);
 }
 
 export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
@@ -70,7 +81,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
       return EXIT.usage;
     }
     const runId = cur.journal.run_id;
-    const forkId = forkRunId(runId, (id) => existsSync(forkFile(journalFile, id, runId)));
+    const forkId = nextRunId(runId, (id) => existsSync(forkFile(journalFile, id, runId)));
     const file = forkFile(journalFile, forkId, runId);
     const w = await writeFork(new FileStore(file), forkId, graph, f.events);
     if (!w.ok) {
@@ -80,7 +91,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     io.out(`${by} forked ${runId} (it had ended) as ${forkId} at ${file}: ${rerun} run again\n`);
     io.out(
       afterDecision(
-        values.graph ?? cur.journal.graph.path,
+        graph.path,
         forkId,
         w.cur.state.checkpoint.status,
         values.journal ? relative(io.cwd, file) : undefined,
@@ -110,12 +121,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     `${by} reran from "${node}": ${rerun} run again${held.length ? `; held until a person approves a rerun (replay: never): ${held.join(', ')}` : ''}; run is ${r.cur.state.checkpoint.status}\n`,
   );
   io.out(
-    afterDecision(
-      values.graph ?? r.cur.journal.graph.path,
-      r.cur.state.checkpoint.run_id,
-      r.cur.state.checkpoint.status,
-      values.journal,
-    ),
+    afterDecision(graph.path, r.cur.state.checkpoint.run_id, r.cur.state.checkpoint.status, values.journal),
   );
   return EXIT.ok;
 }

@@ -4,9 +4,12 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { suggestion } from '../../graph/errors.js';
+import { type Graph, nodeById } from '../../graph/model.js';
 import { guardCheckout } from '../../os/git/git-guard.js';
 import { serveAgentCredentials } from '../../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../../os/proxies/key-proxy-rules.js';
+import { relativeToWorkspace } from '../../os/workspace-path.js';
 import { loadGraphFile } from '../../runner/journal-io/graph-file.js';
 import type { RunSetup } from '../../runner/journal-io/read.js';
 import type { StepResult } from '../../runner/step-result.js';
@@ -17,7 +20,7 @@ import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
 import { afterEnded } from '../next-steps.js';
 import { parseInputs, readEvent, stepSetup } from '../setup.js';
-import { nextHint } from './status.js';
+import { inFlight, nextHint } from './status.js';
 
 const STEP_EXIT: Record<string, number> = {
   recorded: EXIT.ok,
@@ -88,6 +91,15 @@ async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () =>
   }
 }
 
+/** `--node ID` names a node of the graph (an instance `b[x]` or a sub-graph's node `b/x` included), before any run is made. */
+function checkNode(graph: Graph, graphPath: string, id: string): void {
+  if (nodeById(graph, id)) return;
+  const ids = graph.nodes.map((n) => n.id);
+  throw new UsageError(
+    `--node "${id}": ${graphPath} has no node of that id${suggestion(id, ids)}; its nodes: ${ids.join(', ')}. Nothing was run or written`,
+  );
+}
+
 export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -103,19 +115,23 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
       'assume-dead': { type: 'boolean' },
       by: { type: 'string' },
       quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       'agent-credentials': { type: 'string', multiple: true },
     },
   });
   const graphPath = positionals[0];
   if (!graphPath || positionals.length > 1) throw new UsageError('usage: interlock run <graph> [options]');
   if (values.node && values.all) throw new UsageError('give --node ID or --all, not both');
-  const graph = loadGraphFile(resolve(io.cwd, graphPath));
+  // The journal names the graph relative to the repository, wherever the command was given it.
+  const recorded = relativeToWorkspace(io.cwd, graphPath, 'the graph');
+  const graph = { ...loadGraphFile(resolve(io.cwd, recorded)), path: recorded };
+  if (values.node !== undefined) checkNode(graph, graphPath, values.node);
   const runId = checkRunId(values['run-id'] ?? graph.name);
   const journalFile = journalPath(io, values.journal, runId);
   const ev = readEvent(io, values.event);
   makeRunsFolder(io, journalFile);
   const base: RunSetup = {
-    graph: { ...graph, path: graphPath },
+    graph,
     store: new FileStore(journalFile),
     runId,
     start: {
@@ -131,6 +147,7 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     journalFile,
     assumeDead: values['assume-dead'] ?? false,
     live: !values.quiet,
+    verbose: values.verbose ?? false,
   });
   const dailyCap = cliDailyCap(io, journalFile, runId);
   if (dailyCap) setup.dailyCap = dailyCap;
@@ -141,10 +158,14 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
   const last = await withModelKeys(io, values['agent-credentials'], () =>
     runSteps(setup, all ? { all: true } : { node: values.node }, { onStep: (r, ms) => report(io, r, ms) }),
   );
-  if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended))
+  if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended)) {
+    // Left alone in flight (its process, or the command of a killed CLI, still runs): say which, and what to do.
+    const stopped = inFlight(last.cur, values.journal);
     io.err(
-      `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+      stopped ||
+        `interlock: ${last.cur.state.checkpoint.status} after ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
+  }
   // Where the run stopped for a person, or had already ended, say the command that goes on from there.
   if (last.kind === 'ended') io.err(afterEnded(graphPath, runId, values.journal));
   else if (!last.cur.state.checkpoint.ended)

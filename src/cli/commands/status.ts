@@ -1,9 +1,11 @@
 /** `interlock status`: the run's table (or checkpoint JSON, or a Mermaid diagram), and what a person can do next. */
+
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Graph, nodeById } from '../../graph/model.js';
 import type { EscalationReport } from '../../journal/events/fields.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import { connectionLines } from '../../render/connections.js';
 import {
   approveCommand,
@@ -16,10 +18,17 @@ import { timelineSvgOf } from '../../render/timeline/svg.js';
 import { timelineText } from '../../render/timeline/text.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
 import { type RunSnapshot, readRun } from '../../runner/journal-io/read.js';
+import { inFlightLines } from '../in-flight.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { liveStatus } from '../live-file.js';
 import { toGoOn } from '../next-steps.js';
+
+/** The nodes in flight, as this machine's processes show them (`src/cli/in-flight.ts`). */
+export function inFlight(cur: RunSnapshot, journal?: string): string {
+  const lines = inFlightLines(cur, journal);
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
 
 export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -38,7 +47,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   const cur = await readRun(setup, { kind: 'local' });
   if (cur.state.accepted_hash !== graph.hash) {
     io.err(
-      `interlock: note: ${graph.path} changed since the run started (${cur.state.accepted_hash} → ${graph.hash})\n`,
+      `interlock: note: ${graph.path} changed since the run started (${cur.state.accepted_hash} → ${graph.hash}); a command that goes on under it takes --allow-graph-change (recorded with your name)\n`,
     );
   }
   if (values.timeline || values.svg !== undefined) return timelineOut(io, cur, values);
@@ -47,7 +56,7 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
   else {
     const network = connectionLines(cur.journal);
     io.out(
-      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${nextHint(cur, 'all', graph, values.journal)}`,
+      `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${inFlight(cur, values.journal)}${nextHint(cur, 'all', graph, values.journal)}`,
     );
   }
   return EXIT.ok;
@@ -97,7 +106,9 @@ export function nextHint(
   // An ended run waits for nobody.
   if (cp.ended) return '';
   // A run named by --journal is named so again: `--run-id` looks in .interlock/runs, where it is not.
-  const run = { runId: cp.run_id, journal };
+  // Under a graph file changed since the run started, each command allows the change as it is given (rule 6).
+  const graphChanged = graph !== undefined && graph.hash !== cur.state.accepted_hash;
+  const run = { runId: cp.run_id, journal, graphChanged };
   const lines: string[] = [];
   const either = (n: string, settleWords: string) => [
     `  ${approveRerunCommand('cli', n, run)}     # run it again`,
@@ -135,7 +146,9 @@ export function nextHint(
   const effects = cp.ready_nodes.filter((n) => graph && nodeById(graph, n)?.effect);
   for (const n of effects) lines.push(`ready: ${n} is an effect: it runs in the Action, not the CLI`);
   if (cp.ready_nodes.length > effects.length)
-    lines.push(toGoOn(cur.journal.graph.path, cp.run_id, how, journal).trimEnd());
+    lines.push(
+      toGoOn(graph?.path ?? journalGraphPath(cur.journal), cp.run_id, how, journal, graphChanged).trimEnd(),
+    );
   return lines.length ? `\n${lines.join('\n')}\n` : '';
 }
 

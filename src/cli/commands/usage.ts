@@ -1,13 +1,13 @@
 /** `interlock usage`: tokens, cost and runs per day, per graph and per node, over the journals in a folder. */
-import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dailyUsage } from '../../journal/daily-usage.js';
 import type { Journal } from '../../journal/events/events.js';
 import { parseJournal } from '../../journal/parse.js';
 import { usageDaysText } from '../../render/usage/days.js';
+import { FileRuns } from '../../store/file-runs.js';
 import { EXIT, type Io, UsageError } from '../io.js';
-import { listJson } from '../journals.js';
+import { runsIn } from '../journals.js';
 
 export async function cmdUsage(io: Io, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -20,10 +20,12 @@ export async function cmdUsage(io: Io, args: string[]): Promise<number> {
     throw new UsageError(`--days ${values.days}: give a whole number of days, 1 or more`);
   const journals: Journal[] = [];
   const unread: string[] = [];
-  for (const file of listJson(dir)) {
-    const shown = relative(io.cwd, file) || file;
+  const catalog = new FileRuns(dir);
+  for (const run of runsIn(dir)) {
+    const shown = relative(io.cwd, run.where) || run.where;
     try {
-      journals.push(parseJournal(readFileSync(file, 'utf8'), shown));
+      const raw = await catalog.readText(run);
+      if (raw) journals.push(parseJournal(raw.text, shown));
     } catch (e) {
       unread.push(`${shown}: ${(e as Error).message.split('\n')[0]}`);
     }

@@ -85,6 +85,14 @@ const AGENT_FIELDS = {
     description:
       'The session the attempt continued (`session:`): the one the last completed node of that session left. Claude Code forks it, so `session_id` differs; Codex continues the thread, so they are equal.',
   }),
+  transcripts_sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .register(z.globalRegistry, {
+      description:
+        "SHA-256 of the session's transcripts folder as this attempt's agent left it (isolated nodes with `session:`): the session's next node resumes the folder only while it still hashes to this.",
+    }),
   final_message: z.string().optional().register(z.globalRegistry, {
     description: "The agent's last message (Claude Code `result`, Codex's last `agent_message`), bounded.",
   }),

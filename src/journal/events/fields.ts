@@ -146,7 +146,10 @@ export const GraphRef = z
     hash: z.string().register(z.globalRegistry, {
       description: '`sha256:` of the canonical JSON of the resolved graph (skills merged, defaults applied).',
     }),
-    path: z.string().register(z.globalRegistry, { description: 'The graph file, as the run was given it.' }),
+    path: z.string().register(z.globalRegistry, {
+      description:
+        'The graph file, relative to the root of the repository. A release before 2026-12-07 could write an absolute path here after `--allow-graph-change`; it is read as the path `RunStarted` names.',
+    }),
   })
   .register(z.globalRegistry, { title: 'graph', description: 'The graph a run is under.' });
 export type GraphRef = z.infer<typeof GraphRef>;

@@ -8,7 +8,7 @@
 import type { GraphNode } from '../../graph/model.js';
 import { instanceKeyProblem, instanceNode } from '../../graph/schema/for-each.js';
 import type { EventOf } from '../events/events.js';
-import { stateWords } from '../state.js';
+import { attemptsLeft, stateWords } from '../state.js';
 import type { At, Folding } from './folding.js';
 import { dependenciesResolved, progress, type Reducer } from './folding.js';
 import { joinOf } from './instances.js';
@@ -23,7 +23,7 @@ function expandable(f: Folding, e: EventOf<'NodeExpanded' | 'NodeExpansionFailed
     at.bad(
       `node "${e.node}" is ${stateWords(p.state)}; only a pending for_each or sub-graph node is expanded`,
     );
-  if (p.failures >= p.allowedFailures) at.bad(`node "${e.node}" has no attempts left`);
+  if (!attemptsLeft(p)) at.bad(`node "${e.node}" has no attempts left`);
   dependenciesResolved(f, e.node, 'expanded', at);
   return spec!;
 }

@@ -12,7 +12,8 @@ import type { EventOf } from '../events/events.js';
 import type { NodeProgress } from '../state.js';
 import { newProgress, notRunSinceStart, stateWords } from '../state.js';
 import { type At, dependenciesResolved, type Folding, progress, type Reducer } from './folding.js';
-import { freshRetries, runAgain } from './subgraph-expansion.js';
+import { startRound } from './rounds.js';
+import { runAgain } from './subgraph-expansion.js';
 
 /** The loop of a node, or a refusal naming the event. */
 function loopOf(f: Folding, node: string, at: At) {
@@ -34,7 +35,7 @@ export const nodeCycleStarted: Reducer<'NodeCycleStarted'> = (f, e, at) => {
     at.bad(
       `node "${e.node}" cycle ${e.cycle} follows attempt ${e.after_attempt}, but the last is ${p.attempts}`,
     );
-  freshRetries(f, e.node, p);
+  startRound(f, e.node, p, 'fresh');
   p.cycle = e.cycle;
   p.state = 'pending';
   // A sub-graph's next cycle: its child nodes run again, each as a new attempt.

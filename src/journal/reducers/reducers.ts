@@ -7,9 +7,12 @@
 
 import type { EventType } from '../events/events.js';
 import {
+  attemptsLeft,
   attemptsThisRound,
+  escalationAnswered,
   failedPrecheck,
   isResolved,
+  lastAllowedAttempt,
   type NodeProgress,
   stateWords,
   waitingAttempt,
@@ -19,6 +22,7 @@ import { nodeExpanded, nodeExpansionFailed, nodeJoined } from './expansion.js';
 import { dependenciesResolved, inFlight, progress, type Reducer } from './folding.js';
 import { keepGuidance, nodeApproved, nodeAwaitingApproval } from './gates.js';
 import { loopEscalated, nodeCarriedOver, nodeCycleStarted, rerunFromApproved } from './loops-and-reruns.js';
+import { startRound } from './rounds.js';
 import { chainedDependencies, nodeReturned } from './serialized.js';
 import { runAgain } from './subgraph-expansion.js';
 
@@ -54,7 +58,7 @@ const nodeDispatched: Reducer<'NodeDispatched'> = (f, e, at) => {
   if (p.state !== 'pending') at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be dispatched`);
   if (e.attempt !== p.attempts + 1)
     at.bad(`node "${e.node}" attempt ${e.attempt} where ${p.attempts + 1} was expected`);
-  if (p.failures >= p.allowedFailures) at.bad(`node "${e.node}" has no attempts left`);
+  if (!attemptsLeft(p)) at.bad(`node "${e.node}" has no attempts left`);
   if (e.chain) chainedDependencies(f, e, at);
   else dependenciesResolved(f, e.node, 'dispatched', at);
   p.state = 'in_flight';
@@ -78,8 +82,7 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   if (!settling) inFlight(p, e, at);
   if (settling && e.attempt !== waitingAttempt(p)) at.bad(`settles attempt ${e.attempt}, but ${waitsOn(p)}`);
   p.state = 'completed';
-  p.budget_escalated = false;
-  delete p.daily_cap_escalated;
+  startRound(f, e.node, p, 'same');
   p.outputs = { ...e.outputs };
   p.last_evidence = e.evidence;
   addUsage(p.usage, e.usage);
@@ -92,13 +95,14 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
 const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
   const p = progress(f, e);
   inFlight(p, e, at);
+  const last = lastAllowedAttempt(p);
   p.failures += 1;
   p.last_failures = e.failures;
   p.last_evidence = e.evidence ?? [];
   addUsage(p.usage, e.usage);
   p.interrupted = false;
   p.ended_at = e.at;
-  if (p.failures >= p.allowedFailures) {
+  if (last) {
     p.state = 'escalated';
     p.approvals = [];
     f.rolledBackTo = f.lastCompleted;
@@ -111,7 +115,7 @@ const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
-    if (p.state !== 'pending' || p.failures >= p.allowedFailures)
+    if (p.state !== 'pending' || !attemptsLeft(p))
       at.bad(`node "${e.node}" is ${stateWords(p.state)}; it cannot be escalated at the run's budget`);
     dependenciesResolved(f, e.node, 'escalated at the budget', at);
     p.state = 'escalated';
@@ -166,17 +170,14 @@ const rerunApproved: Reducer<'RerunApproved'> = (f, e, at) => {
   keepGuidance(p, e);
   // The hold ends only once enough distinct people approved this attempt.
   if (p.approvals.length < (e.required ?? 1)) return;
-  if (p.daily_cap_escalated) {
-    // A person let the node go on past the repository's daily cap, for the rest of that UTC day; the run's own
-    // budget still counts from where it did.
-    p.daily_cap_approved = new Date(e.at).toISOString().slice(0, 10);
-    delete p.daily_cap_escalated;
-    p.budget_escalated = false;
-  } else if (p.budget_escalated) {
-    // A person raised the run's budget: it counts again from what every node has used so far.
-    for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
-    p.budget_escalated = false;
-  } else if (p.state === 'escalated') p.allowedFailures = p.failures + 1;
+  // What the approval answers is read from the escalation's own report; a hold goes on with what it had.
+  const answered = p.state === 'escalated' ? escalationAnswered(p) : undefined;
+  // Past the repository's daily cap, the node goes on for the rest of that UTC day; the run's own budget still
+  // counts from where it did.
+  if (answered === 'daily-cap') p.daily_cap_approved = new Date(e.at).toISOString().slice(0, 10);
+  // A person raised the run's budget: it counts again from what every node has used so far.
+  if (answered === 'budget') for (const q of f.nodes.values()) q.usage_at_raise = { ...q.usage };
+  startRound(f, e.node, p, answered === 'failures' ? 'one-more' : 'same');
   p.state = 'pending';
   // A looping sub-graph that escalated runs one more cycle: its child nodes, approved with it.
   if (p.expansion?.children) {

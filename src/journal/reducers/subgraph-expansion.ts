@@ -10,22 +10,10 @@ import { childNodes } from '../../graph/schema/subgraph.js';
 import type { EventOf } from '../events/events.js';
 import { type NodeProgress, newProgress } from '../state.js';
 import type { At, Folding } from './folding.js';
+import { startRound } from './rounds.js';
 
 /** How a node comes to run again: a loop's next cycle (no approval needed), or a rerun (approvals start over). */
 export type Again = 'cycle' | 'rerun';
-
-/** A node's retries count afresh: the approaches of its next attempts start again at `default`. */
-export function freshRetries(f: Folding, node: string, p: NodeProgress): void {
-  p.failures = 0;
-  p.allowedFailures = f.specs.get(node)?.approaches.length ?? p.allowedFailures;
-  p.interrupted = false;
-  p.last_failures = [];
-  p.budget_escalated = false;
-  p.approvals = [];
-  delete p.report;
-  delete p.overdue;
-  delete p.loop_escalated;
-}
 
 /**
  * Node `id` runs again as new attempts: its outputs cleared (they stay in the journal), its retries fresh. On a
@@ -36,7 +24,7 @@ export function freshRetries(f: Folding, node: string, p: NodeProgress): void {
 export function runAgain(f: Folding, id: string, again: Again): void {
   const p = f.nodes.get(id)!;
   const spec = f.specs.get(id)!;
-  freshRetries(f, id, p);
+  startRound(f, id, p, 'fresh');
   p.round_start = p.attempts;
   p.outputs = {};
   p.last_evidence = [];

@@ -6,37 +6,44 @@
  * `config.worktree`, `commondir`, `hooks/`, `info/`, the same for each submodule's git directory) as it was when
  * the first interlock step of the job reached the checkout, and puts it back before every node command, every
  * `command` check and every git interlock runs itself; each change it undoes is reported. A checkout whose `.git`
- * was replaced (another directory, or a link to one) is refused: nothing git would read there can be trusted.
+ * was replaced (another directory, or a link to one) is refused: nothing git would read there can be trusted. So is
+ * one whose other git folders (a submodule's, the common folder) are not the folders copied: each is reached from
+ * `/` without following a link and its device and inode compared before anything is put back, and everything is
+ * put back from folders held open, never through a link (src/os/git/git-walk.ts).
  */
 import { createHash } from 'node:crypto';
 import {
   closeSync,
-  constants,
   existsSync,
-  fchmodSync,
   lstatSync,
-  mkdirSync,
-  openSync,
   readFileSync,
   realpathSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { childProcess } from '../lazy.js';
-import { nodeUser } from '../node-user/node-user.js';
-import { type Entry, gitdirOf, guardedPaths, MAX_GUARDED_BYTES, read, same } from './git-snapshot.js';
+import { type Entry, gitdirOf, guardedPaths } from './git-snapshot.js';
+import { type Identity, identityAt, openFolder, readAt, restoreAt, restoreRoot } from './git-walk.js';
 
 interface Snapshot {
   /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
   gitdir: string;
-  identity: { dev: number; ino: number };
+  identity: Identity;
   /** The commit checked out then: what an effect's change is read against (src/runner/effects/change.ts). */
   head?: string;
-  /** Each guarded path (absolute) to what it held; null: it did not exist. */
+  /**
+   * Each guarded path (absolute, through no link) to what it held, keyed by the path below it ('' for itself);
+   * null: it did not exist.
+   */
   roots: Record<string, Record<string, Entry> | null>;
+  /**
+   * Every folder a guarded path is put back in (`.git`, each submodule's git folder, nested ones too, a worktree's git
+   * folder, the common folder; for a path whose folder did not exist, the nearest that did), with its identity
+   * then. Each is reached again from `/` without following a link and must still be the same folder, before
+   * anything is put back.
+   */
+  folders: Record<string, Identity>;
 }
 
 interface Guard {
@@ -47,129 +54,77 @@ interface Guard {
 
 let active: Guard | undefined;
 
-/** Thrown when the checkout's `.git` is not the one the guard copied: the attempt and the step stop. */
+/** Thrown when a git folder is not the one the guard copied: the attempt and the step stop. */
 export class ReplacedGitError extends Error {}
 
-/** Removes a path this process may not remove alone (a node user's tree through sudo). */
-function remove(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-  } catch (e) {
-    if (nodeUser()?.via !== 'sudo') throw e;
-    childProcess().execFileSync('sudo', ['-n', 'rm', '-rf', '--', path], { stdio: 'ignore' });
-  }
-}
-
-const { O_CREAT, O_DIRECTORY, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = constants;
-
-const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code;
-
 /**
- * Puts one entry back at `path`, never through a link a node may have planted there: a file is created anew
- * (what is in its place unlinked first, which never follows a link; then O_CREAT|O_EXCL|O_NOFOLLOW) and its mode
- * set through the descriptor; a folder is made, then opened with O_NOFOLLOW|O_DIRECTORY and its mode set
- * through that descriptor (a link or a file in its place: the open fails, and the restore with it).
+ * Puts one entry back at `path` (a test's way in): its folder is reached from `/` without following a link, then
+ * the entry is put back as restoreAt does.
  */
 export function restoreEntry(path: string, entry: Entry): void {
-  if (entry.kind === 'dir') {
-    try {
-      mkdirSync(path, { mode: 0o700 });
-    } catch (e) {
-      if (codeOf(e) !== 'EEXIST') throw e;
-    }
-    const fd = openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    try {
-      fchmodSync(fd, entry.mode & 0o7777);
-    } finally {
-      closeSync(fd);
-    }
-    return;
-  }
+  const fd = openFolder(realpathSync(dirname(path)));
   try {
-    unlinkSync(path);
-  } catch (e) {
-    if (codeOf(e) !== 'ENOENT') throw e;
-  }
-  if (entry.kind === 'link') {
-    symlinkSync(entry.target, path);
-    return;
-  }
-  if (entry.kind === 'unread')
-    throw new Error(
-      `${path}: the guard kept no copy of it (${entry.size < 0 ? 'not a regular file' : `${entry.size} bytes, over ${MAX_GUARDED_BYTES}`} when the checkout was first seen): remove it from the checkout's .git`,
-    );
-  const fd = openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-  try {
-    writeFileSync(fd, Buffer.from(entry.data, 'base64'));
-    fchmodSync(fd, entry.mode & 0o777);
+    restoreAt(fd, basename(path), entry, path);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Puts one guarded path back as the snapshot holds it; the paths it changed. */
-function restoreRoot(root: string, want: Record<string, Entry> | null): string[] {
-  const have = read(root) ?? {};
-  const wanted = want ?? {};
-  const changed: string[] = [];
-  // What is not as it was goes first, deepest first; a directory that is still wanted stays.
-  for (const p of Object.keys(have).sort((a, b) => b.length - a.length)) {
-    const h = have[p]!;
-    const w = wanted[p];
-    // An entry the copy could not read (too big, not a file) is left as it is while it stays so.
-    if (w && (same(h, w) || (h.kind === w.kind && (h.kind === 'dir' || h.kind === 'unread')))) continue;
-    if (!exists(p)) continue;
-    remove(p);
-    changed.push(p);
+/** The nearest folder that exists on the way to `path`, through no link, and the names from it to `path`. */
+function anchorOf(path: string): { folder: string; rel: string[] } {
+  const rel = [basename(path)];
+  let dir = dirname(path);
+  const isDir = (p: string) => {
+    try {
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  while (!isDir(dir) && dir !== dirname(dir)) {
+    rel.unshift(basename(dir));
+    dir = dirname(dir);
   }
-  // Then what is missing, shallowest first, so each directory is there before what it holds.
-  for (const p of Object.keys(wanted).sort((a, b) => a.length - b.length)) {
-    if (exists(p)) continue;
-    restoreEntry(p, wanted[p]!);
-    changed.push(p);
-  }
-  // One name per change: a path inside another changed one is part of it.
-  return [...new Set(changed)].filter((p) => !changed.some((q) => q !== p && p.startsWith(`${q}/`)));
+  return { folder: realpathSync(dir), rel };
 }
 
-function exists(p: string): boolean {
+function headOf(workspace: string): string | undefined {
   try {
-    lstatSync(p);
-    return true;
+    return childProcess()
+      .execFileSync(
+        'git',
+        ['--no-pager', '-c', 'core.fsmonitor=false', 'rev-parse', '--verify', 'HEAD^{commit}'],
+        { cwd: workspace, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+      )
+      .trim();
   } catch {
-    return false;
+    return undefined; // a repository with no commit yet
   }
-}
-
-function identityOf(gitdir: string): { dev: number; ino: number } {
-  const st = lstatSync(gitdir);
-  return { dev: st.dev, ino: st.ino };
 }
 
 function take(workspace: string): Snapshot | undefined {
   const gitdir = gitdirOf(workspace);
-  if (!gitdir || !exists(gitdir)) return undefined;
-  const roots: Snapshot['roots'] = {};
-  for (const p of guardedPaths(gitdir)) roots[p] = read(p);
+  if (!gitdir || !existsSync(gitdir)) return undefined;
+  const paths = guardedPaths(gitdir);
   const dotgit = join(workspace, '.git');
-  if (lstatSync(dotgit).isFile()) roots[dotgit] = read(dotgit);
-  let head: string | undefined;
-  try {
-    head = childProcess()
-      .execFileSync(
-        'git',
-        ['--no-pager', '-c', 'core.fsmonitor=false', 'rev-parse', '--verify', 'HEAD^{commit}'],
-        {
-          cwd: workspace,
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'ignore'],
-        },
-      )
-      .trim();
-  } catch {
-    // a repository with no commit yet
+  if (lstatSync(dotgit).isFile()) paths.push(dotgit);
+  const roots: Snapshot['roots'] = {};
+  const folders: Snapshot['folders'] = {};
+  for (const p of paths) {
+    const { folder, rel } = anchorOf(p);
+    const root = join(folder, ...rel);
+    if (root in roots) continue;
+    const fd = openFolder(folder);
+    try {
+      folders[folder] = identityAt(fd);
+      roots[root] = rel.length > 1 ? null : readAt(fd, rel[0]!);
+    } finally {
+      closeSync(fd);
+    }
   }
-  return { gitdir, identity: identityOf(gitdir), roots, ...(head ? { head } : {}) };
+  const st = lstatSync(gitdir);
+  const head = headOf(workspace);
+  return { gitdir, identity: { dev: st.dev, ino: st.ino }, roots, folders, ...(head ? { head } : {}) };
 }
 
 export interface GuardOptions {
@@ -201,8 +156,13 @@ export function guardCheckout(opts: GuardOptions): void {
   let snapshot: Snapshot | undefined;
   if (file && existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
+    // A copy an older interlock made names no folders to check: nothing would be checked, so nothing is trusted.
+    if (!kept.folders)
+      throw new ReplacedGitError(
+        `${file} was written by an older interlock, which recorded no git folders to check: run every interlock step of a job with the same version of the action`,
+      );
     const gitdir = gitdirOf(workspace);
-    const now = gitdir && exists(gitdir) ? lstatSync(gitdir) : undefined;
+    const now = gitdir && existsSync(gitdir) ? lstatSync(gitdir) : undefined;
     if (now && now.dev === kept.identity.dev && now.ino === kept.identity.ino) snapshot = kept;
     // Nodes run as a user of their own: a new .git that is not the runner's own was made by a node, whichever node
     // user the step that made it held (another step on this machine may have held this step's).
@@ -222,15 +182,44 @@ export function guardCheckout(opts: GuardOptions): void {
   active = { workspace, snapshot, warn: opts.warn };
 }
 
+/** The folder of `folders` that `root` is put back in: the deepest that holds it. */
+function folderOf(folders: string[], root: string): string {
+  return folders
+    .filter((f) => root.startsWith(f === '/' ? '/' : `${f}/`))
+    .reduce((a, b) => (b.length > a.length ? b : a));
+}
+
 /**
- * Puts back what git reads and runs from the guarded checkout's `.git` before graph code or interlock's own git
- * runs; reports what it undid. Throws ReplacedGitError when `.git` itself is no longer the one copied.
+ * Opens every guarded folder from `/`, never through a link, and checks it is the folder the copy was made in;
+ * throws ReplacedGitError naming the first that is not (nothing is put back then).
+ */
+function holdFolders(snapshot: Snapshot, held: Map<string, number>): void {
+  for (const [folder, id] of Object.entries(snapshot.folders)) {
+    let fd: number | undefined;
+    try {
+      fd = openFolder(folder);
+    } catch {
+      // missing, or a link or a file on the way
+    }
+    if (fd !== undefined) held.set(folder, fd);
+    const now = fd === undefined ? undefined : identityAt(fd);
+    if (!now || now.dev !== id.dev || now.ino !== id.ino)
+      throw new ReplacedGitError(
+        `${folder} is not the git folder interlock saw when this job's first interlock step began (a node moved, replaced or removed it, or put a link on the way to it): interlock puts nothing back through it and its configuration and hooks cannot be trusted, so nothing more runs in this checkout`,
+      );
+  }
+}
+
+/**
+ * Puts back what git reads and runs from the guarded checkout's git folders before graph code or interlock's own
+ * git runs; reports what it undid. Throws ReplacedGitError when `.git`, or any git folder it guards, is no longer
+ * the one copied.
  */
 export function restoreCheckout(): void {
   const g = active;
   if (!g) return;
   const gitdir = gitdirOf(g.workspace);
-  const now = gitdir && exists(gitdir) ? identityOf(gitdir) : undefined;
+  const now = gitdir && existsSync(gitdir) ? lstatSync(gitdir) : undefined;
   if (
     gitdir !== g.snapshot.gitdir ||
     !now ||
@@ -240,8 +229,19 @@ export function restoreCheckout(): void {
     throw new ReplacedGitError(
       `${join(g.workspace, '.git')} is not the git directory interlock saw when this job's first interlock step began (a node moved, replaced or removed it): its configuration and hooks cannot be trusted, so nothing more runs in this checkout`,
     );
+  const held = new Map<string, number>();
   const changed: string[] = [];
-  for (const [root, want] of Object.entries(g.snapshot.roots)) changed.push(...restoreRoot(root, want));
+  try {
+    holdFolders(g.snapshot, held);
+    const folders = [...held.keys()];
+    for (const [root, want] of Object.entries(g.snapshot.roots)) {
+      const folder = folderOf(folders, root);
+      const rel = root.slice(folder === '/' ? 1 : folder.length + 1).split('/');
+      changed.push(...restoreRoot(held.get(folder)!, rel, root, want));
+    }
+  } finally {
+    for (const fd of held.values()) closeSync(fd);
+  }
   if (changed.length)
     g.warn(
       `put back ${changed.map((p) => p.replace(`${g.workspace}/`, '')).join(', ')} as they were when this job's first interlock step began: a node changed what git reads or runs from .git/, which stays the repository's (SECURITY.md)`,

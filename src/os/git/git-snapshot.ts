@@ -10,7 +10,6 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readlinkSync,
   readSync,
 } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -32,7 +31,7 @@ export const MAX_GUARDED_BYTES = 4 * 1024 * 1024;
  * A regular file's bytes, read without following a link (O_NOFOLLOW, then fstat: still a regular file) and
  * bounded; undefined when it is bigger than the bound or is no longer a regular file.
  */
-function readBounded(p: string): Buffer | undefined {
+export function readBounded(p: string): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -130,33 +129,6 @@ export function guardedPaths(gitdir: string, depth = 0): string[] {
     }
   }
   return [...paths, ...included];
-}
-
-/** What a path holds, without following links: every entry below it, keyed by absolute path. */
-export function read(root: string): Record<string, Entry> | null {
-  const out: Record<string, Entry> = {};
-  const visit = (p: string): boolean => {
-    let st: ReturnType<typeof lstatSync>;
-    try {
-      st = lstatSync(p);
-    } catch {
-      return false;
-    }
-    if (st.isSymbolicLink()) out[p] = { kind: 'link', target: readlinkSync(p) };
-    else if (st.isDirectory()) {
-      out[p] = { kind: 'dir', mode: st.mode & 0o7777 };
-      for (const e of readdirSync(p).sort()) visit(join(p, e));
-    } else if (st.isFile()) {
-      const data = readBounded(p);
-      out[p] = data
-        ? { kind: 'file', mode: st.mode & 0o7777, data: data.toString('base64') }
-        : { kind: 'unread', size: st.size };
-    }
-    // A FIFO, socket or device is never read (a FIFO would hang the reader), and never taken for a file it replaced.
-    else out[p] = { kind: 'unread', size: -1 };
-    return true;
-  };
-  return visit(root) ? out : null;
 }
 
 export function same(a: Entry | undefined, b: Entry | undefined): boolean {

@@ -44,8 +44,11 @@ export function processesOfUid(uid: number): number[] {
   return found;
 }
 
+/** What ending a user's processes needs to know of it. */
+export type Killable = Pick<NodeUser, 'name' | 'uid' | 'gid' | 'via'>;
+
 /** `kill -KILL -1` as the node user: every process it may signal, the kill itself excepted, in one pass. */
-function killAllAs(user: NodeUser): void {
+function killAllAs(user: Killable): void {
   const bash = ['--noprofile', '--norc', '-c', 'kill -KILL -1 2>/dev/null; exit 0'];
   try {
     if (user.via === 'sudo') execFileSync('sudo', ['-n', '-u', user.name, '--', 'bash', ...bash], quiet);
@@ -61,7 +64,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  * Ends every process of `user`, repeating until none remain or `boundMs` has passed; the pids still running
  * then (empty when none). Costs one listing of /proc when the node left nothing.
  */
-export function endNodeProcesses(user: NodeUser, boundMs = END_BOUND_MS): number[] {
+export function endNodeProcesses(user: Killable, boundMs = END_BOUND_MS): number[] {
   const until = Date.now() + boundMs;
   for (;;) {
     const left = processesOfUid(user.uid);
@@ -72,7 +75,7 @@ export function endNodeProcesses(user: NodeUser, boundMs = END_BOUND_MS): number
 }
 
 /** What a caller says when processes of the node user could not be ended. */
-export function survivorsMessage(user: NodeUser, left: number[], when: string): string {
+export function survivorsMessage(user: Killable, left: number[], when: string): string {
   const pids = left.slice(0, 10).join(', ') + (left.length > 10 ? ` and ${left.length - 10} more` : '');
   return `${left.length} process(es) of node user ${user.name} still ran ${when} after ${END_BOUND_MS / 1000} s of kill -KILL -1 as that user (pids ${pids})`;
 }

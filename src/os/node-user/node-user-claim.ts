@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 
 /** The abstract socket that says a step of this machine holds `name` (the kernel drops it when the process ends). */
-function holdName(name: string): Promise<boolean> {
+export function holdName(name: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

@@ -10,20 +10,18 @@ import {
   closeSync,
   constants,
   fchmodSync,
-  fchownSync,
-  fstatSync,
-  lchownSync,
   lstatSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pinNodeHome } from './node-home.js';
 import { endNodeProcesses, survivorsMessage } from './node-processes.js';
+import { share } from './node-share.js';
 
 export interface NodeUser {
   name: string;
@@ -59,7 +57,7 @@ export function canSwitchUser(): boolean {
   return process.getuid?.() === 0 || (process.platform === 'linux' && sudoWorks());
 }
 
-function sudoWorks(): boolean {
+export function sudoWorks(): boolean {
   try {
     execFileSync('sudo', ['-n', 'true'], quiet);
     return true;
@@ -116,7 +114,7 @@ function addUser(name: string, via: NodeUser['via']): { uid: number; gid: number
  * A user's uid and primary gid: from /etc/passwd, where useradd writes it (read, not a process per id: this is
  * on every step's way to its first request), else from `id` (a user from a directory service).
  */
-function idsOf(name: string): { uid: number; gid: number } | undefined {
+export function idsOf(name: string): { uid: number; gid: number } | undefined {
   try {
     for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
       const f = line.split(':');
@@ -131,41 +129,7 @@ function idsOf(name: string): { uid: number; gid: number } | undefined {
   return uid === undefined || gid === undefined ? undefined : { uid, gid };
 }
 
-const { O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = constants;
-
-/**
- * Makes `path` (a directory tree) readable and writable by the node user's group; the owner stays. Nothing is
- * followed: as root each entry is opened with O_NOFOLLOW and changed through its descriptor (a link is left as it
- * is; a FIFO or socket gets its group by lchown, no mode); through sudo `chgrp -R -h -P` changes links themselves
- * and descends none, and `chmod -R` (GNU chmod has no -h before coreutils 9.5) skips every link it meets below
- * `path`, which is the runner's checkout, in a folder a node cannot write.
- */
-function share(path: string, user: NodeUser): void {
-  if (user.via === 'sudo') {
-    execFileSync('sudo', ['-n', 'chgrp', '-R', '-h', '-P', String(user.gid), path], quiet);
-    // Through sudo: files a node made in an earlier step are the node user's, which this user may not chmod.
-    execFileSync('sudo', ['-n', 'chmod', '-R', 'g+rwX', path], quiet);
-    return;
-  }
-  const walk = (p: string) => {
-    const st = lstatSync(p);
-    if (st.isSymbolicLink()) return;
-    if (!st.isFile() && !st.isDirectory()) return lchownSync(p, st.uid, user.gid);
-    const fd = openSync(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | (st.isDirectory() ? O_DIRECTORY : 0));
-    try {
-      const now = fstatSync(fd);
-      // Replaced between the lstat and the open: left alone.
-      if (now.ino !== st.ino || now.dev !== st.dev) return;
-      fchownSync(fd, now.uid, user.gid);
-      // A file keeps no set-user or set-group bit (chown clears them; they are not set again): only rw for the group.
-      fchmodSync(fd, now.isDirectory() ? (now.mode & 0o7777) | 0o2070 : (now.mode & 0o1777) | 0o060);
-    } finally {
-      closeSync(fd);
-    }
-    if (st.isDirectory()) for (const e of readdirSync(p)) walk(join(p, e));
-  };
-  walk(path);
-}
+const { O_DIRECTORY, O_NOFOLLOW, O_RDONLY } = constants;
 
 export interface PrepareOptions {
   isolation: 'auto' | 'user' | 'none';
@@ -217,10 +181,20 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
   }
   process.once('exit', () => removeTree(homes, via));
   const user: NodeUser = { name: opts.user, ...ids, homes, workspace: realpathSync(opts.workspace), via };
-  share(user.workspace, user);
-  const blocked = unreachable(opts.workspace, user);
+  // What an earlier step or job left of the node user is ended, and its home in the password database emptied.
+  const left = endNodeProcesses(user);
+  if (left.length) throw new Error(survivorsMessage(user, left, "at the step's start"));
+  let blocked = pinNodeHome(user);
+  if (!blocked) {
+    const refused = share(user.workspace, user);
+    if (refused.length)
+      opts.warn(
+        `left ${refused.join(', ')} in the workspace as it was, not handed to node-user "${opts.user}": a file with more than one link may be another file's name outside the workspace (remove the hard links, or copy the files, before this step)`,
+      );
+    blocked = unreachable(opts.workspace, user);
+  }
   if (blocked) {
-    const why = `node-user "${opts.user}" cannot reach the workspace: ${blocked}`;
+    const why = `node-user "${opts.user}": ${blocked}`;
     if (opts.isolation === 'user') throw new Error(`isolation: user: ${why}`);
     opts.warn(`isolation: auto: ${why}, so ${SAME_USER}. See SECURITY.md.`);
     return undefined;
@@ -257,10 +231,12 @@ function unreachable(workspace: string, user: NodeUser): string | undefined {
       if (user.via === 'sudo') execFileSync('sudo', ['-n', ...acl], quiet);
       else execFileSync(acl[0]!, acl.slice(1), quiet);
     } catch {
-      return `it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
+      return `cannot reach the workspace: it may not pass through ${dir} (mode ${(lstatSync(dir).mode & 0o777).toString(8)}), and setfacl could not grant it`;
     }
   }
-  return nodeUserCan(workspace, user, true) ? undefined : `it may not write ${workspace}`;
+  return nodeUserCan(workspace, user, true)
+    ? undefined
+    : `cannot reach the workspace: it may not write ${workspace}`;
 }
 
 /**

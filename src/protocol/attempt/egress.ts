@@ -51,18 +51,51 @@ function ipv4Kind(ip: string): AddressKind | undefined {
   return undefined;
 }
 
-/** The IPv4 address in the last 32 bits of full-form IPv6 groups. */
-const tailV4 = (g: number[]) => [g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255].join('.');
+/** Four bytes of a full-form IPv6 address as a dotted IPv4 address (`xor`: Teredo's inverted client bits). */
+const v4At = (b: number[], at: readonly number[], xor = 0) => at.map((i) => b[i]! ^ xor).join('.');
+
+/**
+ * Where RFC 6052 puts the IPv4 address in a NAT64 prefix of each length a /48 may be cut into (bytes; byte 8,
+ * the `u` octet, never holds any): the local-use prefix 64:ff9b:1::/48 (RFC 8215) leaves the length to the
+ * network, so every place is read (a place that holds the network's own bits may read as a private address: such
+ * an address is refused too, and reached when listed itself).
+ */
+const NAT64_PLACES = [
+  [6, 7, 9, 10], // /48
+  [7, 9, 10, 11], // /56
+  [9, 10, 11, 12], // /64
+  [12, 13, 14, 15], // /96
+] as const;
+
+/** The IPv4 addresses a full-form IPv6 address embeds, by the form that embeds them; empty for none. */
+function embeddedIPv4(full: string): string[] {
+  const g = full.split(':').map((x) => Number.parseInt(x, 16));
+  const b = g.flatMap((x) => [x >> 8, x & 255]);
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  const tail = v4At(b, [12, 13, 14, 15]);
+  if (zeroTo(5) && g[5] === 0xffff) return [tail]; // IPv4-mapped, ::ffff:0:0/96
+  if (zeroTo(4) && g[4] === 0xffff && g[5] === 0) return [tail]; // IPv4-translated (SIIT), ::ffff:0:0:0/96
+  if (zeroTo(6)) return [tail]; // IPv4-compatible, ::/96 (deprecated)
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return [tail]; // NAT64, 64:ff9b::/96
+  // 64:ff9b:1::/48: a place that reads 0.x.x.x is the zero padding of a longer prefix, never an address there.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1)
+    return NAT64_PLACES.map((at) => v4At(b, at)).filter((v4) => !v4.startsWith('0.'));
+  if (g[0] === 0x2002) return [v4At(b, [2, 3, 4, 5])]; // 6to4, 2002::/16
+  if (g[0] === 0x2001 && g[1] === 0) return [v4At(b, [12, 13, 14, 15], 255)]; // Teredo's client, 2001::/32
+  return [];
+}
 
 function ipv6Kind(full: string): AddressKind | undefined {
   const g = full.split(':').map((x) => Number.parseInt(x, 16));
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
   if (zeroTo(8)) return 'unspecified';
   if (zeroTo(7) && g[7] === 1) return 'loopback';
-  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) reach the IPv4 address inside.
-  if (zeroTo(5) && g[5] === 0xffff) return ipv4Kind(tailV4(g));
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return ipv4Kind(tailV4(g));
-  if (zeroTo(6)) return 'reserved'; // IPv4-compatible, deprecated
+  // A form that embeds an IPv4 address reaches it: refused as that address would be (any of them, when the form
+  // leaves its place open). An IPv4-compatible address is deprecated: reserved when its IPv4 one is public.
+  const inside = embeddedIPv4(full);
+  const kinds = inside.map(ipv4Kind).filter((k): k is AddressKind => k !== undefined);
+  if (kinds.length) return kinds[0];
+  if (zeroTo(6)) return 'reserved';
   if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local';
   if ((g[0]! & 0xffc0) === 0xfec0 || (g[0]! & 0xfe00) === 0xfc00) return 'private';
   if ((g[0]! & 0xff00) === 0xff00) return 'multicast';

@@ -9,6 +9,7 @@ import { type Graph, type GraphNode, nodeById } from '../../graph/model.js';
 import type { Check } from '../../graph/schema/check.js';
 import { subgraphFiles } from '../../graph/schema/subgraph.js';
 import type { Journal } from '../../journal/events/events.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import type { RunState } from '../../journal/state.js';
 import { guidanceSection } from '../commands/guidance.js';
 import type { AttemptContext } from './context.js';
@@ -81,8 +82,10 @@ export function envelopeOf(graph: Graph, journal: Journal, state: RunState, node
     checks: node.validates.map(checkWords),
     outputs: node.outputs,
     protected_paths: [
-      journal.graph.path,
-      ...subgraphFiles(graph, journal.graph.path).filter((p) => !p.endsWith('/**') && p !== 'skills/**'),
+      journalGraphPath(journal),
+      ...subgraphFiles(graph, journalGraphPath(journal)).filter(
+        (p) => !p.endsWith('/**') && p !== 'skills/**',
+      ),
       '.github/interlock.yml',
       '.interlock/',
     ],

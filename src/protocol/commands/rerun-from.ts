@@ -10,6 +10,7 @@ import { suggestion } from '../../graph/errors.js';
 import { type Graph, nodeById } from '../../graph/model.js';
 import { instanceId } from '../../graph/schema/for-each.js';
 import type { Journal, NewEvent } from '../../journal/events/events.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
 import type { RunState } from '../../journal/state.js';
 import { notRunSinceStart, stateWords } from '../../journal/state.js';
 import {
@@ -74,11 +75,6 @@ export function rerunFrom(graph: Graph, state: RunState, req: RerunFromRequest):
   };
 }
 
-/** The id of a run forked from `runId`: `<run-id>-2`, or the next number not `taken`. */
-export function forkRunId(runId: string, taken: (id: string) => boolean): string {
-  for (let n = 2; ; n++) if (!taken(`${runId}-${n}`)) return `${runId}-${n}`;
-}
-
 /** The first events of a run forked from an ended one, or why it cannot be forked. */
 export function forkRun(
   graph: Graph,
@@ -108,7 +104,7 @@ export function forkRun(
     {
       ...started,
       // The path as the run recorded it (relative to the repository), under the graph as it is now.
-      graph: { name: graph.name, hash: graph.hash, path: journal.graph.path },
+      graph: { name: graph.name, hash: graph.hash, path: journalGraphPath(journal) },
       started_by: req.by,
       forked_from: { run_id: journal.run_id, seq: last.seq, node: req.node, source: req.source },
     },

@@ -18,6 +18,12 @@ export interface SessionResume {
   engine: Engine;
   /** Codex, Copilot CLI: what earlier attempts of the session counted (their usage on resume is cumulative). */
   prior?: { input_tokens: number; output_tokens: number };
+  /**
+   * What the session's transcripts folder must hash to (`transcripts_sha256`): `last`, as the session's last
+   * attempt left it on this machine; `from`, as the resumed attempt left it (what its cache entry holds). Absent
+   * where the journal recorded none (nodes not isolated, a journal from before).
+   */
+  transcripts?: { last?: string; from?: string };
 }
 
 type Ended = Extract<JournalEvent, { type: 'NodeRecorded' | 'NodeFailed' }>;
@@ -59,7 +65,16 @@ export function sessionToResume(
   const after = journal.events.slice(journal.events.indexOf(from) + 1);
   const tainted = after.some((e) => e.type === 'NodeFailed' && e.session_id === id);
   if (tainted && !node.session.resume_failed) return undefined;
+  // The folder is written by the session's attempts alone: the last of them, whatever its end, left it as it is.
+  const latest = [...journal.events]
+    .reverse()
+    .find((e): e is Ended => ended(e) && members.has(e.node) && e.engine === engine);
+  const transcripts = {
+    ...(latest?.transcripts_sha256 ? { last: latest.transcripts_sha256 } : {}),
+    ...(from.transcripts_sha256 ? { from: from.transcripts_sha256 } : {}),
+  };
+  const bound = Object.keys(transcripts).length ? { transcripts } : {};
   // Codex and Copilot CLI count a resumed session's usage from its start.
   const cumulative = engine === 'codex' || engine === 'copilot';
-  return cumulative ? { id, engine, prior: threadUsage(journal, id) } : { id, engine };
+  return cumulative ? { id, engine, prior: threadUsage(journal, id), ...bound } : { id, engine, ...bound };
 }

@@ -1,14 +1,15 @@
 /**
  * The agent at work (issue 38): a short, current view of an engine's attempt for the progress comment, the step
  * log and `interlock status`: elapsed time, turns and tokens so far against the node's budget, and the last few
- * steps. The steps are the agent's own text, so hostile: made inert (no mention, HTML, link or Markdown of theirs).
+ * steps. The steps are the agent's own text, so hostile: they pass the door (src/render/door.ts), which removes the step's
+ * secrets and makes them inert.
  */
 import type { Budget } from '../../graph/schema/budget.js';
 import { amount } from '../../protocol/budget.js';
 import type { LiveUsage } from '../../protocol/engines/meter.js';
 import type { AgentStep } from '../../protocol/engines/steps.js';
+import { throughDoor } from '../door.js';
 import { duration } from '../timeline/words.js';
-import { inertMarkdown } from './inert.js';
 
 /** What the live view shows of one attempt. */
 export interface LiveView {
@@ -57,9 +58,10 @@ function headline(v: LiveView): string {
 export const LIVE_MARKER = '<!-- interlock:live -->';
 
 /** The live section of the progress comment. */
-export function liveMarkdown(v: LiveView): string {
+export function liveMarkdown(v: LiveView, secrets: readonly string[] = []): string {
   const shown = v.steps.slice(-LIVE_STEPS_SHOWN);
-  const steps = shown.map((s) => `- ${inertMarkdown(s.tool, 40)}: ${inertMarkdown(s.arg, 120)}`);
+  const door = (t: string, max: number) => throughDoor(t, 'line', { secrets, max });
+  const steps = shown.map((s) => `- ${door(s.tool, 40)}: ${door(s.arg, 120)}`);
   const earlier = v.stepCount - shown.length;
   return [
     LIVE_MARKER,
@@ -73,9 +75,11 @@ export function liveMarkdown(v: LiveView): string {
 /** Terminal text: no control characters of the agent's reach the terminal. */
 const plain = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
-/** One step for the step log or the terminal: `implement · Bash: npm test`. */
-export function liveStepLine(node: string, s: AgentStep): string {
-  return plain(`${node} · ${s.tool}: ${s.arg}`);
+/** One step for the step log or the terminal: `implement · Bash: npm test`, without the step's secrets. */
+export function liveStepLine(node: string, s: AgentStep, secrets: readonly string[] = []): string {
+  return plain(
+    `${node} · ${throughDoor(s.tool, 'plain', { secrets })}: ${throughDoor(s.arg, 'plain', { secrets })}`,
+  );
 }
 
 /** The live view as terminal lines (`interlock status` while the attempt runs). */

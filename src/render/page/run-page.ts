@@ -3,8 +3,10 @@
  * attempt with its start, end, outcome and workflow run, the events with who did what, usage and cost, and the
  * run's waiting nodes with their forms. Pure.
  */
+
 import type { JournalEvent } from '../../journal/events/events.js';
 import { subjectOfRun } from '../../journal/run-id.js';
+import { throughDoor, valueWithoutSecrets } from '../door.js';
 import { timelineSvg } from '../timeline/svg.js';
 import { usageCell, usageLine } from '../usage/words.js';
 import { graphSvg } from './graph-svg.js';
@@ -68,8 +70,8 @@ export function actorOf(e: JournalEvent): string | undefined {
   }
 }
 
-/** What an event says beyond its type: a reason, a note, guidance. */
-function detailOf(e: JournalEvent): string {
+/** What an event says beyond its type: a reason, a note, guidance (node text: through the door, escaped by the page). */
+function detailOf(e: JournalEvent, secrets: readonly string[]): string {
   const parts: string[] = [];
   if ('node' in e && typeof e.node === 'string')
     parts.push(`${e.node}${'attempt' in e ? ` #${e.attempt}` : ''}`);
@@ -77,7 +79,7 @@ function detailOf(e: JournalEvent): string {
   if ('note' in e && typeof e.note === 'string') parts.push(`checked: ${e.note}`);
   if ('guidance' in e && typeof e.guidance === 'string') parts.push(`guidance: ${e.guidance}`);
   if (e.type === 'NodeFailed') parts.push(e.failures.map((f) => `${f.check}: ${f.message}`).join('; '));
-  return parts.join(' · ');
+  return throughDoor(parts.join(' · '), 'plain', { secrets });
 }
 
 function duration(from: string, to: string | undefined): string {
@@ -102,7 +104,7 @@ function timeline(run: PageRun, webUrl: string | undefined): Html {
 
 function events(run: PageRun): Html {
   return html`<div class="scroll"><table><thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Event</th><th scope="col">Who</th><th scope="col">What</th></tr></thead>
-<tbody>${run.journal.events.map((e) => html`<tr><td>${e.seq}</td><td><time datetime="${e.at}">${e.at}</time></td><td>${e.type}</td><td>${actorOf(e) ?? ''}</td><td>${detailOf(e)}</td></tr>`)}</tbody></table></div>`;
+<tbody>${run.journal.events.map((e) => html`<tr><td>${e.seq}</td><td><time datetime="${e.at}">${e.at}</time></td><td>${e.type}</td><td>${actorOf(e) ?? ''}</td><td>${detailOf(e, run.secrets ?? [])}</td></tr>`)}</tbody></table></div>`;
 }
 
 function usage(run: PageRun): Html {
@@ -113,7 +115,9 @@ ${byNode.length ? html`<div class="scroll"><table><thead><tr><th scope="col">Nod
 }
 
 /** The run page; `view` carries the frame, the rules for the forms and this run's waiting rows. */
-export function runPage(run: PageRun, view: WaitingView): string {
+export function runPage(shown: PageRun, view: WaitingView): string {
+  // The timeline and the events draw the journal whole: it passes the door once, here (the page escapes it).
+  const run = { ...shown, journal: valueWithoutSecrets(shown.journal, shown.secrets) };
   const cp = run.state.checkpoint;
   const about = subjectOfRun(run.journal.run_id);
   const subject = {
@@ -122,7 +126,7 @@ export function runPage(run: PageRun, view: WaitingView): string {
     ...(run.title !== undefined ? { title: run.title } : {}),
   };
   const body = html`<h2>Run ${run.journal.run_id} <span class="muted">in ${run.repo}</span></h2>
-<dl class="facts"><dt>Status</dt><dd>${cp.status}${cp.ended ? ` (${cp.ended.type} by ${cp.ended.by}: ${cp.ended.reason})` : ''}</dd>
+<dl class="facts"><dt>Status</dt><dd>${cp.status}${cp.ended ? ` (${cp.ended.type} by ${cp.ended.by}: ${throughDoor(cp.ended.reason, 'plain', { secrets: run.secrets ?? [] })})` : ''}</dd>
 <dt>Graph</dt><dd>${run.graph.name} <code>${run.state.accepted_hash.slice(0, 19)}&hellip;</code></dd>
 <dt>Issue or pull request</dt><dd>${subjectLink(subject, view.webUrl)}</dd>
 <dt>Started by</dt><dd>${run.state.started?.started_by ?? 'unknown'}</dd></dl>

@@ -11,7 +11,19 @@ import type { EscalationReport } from '../../journal/events/fields.js';
 import { type SubjectRef, subjectOfRun } from '../../journal/run-id.js';
 import { type NodeProgress, type RunState, waitingAttempt } from '../../journal/state.js';
 import { effectivePolicy, policyWords, type RepoApprovals } from '../../protocol/policy.js';
+import { throughDoor } from '../door.js';
 import { excerptOf } from '../excerpt.js';
+import {
+  approveCommand,
+  approveRerunCommand,
+  continueCommand,
+  type Face,
+  failRunCommand,
+  settleCommand,
+} from '../next-commands.js';
+
+/** The repository name of the CLI's local journals (`interlock ui`): no GitHub behind it. */
+export const LOCAL = 'local';
 
 /** One run as the shell read it: where it lives, its journal, its graph and the fold of both. */
 export interface PageRun {
@@ -24,6 +36,8 @@ export interface PageRun {
   approvals?: RepoApprovals;
   /** The issue's or pull request's title (hostile text: shown escaped). */
   title?: string;
+  /** Secrets of the face that shows the page (`interlock ui`: its environment's), which node text passes the door without. */
+  secrets?: readonly string[];
 }
 
 export type WaitKind = 'gate' | 'held' | 'escalated';
@@ -48,8 +62,14 @@ export interface WaitingRow {
   policy: string;
   failure?: string;
   report?: string;
-  /** The comment commands that do the same as the page's buttons. */
+  /**
+   * The commands that do the same as the page's buttons, in the words of where the run lives: comment commands
+   * for a repository's run, the CLI's verbs for a local journal (`interlock ui`), with the command that runs the
+   * node once it is approved.
+   */
   commands: string[];
+  /** Where `commands` are typed: a comment on GitHub, or a terminal. */
+  commandsFace: Face;
   startedBy?: string;
 }
 
@@ -85,23 +105,25 @@ function waitingSince(journal: Journal, node: string): string {
   return journal.events[0]?.at ?? '';
 }
 
-function lastFailure(p: NodeProgress): string | undefined {
+function lastFailure(p: NodeProgress, secrets: readonly string[]): string | undefined {
   if (!p.last_failures.length) return undefined;
   const text = p.last_failures
     .map((f) => `${f.check}: ${f.message}${f.excerpt ? `\n${f.excerpt}` : ''}`)
     .join('\n');
-  return excerptOf(text)?.text ?? text;
+  // The page escapes by construction (html.ts); the door removes the secrets.
+  return throughDoor(excerptOf(text)?.text ?? text, 'plain', { secrets });
 }
 
-/** The escalation report as plain lines. */
-export function reportText(r: EscalationReport): string {
-  return [
+/** The escalation report as plain lines (node text: through the door, escaped by the page). */
+export function reportText(r: EscalationReport, secrets: readonly string[] = []): string {
+  const text = [
     ...r.attempted.map((a) => `attempt ${a.attempt} (${a.approach}): ${a.work}`),
     ...r.failed.flatMap((f) =>
       f.failures.map((x) => `attempt ${f.attempt} failed: ${x.check}: ${x.message}`),
     ),
     `needed: ${r.needed}`,
   ].join('\n');
+  return throughDoor(text, 'plain', { secrets });
 }
 
 function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
@@ -110,6 +132,28 @@ function commandsFor(kind: WaitKind, node: string, runId: string): string[] {
     `/approve-rerun ${node} ${runId}`,
     `/settle ${node} ${runId} <what you checked>`,
     `/fail-run ${runId} <reason>`,
+  ];
+}
+
+/**
+ * The CLI's verbs for a local run: nothing runs an approved node until `interlock run … --all` is given again.
+ * Under a graph file changed since the run started, each takes `--allow-graph-change` (rule 6).
+ */
+function cliCommandsFor(
+  kind: WaitKind,
+  node: string,
+  runId: string,
+  graph: Graph,
+  state: RunState,
+): string[] {
+  const graphChanged = graph.hash !== state.accepted_hash;
+  const run = { runId, graphChanged };
+  const approve = kind === 'gate' ? approveCommand('cli', node, run) : approveRerunCommand('cli', node, run);
+  return [
+    approve,
+    ...(kind === 'gate' ? [] : [settleCommand('cli', node, run)]),
+    failRunCommand('cli', run),
+    `then, to run it: ${continueCommand(graph.path, runId, 'all', undefined, graphChanged)}`,
   ];
 }
 
@@ -129,7 +173,7 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
     if (!kind) continue;
     const policy = effectivePolicy(run.approvals, nodeById(run.graph, node));
     const starter = run.state.started?.started_by;
-    const failure = kind === 'gate' ? undefined : lastFailure(p);
+    const failure = kind === 'gate' ? undefined : lastFailure(p, run.secrets ?? []);
     const subject = subjectOfRun(run.journal.run_id);
     rows.push({
       repo: run.repo,
@@ -146,8 +190,13 @@ export function waitingRowsOf(run: PageRun): WaitingRow[] {
       approvals: { have: [...p.approvals], required: policy.required },
       policy: whoMay(policyWords(policy, starter), run.approvals),
       ...(failure ? { failure } : {}),
-      ...(p.report ? { report: reportText(p.report) } : {}),
-      commands: commandsFor(kind, node, run.journal.run_id),
+      ...(p.report ? { report: reportText(p.report, run.secrets) } : {}),
+      ...(run.repo === LOCAL
+        ? {
+            commands: cliCommandsFor(kind, node, run.journal.run_id, run.graph, run.state),
+            commandsFace: 'cli' as const,
+          }
+        : { commands: commandsFor(kind, node, run.journal.run_id), commandsFace: 'comment' as const }),
       ...(starter ? { startedBy: starter } : {}),
     });
   }

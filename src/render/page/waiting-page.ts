@@ -8,7 +8,7 @@
 import { subjectLabel } from '../../journal/run-id.js';
 import { ago, type Html, html } from './html.js';
 import { type Frame, pageDocument } from './layout.js';
-import type { WaitingRow } from './waiting-model.js';
+import { LOCAL, type WaitingRow } from './waiting-model.js';
 
 /** Whether the person may act on a row, or why not (from the same rules as the comment commands). */
 export type MayAct = { ok: true } | { ok: false; reason: string; readOnly?: boolean };
@@ -107,15 +107,15 @@ function rowCard(v: WaitingView, row: WaitingRow, index: number): Html {
     ? row.approvals.have.map((a) => `@${a}`).join(', ')
     : 'nobody yet';
   return html`<article class="row" aria-labelledby="r${index}">
-<h3 id="r${index}">${row.node} <span class="muted">in ${row.repo}</span></h3>
+<h3 id="r${index}">${row.node}${row.repo === LOCAL ? '' : html` <span class="muted">in ${row.repo}</span>`}</h3>
 <dl class="facts">
 <dt>Why it waits</dt><dd>${row.why}</dd>
 <dt>Waiting for</dt><dd><time datetime="${row.since}">${ago(row.since, v.now)}</time> (since ${row.since})</dd>
-<dt>Issue or pull request</dt><dd>${subjectLink(row, v.webUrl)}</dd>
+${row.repo === LOCAL ? '' : html`<dt>Issue or pull request</dt><dd>${subjectLink(row, v.webUrl)}</dd>`}
 <dt>Run</dt><dd><a href="${runHref(v.frame.base, row.repo, row.runId)}">${row.runId}</a> (graph ${row.graphName})</dd>
 <dt>Attempt</dt><dd>${row.attempt}</dd>
 <dt>Who may approve</dt><dd>${row.policy}; approved by ${approvers}</dd>
-<dt>As a comment</dt><dd>${row.commands.map((c) => html`<code>${c}</code><br>`)}</dd>
+<dt>${row.commandsFace === 'cli' ? 'In a terminal' : 'As a comment'}</dt><dd>${row.commands.map((c) => html`<code>${c}</code><br>`)}</dd>
 </dl>
 ${row.failure ? html`<details><summary>Last failure</summary><pre>${row.failure}</pre></details>` : ''}
 ${row.report ? html`<details><summary>Escalation report</summary><pre>${row.report}</pre></details>` : ''}

@@ -1,5 +1,5 @@
 /** The timeline in Markdown (issue 38), for the job summary and the progress comment. */
-import { inertMarkdown } from '../live/inert.js';
+import { throughDoor } from '../door.js';
 import { timelineGantt } from './mermaid.js';
 import type { Timeline } from './model.js';
 import { duration, rowNotes } from './words.js';
@@ -8,8 +8,10 @@ import { duration, rowNotes } from './words.js';
 const TIMELINE_NOTES = 12;
 
 /** The run's timeline (issue 38): a Mermaid gantt, then its notes (made inert), shown or folded. */
-export function timelineBlock(t: Timeline, opts: { folded: boolean }): string[] {
+export function timelineBlock(t: Timeline, opts: { folded: boolean; secrets?: readonly string[] }): string[] {
   const { gantt, leftOut } = timelineGantt(t);
+  const inertMarkdown = (text: string, max?: number) =>
+    throughDoor(text, 'line', { secrets: opts.secrets ?? [], ...(max ? { max } : {}) });
   const notes = t.rows.flatMap((r) => rowNotes(r, t.end));
   const items = notes.slice(0, TIMELINE_NOTES).map((n) => {
     const detail = n.detail ? ` — ${inertMarkdown(n.detail.split('\n').join(' · '), 200)}` : '';

@@ -5,6 +5,7 @@
  * characters reach Mermaid, so no text ends a task, starts a directive or a comment, or carries markup. Past a
  * bound it summarises: one task per node, then only the first nodes, saying how many it left out.
  */
+import { withoutSecrets } from '../door.js';
 import type { Timeline, TimelineBar, TimelineRow } from './model.js';
 import { attemptName, duration, OUTCOME_WORD, waitWords } from './words.js';
 
@@ -15,7 +16,8 @@ export const GANTT_MAX_ROWS = 60;
 
 /** Text as Mermaid may read it in a task or section name: anything else becomes a space. */
 export function ganttText(s: string): string {
-  const kept = s
+  // What the journal holds has lost the step's secrets; a token of a known shape goes here (src/render/door.ts).
+  const kept = withoutSecrets(s)
     .normalize('NFKC')
     .replace(/[^\p{L}\p{N} ._,()[\]/+='-]/gu, ' ')
     .replace(/\s+/g, ' ')

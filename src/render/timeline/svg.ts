@@ -94,12 +94,32 @@ function frame(t: Timeline, bottom: number): string[] {
     const tx = CHART_X + q * CHART_W;
     return `<line x1="${tx.toFixed(1)}" y1="${TOP - 4}" x2="${tx.toFixed(1)}" y2="${bottom}" stroke="#d0d7de"/><text class="tick" x="${tx.toFixed(1)}" y="${TOP - 8}" text-anchor="middle">${xml(q ? `+${duration(q * (t.end - t.start))}` : '0')}</text>`;
   });
-  const legend = LEGEND.map(
-    ([k, word], i) =>
-      `<rect x="${CHART_X + i * 100}" y="${bottom + 10}" width="12" height="12" fill="${SVG_COLOURS[k]}"/><text x="${CHART_X + i * 100 + 16}" y="${bottom + 20}">${word}</text>`,
+  const legend = legendPlaces().map(
+    ({ colour, word, x }) =>
+      `<rect x="${x}" y="${bottom + 10}" width="12" height="12" fill="${SVG_COLOURS[colour]}"/><text x="${x + 16}" y="${bottom + 20}">${word}</text>`,
   );
   return [...ticks, `<g class="legend">`, ...legend, '</g>'];
 }
+
+/**
+ * The widest a character of the font is drawn (monospace at 12 px: 0.6 em; a margin for fonts a little wider):
+ * no text is measured, so the legend is laid out from its words' lengths.
+ */
+export const CHAR_W = 7.5;
+const LEGEND_GAP = 18;
+
+/** Where each legend entry starts: one after the other, each as wide as its swatch and its word, from the left. */
+export function legendPlaces(): { colour: keyof typeof SVG_COLOURS; word: string; x: number }[] {
+  let x = 8;
+  return LEGEND.map(([colour, word]) => {
+    const at = { colour, word, x };
+    x += 16 + Math.ceil(word.length * CHAR_W) + LEGEND_GAP;
+    return at;
+  });
+}
+
+/** The SVG's width, for a test that the legend ends inside it. */
+export const SVG_WIDTH = WIDTH;
 
 /** The timeline drawn as an SVG document of a fixed width and a height of one row per node. */
 export function timelineSvgOf(t: Timeline): string {

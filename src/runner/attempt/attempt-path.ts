@@ -5,9 +5,10 @@
  * limit) recorded as failed, saying why, never left in flight for recovery to run again. A chain's call runs
  * under its first node's bounds, as it runs under its first node's env and network.
  */
+
+import type { Dispatched, StepSetup } from '../dispatch.js';
 import { storeFailure } from '../journal-io/commit.js';
 import { overdueWriter } from '../overdue.js';
-import type { Dispatched, StepSetup } from '../step.js';
 import { isPermanentWriteError } from './unstorable.js';
 
 /** Runs the work with the dispatched node's soft bounds watched (its `overdue` in the setup the work gets). */

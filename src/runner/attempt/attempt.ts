@@ -46,7 +46,7 @@ import {
   type NetworkSetup,
   refusedNetwork,
 } from './network.js';
-import { carrySession, keepSession, type SessionCache } from './session-carry.js';
+import { carrySession, keepSession, type SessionCache, transcriptsOf } from './session-carry.js';
 import { type Overdue, softTimer } from './soft-timer.js';
 import { AGENT_STDOUT_BYTES, readAttemptUsage } from './usage-read.js';
 
@@ -68,6 +68,11 @@ export interface AttemptSetup extends NetworkSetup {
   github?: GitHubEvidence;
   /** Live output of the node's command. */
   echo?: (chunk: Buffer) => void;
+  /**
+   * Whether `echo` also gets an engine agent's raw stream (its JSON events), which the attempt's log keeps and
+   * its live steps sum up; default true. The CLI gives it only with `--verbose`.
+   */
+  echoAgentStream?: boolean;
   /** A file that keeps an attempt's whole output. */
   logFile?: (node: string, attempt: number) => string | undefined;
   /** Called before an attempt's work starts (before its dispatch is announced and its command runs). */
@@ -163,9 +168,10 @@ export async function runCommand(
   const failures: Failures = [];
   const logFile = setup.logFile?.(node.id, attempt);
   const excerpt = new OutputExcerpt();
+  const shown = run.watch && setup.echoAgentStream === false ? undefined : setup.echo;
   const echo = (chunk: Buffer) => {
     excerpt.push(chunk);
-    setup.echo?.(chunk);
+    shown?.(chunk);
   };
   const cancelSoft = softTimer(setup, node);
   // What an agent's CLI says on stderr when it cannot work (not found, a usage error) goes into its failure.
@@ -252,6 +258,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
     failpoint('after-command', node.id);
     if (watch?.stopped()) failpoint('after-budget-stop', node.id);
     const agent = watch && !inputs.failures.length ? engineEnd(opts.approach, engine, ran, watch) : undefined;
+    const transcripts = agent ? transcriptsOf(node, agent.report.engine) : {};
     if (agent)
       await keepSession(setup, cur.journal.run_id, node, agent.report.engine, agent.report.session_id);
     await endLive(watch, live, node, agent?.usage.usage.cost_usd);
@@ -271,7 +278,8 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       usageText,
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
-    const report = agent ? { agent: agent.report } : {};
+    // The session's transcripts as the agent left them: the next node of the session resumes them only unchanged.
+    const report = agent ? { agent: { ...agent.report, ...transcripts } } : {};
     const connections = connectionsOf(setup, node.id, attempt, network);
     return {
       failures,

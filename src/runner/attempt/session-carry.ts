@@ -15,10 +15,32 @@ import {
   holdsSession,
   MAX_TRANSCRIPTS,
   stageTranscripts,
+  transcriptsDigest,
   transcriptsDir,
   unstageTranscripts,
 } from '../../os/session-files.js';
 import type { EngineRun } from '../../protocol/engines/engine.js';
+
+/**
+ * Why the transcripts folder `dir` is not as the journal says the session left it (`want`), or undefined when it
+ * is (or the journal recorded nothing to hold it to).
+ */
+function unlike(dir: string, want: string | undefined): string | undefined {
+  if (!want) return undefined;
+  const now = transcriptsDigest(dir);
+  if (!now) return 'its transcripts could not be read to check them';
+  if (now.odd) return 'its transcripts folder holds a link or a special file, which no engine makes';
+  if (now.sha256 !== want)
+    return `its transcripts are not as the session's last attempt left them (SHA-256 ${now.sha256.slice(0, 12)}…, the journal recorded ${want.slice(0, 12)}…): a node outside the session changed them`;
+  return undefined;
+}
+
+/** SHA-256 of a session's transcripts folder as an attempt's agent left it (isolated nodes), for its record. */
+export function transcriptsOf(node: GraphNode, engine: string): { transcripts_sha256?: string } {
+  const dir = node.session ? transcriptsDir(node.session.name, engine) : undefined;
+  const digest = dir ? transcriptsDigest(dir) : undefined;
+  return digest ? { transcripts_sha256: digest.sha256 } : {};
+}
 
 /** A cache that carries files between workflow runs (the Action: `@actions/cache`). */
 export interface SessionCache {
@@ -79,8 +101,18 @@ export async function carrySession(
   const resume = run.resume;
   if (!resume || !node.session) return { run };
   const dir = transcriptsDir(node.session.name, resume.engine);
-  if (!dir || holdsSession(dir, resume.id, resume.engine)) return { run };
+  if (!dir) return { run };
   const session = node.session.name;
+  const { resume: _dropped, ...rest } = run;
+  const refuse = (why: string) => {
+    const fresh = `session "${session}": ${why}, so "${node.id}" does not resume session ${resume.id} and starts a fresh one; its task envelope tells it what the earlier nodes produced`;
+    setup.say?.(fresh);
+    return { run: rest, fresh };
+  };
+  if (holdsSession(dir, resume.id, resume.engine)) {
+    const changed = unlike(dir, resume.transcripts?.last);
+    return changed ? refuse(changed) : { run };
+  }
   const cache = setup.sessionCache;
   let why = cache ? cache.unavailable() : 'the Actions cache is not available here (the CLI)';
   let from: string | undefined;
@@ -108,13 +140,14 @@ export async function carrySession(
       }
     }
     if (hit && holdsSession(dir, resume.id, resume.engine)) {
+      const changed = unlike(dir, resume.transcripts?.from);
+      if (changed) return refuse(`restored from the Actions cache, ${changed}`);
       setup.say?.(`session "${session}": restored session ${resume.id} from the Actions cache`);
       return { run };
     }
   }
   const fresh = `session "${session}": the files of session ${resume.id} are not on this machine and ${why ?? 'the Actions cache has no entry for them'}, so "${node.id}" starts a fresh session; its task envelope tells it what the earlier nodes produced`;
   setup.say?.(fresh);
-  const { resume: _dropped, ...rest } = run;
   return { run: rest, fresh };
 }
 

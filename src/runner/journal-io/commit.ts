@@ -4,18 +4,18 @@
  * its answer was lost. Also the error a step throws when the store could not be read or written.
  */
 import { canonicalJson } from '../../graph/canonical.js';
-import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
+import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
 import { fold } from '../../journal/fold.js';
 import { staleReadShortMs } from '../../journal/freshness.js';
-import { appendEvents } from '../../journal/parse.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
 import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
+import { nextJournal, underGraph } from './next-journal.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { isoNow, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import { GraphChangeRefused, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -94,6 +94,8 @@ interface Tried<T> {
   version: string | null;
   why: string;
   branchMoved?: boolean;
+  /** When the store refused it (ms since the epoch). */
+  refusedAt: number;
 }
 
 /** A write refused although the journal read back did not move; one refused because the branch moved is no stall. */
@@ -109,21 +111,6 @@ function staleWaitMs(setup: RunSetup, readAt: number, chosen: object): number {
   // A decision on what the journal holds (`exact`: a plan's dispatch taken, say) needs no read past the window.
   if ((chosen as { exact?: unknown }).exact === true) return 0;
   return staleReadShortMs(readAt, setup.staleRead?.at, setup.staleRead?.windowMs ?? 0);
-}
-
-/** The journal `events` make from `cur`, with the header naming the graph again when the graph changed. */
-function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[], graphChanged: boolean): Journal {
-  const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
-  // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
-  for (const e of journal.events.slice(cur.journal.events.length)) {
-    const checked = EventSchema.safeParse(e);
-    if (!checked.success)
-      throw new Error(
-        `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
-      );
-  }
-  if (!graphChanged) return journal;
-  return { ...journal, graph: { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path } };
 }
 
 /**
@@ -153,7 +140,7 @@ function commitMessage(setup: RunSetup, cur: RunSnapshot, events: NewEvent[]): s
  * Compare-and-swap commit: reads, lets `decide` choose events from the current state, writes them if the
  * journal is still at that version; on a conflict it re-reads and decides again (never re-appends blindly).
  */
-export async function commit<T extends { events: NewEvent[] }>(
+export async function commit<T extends { events: NewEvent[]; refusal?: string | undefined }>(
   setup: RunSetup,
   runner: RunnerInfo,
   decide: (cur: RunSnapshot) => T | Promise<T>,
@@ -189,48 +176,87 @@ export async function commit<T extends { events: NewEvent[] }>(
       return { cur, chosen: tried.chosen, conflicts };
     }
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
-      throw new Error(
-        `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
-      );
+      backoff = lateProofWait(setup, tried, fromRead ? readAt : undefined, stalled);
+      stalled--;
+      continue;
     }
     const change = graphChange(setup.graph, cur.state, setup.allowGraphChangeBy);
-    if (!change.ok) throw new RunRefused(change.reason);
-    const chosen = await decide(cur);
+    if (!change.ok) throw new GraphChangeRefused(change.reason, cur.state, setup.graph.hash);
+    const under = underGraph(setup, cur, change.events);
+    const chosen = await decide(under);
     const events = withoutSecrets(setup, [...change.events, ...chosen.events]);
+    // A refused command writes nothing: not even the permission to go on under a changed graph it came with. A
+    // decision to write nothing is taken only from a read past the stale window.
+    if (chosen.refusal || (events.length === 0 && (cur.version !== null || !options.create))) {
+      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
+      if (backoff > 0) continue;
+      return { cur, chosen, conflicts };
+    }
     if (lineUp) {
       lineUp = false;
       backoff = lineUpWait(cur, chosen.events, 2 * readMs);
       if (backoff > 0) continue;
     }
-    if (events.length === 0 && (cur.version !== null || !options.create)) {
-      backoff = fromRead ? staleWaitMs(setup, readAt, chosen) : 0;
-      if (backoff > 0) continue;
-      return { cur, chosen, conflicts };
-    }
-    const journal = nextJournal(setup, cur, events, change.events.length > 0);
-    let r: Awaited<ReturnType<JournalStore['write']>>;
-    try {
-      r = await setup.store.write(journal, cur.version, commitMessage(setup, cur, events));
-    } catch (e) {
-      // Unknown outcome: read again before anything else, and recognise the write if it landed.
-      if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
-      r = { ok: false, conflict: (e as Error).message };
-    }
+    const journal = nextJournal(setup, under, events.slice(change.events.length), cur.journal.events.length);
+    const r: Awaited<ReturnType<JournalStore['write']>> = await setup.store
+      .write(journal, cur.version, commitMessage(setup, cur, events))
+      .catch((e: unknown) => {
+        // Unknown outcome: read again before anything else, and recognise the write if it landed.
+        if (!transient(e) || ++unknown > MAX_UNKNOWN_OUTCOMES || conflicts >= MAX_CONFLICTS) throw e;
+        return { ok: false as const, conflict: (e as Error).message };
+      });
     if (r.ok) {
       cur = { journal, version: r.version, state: fold(journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = { journal, chosen, from: cur.journal.events.length, version: cur.version, why: r.conflict };
-    if (r.branchMoved) tried.branchMoved = true;
+    tried = refused(journal, chosen, cur, r);
     at = r.head;
-    conflicts++;
-    if (conflicts > MAX_CONFLICTS) {
+    if (++conflicts > MAX_CONFLICTS)
       throw new Error(
         `${setup.store.location}: gave up after ${conflicts} write conflicts; the journal is intact, run again`,
       );
-    }
     backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
+}
+
+/** What a refused write tried, for the next read to recognise it or see that the journal did not move. */
+function refused<T>(
+  journal: Journal,
+  chosen: T,
+  cur: RunSnapshot,
+  r: { conflict: string; branchMoved?: boolean },
+): Tried<T> {
+  const from = cur.journal.events.length;
+  const tried: Tried<T> = {
+    journal,
+    chosen,
+    from,
+    version: cur.version,
+    why: r.conflict,
+    refusedAt: Date.now(),
+  };
+  if (r.branchMoved) tried.branchMoved = true;
+  return tried;
+}
+
+/**
+ * After more stalls than `MAX_STALLED`: a read by branch name may answer from before the write that refused ours,
+ * so the journal looks unmoved although another writer moved it. Before giving up, read once more from where the
+ * past cannot answer (a read begun a stale window after the refusal): how long to wait for that read, or, when
+ * the read (begun at `readAt`; undefined: the state this process wrote) was such a read already, the error.
+ */
+function lateProofWait(
+  setup: RunSetup,
+  tried: Tried<unknown>,
+  readAt: number | undefined,
+  stalled: number,
+): number {
+  const short =
+    readAt === undefined ? 0 : staleReadShortMs(readAt, tried.refusedAt, setup.staleRead?.windowMs ?? 0);
+  if (short > 0) return short;
+  throw new Error(
+    `${setup.store.location}: the write was refused ${stalled} times although the journal did not change (${tried.why}); the journal is intact, run again`,
+  );
 }
 
 /**

@@ -52,6 +52,22 @@ export class RunRefused extends Error {
   }
 }
 
+/**
+ * Refused because the graph changed since the run started and nobody allowed it (rule 6): nothing was written.
+ * `state` is the run as read, for the face to say the way on.
+ */
+export class GraphChangeRefused extends RunRefused {
+  constructor(
+    message: string,
+    readonly state: RunState,
+    /** The hash of the changed graph the command was given under. */
+    readonly to: string,
+  ) {
+    super(message);
+    this.name = 'GraphChangeRefused';
+  }
+}
+
 export function isoNow(): string {
   return new Date().toISOString();
 }

@@ -14,13 +14,9 @@ import { failpoint } from '../../os/crash-failpoint.js';
 import type { AttemptFiles } from '../../os/node-user/node-files.js';
 import { expressionContext } from '../../protocol/attempt/context.js';
 import { type ChainTask, chainPrompt } from '../../protocol/attempt/serialized-prompt.js';
+import type { ChainMember } from '../../protocol/chain-dispatch.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
-import {
-  type ChainMember,
-  type ChainOutcome,
-  chainBudget,
-  chainTimeoutMinutes,
-} from '../../protocol/serialized.js';
+import { type ChainOutcome, chainBudget, chainTimeoutMinutes } from '../../protocol/serialized.js';
 import { type EngineEnd, engineEnd, engineRun, watchEngine } from '../attempt/agent-run.js';
 import { type AttemptOptions, type AttemptSetup, runCommand } from '../attempt/attempt.js';
 import { runChecks } from '../attempt/checks.js';
@@ -28,7 +24,7 @@ import { checkOutputs } from '../attempt/checks-live-log.js';
 import { attemptEnv } from '../attempt/env.js';
 import { CONTEXT, makeChainFiles, readOutputs, readUsageText, USAGE } from '../attempt/files.js';
 import { type AttemptNetwork, attemptNetwork, connectionsOf, refusedNetwork } from '../attempt/network.js';
-import { carrySession, keepSession } from '../attempt/session-carry.js';
+import { carrySession, keepSession, transcriptsOf } from '../attempt/session-carry.js';
 import { readAttemptUsage } from '../attempt/usage-read.js';
 
 type ChainPart = Pick<ChainMember, 'node' | 'attempt' | 'approach' | 'context'>;
@@ -130,7 +126,9 @@ export async function executeChain(
       { env: runEnv, stdin, watch, engine, network },
     );
     failpoint('after-command', head.id);
-    const agent = engineEnd(approach, engine, ran, watch);
+    const ended = engineEnd(approach, engine, ran, watch);
+    // The session's transcripts as the call left them: each node's record carries their hash.
+    const agent = { ...ended, report: { ...ended.report, ...transcriptsOf(head, ended.report.engine) } };
     await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
     const usageText = readUsageText(files, agent.failures);
     const callUsage = readAttemptUsage({
@@ -172,6 +170,8 @@ interface Called {
 async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called): Promise<ChainOutcome[]> {
   const { parts, files, runEnv, exprCtx, agent, callUsage } = c;
   const { final_message, ...report } = agent.report;
+  // Later nodes of the chain name the call's session, not the one it resumed.
+  const { resumed_session: _resumed, ...later } = report;
   const outcomes: ChainOutcome[] = [];
   const nodesCtx: NodesContext = { ...(exprCtx.nodes as NodesContext) };
   for (const [i, p] of parts.entries()) {
@@ -209,9 +209,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
       ...(i === 0 ? { output_tail: c.tail } : {}),
       ...(last ? connectionsOf(setup, p.node.id, p.attempt, c.network) : {}),
       agent: {
-        ...(i === 0
-          ? report
-          : { engine: report.engine, ...(report.session_id ? { session_id: report.session_id } : {}) }),
+        ...(i === 0 ? report : later),
         // The agent's last words are the whole chain's: kept once, with the last node the call got to.
         ...(last && final_message !== undefined ? { final_message } : {}),
       },

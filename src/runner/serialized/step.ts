@@ -10,8 +10,6 @@ import { type ChainOutcome, decideChainResult } from '../../protocol/serialized.
 import { withinAttempt } from '../attempt/attempt.js';
 import { recordOrFail, withSoftBounds } from '../attempt/attempt-path.js';
 import { unstorableOutcome } from '../attempt/unstorable.js';
-import { commit } from '../journal-io/commit.js';
-import { isoNow } from '../journal-io/read.js';
 import {
   type Dispatched,
   type Following,
@@ -19,7 +17,9 @@ import {
   newExecutor,
   nextInRecord,
   type StepSetup,
-} from '../step.js';
+} from '../dispatch.js';
+import { commit } from '../journal-io/commit.js';
+import { isoNow } from '../journal-io/read.js';
 import { decisionResult, outcomeResult, type StepResult } from '../step-result.js';
 import { executeChain } from './run.js';
 

@@ -34,6 +34,8 @@ export interface Actor {
   readonly app?: AppRecord;
   /** True for a JWT: only the app endpoints accept it. */
   readonly asApp: boolean;
+  /** True for the App's OAuth client credentials (Basic): only the OAuth applications API accepts them. */
+  readonly client?: boolean;
   readonly token: string;
 }
 

@@ -27,8 +27,8 @@ export interface RouteOptions {
   readonly greedy?: string;
   /** The greedy parameter may be absent (`/contents` lists the root). */
   readonly optionalTail?: boolean;
-  /** `token` (default), or `jwt` for endpoints only a GitHub App's JWT may call. */
-  readonly auth?: 'token' | 'jwt';
+  /** `token` (default), `jwt` for endpoints only a GitHub App's JWT may call, `basic` for the OAuth client's. */
+  readonly auth?: 'token' | 'jwt' | 'basic';
   /** Counts against the rate limit (all but `/rate_limit`). */
   readonly counted?: boolean;
   /** A read that may name a branch: the like-GitHub model may answer it from the past (`load-model.ts`). */
@@ -60,6 +60,7 @@ const NUMERIC = new Set([
   'job_id',
   'release_id',
   'installation_id',
+  'delivery_id',
 ]);
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

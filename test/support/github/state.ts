@@ -3,6 +3,7 @@ import type { AppRecord, OrgRecord, TeamRecord, UserRecord } from './records.js'
 import { RefClock } from './ref-history.js';
 import { RepoState, type StateEnv } from './repo-state.js';
 import type { AppSpec, RepoSpec, TeamSpec, UserSpec } from './specs.js';
+import { Webhooks } from './webhooks.js';
 
 /** The app GitHub Actions' own token belongs to (its real id and bot user id). */
 export const ACTIONS_APP: AppRecord = {
@@ -37,6 +38,10 @@ export class GitHubState implements StateEnv {
   readonly repos = new Map<string, RepoState>();
   /** token to login, as given and as issued for app installations. */
   readonly tokens = new Map<string, string>();
+  /** The App's webhook: where events are delivered, and every attempt. */
+  readonly webhooks: Webhooks;
+  /** User access tokens revoked (`DELETE /applications/{client_id}/token`): 401 from then on. */
+  readonly revokedTokens = new Set<string>();
   /** Installation tokens the server has issued, to their app. */
   readonly installationTokens = new Map<string, AppRecord>();
   readonly app: AppRecord;
@@ -48,6 +53,7 @@ export class GitHubState implements StateEnv {
     this.#clock = options.now ?? (() => new Date());
     const horizon = options.refHorizonMs ?? 0;
     this.refClock = new RefClock(() => horizon);
+    this.webhooks = new Webhooks(this.#clock);
     const slug = options.app?.slug ?? 'interlock';
     this.app = {
       id: options.app?.id ?? 1,

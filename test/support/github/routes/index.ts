@@ -6,6 +6,7 @@ import { branchRoutes } from './branches.js';
 import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
 import { gitDataRoutes } from './git-data.js';
+import { hookRoutes } from './hooks.js';
 import { issueRoutes } from './issues.js';
 import { labelRoutes } from './labels.js';
 import { metaRoutes } from './meta.js';
@@ -27,6 +28,7 @@ export const routes: readonly RouteDef[] = [
   ...actionsRoutes,
   ...pullRoutes,
   ...releaseRoutes,
+  ...hookRoutes,
   ...appRoutes,
   ...userRoutes,
   ...metaRoutes,
