@@ -11,6 +11,11 @@ export interface KeyProxyFigures {
   direct_p99_ms: number;
   proxied_p50_ms: number;
   proxied_p99_ms: number;
+  /** Through an attempt's tab: metered and recorded (issue 48). */
+  metered_p50_ms: number;
+  metered_p99_ms: number;
+  /** The recording's size per model call, in bytes. */
+  recording_bytes_per_call: number;
 }
 
 const BODY = JSON.stringify({
@@ -59,14 +64,19 @@ export async function keyProxyLatency(n: number): Promise<KeyProxyFigures> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const direct: number[] = [];
   const proxied: number[] = [];
+  const metered: number[] = [];
+  const tab = proxy.openTab([], true);
+  const tabKey = tab.env().ANTHROPIC_API_KEY!;
   try {
     for (let i = 0; i < 10; i++) {
       await timed(agent, model.url, 'sk-ant-bench');
       await timed(agent, proxy.env.ANTHROPIC_BASE_URL!, proxy.env.ANTHROPIC_API_KEY!);
+      await timed(agent, proxy.env.ANTHROPIC_BASE_URL!, tabKey);
     }
     for (let i = 0; i < n; i++) {
       direct.push(await timed(agent, model.url, 'sk-ant-bench'));
       proxied.push(await timed(agent, proxy.env.ANTHROPIC_BASE_URL!, proxy.env.ANTHROPIC_API_KEY!));
+      metered.push(await timed(agent, proxy.env.ANTHROPIC_BASE_URL!, tabKey));
     }
   } finally {
     agent.destroy();
@@ -81,5 +91,8 @@ export async function keyProxyLatency(n: number): Promise<KeyProxyFigures> {
     direct_p99_ms: pct(direct, 99),
     proxied_p50_ms: pct(proxied, 50),
     proxied_p99_ms: pct(proxied, 99),
+    metered_p50_ms: pct(metered, 50),
+    metered_p99_ms: pct(metered, 99),
+    recording_bytes_per_call: Math.round(tab.recording!.bytes / Math.max(1, tab.recording!.lines.length)),
   };
 }

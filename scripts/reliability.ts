@@ -48,7 +48,7 @@ import { fileStoreRace, gitStoreRace, type RaceResult } from '../test/reliabilit
 import { type CheckRunRaceResult, checkRunStoreRace } from '../test/reliability/races-check-run.js';
 import { concurrency, percentiles, pool, repeatEach } from '../test/reliability/support.js';
 
-const SUITES = ['crash', 'races', 'faults', 'hostile', 'injection', 'fuzz'] as const;
+const SUITES = ['crash', 'races', 'faults', 'hostile', 'injection', 'fuzz', 'model'] as const;
 type Suite = (typeof SUITES)[number];
 
 const { values } = parseArgs({
@@ -558,9 +558,55 @@ async function fuzz(): Promise<void> {
     failures.push(`fuzz: ${json.numFailedTests} properties failed (npm run fuzz): ${failedTests(json)}`);
 }
 
+// --- the model-based test across the faces (issue 45) ---------------------------------------------------
+
+/**
+ * Thousands of random sequences through the CLI on a local file (INTERLOCK_MODEL_RUNS, default 2000) and tens
+ * through the bundled action on each GitHub store (INTERLOCK_MODEL_GITHUB_RUNS, default 25), strict: a seam main
+ * is known to have fails here as anything else does.
+ */
+async function model(): Promise<void> {
+  const runs = process.env.INTERLOCK_MODEL_RUNS ?? '2000';
+  const githubRuns = process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? '25';
+  const seed = process.env.INTERLOCK_MODEL_SEED ?? String(Date.now() % 2 ** 31);
+  const parts: Array<[string, string, Record<string, string>]> = [
+    ['CLI + local file', 'test/reliability/model-faces.test.ts', { INTERLOCK_MODEL_RUNS: runs }],
+    [
+      'bundled action + local GitHub (run branch, journal branch of before, check run)',
+      'test/reliability/model-github.test.ts',
+      { INTERLOCK_MODEL_GITHUB_RUNS: githubRuns },
+    ],
+  ];
+  for (const [what, file, env] of parts) {
+    say(`model: ${what}, seed ${seed}`);
+    const report = join(mkdtempSync(join(tmpdir(), 'interlock-model-')), 'report.json');
+    const t0 = Date.now();
+    const json = vitestJson([file], {
+      ...env,
+      INTERLOCK_MODEL_SEED: seed,
+      INTERLOCK_MODEL_STRICT: '1',
+      INTERLOCK_MODEL_REPORT: report,
+    });
+    const r = existsSync(report)
+      ? (JSON.parse(readFileSync(report, 'utf8')) as { sequences: number; commands: number })
+      : { sequences: 0, commands: 0 };
+    rmSync(join(report, '..'), { recursive: true, force: true });
+    row(
+      'model',
+      `${what}: sequences / commands (shrinking's included), each followed by the five checks`,
+      `${r.sequences} / ${r.commands}`,
+    );
+    row('model', `${what}: time`, secs(Date.now() - t0));
+    if (json.numFailedTests)
+      failures.push(
+        `model (${what}): ${failedTests(json)} (replay: INTERLOCK_MODEL_SEED=${seed} INTERLOCK_MODEL_STRICT=1 npx vitest run ${file})`,
+      );
+  }
+}
+
 // --- the table ------------------------------------------------------------------------------------------
 
-const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile, injection, fuzz };
+const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile, injection, fuzz, model };
 for (const s of SUITES) if (only.includes(s)) await run[s]();
 
 const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all.`;

@@ -10,6 +10,7 @@ import type { KeyProxy } from '../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../os/proxies/key-proxy-rules.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionContext, type ActionIO, buildContext } from './context/context.js';
+import { checkoutModelPrices } from './context/daily-cap.js';
 import { reportRequests, reportStaleReads } from './context/fresh-stores.js';
 import { createLogGuard } from './log-guard.js';
 import { runAction } from './main.js';
@@ -93,7 +94,7 @@ async function serveModelKeys(ctx: ActionContext): Promise<KeyProxy | undefined>
   if (!names.some((n) => ctx.rawEnv[n])) return undefined;
   const { serveAgentCredentials } = await import('../os/proxies/key-proxy.js');
   const granted = parseNodeCredentials(ctx.inputs['node-credentials']).keys();
-  const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted);
+  const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted, checkoutModelPrices(ctx));
   if (proxy)
     ctx.io.info(
       `interlock: ${proxy.withheld.join(', ')} served through the key proxy on 127.0.0.1:${proxy.port}; nodes get a placeholder`,

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { CONFIG_PATH, parseConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { approveRerunCommand } from '../render/next-commands.js';
 import { countOtherRuns, type DailyCapSource } from '../runner/daily-cap.js';
 import { FileRuns } from '../store/file-runs.js';
@@ -31,4 +32,11 @@ export function cliDailyCap(io: Io, journalFile: string, runId: string): DailyCa
       }),
     goOn: (node) => approveRerunCommand('cli', node, { runId }),
   };
+}
+
+/** `model_prices` of `.github/interlock.yml` in the working directory (the key proxy's prices), or none. */
+export function cliModelPrices(io: Io): Config['model_prices'] {
+  const file = resolve(io.cwd, CONFIG_PATH);
+  if (!existsSync(file)) return undefined;
+  return parseConfig(CONFIG_PATH, readFileSync(file, 'utf8')).model_prices;
 }

@@ -65,6 +65,22 @@ export const RepoBudgetSchema = z
     description: 'Limits for the whole repository, over all runs (`daily_usd`). Absent: no daily cap.',
   });
 
+const perMillion = (what: string) =>
+  z
+    .number()
+    .nonnegative()
+    .max(100_000)
+    .register(z.globalRegistry, { description: `US dollars per million ${what}.` });
+
+export const ModelPriceSchema = z
+  .strictObject({
+    input: perMillion('input tokens (uncached)'),
+    output: perMillion('output tokens'),
+    cache_write: perMillion('input tokens written to the prompt cache (default: the input rate)').optional(),
+    cache_read: perMillion('input tokens read from the prompt cache (default: the input rate)').optional(),
+  })
+  .register(z.globalRegistry, { description: "A model's prices, in US dollars per million tokens." });
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z
@@ -77,6 +93,13 @@ export const ConfigSchema = z
       .register(z.globalRegistry, { description: 'First match wins; the table is fixed.' }),
     approvals: ApprovalsSchema.default({ permission: 'write', approvers: [], required: 1 }),
     budget: RepoBudgetSchema.optional(),
+    model_prices: z
+      .record(z.string().min(1).max(200), ModelPriceSchema)
+      .optional()
+      .register(z.globalRegistry, {
+        description:
+          "Prices the key proxy counts a model call's cost with, by the start of the model's name (the longest that fits wins), added to and over the documented defaults (docs/agents.md). A model no name fits is counted in tokens only.",
+      }),
     protected_paths: z
       .array(z.string().min(1))
       .default([...DEFAULT_PROTECTED_PATHS])
@@ -87,7 +110,8 @@ export const ConfigSchema = z
   })
   .register(z.globalRegistry, {
     title: 'interlock configuration',
-    description: '.github/interlock.yml: routes, approvals, the daily cost cap and protected paths.',
+    description:
+      '.github/interlock.yml: routes, approvals, the daily cost cap, model prices and protected paths.',
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -64,13 +64,13 @@ export interface GraphNode {
   allow_protected_paths?: string[];
   /** The egress allowlist (the node's `network`, else `defaults.network`); absent: the open network. */
   network?: { allow: string[] };
-  /** One instance per item of a list made at run time (`for_each:`); absent otherwise (for-each-schema.ts). */
+  /** One instance per item of a list made at run time (`for_each:`); absent otherwise (schema/for-each.ts). */
   for_each?: ForEach;
   /** Set on an instance of a `for_each` node (`work[3]`): its parent and key. Never in a loaded graph. */
   instance?: { of: string; key: string };
   /** A bounded loop (`repeat:`, issue 28); absent without one, so graphs without loops hash as before. */
   repeat?: Repeat;
-  /** Another graph file this node runs (`graph:`, subgraph-schema.ts); absent otherwise. */
+  /** Another graph file this node runs (`graph:`, schema/subgraph.ts); absent otherwise. */
   subgraph?: Subgraph;
   /** Set on a child of a sub-graph node (`review/build`): that node, and the child's id in its own graph. */
   scope?: { of: string; id: string };

@@ -105,7 +105,7 @@ export function checkApproaches(r: Report, { node: n, approaches, at, skillFaile
     checkEffectNode(r, n, at);
     return;
   }
-  // A sub-graph node runs its child graph's nodes; what it may not have is checked in subgraph-schema.ts.
+  // A sub-graph node runs its child graph's nodes; what it may not have is checked in schema/subgraph.ts.
   if (n.graph !== undefined) return;
   if (n.allow_protected_paths)
     err(

@@ -75,8 +75,8 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
 /** The checkpoint of what the fold gathered; its keys keep this order (the JSON is compared byte for byte). */
 function checkpointOf(journal: Journal, f: Folding): Checkpoint {
   const { nodes, ended } = f;
-  // Each for_each node's instances follow it in every list (expansion-reducers.ts); the graph's own nodes decide
-  // whether the run is done.
+  // Each for_each node's instances follow it in every list (expandedNodes, reducers/instances.ts); the graph's
+  // own nodes decide whether the run is done.
   const graph = { ...f.graph, nodes: expandedNodes(f.graph.nodes, nodes) };
   const byState = (s: NodeState) => graph.nodes.filter((n) => nodes.get(n.id)?.state === s).map((n) => n.id);
   const ready = ended ? [] : readyWithin(f, readyNodes(graph, nodes));
@@ -155,7 +155,7 @@ export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>):
   const out: string[] = [];
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);
-    // An expanded for_each node is a candidate only to be joined (readyWithin, expansion-reducers.ts).
+    // An expanded for_each node is a candidate only to be joined (readyWithin, reducers/instances.ts).
     if ((p?.state !== 'pending' && p?.state !== 'expanded') || !attemptsLeft(p)) continue;
     if (n.depends_on.every((d) => isResolved(nodes.get(d)?.state))) out.push(n.id);
   }

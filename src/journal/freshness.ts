@@ -11,7 +11,7 @@ import type { Journal } from './events/events.js';
 /** What a reader knows a journal holds: at least `seq` events, and when it saw them, the last one. */
 export interface ReadFloor {
   readonly seq: number;
-  /** The event at `seq` as canonical JSON; absent when only the count is known (a dispatch input). */
+  /** The event at `seq` as canonical JSON; absent when only the count is known (the page's form that acted). */
   readonly last?: string;
 }
 
@@ -41,11 +41,6 @@ export function staleReason(floor: ReadFloor, read: Journal | null): string | un
 export function raiseFloor(floor: ReadFloor, journal: Journal | null): ReadFloor {
   const next = floorOf(journal);
   return next.seq >= floor.seq ? next : floor;
-}
-
-/** A floor given as text (a dispatch input `journal-seq`): a whole number of events, else none. */
-export function parseFloor(text: string | undefined): ReadFloor {
-  return text !== undefined && /^\d{1,9}$/.test(text.trim()) ? { seq: Number(text.trim()) } : NO_FLOOR;
 }
 
 /**

@@ -50,6 +50,21 @@ function plus(a: UsageSums, b: UsageSums): UsageSums {
 }
 
 /**
+ * What is left of the day's cap (US dollars) for an agent attempt of `node` once dispatched: the key proxy stops
+ * its calls there. Undefined when no cap bounds it: none, not an agent, or a person let it go on that day.
+ */
+export function dailyCapLeft(
+  journal: Journal,
+  p: NodeProgress | undefined,
+  approach: Approach,
+  cap: DailyCap | undefined,
+): number | undefined {
+  if (!cap || !isAgentAttempt(approach) || p?.daily_cap_approved === cap.day) return undefined;
+  const own = dailyUsage([journal]).find((d) => d.day === cap.day)?.total ?? emptySums();
+  return Math.max(0, cap.daily_usd - own.cost_usd - cap.others.cost_usd);
+}
+
+/**
  * Rule: before an agent attempt of `node` is dispatched, the repository's spend on the decision's day (other
  * runs' plus this run's own) is checked against the daily cap; at or over it, the node is escalated with a
  * report naming the cap, the day's spend, how many runs were counted and the command that lets it go on. A node

@@ -52,6 +52,32 @@ export function effectivePolicy(
   };
 }
 
+/** What a person's command carries into its events: distinct people who must give it, and the self rule. */
+export interface CommandTerms {
+  required: number;
+  preventSelfApproval: boolean;
+}
+
+/** Whether a command is an approval under a node's policy (`/rerun-from` needs what `/approve-rerun` needs). */
+export function isApproval(kind: string): boolean {
+  return kind === 'approve' || kind === 'approve-rerun' || kind === 'rerun-from';
+}
+
+/**
+ * The terms of a person's command, for every face (the comment, the button, the page, the CLI): an approval
+ * carries the node's policy (its count and its self-approval rule); any other command the repository's count and
+ * no self rule. `repo` is absent where the face has no repository configuration (the CLI).
+ */
+export function commandTerms(
+  kind: string,
+  repo: RepoApprovals | undefined,
+  node: Pick<GraphNode, 'approvals'> | undefined,
+): CommandTerms {
+  if (!isApproval(kind)) return { required: repo?.required ?? 1, preventSelfApproval: false };
+  const policy = effectivePolicy(repo, node);
+  return { required: policy.required, preventSelfApproval: policy.prevent_self_approval };
+}
+
 /** The policy in words for the attention comment: "needs 2 approvals from release-team; @alice started …". */
 export function policyWords(policy: EffectivePolicy, starter: string | undefined): string {
   const from = policy.levels

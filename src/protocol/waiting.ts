@@ -10,7 +10,8 @@ import { expansionWhyNotReady } from './expansion.js';
 export function whyNotReady(graph: Graph, state: RunState, id: string): string {
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
-  // An instance and a for_each node have reasons of their own (expand.ts), an instance even before it exists.
+  // An instance and a for_each node have reasons of their own (protocol/expansion.ts), an instance even
+  // before it exists.
   const expansion = expansionWhyNotReady(graph, state, id);
   if (expansion) return expansion;
   if (!p || !node) return 'unknown node';

@@ -8,7 +8,7 @@ import { NO_FLOOR, type ReadFloor, raiseFloor, staleReason } from '../journal/fr
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
 export interface FreshOptions {
-  /** What the reader knows already (a dispatch's `journal-seq`, say); default nothing. */
+  /** What the reader knows already (the page's count after a form acted, say); default nothing. */
   floor?: ReadFloor;
   /** The wait before the n-th read again (0-based), in ms; default 200 ms doubled, at most 2 s. */
   backoffMs?: (tries: number) => number;

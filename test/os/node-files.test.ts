@@ -26,7 +26,6 @@ import {
   NodeFileError,
   privateFolder,
   readCheckoutFile,
-  readNodeFile,
 } from '../../src/os/node-user/node-files.js';
 import { scriptCommand } from '../../src/os/node-user/node-script.js';
 import { configureNodeUser } from '../../src/os/node-user/node-user.js';
@@ -94,28 +93,6 @@ describe('never through a link, never unbounded: the attempt files', () => {
     expect(statSync(f.dir).mode & 0o777).toBe(0o700);
     expect(statSync(f.path('output')).mode & 0o777).toBe(0o600);
     f.close();
-  });
-});
-
-describe('never through a link, never unbounded: readNodeFile', () => {
-  it('refuses a link, a FIFO (without blocking), a device, another owner and an over-size file', () => {
-    const dir = scratch();
-    const link = join(dir, 'link');
-    symlinkSync('/etc/hostname', link);
-    expect(() => readNodeFile(link, 'x', 100, [me])).toThrow(
-      'x: is a symbolic link; interlock does not follow it',
-    );
-    const fifo = join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    expect(() => readNodeFile(fifo, 'x', 100, [me])).toThrow('x: is a FIFO, not a regular file');
-    expect(() => readNodeFile('/dev/zero', 'x', 100, [0, me])).toThrow('x: is a device, not a regular file');
-    const big = join(dir, 'big');
-    writeFileSync(big, 'y'.repeat(101));
-    expect(() => readNodeFile(big, 'x', 100, [me])).toThrow(
-      'x: holds 101 bytes, more than the 100 interlock reads',
-    );
-    expect(() => readNodeFile(big, 'x', 1000, [me + 1])).toThrow(`x: belongs to uid ${me}`);
-    expect(readNodeFile(big, 'x', 1000, [me])).toHaveLength(101);
   });
 });
 

@@ -20,7 +20,7 @@ import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
 import { geminiError, geminiResponse, geminiStream } from './model/gemini.js';
 import { openaiError, openaiStream } from './model/openai.js';
-import type { ScriptedTurn } from './model/script.js';
+import { type ScriptedTurn, type ScriptedUsage, turnUsage } from './model/script.js';
 
 export type { ScriptedError, ScriptedToolCall, ScriptedTurn, ScriptedUsage } from './model/script.js';
 
@@ -47,6 +47,8 @@ export interface RecordedRequest {
   side: boolean;
   /** Which scripted turn answered it (0-based), when one did. */
   turn?: number;
+  /** The usage its answer billed (a model call answered without an error). */
+  billed?: Required<ScriptedUsage>;
 }
 
 export interface ModelServer {
@@ -175,6 +177,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       rec.turn = index;
     } else if (!isSide) rec.side = false;
     if (turn.delayMs) await sleep(turn.delayMs);
+    if (!turn.error) rec.billed = turnUsage(turn);
     if (rec.api === 'gemini') {
       if (turn.error) geminiError(res, turn.error);
       else if (gemini?.[2] === 'streamGenerateContent') geminiStream(res, turn, model);

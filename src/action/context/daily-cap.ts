@@ -10,6 +10,7 @@
 
 import { existsSync } from 'node:fs';
 import { parseConfig } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
 import { emptySums } from '../../journal/daily-usage.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
@@ -48,4 +49,11 @@ export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSourc
           }),
     goOn: (node) => approveRerunCommand('comment', node, { runId }),
   };
+}
+
+/** `model_prices` of the checkout's `.github/interlock.yml` (the key proxy's prices over its defaults), or none. */
+export function checkoutModelPrices(ctx: ActionContext): Config['model_prices'] {
+  const path = inWorkspace(ctx, CONFIG_FILE);
+  if (!existsSync(path)) return undefined;
+  return parseConfig(CONFIG_FILE, readCheckoutFile(path, CONFIG_FILE)).model_prices;
 }

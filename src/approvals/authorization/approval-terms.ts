@@ -1,6 +1,7 @@
 // What an approval (`/approve`, `/approve-rerun`) must meet beyond the repository's rules: the node's policy
 // checked for this person, and the count and self-approval rule it carries into the command's events.
-import type { Graph } from '../../graph/model.js';
+import { type Graph, nodeById } from '../../graph/model.js';
+import { commandTerms, isApproval } from '../../protocol/policy.js';
 import type { Target } from '../applying/apply.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
@@ -16,15 +17,10 @@ export async function approvalTerms(
   t: Pick<Target, 'config'> & { command: Command; graph: Graph; login: string },
 ): Promise<ApprovalTerms> {
   const { command } = t;
-  // `/rerun-from` needs what `/approve-rerun` needs (issue 28): the named node's policy.
-  if (command.kind !== 'approve' && command.kind !== 'approve-rerun' && command.kind !== 'rerun-from')
-    return { ok: true, required: t.config.approvals.required, preventSelfApproval: false };
-  const r = await checkNodePolicy(deps, {
-    config: t.config,
-    graph: t.graph,
-    node: command.node,
-    login: t.login,
-  });
-  if (!r.ok) return r;
-  return { ok: true, required: r.policy.required, preventSelfApproval: r.policy.prevent_self_approval };
+  const node = 'node' in command ? command.node : undefined;
+  const terms = commandTerms(command.kind, t.config.approvals, node ? nodeById(t.graph, node) : undefined);
+  if (!isApproval(command.kind) || node === undefined) return { ok: true, ...terms };
+  // An approval: the person must satisfy each level the graph and the node add.
+  const r = await checkNodePolicy(deps, { config: t.config, graph: t.graph, node, login: t.login });
+  return r.ok ? { ok: true, ...terms } : r;
 }

@@ -8,7 +8,7 @@
 import type { GitHubClient, RepoRef } from '../../github/client.js';
 import { nodeById } from '../../graph/model.js';
 import type { ReadFloor } from '../../journal/freshness.js';
-import { effectivePolicy } from '../../protocol/policy.js';
+import { commandTerms, effectivePolicy } from '../../protocol/policy.js';
 import type { PageRun, WaitingRow } from '../../render/page/waiting-model.js';
 import type { MayAct } from '../../render/page/waiting-page.js';
 import { authorize } from '../authorization/authorize.js';
@@ -160,13 +160,16 @@ export class GitHubBackend implements PageBackend {
     const { runs, config } = await this.#runsOf(repo);
     const run = runs.find((r) => r.journal.run_id === row.runId);
     if (!run) return { ok: true };
-    const policy = effectivePolicy(config.approvals, nodeById(run.graph, row.node));
-    if (policy.prevent_self_approval && row.startedBy?.toLowerCase() === login.toLowerCase())
+    const node = nodeById(run.graph, row.node);
+    // A row's forms are approvals: their terms are the comment's and the CLI's (commandTerms).
+    const terms = commandTerms('approve', config.approvals, node);
+    if (terms.preventSelfApproval && row.startedBy?.toLowerCase() === login.toLowerCase())
       return {
         ok: false,
         reason: `@${login} started this run and cannot approve it (prevent_self_approval)`,
       };
-    if (!policy.levels.some((l) => l.where !== 'repository')) return { ok: true };
+    if (!effectivePolicy(config.approvals, node).levels.some((l) => l.where !== 'repository'))
+      return { ok: true };
     return this.#rights.get(`${login.toLowerCase()} ${repo.name} ${row.node}`, async () => {
       const deps = await this.#deps(repo);
       const r = await checkNodePolicy(deps, { config, graph: run.graph, node: row.node, login });

@@ -13,7 +13,7 @@ import {
   type PersonCommand,
   personCommandEvents,
 } from '../../protocol/commands/person-commands.js';
-import { effectivePolicy } from '../../protocol/policy.js';
+import { commandTerms } from '../../protocol/policy.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
@@ -82,14 +82,8 @@ export async function applyLocal(
   });
   const { command } = o;
   // Without a repository configuration, the graph's and the node's `approvals:` are the policy.
-  const policy = effectivePolicy(undefined, nodeById(graph, 'node' in command ? command.node : ''));
-  const giver = {
-    login: o.by,
-    source: o.source,
-    required: policy.required,
-    ...(policy.prevent_self_approval ? { preventSelfApproval: true } : {}),
-    graphHash: graph.hash,
-  };
+  const terms = commandTerms(command.kind, undefined, nodeById(graph, 'node' in command ? command.node : ''));
+  const giver = { login: o.by, source: o.source, ...terms, graphHash: graph.hash };
   return commitPersonCommand(setup, { kind: 'person', host: o.source }, (cur) => {
     const stale =
       o.bound && !handledBefore(cur.journal, cur.state, o.source) && pageOutOfDate(cur.state, o.bound);

@@ -13,7 +13,7 @@ import { nodeById } from '../../graph/model.js';
 import { nextRunId } from '../../journal/run-id.js';
 import { personCommandEvents } from '../../protocol/commands/person-commands.js';
 import { forkRun } from '../../protocol/commands/rerun-from.js';
-import { effectivePolicy } from '../../protocol/policy.js';
+import { commandTerms } from '../../protocol/policy.js';
 import { writeFork } from '../../runner/journal-io/fork-run.js';
 import { readRun } from '../../runner/journal-io/read.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
@@ -62,7 +62,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     allowChangeBy: values['allow-graph-change'] ? by : undefined,
   });
   const source = `cli:${safeUser() ?? 'unknown'}`;
-  const policy = effectivePolicy(undefined, nodeById(graph, node));
+  const terms = commandTerms('rerun-from', undefined, nodeById(graph, node));
   const runner = { kind: 'person' as const, host: source };
   const cur = await readRun(setup, runner);
   const req = {
@@ -71,7 +71,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     source,
     graph_hash: graph.hash,
     ...(guidance ? { guidance } : {}),
-    ...(policy.prevent_self_approval ? { prevent_self_approval: true } : {}),
+    ...(terms.preventSelfApproval ? { prevent_self_approval: true } : {}),
   };
   const rerun = nodeAndDependents(graph.nodes, node).join(', ');
   if (cur.state.checkpoint.ended) {
@@ -99,13 +99,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
     );
     return EXIT.ok;
   }
-  const giver = {
-    login: by,
-    source,
-    required: policy.required,
-    ...(policy.prevent_self_approval ? { preventSelfApproval: true } : {}),
-    graphHash: graph.hash,
-  };
+  const giver = { login: by, source, ...terms, graphHash: graph.hash };
   const command = { kind: 'rerun-from' as const, node, ...(guidance ? { guidance } : {}) };
   const r = await commitPersonCommand(setup, runner, (c) => personCommandEvents(graph, c, command, giver));
   if (!r.ok) {

@@ -15,7 +15,7 @@ import type { RunSetup } from '../../runner/journal-io/read.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
-import { cliDailyCap } from '../daily-cap.js';
+import { cliDailyCap, cliModelPrices } from '../daily-cap.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
 import { afterEnded } from '../next-steps.js';
@@ -78,7 +78,7 @@ async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () =>
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const proxy = await serveAgentCredentials(names, io.env, []);
+  const proxy = await serveAgentCredentials(names, io.env, [], cliModelPrices(io));
   if (!proxy) io.err(`interlock: --agent-credentials: none of ${names.join(', ')} is set; no key proxy\n`);
   else
     io.err(

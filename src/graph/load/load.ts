@@ -32,7 +32,7 @@ import { subgraphField, type Within } from './subgraph.js';
 
 /**
  * Parses and validates a graph text; throws GraphError listing every problem found. `within.readGraph` reads the
- * files its `graph:` nodes name (none without it); the rest of `within` is set for a sub-graph (subgraph-load.ts).
+ * files its `graph:` nodes name (none without it); the rest of `within` is set for a sub-graph (load/subgraph.ts).
  */
 export function parseGraph(
   source: SourceText,

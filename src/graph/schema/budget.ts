@@ -3,10 +3,12 @@ import * as z from 'zod';
 
 const limits = {
   cost_usd: z.number().positive().optional().register(z.globalRegistry, {
-    description: 'US dollars, as the agent reports its cost (`total_cost_usd` for Claude Code).',
+    description:
+      "US dollars: what the key proxy metered from the model API's answers, priced with its table, when it serves the attempt's calls; else as the agent reports its cost (`total_cost_usd` for Claude Code).",
   }),
   tokens: z.number().int().positive().optional().register(z.globalRegistry, {
-    description: 'Input plus output tokens (cached input included).',
+    description:
+      "Input plus output tokens (cached input included): metered by the key proxy when it serves the attempt's calls, which then refuses the call after the one that reached the limit.",
   }),
   turns: z.number().int().positive().optional().register(z.globalRegistry, {
     description: 'Agent turns (`num_turns` for Claude Code).',
@@ -25,7 +27,7 @@ const BudgetObject = z
 /** A node's `budget`: an attempt that ends over it fails, saying so. */
 export const NodeBudgetField = BudgetObject.optional().register(z.globalRegistry, {
   description:
-    "Limits for each attempt of this node: an attempt that ends over any of them fails with a `budget` failure, and the usual retry rules apply. Usage comes from `$INTERLOCK_USAGE` or the agent's JSON result.",
+    "Limits for each attempt of this node: an attempt that ends over any of them fails with a `budget` failure, and the usual retry rules apply. Usage is what the key proxy metered of the attempt's model calls when it serves them (tokens and cost stop the next call there), else what `$INTERLOCK_USAGE` or the agent's JSON result says.",
 });
 
 /** The graph's `budget`: the run's total; at or over it, the next node is escalated instead of dispatched. */

@@ -105,15 +105,15 @@ export const NodeSchema = z.strictObject({
     description:
       "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`, Copilot CLI and Gemini CLI `--resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",
   }),
-  // The gate and approval policy (issue 15): approval-schema.ts.
+  // The gate and approval policy (issue 15): approval.ts.
   ...nodeApprovalFields,
-  // The egress allowlist (issue 27): network-schema.ts.
+  // The egress allowlist (issue 27): network.ts.
   network: NetworkSchema.optional(),
-  // One instance per item of a list (issue 28): for-each-schema.ts.
+  // One instance per item of a list (issue 28): for-each.ts.
   ...forEachFields,
   // Bounded loops (issue 28): loop.ts.
   repeat: RepeatSchema.optional(),
-  // Sub-graphs (issue 28): subgraph-schema.ts.
+  // Sub-graphs (issue 28): subgraph.ts.
   ...subgraphFields,
 });
 
@@ -176,7 +176,7 @@ export const GraphSchema = z
     sessions: z.record(z.string().regex(ID_PATTERN), SessionOptions).optional().register(z.globalRegistry, {
       description: 'Options of the sessions nodes name with `session`, by name.',
     }),
-    // The approval policy of every node (issue 15): approval-schema.ts.
+    // The approval policy of every node (issue 15): approval.ts.
     ...graphApprovalFields,
     nodes: z
       .array(NodeSchema)

@@ -1,6 +1,7 @@
 /** The shapes journal events share: who ran an attempt, what it used, its evidence and failures, the graph it ran, the escalation report. */
 import * as z from 'zod';
 import { CycleOutcome } from './loop-outcome.js';
+import { METERED_USAGE_FIELDS } from './usage-metered.js';
 
 /** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
 export const RunnerSchema = z
@@ -64,8 +65,9 @@ export const UsageSchema = z
     }),
     model: z.string().optional().register(z.globalRegistry, {
       description:
-        'The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated).',
+        'The model or models the agent used (Claude Code: the keys of `modelUsage`, comma-separated; metered: the models the answers named).',
     }),
+    ...METERED_USAGE_FIELDS,
   })
   .register(z.globalRegistry, {
     title: 'usage',

@@ -1,5 +1,5 @@
 /**
- * The fold's reducers for `for_each` and sub-graphs (issue 28; a sub-graph's own part is in scope-reducers.ts).
+ * The fold's reducers for `for_each` and sub-graphs (issue 28; a sub-graph's own part is in subgraph-expansion.ts).
  * `NodeExpanded` turns a ready `for_each` node into its instances (each a node of its own from then on, named
  * `<node>[<key>]`); `NodeExpansionFailed` escalates it; `NodeJoined` completes it once every instance ended, the
  * escalated ones within `tolerated_failures`. A journal that breaks these rules is refused, like any other.

@@ -1,7 +1,7 @@
 /**
  * The instances of `for_each` nodes in the fold (issue 28): which instances a node has, in item order; whether
  * it may be joined; the node order every checkpoint list keeps; and rule 1 for instances (`max_parallel`). The
- * reducers that make them are in expansion-reducers.ts.
+ * reducers that make them are in expansion.ts.
  */
 
 import type { GraphNode } from '../../graph/model.js';

@@ -111,7 +111,7 @@ const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
 
 const nodeEscalated: Reducer<'NodeEscalated'> = (f, e, at) => {
   const p = progress(f, e);
-  // A loop that ran its last cycle with `until` still false (cycle-reducers.ts).
+  // A loop that ran its last cycle with `until` still false (loops-and-reruns.ts).
   if (e.report.cycles) return loopEscalated(f, e, at, p);
   if (e.report.budget) {
     // The run was at its budget: the node is escalated instead of its next attempt being dispatched.
@@ -197,7 +197,7 @@ const runCompleted: Reducer<'RunCompleted'> = (f, e, at) => {
   f.ended = { type: 'RunCompleted', reason: e.reason, by: e.by };
 };
 
-/** One reducer per event type: the compiler refuses a table that misses one (the gate's are in gate-reducers.ts). */
+/** One reducer per event type: the compiler refuses a table that misses one (the gate's are in gates.ts). */
 export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RunStarted: runStarted,
   GraphChangeAllowed: graphChangeAllowed,
@@ -213,7 +213,7 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   NodeAwaitingApproval: nodeAwaitingApproval,
   NodeApproved: nodeApproved,
   NodeOverdue: nodeOverdue,
-  // for_each (issue 28): expansion-reducers.ts.
+  // for_each (issue 28): expansion.ts.
   NodeExpanded: nodeExpanded,
   NodeExpansionFailed: nodeExpansionFailed,
   NodeJoined: nodeJoined,

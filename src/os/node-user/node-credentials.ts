@@ -6,6 +6,7 @@
  */
 
 import { MODEL_KEYS, withLoopbackNoProxy } from '../proxies/key-proxy-rules.js';
+import type { ProxyTab, TabLimit } from '../proxies/key-proxy-tab.js';
 
 /** Credentials a workflow commonly puts in the step's env; a node gets one only when `node-credentials` grants it. */
 export const GITHUB_CREDENTIALS = [
@@ -45,6 +46,9 @@ export interface AgentCredentials {
   env: Record<string, string>;
   /** The proxy's port on 127.0.0.1: a node in a network namespace still reaches it there. */
   port?: number;
+  /** Opens an attempt's tab at the proxy (its calls metered and held to the limits), and closes it. */
+  openTab?: (limits: TabLimit[], record?: boolean) => ProxyTab;
+  closeTab?: (tab: ProxyTab) => void;
 }
 
 let agent: AgentCredentials | undefined;
@@ -52,6 +56,27 @@ let agent: AgentCredentials | undefined;
 /** Every script started from now on gets the proxy's placeholders and base URLs in place of the model keys. */
 export function configureAgentCredentials(served: AgentCredentials | undefined): void {
   agent = served;
+}
+
+/** The placeholders of each open attempt tab, by the attempt's exec tag (INTERLOCK_EXEC_TAG). */
+const tabEnvs = new Map<string, Record<string, string>>();
+
+/**
+ * Opens the tab of the attempt `execTag` at the key proxy: every script of that attempt (its env's
+ * INTERLOCK_EXEC_TAG) gets the tab's placeholders, so each model call it makes is metered to it. Undefined when
+ * the proxy is off.
+ */
+export function openAttemptTab(execTag: string, limits: TabLimit[], record = false): ProxyTab | undefined {
+  if (!agent?.openTab) return undefined;
+  const tab = agent.openTab(limits, record);
+  tabEnvs.set(execTag, tab.env());
+  return tab;
+}
+
+/** Closes the attempt's tab: its placeholders are refused from now on (its checks get the step's). */
+export function closeAttemptTab(execTag: string, tab: ProxyTab): void {
+  tabEnvs.delete(execTag);
+  agent?.closeTab?.(tab);
 }
 
 /** The key proxy's port, for the network namespace to pass through (none when it is off). */
@@ -98,7 +123,7 @@ export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.Proce
   }
   if (!agent) return out;
   for (const name of agent.withheld) delete out[name];
-  Object.assign(out, agent.env);
+  Object.assign(out, agent.env, tabEnvs.get(env.INTERLOCK_EXEC_TAG ?? '') ?? {});
   // A node's HTTP proxy (HTTPS_PROXY) must not carry its model calls away from the loopback key proxy.
   out.NO_PROXY = withLoopbackNoProxy(out.NO_PROXY);
   out.no_proxy = withLoopbackNoProxy(out.no_proxy);

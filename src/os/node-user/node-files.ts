@@ -46,7 +46,7 @@ export class NodeFileError extends Error {
 }
 
 /** What a directory entry is, in words. */
-export function kindOf(st: Stats): string {
+function kindOf(st: Stats): string {
   if (st.isSymbolicLink()) return 'a symbolic link';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
@@ -198,35 +198,6 @@ function readBounded(fd: number, variable: string, bound: number): string {
   }
   if (got > bound) throw new NodeFileError(variable, `grew past the ${bound} bytes interlock reads`);
   return buf.subarray(0, got).toString('utf8');
-}
-
-/**
- * Reads a file a node could have made or replaced (one interlock did not make and keep open): never through a
- * link (`O_NOFOLLOW`), never blocking (`O_NONBLOCK`: a FIFO), only a regular file owned by one of `owners`, at
- * most `bound` bytes.
- */
-export function readNodeFile(path: string, variable: string, bound: number, owners: number[]): string {
-  let fd: number;
-  try {
-    fd = openSync(
-      path,
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY,
-    );
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP')
-      throw new NodeFileError(variable, 'is a symbolic link; interlock does not follow it');
-    throw new NodeFileError(variable, `cannot be read (${code ?? (e as Error).message})`);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new NodeFileError(variable, `is ${kindOf(st)}, not a regular file`);
-    if (!owners.includes(st.uid))
-      throw new NodeFileError(variable, `belongs to uid ${st.uid}, not to the node user or interlock`);
-    return readBounded(fd, variable, bound);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

@@ -71,6 +71,8 @@ interface Route {
   upgrade?: true;
   /** The paths the route serves, when more than `path` (Gemini: one per model); each goes upstream as it came. */
   pattern?: RegExp;
+  /** A model call whose answer carries the usage it is billed for (the key proxy meters it). */
+  metered?: true;
 }
 
 /** A Gemini API model call: `/v1beta/models/<model>:<method>` (the model name plain, no slash, no dots alone). */
@@ -79,14 +81,14 @@ const GEMINI_CALL =
 
 /** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages' },
+  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages', metered: true },
   {
     method: 'POST',
     path: '/v1/messages/count_tokens',
     api: 'anthropic',
     upstreamPath: '/v1/messages/count_tokens',
   },
-  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses' },
+  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
   {
     method: 'POST',
@@ -96,9 +98,6 @@ export const ROUTES: readonly Route[] = [
     pattern: GEMINI_CALL,
   },
 ];
-
-/** Whether a route serves `path`. */
-const routeServes = (r: Route, path: string) => (r.pattern ? r.pattern.test(path) : r.path === path);
 
 /** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
 export interface ModelKey {
@@ -253,7 +252,8 @@ export function decideRequest(
   if (req.method === 'HEAD' && path === '/' && !req.upgrade) return { kind: 'answer', status: 200 };
   if (!path.startsWith('/') || /%|\/\/|\/\.\.?(\/|$)|#/.test(path) || query.includes('#'))
     return refuse(400, `the path "${path}" is not in its plain form; it serves ${served(keys)}`);
-  const onPath = ROUTES.filter((r) => routeServes(r, path) && keys.some((k) => k.api === r.api));
+  const serves = (r: Route) => (r.pattern ? r.pattern.test(path) : r.path === path);
+  const onPath = ROUTES.filter((r) => serves(r) && keys.some((k) => k.api === r.api));
   if (!onPath.length)
     return refuse(404, `${req.method} ${path} is not a model API call it serves; it serves ${served(keys)}`);
   const found = onPath.find((r) => r.method === req.method && !!r.upgrade === req.upgrade);
@@ -281,3 +281,19 @@ export function decideRequest(
 }
 
 export { downstreamHeaders, refusalBody, upstreamHeaders } from './key-proxy-headers.js';
+
+/**
+ * The answer to a call refused at a limit, in the API's own error shape so that the engine prints the message and
+ * does not retry: Anthropic's `billing_error` (402), OpenAI's `insufficient_quota` (429, which Codex gives up on).
+ */
+export function limitAnswer(api: ModelApi, message: string): { status: number; body: string } {
+  if (api === 'anthropic')
+    return {
+      status: 402,
+      body: JSON.stringify({ type: 'error', error: { type: 'billing_error', message } }),
+    };
+  return {
+    status: 429,
+    body: JSON.stringify({ error: { message, type: 'insufficient_quota', code: 'insufficient_quota' } }),
+  };
+}

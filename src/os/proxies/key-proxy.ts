@@ -10,11 +10,13 @@ import type { ClientRequest, IncomingMessage, RequestOptions, Server, ServerResp
 import type { AddressInfo, Socket } from 'node:net';
 import { http, https } from '../lazy.js';
 import { configureAgentCredentials } from '../node-user/node-credentials.js';
+import { AnswerReader } from './answer-usage.js';
 import {
   credentialConflicts,
   decideRequest,
   downstreamHeaders,
   keyApi,
+  limitAnswer,
   type ModelApi,
   type ModelKey,
   nodeEnvFor,
@@ -23,6 +25,9 @@ import {
   upstreams,
   upstreamUrl,
 } from './key-proxy-rules.js';
+import { ProxyTab, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
+import { type Keys, relayUpgrade, type Send } from './key-proxy-upgrade.js';
+import { DEFAULT_MODEL_PRICES, type ModelPrice } from './model-prices.js';
 
 /** A running key proxy: its port, what nodes get in place of the keys, the names withheld, and its stop. */
 export interface KeyProxy {
@@ -31,6 +36,10 @@ export interface KeyProxy {
   env: Record<string, string>;
   /** The variables of the step's env that no node and no check may see. */
   withheld: string[];
+  /** Opens an attempt's tab: placeholders of its own, its calls metered and held to `limits` (and recorded). */
+  openTab(limits: TabLimit[], record?: boolean): ProxyTab;
+  /** Closes a tab: its placeholders are refused from now on. */
+  closeTab(tab: ProxyTab): void;
   /** Closes the server and every connection through it, upgraded ones included. */
   stop(): Promise<void>;
 }
@@ -44,12 +53,19 @@ function placeholder(api: ModelApi): string {
  * Starts the proxy for the listed names the step's env holds (undefined when it holds none of them). Each key
  * gets a placeholder of its own; the proxy serves only the APIs of the keys it holds.
  */
-export async function startKeyProxy(names: string[], env: NodeJS.ProcessEnv): Promise<KeyProxy | undefined> {
-  const keys: ModelKey[] = names
+export async function startKeyProxy(
+  names: string[],
+  env: NodeJS.ProcessEnv,
+  prices: Readonly<Record<string, ModelPrice>> = DEFAULT_MODEL_PRICES,
+): Promise<KeyProxy | undefined> {
+  const stepKeys: ModelKey[] = names
     .filter((n) => env[n])
     .map((n) => ({ name: n, api: keyApi(n, env), real: env[n]!, placeholder: placeholder(keyApi(n, env)) }));
-  if (!keys.length) return undefined;
-  const bases = upstreams(keys, env);
+  if (!stepKeys.length) return undefined;
+  // Every open tab's keys are served beside the step's; a closed tab's are refused.
+  const tabs = new Map<ModelKey, ProxyTab>();
+  const keys: Keys = { all: () => [...stepKeys, ...tabs.keys()], tabOf: (k) => tabs.get(k) };
+  const bases = upstreams(stepKeys, env);
   const open = new Set<{ destroy(): void }>();
   const track = <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T): T => {
     open.add(s);
@@ -81,8 +97,17 @@ export async function startKeyProxy(names: string[], env: NodeJS.ProcessEnv): Pr
   const { port } = server.address() as AddressInfo;
   return {
     port,
-    env: nodeEnvFor(keys, port),
-    withheld: keys.map((k) => k.name),
+    env: nodeEnvFor(stepKeys, port),
+    withheld: stepKeys.map((k) => k.name),
+    openTab: (limits, record) => {
+      const tab = new ProxyTab(stepKeys, limits, prices, record);
+      for (const k of tab.keys) tabs.set(k, tab);
+      return tab;
+    },
+    closeTab: (tab) => {
+      tab.closed = true;
+      for (const k of tab.keys) tabs.delete(k);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -103,15 +128,22 @@ export async function serveAgentCredentials(
   names: string[],
   env: NodeJS.ProcessEnv,
   granted: Iterable<string>,
+  prices: Readonly<Record<string, ModelPrice>> = {},
 ): Promise<KeyProxy | undefined> {
   const conflict = credentialConflicts(
     names.filter((n) => env[n]),
     granted,
   );
   if (conflict) throw new Error(conflict);
-  const proxy = await startKeyProxy(names, env);
+  const proxy = await startKeyProxy(names, env, { ...DEFAULT_MODEL_PRICES, ...prices });
   if (!proxy) return undefined;
-  configureAgentCredentials({ withheld: proxy.withheld, env: proxy.env, port: proxy.port });
+  configureAgentCredentials({
+    withheld: proxy.withheld,
+    env: proxy.env,
+    port: proxy.port,
+    openTab: proxy.openTab,
+    closeTab: proxy.closeTab,
+  });
   return {
     ...proxy,
     stop: async () => {
@@ -120,8 +152,6 @@ export async function serveAgentCredentials(
     },
   };
 }
-
-type Send = (target: URL, opts: RequestOptions) => ClientRequest;
 
 function refuseWith(res: ServerResponse, status: number, path: string, message: string): void {
   const body = refusalBody(path, message);
@@ -133,12 +163,15 @@ function refuseWith(res: ServerResponse, status: number, path: string, message: 
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  keys: ModelKey[],
+  keys: Keys,
   bases: Map<string, URL>,
   send: Send,
 ): void {
   const url = req.url ?? '/';
-  const d = decideRequest({ method: req.method ?? 'GET', url, headers: req.headers, upgrade: false }, keys);
+  const d = decideRequest(
+    { method: req.method ?? 'GET', url, headers: req.headers, upgrade: false },
+    keys.all(),
+  );
   if (d.kind === 'answer') {
     res.writeHead(200).end();
     return;
@@ -149,12 +182,36 @@ function forward(
     refuseWith(res, d.status, url, d.message);
     return;
   }
+  const tab = keys.tabOf(d.modelKey);
+  const over = tab?.refusal();
+  if (over) {
+    req.resume();
+    const a = limitAnswer(d.route.api, `interlock key proxy: ${over}`);
+    res.writeHead(a.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(a.body),
+    });
+    res.end(a.body);
+    return;
+  }
   const target = upstreamUrl(bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
-  const up = send(target, { method: req.method, headers: upstreamHeaders(req.headers, d.modelKey, false) });
+  const headers = upstreamHeaders(req.headers, d.modelKey, false);
+  // A metered call's answer comes unencoded, so that its usage can be read as it passes.
+  if (tab) headers['accept-encoding'] = 'identity';
+  const up = send(target, { method: req.method, headers });
+  // What the attempt sent, kept for its recording (bounded as the recording is).
+  const sent = { method: req.method ?? 'POST', path: url, parts: [] as Buffer[], bytes: 0 };
+  if (tab?.recording)
+    req.on('data', (c: Buffer) => {
+      sent.bytes += c.length;
+      if (sent.bytes <= RECORDING_BYTES) sent.parts.push(c);
+    });
   up.on('response', (answer) => {
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
     res.flushHeaders();
+    // Gemini's answers are not metered yet (its route is not `metered`).
+    if (tab && d.route.metered && d.route.api !== 'gemini') meterAnswer(answer, tab, d.route.api, sent);
     answer.pipe(res);
     answer.on('error', () => res.destroy());
   });
@@ -169,90 +226,33 @@ function forward(
   req.pipe(up);
 }
 
-function rawResponse(
-  status: number,
-  reason: string,
-  headers: Record<string, string | string[]>,
-  body = '',
-): string {
-  const lines = Object.entries(headers).flatMap(([k, v]) =>
-    (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`),
-  );
-  return `HTTP/1.1 ${status} ${reason}\r\n${lines.join('\r\n')}${lines.length ? '\r\n' : ''}\r\n${body}`;
-}
-
-interface UpgradeDeps {
-  keys: ModelKey[];
-  bases: Map<string, URL>;
-  send: Send;
-  track: <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T) => T;
-}
-
-/**
- * A WebSocket upgrade (Codex's Responses API over WebSocket): checked like any request, then, once the upstream
- * switched protocols, the two sockets are joined byte for byte. An upstream that answers without switching has its
- * answer passed back as it is (Codex then falls back to HTTPS).
- */
-function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, deps: UpgradeDeps): void {
-  const url = req.url ?? '/';
-  const d = decideRequest(
-    { method: req.method ?? 'GET', url, headers: req.headers, upgrade: true },
-    deps.keys,
-  );
-  if (d.kind !== 'forward') {
-    const body = d.kind === 'refuse' ? refusalBody(url, d.message) : '';
-    const status = d.kind === 'refuse' ? d.status : 400;
-    const headers = {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      connection: 'close',
-    };
-    socket.end(rawResponse(status, 'Refused', headers, body));
-    return;
-  }
-  socket.on('error', () => socket.destroy());
-  const target = upstreamUrl(deps.bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
-  const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.modelKey, true) });
-  up.on('upgrade', (answer, upSocket, upHead) => {
-    deps.track(upSocket);
-    socket.write(
-      rawResponse(101, 'Switching Protocols', {
-        ...downstreamHeaders(answer.headers),
-        connection: 'Upgrade',
-        upgrade: String(answer.headers.upgrade ?? 'websocket'),
-      }),
-    );
-    if (upHead.length) socket.write(upHead);
-    if (head.length) upSocket.write(head);
-    upSocket.pipe(socket).on('error', () => upSocket.destroy());
-    socket.pipe(upSocket);
-    upSocket.on('error', () => socket.destroy());
-    socket.on('close', () => upSocket.destroy());
-    upSocket.on('close', () => socket.destroy());
+/** Reads a 2xx answer's usage as it passes and puts it on the tab once the answer ends (or is cut off). */
+function meterAnswer(
+  answer: IncomingMessage,
+  tab: ProxyTab,
+  api: Exclude<ModelApi, 'gemini'>,
+  sent: { method: string; path: string; parts: Buffer[] },
+): void {
+  const status = answer.statusCode ?? 0;
+  if (status < 200 || status > 299) return;
+  const encoding = String(answer.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const reader = new AnswerReader(api, /event-stream/i.test(String(answer.headers['content-type'] ?? '')));
+  if (encoding !== 'identity') reader.unreadable = `the answer is ${encoding}-encoded`;
+  const got: Buffer[] = [];
+  let bytes = 0;
+  answer.on('data', (c: Buffer) => {
+    reader.push(c);
+    bytes += c.length;
+    if (tab.recording && bytes <= RECORDING_BYTES) got.push(c);
   });
-  up.on('response', (answer) => {
-    socket.write(
-      rawResponse(answer.statusCode ?? 502, answer.statusMessage ?? '', {
-        ...downstreamHeaders(answer.headers),
-        connection: 'close',
-      }),
-    );
-    answer.pipe(socket);
-  });
-  up.on('error', (e) => {
-    const body = refusalBody(url, `interlock key proxy: the upstream ${target.host} failed: ${e.message}`);
-    socket.end(
-      rawResponse(
-        502,
-        'Bad Gateway',
-        {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          connection: 'close',
-        },
-        body,
-      ),
-    );
-  });
-  up.end();
+  let done = false;
+  const end = () => {
+    if (done) return;
+    done = true;
+    tab.record(reader.unreadable ? undefined : reader.end());
+    const text = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
+    tab.keep({ method: sent.method, path: sent.path, request: text(sent.parts), status, answer: text(got) });
+  };
+  answer.once('end', end);
+  answer.once('close', end);
 }

@@ -34,7 +34,8 @@ export interface AttemptContext extends Envelope {
 /**
  * Whether this is the first attempt since the node last ran to completion (a loop's new cycle, its sub-graph's,
  * or a rerun): its last attempt completed, so it has no failures to address. Each starts afresh with no failures
- * and no interruption (cycle-reducers.ts, scope-reducers.ts), while the last attempt still counts.
+ * and no interruption (reducers/loops-and-reruns.ts, reducers/subgraph-expansion.ts), while the last attempt
+ * still counts.
  */
 function startsAfresh(p: NodeProgress): boolean {
   const fresh = !p.interrupted && p.failures === 0 && p.last_failures.length === 0;

@@ -1,9 +1,9 @@
 /**
  * Rerun from a node (issue 28): `/rerun-from <node>` and `interlock rerun-from <node>` mark the node and every
  * node that depends on it, transitively, to run again as new attempts (`RerunFromApproved`; the fold resets
- * them, cycle-reducers.ts). Files stay; earlier outputs stay in the journal only. On an ended run the rerun is a
- * new run forked from it (`forkRun`): `RunStarted.forked_from`, then the records of every node outside the rerun
- * (`NodeCarriedOver`). Pure.
+ * them, reducers/loops-and-reruns.ts). Files stay; earlier outputs stay in the journal only. On an ended run the
+ * rerun is a new run forked from it (`forkRun`): `RunStarted.forked_from`, then the records of every node outside
+ * the rerun (`NodeCarriedOver`). Pure.
  */
 import { nodeAndDependents } from '../../graph/dependents.js';
 import { suggestion } from '../../graph/errors.js';

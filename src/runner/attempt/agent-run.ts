@@ -119,6 +119,8 @@ export interface EngineWatch {
   signal: AbortSignal;
   /** Why the agent was stopped, once it was. */
   stopped: () => string | undefined;
+  /** Stops the agent, saying why (the key proxy refused its call at a limit). */
+  stop: (why: string) => void;
   meter: EngineMeter;
   /** When the watch began (the live view's elapsed time). */
   started: number;
@@ -150,6 +152,11 @@ export function watchEngine(
     started,
     signal: abort.signal,
     stopped: () => why,
+    stop: (w) => {
+      if (why) return;
+      why = w;
+      abort.abort();
+    },
     onStdout: (chunk) => {
       meter.push(chunk);
       if (live && meter.stepCount > seen) {

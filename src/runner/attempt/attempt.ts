@@ -4,17 +4,16 @@
  * Never throws for a failing node: every failure is in the outcome.
  */
 import type { GitHubEvidence } from '../../evidence/github.js';
-import { type ExpressionContext, interpolate } from '../../expressions/evaluate.js';
 import type { Approach, Graph, GraphNode } from '../../graph/model.js';
 import { splitOutputs } from '../../journal/events/output-name.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { runScript } from '../../os/exec.js';
 import type { AttemptFiles } from '../../os/node-user/node-files.js';
 import { type AttemptContext, expressionContext } from '../../protocol/attempt/context.js';
-import { envelopeText } from '../../protocol/attempt/envelope.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
 import type { EngineRun } from '../../protocol/engines/engine.js';
 import { OutputExcerpt } from '../../render/excerpt.js';
+import type { DailyCapSource } from '../daily-cap.js';
 import type { RunSnapshot } from '../journal-io/read.js';
 import {
   agentStderr,
@@ -39,6 +38,8 @@ import {
   USAGE,
   writeContext,
 } from './files.js';
+import { expandInputs } from './inputs.js';
+import { type AttemptTab, openMeter } from './metered.js';
 import {
   type AttemptNetwork,
   attemptNetwork,
@@ -89,6 +90,8 @@ export interface AttemptSetup extends NetworkSetup {
   sessionCache?: SessionCache;
   /** Progress messages for people. */
   say?: (message: string) => void;
+  /** The daily cost cap as this step counted it (the key proxy stops an attempt's calls at what is left). */
+  dailyCap?: DailyCapSource;
   /** Where an engine attempt's live view goes (issue 38), for the snapshot its dispatch wrote. */
   live?: (cur: RunSnapshot, mark: AttemptMark) => LiveSink | undefined;
 }
@@ -129,28 +132,6 @@ export async function withinAttempt<T>(
 }
 
 type Failures = AttemptOutcome['failures'];
-
-/** The node's own env values and prompt, expanded; a value that cannot be expanded is a failure. */
-function expandInputs(approach: Approach, exprCtx: ExpressionContext, context: AttemptContext) {
-  const failures: Failures = [];
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(approach.env)) {
-    try {
-      env[k] = interpolate(v, exprCtx);
-    } catch (e) {
-      failures.push({ check: `env ${k}`, message: (e as Error).message });
-    }
-  }
-  let stdin: string | undefined;
-  if (approach.prompt !== undefined) {
-    try {
-      stdin = `${interpolate(approach.prompt, exprCtx)}\n${envelopeText(context)}`;
-    } catch (e) {
-      failures.push({ check: 'prompt', message: (e as Error).message });
-    }
-  }
-  return { env, stdin, failures };
-}
 
 /** Runs the approach's command; a command that cannot start, times out or exits non-zero is a failure. */
 export async function runCommand(
@@ -234,6 +215,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       started,
     });
   const files = makeAttemptFiles(context);
+  let tab: AttemptTab | undefined;
   try {
     const network = attemptNetwork(setup, setup.graph, node);
     if (network.kind === 'refused') return refusedNetwork(network.message, started);
@@ -252,6 +234,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       opts.approach,
     );
     const watch = watchEngine(opts.approach, node, setup.graph, cur.state, setup.overdue, live);
+    tab = openMeter(setup, opts, watch);
     const ran = inputs.failures.length
       ? { tail: '', stdout: undefined, failures: [] }
       : await runCommand(setup, opts, { env, stdin: inputs.stdin, watch, engine, network });
@@ -271,13 +254,17 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       : await attemptChecks(setup, opts, { exprCtx, env, outputs, network });
     const own = agent?.failures ?? ran.failures;
     const failures = [...inputs.failures, ...own, ...broken, ...badOutputNames, ...checked.failures];
-    const usage = readAttemptUsage({
+    const warn = (m: string) => setup.echo?.(Buffer.from(`${m}\n`));
+    const reported = readAttemptUsage({
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       ...(agent ? { agent: agent.usage } : {}),
       usageText,
-      warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
+      warn,
     });
+    const metered = tab?.close(reported, warn);
+    if (metered?.stopped && !failures.some((f) => f.check === 'budget')) failures.unshift(metered.stopped);
+    const usage = metered?.usage ?? reported;
     // The session's transcripts as the agent left them: the next node of the session resumes them only unchanged.
     const report = agent ? { agent: { ...agent.report, ...transcripts } } : {};
     const connections = connectionsOf(setup, node.id, attempt, network);
@@ -291,6 +278,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       ...connections,
     };
   } finally {
+    tab?.shut();
     files.close();
   }
 }

@@ -1,0 +1,154 @@
+/**
+ * An attempt's tab at the key proxy (src/os/proxies/key-proxy-tab.ts): opened before its command with the limits
+ * it may not pass (its node's budget, and what is left of the run's), closed after it; its metered usage then
+ * becomes the attempt's (src/protocol/engines/metered-usage.ts). Nothing happens when the proxy is off.
+ */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import type { Approach, Graph, GraphNode } from '../../graph/model.js';
+import { runSpent } from '../../journal/checkpoint-usage.js';
+import type { Failure, Usage } from '../../journal/events/fields.js';
+import type { RunState } from '../../journal/state.js';
+import { microUsd } from '../../journal/usage-totals.js';
+import { closeAttemptTab, openAttemptTab, secretValues } from '../../os/node-user/node-credentials.js';
+import type { ProxyTab, TabLimit } from '../../os/proxies/key-proxy-tab.js';
+import { amount } from '../../protocol/budget.js';
+import { dailyCapLeft } from '../../protocol/daily-cap.js';
+import { meteredUsage } from '../../protocol/engines/metered-usage.js';
+import { redactSecrets } from '../../render/redact.js';
+import { type DailyCapSource, dailyCapCounted } from '../daily-cap.js';
+import type { RunSnapshot } from '../journal-io/read.js';
+import type { EngineWatch } from './agent-run.js';
+import type { AttemptOptions, AttemptSetup } from './attempt.js';
+import { shownPath } from './checks-live-log.js';
+
+/**
+ * The limits the proxy holds an attempt of `node` to: its budget's tokens and cost, what is left of the run's,
+ * and what is left of the repository's daily cost cap (as counted when this step dispatched it).
+ */
+export function tabLimits(
+  setup: { graph: Graph; dailyCap?: DailyCapSource; now?: () => string },
+  cur: RunSnapshot,
+  node: GraphNode,
+  approach: Approach,
+): TabLimit[] {
+  const { graph } = setup;
+  const state: RunState = cur.state;
+  const out: TabLimit[] = [];
+  const counted = dailyCapCounted(setup);
+  const cap = counted === 'recount' ? undefined : counted;
+  const left = dailyCapLeft(cur.journal, state.nodes.get(node.id), approach, cap);
+  if (cap && left !== undefined)
+    out.push({
+      what: 'cost_micro_usd',
+      max: microUsd(left),
+      names: `the repository's daily cost cap, ${amount('cost_usd', left)} left of ${amount('cost_usd', cap.daily_usd)} on ${cap.day} UTC (budget.daily_usd)`,
+    });
+  const run = graph.budget ? runSpent(graph, state.nodes) : undefined;
+  for (const k of ['tokens', 'cost_usd'] as const) {
+    const what = k === 'tokens' ? 'tokens' : 'cost_micro_usd';
+    const units = (n: number) => (k === 'tokens' ? n : microUsd(n));
+    const own = node.budget?.[k];
+    if (own !== undefined)
+      out.push({ what, max: units(own), names: `the node's budget of ${amount(k, own)} (budget.${k})` });
+    const runMax = graph.budget?.[k];
+    if (runMax !== undefined && run) {
+      const left = Math.max(0, runMax - run[k]);
+      out.push({
+        what,
+        max: units(left),
+        names: `what was left of the run's budget, ${amount(k, left)} of ${amount(k, runMax)} (budget.${k})`,
+      });
+    }
+  }
+  return out;
+}
+
+/** An open tab and how the attempt ends it. */
+export interface AttemptTab {
+  tab: ProxyTab;
+  /** Closes the tab without reading it (an attempt that threw). */
+  shut: () => void;
+  /** Closes the tab: the attempt's usage with the metered figures counting, and a budget stop when it refused. */
+  close: (
+    usage: Usage,
+    warn: (m: string) => void,
+  ) => {
+    usage: Usage;
+    stopped: Failure | undefined;
+  };
+}
+
+/** Where an attempt's model exchange is kept: beside its log (`<node>-<attempt>.model.jsonl`), when it has one. */
+export function recordingPath(logFile: string | undefined): string | undefined {
+  return logFile ? logFile.replace(/(\.log)?$/, '.model.jsonl') : undefined;
+}
+
+/** Writes the exchange, the step's secrets removed; its path (as `shown`) and hash go in `usage.metered`. */
+function writeRecording(tab: ProxyTab, to: { path: string; secrets: string[]; shown: string }) {
+  const r = tab.recording!;
+  const text = redactSecrets(r.lines, to.secrets)
+    .value.map((l) => `${l}\n`)
+    .join('');
+  writeFileSync(to.path, text, { mode: 0o600 });
+  return {
+    path: to.shown,
+    sha256: createHash('sha256').update(text).digest('hex'),
+    calls: r.lines.length,
+    ...(r.left_out ? { calls_left_out: r.left_out } : {}),
+  };
+}
+
+/**
+ * Opens the attempt's tab; `onStop` is told when the proxy refuses a call at a limit (the agent is stopped).
+ * With `record`, the tab keeps the attempt's model exchange, written there when the tab closes.
+ */
+export function openTab(
+  execTag: string,
+  limits: TabLimit[],
+  onStop: (why: string) => void,
+  record?: { path: string; secrets: string[]; shown: string },
+): AttemptTab | undefined {
+  const tab = openAttemptTab(execTag, limits, record !== undefined);
+  if (!tab) return undefined;
+  tab.onStop = onStop;
+  let closed = false;
+  const shut = () => {
+    if (!closed) closeAttemptTab(execTag, tab);
+    closed = true;
+  };
+  return {
+    tab,
+    shut,
+    close: (usage, warn) => {
+      shut();
+      const m = meteredUsage(usage, tab.totals);
+      for (const w of m.warnings) warn(w);
+      if (record && tab.recording?.lines.length && m.usage.metered) {
+        try {
+          m.usage.metered = { ...m.usage.metered, recording: writeRecording(tab, record) };
+        } catch (e) {
+          warn(`interlock: the model exchange could not be kept in ${record.shown}: ${(e as Error).message}`);
+        }
+      }
+      return { usage: m.usage, stopped: tab.stopped ? { check: 'budget', message: tab.stopped } : undefined };
+    },
+  };
+}
+
+/**
+ * The attempt's tab at the key proxy (issue 48): its limits, and its recording beside its log when it has one
+ * (the CLI's `<journal>.logs/`). The agent is stopped when the proxy refuses a call at a limit.
+ */
+export function openMeter(
+  setup: AttemptSetup,
+  opts: AttemptOptions,
+  watch: EngineWatch | undefined,
+): AttemptTab | undefined {
+  const limits = tabLimits(setup, opts.cur, opts.node, opts.approach);
+  const path = recordingPath(setup.logFile?.(opts.node.id, opts.attempt));
+  const record = path
+    ? { path, secrets: secretValues(setup.baseEnv), shown: shownPath(setup.cwd, path) }
+    : undefined;
+  return openTab(opts.execTag, limits, (why) => watch?.stop(why), record);
+}
