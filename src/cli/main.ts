@@ -25,7 +25,7 @@ const USAGE = `interlock: run workflow graphs deterministically
 usage:
   interlock validate <graph>
   interlock run <graph> [--journal F] [--run-id ID] [--node ID | --all] [--event F] [--input k=v]...
-                        [--allow-graph-change] [--assume-dead] [--agent-credentials 'ANTHROPIC_API_KEY OPENAI_API_KEY']
+                        [--allow-graph-change] [--assume-dead] [--agent-credentials 'ANTHROPIC_API_KEY GEMINI_API_KEY ...']
                         [--quiet | --verbose]
   interlock status [--journal F | --run-id ID] [--json | --mermaid | --timeline [--width N] | --svg FILE]
   interlock recover [--journal F | --run-id ID] [--assume-dead] [--allow-graph-change]

@@ -25,10 +25,17 @@ export interface Approach {
 }
 
 /** The agent CLIs interlock knows. */
-export type Engine = 'claude-code' | 'codex';
+export type Engine = 'claude-code' | 'codex' | 'copilot' | 'gemini';
 
 /** The command an engine's prompt node runs when it names no agent of its own. */
-export const ENGINE_AGENTS: Record<Engine, string> = { 'claude-code': 'claude -p', codex: 'codex exec' };
+export const ENGINE_AGENTS: Record<Engine, string> = {
+  'claude-code': 'claude -p',
+  codex: 'codex exec',
+  // Copilot CLI, too, runs headless when its prompt comes on stdin.
+  copilot: 'copilot',
+  // Gemini CLI runs headless when its prompt comes on stdin.
+  gemini: 'gemini',
+};
 
 /** A node with its skill merged and defaults applied. */
 export interface GraphNode {

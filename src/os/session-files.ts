@@ -1,7 +1,7 @@
 /**
  * A session's engine files on this machine, for nodes that run isolated: whether the transcript of one session id
  * is here, and the copies to and from a staging folder that a cache carries between workflow runs (the
- * transcripts folder only: `projects/` for Claude Code, `sessions/` for Codex). The node user reads and writes its
+ * transcripts folder only: `projects/` for Claude Code, `sessions/` for Codex, `.gemini/tmp/` for Gemini CLI). The node user reads and writes its
  * own folder itself; interlock only handles the staging folder, which is its own.
  */
 import { execFileSync } from 'node:child_process';
@@ -21,13 +21,17 @@ export function transcriptsDir(name: string, engine: string): string | undefined
   return dir && keep ? join(dir, keep) : undefined;
 }
 
+/** What a session's transcript file name holds: its id (Gemini CLI: the id's first 8 characters). */
+const nameHolds = (id: string, engine?: string) => (engine === 'gemini' ? id.slice(0, 8) : id);
+
 /**
  * Whether a file whose name holds `id` is under `dir` (an engine names a session's transcript by its id). The
  * folder is the node user's (0700): the node user looks (`find -P`, never through a link); through sudo the
  * runner's user could not look inside it at all. Without a node user, this process looks.
  */
-export function holdsSession(dir: string, id: string, depth = 6): boolean {
-  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(id)) return false;
+export function holdsSession(dir: string, full: string, engine?: string, depth = 6): boolean {
+  if (!/^[A-Za-z0-9_.-]{1,128}$/.test(full)) return false;
+  const id = nameHolds(full, engine);
   const user = nodeUser();
   if (!user) return holdsHere(dir, id, depth);
   try {

@@ -203,7 +203,7 @@ export interface AttemptOutcome {
 
 /** The engine, session and final message of an attempt whose agent is an engine. */
 export interface AgentReport {
-  engine: 'claude-code' | 'codex';
+  engine: NonNullable<Approach['engine']>;
   session_id?: string;
   resumed_session?: string;
   /** SHA-256 of the session's transcripts folder as the agent left it (isolated nodes with `session:`). */

@@ -12,6 +12,10 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
   missing,
 } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -238,3 +242,171 @@ describe.skipIf(missing('codex'))('engine: codex', () => {
     expect(failed.usage.turns).toBe(4);
   });
 });
+
+describe.skipIf(missing('gemini'))('engine: gemini', () => {
+  const agent = () => command([geminiBin!, '--approval-mode', 'yolo']);
+  const env = () => geminiEnv(server!.url, agentHome('gemini'));
+  const shell = (c: string) => [{ name: 'run_shell_command', input: { command: c } }];
+
+  it('records usage (cached input counted once), the session id and the final message from its stream-json events', async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'Copying.', tools: shell('cp a.txt b.txt') },
+      { text: 'Copied a.txt ', usage: { input_tokens: 300, cached_input_tokens: 100, output_tokens: 11 } },
+    ]);
+    sb.write('graph.yml', graph('gemini', agent()));
+    const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'g'], env());
+    expect(r.code, r.stderr).toBe(0);
+    const rec = eventsOf(sb.journal('g'), 'NodeRecorded', 'implement')[0]!;
+    expect(rec).toMatchObject({ engine: 'gemini', final_message: 'Copied a.txt ' });
+    expect(rec.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // promptTokenCount holds the cached tokens: 100 + (300 + 100); one tool call and the answer.
+    expect(rec.usage).toMatchObject({ input_tokens: 500, output_tokens: 31, turns: 2 });
+    expect(server!.calls.map((c) => c.path)).toEqual([
+      '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+      '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+    ]);
+  });
+
+  it('fails the attempt with the API error', async (ctx) => {
+    const sb = await world(ctx, [{ error: { status: 400, message: 'prompt is too long' } }]);
+    sb.write('graph.yml', graph('gemini', agent()));
+    await sb.cli(['run', 'graph.yml', '--run-id', 'e'], env());
+    const failed = eventsOf(sb.journal('e'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      { check: 'agent', message: 'the model API failed: 400 prompt is too long' },
+    ]);
+    expect(failed.evidence).toEqual([]);
+  });
+
+  it('with budget.turns 3, a 10-turn script calls the model at most 4 times: interlock stops it', async (ctx) => {
+    const sb = await world(
+      ctx,
+      tenTurns((i) => shell(`echo ${i} >> turns.txt`)),
+    );
+    sb.write('graph.yml', graph('gemini', agent(), '    budget: { turns: 3 }\n'));
+    await sb.cli(['run', 'graph.yml', '--run-id', 't'], env());
+    expect(server!.calls.length).toBeLessThanOrEqual(4);
+    const failed = eventsOf(sb.journal('t'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      {
+        check: 'budget',
+        message: "the agent was stopped after 4 turns: over the node's budget of 3 turns (budget.turns)",
+      },
+    ]);
+    expect(failed.usage.turns).toBe(4);
+  });
+});
+
+describe.skipIf(missing('copilot'))('engine: copilot', () => {
+  const agent = () => command([copilotBin!, '--allow-all']);
+  const env = () => copilotEnv(server!.url, agentHome('copilot'));
+  const bash = (c: string) => [{ name: 'bash', input: { command: c, description: 'step' } }];
+
+  it('records usage from the usage file its command prints, the session id and the final message', async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'Copying.', tools: bash('cp a.txt b.txt') },
+      { text: 'Copied.', usage: { input_tokens: 300, cached_input_tokens: 100, output_tokens: 11 } },
+    ]);
+    sb.write('graph.yml', graph('copilot', agent()));
+    const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'p'], env());
+    expect(r.code, r.stderr).toBe(0);
+    const rec = eventsOf(sb.journal('p'), 'NodeRecorded', 'implement')[0]!;
+    expect(rec).toMatchObject({ engine: 'copilot', final_message: 'Copied.' });
+    expect(rec.session_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Copilot counts cached input in its inputTokens: 100 + (300 + 100).
+    expect(rec.usage).toMatchObject({ input_tokens: 500, output_tokens: 31, turns: 2 });
+    expect(server!.calls.map((c) => c.path)).toEqual(['/v1/messages', '/v1/messages']);
+  });
+
+  it('fails the attempt with the API error', async (ctx) => {
+    const sb = await world(ctx, [{ error: { status: 400, message: 'scripted bad request' } }]);
+    sb.write('graph.yml', graph('copilot', agent()));
+    await sb.cli(['run', 'graph.yml', '--run-id', 'e'], env());
+    const failed = eventsOf(sb.journal('e'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      { check: 'agent', message: 'the model API answered 400: scripted bad request' },
+    ]);
+    expect(failed.evidence).toEqual([]);
+  });
+
+  it('with budget.turns 3, a 10-turn script calls the model at most 4 times: interlock stops it', async (ctx) => {
+    const sb = await world(
+      ctx,
+      tenTurns((i) => bash(`echo ${i} >> turns.txt`)),
+    );
+    sb.write('graph.yml', graph('copilot', agent(), '    budget: { turns: 3 }\n'));
+    await sb.cli(['run', 'graph.yml', '--run-id', 't'], env());
+    expect(server!.calls.length).toBeLessThanOrEqual(4);
+    const failed = eventsOf(sb.journal('t'), 'NodeFailed', 'implement')[0]!;
+    expect(failed.failures).toEqual([
+      {
+        check: 'budget',
+        message: "the agent was stopped after 4 turns: over the node's budget of 3 turns (budget.turns)",
+      },
+    ]);
+  });
+});
+
+// soft_turns, read live from each CLI's own events: journaled overdue past it, and the attempt goes on.
+const SOFT = [
+  {
+    engine: 'gemini',
+    cli: 'gemini' as const,
+    agent: () => command([geminiBin!, '--approval-mode', 'yolo']),
+    env: () => geminiEnv(server!.url, agentHome('gemini')),
+    tool: (c: string) => [{ name: 'run_shell_command', input: { command: c } }],
+  },
+  {
+    engine: 'copilot',
+    cli: 'copilot' as const,
+    agent: () => command([copilotBin!, '--allow-all']),
+    env: () => copilotEnv(server!.url, agentHome('copilot')),
+    tool: (c: string) => [{ name: 'bash', input: { command: c, description: 'step' } }],
+  },
+];
+for (const e of SOFT)
+  describe.skipIf(missing(e.cli))(`soft_turns, with ${e.engine}`, () => {
+    it('journals the attempt overdue past soft_turns, read live, and lets it finish', async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'One.', tools: e.tool('true') },
+        { text: 'Two.', tools: e.tool('cp a.txt b.txt') },
+        { text: 'Done.' },
+      ]);
+      sb.write('graph.yml', graph(e.engine, e.agent(), '    soft_turns: 1\n'));
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'o'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      const j = sb.journal('o');
+      expect(eventsOf(j, 'NodeOverdue', 'implement')).toEqual([
+        expect.objectContaining({ bound: 'soft_turns', limit: 1, observed: 2 }),
+      ]);
+      expect(eventsOf(j, 'NodeRecorded', 'implement')).toHaveLength(1);
+    }, 60_000);
+  });
+
+// A retry is told why: the second attempt's request carries the first's failing check, for each engine.
+for (const e of SOFT)
+  describe.skipIf(missing(e.cli))(`the task envelope on retry, with ${e.engine}`, () => {
+    it("the second attempt's request says the first failed and what its check printed", async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'Done.' },
+        { text: 'Done again.', tools: e.tool('cp a.txt b.txt') },
+        { text: 'Copied.' },
+      ]);
+      sb.write(
+        'graph.yml',
+        graph(e.engine, e.agent()).replace(
+          '      - file: b.txt\n',
+          '      - file: b.txt\n      - command: test -f b.txt || { echo "NO-B-TXT-YET"; exit 1; }\n',
+        ),
+      );
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'r'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      const j = sb.journal('r');
+      expect(eventsOf(j, 'NodeFailed', 'implement')).toHaveLength(1);
+      expect(eventsOf(j, 'NodeRecorded', 'implement')[0]?.attempt).toBe(2);
+      const body = server!.calls[1]!.body!;
+      const said = JSON.stringify(body.contents ?? body.messages);
+      expect(said).toContain('Attempt 1 failed.');
+      expect(said).toContain('NO-B-TXT-YET');
+    }, 90_000);
+  });

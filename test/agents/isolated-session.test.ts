@@ -8,7 +8,7 @@ import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, worldLog } from '../support/action-process.js';
-import { claudeBin, claudeEnv, missing } from '../support/agent-clis.js';
+import { claudeBin, claudeEnv, GEMINI_MODEL, geminiBin, missing } from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 
@@ -77,4 +77,72 @@ nodes:
       /home=\S*interlock-node-homes-\S+\/home-\S+ dir=\S*interlock-node-homes-\S+\/sessions\/work\/claude-code/,
     );
   }, 120_000);
+});
+
+const geminiWhy =
+  missing('gemini') ?? (process.getuid?.() !== 0 ? 'nodes run isolated only as root here' : undefined);
+
+describe.skipIf(!!geminiWhy)('a Gemini CLI session under the default isolation', () => {
+  let github: GitHubServer;
+  let model: ModelServer;
+  beforeAll(async () => {
+    requireBundle();
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
+  });
+  afterAll(async () => {
+    await github?.close();
+    await model?.close();
+  });
+
+  it("build resumes plan's session; of .gemini only tmp/ stays, and settings.json is interlock's one setting", async () => {
+    const marks = worldLog();
+    const agent = [geminiBin!].map(shellWord).join(' ');
+    // plan plants settings with a hook (its auth kept, so its own run works) and files of its own in Gemini CLI's
+    // folder; build records what is there.
+    const planted = '{"security":{"auth":{"selectedType":"gemini-api-key"}},"hooks":{}}';
+    const plant = `mkdir -p "$GEMINI_CLI_HOME/.gemini"; printf %s '${planted}' > "$GEMINI_CLI_HOME/.gemini/settings.json"; touch "$GEMINI_CLI_HOME/.gemini/planted" "$GEMINI_CLI_HOME/planted"`;
+    const look =
+      'ls -A "$GEMINI_CLI_HOME" >> "$MARKS"; ls -A "$GEMINI_CLI_HOME/.gemini" >> "$MARKS"; cat "$GEMINI_CLI_HOME/.gemini/settings.json" >> "$MARKS"';
+    const graph = `interlock: 1
+name: sessions
+defaults:
+  engine: gemini
+nodes:
+  - id: plan
+    session: work
+    agent: '${plant.replace(/'/g, "''")}; ${agent}'
+    prompt: PLAN-PROMPT remember the word kumquat.
+  - id: build
+    session: work
+    depends_on: [plan]
+    agent: '${look.replace(/'/g, "''")}; ${agent}'
+    prompt: BUILD-PROMPT which word did I ask you to remember?
+`;
+    const ws = makeWorkspace({
+      '.github/interlock.yml': routeLabel('agent:g', GRAPH_FILE),
+      [GRAPH_FILE]: graph,
+    });
+    github.state.repo(FULL).addIssue({ number: 6, title: 'sessions', labels: ['agent:g'] });
+    const env = { GEMINI_API_KEY: 'scripted-gemini-key', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_MODEL };
+    const step = await runStep(
+      issueStep(github, ws, 6, 'agent:g', { inputs: { node: 'all' }, env: { ...env, MARKS: marks } }),
+    );
+    expect(step.outputs.status, step.log.slice(-2500)).toBe('completed');
+    const j = readJournal(github, 'sessions/issue-6');
+    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+    expect(build.resumed_session).toBe(plan.session_id);
+    expect(build.session_id).toBe(plan.session_id);
+    const second = JSON.stringify(model.calls[1]?.body?.contents);
+    expect(second).toContain('PLAN-PROMPT');
+    expect(second).toContain('PLAN-ANSWER');
+    expect(readFileSync(marks, 'utf8').split('\n')).toEqual([
+      '.gemini',
+      'settings.json',
+      'tmp',
+      '{"security":{"auth":{"selectedType":"gemini-api-key"}}}',
+      '',
+    ]);
+  }, 180_000);
 });

@@ -13,7 +13,17 @@ import { shellWord } from '../../src/protocol/engines/engine.js';
 import { FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
-import { CODEX_MODEL, claudeBin, codexBin, missing } from '../support/agent-clis.js';
+import {
+  agentHome,
+  CODEX_MODEL,
+  claudeBin,
+  codexBin,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
+  missing,
+} from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
@@ -27,6 +37,8 @@ const root = process.getuid?.() === 0;
 interface Revealed {
   env: Record<string, string | null>;
   noProxy: string | null;
+  /** Real keys in the environ of the processes between the tool and interlock (the agent CLI's own). */
+  agentEnviron: string[];
   selfEnviron: string[];
   interlockPid: number | null;
   interlockEnviron: string;
@@ -222,6 +234,61 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
     },
     120_000,
   );
+
+  // Gemini CLI with no settings of its own (interlock gives the node's fresh home the one that selects the key) and
+  // Copilot CLI with a provider of its own: the same.
+  const REAL_GEMINI = `sk-REALKEY-${randomBytes(12).toString('hex')}`;
+  const more = [
+    {
+      engine: 'gemini',
+      cli: 'gemini' as const,
+      agent: () => [geminiBin!, '--approval-mode', 'yolo'],
+      tool: { name: 'run_shell_command', input: { command: 'node reveal-keys.mjs report.json' } },
+      env: (url: string) => ({
+        GEMINI_API_KEY: REAL_GEMINI,
+        GOOGLE_GEMINI_BASE_URL: url,
+        GEMINI_MODEL: 'gemini-2.5-flash',
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-goog-api-key'],
+      real: REAL_GEMINI,
+    },
+    {
+      engine: 'copilot',
+      cli: 'copilot' as const,
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        COPILOT_PROVIDER_TYPE: 'anthropic',
+        COPILOT_PROVIDER_BASE_URL: url,
+        COPILOT_PROVIDER_API_KEY: REAL_ANTHROPIC,
+        COPILOT_MODEL: 'claude-sonnet-4.5',
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-api-key'],
+      real: REAL_ANTHROPIC,
+    },
+  ];
+  for (const e of more)
+    for (const via of ['root', 'sudo'] as const)
+      it.skipIf(!!missing(e.cli) || (via === 'sudo' && !!noSudo))(
+        `${e.engine}${via === 'sudo' ? ' through passwordless sudo' : ''}: the model server gets the real key; the agent finds only the placeholder`,
+        async () => {
+          model = await startModelServer({
+            script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+          });
+          const agent = e.agent().map(shellWord).join(' ');
+          const as = via === 'sudo' ? sudoRunner() : undefined;
+          const { result, report, journal } = await step(e.engine, agent, e.env(model.url), as);
+          expect(result.outputs.status, result.log.slice(-2500)).toBe('completed');
+          expect(model.calls.length).toBeGreaterThanOrEqual(2);
+          for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
+          expect(JSON.stringify(report)).not.toContain('REALKEY');
+          expect(report.agentEnviron).toEqual([]);
+          expect(report.interlockEnviron).toBe('unreadable: EACCES');
+          expect(report.interlockMem).toBe('unreadable: EACCES');
+          expect(result.log + journal).not.toContain('REALKEY');
+        },
+        180_000,
+      );
 });
 
 describe('through the CLI, with --agent-credentials', () => {
@@ -257,6 +324,90 @@ describe('through the CLI, with --agent-credentials', () => {
     },
     120_000,
   );
+
+  // Gemini CLI and Copilot CLI (a provider of its own, Anthropic's API): the same, each through its own variables.
+  const engines = [
+    {
+      engine: 'gemini',
+      cli: 'gemini' as const,
+      keyName: 'GEMINI_API_KEY',
+      base: 'GOOGLE_GEMINI_BASE_URL',
+      agent: () => [geminiBin!, '--approval-mode', 'yolo'],
+      tool: { name: 'run_shell_command', input: { command: 'node reveal-keys.mjs report.json' } },
+      env: (url: string) => ({ ...geminiEnv(url, agentHome('gemini')), GEMINI_API_KEY: REAL_OPENAI }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-goog-api-key'],
+      real: REAL_OPENAI,
+    },
+    {
+      engine: 'copilot',
+      cli: 'copilot' as const,
+      keyName: 'COPILOT_PROVIDER_API_KEY',
+      base: 'COPILOT_PROVIDER_BASE_URL',
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        ...copilotEnv(url, agentHome('copilot')),
+        COPILOT_PROVIDER_API_KEY: REAL_ANTHROPIC,
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-api-key'],
+      real: REAL_ANTHROPIC,
+    },
+    {
+      // An OpenAI-style provider: the Responses API under the base URL's /v1.
+      engine: 'copilot',
+      label: 'copilot (an OpenAI Responses provider)',
+      cli: 'copilot' as const,
+      keyName: 'COPILOT_PROVIDER_API_KEY',
+      base: 'COPILOT_PROVIDER_BASE_URL',
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        ...copilotEnv(url, agentHome('copilot')),
+        COPILOT_PROVIDER_TYPE: 'openai',
+        COPILOT_PROVIDER_WIRE_API: 'responses',
+        COPILOT_PROVIDER_BASE_URL: `${url}/v1`,
+        COPILOT_MODEL: 'gpt-5.1',
+        COPILOT_PROVIDER_API_KEY: REAL_OPENAI,
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers.authorization?.replace(/^Bearer /, ''),
+      real: REAL_OPENAI,
+    },
+  ];
+  for (const e of engines)
+    it.skipIf(!!missing(e.cli))(
+      `${'label' in e ? e.label : e.engine}: the model server gets the real key; the agent, its tools and the CLI's own process only the placeholder`,
+      async (ctx) => {
+        const model = await startModelServer({
+          script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+        });
+        try {
+          const sb = sandbox(ctx, 'interlock-keyed-');
+          sb.write('reveal-keys.mjs', REVEAL);
+          sb.write('graph.yml', graph(e.engine, e.agent().map(shellWord).join(' ')));
+          const r = await sb.cli(
+            ['run', 'graph.yml', '--all', '--run-id', 'k', '--agent-credentials', e.keyName],
+            e.env(model.url),
+          );
+          expect(r.code, r.stderr.slice(-2500)).toBe(0);
+          expect(r.stderr).toContain(`${e.keyName} served through the key proxy on 127.0.0.1:`);
+          expect(model.calls.length).toBeGreaterThanOrEqual(2);
+          for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
+          const report = JSON.parse(sb.read('report.json')!) as Revealed;
+          const { interlockEnviron: _i, interlockMem: _m, ...rest } = report;
+          expect(JSON.stringify(rest)).not.toContain('REALKEY');
+          expect(report.agentEnviron).toEqual([]);
+          // Gemini's tools get the placeholder and the proxy's address; Copilot's tools get neither variable.
+          if (e.engine === 'gemini') {
+            expect(report.env[e.keyName]).toMatch(/interlock-placeholder-/);
+            expect(report.env[e.base]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+          } else expect([report.env[e.keyName], report.env[e.base]]).toEqual([null, null]);
+          expect(sb.read('.interlock/runs/k.json')).not.toContain('REALKEY');
+        } finally {
+          await model.close();
+        }
+      },
+      120_000,
+    );
 
   it('without the flag the CLI passes the key on as before (the proxy is opt-in there)', async (ctx) => {
     const sb = sandbox(ctx, 'interlock-keyed-');

@@ -16,6 +16,9 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  GEMINI_MODEL,
+  geminiBin,
   missing,
 } from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
@@ -146,6 +149,47 @@ describe.skipIf(missing('codex'))('the live view of Codex', () => {
       .join(' ');
     const run = await liveRun(72, 'codex', agent, codexEnv(home('codex')));
     expectLiveView(run, /- Shell: .*echo step-11/);
+    await model.close();
+    model = undefined;
+  });
+});
+
+describe.skipIf(missing('gemini'))('the live view of Gemini CLI', () => {
+  it('twelve steps: paced edits, the last steps, the final view, the message inert', {
+    timeout: 240_000,
+  }, async () => {
+    model = await startModelServer({
+      script: script((i) => [{ name: 'run_shell_command', input: { command: `echo step-${i} >> log.txt` } }]),
+    });
+    const agent = [geminiBin!, '--approval-mode', 'yolo'].map(shellWord).join(' ');
+    // Its key behind the key proxy; interlock gives the node's fresh home the setting that selects it.
+    const env = { GEMINI_API_KEY: 'scripted-gemini-key', GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_MODEL };
+    const run = await liveRun(73, 'gemini', agent, env);
+    // Markdown's underscores escaped: the tool's name is the agent's text too.
+    expectLiveView(run, /- run\\_shell\\_command: echo step-11 &gt;&gt; log.txt/);
+    await model.close();
+    model = undefined;
+  });
+});
+
+describe.skipIf(missing('copilot'))('the live view of Copilot CLI', () => {
+  it('twelve steps: paced edits, the last steps, the final view, the message inert', {
+    timeout: 240_000,
+  }, async () => {
+    model = await startModelServer({
+      script: script((i) => [
+        { name: 'bash', input: { command: `echo step-${i} >> log.txt`, description: 'log' } },
+      ]),
+    });
+    const agent = [copilotBin!, '--allow-all'].map(shellWord).join(' ');
+    const env = {
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: model.url,
+      COPILOT_PROVIDER_API_KEY: 'scripted-copilot-key',
+      COPILOT_MODEL: 'claude-sonnet-4.5',
+    };
+    const run = await liveRun(74, 'copilot', agent, env);
+    expectLiveView(run, /- bash: echo step-11 &gt;&gt; log.txt/);
     await model.close();
     model = undefined;
   });

@@ -9,7 +9,7 @@ import { shellWord } from '../../src/protocol/engines/engine.js';
 import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
-import { claudeBin, claudeEnv, missing } from '../support/agent-clis.js';
+import { claudeBin, claudeEnv, copilotBin, GEMINI_MODEL, geminiBin, missing } from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 
@@ -121,3 +121,85 @@ nodes:
     expect(JSON.stringify(model.requests.map((r) => r.body))).not.toContain('CUT-OFF-PROMPT');
   }, 240_000);
 });
+
+// Gemini CLI and Copilot CLI the same way: a namespace with nothing allowed, the model reached only through the key
+// proxy (which lives outside it), and the same host out of reach of the node's own command.
+const MORE = [
+  {
+    engine: 'gemini',
+    cli: 'gemini' as const,
+    issue: 8,
+    agent: () => [geminiBin!, '--approval-mode', 'yolo'],
+    env: (url: string) => ({
+      GEMINI_API_KEY: 'scripted-gemini-key',
+      GOOGLE_GEMINI_BASE_URL: url,
+      GEMINI_MODEL,
+    }),
+    key: (r: ModelServer['requests'][number]) => r.headers['x-goog-api-key'] === 'scripted-gemini-key',
+  },
+  {
+    engine: 'copilot',
+    cli: 'copilot' as const,
+    issue: 9,
+    agent: () => [copilotBin!, '--allow-all'],
+    env: (url: string) => ({
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: url,
+      COPILOT_PROVIDER_API_KEY: 'scripted-copilot-key',
+      COPILOT_MODEL: 'claude-sonnet-4.5',
+    }),
+    key: (r: ModelServer['requests'][number]) => r.headers['x-api-key'] === 'scripted-copilot-key',
+  },
+];
+for (const e of MORE) {
+  const skip = missing(e.cli) ?? why;
+  describe.skipIf(!!skip)(`${e.engine} as a node with network: { allow: [] } (the key proxy on)`, () => {
+    let github: GitHubServer;
+    let model: ModelServer;
+    beforeAll(async () => {
+      requireBundle();
+      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+      model = await startModelServer({ host: '127.0.0.2', script: [{ text: 'THROUGH-THE-KEY-PROXY' }] });
+    });
+    afterAll(async () => {
+      await github?.close();
+      await model?.close();
+    });
+
+    it('reaches the model through the key proxy; its own commands reach nothing', async () => {
+      const agent = e.agent().map(shellWord).join(' ');
+      const graph = `interlock: 1
+name: agent-network
+defaults:
+  network: { allow: [] }
+nodes:
+  - id: agent
+    engine: ${e.engine}
+    agent: '${agent.replace(/'/g, "''")}'
+    prompt: say something.
+  - id: direct
+    depends_on: [agent]
+    run: node -e "fetch('${model.url}/').then(() => process.exit(0), () => process.exit(3))"
+`;
+      const ws = makeWorkspace({
+        '.github/interlock.yml': routeLabel('agent:n', GRAPH_FILE),
+        [GRAPH_FILE]: graph,
+      });
+      github.state.repo(FULL).addIssue({ number: e.issue, title: 'network', labels: ['agent:n'] });
+      const step = await runStep(
+        issueStep(github, ws, e.issue, 'agent:n', { inputs: { node: 'all' }, env: e.env(model.url) }),
+      );
+      const j = readJournal(github, `agent-network/issue-${e.issue}`);
+      const answered = eventsOf(j, 'NodeRecorded', 'agent')[0];
+      expect(answered, step.log.slice(-3000)).toBeDefined();
+      expect(answered!.final_message).toBe('THROUGH-THE-KEY-PROXY');
+      expect(model.calls.length).toBeGreaterThan(0);
+      expect(model.calls.every(e.key)).toBe(true);
+      // Nothing got out. Gemini CLI's usage statistics (on unless its settings turn them off) try Google's
+      // play.googleapis.com, refused and journaled as such.
+      const tried = (answered!.connections ?? []).map((c) => `${c.host}:${c.port} ${c.allowed}`);
+      expect(tried).toEqual(e.engine === 'gemini' ? ['play.googleapis.com:443 false'] : []);
+      expect(eventsOf(j, 'NodeFailed', 'direct')[0]?.failures[0]?.message).toMatch(/exit(ed)? (code )?3/);
+    }, 240_000);
+  });
+}

@@ -12,6 +12,10 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
   missing,
   runAgent,
 } from '../support/agent-clis.js';
@@ -105,5 +109,74 @@ describe.skipIf(missing('codex'))('Codex against the scripted server', () => {
       output_tokens: 31,
     });
     expect(server.calls.map((c) => c.path)).toEqual(['/v1/responses', '/v1/responses']);
+  });
+});
+
+const jsonEvents = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe.skipIf(missing('gemini'))('Gemini CLI against the scripted Gemini API', () => {
+  it('runs a run_shell_command call, then reports session, tool and usage as stream-json events', async () => {
+    server = await startModelServer({
+      script: [
+        { text: 'Copying.', tools: [{ name: 'run_shell_command', input: { command: 'cp a.txt b.txt' } }] },
+        { text: 'Copied.', usage: { input_tokens: 300, cached_input_tokens: 100, output_tokens: 11 } },
+      ],
+    });
+    const cwd = workspace();
+    const r = await runAgent(
+      geminiBin!,
+      ['--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust'],
+      {
+        cwd,
+        env: geminiEnv(server.url, agentHome('gemini')),
+        stdin: 'Copy a.txt to b.txt.',
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'b.txt'), 'utf8')).toBe('hello\n');
+    const evs = jsonEvents(r.stdout);
+    expect(evs[0]).toMatchObject({ type: 'init', model: 'gemini-2.5-flash' });
+    expect(evs.some((e) => e.type === 'tool_use' && e.tool_name === 'run_shell_command')).toBe(true);
+    // promptTokenCount holds the cached tokens: 100 + (300 + 100) in all.
+    expect(evs.at(-1)).toMatchObject({
+      type: 'result',
+      status: 'success',
+      stats: { input_tokens: 500, output_tokens: 31 },
+    });
+    expect(server.calls.map((c) => c.query)).toEqual(['?alt=sse', '?alt=sse']);
+    expect(server.calls.every((c) => c.headers['x-goog-api-key'] === 'scripted-gemini-key')).toBe(true);
+  });
+});
+
+describe.skipIf(missing('copilot'))('Copilot CLI against the scripted Anthropic API as its provider', () => {
+  it('runs a bash call with its own tool names, then ends with a result naming its session', async () => {
+    server = await startModelServer({
+      script: [
+        {
+          text: 'Copying.',
+          tools: [{ name: 'bash', input: { command: 'cp a.txt b.txt', description: 'copy' } }],
+        },
+        { text: 'Copied.' },
+      ],
+    });
+    const cwd = workspace();
+    const r = await runAgent(copilotBin!, ['--allow-all', '--output-format', 'json'], {
+      cwd,
+      env: copilotEnv(server.url, agentHome('copilot')),
+      stdin: 'Copy a.txt to b.txt.',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(cwd, 'b.txt'), 'utf8')).toBe('hello\n');
+    const evs = jsonEvents(r.stdout);
+    expect(evs.some((e) => e.type === 'tool.execution_complete')).toBe(true);
+    expect(evs.at(-1)).toMatchObject({ type: 'result', exitCode: 0 });
+    expect(server.calls.map((c) => c.path)).toEqual(['/v1/messages', '/v1/messages']);
+    // The tools it offers are its own (bash, view, edit, ...), not Claude Code's.
+    const tools = (server.calls[0]!.body!.tools as { name: string }[]).map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['bash', 'view', 'edit', 'create']));
   });
 });

@@ -13,6 +13,10 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
   missing,
 } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -55,7 +59,10 @@ async function world(ctx: { task: { id: string } }, script: ScriptedTurn[]): Pro
   return sb;
 }
 
-const said = (i: number) => JSON.stringify(server!.calls[i]!.body!.messages ?? server!.calls[i]!.body!.input);
+const said = (i: number) => {
+  const b = server!.calls[i]!.body!;
+  return JSON.stringify(b.messages ?? b.input ?? b.contents);
+};
 const tasksIn = (i: number) => FIVE.filter((id) => said(i).includes(`TASK-${id.toUpperCase()}`));
 const dispatches = (j: { events: JournalEvent[] }) => j.events.filter((e) => e.type === 'NodeDispatched');
 
@@ -70,6 +77,18 @@ const ENGINES = [
     env: () => claudeEnv(server!.url, agentHome('claude')),
   },
   { engine: 'codex', skip: missing('codex'), agent: codexAgent, env: () => codexEnv(agentHome('codex')) },
+  {
+    engine: 'copilot',
+    skip: missing('copilot'),
+    agent: () => command([copilotBin!, '--allow-all']),
+    env: () => copilotEnv(server!.url, agentHome('copilot')),
+  },
+  {
+    engine: 'gemini',
+    skip: missing('gemini'),
+    agent: () => command([geminiBin!, '--approval-mode', 'yolo']),
+    env: () => geminiEnv(server!.url, agentHome('gemini')),
+  },
 ];
 
 for (const e of ENGINES) {
@@ -147,7 +166,8 @@ for (const e of ENGINES) {
         'NodeDispatched e 2',
         'NodeRecorded e 2',
       ]);
-    });
+      // Four runs of the CLI: Gemini CLI takes about 8 s to start and answer on a loaded machine.
+    }, 120_000);
   });
 }
 

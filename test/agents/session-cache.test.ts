@@ -18,6 +18,9 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  GEMINI_MODEL,
+  geminiBin,
   missing,
 } from '../support/agent-clis.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
@@ -174,3 +177,63 @@ describe.skipIf(!!codexWhy)('a Codex session across workflow runs', () => {
     );
   }, 180_000);
 });
+
+// Gemini CLI (its transcript found by the 8 characters of the id in its file name) and Copilot CLI (a folder per
+// session under session-state/), each with its model key behind the key proxy.
+const MORE = [
+  {
+    engine: 'gemini',
+    issue: 11,
+    skip: missing('gemini') ?? why,
+    agent: () => [geminiBin!],
+    env: (url: string) => ({
+      GEMINI_API_KEY: 'scripted-gemini-key',
+      GOOGLE_GEMINI_BASE_URL: url,
+      GEMINI_MODEL,
+    }),
+    said: (b: Record<string, unknown> | undefined) => JSON.stringify(b?.contents),
+  },
+  {
+    engine: 'copilot',
+    issue: 12,
+    skip: missing('copilot') ?? why,
+    agent: () => [copilotBin!, '--allow-all'],
+    env: (url: string) => ({
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: url,
+      COPILOT_PROVIDER_API_KEY: 'scripted-copilot-key',
+      COPILOT_MODEL: 'claude-sonnet-4.5',
+    }),
+    said: (b: Record<string, unknown> | undefined) => JSON.stringify(b?.messages),
+  },
+];
+for (const e of MORE)
+  describe.skipIf(!!e.skip)(`a ${e.engine} session across workflow runs`, () => {
+    it("a later workflow run's node restores the session from the Actions cache and resumes it", async () => {
+      cache = await startCacheServer();
+      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+      model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
+      const ws = makeWorkspace({
+        '.github/interlock.yml': routeLabel('agent:s', GRAPH_FILE),
+        [GRAPH_FILE]: graph(e.agent().map(shellWord).join(' '), e.engine),
+      });
+      github.state.repo(FULL).addIssue({ number: e.issue, title: 'sessions', labels: ['agent:s'] });
+      const env = { ...e.env(model.url), ...cache.env() };
+      let log = '';
+      for (const node of ['plan', 'build']) {
+        const step = await runStep(issueStep(github, ws, e.issue, 'agent:s', { inputs: { node }, env }));
+        expect(step.outputs.status, step.log.slice(-2500)).toBe('completed');
+        log = step.log;
+      }
+      const j = readJournal(github, `sessions/issue-${e.issue}`);
+      const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+      const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+      expect(build.resumed_session).toBe(plan.session_id);
+      expect(build.session_id).toBe(plan.session_id);
+      expect(log).toContain(`restored session ${plan.session_id} from the Actions cache`);
+      expect(e.said(model.calls[1]?.body)).toContain('PLAN-PROMPT');
+      expect(
+        cache.entries.some((x) => x.finalized && x.key.endsWith(`-work-${e.engine}-${plan.session_id}`)),
+      ).toBe(true);
+    }, 240_000);
+  });

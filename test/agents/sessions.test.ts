@@ -12,6 +12,10 @@ import {
   codexBin,
   codexConfigArgs,
   codexEnv,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
   missing,
 } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -51,7 +55,10 @@ async function world(ctx: { task: { id: string } }, script: ScriptedTurn[]): Pro
   return sandbox(ctx, 'interlock-session-');
 }
 
-const said = (i: number) => JSON.stringify(server!.calls[i]!.body!.messages ?? server!.calls[i]!.body!.input);
+const said = (i: number) => {
+  const b = server!.calls[i]!.body!;
+  return JSON.stringify(b.messages ?? b.input ?? b.contents);
+};
 
 describe.skipIf(missing('claude'))('sessions with Claude Code', () => {
   it("continues plan's session in build (a fork of it), and a retry starts again from plan's, not the failed attempt's", async (ctx) => {
@@ -110,6 +117,57 @@ describe.skipIf(missing('codex'))('sessions with Codex', () => {
     // plan's own prompt: not in the envelope (which tells plan's final message), only in the resumed thread.
     expect(said(1)).toContain('PLAN-PROMPT');
     // Codex reports 250 / 25 for the thread; 100 / 10 were plan's.
+    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
+  });
+});
+
+describe.skipIf(missing('gemini'))('sessions with Gemini CLI', () => {
+  it("resumes plan's session in place in build (the same id), its request carrying plan's turn", async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
+      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
+    ]);
+    sb.write('marker', '');
+    sb.write('graph.yml', graph('gemini', command([geminiBin!])));
+    const r = await sb.cli(
+      ['run', 'graph.yml', '--all', '--run-id', 'g'],
+      geminiEnv(server!.url, agentHome('gemini')),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = sb.journal('g');
+    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+    expect(build.resumed_session).toBe(plan.session_id);
+    expect(build.session_id).toBe(plan.session_id);
+    expect(said(1)).toContain('PLAN-PROMPT');
+    expect(said(1)).toContain('PLAN-ANSWER');
+    // Gemini CLI counts each run on its own: build's usage is its own call's.
+    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
+  });
+});
+
+describe.skipIf(missing('copilot'))('sessions with Copilot CLI', () => {
+  it("resumes plan's session in place in build and counts only build's own usage", async (ctx) => {
+    const sb = await world(ctx, [
+      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
+      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
+    ]);
+    sb.write('marker', '');
+    sb.write('graph.yml', graph('copilot', command([copilotBin!, '--allow-all'])));
+    const r = await sb.cli(
+      ['run', 'graph.yml', '--all', '--run-id', 'p'],
+      copilotEnv(server!.url, agentHome('copilot')),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const j = sb.journal('p');
+    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+    expect(build.resumed_session).toBe(plan.session_id);
+    expect(build.session_id).toBe(plan.session_id);
+    expect(said(1)).toContain('PLAN-PROMPT');
+    expect(said(1)).toContain('PLAN-ANSWER');
+    // Copilot's usage file counts the whole session, 250 / 25; 100 / 10 were plan's.
+    expect(plan.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
     expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
   });
 });

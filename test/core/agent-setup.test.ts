@@ -63,7 +63,60 @@ describe('the agent command failure in words', () => {
     );
   });
 
+  it("Copilot CLI's and Gemini CLI's own failures to start are setup errors naming what to set", () => {
+    // Each stderr as the CLI printed it here (Copilot CLI 1.0.102, Gemini CLI 0.61.0).
+    const copilot = agentExitFailure(exit(1), {
+      exitCode: 1,
+      stderr:
+        'Error: No authentication information found.\n\nCopilot can be authenticated with GitHub using an OAuth Token',
+      agent: 'copilot --allow-all',
+      engine: 'copilot',
+    });
+    expect(copilot.check).toBe(SETUP_CHECK);
+    expect(copilot.message).toContain(
+      'Copilot CLI has no GitHub login and no model provider: give it COPILOT_PROVIDER_BASE_URL',
+    );
+    const model = agentExitFailure(exit(1), {
+      exitCode: 1,
+      stderr:
+        'BYOK providers require an explicit model. Run `copilot help providers` for configuration details.',
+      agent: 'copilot',
+      engine: 'copilot',
+    });
+    expect(model.message).toContain('needs a model: set COPILOT_MODEL');
+    const auth = agentExitFailure(exit(41), {
+      exitCode: 41,
+      stderr:
+        'YOLO mode is enabled. All tool calls will be automatically approved.\nInvalid auth method selected.',
+      agent: 'gemini --approval-mode yolo',
+      engine: 'gemini',
+    });
+    expect(auth.check).toBe(SETUP_CHECK);
+    expect(auth.message).toContain('{"security":{"auth":{"selectedType":"gemini-api-key"}}}');
+    const usage = agentExitFailure(exit(1), {
+      exitCode: 1,
+      stderr: 'Unknown arguments: bogus-flag, bogusFlag\nUsage: gemini [options] [command]',
+      agent: 'gemini --bogus-flag',
+      engine: 'gemini',
+    });
+    expect(usage.check).toBe(SETUP_CHECK);
+    expect(usage.message).toContain(
+      'the gemini CLI refused its arguments: fix `agent:` (interlock appends `--output-format stream-json --skip-trust` for `engine: gemini`)',
+    );
+    // Without an engine, the same exit is the command's own: retried.
+    expect(
+      agentExitFailure(exit(41), { exitCode: 41, stderr: 'Invalid auth method selected.', agent: 'gemini' })
+        .check,
+    ).toBe('exit');
+  });
+
   it('validate warns where the agent line gives a flag the engine appends', () => {
+    expect(duplicateEngineFlags('copilot --allow-all --output-format json', 'copilot')).toEqual([
+      '--output-format',
+    ]);
+    expect(duplicateEngineFlags('gemini --skip-trust --approval-mode yolo', 'gemini')).toEqual([
+      '--skip-trust',
+    ]);
     expect(duplicateEngineFlags('claude -p --verbose --output-format=json', 'claude-code')).toEqual([
       '--output-format',
       '--verbose',

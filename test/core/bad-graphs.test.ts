@@ -124,7 +124,7 @@ nodes:
     agent: ./agent.sh
     session: work
 `,
-    `graph.yml:7:14: node "a" has a session but no engine: a session is an agent conversation; give the node a prompt and an engine (claude-code or codex), or remove session`,
+    `graph.yml:7:14: node "a" has a session but no engine: a session is an agent conversation; give the node a prompt and an engine (claude-code, codex, copilot or gemini), or remove session`,
   ],
   [
     'unknown defaults field',

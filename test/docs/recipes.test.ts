@@ -157,7 +157,7 @@ describe('the recipe files', () => {
   const recipeDirs = readdirSync(at('examples/recipes'));
 
   it('every recipe folder holds graphs that load and workflows or routes that use them', () => {
-    expect(recipeDirs.sort()).toEqual(['claude-code', 'fan-out', 'for-each', 'release']);
+    expect(recipeDirs.sort()).toEqual(['claude-code', 'copilot', 'fan-out', 'for-each', 'gemini', 'release']);
     for (const dir of recipeDirs) {
       const files = filesUnder(at(`examples/recipes/${dir}`));
       const graphs = files.filter((f) => f.startsWith('.github/interlock/'));
@@ -193,6 +193,35 @@ describe('the recipe files', () => {
       }
     });
   }
+
+  it("the Copilot and Gemini variants are the Claude Code recipe's graph and route with the engine swapped", () => {
+    const claudeGraph = loadGraphFile(at('examples/recipes/claude-code/.github/interlock/claude-fix.yml'));
+    // What the engine changes: its agent line, the model's host, and budgets in tokens (no cost reported).
+    const rest = (g: typeof claudeGraph) =>
+      g.nodes.map(({ approaches, budget: _b, network: _n, ...n }) => ({
+        ...n,
+        approaches: approaches.map(({ agent: _a, engine: _e, ...a }) => a),
+      }));
+    for (const [engine, host] of [
+      ['copilot', 'api.anthropic.com:443'],
+      ['gemini', 'generativelanguage.googleapis.com:443'],
+    ] as const) {
+      const dir = `examples/recipes/${engine}`;
+      const config = parseConfig('interlock.yml', readFileSync(at(`${dir}/.github/interlock.yml`), 'utf8'));
+      const m = route(config, {
+        name: 'issues',
+        payload: { action: 'labeled', label: { name: 'agent:fix' }, issue: { number: 42 } },
+      });
+      expect(m?.graph).toBe(`.github/interlock/${engine}-fix.yml`);
+      const graph = loadGraphFile(at(`${dir}/${m!.graph}`));
+      expect(rest(graph)).toEqual(rest(claudeGraph));
+      const implement = graph.nodes.find((n) => n.id === 'implement')!;
+      expect(implement.approaches.map((a) => a.engine)).toEqual([engine, engine, engine]);
+      expect(implement.budget).toEqual({ tokens: 2000000, turns: 40 });
+      expect(graph.budget).toEqual({ tokens: 5000000 });
+      expect(graph.nodes.map((n) => n.network?.allow)).toEqual(graph.nodes.map(() => [host]));
+    }
+  });
 
   it('the Claude Code routing file sends an issue labeled agent:fix to the recipe graph, which loads', () => {
     const dir = 'examples/recipes/claude-code';

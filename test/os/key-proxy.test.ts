@@ -144,6 +144,37 @@ describe('the key proxy swaps the placeholder for the real key', () => {
     expect(up.seen[0]!.headers.authorization).toBe(`Bearer ${REAL_OPENAI}`);
   });
 
+  it('Gemini generateContent: the key from x-goog-api-key or the key query parameter goes up in the header only', async () => {
+    const up = await upstream();
+    const p = await startKeyProxy(['GEMINI_API_KEY'], {
+      GEMINI_API_KEY: 'AIza-real-gemini',
+      GOOGLE_GEMINI_BASE_URL: up.url,
+    });
+    proxies.push(p!);
+    expect(p!.env.GOOGLE_GEMINI_BASE_URL).toBe(`http://127.0.0.1:${p!.port}`);
+    const ph = p!.env.GEMINI_API_KEY!;
+    const path = '/v1beta/models/gemini-2.5-flash:streamGenerateContent';
+    const r = await call(p!.port, { path: `${path}?alt=sse`, headers: { 'x-goog-api-key': ph }, body: '{}' });
+    expect(r.status).toBe(200);
+    await call(p!.port, { path: `${path}?key=${ph}&alt=sse`, body: '{}' });
+    expect(up.seen.map((s) => s.url)).toEqual([`${path}?alt=sse`, `${path}?alt=sse`]);
+    for (const s of up.seen) expect(s.headers['x-goog-api-key']).toBe('AIza-real-gemini');
+    expect(JSON.stringify(up.seen)).not.toContain('placeholder');
+    // Not a model call, two keys at once, or no placeholder: refused before anything goes upstream.
+    const files = await call(p!.port, {
+      path: '/v1beta/files',
+      headers: { 'x-goog-api-key': ph },
+      body: '{}',
+    });
+    expect(files.status).toBe(404);
+    const twice = await call(p!.port, { path: `${path}?key=${ph}`, headers: { 'x-goog-api-key': ph } });
+    expect(twice.status).toBe(401);
+    const none = await call(p!.port, { path, headers: { 'x-goog-api-key': 'AIza-guess' } });
+    expect(none.status).toBe(401);
+    expect(JSON.parse(none.body)).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED' } });
+    expect(up.seen).toHaveLength(2);
+  });
+
   it('a gateway base URL with a path of its own gets the call under that path', async () => {
     const up = await upstream();
     const p = await proxyTo(up, { ANTHROPIC_BASE_URL: `${up.url}/gateway/anthropic/` });
@@ -417,6 +448,48 @@ describe('which keys are served, and what nodes get instead', () => {
     });
   });
 
+  it("Copilot CLI's provider key: its provider's API and base URL, COPILOT_OFFLINE, Azure refused with the fix", async () => {
+    const up = await upstream();
+    const p = (await startKeyProxy(['ANTHROPIC_API_KEY', 'COPILOT_PROVIDER_API_KEY'], {
+      ANTHROPIC_API_KEY: REAL_ANTHROPIC,
+      ANTHROPIC_BASE_URL: `${up.url}/anthropic`,
+      COPILOT_PROVIDER_API_KEY: 'real-copilot-provider',
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: `${up.url}/provider`,
+    }))!;
+    proxies.push(p);
+    expect(p.env).toMatchObject({
+      COPILOT_PROVIDER_BASE_URL: `http://127.0.0.1:${p.port}`,
+      COPILOT_OFFLINE: 'true',
+    });
+    expect(p.env.COPILOT_PROVIDER_API_KEY).toMatch(/^sk-ant-interlock-placeholder-/);
+    // Two keys of one API, each to its own upstream.
+    await call(p.port, {
+      path: '/v1/messages',
+      headers: { 'x-api-key': p.env.COPILOT_PROVIDER_API_KEY! },
+      body: '{}',
+    });
+    await call(p.port, { path: '/v1/messages', headers: anthropic(p), body: '{}' });
+    expect(up.seen.map((x) => [x.url, x.headers['x-api-key']])).toEqual([
+      ['/provider/v1/messages', 'real-copilot-provider'],
+      ['/anthropic/v1/messages', REAL_ANTHROPIC],
+    ]);
+    const openai = (await startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+      COPILOT_PROVIDER_API_KEY: 'k',
+      COPILOT_PROVIDER_BASE_URL: `${up.url}/v1`,
+    }))!;
+    proxies.push(openai);
+    expect(openai.env.COPILOT_PROVIDER_BASE_URL).toBe(`http://127.0.0.1:${openai.port}/v1`);
+    await expect(
+      startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+        COPILOT_PROVIDER_API_KEY: 'k',
+        COPILOT_PROVIDER_TYPE: 'azure',
+      }),
+    ).rejects.toThrow(
+      /COPILOT_PROVIDER_TYPE in the step's env is "azure": .* remove COPILOT_PROVIDER_API_KEY from agent-credentials/,
+    );
+  });
+
   it('NO_PROXY keeps what it had and gains the loopback names once', () => {
     expect(withLoopbackNoProxy(undefined)).toBe('127.0.0.1,localhost');
     expect(withLoopbackNoProxy('corp.example, localhost')).toBe('corp.example,localhost,127.0.0.1');
@@ -451,7 +524,7 @@ describe('which keys are served, and what nodes get instead', () => {
     expect(parseAgentCredentials('none')).toEqual([]);
     expect(parseAgentCredentials('')).toEqual([]);
     expect(() => parseAgentCredentials('NPM_TOKEN')).toThrow(
-      /agent-credentials: "NPM_TOKEN" is not a model key .* \(it serves ANTHROPIC_API_KEY, OPENAI_API_KEY, CODEX_API_KEY\)/,
+      /agent-credentials: "NPM_TOKEN" is not a model key .* \(it serves ANTHROPIC_API_KEY, OPENAI_API_KEY, CODEX_API_KEY, GEMINI_API_KEY, COPILOT_PROVIDER_API_KEY\)/,
     );
     expect(credentialConflicts(['ANTHROPIC_API_KEY'], ['GH_TOKEN', 'ANTHROPIC_API_KEY'])).toMatch(
       /ANTHROPIC_API_KEY is in both agent-credentials .* and node-credentials .*: remove it from one of the two/,

@@ -4,7 +4,7 @@
  * one is missing.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const AGENT_CLIS_DIR = process.env.INTERLOCK_AGENT_CLIS ?? join(ROOT, '.agent-clis');
 export const CLAUDE_CODE_VERSION = '2.1.197';
 export const CODEX_VERSION = '0.171.0';
+export const COPILOT_VERSION = '1.0.102';
+export const GEMINI_VERSION = '0.61.0';
 
 const bin = (name: string) => join(AGENT_CLIS_DIR, 'node_modules', '.bin', name);
 
@@ -21,13 +23,29 @@ const bin = (name: string) => join(AGENT_CLIS_DIR, 'node_modules', '.bin', name)
 export const claudeBin: string | undefined = existsSync(bin('claude')) ? bin('claude') : undefined;
 /** The Codex launcher, or undefined when it is not installed. */
 export const codexBin: string | undefined = existsSync(bin('codex')) ? bin('codex') : undefined;
+/** The Gemini CLI launcher, or undefined when it is not installed. */
+export const geminiBin: string | undefined = existsSync(bin('gemini')) ? bin('gemini') : undefined;
+/** The Copilot CLI launcher, or undefined when it is not installed. */
+export const copilotBin: string | undefined = existsSync(bin('copilot')) ? bin('copilot') : undefined;
+
+type Cli = 'claude' | 'codex' | 'gemini' | 'copilot';
+const FOUND: Record<Cli, string | undefined> = {
+  claude: claudeBin,
+  codex: codexBin,
+  gemini: geminiBin,
+  copilot: copilotBin,
+};
+const PACKAGES: Record<Cli, string> = {
+  claude: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`,
+  codex: `@openai/codex@${CODEX_VERSION}`,
+  gemini: `@google/gemini-cli@${GEMINI_VERSION}`,
+  copilot: `@github/copilot@${COPILOT_VERSION}`,
+};
 
 /** Why tests of a CLI are skipped (printed once per file), or undefined when it is there. */
-export function missing(cli: 'claude' | 'codex'): string | undefined {
-  const found = cli === 'claude' ? claudeBin : codexBin;
-  if (found) return undefined;
-  const pkg =
-    cli === 'claude' ? `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}` : `@openai/codex@${CODEX_VERSION}`;
+export function missing(cli: Cli): string | undefined {
+  if (FOUND[cli]) return undefined;
+  const pkg = PACKAGES[cli];
   const why = `${cli} is not installed in ${AGENT_CLIS_DIR}: tests with the real CLI are skipped (install: npm i --prefix .agent-clis --no-save ${pkg}, as .ci/run does)`;
   console.warn(why);
   return why;
@@ -58,6 +76,49 @@ export function claudeEnv(serverUrl: string, configDir: string): Record<string, 
 
 /** The model Codex is told to use: a classic one, so it offers a shell tool rather than "code mode". */
 export const CODEX_MODEL = 'gpt-5.1-codex';
+
+/** The model Gemini CLI is told to use: a named one (its default, `auto`, makes an extra routing call). */
+export const GEMINI_MODEL = 'gemini-2.5-flash';
+
+/**
+ * Gemini CLI against the scripted server. Its home holds its settings: with a base URL set, headless auth counts
+ * as a "gateway" (exit 41) unless the settings select the API key; usage statistics off keeps it on loopback.
+ */
+export function geminiEnv(serverUrl: string, home: string): Record<string, string> {
+  mkdirSync(join(home, '.gemini'), { recursive: true });
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' } },
+    privacy: { usageStatisticsEnabled: false },
+  };
+  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify(settings));
+  return {
+    HOME: home,
+    GEMINI_CLI_HOME: home,
+    GOOGLE_GEMINI_BASE_URL: serverUrl,
+    GEMINI_API_KEY: 'scripted-gemini-key',
+    GEMINI_MODEL,
+  };
+}
+
+/** The model Copilot CLI is told to use (a provider of one's own needs one named). */
+export const COPILOT_MODEL = 'claude-sonnet-4.5';
+
+/**
+ * Copilot CLI against the scripted server's Anthropic API as a provider of its own (no GitHub login). Its first
+ * run unpacks its package into XDG_CACHE_HOME (about 235 MB): one folder for every test, kept between them.
+ */
+export function copilotEnv(serverUrl: string, home: string): Record<string, string> {
+  return {
+    HOME: home,
+    COPILOT_HOME: join(home, '.copilot'),
+    XDG_CACHE_HOME: join(tmpdir(), 'interlock-copilot-cache'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_PROVIDER_TYPE: 'anthropic',
+    COPILOT_PROVIDER_BASE_URL: serverUrl,
+    COPILOT_PROVIDER_API_KEY: 'scripted-copilot-key',
+    COPILOT_MODEL,
+  };
+}
 
 /** Codex against the scripted server: its home, and the key its provider reads. */
 export function codexEnv(home: string): Record<string, string> {

@@ -1,10 +1,13 @@
 /**
- * A scripted model server for tests of the real agent CLIs (Claude Code, Codex), offline: node built-ins only.
+ * A scripted model server for tests of the real agent CLIs (Claude Code, Codex, Copilot CLI, Gemini CLI), offline:
+ * node built-ins only.
  *
  * `startModelServer({ script })` listens on 127.0.0.1 (ephemeral port) and answers
  * - the Anthropic Messages API: `POST /v1/messages` (any query, e.g. `?beta=true`), streamed (SSE) or JSON;
  *   `POST /v1/messages/count_tokens`; and the `HEAD /` Claude Code sends first;
- * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE).
+ * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE);
+ * - the Gemini API: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE), `:generateContent` (JSON)
+ *   and `:countTokens`; a request that offers no tools (Gemini CLI's side calls) answers JSON without a turn.
  * Each model call takes the next turn of the script; when it runs out, `whenDone` answers (default: a 500 error
  * saying so). A Messages request that offers no tools (Claude Code's side request for a session title, with
  * JSON-schema output) is answered with JSON that fits its schema and does not use up a turn. Every request is
@@ -15,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
+import { geminiError, geminiResponse, geminiStream } from './model/gemini.js';
 import { openaiError, openaiStream } from './model/openai.js';
 import { type ScriptedTurn, type ScriptedUsage, turnUsage } from './model/script.js';
 
@@ -28,7 +32,7 @@ export interface ModelServerOptions {
   host?: string;
 }
 
-export type ModelApi = 'anthropic' | 'openai' | 'other';
+export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'other';
 
 export interface RecordedRequest {
   api: ModelApi;
@@ -94,15 +98,23 @@ function sideAnswer(body: Record<string, unknown>): ScriptedTurn {
   const format = (body.output_format ?? (body.output_config as { format?: unknown } | undefined)?.format) as
     | { schema?: unknown }
     | undefined;
+  // Gemini's structured output: `generationConfig.responseJsonSchema` (or the older `responseSchema`).
+  const gen = (body.generationConfig ?? {}) as { responseJsonSchema?: unknown; responseSchema?: unknown };
+  const schema = format?.schema ?? gen.responseJsonSchema ?? gen.responseSchema;
   return {
-    text: JSON.stringify(fitSchema(format?.schema ?? { properties: { title: {} } })),
+    text: JSON.stringify(fitSchema(schema ?? { properties: { title: {} } })),
     usage: { output_tokens: 5 },
   };
 }
 
+/** A Gemini API model call: `/v1beta/models/<model>:<method>`. */
+const GEMINI_CALL =
+  /^\/v1beta\/models\/([A-Za-z0-9._-]+):(streamGenerateContent|generateContent|countTokens)$/;
+
 function apiOf(path: string): ModelApi {
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
   if (path === '/v1/responses') return 'openai';
+  if (GEMINI_CALL.test(path)) return 'gemini';
   return 'other';
 }
 
@@ -142,14 +154,23 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.end(JSON.stringify({ error: { message: `no such route: ${req.method} ${url.pathname}` } }));
       return;
     }
+    const tokens = Math.ceil(JSON.stringify(body).length / 4);
     if (url.pathname === '/v1/messages/count_tokens') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ input_tokens: Math.ceil(JSON.stringify(body).length / 4) }));
+      res.end(JSON.stringify({ input_tokens: tokens }));
       return;
     }
-    const model = typeof body.model === 'string' ? body.model : 'scripted-model';
+    const gemini = GEMINI_CALL.exec(url.pathname);
+    if (gemini?.[2] === 'countTokens') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ totalTokens: tokens }));
+      return;
+    }
+    const model = gemini?.[1] ?? (typeof body.model === 'string' ? body.model : 'scripted-model');
     const tools = body.tools;
-    const isSide = rec.api === 'anthropic' && (!Array.isArray(tools) || tools.length === 0);
+    // Gemini CLI's side calls (a next-speaker check, a summary) offer no tools and ask for JSON: no turn.
+    const isSide =
+      (rec.api === 'anthropic' || rec.api === 'gemini') && (!Array.isArray(tools) || tools.length === 0);
     const { turn, index } = isSide ? { turn: sideAnswer(body), index: undefined } : take();
     if (index !== undefined) {
       rec.side = false;
@@ -157,7 +178,14 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     } else if (!isSide) rec.side = false;
     if (turn.delayMs) await sleep(turn.delayMs);
     if (!turn.error) rec.billed = turnUsage(turn);
-    if (rec.api === 'anthropic') {
+    if (rec.api === 'gemini') {
+      if (turn.error) geminiError(res, turn.error);
+      else if (gemini?.[2] === 'streamGenerateContent') geminiStream(res, turn, model);
+      else {
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(JSON.stringify(geminiResponse(turn, model)));
+      }
+    } else if (rec.api === 'anthropic') {
       if (turn.error) anthropicError(res, turn.error);
       else if (body.stream === true) anthropicStream(res, turn, model);
       else {

@@ -99,11 +99,27 @@ const names = [
   'CODEX_API_KEY',
   'ANTHROPIC_BASE_URL',
   'OPENAI_BASE_URL',
+  'GEMINI_API_KEY',
+  'GOOGLE_GEMINI_BASE_URL',
+  'COPILOT_PROVIDER_API_KEY',
+  'COPILOT_PROVIDER_BASE_URL',
 ];
+
+/** The real keys in the environ of the processes between this one and interlock (the agent CLI's own among them). */
+function ancestorsEnviron(stop) {
+  const hits = new Set();
+  let pid = process.ppid;
+  for (let i = 0; i < 12 && pid > 1 && pid !== stop; i++) {
+    for (const k of found(tryRead(`/proc/${pid}/environ`))) hits.add(k);
+    pid = Number(tryRead(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]);
+  }
+  return [...hits];
+}
 const report = {
   env: Object.fromEntries(names.map((n) => [n, process.env[n] ?? null])),
   noProxy: process.env.NO_PROXY ?? null,
   selfEnviron: found(tryRead('/proc/self/environ')),
+  agentEnviron: ancestorsEnviron(pid),
   interlockPid: pid ?? null,
   interlockEnviron: pid
     ? found(tryRead(`/proc/${pid}/environ`)).join(' ') || tryRead(`/proc/${pid}/environ`).slice(0, 40)
@@ -116,6 +132,8 @@ const report = {
     process.env.RUNNER_TEMP,
     process.env.CLAUDE_CONFIG_DIR,
     process.env.CODEX_HOME,
+    process.env.GEMINI_CLI_HOME,
+    process.env.COPILOT_HOME,
   ]),
 };
 writeFileSync(process.argv[2], JSON.stringify(report, null, 2));

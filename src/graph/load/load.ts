@@ -115,7 +115,7 @@ function builtNode(r: Report, { file, node: n, i, skills, within }: NodeAt): Gra
       errorAt(
         r.src,
         at('session'),
-        `node "${n.id}" has a session but ${approaches.some((a) => a.prompt === undefined) ? 'an approach that is no prompt' : 'no engine'}: a session is an agent conversation; give the node a prompt and an engine (claude-code or codex), or remove session`,
+        `node "${n.id}" has a session but ${approaches.some((a) => a.prompt === undefined) ? 'an approach that is no prompt' : 'no engine'}: a session is an agent conversation; give the node a prompt and an engine (claude-code, codex, copilot or gemini), or remove session`,
       ),
     );
   // Keys in sorted order, here and in each approach (see graphHash).

@@ -25,9 +25,9 @@ const Env = z
 const timeoutMinutes = (description: string) =>
   z.number().positive().max(360).optional().register(z.globalRegistry, { description });
 const ENGINE_WORDS =
-  "The agent CLI behind a prompt node's `agent` command: `claude-code` or `codex`. interlock adds the flags the engine needs to report (see docs/agents.md), reads its usage, session id and end state from its own output, and stops it at its budget; absent, the agent is a plain command";
+  "The agent CLI behind a prompt node's `agent` command: `claude-code`, `codex`, `copilot` or `gemini`. interlock adds the flags the engine needs to report (see docs/agents.md), reads its usage, session id and end state from its own output, and stops it at its budget; absent, the agent is a plain command";
 const Engine = z
-  .enum(['claude-code', 'codex'])
+  .enum(['claude-code', 'codex', 'copilot', 'gemini'])
   .register(z.globalRegistry, { description: `${ENGINE_WORDS}.` });
 
 const approachFields = {
@@ -103,7 +103,7 @@ export const NodeSchema = z.strictObject({
   }),
   session: z.string().regex(ID_PATTERN).optional().register(z.globalRegistry, {
     description:
-      "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",
+      "An agent session this prompt node continues: nodes that name the same session continue one conversation in dependency order (Claude Code `--resume`, Codex `exec resume`, Copilot CLI and Gemini CLI `--resume`), each starting from the session the last completed one left. Needs an `engine`. Options in the graph's `sessions`.",
   }),
   // The gate and approval policy (issue 15): approval.ts.
   ...nodeApprovalFields,
@@ -165,7 +165,7 @@ export const GraphSchema = z
         ),
         agent: z.string().min(1).optional().register(z.globalRegistry, {
           description:
-            "The command that receives a prompt node's prompt on stdin, e.g. `claude -p` (with an engine, default: `claude -p` or `codex exec`).",
+            "The command that receives a prompt node's prompt on stdin, e.g. `claude -p` (with an engine, default: `claude -p`, `codex exec`, `copilot` or `gemini`).",
         }),
         engine: Engine.optional().register(z.globalRegistry, { description: `${ENGINE_WORDS}.` }),
         network: NetworkSchema.optional(),

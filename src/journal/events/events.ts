@@ -74,12 +74,12 @@ const NodeDispatched = z.strictObject({
 });
 /** What an engine's agent said about its attempt (absent for plain commands). */
 const AGENT_FIELDS = {
-  engine: z.enum(['claude-code', 'codex']).optional().register(z.globalRegistry, {
+  engine: z.enum(['claude-code', 'codex', 'copilot', 'gemini']).optional().register(z.globalRegistry, {
     description: "The agent CLI whose output was read (the node's `engine`).",
   }),
   session_id: z.string().optional().register(z.globalRegistry, {
     description:
-      'The agent session the attempt made or continued: Claude Code `session_id`, Codex `thread_id`.',
+      'The agent session the attempt made or continued: Claude Code `session_id`, Codex `thread_id`, Copilot CLI `sessionId`, Gemini CLI `session_id`.',
   }),
   resumed_session: z.string().optional().register(z.globalRegistry, {
     description:

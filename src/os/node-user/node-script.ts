@@ -20,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
+import { geminiSettingsInHome, geminiSettingsInSession, needsGeminiAuth } from './gemini-home.js';
 import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
@@ -94,10 +95,17 @@ const SUDO_LOADER = [
   'exec bash "$@"',
 ].join('\n');
 
-/** What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else. */
+/**
+ * What of an engine's folder carries over between the nodes of a session: the transcripts, nothing else (`keep`
+ * may be a path: each folder on the way keeps only the next name).
+ */
 export const SESSION_KEEPS: Record<string, { variable: string; keep: string }> = {
   'claude-code': { variable: 'CLAUDE_CONFIG_DIR', keep: 'projects' },
   codex: { variable: 'CODEX_HOME', keep: 'sessions' },
+  // Gemini CLI keeps its settings in `.gemini/` and each project's chats in `.gemini/tmp/<project>/chats`.
+  gemini: { variable: 'GEMINI_CLI_HOME', keep: '.gemini/tmp' },
+  // Copilot CLI keeps each session in `session-state/<id>/`.
+  copilot: { variable: 'COPILOT_HOME', keep: 'session-state' },
 };
 
 /** A session name interlock makes a folder for (the graph's id pattern, bounded). */
@@ -185,10 +193,23 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
       : undefined;
   if (!dir || !engine) return {};
   // The folder is the node user's (0700): find -P neither follows a link nor descends one, nor does rm -rf.
-  const drop = ['-P', dir, '-mindepth', '1', '-maxdepth', '1', '!', '-name', engine.keep];
-  const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
-  if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
-  else execFileSync('find', find, quiet);
+  // A kept name that is a link is not descended into: the next level's find starts at the link and stops there;
+  // one that is not there yet leaves nothing deeper to clear.
+  let at = dir;
+  for (const [i, name] of engine.keep.split('/').entries()) {
+    const drop = ['-P', at, '-mindepth', '1', '-maxdepth', '1', '!', '-name', name];
+    const find = [...drop, '-exec', 'rm', '-rf', '--', '{}', '+'];
+    try {
+      if (user.via === 'sudo') execFileSync('sudo', ['-n', 'find', ...find], quiet);
+      else execFileSync('find', find, quiet);
+    } catch (e) {
+      if (i === 0) throw e;
+      break;
+    }
+    at = join(at, name);
+  }
+  if (env.INTERLOCK_ENGINE === 'gemini' && needsGeminiAuth(withoutWithheldCredentials(env)))
+    geminiSettingsInSession(user, dir);
   return { [engine.variable]: dir };
 }
 
@@ -226,6 +247,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     },
     user.workspace,
   );
+  // Gemini CLI's home is this fresh one unless a session's folder or the step's own GEMINI_CLI_HOME is.
+  const own = needsGeminiAuth(nodeEnv) && !nodeEnv.GEMINI_CLI_HOME ? geminiSettingsInHome(home) : [];
   const done = () => removeTree(home, user.via);
   // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];
@@ -233,7 +256,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     if (user.via === 'sudo')
       execFileSync('sudo', ['-n', 'chown', '-R', '-h', '-P', `${user.uid}:${user.gid}`, home], quiet);
     else
-      for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
+      for (const p of [home, join(home, '.gitconfig'), ...own])
+        if (existsSync(p)) lchownSync(p, user.uid, user.gid);
     const ids = { uid: user.uid, gid: user.gid };
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: inner, env: nodeEnv, ids, ...inside }), done };
@@ -248,6 +272,7 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     const sudoEnv = { PATH: env.PATH ?? '/usr/bin:/bin' };
     return { file: 'sudo', args: ['-n', '-u', user.name, '--', ...loader], env: sudoEnv, done };
   }
-  for (const p of [home, join(home, '.gitconfig')]) if (existsSync(p)) lchownSync(p, user.uid, user.gid);
+  for (const p of [home, join(home, '.gitconfig'), ...own])
+    if (existsSync(p)) lchownSync(p, user.uid, user.gid);
   return { file: inner[0]!, args: inner.slice(1), env: nodeEnv, ids: { uid: user.uid, gid: user.gid }, done };
 }

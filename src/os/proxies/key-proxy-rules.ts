@@ -6,8 +6,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** The two model APIs the engines call. */
-export type ModelApi = 'anthropic' | 'openai';
+/** The model APIs the engines call. */
+export type ModelApi = 'anthropic' | 'openai' | 'gemini';
 
 /** The model keys the proxy can serve, and the API each is for. */
 export const MODEL_KEYS: Record<string, ModelApi> = {
@@ -15,10 +15,32 @@ export const MODEL_KEYS: Record<string, ModelApi> = {
   OPENAI_API_KEY: 'openai',
   // Codex 0.171's `codex exec` reads its key from CODEX_API_KEY, not OPENAI_API_KEY.
   CODEX_API_KEY: 'openai',
+  // Gemini CLI sends it as `x-goog-api-key` to GOOGLE_GEMINI_BASE_URL.
+  GEMINI_API_KEY: 'gemini',
+  // Copilot CLI's provider of the user's own: its API is COPILOT_PROVIDER_TYPE's (`keyApi`).
+  COPILOT_PROVIDER_API_KEY: 'openai',
 };
 
+/**
+ * The API a key of the step's env is for. Copilot CLI's provider key is Anthropic's with
+ * `COPILOT_PROVIDER_TYPE=anthropic`, else OpenAI's (its default type; Azure is not served).
+ */
+export function keyApi(name: string, env: Record<string, string | undefined>): ModelApi {
+  if (name !== 'COPILOT_PROVIDER_API_KEY') return MODEL_KEYS[name]!;
+  const type = env.COPILOT_PROVIDER_TYPE?.trim() || 'openai';
+  if (type === 'anthropic' || type === 'openai') return type;
+  throw new Error(
+    `COPILOT_PROVIDER_TYPE in the step's env is "${type}": the key proxy serves Copilot CLI's provider key for anthropic or openai only; remove COPILOT_PROVIDER_API_KEY from agent-credentials to pass it on as it is`,
+  );
+}
+
+/** The variable of a key's base URL: its API's, or Copilot CLI's provider's own. */
+const baseVarOf = (k: { name: string; api: ModelApi }) =>
+  k.name === 'COPILOT_PROVIDER_API_KEY' ? 'COPILOT_PROVIDER_BASE_URL' : APIS[k.api].baseVar;
+
 /** The Action's default (`agent-credentials`); each is served only when the step's env holds it. */
-export const DEFAULT_AGENT_CREDENTIALS = 'ANTHROPIC_API_KEY OPENAI_API_KEY';
+export const DEFAULT_AGENT_CREDENTIALS =
+  'ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY COPILOT_PROVIDER_API_KEY';
 
 interface ApiShape {
   /** The step env's variable that names another upstream (a gateway, a local server). */
@@ -31,6 +53,12 @@ interface ApiShape {
 const APIS: Record<ModelApi, ApiShape> = {
   anthropic: { baseVar: 'ANTHROPIC_BASE_URL', official: 'https://api.anthropic.com', nodeSuffix: '' },
   openai: { baseVar: 'OPENAI_BASE_URL', official: 'https://api.openai.com/v1', nodeSuffix: '/v1' },
+  // Gemini CLI appends `/v1beta/models/...` itself.
+  gemini: {
+    baseVar: 'GOOGLE_GEMINI_BASE_URL',
+    official: 'https://generativelanguage.googleapis.com',
+    nodeSuffix: '',
+  },
 };
 
 interface Route {
@@ -41,9 +69,15 @@ interface Route {
   upstreamPath: string;
   /** A WebSocket upgrade (Codex tries the Responses API over WebSocket before HTTPS). */
   upgrade?: true;
+  /** The paths the route serves, when more than `path` (Gemini: one per model); each goes upstream as it came. */
+  pattern?: RegExp;
   /** A model call whose answer carries the usage it is billed for (the key proxy meters it). */
   metered?: true;
 }
+
+/** A Gemini API model call: `/v1beta/models/<model>:<method>` (the model name plain, no slash, no dots alone). */
+const GEMINI_CALL =
+  /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:(streamGenerateContent|generateContent|countTokens)$/;
 
 /** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
 export const ROUTES: readonly Route[] = [
@@ -56,6 +90,13 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
+  {
+    method: 'POST',
+    path: '/v1beta/models/<model>:{streamGenerateContent,generateContent,countTokens}',
+    api: 'gemini',
+    upstreamPath: '',
+    pattern: GEMINI_CALL,
+  },
 ];
 
 /** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
@@ -86,11 +127,11 @@ export function credentialConflicts(names: string[], granted: Iterable<string>):
   return `${both.join(', ')} ${both.length > 1 ? 'are' : 'is'} in both agent-credentials (served through the key proxy, withheld from every node) and node-credentials (given to nodes): remove ${both.length > 1 ? 'them' : 'it'} from one of the two`;
 }
 
-/** The upstream base URL of each API served: the step env's own, or the official API. */
-export function upstreams(keys: ModelKey[], env: Record<string, string | undefined>): Map<ModelApi, URL> {
-  const out = new Map<ModelApi, URL>();
-  for (const api of new Set(keys.map((k) => k.api))) {
-    const shape = APIS[api];
+/** The upstream base URL of each key served (by its name): the step env's own, or the official API. */
+export function upstreams(keys: ModelKey[], env: Record<string, string | undefined>): Map<string, URL> {
+  const out = new Map<string, URL>();
+  for (const k of keys) {
+    const shape = { ...APIS[k.api], baseVar: baseVarOf(k) };
     const given = env[shape.baseVar]?.trim();
     let url: URL;
     try {
@@ -102,7 +143,7 @@ export function upstreams(keys: ModelKey[], env: Record<string, string | undefin
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`${shape.baseVar} in the step's env ("${given}") is not an http(s) URL`);
-    out.set(api, url);
+    out.set(k.name, url);
   }
   return out;
 }
@@ -119,8 +160,9 @@ export function upstreamUrl(base: URL, upstreamPath: string, query: string): URL
 export function nodeEnvFor(keys: ModelKey[], port: number): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of keys) env[k.name] = k.placeholder;
-  for (const api of new Set(keys.map((k) => k.api)))
-    env[APIS[api].baseVar] = `http://127.0.0.1:${port}${APIS[api].nodeSuffix}`;
+  for (const k of keys) env[baseVarOf(k)] = `http://127.0.0.1:${port}${APIS[k.api].nodeSuffix}`;
+  // Copilot CLI with a provider of its own never asks GitHub for a token.
+  if (keys.some((k) => k.name === 'COPILOT_PROVIDER_API_KEY')) env.COPILOT_OFFLINE = 'true';
   const openai = keys.find((k) => k.name === 'OPENAI_API_KEY');
   // Codex's own provider reads CODEX_API_KEY: it gets the OpenAI placeholder unless it is a key of its own.
   if (openai && !keys.some((k) => k.name === 'CODEX_API_KEY')) env.CODEX_API_KEY = openai.placeholder;
@@ -154,13 +196,40 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The key a request carries: Anthropic's `x-api-key`, or `Authorization: Bearer` (OpenAI's, and Anthropic's too). */
-function carried(headers: IncomingHttpHeaders, api: ModelApi): string | undefined {
+/**
+ * The key a request carries: Anthropic's `x-api-key`, Google's `x-goog-api-key` or `key` query parameter, or
+ * `Authorization: Bearer` (OpenAI's, and Anthropic's too).
+ */
+function carried(headers: IncomingHttpHeaders, api: ModelApi, query = ''): string | undefined {
   const xKey = headers['x-api-key'];
   if (api === 'anthropic' && typeof xKey === 'string') return xKey;
+  if (api === 'gemini') {
+    const goog = headers['x-goog-api-key'];
+    const inQuery = new URLSearchParams(query.slice(1)).getAll('key');
+    // One key, in one place: a second one could be what the upstream reads.
+    if (typeof goog === 'string' && !inQuery.length) return goog;
+    if (goog === undefined && inQuery.length === 1) return inQuery[0];
+    return undefined;
+  }
   const m = /^Bearer (\S+)$/.exec(headers.authorization ?? '');
   return m?.[1];
 }
+
+/** A query without its `key` parameter (the placeholder; the real key goes upstream in a header). */
+function withoutKey(query: string): string {
+  const params = new URLSearchParams(query.slice(1));
+  if (!params.has('key')) return query;
+  params.delete('key');
+  const rest = params.toString();
+  return rest ? `?${rest}` : '';
+}
+
+/** Where each API's requests carry the key. */
+const KEY_PLACE: Record<ModelApi, string> = {
+  anthropic: 'x-api-key',
+  openai: 'Authorization: Bearer',
+  gemini: 'x-goog-api-key, or the key query parameter',
+};
 
 const refuse = (status: 400 | 401 | 404 | 405, message: string): ProxyDecision => ({
   kind: 'refuse',
@@ -183,73 +252,35 @@ export function decideRequest(
   if (req.method === 'HEAD' && path === '/' && !req.upgrade) return { kind: 'answer', status: 200 };
   if (!path.startsWith('/') || /%|\/\/|\/\.\.?(\/|$)|#/.test(path) || query.includes('#'))
     return refuse(400, `the path "${path}" is not in its plain form; it serves ${served(keys)}`);
-  const onPath = ROUTES.filter((r) => r.path === path && keys.some((k) => k.api === r.api));
+  const serves = (r: Route) => (r.pattern ? r.pattern.test(path) : r.path === path);
+  const onPath = ROUTES.filter((r) => serves(r) && keys.some((k) => k.api === r.api));
   if (!onPath.length)
     return refuse(404, `${req.method} ${path} is not a model API call it serves; it serves ${served(keys)}`);
-  const route = onPath.find((r) => r.method === req.method && !!r.upgrade === req.upgrade);
-  if (!route)
+  const found = onPath.find((r) => r.method === req.method && !!r.upgrade === req.upgrade);
+  if (!found)
     return refuse(
       405,
       `${req.method} ${path}${req.upgrade ? ' (upgrade)' : ''} is not served; it serves ${served(keys)}`,
     );
-  const given = carried(req.headers, route.api);
+  // A pattern's route goes upstream on the path it came with.
+  const route = found.pattern ? { ...found, upstreamPath: path } : found;
+  const given = carried(req.headers, route.api, query);
   const modelKey =
     given === undefined ? undefined : keys.find((k) => k.api === route.api && same(k.placeholder, given));
   if (!modelKey)
     return refuse(
       401,
-      `the request does not carry this step's placeholder key for the ${route.api} API (${route.api === 'anthropic' ? 'x-api-key' : 'Authorization: Bearer'}): only the step's nodes can use this proxy`,
+      `the request does not carry this step's placeholder key for the ${route.api} API (${KEY_PLACE[route.api]}): only the step's nodes can use this proxy`,
     );
-  return { kind: 'forward', modelKey: modelKey, route, query };
+  return {
+    kind: 'forward',
+    modelKey: modelKey,
+    route,
+    query: route.api === 'gemini' ? withoutKey(query) : query,
+  };
 }
 
-/** Headers that belong to one connection, never passed on (RFC 9110 7.6.1), and the proxy's own. */
-const HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
-
-/** The request's headers as the upstream gets them: the real key in place of the placeholder, nothing hop-by-hop. */
-export function upstreamHeaders(
-  headers: IncomingHttpHeaders,
-  modelKey: ModelKey,
-  upgrade: boolean,
-): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || HOP.has(k) || k === 'x-api-key' || k === 'authorization') continue;
-    out[k] = v;
-  }
-  if (modelKey.api === 'anthropic' && headers['x-api-key'] !== undefined) out['x-api-key'] = modelKey.real;
-  else out.authorization = `Bearer ${modelKey.real}`;
-  if (upgrade) {
-    out.connection = 'Upgrade';
-    out.upgrade = String(headers.upgrade ?? 'websocket');
-  }
-  return out;
-}
-
-/** The upstream's response headers as the node gets them: the same, less the hop-by-hop ones. */
-export function downstreamHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP.has(k)) out[k] = v;
-  return out;
-}
-
-/** A refusal's body, in the error shape of the API the path belongs to (so the engine prints its message). */
-export function refusalBody(path: string, message: string): string {
-  if (path.startsWith('/v1/messages'))
-    return JSON.stringify({ type: 'error', error: { type: 'permission_error', message } });
-  return JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'interlock_key_proxy' } });
-}
+export { downstreamHeaders, refusalBody, upstreamHeaders } from './key-proxy-headers.js';
 
 /**
  * The answer to a call refused at a limit, in the API's own error shape so that the engine prints the message and

@@ -37,7 +37,7 @@ function rawResponse(
 
 export interface UpgradeDeps {
   keys: Keys;
-  bases: Map<ModelApi, URL>;
+  bases: Map<string, URL>;
   send: Send;
   track: <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T) => T;
 }
@@ -72,7 +72,7 @@ export function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer,
     return;
   }
   socket.on('error', () => socket.destroy());
-  const target = upstreamUrl(deps.bases.get(d.route.api)!, d.route.upstreamPath, d.query);
+  const target = upstreamUrl(deps.bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
   const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.modelKey, true) });
   up.on('upgrade', (answer, upSocket, upHead) => {
     deps.track(upSocket);

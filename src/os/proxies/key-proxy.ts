@@ -15,8 +15,8 @@ import {
   credentialConflicts,
   decideRequest,
   downstreamHeaders,
+  keyApi,
   limitAnswer,
-  MODEL_KEYS,
   type ModelApi,
   type ModelKey,
   nodeEnvFor,
@@ -60,7 +60,7 @@ export async function startKeyProxy(
 ): Promise<KeyProxy | undefined> {
   const stepKeys: ModelKey[] = names
     .filter((n) => env[n])
-    .map((n) => ({ name: n, api: MODEL_KEYS[n]!, real: env[n]!, placeholder: placeholder(MODEL_KEYS[n]!) }));
+    .map((n) => ({ name: n, api: keyApi(n, env), real: env[n]!, placeholder: placeholder(keyApi(n, env)) }));
   if (!stepKeys.length) return undefined;
   // Every open tab's keys are served beside the step's; a closed tab's are refused.
   const tabs = new Map<ModelKey, ProxyTab>();
@@ -164,7 +164,7 @@ function forward(
   req: IncomingMessage,
   res: ServerResponse,
   keys: Keys,
-  bases: Map<ModelApi, URL>,
+  bases: Map<string, URL>,
   send: Send,
 ): void {
   const url = req.url ?? '/';
@@ -194,7 +194,7 @@ function forward(
     res.end(a.body);
     return;
   }
-  const target = upstreamUrl(bases.get(d.route.api)!, d.route.upstreamPath, d.query);
+  const target = upstreamUrl(bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
   const headers = upstreamHeaders(req.headers, d.modelKey, false);
   // A metered call's answer comes unencoded, so that its usage can be read as it passes.
   if (tab) headers['accept-encoding'] = 'identity';
@@ -210,7 +210,8 @@ function forward(
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
     res.flushHeaders();
-    if (tab && d.route.metered) meterAnswer(answer, tab, d.route.api, sent);
+    // Gemini's answers are not metered yet (its route is not `metered`).
+    if (tab && d.route.metered && d.route.api !== 'gemini') meterAnswer(answer, tab, d.route.api, sent);
     answer.pipe(res);
     answer.on('error', () => res.destroy());
   });
@@ -229,7 +230,7 @@ function forward(
 function meterAnswer(
   answer: IncomingMessage,
   tab: ProxyTab,
-  api: ModelApi,
+  api: Exclude<ModelApi, 'gemini'>,
   sent: { method: string; path: string; parts: Buffer[] },
 ): void {
   const status = answer.statusCode ?? 0;

@@ -42,9 +42,12 @@ export interface AgentExit {
   engine?: Engine | undefined;
 }
 
-/** A usage error as clap (Codex) and commander (Claude Code) print it. */
+/** A usage error as clap (Codex, Copilot CLI), commander (Claude Code) and yargs (Gemini CLI) print it. */
 const USAGE_ERROR =
-  /^error: (the argument .* cannot be used multiple times|unexpected argument|unknown option|too many arguments|invalid value|a value is required|the following required arguments|unknown command|option .* argument missing)/im;
+  /^(error: (the argument .* cannot be used multiple times|unexpected argument|unknown option|too many arguments|invalid value|a value is required|the following required arguments|unknown command|option .* argument missing)|Unknown arguments?: |Invalid values?:|.*Error: Invalid approval mode: )/im;
+
+/** Gemini CLI's exit code when it has no auth it can use (`FATAL_AUTHENTICATION_ERROR`). */
+const GEMINI_NO_AUTH = 41;
 
 /** The flags interlock appends for an engine that the agent line gives as well (`validate` warns of them). */
 export function duplicateEngineFlags(agent: string, engine: Engine): string[] {
@@ -60,6 +63,12 @@ export function agentSetupFix(x: AgentExit): string | undefined {
     return `the agent command "${program}" was not found: install it where the node runs (on the PATH of the node's user), or give its full path in \`agent:\``;
   if (x.exitCode === 126)
     return `the agent command "${program}" could not be run (not executable, or not a program): check its path and mode in \`agent:\``;
+  if (x.engine === 'gemini' && x.exitCode === GEMINI_NO_AUTH)
+    return 'Gemini CLI found no auth it can use: give it GEMINI_API_KEY, and with GOOGLE_GEMINI_BASE_URL set (the key proxy sets it) select the key in its settings, `{"security":{"auth":{"selectedType":"gemini-api-key"}}}` in $GEMINI_CLI_HOME/.gemini/settings.json (see docs/agents.md)';
+  if (x.engine === 'copilot' && /^Error: No authentication information found/m.test(x.stderr))
+    return 'Copilot CLI has no GitHub login and no model provider: give it COPILOT_PROVIDER_BASE_URL, COPILOT_PROVIDER_TYPE, COPILOT_PROVIDER_API_KEY and COPILOT_MODEL (a provider of your own, see docs/agents.md), or COPILOT_GITHUB_TOKEN';
+  if (x.engine === 'copilot' && /^BYOK providers require an explicit model/m.test(x.stderr))
+    return 'Copilot CLI with a provider of your own needs a model: set COPILOT_MODEL (or pass --model in `agent:`)';
   if (!x.engine || !USAGE_ERROR.test(x.stderr)) return undefined;
   const twice = duplicateEngineFlags(x.agent, x.engine);
   const appended = engineArgs(x.engine, {}).join(' ');

@@ -5,14 +5,19 @@
  * Claude Code (`stream-json --verbose`): one `assistant` line per content block, each with its message's `id`
  * and `usage`; a model call is a distinct message id (`<synthetic>` messages are Claude Code's own). Codex
  * (`--json`): a model call that asks for a tool shows as that tool's `item.started`; `turn.completed` carries the
- * thread's usage. Cost is known only from Claude Code's final result, so it is checked after the attempt.
+ * thread's usage. Gemini CLI (`stream-json`): a model call that asks for a tool shows as its `tool_use`; tokens
+ * come only with its last `result`. Copilot CLI (`--output-format json`): one `assistant.message` per model call;
+ * tokens only in the usage file printed after it ends. Cost is known only from Claude Code's final result, so it is checked after the
+ * attempt.
  */
 
 import type { Engine } from '../../graph/model.js';
 import type { Budget } from '../../graph/schema/budget.js';
 import type { Spent } from '../../journal/state.js';
 import { amount } from '../budget.js';
-import { type AgentStep, stepsOf } from './steps.js';
+import { readCopilot, USAGE_FILE_EVENT } from './copilot.js';
+import { type AgentStep, SAID_CHARS, stepsOf } from './steps.js';
+import { oneLine } from './text.js';
 
 /** Usage seen so far. */
 export interface LiveUsage {
@@ -34,7 +39,10 @@ export class EngineMeter {
   private readonly calls = new Map<string, { input: number; output: number }>();
   private readonly tools = new Set<string>();
   private turnsDone = 0;
-  private codexUsage = { input: 0, output: 0 };
+  /** The usage Codex's last `turn.completed` or Gemini CLI's `result` reported. */
+  private reported = { input: 0, output: 0 };
+  /** Gemini CLI's assistant message so far, while its pieces come (the next piece is the same message). */
+  private saying: string | undefined;
   /** The last steps the agent took (`STEPS_KEPT`), and how many it took in all. */
   readonly steps: AgentStep[] = [];
   stepCount = 0;
@@ -58,7 +66,14 @@ export class EngineMeter {
     } catch {
       return;
     }
-    for (const step of stepsOf(this.engine, e)) {
+    const piece = this.engine === 'gemini' && e.type === 'message' && e.role === 'assistant';
+    const continued = piece && this.saying !== undefined;
+    if (this.engine === 'gemini')
+      this.saying = piece ? `${this.saying ?? ''}${String(e.content ?? '')}` : undefined;
+    // A further piece of the message the last step shows: that step grows, no new one.
+    const last = this.steps.at(-1);
+    if (continued && last?.tool === 'Said') last.arg = oneLine(this.saying, SAID_CHARS);
+    for (const step of continued ? [] : stepsOf(this.engine, e)) {
       this.stepCount += 1;
       this.steps.push(step);
       if (this.steps.length > STEPS_KEPT) this.steps.shift();
@@ -72,13 +87,30 @@ export class EngineMeter {
       this.calls.set(m.id, { input, output: count(u.output_tokens) });
       return;
     }
+    if (this.engine === 'copilot') {
+      const d = (e.data ?? {}) as Record<string, unknown>;
+      if (e.type === 'assistant.message') this.tools.add(String(d.messageId ?? this.tools.size));
+      if (e.type === USAGE_FILE_EVENT) {
+        const u = readCopilot(JSON.stringify(e)).usage.usage;
+        this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      }
+      return;
+    }
+    if (this.engine === 'gemini') {
+      if (e.type === 'tool_use') this.tools.add(String(e.tool_id ?? this.tools.size));
+      if (e.type !== 'result') return;
+      if (e.status === 'success') this.turnsDone += 1;
+      const u = (e.stats ?? {}) as Record<string, unknown>;
+      this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      return;
+    }
     const item = e.item as { id?: unknown; type?: unknown } | undefined;
     if (e.type === 'item.started' && CODEX_TOOLS.has(item?.type as string))
       this.tools.add(String(item?.id ?? this.tools.size));
     if (e.type === 'turn.completed') {
       this.turnsDone += 1;
       const u = (e.usage ?? {}) as Record<string, unknown>;
-      this.codexUsage = { input: count(u.input_tokens), output: count(u.output_tokens) };
+      this.reported = { input: count(u.input_tokens), output: count(u.output_tokens) };
     }
   }
 
@@ -95,8 +127,8 @@ export class EngineMeter {
     }
     return {
       turns: this.tools.size + this.turnsDone,
-      input_tokens: this.codexUsage.input,
-      output_tokens: this.codexUsage.output,
+      input_tokens: this.reported.input,
+      output_tokens: this.reported.output,
     };
   }
 }

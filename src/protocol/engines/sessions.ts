@@ -2,10 +2,12 @@
  * Sessions: which agent session an attempt of a node with `session:` continues. The nodes that name a session
  * continue it in the order they complete: an attempt resumes the session the last completed node of that session
  * left (Claude Code `--resume <id> --fork-session`, so each attempt has a session of its own and a failed one
- * leaves no trace in the next; Codex `exec resume <id>`, which continues the thread in place). A retry does not
- * continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`); a session a
- * failed attempt also used (a Codex thread it continued, a serialized chain's call) is not resumed at all: the
- * retry starts a fresh session, and its task envelope tells it what the earlier nodes produced. Pure.
+ * leaves no trace in the next; Codex `exec resume <id>`, Copilot CLI and Gemini CLI `--resume <id>`, which continue
+ * it in place).
+ * A retry does not continue its failed attempt's session unless the graph asks (`sessions.<name>.resume_failed`);
+ * a session a failed attempt also used (a Codex thread or Gemini CLI session it continued, a serialized chain's
+ * call) is not resumed at all: the retry starts a fresh session, and its task envelope tells it what the earlier
+ * nodes produced. Pure.
  */
 import type { Approach, Engine, Graph, GraphNode } from '../../graph/model.js';
 import type { Journal, JournalEvent } from '../../journal/events/events.js';
@@ -14,7 +16,7 @@ import type { Journal, JournalEvent } from '../../journal/events/events.js';
 export interface SessionResume {
   id: string;
   engine: Engine;
-  /** Codex: what earlier attempts of the thread counted (its usage on resume is cumulative over the thread). */
+  /** Codex, Copilot CLI: what earlier attempts of the session counted (their usage on resume is cumulative). */
   prior?: { input_tokens: number; output_tokens: number };
   /**
    * What the session's transcripts folder must hash to (`transcripts_sha256`): `last`, as the session's last
@@ -72,7 +74,7 @@ export function sessionToResume(
     ...(from.transcripts_sha256 ? { from: from.transcripts_sha256 } : {}),
   };
   const bound = Object.keys(transcripts).length ? { transcripts } : {};
-  return engine === 'codex'
-    ? { id, engine, prior: threadUsage(journal, id), ...bound }
-    : { id, engine, ...bound };
+  // Codex and Copilot CLI count a resumed session's usage from its start.
+  const cumulative = engine === 'codex' || engine === 'copilot';
+  return cumulative ? { id, engine, prior: threadUsage(journal, id), ...bound } : { id, engine, ...bound };
 }

@@ -2,7 +2,10 @@
  * The steps an engine's agent takes, read from its stream as it runs (issue 38): a tool and a short argument
  * (`Bash: npm test`, `Edit: src/sum.js`), or what it said. Claude Code (`stream-json`): each `assistant` line's
  * `tool_use` and `text` blocks. Codex (`--json`): `item.started` of a command, `item.completed` of a file change,
- * a tool call, a search or a message. The text is the agent's, so untrusted: faces make it inert. Pure.
+ * a tool call, a search or a message. Gemini CLI (`stream-json`): each `tool_use` (its tool names, e.g.
+ * `run_shell_command`, `write_file`, `replace`) and each assistant `message` piece that starts a message. The text
+ * is the agent's, so untrusted: faces make it inert. Copilot CLI (`--output-format json`): each
+ * `tool.execution_start` (`bash`, `view`, `create`, `edit`, ...) and each `assistant.message` with text. Pure.
  */
 import type { Engine } from '../../graph/model.js';
 import { oneLine } from './text.js';
@@ -14,6 +17,8 @@ export interface AgentStep {
 }
 
 const ARG_CHARS = 120;
+/** How much of what the agent said a step shows. */
+export const SAID_CHARS = ARG_CHARS;
 
 /** The one input field that says what a Claude Code tool call does. */
 const CLAUDE_ARG = [
@@ -60,7 +65,35 @@ function codexSteps(e: Record<string, unknown>): AgentStep[] {
   return [];
 }
 
+/** The one argument that says what a Gemini CLI or Copilot CLI tool call does. */
+const GEMINI_ARG = ['command', 'file_path', 'absolute_path', 'path', 'dir_path', 'pattern', 'url', 'query'];
+
+function geminiSteps(e: Record<string, unknown>): AgentStep[] {
+  if (e.type === 'tool_use') {
+    const p = (e.parameters ?? {}) as Record<string, unknown>;
+    const key = GEMINI_ARG.find((k) => typeof p[k] === 'string');
+    return [{ tool: oneLine(e.tool_name, 40) || 'tool', arg: key ? oneLine(p[key], ARG_CHARS) : '' }];
+  }
+  if (e.type === 'message' && e.role === 'assistant' && oneLine(e.content))
+    return [{ tool: 'Said', arg: oneLine(e.content, ARG_CHARS) }];
+  return [];
+}
+
+function copilotSteps(e: Record<string, unknown>): AgentStep[] {
+  const d = (e.data ?? {}) as Record<string, unknown>;
+  if (e.type === 'tool.execution_start') {
+    const a = (d.arguments ?? {}) as Record<string, unknown>;
+    const key = GEMINI_ARG.find((k) => typeof a[k] === 'string');
+    return [{ tool: oneLine(d.toolName, 40) || 'tool', arg: key ? oneLine(a[key], ARG_CHARS) : '' }];
+  }
+  if (e.type === 'assistant.message' && oneLine(d.content))
+    return [{ tool: 'Said', arg: oneLine(d.content, ARG_CHARS) }];
+  return [];
+}
+
 /** The steps one event of an engine's stream shows. */
 export function stepsOf(engine: Engine, event: Record<string, unknown>): AgentStep[] {
+  if (engine === 'copilot') return copilotSteps(event);
+  if (engine === 'gemini') return geminiSteps(event);
   return engine === 'codex' ? codexSteps(event) : claudeSteps(event);
 }

@@ -109,7 +109,7 @@ export async function carrySession(
     setup.say?.(fresh);
     return { run: rest, fresh };
   };
-  if (holdsSession(dir, resume.id)) {
+  if (holdsSession(dir, resume.id, resume.engine)) {
     const changed = unlike(dir, resume.transcripts?.last);
     return changed ? refuse(changed) : { run };
   }
@@ -139,7 +139,7 @@ export async function carrySession(
         );
       }
     }
-    if (hit && holdsSession(dir, resume.id)) {
+    if (hit && holdsSession(dir, resume.id, resume.engine)) {
       const changed = unlike(dir, resume.transcripts?.from);
       if (changed) return refuse(`restored from the Actions cache, ${changed}`);
       setup.say?.(`session "${session}": restored session ${resume.id} from the Actions cache`);
@@ -162,7 +162,7 @@ export async function keepSession(
   const cache = setup.sessionCache;
   if (!id || !node.session || !cache || cache.unavailable()) return;
   const dir = transcriptsDir(node.session.name, engine);
-  if (!dir || !holdsSession(dir, id)) return;
+  if (!dir || !holdsSession(dir, id, engine)) return;
   const session = node.session.name;
   let to: string;
   try {
