@@ -38,12 +38,22 @@ export class CheckRunRuns implements RunCatalog {
       .sort(byRunId);
   }
 
-  /** A listed run's journal, read from the check run the listing saw (by its id). */
+  /**
+   * A listed run's journal, read from the check run the listing saw (by its id), through the same listing of the
+   * head's check runs (one kind of request for every read of this store; a check run's text is in the listing).
+   */
   async readText(run: ListedRun): Promise<ListedText | null> {
     if (!run.at) return null;
-    const { data } = await this.octokit.rest.checks.get({ ...this.repo, check_run_id: Number(run.at) });
-    const text = data.output?.text ?? '';
+    const all = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+      ...this.repo,
+      ref: this.headSha,
+      filter: 'latest',
+      per_page: 100,
+    });
+    const found = all.find((c) => String(c.id) === run.at);
+    if (!found) return null;
+    const text = found.output?.text ?? '';
     const journal = decodeJournal(text, run.where);
-    return { text: serializeJournal(journal), version: checkRunVersion(data.id, text), where: run.where };
+    return { text: serializeJournal(journal), version: checkRunVersion(found.id, text), where: run.where };
   }
 }
