@@ -7,7 +7,6 @@ import type { Socket } from 'node:net';
 import {
   decideRequest,
   downstreamHeaders,
-  type ModelApi,
   type ModelKey,
   refusalBody,
   upstreamHeaders,
