@@ -12,7 +12,7 @@ import { callCostMicroUsd, DEFAULT_MODEL_PRICES } from '../../src/os/proxies/mod
 import { shellWord } from '../../src/protocol/engines/engine.js';
 import { SECRET_MARK } from '../../src/render/redact.js';
 import { cleanupSandboxes, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
-import { CODEX_MODEL, claudeBin, codexBin, missing } from '../support/agent-clis.js';
+import { CODEX_MODEL, claudeBin, codexBin, geminiBin, geminiEnv, missing } from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 
 /** Runs the agent command given as its arguments and rewrites the usage its output shows to a lie, all along. */
@@ -294,6 +294,55 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
         input_tokens: 110_000,
         output_tokens: 5_000,
       });
+    },
+    120_000,
+  );
+
+  it.skipIf(!!missing('gemini'))(
+    "Gemini's calls are metered from usageMetadata: the streamed answer's last count, cached input kept apart",
+    async (ctx) => {
+      const model = await startModelServer({
+        script: [
+          {
+            text: 'Looking.',
+            tools: [{ name: 'run_shell_command', input: { command: 'echo 1 >> calls.txt' } }],
+            usage: { input_tokens: 30_000, output_tokens: 2_000, cached_input_tokens: 10_000 },
+          },
+          {
+            text: 'Done.',
+            usage: { input_tokens: 50_000, output_tokens: 3_000, cached_input_tokens: 20_000 },
+          },
+        ],
+      });
+      models.push(model);
+      const sb = sandbox(ctx, 'interlock-metered-gemini-');
+      const agent = [geminiBin!, '--approval-mode', 'yolo'].map(shellWord).join(' ');
+      sb.write(
+        'graph.yml',
+        `interlock: 1\nname: metered\ndefaults:\n  engine: gemini\nnodes:\n  - id: work\n    agent: ${JSON.stringify(agent)}\n    prompt: Append to calls.txt.\n    validates:\n      - file: calls.txt\n`,
+      );
+      const env = { ...geminiEnv(model.url, sb.path('home')), GEMINI_API_KEY: 'REALKEY-gemini' };
+      const r = await sb.cli(
+        ['run', 'graph.yml', '--all', '--run-id', 'g', '--agent-credentials', 'GEMINI_API_KEY'],
+        env,
+      );
+      expect(r.code, r.stderr.slice(-2500)).toBe(0);
+      const events = (JSON.parse(sb.read('.interlock/runs/g.json')!) as { events: JournalEvent[] }).events;
+      const rec = events.find((e) => e.type === 'NodeRecorded') as Extract<
+        JournalEvent,
+        { type: 'NodeRecorded' }
+      >;
+      // promptTokenCount holds the cached tokens: each call's input is its prompt less its cached part.
+      expect((rec.usage as { metered?: Record<string, number> }).metered).toMatchObject({
+        calls: 2,
+        input_tokens: 80_000,
+        cache_read_input_tokens: 30_000,
+        output_tokens: 5_000,
+      });
+      expect(rec.usage.input_tokens).toBe(110_000);
+      expect(rec.usage.output_tokens).toBe(5_000);
+      // The upstream got the real key; the agent had only its placeholder.
+      expect(model.calls.every((c) => JSON.stringify(c.headers ?? {}).includes('REALKEY-gemini'))).toBe(true);
     },
     120_000,
   );

@@ -6,6 +6,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerReader } from '../../src/os/proxies/answer-usage.js';
 import { type KeyProxy, startKeyProxy } from '../../src/os/proxies/key-proxy.js';
+import { ROUTES } from '../../src/os/proxies/key-proxy-rules.js';
 import { tabTokens } from '../../src/os/proxies/key-proxy-tab.js';
 import { DEFAULT_MODEL_PRICES, priceOf } from '../../src/os/proxies/model-prices.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
@@ -177,6 +178,61 @@ describe('reading an answer', () => {
         },
       });
     }
+  });
+
+  it("reads Gemini's usageMetadata: streamed (the last event's counts win), as JSON, and as a JSON array", () => {
+    const event = (u: Record<string, number>, text = 'x') =>
+      `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }] } }], usageMetadata: u, modelVersion: 'gemini-2.5-pro' })}\r\n\r\n`;
+    const stream = [
+      event({ promptTokenCount: 900, cachedContentTokenCount: 400, candidatesTokenCount: 3 }),
+      event({
+        promptTokenCount: 900,
+        cachedContentTokenCount: 400,
+        candidatesTokenCount: 60,
+        thoughtsTokenCount: 20,
+        toolUsePromptTokenCount: 10,
+      }),
+    ].join('');
+    const want = {
+      model: 'gemini-2.5-pro',
+      tokens: {
+        input_tokens: 510,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 400,
+        output_tokens: 80,
+      },
+    };
+    const bytes = Buffer.from(stream);
+    for (const cut of [1, 50, bytes.length - 3]) {
+      const r = new AnswerReader('gemini', true);
+      r.push(bytes.subarray(0, cut));
+      r.push(bytes.subarray(cut));
+      expect(r.end()).toEqual(want);
+    }
+    const last = {
+      modelVersion: 'gemini-2.5-pro',
+      usageMetadata: {
+        promptTokenCount: 900,
+        cachedContentTokenCount: 400,
+        candidatesTokenCount: 60,
+        thoughtsTokenCount: 20,
+        toolUsePromptTokenCount: 10,
+      },
+    };
+    const json = new AnswerReader('gemini', false);
+    json.push(JSON.stringify(last));
+    expect(json.end()).toEqual(want);
+    const array = new AnswerReader('gemini', false);
+    array.push(JSON.stringify([{ usageMetadata: { promptTokenCount: 1 } }, last]));
+    expect(array.end()).toEqual(want);
+  });
+
+  it("routes Gemini's model calls as metered and its token count as not", () => {
+    const call = ROUTES.find((r) => r.api === 'gemini' && r.metered);
+    const count = ROUTES.find((r) => r.api === 'gemini' && !r.metered);
+    expect(call?.pattern?.test('/v1beta/models/gemini-2.5-pro:streamGenerateContent')).toBe(true);
+    expect(call?.pattern?.test('/v1beta/models/gemini-2.5-pro:countTokens')).toBe(false);
+    expect(count?.pattern?.test('/v1beta/models/gemini-2.5-pro:countTokens')).toBe(true);
   });
 
   it('the longest name that starts a model prices it', () => {

@@ -9,6 +9,11 @@
  * - OpenAI Responses, JSON: the Response's `model` and `usage` (`input_tokens`, which include
  *   `input_tokens_details.cached_tokens`, and `output_tokens`); SSE: the same Response in the `response.completed`
  *   event (or `response.incomplete` / `response.failed`, which end a stream too).
+ * - Gemini `generateContent`, JSON: the GenerateContentResponse's `modelVersion` and `usageMetadata`
+ *   (`promptTokenCount`, which includes `cachedContentTokenCount`, and `toolUsePromptTokenCount`; the output is
+ *   `candidatesTokenCount` and `thoughtsTokenCount`); `streamGenerateContent`: each SSE event is a whole
+ *   GenerateContentResponse whose `usageMetadata` counts the call so far, so the last one's wins (without
+ *   `alt=sse`, a JSON array of them: the last that carries one).
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { CallTokens } from './model-prices.js';
@@ -40,7 +45,7 @@ export class AnswerReader {
   unreadable: string | undefined;
 
   constructor(
-    private readonly api: 'anthropic' | 'openai',
+    private readonly api: 'anthropic' | 'openai' | 'gemini',
     private readonly streamed: boolean,
   ) {}
 
@@ -68,9 +73,11 @@ export class AnswerReader {
   /** The usage the answer carried, once it ended; undefined when it carried none. */
   end(): AnswerUsage | undefined {
     if (!this.streamed && !this.unreadable) {
-      const body = parse(this.buffered.join(''));
+      const text = this.buffered.join('');
       this.buffered = [];
+      const body = parse(text);
       if (body) this.fromObject(body);
+      else if (this.api === 'gemini') for (const o of parseArray(text)) this.fromObject(o);
     } else if (this.pending) this.line(this.pending);
     this.pending = '';
     return this.tokens ? { model: this.model, tokens: { ...this.tokens } } : undefined;
@@ -81,7 +88,8 @@ export class AnswerReader {
     if (!line.startsWith('data:')) return;
     const e = parse(line.slice(5).trim());
     if (!e) return;
-    if (this.api === 'anthropic') {
+    if (this.api === 'gemini') this.fromObject(e);
+    else if (this.api === 'anthropic') {
       if (e.type === 'message_start' && isObject(e.message)) this.fromObject(e.message);
       else if (e.type === 'message_delta' && isObject(e.usage)) this.anthropicUsage(e.usage, true);
     } else if (
@@ -91,8 +99,9 @@ export class AnswerReader {
       this.fromObject(e.response);
   }
 
-  /** A Message (Anthropic) or a Response (OpenAI): its model and usage. */
+  /** A Message (Anthropic), a Response (OpenAI) or a GenerateContentResponse (Gemini): its model and usage. */
   private fromObject(o: Record<string, unknown>): void {
+    if (this.api === 'gemini') return this.geminiResponse(o);
     if (typeof o.model === 'string' && o.model.length <= 200) this.model = o.model;
     if (!isObject(o.usage)) return;
     if (this.api === 'anthropic') this.anthropicUsage(o.usage, false);
@@ -107,6 +116,21 @@ export class AnswerReader {
         output_tokens: count(u.output_tokens),
       };
     }
+  }
+
+  /** Gemini's `usageMetadata`: the whole call so far (a later event's replaces an earlier one's). */
+  private geminiResponse(o: Record<string, unknown>): void {
+    if (typeof o.modelVersion === 'string' && o.modelVersion.length <= 200) this.model = o.modelVersion;
+    const u = o.usageMetadata;
+    if (!isObject(u)) return;
+    const prompt = count(u.promptTokenCount) + count(u.toolUsePromptTokenCount);
+    const cached = Math.min(count(u.cachedContentTokenCount), prompt);
+    this.tokens = {
+      input_tokens: prompt - cached,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: cached,
+      output_tokens: count(u.candidatesTokenCount) + count(u.thoughtsTokenCount),
+    };
   }
 
   /** Anthropic's usage object; a `message_delta`'s fields replace the ones it carries (they are cumulative). */
@@ -134,5 +158,16 @@ function parse(text: string): Record<string, unknown> | undefined {
     return isObject(v) ? v : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The objects of a JSON array (Gemini's stream without `alt=sse`); none when it is not one. */
+function parseArray(text: string): Record<string, unknown>[] {
+  if (!text.trimStart().startsWith('[')) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter(isObject) : [];
+  } catch {
+    return [];
   }
 }

@@ -77,7 +77,9 @@ interface Route {
 
 /** A Gemini API model call: `/v1beta/models/<model>:<method>` (the model name plain, no slash, no dots alone). */
 const GEMINI_CALL =
-  /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:(streamGenerateContent|generateContent|countTokens)$/;
+  /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:(streamGenerateContent|generateContent)$/;
+/** Gemini's token count of a prompt: no model call, nothing billed. */
+const GEMINI_COUNT = /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:countTokens$/;
 
 /** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
 export const ROUTES: readonly Route[] = [
@@ -92,10 +94,18 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
   {
     method: 'POST',
-    path: '/v1beta/models/<model>:{streamGenerateContent,generateContent,countTokens}',
+    path: '/v1beta/models/<model>:{streamGenerateContent,generateContent}',
     api: 'gemini',
     upstreamPath: '',
     pattern: GEMINI_CALL,
+    metered: true,
+  },
+  {
+    method: 'POST',
+    path: '/v1beta/models/<model>:countTokens',
+    api: 'gemini',
+    upstreamPath: '',
+    pattern: GEMINI_COUNT,
   },
 ];
 

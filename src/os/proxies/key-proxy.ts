@@ -210,8 +210,7 @@ function forward(
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
     res.flushHeaders();
-    // Gemini's answers are not metered yet (its route is not `metered`).
-    if (tab && d.route.metered && d.route.api !== 'gemini') meterAnswer(answer, tab, d.route.api, sent);
+    if (tab && d.route.metered) meterAnswer(answer, tab, d.route.api, sent);
     answer.pipe(res);
     answer.on('error', () => res.destroy());
   });
@@ -230,7 +229,7 @@ function forward(
 function meterAnswer(
   answer: IncomingMessage,
   tab: ProxyTab,
-  api: Exclude<ModelApi, 'gemini'>,
+  api: ModelApi,
   sent: { method: string; path: string; parts: Buffer[] },
 ): void {
   const status = answer.statusCode ?? 0;
