@@ -101,7 +101,10 @@ export class AnswerReader {
 
   /** A Message (Anthropic), a Response (OpenAI) or a GenerateContentResponse (Gemini): its model and usage. */
   private fromObject(o: Record<string, unknown>): void {
-    if (this.api === 'gemini') return this.geminiResponse(o);
+    if (this.api === 'gemini') {
+      this.geminiResponse(o);
+      return;
+    }
     if (typeof o.model === 'string' && o.model.length <= 200) this.model = o.model;
     if (!isObject(o.usage)) return;
     if (this.api === 'anthropic') this.anthropicUsage(o.usage, false);
