@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerReader } from '../../src/os/proxies/answer-usage.js';
 import { type KeyProxy, startKeyProxy } from '../../src/os/proxies/key-proxy.js';
-import { ROUTES } from '../../src/os/proxies/key-proxy-rules.js';
+import { ROUTES } from '../../src/os/proxies/key-proxy-routes.js';
 import { tabTokens } from '../../src/os/proxies/key-proxy-tab.js';
 import { DEFAULT_MODEL_PRICES, priceOf } from '../../src/os/proxies/model-prices.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';

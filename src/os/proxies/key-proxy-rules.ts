@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { ROUTES, type Route } from './key-proxy-routes.js';
 
 /** The model APIs the engines call. */
 export type ModelApi = 'anthropic' | 'openai' | 'gemini';
@@ -60,54 +61,6 @@ const APIS: Record<ModelApi, ApiShape> = {
     nodeSuffix: '',
   },
 };
-
-interface Route {
-  method: string;
-  path: string;
-  api: ModelApi;
-  /** What is appended to the upstream's base URL. */
-  upstreamPath: string;
-  /** A WebSocket upgrade (Codex tries the Responses API over WebSocket before HTTPS). */
-  upgrade?: true;
-  /** The paths the route serves, when more than `path` (Gemini: one per model); each goes upstream as it came. */
-  pattern?: RegExp;
-  /** A model call whose answer carries the usage it is billed for (the key proxy meters it). */
-  metered?: true;
-}
-
-/** A Gemini API model call: `/v1beta/models/<model>:<method>` (the model name plain, no slash, no dots alone). */
-const GEMINI_CALL =
-  /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:(streamGenerateContent|generateContent)$/;
-/** Gemini's token count of a prompt: no model call, nothing billed. */
-const GEMINI_COUNT = /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:countTokens$/;
-
-/** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
-export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages', metered: true },
-  {
-    method: 'POST',
-    path: '/v1/messages/count_tokens',
-    api: 'anthropic',
-    upstreamPath: '/v1/messages/count_tokens',
-  },
-  { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
-  { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
-  {
-    method: 'POST',
-    path: '/v1beta/models/<model>:{streamGenerateContent,generateContent}',
-    api: 'gemini',
-    upstreamPath: '',
-    pattern: GEMINI_CALL,
-    metered: true,
-  },
-  {
-    method: 'POST',
-    path: '/v1beta/models/<model>:countTokens',
-    api: 'gemini',
-    upstreamPath: '',
-    pattern: GEMINI_COUNT,
-  },
-];
 
 /** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
 export interface ModelKey {
