@@ -5,6 +5,7 @@ import type { CommandRequest } from '../../src/approvals/request.js';
 import { createClient } from '../../src/github/client.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { GRAPH_PATH, GRAPH_TEXT, observe, PEOPLE, startWorld, type World } from '../app/world.js';
+import { shownText } from '../support/gfm.js';
 
 const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-700';
 
@@ -47,7 +48,8 @@ describe('executeCommand against the local GitHub', () => {
     const mark = world.server.requests.mark();
     const r = await executeCommand(deps(), request(PEOPLE.reader));
     expect(r.outcome.kind).toBe('refused');
-    expect(r.reply).toContain('@rita has read permission; this command needs write');
+    // The reason passes the door (a zero-width space after @): read as GitHub shows it.
+    expect(shownText(r.reply)).toContain('@rita has read permission; this command needs write');
     expect(
       world.server.requests.filter({ since: mark, kind: 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}' }),
     ).toEqual([]);
