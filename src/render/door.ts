@@ -7,16 +7,17 @@
  *   like a well-known token (a GitHub, npm, cloud or model provider's key), granted or not, and
  * - inert: as a line (`line`), no link, autolink, image, HTML, emphasis, heading, list, table break-out, math,
  *   mention (`@x`, `@org/team`), issue or pull request reference (`#12`, `GH-12`, `owner/repo#12`) or commit sha
- *   renders; as `html`, the same inside an HTML element interlock wrote (where Markdown is not read: escaped as
- *   HTML text); as a block (`block`), a fenced code block its text cannot close; as `plain`, the text itself for a
- *   face that escapes by construction (the page's `html` template, a terminal).
+ *   renders; as `prose`, the same but for its code spans, kept as code (GitHub links nothing in code); as
+ *   `html`, the same inside an HTML element interlock wrote (where Markdown is not read: escaped as HTML text);
+ *   as a block (`block`), a fenced code block its text cannot close; as `plain`, the text itself for a face that
+ *   escapes by construction (the page's `html` template, a terminal).
  * Pure.
  */
 import { fenceFor } from './excerpt.js';
 import { MIN_SECRET_LENGTH, redactSecrets, SECRET_MARK } from './redact.js';
 
 /** How node text stands where it is published. */
-export type Shape = 'line' | 'html' | 'block' | 'plain';
+export type Shape = 'line' | 'prose' | 'html' | 'block' | 'plain';
 
 export interface DoorOptions {
   /** The step's secrets (the Action: `stepSecrets`; the CLI: the secrets in its environment). */
@@ -119,8 +120,38 @@ function inertLine(text: string): string {
 }
 
 /**
+ * interlock's own sentence that may quote node or person text: inert as a line, but its code spans (a command, a
+ * node's name) stay code, which GitHub renders without links, HTML or mentions. Not for a table cell.
+ */
+function inertProse(line: string): string {
+  let out = '';
+  let text = '';
+  let i = 0;
+  while (i < line.length) {
+    const run = /^`+/.exec(line.slice(i))?.[0];
+    if (!run) {
+      text += line[i++];
+      continue;
+    }
+    const close = new RegExp(`(?<!\`)${run}(?!\`)`, 'g');
+    close.lastIndex = i + run.length;
+    const m = close.exec(line);
+    if (m && m.index > i + run.length) {
+      out += (text ? inertLine(text) : '') + line.slice(i, m.index + run.length);
+      text = '';
+      i = m.index + run.length;
+    } else {
+      text += run;
+      i += run.length;
+    }
+  }
+  return out + (text ? inertLine(text) : '');
+}
+
+/**
  * Node text as it may be published: the step's secrets and token shapes removed, then made inert for where it
- * stands: `line` (default) for Markdown text and table cells, `html` for text inside an HTML element of
+ * stands: `line` (default) for Markdown text and table cells, `prose` for interlock's own sentence that quotes
+ * (its code spans kept), `html` for text inside an HTML element of
  * interlock's, `block` for a whole fenced code block (its lines, fence included), `plain` for a face that escapes
  * by construction.
  */
@@ -132,5 +163,6 @@ export function throughDoor(text: string, shape: Shape = 'line', opts: DoorOptio
     return [`${fence}${opts.lang ?? 'text'}`, clean, fence].join('\n');
   }
   const line = oneLine(clean, opts.max ?? 300);
-  return shape === 'html' ? htmlEscaped(unlinked(line)) : inertLine(line);
+  if (shape === 'html') return htmlEscaped(unlinked(line));
+  return shape === 'prose' ? inertProse(line) : inertLine(line);
 }

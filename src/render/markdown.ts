@@ -222,7 +222,7 @@ export function jobSummary(
   return [
     `## interlock · ${cp.run_id}`,
     '',
-    throughDoor(headline, 'line', { secrets, max: REPORT_MAX }),
+    throughDoor(headline, 'prose', { secrets, max: REPORT_MAX }),
     '',
     `Run status: **${cp.status}** · graph \`${graph.name}\` (\`${cp.graph.hash.slice(0, 19)}…\`)`,
     '',

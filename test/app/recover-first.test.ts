@@ -64,6 +64,6 @@ describe('an approval for a node whose runner was lost', () => {
     expect(shownText(replies[0])).toContain(
       'node "deploy" is still in flight (workflow run 7001 attempt 1 job "interlock" is still in_progress)',
     );
-    expect(shownText(replies[0])).toContain('post `/approve-rerun deploy` again');
+    expect(replies[0]).toContain('post `/approve-rerun deploy` again');
   });
 });

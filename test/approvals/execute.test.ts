@@ -48,6 +48,7 @@ describe('executeCommand against the local GitHub', () => {
     const mark = world.server.requests.mark();
     const r = await executeCommand(deps(), request(PEOPLE.reader));
     expect(r.outcome.kind).toBe('refused');
+    // The reason passes the door (a zero-width space after @): read as GitHub shows it.
     expect(shownText(r.reply)).toContain('@rita has read permission; this command needs write');
     expect(
       world.server.requests.filter({ since: mark, kind: 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}' }),
@@ -60,7 +61,7 @@ describe('executeCommand against the local GitHub', () => {
     world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan again') }, {});
     const r = await executeCommand(deps(), request(PEOPLE.writer));
     expect(r.outcome).toMatchObject({ kind: 'refused' });
-    expect(shownText(r.reply)).toContain('changed since run `fix/issue-1` started');
+    expect(shownText(r.reply)).toContain('changed since run fix/issue-1 started');
     expect(observe(world).approvals).toEqual([]);
   });
 });

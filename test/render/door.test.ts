@@ -96,6 +96,9 @@ const live = (text: string): LiveView => ({
 
 /** The App's replies know no step's secrets: only the shapes of known tokens are theirs to remove. */
 const REPLIES = ['refusal reply', 'failure reply', 'fail-run reply', 'status reply'];
+/** Where interlock's own sentence quotes node text, its code spans stay code (`prose`): code is inert too. */
+const PROSE = ['job summary', 'refusal reply', 'failure reply', 'status reply'];
+const noCode = (tags: string[]) => tags.filter((t) => t !== 'code');
 
 /** Every Markdown text interlock publishes about the run, with `text` as the node's text everywhere it can be. */
 function published(text: string): Record<string, string> {
@@ -133,7 +136,8 @@ describe('what interlock publishes, rendered as GitHub renders it', () => {
       expect(bad.text).toContain('evil.example');
       // No link, no image, no element or comment of the node's: the same elements as with plain words.
       expect(bad.elements.filter((e) => e.tag === 'a' || e.tag === 'img' || 'href' in e.attrs)).toEqual([]);
-      expect(bad.tags).toEqual(good.tags);
+      if (PROSE.includes(name)) expect(noCode(bad.tags)).toEqual(noCode(good.tags));
+      else expect(bad.tags).toEqual(good.tags);
       // Nothing GitHub itself would link outside code (a mention, a reference, a sha) that plain words lack.
       expect(gitHubLinks(bad.prose)).toEqual(gitHubLinks(good.prose));
       // No secret, granted or of a known shape, in any form (a zero-width space does not hide one).
@@ -200,6 +204,13 @@ describe('the door', () => {
     expect(throughDoor('1) item', 'line')).toBe('1\\) item');
     expect(throughDoor('x'.repeat(50), 'line', { max: 10 })).toBe(`${'x'.repeat(9)}…`);
     expect(throughDoor('fix deadbeefcafe1234', 'line')).toBe('fix deadbe\u200befcafe\u200b1234');
+  });
+
+  it("prose: interlock's code spans stay code, the rest is a line; an unclosed backtick is text", () => {
+    expect(throughDoor('post `/approve x` again, [a](b) @bob `open', 'prose')).toBe(
+      'post `/approve x` again, \\[a\\](b) @\u200bbob \\`open',
+    );
+    expect(throughDoor('``a`b`` and `c`', 'prose')).toBe('``a`b`` and `c`');
   });
 
   it('a block: a fence the text cannot close; plain: the text without its secrets', () => {

@@ -24,8 +24,8 @@ function quoted(text: string): string {
   return `> ${throughDoor(text, 'line', { max: 300 })}`;
 }
 
-/** A reason that may quote what a comment said (a node, a run id): through the door, on one line. */
-const reasonText = (why: string) => throughDoor(why, 'line', { max: 1000 });
+/** interlock's reason, which may quote what a comment said (a node, a run id): through the door, its code kept. */
+const reasonText = (why: string) => throughDoor(why, 'prose', { max: 1000 });
 
 export function refusedReply(login: string, reason: string): string {
   return reply([`@${login} interlock did not act on this comment: ${reasonText(reason)}.`]);
