@@ -12,7 +12,7 @@ import { runApp } from './crash-app.js';
 import { runCli } from './crash-cli.js';
 import { graphFiles } from './crash-graphs.js';
 import type { Scenario } from './crash-model.js';
-import { type ActionWorld, startActionWorld } from './github-world.js';
+import { type ActionWorld, ORDER_CLOCK, startActionWorld } from './github-world.js';
 import { concurrency, pool } from './support.js';
 
 export interface ScenarioResult {
@@ -43,7 +43,10 @@ export async function runCrashScenarios(
   process.env.TMPDIR = root;
   let world: ActionWorld | undefined;
   if (scenarios.some((s) => s.face !== 'cli'))
-    world = await startActionWorld({ files: graphFiles(scenarios.filter((s) => s.face !== 'cli')) });
+    world = await startActionWorld({
+      files: graphFiles(scenarios.filter((s) => s.face !== 'cli')),
+      likeGitHub: { secondaryLimit: false, ...ORDER_CLOCK },
+    });
   try {
     const results = await pool(interleave(scenarios), opts.jobs ?? concurrency(), async (s) => {
       const t0 = Date.now();

@@ -60,6 +60,13 @@ export interface WorldOptions {
   likeGitHub?: LikeGitHubOptions | false;
 }
 
+/**
+ * The local GitHub's clock for suites about order, not time (the crash matrix): the like-GitHub model's
+ * races and stale reads, four times faster. Every write still takes time and races; every stale read still
+ * answers from the past, and a step waits as long as the model's stale window (`INTERLOCK_STALE_READ_MS`).
+ */
+export const ORDER_CLOCK = { contentsWriteMs: 75, staleMs: 500 } as const;
+
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
 function hookOnly(hook: (r: { method: string; path: string }) => void) {
   return (r: { method: string; path: string }): number => {

@@ -10,7 +10,7 @@ import { processAlive } from '../../src/os/processes.js';
 /** How many scenarios run at once: INTERLOCK_RELIABILITY_JOBS, else one more than the cores (they wait on I/O). */
 export function concurrency(): number {
   const n = Number(process.env.INTERLOCK_RELIABILITY_JOBS);
-  return Number.isInteger(n) && n > 0 ? n : Math.max(2, Math.min(4, cpus().length + 1));
+  return Number.isInteger(n) && n > 0 ? n : Math.max(2, Math.min(12, cpus().length * 4));
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time; results keep the items' order. */
