@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { processAlive } from '../../src/os/processes.js';
 
-/** How many scenarios run at once: INTERLOCK_RELIABILITY_JOBS, else one more than the cores (they wait on I/O). */
+/** How many scenarios run at once: INTERLOCK_RELIABILITY_JOBS, else four a core, at most 12 (they mostly wait). */
 export function concurrency(): number {
   const n = Number(process.env.INTERLOCK_RELIABILITY_JOBS);
   return Number.isInteger(n) && n > 0 ? n : Math.max(2, Math.min(12, cpus().length * 4));
