@@ -29,15 +29,27 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
+/** How often, and how far apart, a process whose environment could not be read is looked at again. */
+const SECOND_LOOKS = 5;
+const SECOND_LOOK_MS = 50;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Reads a process's environment (`/proc/<pid>/environ`); throws as the read does. */
+export type EnvironReader = (pid: string) => string;
+const readEnviron: EnvironReader = (pid) => readFileSync(`/proc/${pid}/environ`, 'latin1');
+
 /**
  * What a look for an execution tag found (Linux; nothing elsewhere): the live processes whose environment carries
  * it, and those of `uids` started since `sinceMs` whose environment could not be read (a process may make itself
- * unreadable), which may be carrying it.
+ * unreadable), which may be carrying it. One that could not be read is looked at again a few times, 50 ms apart:
+ * a process passing through (a sudo changing users, a process starting or exiting) is read, or gone, by then, and
+ * only one unreadable at every look is counted.
  */
 export function processesWithTag(
   tag: string,
   uids: readonly number[] = [],
   sinceMs = 0,
+  read: EnvironReader = readEnviron,
 ): { tagged: number[]; unreadable: number[] } {
   const needle = `INTERLOCK_EXEC_TAG=${tag}`;
   const found = { tagged: [] as number[], unreadable: [] as number[] };
@@ -47,22 +59,40 @@ export function processesWithTag(
   } catch {
     return found;
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const env = readFileSync(`/proc/${entry}/environ`, 'latin1');
-      if (env.split('\0').includes(needle)) found.tagged.push(Number(entry));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ESRCH') continue; // gone meanwhile
-      const uid = uidOf(entry);
-      // pid 1 (init) is never a process an attempt started.
-      const mine = entry !== '1' && (uid === undefined ? existsSync(`/proc/${entry}`) : uids.includes(uid));
-      // One that started before `sinceMs` (the dispatch) is no process the attempt started.
-      if (mine && (startedAtMs(Number(entry)) ?? sinceMs) >= sinceMs) found.unreadable.push(Number(entry));
+  let unsure = entries.filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
+  for (let look = 0; look <= SECOND_LOOKS && unsure.length > 0; look++) {
+    if (look > 0) Atomics.wait(pause, 0, 0, SECOND_LOOK_MS);
+    const again: string[] = [];
+    for (const entry of unsure) {
+      const seen = lookAt(entry, needle, uids, sinceMs, read);
+      if (seen === 'tagged') found.tagged.push(Number(entry));
+      else if (seen === 'unreadable') again.push(entry);
     }
+    unsure = again;
   }
+  found.unreadable = unsure.map(Number);
   return found;
+}
+
+/** One process: carries the tag, cannot be read (and may be the attempt's), or neither. */
+function lookAt(
+  entry: string,
+  needle: string,
+  uids: readonly number[],
+  sinceMs: number,
+  read: EnvironReader,
+): 'tagged' | 'unreadable' | 'other' {
+  try {
+    return read(entry).split('\0').includes(needle) ? 'tagged' : 'other';
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ESRCH') return 'other'; // gone meanwhile
+    const uid = uidOf(entry);
+    // pid 1 (init) is never a process an attempt started.
+    const mine = entry !== '1' && (uid === undefined ? existsSync(`/proc/${entry}`) : uids.includes(uid));
+    // One that started before `sinceMs` (the dispatch) is no process the attempt started.
+    return mine && (startedAtMs(Number(entry)) ?? sinceMs) >= sinceMs ? 'unreadable' : 'other';
+  }
 }
 
 /** A process's real uid, undefined when it cannot be read. */

@@ -207,7 +207,7 @@ describe('the nightly reliability workflow', () => {
     expect(steps.some((s) => /npm run reliability -- "\$\{args\[@\]\}"/.test(s.run ?? ''))).toBe(true);
     expect(steps.some((s) => s.with?.path === 'reliability.md')).toBe(true);
     // The flag the workflow passes is one the script reads (an unknown flag would fail every night).
-    const script = readFileSync(join(root, 'scripts/reliability.ts'), 'utf8');
+    const script = readFileSync(join(root, 'scripts/reliability-args.ts'), 'utf8');
     for (const flag of ['table', 'grep', 'repeat']) expect(script).toContain(`${flag}: { type: 'string' }`);
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain('(.github/workflows/reliability.yml)');
   });

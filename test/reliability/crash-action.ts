@@ -170,6 +170,8 @@ export class ActionDriver implements Driver {
   async call(label: string, o: StepOptions) {
     this.rec.processes++;
     const r = await runStepWithin(o, CALL_TIMEOUT_MS);
+    if (process.env.INTERLOCK_CRASH_LOG)
+      process.stderr.write(`\n===== ${label} (${r.code}/${r.signal})\n${r.stdout}\n${r.stderr}\n`);
     this.rec.expect(!r.timedOut, `${label} hung for a minute and was killed`, r.stdout);
     this.rec.snapshots.push({ after: label, text: this.subject.journalText() });
     this.rec.acks.push(...acksIn(label, r.stdout));

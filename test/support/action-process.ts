@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIKE_GITHUB } from './github/load-model.js';
 import { parseRunnerFile } from './runner-commands.js';
+import { runnerNode } from './runner-node.js';
 import { interpretRunnerLog, type RunnerView } from './runner-log.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
@@ -138,7 +139,7 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     env.HOME = opts.as.home;
     for (const p of [runnerDir, ...Object.values(files)]) chownSync(p, opts.as.uid, opts.as.gid);
   }
-  const child = spawn(opts.node ?? process.execPath, [join(opts.dist ?? DIST, opts.entry ?? 'index.js')], {
+  const child = spawn(opts.node ?? runnerNode(), [join(opts.dist ?? DIST, opts.entry ?? 'index.js')], {
     cwd: opts.workspace,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

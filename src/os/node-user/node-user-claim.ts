@@ -4,12 +4,22 @@
  */
 import { createServer } from 'node:net';
 
+/**
+ * The abstract socket's name for `name`, padded with NULs to fill the address's path field (108 bytes). Node 20
+ * binds an abstract name with the field's padding, Node 24 with the name's own bytes only: unpadded, one name is
+ * two to the kernel, and a step on Node 24 and one on Node 20 (a runner forced to another Node, a release of
+ * before) both held the same node user and killed each other's nodes. Padded, every Node binds what Node 20 did.
+ */
+export function socketName(name: string): string {
+  return `\0${`interlock-node-user:${name}`.padEnd(107, '\0')}`;
+}
+
 /** The abstract socket that says a step of this machine holds `name` (the kernel drops it when the process ends). */
 export function holdName(name: string): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
-    server.listen({ path: `\0interlock-node-user:${name}`, exclusive: true }, () => {
+    server.listen({ path: socketName(name), exclusive: true }, () => {
       server.unref();
       resolve(true);
     });
