@@ -33,7 +33,7 @@ import {
 import { NODES, rerunFromNode, type Scenario, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER, FULL, OWNER, REPO, workspace } from './github-world.js';
-import { gone, killGroup, killTagged, waitUntil } from './support.js';
+import { gone, groupGone, killGroup, killTagged, waitUntil } from './support.js';
 
 const CALL_TIMEOUT_MS = 60_000;
 export const NOTE = 'checked by hand: the side effect is there';
@@ -202,7 +202,7 @@ export class ActionDriver implements Driver {
     child.kill('SIGKILL');
     killGroup(pid);
     const r = await done;
-    await waitUntil(() => gone(pid), 'the killed command to exit');
+    await waitUntil(() => gone(pid) && groupGone(pid), 'the killed command and its group to exit');
     rmSync(join(ws, 'started'), { force: true });
     rec.snapshots.push({ after: 'killed mid-command', text: this.subject.journalText() });
     rec.acks.push(...acksIn('killed mid-command', r.stdout));

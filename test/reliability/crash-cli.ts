@@ -18,7 +18,7 @@ import type { Scenario } from './crash-model.js';
 import { rerunFromNode, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
 import { APPROVER } from './github-world.js';
-import { gone, killGroup, waitUntil } from './support.js';
+import { gone, groupGone, killGroup, waitUntil } from './support.js';
 
 export const NOTE = 'checked by hand: the side effect is there';
 /** Who approves when the same approval is made anew at the CLI: another person. */
@@ -92,7 +92,7 @@ function cliDriver(sb: Sandbox, rec: Trail, s: Scenario): Driver {
       started.child.kill('SIGKILL');
       killGroup(pid);
       const exit = await started.exited;
-      await waitUntil(() => gone(pid), 'the killed command to exit');
+      await waitUntil(() => gone(pid) && groupGone(pid), 'the killed command and its group to exit');
       sb.remove('started');
       rec.snapshots.push({ after: 'killed mid-command', text: sb.read(file) ?? undefined });
       rec.acks.push(...acksIn('killed mid-command', exit.stderr));

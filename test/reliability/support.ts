@@ -70,6 +70,25 @@ export function gone(pid: number): boolean {
   return !processAlive(pid);
 }
 
+/**
+ * True when no live process is left in the process group `pgid`. A killed command's children (a `sleep` its
+ * script waits in) take their SIGKILL after it on a loaded machine, and one still alive carries the attempt's tag:
+ * recovery would rightly find the attempt's command still running.
+ */
+export function groupGone(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && Number(pgrp) === pgid) return false;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return true;
+}
+
 /** Kills every process carrying the tag and waits for them to go. */
 export async function killTagged(tag: string): Promise<void> {
   for (const pid of taggedProcesses(tag)) killGroup(pid);
