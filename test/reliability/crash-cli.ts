@@ -3,6 +3,7 @@
  * own, SIGKILLed at a failpoint or mid-command; people act with its settlement verbs.
  */
 import { readdirSync } from 'node:fs';
+import { processesWithTag } from '../../src/os/processes.js';
 import { Sandbox } from '../crash/harness.js';
 import { acksIn, checkScenario } from './crash-check.js';
 import {
@@ -67,6 +68,11 @@ const ACKED: Partial<Record<Verb, 'NodeApproved' | 'RerunApproved' | 'NodeRecord
   settle: 'NodeRecorded',
 };
 
+/** The execution tags the journal's dispatches carry (each attempt's command runs with its tag). */
+function execTags(journal: string | null): string[] {
+  return [...new Set([...(journal ?? '').matchAll(/"exec_tag":\s*"([^"]+)"/g)].map((m) => m[1]!))];
+}
+
 function cliDriver(sb: Sandbox, rec: Trail, s: Scenario): Driver {
   const run = graphName(s);
   const file = `.interlock/runs/${run}.json`;
@@ -82,6 +88,12 @@ function cliDriver(sb: Sandbox, rec: Trail, s: Scenario): Driver {
     async crashAt(fp) {
       const r = await call('crash', all, { INTERLOCK_FAILPOINTS: fp });
       rec.expect(r.signal === 'SIGKILL', `the failpoint ${fp} did not fire`, r.stderr);
+      // The CLI died at the boundary; a command it had started (a serialized chain's) ends on its own a moment
+      // later, on a loaded machine many moments: the scenario goes on once it has, as on an idle one.
+      await waitUntil(
+        () => execTags(sb.read(file)).every((tag) => processesWithTag(tag).tagged.length === 0),
+        'the crashed CLI’s commands to end',
+      );
     },
     async killMidCommand() {
       sb.write('hang', '');
