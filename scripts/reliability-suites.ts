@@ -1,7 +1,7 @@
 // The suites `npm run reliability` runs (scripts/reliability.ts reads the arguments first).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../test/crash/harness.js';
 import {
@@ -571,9 +571,22 @@ async function model(): Promise<void> {
 // --- the table ------------------------------------------------------------------------------------------
 
 const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile, injection, fuzz, model };
-for (const s of SUITES) if (only.includes(s)) await run[s]();
+// The load the suites ran at (the 1-minute load average, sampled every 30 s): a figure measured on a busy
+// machine says so.
+const loads = [loadavg()[0]!];
+const sampler = setInterval(() => loads.push(loadavg()[0]!), 30_000).unref();
+const took: string[] = [];
+for (const s of SUITES)
+  if (only.includes(s)) {
+    const t0 = Date.now();
+    await run[s]();
+    took.push(`${s} ${secs(Date.now() - t0)}`);
+  }
+clearInterval(sampler);
+loads.push(loadavg()[0]!);
+const load = `load average ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)} (at most ${Math.max(...loads).toFixed(1)}) on ${cpus().length} cores`;
 
-const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all.`;
+const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all (${took.join(', ')}); ${load}.`;
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 const table = [
   '| suite | figure | value |',
