@@ -12,7 +12,7 @@ export interface Io {
   columns?: number;
 }
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, blocked: 3 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, blocked: 3, departed: 4 } as const;
 
 export class UsageError extends Error {}
 

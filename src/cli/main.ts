@@ -9,6 +9,7 @@ import { PathRefused } from '../os/workspace-path.js';
 import { GraphChangeRefused, RunRefused } from '../runner/journal-io/read.js';
 import { cmdPersonCommand } from './commands/person-command.js';
 import { cmdRecover } from './commands/recover.js';
+import { cmdReplay } from './commands/replay.js';
 import { cmdRerunFrom } from './commands/rerun-from.js';
 import { cmdRun } from './commands/run.js';
 import { cmdStatus } from './commands/status.js';
@@ -34,13 +35,15 @@ usage:
   interlock settle <node> [--by NAME] --note T [--journal F | --run-id ID]
   interlock fail-run [--by NAME] --reason T [--journal F | --run-id ID]
   interlock rerun-from <node> [--by NAME] [--guidance T] [--journal F | --run-id ID]
+  interlock replay <run> <node> [--attempt N] [--graph F] [--verbose]   an agent attempt again, offline, from its recording
   interlock stuck [--dir D] [--older-than 24h] [--json]
   interlock --version | <command> -h
   interlock usage [--dir D] [--days 14] [--json]
   interlock ui [--dir D] [--port N] [--by NAME]   the maintainers' page for local journals, on 127.0.0.1
 
 --by: who decides, recorded in the journal; without it, git's user.name, then the login name (said on stderr)
-exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready)
+exit codes: 0 progressed or completed, 1 an attempt failed, 2 bad input, 3 blocked (held, escalated, nothing ready),
+            4 a replay departed from its recording
 journal: .interlock/runs/<run-id>.json unless --journal is given; run id defaults to the graph's name`;
 
 /** One verb's usage lines (`interlock run -h`), and where every option is told. */
@@ -76,6 +79,8 @@ async function dispatch(verb: string | undefined, rest: string[], io: Io): Promi
       return await cmdPersonCommand(io, verb, rest);
     case 'rerun-from':
       return await cmdRerunFrom(io, rest);
+    case 'replay':
+      return await cmdReplay(io, rest);
     case 'stuck':
       return await cmdStuck(io, rest);
     case '--version':

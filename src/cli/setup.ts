@@ -25,7 +25,7 @@ export interface CliStepOptions {
 }
 
 /** Echoes whole lines of a node's output, indented under interlock's own lines. */
-function lineEcho(io: Io): (chunk: Buffer) => void {
+export function lineEcho(io: Io): (chunk: Buffer) => void {
   let pending = '';
   return (chunk) => {
     pending += chunk.toString('utf8');

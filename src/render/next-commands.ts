@@ -32,6 +32,11 @@ function shellWord(node: string): string {
   return node === '' || /[[\]*?\s'"$`\\;&|<>()#~!{}]/.test(node) ? `'${node.replace(/'/g, `'\\''`)}'` : node;
 }
 
+/** `interlock replay <run> <node> --attempt N`: an agent attempt again, offline, from its recording (issue 48). */
+export function replayCommand(runId: string, node: string, attempt: number): string {
+  return `interlock replay ${shellWord(runId)} ${shellWord(node)} --attempt ${attempt}`;
+}
+
 /** Without --by the CLI records git's user.name (or the login name) and says so: the command is copied as is. */
 function cli(verb: string, node: string | undefined, rest: string, run: RunRef): string {
   const allow = run.graphChanged ? ' --allow-graph-change' : '';

@@ -17,6 +17,7 @@ import { statusMermaid, statusTable } from '../../render/status.js';
 import { timelineSvgOf } from '../../render/timeline/svg.js';
 import { timelineText } from '../../render/timeline/text.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
+import { meteredAttempts, meteredLines } from '../../render/usage/metered.js';
 import { type RunSnapshot, readRun } from '../../runner/journal-io/read.js';
 import { inFlightLines } from '../in-flight.js';
 import { EXIT, type Io, UsageError } from '../io.js';
@@ -51,10 +52,16 @@ export async function cmdStatus(io: Io, args: string[]): Promise<number> {
     );
   }
   if (values.timeline || values.svg !== undefined) return timelineOut(io, cur, values);
-  if (values.json) io.out(`${JSON.stringify(cur.state.checkpoint, null, 2)}\n`);
+  // Beside the checkpoint, each metered attempt's recording and difference (issue 48), when there is one.
+  const metered = meteredAttempts(cur.journal.events);
+  const json = metered.length ? { ...cur.state.checkpoint, metered_attempts: metered } : cur.state.checkpoint;
+  if (values.json) io.out(`${JSON.stringify(json, null, 2)}\n`);
   else if (values.mermaid) io.out(`${statusMermaid(graph, cur.state)}\n`);
   else {
-    const network = connectionLines(cur.journal);
+    const network = [
+      ...meteredLines(cur.journal.events, cur.journal.run_id),
+      ...connectionLines(cur.journal),
+    ];
     io.out(
       `${statusTable(graph, cur.state)}\n${liveStatus(journalFile, cur)}${network.length ? `\n${network.join('\n')}\n` : ''}${inFlight(cur, values.journal)}${nextHint(cur, 'all', graph, values.journal)}`,
     );

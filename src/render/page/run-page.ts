@@ -8,6 +8,7 @@ import type { JournalEvent } from '../../journal/events/events.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { throughDoor, valueWithoutSecrets } from '../door.js';
 import { timelineSvg } from '../timeline/svg.js';
+import { type MeteredAttempt, meteredAttempts, recordingWhere } from '../usage/metered.js';
 import { usageCell, usageLine } from '../usage/words.js';
 import { graphSvg } from './graph-svg.js';
 import { type Html, html, raw } from './html.js';
@@ -94,12 +95,20 @@ function workflowLink(repo: string, id: number | undefined, webUrl: string | und
   return html`<a href="${webUrl}/${repo}/actions/runs/${id}">run ${id}</a>`;
 }
 
+/** Where an attempt's model exchange is kept (issue 48), and what the proxy metered against what the agent said. */
+function modelCalls(m: MeteredAttempt | undefined): Html | string {
+  if (!m) return '';
+  const r = m.recording;
+  return html`${r ? html`${r.calls} kept in <code>${recordingWhere(r)}</code>, sha256 <code>${r.sha256.slice(0, 12)}&hellip;</code>` : ''}${r && m.difference ? html`<br>` : ''}${m.difference ? html`metered differs from reported: ${m.difference}` : ''}`;
+}
+
 function timeline(run: PageRun, webUrl: string | undefined): Html {
   const lines = attemptLines(run.journal.events);
   if (!lines.length) return html`<p>No attempt yet.</p>`;
-  return html`<div class="scroll"><table><caption class="muted">Attempts in the order they started</caption>
-<thead><tr><th scope="col">Node</th><th scope="col">Attempt</th><th scope="col">Started</th><th scope="col">Took</th><th scope="col">Outcome</th><th scope="col">Workflow run</th></tr></thead>
-<tbody>${lines.map((l) => html`<tr><td>${l.node}</td><td>${l.attempt}</td><td><time datetime="${l.started}">${l.started}</time></td><td>${duration(l.started, l.ended)}</td><td>${l.outcome}</td><td>${workflowLink(run.repo, l.workflowRunId, webUrl)}</td></tr>`)}</tbody></table></div>`;
+  const metered = new Map(meteredAttempts(run.journal.events).map((m) => [`${m.node}#${m.attempt}`, m]));
+  return html`<div class="scroll"><table><caption class="muted">Attempts in the order they started; model calls: what the key proxy kept of each and where</caption>
+<thead><tr><th scope="col">Node</th><th scope="col">Attempt</th><th scope="col">Started</th><th scope="col">Took</th><th scope="col">Outcome</th><th scope="col">Workflow run</th><th scope="col">Model calls</th></tr></thead>
+<tbody>${lines.map((l) => html`<tr><td>${l.node}</td><td>${l.attempt}</td><td><time datetime="${l.started}">${l.started}</time></td><td>${duration(l.started, l.ended)}</td><td>${l.outcome}</td><td>${workflowLink(run.repo, l.workflowRunId, webUrl)}</td><td>${modelCalls(metered.get(`${l.node}#${l.attempt}`))}</td></tr>`)}</tbody></table></div>`;
 }
 
 function events(run: PageRun): Html {

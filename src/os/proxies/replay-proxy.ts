@@ -1,0 +1,198 @@
+/**
+ * The replay proxy (`interlock replay`, issue 48): in the key proxy's place, on 127.0.0.1, it answers each model
+ * call of the replayed attempt from the attempt's recording, and sends nothing anywhere. A request is the recorded
+ * call it matches (replay-match.ts); one that matches none is the replay's departure: it is answered with the API's
+ * own error (so the engine does not retry), the attempt's agent is stopped, and the departure is kept for the
+ * face to report. Each answered call is metered and kept on the attempt's tab as the key proxy does.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { http } from '../lazy.js';
+import { AnswerReader } from './answer-usage.js';
+import {
+  decideRequest,
+  limitAnswer,
+  type ModelApi,
+  type ModelKey,
+  nodeEnvFor,
+  refusalBody,
+} from './key-proxy-rules.js';
+import { ProxyTab, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
+import { DEFAULT_MODEL_PRICES } from './model-prices.js';
+import {
+  type ComparedRequest,
+  comparedRequest,
+  type Departure,
+  matchCall,
+  type RecordedCall,
+} from './replay-match.js';
+
+/** The replay proxy: what a node gets in place of keys, and what the replay saw. */
+export interface ReplayProxy {
+  port: number;
+  env: Record<string, string>;
+  withheld: string[];
+  openTab(limits: TabLimit[], record?: boolean): ProxyTab;
+  closeTab(tab: ProxyTab): void;
+  /** The first request that matched no recorded call, once one did. */
+  departure(): Departure | undefined;
+  /** Each model request answered, in order: the recorded call (its `call` number) that answered it. */
+  answered: number[];
+  stop(): Promise<void>;
+}
+
+/** The keys it stands in for: every API's, none real (nothing is sent on). */
+const STOOD_IN: Array<[string, ModelApi]> = [
+  ['ANTHROPIC_API_KEY', 'anthropic'],
+  ['OPENAI_API_KEY', 'openai'],
+  ['GEMINI_API_KEY', 'gemini'],
+];
+
+const placeholder = (api: ModelApi) =>
+  `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-replay-${randomBytes(24).toString('base64url')}`;
+
+/** What the proxy does to a request's body before it is compared (secrets removed, the replay's folder named as the run's). */
+export type RequestText = (body: string) => string;
+
+function answerWith(res: ServerResponse, status: number, body: string, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Answers a request with a recorded call's answer; the attempt's tab meters and keeps it, as the key proxy's would. */
+function answerFromRecording(
+  req: IncomingMessage,
+  res: ServerResponse,
+  a: { call: RecordedCall; api: ModelApi; tab: ProxyTab | undefined; body: string },
+): void {
+  const { call, tab } = a;
+  const stream = /^(event|data):/m.test(call.answer.slice(0, 200));
+  if (tab) {
+    const reader = new AnswerReader(a.api, stream);
+    reader.push(Buffer.from(call.answer));
+    if (call.status >= 200 && call.status < 300) tab.record(reader.end());
+    const url = req.url ?? '/';
+    tab.keep({
+      method: req.method ?? 'POST',
+      path: url,
+      request: a.body,
+      status: call.status,
+      answer: call.answer,
+    });
+  }
+  answerWith(res, call.status, call.answer, stream ? 'text/event-stream' : 'application/json');
+}
+
+/**
+ * Answers the request that departed (and every one after it) with the API's error, so that the engine does not
+ * retry; keeps it on the tab with that answer, and stops the attempt's agent.
+ */
+function departWith(
+  req: IncomingMessage,
+  res: ServerResponse,
+  a: { departure: Departure; api: ModelApi; tab: ProxyTab | undefined; body: string },
+): void {
+  const why = `interlock replay: ${a.departure.message}`;
+  const answer = limitAnswer(a.api, why);
+  const url = req.url ?? '/';
+  a.tab?.keep({
+    method: req.method ?? 'POST',
+    path: url,
+    request: a.body,
+    status: answer.status,
+    answer: answer.body,
+  });
+  answerWith(res, answer.status, answer.body);
+  if (a.tab && !a.tab.stopped) {
+    a.tab.stopped = why;
+    a.tab.onStop?.(why);
+  }
+}
+
+/** The request's body, bounded as a recording is, once it has all come. */
+function withBody(req: IncomingMessage, then: (body: string) => void): void {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  req.on('data', (c: Buffer) => {
+    bytes += c.length;
+    if (bytes <= RECORDING_BYTES) parts.push(c);
+  });
+  req.on('end', () => then(Buffer.concat(parts).toString('utf8')));
+}
+
+/** Starts the replay proxy over `calls` (the recording's lines, in order). */
+export async function startReplayProxy(calls: RecordedCall[], asCompared: RequestText): Promise<ReplayProxy> {
+  const stepKeys: ModelKey[] = STOOD_IN.map(([name, api]) => ({
+    name,
+    api,
+    real: '',
+    placeholder: placeholder(api),
+  }));
+  const tabs = new Map<ModelKey, ProxyTab>();
+  const compared: ComparedRequest[] = calls.map((c) => comparedRequest(c.method, c.path, c.request));
+  const done = new Set<number>();
+  const answered: number[] = [];
+  let departed: Departure | undefined;
+  let requests = 0;
+  const serve = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    const url = req.url ?? '/';
+    const d = decideRequest({ method: req.method ?? 'GET', url, headers: req.headers, upgrade: false }, [
+      ...stepKeys,
+      ...tabs.keys(),
+    ]);
+    if (d.kind === 'answer') return void res.writeHead(200).end();
+    if (d.kind === 'refuse') return answerWith(res, d.status, refusalBody(url, d.message));
+    const tab = tabs.get(d.modelKey);
+    const none = `interlock replay: ${req.method} ${url} is not a model call; the recording holds none`;
+    if (!d.route.metered) return answerWith(res, 404, refusalBody(url, none));
+    requests += 1;
+    const m = departed
+      ? { departure: departed }
+      : matchCall(
+          calls,
+          compared,
+          done,
+          comparedRequest(req.method ?? 'POST', url, asCompared(body)),
+          requests,
+        );
+    if ('departure' in m) {
+      departed ??= m.departure;
+      return departWith(req, res, { departure: departed, api: d.route.api, tab, body });
+    }
+    done.add(m.index);
+    answered.push(calls[m.index]!.call);
+    answerFromRecording(req, res, { call: calls[m.index]!, api: d.route.api, tab, body });
+  };
+  const server: Server = http().createServer((req, res) => withBody(req, (body) => serve(req, res, body)));
+  // Codex's WebSocket: refused, so that it calls over HTTPS, as it did when it was recorded.
+  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
+    socket.end('HTTP/1.1 404 Refused\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    env: nodeEnvFor(stepKeys, port),
+    withheld: [...stepKeys.map((k) => k.name), 'CODEX_API_KEY', 'COPILOT_PROVIDER_API_KEY'],
+    openTab: (limits, record) => {
+      const tab = new ProxyTab(stepKeys, limits, DEFAULT_MODEL_PRICES, record);
+      for (const k of tab.keys) tabs.set(k, tab);
+      return tab;
+    },
+    closeTab: (tab) => {
+      tab.closed = true;
+      for (const k of tab.keys) tabs.delete(k);
+    },
+    departure: () => departed,
+    answered,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
