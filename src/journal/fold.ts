@@ -47,7 +47,10 @@ export function foldOnto(state: RunState, journal: Journal, graph: GraphShape): 
   return finish(journal, applied(resumed(kept.folding), journal, from));
 }
 
-/** What a state's fold had gathered, kept apart from the state (its caller may change the state's maps). */
+/**
+ * What a state's fold had gathered: the state shares its maps (a state is read, never changed), and a fold onto it
+ * starts from a copy, so the state stays as it was.
+ */
 interface Kept {
   folding: Folding;
   /** How many events were folded, and the last of them (the journal it continues must hold it). */
@@ -112,7 +115,7 @@ function applied(f: Folding, journal: Journal, from: number): Folding {
   return f;
 }
 
-/** The run state of a fold, kept with a copy of the fold for `foldOnto`. */
+/** The run state of a fold, with what it gathered kept for `foldOnto`. */
 function finish(journal: Journal, f: Folding): RunState {
   const state: RunState = {
     checkpoint: checkpointOf(journal, f),
@@ -123,7 +126,7 @@ function finish(journal: Journal, f: Folding): RunState {
     accepted_hash: f.acceptedHash,
     approval_sources: f.approvalSources,
   };
-  FOLDED.set(state, { folding: resumed(f), events: journal.events.length, last: journal.events.at(-1) });
+  FOLDED.set(state, { folding: f, events: journal.events.length, last: journal.events.at(-1) });
   return state;
 }
 
