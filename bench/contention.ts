@@ -6,6 +6,7 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/even
 import type { RunnerInfo } from '../src/journal/events/fields.js';
 import { appendEvents, serializeJournal } from '../src/journal/parse.js';
 import { decideNext, decideResult } from '../src/protocol/decide.js';
+import { runOf } from '../src/protocol/run.js';
 import { commit } from '../src/runner/journal-io/commit.js';
 import type { RunSetup } from '../src/runner/journal-io/read.js';
 import { GitStore } from '../src/store/git.js';
@@ -71,7 +72,7 @@ export async function contention(jobs: number): Promise<ContentionRow> {
           setup,
           runner,
           (cur) => {
-            const decision = decideNext(graph, cur.journal, cur.state, runner, node.id);
+            const decision = decideNext(runOf(graph, cur.journal, cur.state), { runner, only: node.id });
             return { events: decision.kind === 'dispatch' ? decision.events : ([] as NewEvent[]) };
           },
           { create: true },
@@ -83,11 +84,15 @@ export async function contention(jobs: number): Promise<ContentionRow> {
           setup,
           runner,
           (cur) =>
-            decideResult(graph, cur.journal, cur.state, node.id, 1, {
-              failures: [],
-              evidence: [],
-              outputs: {},
-              usage: { wall_ms: 1 },
+            decideResult(runOf(graph, cur.journal, cur.state), {
+              node: node.id,
+              attempt: 1,
+              outcome: {
+                failures: [],
+                evidence: [],
+                outputs: {},
+                usage: { wall_ms: 1 },
+              },
             }),
           { known: d.cur },
         );

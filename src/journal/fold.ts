@@ -5,7 +5,7 @@
  */
 
 import { checkpointUsage } from './checkpoint-usage.js';
-import type { Journal } from './events/events.js';
+import type { Journal, JournalEvent } from './events/events.js';
 import type { Folding } from './reducers/folding.js';
 import { expandedNodes, readyWithin } from './reducers/instances.js';
 import { REDUCERS } from './reducers/reducers.js';
@@ -27,7 +27,43 @@ import {
  * Throws JournalError naming the first event that breaks a rule.
  */
 export function fold(journal: Journal, graph: GraphShape): RunState {
-  const f: Folding = {
+  return finish(journal, applied(start(journal, graph), journal, 0));
+}
+
+/**
+ * Folds only the events `journal` holds past those `state` was folded from, onto that state: the state a fold of
+ * the whole journal gives (test/journal/fold-onto.test.ts holds the two equal on every prefix of every golden
+ * journal). `state` is left as it was. A state this module did not make, or a journal that does not continue the
+ * one `state` came from (another graph, other events before), is folded from scratch.
+ */
+export function foldOnto(state: RunState, journal: Journal, graph: GraphShape): RunState {
+  const kept = FOLDED.get(state);
+  const from = kept?.events ?? 0;
+  const continues =
+    kept !== undefined &&
+    kept.folding.graph === graph &&
+    journal.events.length >= from &&
+    (from === 0 || journal.events[from - 1] === kept.last);
+  if (!continues) return fold(journal, graph);
+  return finish(journal, applied(resumed(kept.folding), journal, from));
+}
+
+/**
+ * What a state's fold had gathered: the state shares its maps (a state is read, never changed), and a fold onto it
+ * starts from a copy, so the state stays as it was.
+ */
+interface Kept {
+  folding: Folding;
+  /** How many events were folded, and the last of them (the journal it continues must hold it). */
+  events: number;
+  last: JournalEvent | undefined;
+}
+
+const FOLDED = new WeakMap<RunState, Kept>();
+
+/** The fold before any event. */
+function start(journal: Journal, graph: GraphShape): Folding {
+  return {
     graph,
     specs: new Map(graph.nodes.map((n) => [n.id, n])),
     nodes: new Map(graph.nodes.map((n) => [n.id, newProgress(n.approaches.length)])),
@@ -44,7 +80,23 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
     forkedFrom: null,
     carried: 0,
   };
-  journal.events.forEach((e, index) => {
+}
+
+/** A copy of a kept fold that its reducers may change (they change the nodes' progress in place). */
+function resumed(f: Folding): Folding {
+  return {
+    ...f,
+    specs: new Map(f.specs),
+    nodes: structuredClone(f.nodes),
+    traversal: [...f.traversal],
+    approvalSources: [...f.approvalSources],
+  };
+}
+
+/** Applies the journal's events from index `from` on, each by its reducer (reducers.ts). */
+function applied(f: Folding, journal: Journal, from: number): Folding {
+  for (let index = from; index < journal.events.length; index++) {
+    const e = journal.events[index]!;
     const bad = (why: string): never => {
       throw new JournalError(`event ${e.seq} (${e.type}): ${why}`, e.seq);
     };
@@ -60,8 +112,13 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
       : undefined;
     if (!reduce) throw new JournalError(`unknown event ${JSON.stringify(e)}`, null);
     reduce(f, e, { index, bad });
-  });
-  return {
+  }
+  return f;
+}
+
+/** The run state of a fold, with what it gathered kept for `foldOnto`. */
+function finish(journal: Journal, f: Folding): RunState {
+  const state: RunState = {
     checkpoint: checkpointOf(journal, f),
     nodes: f.nodes,
     inputs: f.inputs,
@@ -70,6 +127,8 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
     accepted_hash: f.acceptedHash,
     approval_sources: f.approvalSources,
   };
+  FOLDED.set(state, { folding: f, events: journal.events.length, last: journal.events.at(-1) });
+  return state;
 }
 
 /** The checkpoint of what the fold gathered; its keys keep this order (the JSON is compared byte for byte). */

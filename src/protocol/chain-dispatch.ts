@@ -11,6 +11,7 @@ import { isResolved, type RunState } from '../journal/state.js';
 import { type AttemptContext, attemptContext } from './attempt/context.js';
 import { envelopeOf } from './attempt/envelope.js';
 import { gateEvents } from './commands/gate.js';
+import type { Run } from './run.js';
 
 /** One node of a chain after its first: what its part of the call is. */
 export interface ChainMember {
@@ -69,13 +70,12 @@ interface ChainRules {
  * session is not serialized, the attempt is a retry, or the session's chain already broke in this run.
  */
 export function readyChain(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  run: Run,
   head: GraphNode,
   approach: Approach,
   sameCredentials: SameCredentials = () => true,
 ): GraphNode[] {
+  const { graph, journal, state } = run;
   const session = head.session;
   if (!session?.serialized || !approach.engine || approach.prompt === undefined) return [head];
   if ((state.nodes.get(head.id)?.attempts ?? 0) !== 0 || broken(graph, journal, session.name)) return [head];
@@ -99,12 +99,11 @@ export function readyChain(
 
 /** The dispatch events of a chain (the first node's included) and the chain's members after the first. */
 export function chainDispatch(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  run: Run,
   chain: GraphNode[],
   runner: RunnerInfo,
 ): { events: NewEvent[]; members: ChainMember[] } {
+  const { state } = run;
   const head = chain[0]!;
   const session = head.session!.name;
   const events: NewEvent[] = [];
@@ -122,7 +121,7 @@ export function chainDispatch(
     });
     if (i === 0) return;
     const p = state.nodes.get(n.id)!;
-    const envelope = envelopeOf(graph, journal, state, n);
+    const envelope = envelopeOf(run, n);
     members.push({
       node: n,
       attempt: 1,

@@ -1,13 +1,12 @@
 /**
  * The decisions of the protocol: what happens next in a run (dispatch, skip, pre-check failure, completion,
- * or why it waits) and what an attempt's outcome writes. Pure functions of the graph, journal and state.
+ * or why it waits) and what an attempt's outcome writes. Pure functions of the run (`Run`: its graph, journal and
+ * state, run.ts); what they add is folded onto the run's state, never the journal again from scratch.
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
 import { type Approach, approachFor, type Graph, type GraphNode, nodeById } from '../graph/model.js';
-import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import type { Connection, Evidence, Failure, RunnerInfo, Usage } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
 import {
   attemptInFlight,
   attemptsThisRound,
@@ -27,6 +26,7 @@ import { type DailyCap, dailyCapEscalation } from './daily-cap.js';
 import { escalationAfter, escalationEvent } from './escalation.js';
 import { type ExpansionDecision, expansionDecision } from './expansion.js';
 import { loopEvents } from './loops.js';
+import { type Run, withEvents } from './run.js';
 import { blockedReason, whyNotReady } from './waiting.js';
 
 /** What happens next in a run. Kinds are spelled in kebab-case, as the Action's `status` values are. */
@@ -53,9 +53,7 @@ export type Decision =
 
 /** What deciding on one ready node needs. */
 interface Candidate {
-  graph: Graph;
-  journal: Journal;
-  state: RunState;
+  run: Run;
   node: GraphNode;
   p: NodeProgress;
   attempt: number;
@@ -74,18 +72,21 @@ function allResolved(graph: Graph, state: RunState): boolean {
   return graph.nodes.every((n) => isResolved(state.nodes.get(n.id)?.state));
 }
 
-/** Decides what happens next: the ready node to dispatch (or skip), completion, or why the run waits. */
-export function decideNext(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
-  runner: RunnerInfo,
-  only?: string,
+/** What `decideNext` is asked besides the run: who would run the node, and what limits the choice. */
+export interface NextAsk {
+  runner: RunnerInfo;
+  /** Decide on this node only (a `node: <id>` step). */
+  only?: string | undefined;
   /** Whether two nodes are given the same secrets (a serialized chain joins only such nodes); default: all are. */
-  sameCredentials?: SameCredentials,
+  sameCredentials?: SameCredentials | undefined;
   /** The repository's daily cost cap with the day's spend of other runs; absent when none is configured. */
-  dailyCap?: DailyCap,
-): Decision {
+  dailyCap?: DailyCap | undefined;
+}
+
+/** Decides what happens next: the ready node to dispatch (or skip), completion, or why the run waits. */
+export function decideNext(run: Run, ask: NextAsk): Decision {
+  const { graph, journal, state } = run;
+  const { runner, only, sameCredentials, dailyCap } = ask;
   const cp = state.checkpoint;
   if (cp.ended) {
     return {
@@ -106,7 +107,7 @@ export function decideNext(
   if (id === undefined) return { kind: 'blocked', reason: blockedReason(state) };
   const node = nodeById(graph, id)!;
   const p = state.nodes.get(id)!;
-  const expansion = expansionDecision(graph, journal, state, node, withCompletion);
+  const expansion = expansionDecision(run, node, withCompletion);
   if (expansion) return expansion;
   const attempt = p.attempts + 1;
   const approach = approachFor(node, p.failures);
@@ -120,7 +121,7 @@ export function decideNext(
   };
   const gate = gateEvents(graph, node, p);
   if (node.execute_conditions.length > 0 && (attemptsThisRound(p) === 0 || failedPrecheck(p))) {
-    const checked = conditionDecision({ graph, journal, state, node, p, attempt, approach, dispatch });
+    const checked = conditionDecision({ run, node, p, attempt, approach, dispatch });
     // A skip needs nobody's approval; a failed pre-check would dispatch, so a closed gate comes first.
     if (checked && (checked.kind === 'skip' || !gate)) return checked;
   }
@@ -131,25 +132,19 @@ export function decideNext(
     return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };
   }
   if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
-  const context = attemptContext(
-    cp.run_id,
-    id,
-    attempt,
-    approach,
-    p,
-    envelopeOf(graph, journal, state, node),
-    (scope) => state.nodes.get(scope),
+  const context = attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(run, node), (scope) =>
+    state.nodes.get(scope),
   );
-  const chain = readyChain(graph, journal, state, node, approach, sameCredentials);
+  const chain = readyChain(run, node, approach, sameCredentials);
   if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };
-  const { events, members } = chainDispatch(graph, journal, state, chain, runner);
+  const { events, members } = chainDispatch(run, chain, runner);
   return { kind: 'dispatch', node, attempt, approach, context, events, chain: members };
 }
 
 /** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
 function conditionDecision(c: Candidate): Decision | undefined {
-  const { graph, journal, state, node, p, attempt, approach, dispatch } = c;
-  const ctx = expressionContext(graph, state, attempt, node.id);
+  const { run, node, p, attempt, approach, dispatch } = c;
+  const ctx = expressionContext(run.graph, run.state, attempt, node.id);
   const errors: Failure[] = [];
   let anyTrue = false;
   for (const cond of node.execute_conditions) {
@@ -171,7 +166,7 @@ function conditionDecision(c: Candidate): Decision | undefined {
       usage: { wall_ms: 0 },
     };
     const escalation = lastAllowedAttempt(p)
-      ? [escalationEvent({ node, attempt, approach, failures: errors, journal })]
+      ? [escalationEvent({ node, attempt, approach, failures: errors, journal: run.journal })]
       : [];
     return { kind: 'precheck-failed', node: node.id, attempt, events: [dispatch, failed, ...escalation] };
   }
@@ -215,17 +210,19 @@ export type ResultDecision =
   | { kind: 'write'; events: NewEvent[]; recorded: boolean; escalated: boolean }
   | { kind: 'stale'; reason: string; events: [] };
 
-/** Turns an attempt's outcome into the events to append: recorded, or failed (and escalated after the last attempt). */
-export function decideResult(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
-  nodeId: string,
-  attempt: number,
-  outcome: AttemptOutcome,
+/** The attempt whose outcome `decideResult` turns into events. */
+export interface AttemptResult {
+  node: string;
+  attempt: number;
+  outcome: AttemptOutcome;
   /** A serialized chain's first node is judged by the chain's budget (`chainBudget`). */
-  limits: { budget?: GraphNode['budget'] } = {},
-): ResultDecision {
+  limits?: { budget?: GraphNode['budget'] };
+}
+
+/** Turns an attempt's outcome into the events to append: recorded, or failed (and escalated after the last attempt). */
+export function decideResult(run: Run, result: AttemptResult): ResultDecision {
+  const { graph, journal, state } = run;
+  const { node: nodeId, attempt, outcome, limits = {} } = result;
   const p = state.nodes.get(nodeId);
   const node = nodeById(graph, nodeId);
   const ended = state.checkpoint.ended;
@@ -264,10 +261,10 @@ export function decideResult(
       ...tail,
     };
     // A loop (`repeat:`) starts its next cycle or escalates in the same write: dependents never see it resolved.
-    const loop = loopEvents(graph, journal, node, recorded);
+    const loop = loopEvents(run, node, recorded);
     return {
       kind: 'write',
-      events: withCompletion(graph, journal, [recorded, ...loop]),
+      events: withCompletion(run, [recorded, ...loop]),
       recorded: true,
       escalated: loop.some((e) => e.type === 'NodeEscalated'),
     };
@@ -289,9 +286,9 @@ export function decideResult(
   return { kind: 'write', events, recorded: false, escalated };
 }
 
-/** Appends RunCompleted to `events` when applying them resolves every node. */
-export function withCompletion(graph: Graph, journal: Journal, events: NewEvent[]): NewEvent[] {
-  const after = fold(appendEvents(journal, events, ''), graph);
-  const done = !after.checkpoint.ended && allResolved(graph, after);
+/** Appends RunCompleted to `events` when applying them (onto the run's state) resolves every node. */
+export function withCompletion(run: Run, events: NewEvent[]): NewEvent[] {
+  const after = withEvents(run, events).state;
+  const done = !after.checkpoint.ended && allResolved(run.graph, after);
   return done ? [...events, { ...COMPLETION }] : events;
 }

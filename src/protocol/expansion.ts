@@ -7,14 +7,16 @@
 import { evaluateString, evaluateValue } from '../expressions/evaluate.js';
 import { type Graph, type GraphNode, nodeById } from '../graph/model.js';
 import { instanceKeyProblem, toleratedCount } from '../graph/schema/for-each.js';
-import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import type { Failure } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
 import { instancesOf, joinOf } from '../journal/reducers/instances.js';
 import type { NodeProgress, RunState } from '../journal/state.js';
 import { expressionContext } from './attempt/context.js';
 import { loopEventsAfter } from './loops.js';
+import { type Run, withEvents } from './run.js';
+
+/** Appends the run's completion to events that resolve every node (decide.ts `withCompletion`). */
+type WithCompletion = (run: Run, events: NewEvent[]) => NewEvent[];
 
 /** The most bytes of JSON one item may hold in the journal: an item is data for one instance, not a payload. */
 export const MAX_ITEM_BYTES = 16_384;
@@ -124,12 +126,11 @@ function expansion(graph: Graph, state: RunState, node: GraphNode, p: NodeProgre
  * `withCompletion` appends the run's completion to a join that resolves every node.
  */
 export function expansionDecision(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  run: Run,
   node: GraphNode,
-  withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
+  withCompletion: WithCompletion,
 ): ExpansionDecision | undefined {
+  const { graph, state } = run;
   const p = state.nodes.get(node.id);
   if ((!node.for_each && !node.subgraph) || !p) return undefined;
   if (p.state === 'pending') return expansion(graph, state, node, p);
@@ -137,8 +138,8 @@ export function expansionDecision(
   if (!join) return undefined;
   const joined = { type: 'NodeJoined' as const, node: node.id, ...join };
   // A looping sub-graph (`repeat:`) starts its next cycle or escalates in the same write.
-  const loop = node.repeat ? loopEventsAfter(graph, journal, node, joined) : [];
-  const events = withCompletion(graph, journal, [joined, ...loop]);
+  const loop = node.repeat ? loopEventsAfter(run, node, joined) : [];
+  const events = withCompletion(run, [joined, ...loop]);
   return { kind: 'join', node: node.id, tolerated: join.tolerated, events };
 }
 
@@ -174,23 +175,21 @@ export function expansionWhyNotReady(graph: Graph, state: RunState, id: string):
  * `mode: plan` writes before it lists the ready nodes, so a matrix gets instances (and the node after a join).
  */
 export function expansionEvents(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
-  withCompletion: (graph: Graph, journal: Journal, events: NewEvent[]) => NewEvent[],
+  from: Run,
+  withCompletion: WithCompletion,
 ): { events: NewEvent[]; decisions: ExpansionDecision[] } {
+  const { graph } = from;
   const events: NewEvent[] = [];
   const decisions: ExpansionDecision[] = [];
-  let j = journal;
-  let st = state;
+  let run = from;
   // Each pass expands every ready for_each and sub-graph node at once (they are independent: each was ready
   // on the same state, and max_parallel already bounds the list), or joins one; at most two passes per node the
   // run has, counting the instances and sub-graph nodes earlier passes made.
-  for (let pass = 0; pass <= st.nodes.size * 2 && !st.checkpoint.ended; pass++) {
-    const now = st.checkpoint.ready_nodes
+  for (let pass = 0; pass <= run.state.nodes.size * 2 && !run.state.checkpoint.ended; pass++) {
+    const now = run.state.checkpoint.ready_nodes
       .map((id) => nodeById(graph, id)!)
       .filter((n) => n.for_each || n.subgraph)
-      .map((n) => expansionDecision(graph, j, st, n, withCompletion))
+      .map((n) => expansionDecision(run, n, withCompletion))
       .filter((x) => x !== undefined);
     const expansions = now.filter((d) => d.kind !== 'join');
     const batch = expansions.length ? expansions : now.slice(0, 1);
@@ -199,12 +198,10 @@ export function expansionEvents(
       decisions.push(d);
       events.push(...d.events);
     }
-    j = appendEvents(
-      j,
+    run = withEvents(
+      run,
       batch.flatMap((d) => d.events),
-      '',
     );
-    st = fold(j, graph);
   }
   return { events, decisions };
 }

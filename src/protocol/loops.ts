@@ -5,22 +5,20 @@
  * the node is escalated with each cycle's outcome (`report.cycles`). Pure.
  */
 import { evaluateCondition } from '../expressions/evaluate.js';
-import type { Graph, GraphNode } from '../graph/model.js';
+import type { GraphNode } from '../graph/model.js';
 import type { EventOf, Journal, NewEvent } from '../journal/events/events.js';
 import type { EscalationReport } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
 import { expressionContext } from './attempt/context.js';
+import { type Run, withEvents } from './run.js';
 
 /** The events that follow a node's record: the next cycle, the loop's escalation, or none (loop ended, or no loop). */
 export function loopEvents(
-  graph: Graph,
-  journal: Journal,
+  run: Run,
   node: GraphNode,
   recorded: Omit<EventOf<'NodeRecorded'>, 'seq' | 'at'>,
 ): NewEvent[] {
   if (!node.repeat) return [];
-  return loopEventsAfter(graph, journal, node, recorded);
+  return loopEventsAfter(run, node, recorded);
 }
 
 /**
@@ -28,13 +26,12 @@ export function loopEvents(
  * outputs are its child nodes'; it makes no attempt of its own, so its cycles follow attempt 0).
  */
 export function loopEventsAfter(
-  graph: Graph,
-  journal: Journal,
+  run: Run,
   node: GraphNode,
   ended: Omit<EventOf<'NodeRecorded'>, 'seq' | 'at'> | Omit<EventOf<'NodeJoined'>, 'seq' | 'at'>,
 ): NewEvent[] {
   const repeat = node.repeat!;
-  const after = fold(appendEvents(journal, [ended], ''), graph);
+  const after = withEvents(run, [ended]).state;
   const p = after.nodes.get(node.id);
   const recorded =
     ended.type === 'NodeRecorded' ? ended : { attempt: p?.attempts ?? 0, outputs: { ...(p?.outputs ?? {}) } };
@@ -42,7 +39,7 @@ export function loopEventsAfter(
   let value: boolean;
   let why = 'false';
   try {
-    value = evaluateCondition(repeat.until, expressionContext(graph, after, recorded.attempt, node.id));
+    value = evaluateCondition(repeat.until, expressionContext(run.graph, after, recorded.attempt, node.id));
   } catch (e) {
     value = false;
     why = `could not be evaluated: ${(e as Error).message}`;
@@ -59,7 +56,7 @@ export function loopEventsAfter(
         after_attempt: recorded.attempt,
       },
     ];
-  return [loopEscalation(journal, node, recorded, why, cycle)];
+  return [loopEscalation(run.journal, node, recorded, why, cycle)];
 }
 
 /** The outputs a sub-graph's join gave: its child nodes' last records before it, in their order. */

@@ -3,20 +3,24 @@
  * job can run alone, in the plan's one write, before any job starts; each job then writes only its record. And the
  * other side: which journaled dispatch a matrix job may take as its own, re-decided from the journal. Pure.
  */
-import type { Graph } from '../graph/model.js';
-import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
-import type { DispatchInfo, RunState } from '../journal/state.js';
+import type { DispatchInfo } from '../journal/state.js';
 import type { SameCredentials } from './chain-dispatch.js';
 import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
+import { type Run, runOf, withEvents } from './run.js';
 
 /** The workflow run attempt a plan and its matrix jobs share. */
 export interface WaveRun {
   workflow_run_id: number;
   run_attempt: number;
+}
+
+/** What limits a wave's dispatches: which nodes may share a chain, and the repository's daily cap. */
+export interface WaveLimits {
+  sameCredentials?: SameCredentials;
+  dailyCap?: DailyCap;
 }
 
 /**
@@ -26,22 +30,18 @@ export interface WaveRun {
  * workflow run attempt, the plan's job (`planned_by`), and its place in the wave (`wave`), which paces the records.
  */
 export function planWave(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  from: Run,
   runnerOf: (node: string) => RunnerInfo,
   at: string,
-  opts: { sameCredentials?: SameCredentials; dailyCap?: DailyCap } = {},
+  opts: WaveLimits = {},
 ): { nodes: string[]; events: NewEvent[] } {
-  let j = journal;
-  let st = state;
+  let run = from;
   const events: NewEvent[] = [];
-  for (const id of state.checkpoint.ready_nodes) {
-    const d = decideNext(graph, j, st, runnerOf(id), id, opts.sameCredentials, opts.dailyCap);
+  for (const id of from.state.checkpoint.ready_nodes) {
+    const d = decideNext(run, { runner: runnerOf(id), only: id, ...opts });
     if (d.kind !== 'dispatch' || d.chain || d.node.effect !== undefined) continue;
     events.push(...d.events);
-    j = appendEvents(j, d.events, at);
-    st = fold(j, graph);
+    run = withEvents(run, d.events, at);
   }
   const nodes = events.map((e) => (e as { node: string }).node);
   const size = nodes.length;
@@ -68,24 +68,24 @@ export function plannedFor(d: DispatchInfo, run: WaveRun): boolean {
  * the attempt is told). Undefined when the node is not in flight under a plan's dispatch for this run attempt.
  */
 export function plannedDecision(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  run: Run,
   node: string,
-  run: WaveRun,
+  wave: WaveRun,
   sameCredentials?: SameCredentials,
 ): Extract<Decision, { kind: 'dispatch' }> | undefined {
+  const { graph, journal, state } = run;
   const p = state.nodes.get(node);
   const d = p?.dispatch;
-  if (p?.state !== 'in_flight' || !d || !plannedFor(d, run)) return undefined;
+  if (p?.state !== 'in_flight' || !d || !plannedFor(d, wave)) return undefined;
   let at = journal.events.length - 1;
   for (; at >= 0; at--) {
     const e = journal.events[at]!;
     if (e.type === 'NodeDispatched' && e.node === node && e.attempt === d.attempt) break;
   }
   if (at < 0) return undefined;
-  const before: Journal = { ...journal, events: journal.events.slice(0, at) };
-  const decision = decideNext(graph, before, fold(before, graph), d.runner, node, sameCredentials);
+  // The journal before the dispatch is a prefix, not a continuation: its run is folded from scratch.
+  const before = runOf(graph, { ...journal, events: journal.events.slice(0, at) });
+  const decision = decideNext(before, { runner: d.runner, only: node, sameCredentials });
   if (decision.kind !== 'dispatch' || decision.chain || decision.attempt !== d.attempt) return undefined;
   return decision;
 }

@@ -6,14 +6,12 @@
  * retry ready, not in flight and held), only when no attempt is in flight (recovery, which a whole step runs
  * first, would have nothing to probe), and only while the run goes on. Pure.
  */
-import type { Graph } from '../graph/model.js';
-import type { Journal, NewEvent } from '../journal/events/events.js';
+import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
 import type { SameCredentials } from './chain-dispatch.js';
 import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
+import { type Run, withEvents } from './run.js';
 
 /** What the record write carries besides the result: the next dispatch or the run's completion. */
 export interface NextInRecord {
@@ -26,18 +24,17 @@ export interface NextInRecord {
  * result is written alone and a whole step decides what follows.
  */
 export function nextInRecordWrite(
-  graph: Graph,
-  journal: Journal,
+  run: Run,
   result: { events: NewEvent[]; recordedAll: boolean },
   at: string,
   runner: RunnerInfo,
   opts: { sameCredentials?: SameCredentials; dailyCap?: DailyCap | undefined } = {},
 ): NextInRecord | undefined {
   if (!result.recordedAll) return undefined;
-  const after = appendEvents(journal, result.events, at);
-  const state = fold(after, graph);
-  if (state.checkpoint.ended || state.checkpoint.active_nodes.length) return undefined;
-  const decision = decideNext(graph, after, state, runner, undefined, opts.sameCredentials, opts.dailyCap);
+  const after = withEvents(run, result.events, at);
+  const cp = after.state.checkpoint;
+  if (cp.ended || cp.active_nodes.length) return undefined;
+  const decision = decideNext(after, { runner, ...opts });
   return decision.kind === 'dispatch' || decision.kind === 'complete'
     ? { decision, events: decision.events }
     : undefined;

@@ -6,13 +6,11 @@
  * or interrupted in the run, its nodes go one a call. Pure.
  */
 
-import { approachFor, type Graph, type GraphNode } from '../graph/model.js';
+import { approachFor, type GraphNode } from '../graph/model.js';
 import type { Budget } from '../graph/schema/budget.js';
-import type { Journal, NewEvent } from '../journal/events/events.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
-import type { RunState } from '../journal/state.js';
+import type { NewEvent } from '../journal/events/events.js';
 import { type AttemptOutcome, decideResult, type ResultDecision } from './decide.js';
+import { type Run, withEvents } from './run.js';
 
 /** Each limit set by every node of the chain, summed: what the one call may use. */
 export function chainBudget(nodes: readonly GraphNode[]): Budget | undefined {
@@ -42,34 +40,30 @@ export interface ChainOutcome {
  * of the chain after it, checked or not, is given back. The first node's budget is the chain's (`chainBudget`).
  */
 export function decideChainResult(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
+  from: Run,
   chain: readonly { node: string; attempt: number }[],
   outcomes: readonly ChainOutcome[],
 ): { decisions: ResultDecision[]; events: NewEvent[]; recorded: number } {
-  let j = journal;
-  let s = state;
+  let run = from;
   const events: NewEvent[] = [];
   const decisions: ResultDecision[] = [];
   let recorded = 0;
-  const nodes = chain.map((c) => graph.nodes.find((n) => n.id === c.node)!);
+  const nodes = chain.map((c) => from.graph.nodes.find((n) => n.id === c.node)!);
   for (const [i, o] of outcomes.entries()) {
-    const budget = i === 0 ? { budget: chainBudget(nodes) } : {};
-    const d = decideResult(graph, j, s, o.node, o.attempt, o.outcome, budget);
+    const limits = i === 0 ? { budget: chainBudget(nodes) } : {};
+    const d = decideResult(run, { node: o.node, attempt: o.attempt, outcome: o.outcome, limits });
     decisions.push(d);
     // The run ended meanwhile: nothing more is written (the fold refuses any event after the end).
     if (d.kind === 'stale') return { decisions, events, recorded };
     events.push(...d.events);
-    j = appendEvents(j, d.events, '');
-    s = fold(j, graph);
+    run = withEvents(run, d.events);
     if (!d.recorded) break;
     recorded += 1;
   }
   if (recorded < chain.length) {
     const failed = outcomes[recorded]?.node ?? chain[recorded]!.node;
     for (const c of chain.slice(recorded + 1)) {
-      if (s.nodes.get(c.node)?.state !== 'in_flight') continue;
+      if (run.state.nodes.get(c.node)?.state !== 'in_flight') continue;
       events.push({
         type: 'NodeReturned',
         node: c.node,

@@ -8,20 +8,19 @@ import { randomUUID } from 'node:crypto';
 import { gitHead } from '../evidence/local.js';
 import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
-import { fold } from '../journal/fold.js';
-import { appendEvents } from '../journal/parse.js';
 import { failpoint } from '../os/crash-failpoint.js';
 import { sameCredentials } from '../os/node-user/node-credentials.js';
 import type { ChainMember } from '../protocol/chain-dispatch.js';
 import { type Decision, decideNext } from '../protocol/decide.js';
 import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dispatch.js';
+import { withEvents } from '../protocol/run.js';
 import { afterInterruptionOf, recoveryWords } from '../render/recovery-words.js';
 import type { AttemptOptions, AttemptSetup } from './attempt/attempt.js';
 import { type DailyCapSource, dailyCapCounted, dailyCapNow } from './daily-cap.js';
 import { decisionFailpoint } from './decision-failpoint.js';
 import { withEffectMark } from './effects/secret.js';
 import { commit, storeFailure } from './journal-io/commit.js';
-import { isoNow, type RunSnapshot } from './journal-io/read.js';
+import { isoNow, type RunSnapshot, runIn } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
 import { claimPlanned, type PlannedSetup } from './planned-step.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
@@ -100,22 +99,11 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
         return { decision: mine.decision as Decision, recovered: [], left: [], events: [], exact: true };
       }
       const rec = await recoveryFor(setup, cur, probe, scope);
-      let { journal, state } = cur;
-      if (rec.events.length) {
-        journal = appendEvents(journal, rec.events, (setup.now ?? isoNow)());
-        state = fold(journal, setup.graph);
-      }
+      // Recovery's events are folded onto the state read; the decision is taken on the run they leave.
+      const run = withEvents(runIn(setup, cur), rec.events, (setup.now ?? isoNow)());
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = withEffectMark(
-        decideNext(
-          setup.graph,
-          journal,
-          state,
-          withGitBase(runner, executor.gitBase),
-          only,
-          sameCredentials,
-          dailyCap,
-        ),
+        decideNext(run, { runner: withGitBase(runner, executor.gitBase), only, sameCredentials, dailyCap }),
       );
       // An effect acts through GitHub's API: where there is none (the CLI), it is refused before its dispatch.
       if (needsGitHub(setup, decision))
@@ -182,7 +170,7 @@ export function nextInRecord(
   if (dailyCap === 'recount') return undefined;
   const runner = withGitBase(executor.runner, executor.gitBase);
   const at = (setup.now ?? isoNow)();
-  const next = nextInRecordWrite(setup.graph, cur.journal, result, at, runner, { sameCredentials, dailyCap });
+  const next = nextInRecordWrite(runIn(setup, cur), result, at, runner, { sameCredentials, dailyCap });
   if (!next) return undefined;
   const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).

@@ -3,12 +3,14 @@
  * attempt's options rebuilt from the journal as it stood at its dispatch, under the graph as it is now (so a
  * changed prompt is what the replay runs). Reads only; the journal is never written.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { Journal, JournalEvent } from '../journal/events/events.js';
 import { fold } from '../journal/fold.js';
 import { sameCredentials } from '../os/node-user/node-credentials.js';
 import { decideNext } from '../protocol/decide.js';
+import { runOf } from '../protocol/run.js';
 import type { AttemptOptions } from './attempt/attempt.js';
 
 /** Where an attempt's recording is, as its record in the journal says. */
@@ -74,7 +76,7 @@ export function replayOptions(
   if (dispatch.chain)
     return `"${node}" attempt ${attempt} was dispatched in a serialized chain: a chain's attempt is not replayed yet`;
   const before: Journal = { ...journal, events: journal.events.slice(0, at) };
-  const decision = decideNext(graph, before, fold(before, graph), dispatch.runner, node, sameCredentials);
+  const decision = decideNext(runOf(graph, before), { runner: dispatch.runner, only: node, sameCredentials });
   if (decision.kind !== 'dispatch' || decision.attempt !== attempt)
     return `the graph as it is now does not dispatch "${node}" attempt ${attempt} where the run did (${decision.kind === 'dispatch' ? `it would be attempt ${decision.attempt}` : 'reason' in decision ? decision.reason : decision.kind})`;
   const after: Journal = { ...journal, events: journal.events.slice(0, at + 1) };

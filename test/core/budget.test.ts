@@ -22,11 +22,15 @@ const NODES = `  - id: plan
 /** Ends the node's attempt in flight with this usage (and these failures). */
 function end(sim: Sim, node: string, usage: Usage, failures: Failure[] = []): Sim {
   const s = sim.state;
-  const r = decideResult(sim.graph, sim.journal, s, node, s.nodes.get(node)!.dispatch!.attempt, {
-    failures,
-    evidence: [],
-    outputs: {},
-    usage,
+  const r = decideResult(sim.run, {
+    node,
+    attempt: s.nodes.get(node)!.dispatch!.attempt,
+    outcome: {
+      failures,
+      evidence: [],
+      outputs: {},
+      usage,
+    },
   });
   if (r.kind !== 'write') throw new Error(r.reason);
   return sim.append(r.events);

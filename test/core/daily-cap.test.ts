@@ -38,16 +38,20 @@ function cap(others_usd: number, more: Partial<DailyCap> = {}): DailyCap {
 }
 
 function decide(sim: Sim, c: DailyCap | undefined) {
-  return decideNext(sim.graph, sim.journal, sim.state, RUNNER, undefined, undefined, c);
+  return decideNext(sim.run, { runner: RUNNER, dailyCap: c });
 }
 
 function end(sim: Sim, node: string, usage: Usage): Sim {
   const s = sim.state;
-  const r = decideResult(sim.graph, sim.journal, s, node, s.nodes.get(node)!.dispatch!.attempt, {
-    failures: [],
-    evidence: [],
-    outputs: {},
-    usage,
+  const r = decideResult(sim.run, {
+    node,
+    attempt: s.nodes.get(node)!.dispatch!.attempt,
+    outcome: {
+      failures: [],
+      evidence: [],
+      outputs: {},
+      usage,
+    },
   });
   if (r.kind !== 'write') throw new Error(r.reason);
   return sim.append(r.events);

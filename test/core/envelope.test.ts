@@ -1,11 +1,13 @@
 // The task envelope (src/protocol/attempt/envelope.ts): each check in words, and the text appended to a prompt, with
 // every value quoted as data.
+
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { checkWords, envelopeOf, envelopeText } from '../../src/protocol/attempt/envelope.js';
+import { runOf } from '../../src/protocol/run.js';
 
 describe('task envelope', () => {
   it('says each evidence check in words', () => {
@@ -82,7 +84,7 @@ describe("the envelope's protected paths (issue 45)", () => {
       path: '.github/interlock/g.yml',
       text: readFileSync(`${dir}graph.yml`, 'utf8'),
     });
-    const e = envelopeOf(graph, journal, fold(journal, graph), graph.nodes[0]!);
+    const e = envelopeOf(runOf(graph, journal), graph.nodes[0]!);
     expect(e.protected_paths).toEqual(['.github/interlock/g.yml', '.github/interlock.yml', '.interlock/']);
   });
 });

@@ -428,7 +428,7 @@ describe('for_each: what mode: plan writes before it lists the ready nodes', () 
 `),
     );
     const sim = new Sim(g);
-    const first = expansionEvents(g, sim.journal, sim.state, withCompletion);
+    const first = expansionEvents(sim.run, withCompletion);
     expect(first.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['expand one', 'expand two']);
     sim.append(first.events);
     expect(sim.cp.ready_nodes).toEqual(['one[0]', 'one[1]', 'two[0]']);
@@ -436,11 +436,11 @@ describe('for_each: what mode: plan writes before it lists the ready nodes', () 
       sim.dispatch(id);
       sim.succeed(id);
     }
-    const second = expansionEvents(g, sim.journal, sim.state, withCompletion);
+    const second = expansionEvents(sim.run, withCompletion);
     expect(second.decisions.map((d) => `${d.kind} ${d.node}`)).toEqual(['join one', 'join two']);
     sim.append(second.events);
     expect(sim.cp.ready_nodes).toEqual(['after']);
-    expect(expansionEvents(g, sim.journal, sim.state, withCompletion).events).toEqual([]);
+    expect(expansionEvents(sim.run, withCompletion).events).toEqual([]);
   });
 });
 

@@ -2,34 +2,11 @@
 // CLI and the real Action, see its README) must parse without losing a field, and fold to the
 // checkpoint committed beside them, byte for byte. A failure here means the journal format changed: give it a
 // new `format` and a migration; never regenerate the fixtures to make this pass.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGraph } from '../../src/graph/load/load.js';
 import { EventSchema, JOURNAL_FORMAT, JournalHeaderSchema } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
-
-const dir = new URL('../fixtures/journals/', import.meta.url).pathname;
-const goldens = readdirSync(dir, { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort();
-
-function load(name: string) {
-  const read = (f: string) => readFileSync(join(dir, name, f), 'utf8');
-  const text = read('journal.json');
-  const journal = parseJournal(text, `${name}/journal.json`);
-  // A sub-graph's file is beside graph.yml, under the name the graph gives it.
-  const readGraph = (p: string) => {
-    const file = join(dir, name, posix.relative(posix.dirname(journal.graph.path), p));
-    return existsSync(file)
-      ? { source: { path: p, text: readFileSync(file, 'utf8') }, readSkill: () => undefined }
-      : undefined;
-  };
-  const graph = parseGraph({ path: journal.graph.path, text: read('graph.yml') }, undefined, { readGraph });
-  return { text, journal, graph, checkpoint: read('checkpoint.json') };
-}
+import { goldens, loadGolden as load } from './goldens.js';
 
 /** The checkpoint as `interlock status --json` prints it (the form the fixtures were written in). */
 const printed = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;

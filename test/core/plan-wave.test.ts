@@ -35,7 +35,7 @@ const runnerOf = (node: string): RunnerInfo => ({
 describe("a plan's wave", () => {
   it('dispatches each ready node a job can run alone, in order, each with its place; a gate or a skip is left to its job', () => {
     const sim = new Sim(g);
-    const wave = planWave(g, sim.journal, sim.state, runnerOf, at(2));
+    const wave = planWave(sim.run, runnerOf, at(2));
     expect(wave.nodes).toEqual(['a', 'b']);
     expect(wave.events.map((e) => e.type)).toEqual(['NodeDispatched', 'NodeDispatched']);
     expect(wave.events.map((e) => (e as { runner: RunnerInfo }).runner.wave)).toEqual([
@@ -51,9 +51,9 @@ describe("a plan's wave", () => {
     const sim = new Sim(g);
     sim.dispatch('b');
     sim.fail('b');
-    const wave = planWave(g, sim.journal, sim.state, runnerOf, at(9));
+    const wave = planWave(sim.run, runnerOf, at(9));
     sim.append(wave.events);
-    const d = plannedDecision(g, sim.journal, sim.state, 'b', RUN);
+    const d = plannedDecision(sim.run, 'b', RUN);
     expect(wave.nodes).toEqual(['a', 'b']);
     expect(d).toMatchObject({ kind: 'dispatch', attempt: 2, approach: { label: 'retry[0]' } });
     // The attempt is told the failure before it, as a job that dispatched it itself would have been.
@@ -62,15 +62,15 @@ describe("a plan's wave", () => {
 
   it("is taken only by a job of the plan's run attempt, and only while in flight", () => {
     const sim = new Sim(g);
-    sim.append(planWave(g, sim.journal, sim.state, runnerOf, at(2)).events);
-    expect(plannedDecision(g, sim.journal, sim.state, 'a', { ...RUN, run_attempt: 2 })).toBeUndefined();
-    expect(plannedDecision(g, sim.journal, sim.state, 'a', { ...RUN, workflow_run_id: 78 })).toBeUndefined();
-    expect(plannedDecision(g, sim.journal, sim.state, 'gated', RUN)).toBeUndefined();
+    sim.append(planWave(sim.run, runnerOf, at(2)).events);
+    expect(plannedDecision(sim.run, 'a', { ...RUN, run_attempt: 2 })).toBeUndefined();
+    expect(plannedDecision(sim.run, 'a', { ...RUN, workflow_run_id: 78 })).toBeUndefined();
+    expect(plannedDecision(sim.run, 'gated', RUN)).toBeUndefined();
     sim.succeed('a');
-    expect(plannedDecision(g, sim.journal, sim.state, 'a', RUN)).toBeUndefined();
+    expect(plannedDecision(sim.run, 'a', RUN)).toBeUndefined();
     // A node its own job dispatched (no `planned_by`) is no plan's.
     const own = new Sim(g);
     own.dispatch('a');
-    expect(plannedDecision(g, own.journal, own.state, 'a', RUN)).toBeUndefined();
+    expect(plannedDecision(own.run, 'a', RUN)).toBeUndefined();
   });
 });

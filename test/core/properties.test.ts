@@ -10,6 +10,7 @@ import { type Checkpoint, JournalError } from '../../src/journal/state.js';
 import { approveRerun, failRun, settleNode } from '../../src/protocol/commands/person-commands.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { recoverEvents } from '../../src/protocol/recovery.js';
+import { runOf } from '../../src/protocol/run.js';
 import { append, graph, RUNNER, startJournal } from './sim.js';
 
 // --- graphs -------------------------------------------------------------------------------------
@@ -160,7 +161,7 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
   const pick = (list: string[]) => list[a.k % list.length];
   switch (a.kind) {
     case 'next': {
-      const d = decideNext(g, j, state, RUNNER);
+      const d = decideNext(runOf(g, j, state), { runner: RUNNER });
       if (d.kind === 'dispatch' || d.kind === 'skip' || d.kind === 'precheck-failed') {
         const id = d.kind === 'dispatch' ? d.node.id : d.node;
         // decideNext only ever proposes a ready node, never one in flight
@@ -175,11 +176,15 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
       const id = pick(cp.active_nodes);
       if (!id) return [];
       const attempt = state.nodes.get(id)!.dispatch!.attempt;
-      const r = decideResult(g, j, state, id, attempt, {
-        failures: a.kind === 'fail' ? [{ check: 'exit', message: 'exited 1' }] : [],
-        evidence: [],
-        outputs: {},
-        usage: { wall_ms: a.mask % 100 },
+      const r = decideResult(runOf(g, j, state), {
+        node: id,
+        attempt,
+        outcome: {
+          failures: a.kind === 'fail' ? [{ check: 'exit', message: 'exited 1' }] : [],
+          evidence: [],
+          outputs: {},
+          usage: { wall_ms: a.mask % 100 },
+        },
       });
       // a result that arrives after the run ended is stale: it is never written after the end
       expect(r.kind).toBe(cp.ended ? 'stale' : 'write');

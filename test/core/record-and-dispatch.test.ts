@@ -27,14 +27,14 @@ describe('the record-and-dispatch write', () => {
     sim.succeed('a');
     sim.dispatch('side');
     sim.succeed('side');
-    const next = nextInRecordWrite(g, sim.journal, { events: [], recordedAll: true }, AT, RUNNER);
+    const next = nextInRecordWrite(sim.run, { events: [], recordedAll: true }, AT, RUNNER);
     expect(next?.decision).toMatchObject({ kind: 'dispatch', node: { id: 'b' } });
   });
 
   it('leaves a failure, or a result that did not record every node, to be written alone', () => {
     const sim = new Sim(g);
     sim.dispatch('a');
-    expect(nextInRecordWrite(g, sim.journal, { events: recorded('a'), recordedAll: false }, AT, RUNNER)).toBe(
+    expect(nextInRecordWrite(sim.run, { events: recorded('a'), recordedAll: false }, AT, RUNNER)).toBe(
       undefined,
     );
   });
@@ -43,18 +43,12 @@ describe('the record-and-dispatch write', () => {
     const sim = new Sim(g);
     sim.dispatch('a');
     sim.dispatch('side');
-    expect(nextInRecordWrite(g, sim.journal, { events: recorded('a'), recordedAll: true }, AT, RUNNER)).toBe(
+    expect(nextInRecordWrite(sim.run, { events: recorded('a'), recordedAll: true }, AT, RUNNER)).toBe(
       undefined,
     );
     const alone = new Sim(g);
     alone.dispatch('a');
-    const next = nextInRecordWrite(
-      g,
-      alone.journal,
-      { events: recorded('a'), recordedAll: true },
-      AT,
-      RUNNER,
-    );
+    const next = nextInRecordWrite(alone.run, { events: recorded('a'), recordedAll: true }, AT, RUNNER);
     expect(next?.decision.kind).toBe('dispatch');
   });
 
@@ -65,7 +59,7 @@ describe('the record-and-dispatch write', () => {
       sim.succeed(id);
     }
     sim.dispatch('b');
-    const next = nextInRecordWrite(g, sim.journal, { events: recorded('b'), recordedAll: true }, AT, RUNNER);
+    const next = nextInRecordWrite(sim.run, { events: recorded('b'), recordedAll: true }, AT, RUNNER);
     expect(next?.decision.kind).toBe('complete');
   });
 });

@@ -1,6 +1,7 @@
 // Journals an older release wrote with a bug (test/fixtures/released-journals/, made by running that release's
 // CLI) are read by today's code and go on: the run wedged at the daily cap by the old fold is no longer wedged.
 // The CLI's side (a header's absolute graph path) is in test/cli/graph-change-refusal.test.ts.
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { journalGraphPath } from '../../src/journal/graph-path.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { waitingUnfolded } from '../../src/journal/waiting-unfolded.js';
 import { decideNext } from '../../src/protocol/decide.js';
+import { runOf } from '../../src/protocol/run.js';
 import { RUNNER } from './sim.js';
 
 const dir = new URL('../fixtures/released-journals/', import.meta.url).pathname;
@@ -33,7 +35,7 @@ describe('journals the release before the fix wrote', () => {
     const state = fold(journal, graph);
     expect(state.checkpoint.status).toBe('running');
     expect(state.checkpoint.ready_nodes).toEqual(['work']);
-    const d = decideNext(graph, journal, state, RUNNER);
+    const d = decideNext(runOf(graph, journal, state), { runner: RUNNER });
     expect(d).toMatchObject({ kind: 'dispatch', node: { id: 'work' }, attempt: 3 });
   });
 

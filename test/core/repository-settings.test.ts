@@ -16,12 +16,15 @@ const NODES = `  - id: open-pr
 function failWith(failures: Failure[]): Sim {
   const sim = new Sim(graph(graphText(NODES)));
   sim.dispatch();
-  const s = sim.state;
-  const r = decideResult(sim.graph, sim.journal, s, 'open-pr', 1, {
-    failures,
-    evidence: [],
-    outputs: {},
-    usage: { wall_ms: 10 },
+  const r = decideResult(sim.run, {
+    node: 'open-pr',
+    attempt: 1,
+    outcome: {
+      failures,
+      evidence: [],
+      outputs: {},
+      usage: { wall_ms: 10 },
+    },
   });
   if (r.kind !== 'write') throw new Error(r.reason);
   return sim.append(r.events);

@@ -3,6 +3,7 @@
 // function (`startRound`, src/journal/reducers/rounds.ts); an approval answers the escalation its report names;
 // "the last allowed attempt" is one statement (`lastAllowedAttempt`, src/journal/state.ts). Each broken on
 // purpose once (see the commit that added this file).
+
 import { describe, expect, it } from 'vitest';
 import { emptySums } from '../../src/journal/daily-usage.js';
 import type { NodeProgress } from '../../src/journal/state.js';
@@ -11,6 +12,7 @@ import { rerunFrom } from '../../src/protocol/commands/rerun-from.js';
 import type { DailyCap } from '../../src/protocol/daily-cap.js';
 import { decideNext } from '../../src/protocol/decide.js';
 import { escalationAfter } from '../../src/protocol/escalation.js';
+import { runOf } from '../../src/protocol/run.js';
 import { EXIT_1, graph, graphText, RUNNER, Sim } from './sim.js';
 
 const NODES = `  - id: prep
@@ -35,7 +37,7 @@ function cap(daily_usd = 5): DailyCap {
 }
 
 function decide(sim: Sim, c: DailyCap | undefined) {
-  return decideNext(sim.graph, sim.journal, sim.state, RUNNER, undefined, undefined, c);
+  return decideNext(runOf(sim.graph, sim.journal, sim.state), { runner: RUNNER, dailyCap: c });
 }
 
 /** "work" escalated at the daily cap, then a person reran from "prep" (upstream) once the cap was raised. */

@@ -14,6 +14,7 @@ import { graphChange } from '../../src/protocol/commands/graph-change.js';
 import { approveRerun } from '../../src/protocol/commands/person-commands.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
 import { recoverEvents } from '../../src/protocol/recovery.js';
+import { runOf } from '../../src/protocol/run.js';
 import { readRun } from '../../src/runner/journal-io/read.js';
 import { FileStore } from '../../src/store/file.js';
 import {
@@ -179,7 +180,7 @@ describe('rule 2: a node in flight is not ready, so it is never dispatched twice
     sim.dispatch('a');
     sim.succeed('a');
     const outcome = { failures: [], evidence: [], outputs: {}, usage: { wall_ms: 1 } };
-    expect(decideResult(g, sim.journal, sim.state, 'a', 1, outcome)).toEqual({
+    expect(decideResult(sim.run, { node: 'a', attempt: 1, outcome })).toEqual({
       kind: 'stale',
       events: [],
       reason:
@@ -193,11 +194,15 @@ describe('rule 2: a node in flight is not ready, so it is never dispatched twice
     sim.failRun('ann', 'wrong issue');
     for (const failures of [[], EXIT_1]) {
       expect(
-        decideResult(g, sim.journal, sim.state, 'a', 1, {
-          failures,
-          evidence: [],
-          outputs: {},
-          usage: { wall_ms: 1 },
+        decideResult(sim.run, {
+          node: 'a',
+          attempt: 1,
+          outcome: {
+            failures,
+            evidence: [],
+            outputs: {},
+            usage: { wall_ms: 1 },
+          },
         }),
       ).toEqual({
         kind: 'stale',
@@ -910,7 +915,7 @@ describe('the pre-check: execute_conditions', () => {
     const allowed = graphChange(fixed, fold(sim.journal, fixed), 'ann');
     const j = append(sim.journal, allowed.ok ? allowed.events : []);
     const state = fold(j, fixed);
-    const next = decideNext(fixed, j, state, RUNNER);
+    const next = decideNext(runOf(fixed, j, state), { runner: RUNNER });
     expect(next).toMatchObject({ kind: 'skip', node: 'deploy' });
     const after = fold(append(j, 'events' in next ? next.events : []), fixed).checkpoint;
     expect(after.skipped_nodes).toEqual(['deploy']);

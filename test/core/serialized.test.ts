@@ -34,9 +34,7 @@ function runChain(sim: Sim, outcomes: AttemptOutcome[]): ReturnType<typeof decid
     ...(d.chain ?? []).map((m) => ({ node: m.node.id, attempt: m.attempt })),
   ];
   const r = decideChainResult(
-    sim.graph,
-    sim.journal,
-    sim.state,
+    sim.run,
     chain,
     outcomes.map((outcome, i) => ({ node: chain[i]!.node, attempt: chain[i]!.attempt, outcome })),
   );
@@ -132,7 +130,7 @@ describe('rule: a chain joins only nodes with the same network and the same secr
     const sim = new Sim(G);
     const head = G.nodes.find((n) => n.id === 'a')!;
     const onlyC = (x: string, y: string) => (x === 'c') === (y === 'c');
-    const chain = readyChain(G, sim.journal, sim.state, head, approachFor(head, 0), onlyC);
+    const chain = readyChain(sim.run, head, approachFor(head, 0), onlyC);
     expect(chain.map((n) => n.id)).toEqual(['a', 'b']);
   });
 });

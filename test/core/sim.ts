@@ -10,6 +10,7 @@ import { type Checkpoint, JournalError, type RunState } from '../../src/journal/
 import { approveRerun, failRun, settleNode } from '../../src/protocol/commands/person-commands.js';
 import { type Decision, decideNext, decideResult } from '../../src/protocol/decide.js';
 import { type Probe, recoverEvents } from '../../src/protocol/recovery.js';
+import { type Run, runOf } from '../../src/protocol/run.js';
 
 export const RUNNER: RunnerInfo = { kind: 'local', host: 'test-host', pid: 4242, exec_tag: 'tag' };
 export const EXIT_1: Failure[] = [{ check: 'exit', message: 'exited 1' }];
@@ -58,6 +59,11 @@ export class Sim {
     return fold(this.journal, this.graph);
   }
 
+  /** The run as the protocol's decisions take it: this graph, this journal, its state. */
+  get run(): Run {
+    return runOf(this.graph, this.journal);
+  }
+
   get cp(): Checkpoint {
     return this.state.checkpoint;
   }
@@ -68,7 +74,7 @@ export class Sim {
   }
 
   next(only?: string): Decision {
-    return decideNext(this.graph, this.journal, this.state, RUNNER, only);
+    return decideNext(this.run, { runner: RUNNER, only });
   }
 
   /** Decides the next step and writes what it decided (dispatch, skip, completion, pre-check failure). */
@@ -92,23 +98,20 @@ export class Sim {
   }
 
   succeed(node: string, outputs: Record<string, string> = {}, wall_ms = 10): this {
-    const r = decideResult(this.graph, this.journal, this.state, node, this.attemptOf(node), {
+    const outcome = {
       failures: [],
       evidence: [{ check: 'command true', passed: true, observed: 'exit 0' }],
       outputs,
       usage: { wall_ms },
-    });
+    };
+    const r = decideResult(this.run, { node, attempt: this.attemptOf(node), outcome });
     if (r.kind !== 'write') throw new Error(r.reason);
     return this.append(r.events);
   }
 
   fail(node: string, failures: Failure[] = EXIT_1, wall_ms = 10): this {
-    const r = decideResult(this.graph, this.journal, this.state, node, this.attemptOf(node), {
-      failures,
-      evidence: [],
-      outputs: {},
-      usage: { wall_ms },
-    });
+    const outcome = { failures, evidence: [], outputs: {}, usage: { wall_ms } };
+    const r = decideResult(this.run, { node, attempt: this.attemptOf(node), outcome });
     if (r.kind !== 'write') throw new Error(r.reason);
     return this.append(r.events);
   }

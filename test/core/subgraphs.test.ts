@@ -417,7 +417,7 @@ describe('sub-graph rule 6: one plan expands every sub-graph that is ready', () 
     const sim = new Sim(load(text));
     sim.dispatch();
     sim.succeed('plan', { tasks: JSON.stringify(keys) });
-    const { events } = expansionEvents(sim.graph, sim.journal, sim.state, withCompletion);
+    const { events } = expansionEvents(sim.run, withCompletion);
     sim.append(events);
     expect(events.filter((e) => e.type === 'NodeExpanded')).toHaveLength(41);
     expect(sim.cp.ready_nodes).toEqual(keys.map((k) => `work[${k}]/build`));

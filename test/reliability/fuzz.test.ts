@@ -20,6 +20,7 @@ import { validRunId } from '../../src/journal/run-id.js';
 import { JournalError } from '../../src/journal/state.js';
 import { parseOutputFile } from '../../src/protocol/attempt/output-file.js';
 import { decideNext, decideResult } from '../../src/protocol/decide.js';
+import { runOf } from '../../src/protocol/run.js';
 import { commit } from '../../src/runner/journal-io/commit.js';
 import type { RunSetup } from '../../src/runner/journal-io/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
@@ -350,7 +351,7 @@ describe('fuzz: concurrent writers on one journal', () => {
                 setup,
                 runner,
                 (cur) => {
-                  const dec = decideNext(FAN, cur.journal, cur.state, runner);
+                  const dec = decideNext(runOf(FAN, cur.journal, cur.state), { runner });
                   return {
                     dec,
                     events:
@@ -366,11 +367,10 @@ describe('fuzz: concurrent writers on one journal', () => {
                 setup,
                 runner,
                 (c) =>
-                  decideResult(FAN, c.journal, c.state, node, 1, {
-                    failures: [],
-                    evidence: [],
-                    outputs: {},
-                    usage: { wall_ms: 1 },
+                  decideResult(runOf(FAN, c.journal, c.state), {
+                    node,
+                    attempt: 1,
+                    outcome: { failures: [], evidence: [], outputs: {}, usage: { wall_ms: 1 } },
                   }),
                 { known: d.cur },
               );

@@ -4,6 +4,7 @@
 // real HTML parser (parse5). A run whose node text is hostile (links, images, HTML, mentions, references, table
 // break-outs, a granted secret, a token of a known shape) must render to the same elements as the same run with
 // plain words in its place: no element comes from node text, only text; and no secret is in the text.
+
 import { describe, expect, it } from 'vitest';
 import {
   failedReply,
@@ -14,6 +15,7 @@ import {
 import type { Failure } from '../../src/journal/events/fields.js';
 import { decideResult } from '../../src/protocol/decide.js';
 import { oneLine } from '../../src/protocol/engines/text.js';
+import { runOf } from '../../src/protocol/run.js';
 import { throughDoor, withoutSecrets } from '../../src/render/door.js';
 import { attentionFor } from '../../src/render/gate-attention.js';
 import { type LiveView, liveMarkdown, liveStepLine } from '../../src/render/live/live.js';
@@ -65,11 +67,15 @@ const g = graph(
 function runWith(text: string): Sim {
   const sim = new Sim(g);
   const d = sim.dispatch('build');
-  const r = decideResult(g, sim.journal, sim.state, 'build', d.attempt, {
-    failures: [],
-    evidence: [{ check: 'command true', passed: true, observed: text }],
-    outputs: { note: text },
-    usage: { wall_ms: 10 },
+  const r = decideResult(runOf(g, sim.journal, sim.state), {
+    node: 'build',
+    attempt: d.attempt,
+    outcome: {
+      failures: [],
+      evidence: [{ check: 'command true', passed: true, observed: text }],
+      outputs: { note: text },
+      usage: { wall_ms: 10 },
+    },
   });
   if (r.kind !== 'write') throw new Error(r.reason);
   sim.append(r.events);

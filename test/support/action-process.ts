@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIKE_GITHUB } from './github/load-model.js';
 import { parseRunnerFile } from './runner-commands.js';
-import { runnerNode } from './runner-node.js';
 import { interpretRunnerLog, type RunnerView } from './runner-log.js';
+import { runnerNode } from './runner-node.js';
 
 export const REPO_ROOT = new URL('../..', import.meta.url).pathname;
 export const DIST = join(REPO_ROOT, 'dist');

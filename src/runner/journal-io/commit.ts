@@ -7,7 +7,7 @@ import { canonicalJson } from '../../graph/canonical.js';
 import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { eventLabel } from '../../journal/events/label.js';
-import { fold } from '../../journal/fold.js';
+import { foldOnto } from '../../journal/fold.js';
 import { staleReadShortMs } from '../../journal/freshness.js';
 import { JournalError } from '../../journal/state.js';
 import { graphChange } from '../../protocol/commands/graph-change.js';
@@ -206,7 +206,8 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
         return { ok: false as const, conflict: (e as Error).message };
       });
     if (r.ok) {
-      cur = { journal, version: r.version, state: fold(journal, setup.graph) };
+      // The written journal continues the one read: its new events are folded onto the state read.
+      cur = { journal, version: r.version, state: foldOnto(cur.state, journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
     tried = refused(journal, chosen, cur, r);

@@ -8,6 +8,7 @@ import type { RunnerInfo } from '../../journal/events/fields.js';
 import { fold } from '../../journal/fold.js';
 import { appendEvents } from '../../journal/parse.js';
 import { JournalError, type RunState } from '../../journal/state.js';
+import { type Run, runOf } from '../../protocol/run.js';
 import type { JournalStore } from '../../store/types.js';
 
 export interface RunSetup {
@@ -43,6 +44,11 @@ export interface RunSnapshot {
   journal: Journal;
   version: string | null;
   state: RunState;
+}
+
+/** The run a read saw, as the protocol's decisions take it: the setup's graph with the journal and its state. */
+export function runIn(setup: { graph: Graph }, cur: RunSnapshot): Run {
+  return runOf(setup.graph, cur.journal, cur.state);
 }
 
 export class RunRefused extends Error {

@@ -6,17 +6,16 @@
 import { nodeById } from '../../graph/model.js';
 import type { NewEvent } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
-import { fold } from '../../journal/fold.js';
-import { appendEvents } from '../../journal/parse.js';
 import type { DispatchInfo, RunState } from '../../journal/state.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { withCompletion } from '../../protocol/decide.js';
 import { type ExpansionDecision, expansionEvents } from '../../protocol/expansion.js';
-import { planWave } from '../../protocol/plan-wave.js';
+import { planWave, type WaveLimits } from '../../protocol/plan-wave.js';
 import { type Probe, recoverEvents } from '../../protocol/recovery.js';
+import { withEvents } from '../../protocol/run.js';
 import { decisionFailpoint } from '../decision-failpoint.js';
 import { commit } from '../journal-io/commit.js';
-import { isoNow, type RunSetup, type RunSnapshot } from '../journal-io/read.js';
+import { isoNow, type RunSetup, type RunSnapshot, runIn } from '../journal-io/read.js';
 
 export type ProbeFn = (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
 
@@ -71,7 +70,7 @@ export function withDependencies(graph: RecoverySetup['graph'], node: string): S
 /** A plan's wave (`dispatch: ready`): how each planned dispatch names its job, and the daily cap's count. */
 export interface WaveOptions {
   runnerOf: (node: string) => RunnerInfo;
-  opts?: Parameters<typeof planWave>[5];
+  opts?: WaveLimits;
 }
 
 /**
@@ -131,18 +130,13 @@ export async function recover(
 /** The wave the state after recovery and expansion allows (protocol/plan-wave.ts). */
 function waveAfter(setup: RecoverySetup, cur: RunSnapshot, before: NewEvent[], wave: WaveOptions) {
   const at = (setup.now ?? isoNow)();
-  const journal = before.length ? appendEvents(cur.journal, before, at) : cur.journal;
-  const state = before.length ? fold(journal, setup.graph) : cur.state;
-  return planWave(setup.graph, journal, state, wave.runnerOf, at, wave.opts);
+  return planWave(withEvents(runIn(setup, cur), before, at), wave.runnerOf, at, wave.opts);
 }
 
 /** The expansions and joins the state after recovery allows. */
 function expansionsAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
-  const journal = recovered.length
-    ? appendEvents(cur.journal, recovered, (setup.now ?? isoNow)())
-    : cur.journal;
-  const state = recovered.length ? fold(journal, setup.graph) : cur.state;
-  return expansionEvents(setup.graph, journal, state, withCompletion);
+  const run = withEvents(runIn(setup, cur), recovered, (setup.now ?? isoNow)());
+  return expansionEvents(run, withCompletion);
 }
 
 /** Probes every in-flight attempt once (probes may be slow API calls), then answers recovery synchronously. */
