@@ -133,6 +133,7 @@ export class GitHubWorld {
     payload: Record<string, unknown>,
     inputs: Record<string, string>,
     env: Record<string, string> = {},
+    job: { runId: number; attempt?: number } = { runId: ++this.jobs },
   ): Promise<StepResult & { timedOut?: boolean }> {
     return runStepWithin(
       {
@@ -142,7 +143,7 @@ export class GitHubWorld {
         eventName,
         payload,
         inputs,
-        job: { runId: ++this.jobs },
+        job,
         env: { EFFECTS: join(this.ws, 'effects.log'), TMPDIR: this.ws, ...env },
       },
       60_000,
@@ -196,11 +197,14 @@ export class GitHubWorld {
           });
     this.lastComment = ev;
     const before = new Set(this.repo.comments.keys());
+    // GitHub's "Re-run failed jobs": the same workflow run, its next attempt.
+    const job = again ? { runId: this.jobs, attempt: 2 } : { runId: ++this.jobs };
     const r = await this.runStep(
       'issue_comment',
       ev.payload,
       { mode: 'comment', ...this.event().inputs },
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
+      job,
     );
     const reply = [...this.repo.comments.values()]
       .filter((c) => !before.has(c.id) && c.body.startsWith('<!-- interlock:reply'))
