@@ -15,7 +15,7 @@ import { getPage, logIn, type PageWorld, startPageWorld } from '../app/page-worl
 import { commentEvent, OWNER, PEOPLE, REPO } from '../app/world.js';
 import { runStepWithin, type StepResult } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
-import { AGENT, type Call, graphText, NODES, REFUSED, STEP } from './model-world.js';
+import { AGENT, type Call, DAILY_CAP, graphText, NODES, REFUSED, STEP } from './model-world.js';
 
 export type GitHubStore = 'run-branch' | 'journal-branch' | 'check-run';
 
@@ -74,6 +74,10 @@ export class GitHubWorld {
       w.repo.addPull({ number: PULL, head: 'model-pr', base: 'main', title: 'A change' });
     }
     writeFileSync(join(w.ws, 'effects.log'), '');
+    // The repository's daily cap, read from the checkout as the Action reads it: b's $1 an attempt reaches it, and
+    // the other runs it counts are the store's own catalogue's (run branches, the journal branch, pull requests).
+    mkdirp(join(w.ws, '.github'));
+    writeFileSync(join(w.ws, '.github', 'interlock.yml'), `budget: { daily_usd: ${DAILY_CAP} }\n`);
     for (const n of NODES) w.outcome(n, 'pass');
     return w;
   }
