@@ -552,7 +552,11 @@ async function model(): Promise<void> {
       INTERLOCK_MODEL_REPORT: report,
     });
     const r = existsSync(report)
-      ? (JSON.parse(readFileSync(report, 'utf8')) as { sequences: number; commands: number })
+      ? (JSON.parse(readFileSync(report, 'utf8')) as {
+          sequences: number;
+          commands: number;
+          reached?: { cap: number; after: number };
+        })
       : { sequences: 0, commands: 0 };
     rmSync(join(report, '..'), { recursive: true, force: true });
     row(
@@ -560,6 +564,12 @@ async function model(): Promise<void> {
       `${what}: sequences / commands (shrinking's included), each followed by the five checks`,
       `${r.sequences} / ${r.commands}`,
     );
+    if (r.reached)
+      row(
+        'model',
+        `${what}: sequences whose run reached the daily cap / went on past it (approve-rerun, rerun-from)`,
+        `${r.reached.cap} / ${r.reached.after}`,
+      );
     row('model', `${what}: time`, secs(Date.now() - t0));
     if (json.numFailedTests)
       failures.push(

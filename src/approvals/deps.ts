@@ -21,6 +21,12 @@ export interface HandlerDeps {
    * 0: never (a face whose reads are exact).
    */
   staleWindowMs?: number;
+  /**
+   * The Action's job is a re-run on the same event (`GITHUB_RUN_ATTEMPT` > 1): its earlier attempt may have
+   * written the command moments ago, so a refusal is looked at again once a read holds what was written before
+   * this attempt began, not only before the comment was made.
+   */
+  rerunJob?: boolean;
 }
 
 export interface AccountPayload {

@@ -73,7 +73,9 @@ export async function handleComment(deps: HandlerDeps, payload: CommentPayload):
       subject: issueSubject(payload.issue),
       labels: labelNames(payload.issue.labels),
       defaultBranch: payload.repository.default_branch ?? 'main',
-      causeAt: Math.min(Date.now(), Date.parse(payload.comment.created_at ?? '') || Date.now()),
+      causeAt: deps.rerunJob
+        ? Date.now()
+        : Math.min(Date.now(), Date.parse(payload.comment.created_at ?? '') || Date.now()),
     },
     payload.comment.id,
   );

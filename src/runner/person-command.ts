@@ -12,7 +12,7 @@ export async function commitPersonCommand(
   setup: RunSetup,
   runner: RunnerInfo,
   decide: (cur: RunSnapshot) => CommandEvents,
-): Promise<{ ok: true; cur: RunSnapshot } | { ok: false; reason: string }> {
+): Promise<{ ok: true; cur: RunSnapshot } | { ok: false; reason: string; cur: RunSnapshot }> {
   const r = await commit(setup, runner, (cur) => {
     if (cur.version === null)
       return { events: [] as NewEvent[], refusal: `no run "${setup.runId}" at ${setup.store.location}` };
@@ -21,5 +21,5 @@ export async function commitPersonCommand(
     return s.ok ? { events: s.events, refusal: undefined } : { events: [] as NewEvent[], refusal: s.reason };
   });
   if (!r.chosen.refusal) failpoint('after-person-command-write');
-  return r.chosen.refusal ? { ok: false, reason: r.chosen.refusal } : { ok: true, cur: r.cur };
+  return r.chosen.refusal ? { ok: false, reason: r.chosen.refusal, cur: r.cur } : { ok: true, cur: r.cur };
 }

@@ -6,6 +6,7 @@
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import { type CheckRunHistory, EARLIER_LIMIT, pointerOf } from './check-run-find.js';
 import { CheckRunRuns } from './check-run-runs.js';
+import type { ListedRun } from './types.js';
 
 const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
   let p: Promise<T> | undefined;
@@ -58,6 +59,14 @@ export function pullRequestHistory(o: PullHistoryOptions): CheckRunHistory {
   };
 }
 
+/** A check-run run of a pull request: the commit to look at first, and the listing that saw it there, if one did. */
+export interface PullRun {
+  sha: string;
+  listed?: ListedRun;
+  /** The catalogue of that commit's check runs: the run's journal is read through it (`readText`). */
+  catalog: CheckRunRuns;
+}
+
 /**
  * The check-run runs of one pull request, each with the commit to look at first: those with a journal on its head
  * or on one of its earlier commits (the newest commit wins), and those interlock's progress comments point to
@@ -69,14 +78,15 @@ export async function pullRequestRuns(o: {
   repo: RepoRef;
   head: string;
   history: CheckRunHistory;
-}): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
+}): Promise<Map<string, PullRun>> {
+  const found = new Map<string, PullRun>();
   const earlier = ((await o.history.earlierShas?.()) ?? []).filter((s) => s !== o.head);
   for (const sha of [o.head, ...earlier.slice(0, EARLIER_LIMIT)]) {
-    for (const run of (await new CheckRunRuns(o.octokit, o.repo, sha).listRuns()) ?? [])
-      if (!found.has(run.runId)) found.set(run.runId, sha);
+    const catalog = new CheckRunRuns(o.octokit, o.repo, sha);
+    for (const listed of (await catalog.listRuns()) ?? [])
+      if (!found.has(listed.runId)) found.set(listed.runId, { sha, listed, catalog });
   }
   for (const [runId, sha] of (await o.history.pointers?.()) ?? [])
-    if (!found.has(runId)) found.set(runId, sha);
+    if (!found.has(runId)) found.set(runId, { sha, catalog: new CheckRunRuns(o.octokit, o.repo, sha) });
   return found;
 }

@@ -183,8 +183,10 @@ export function commands(): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, Real>>>
       ),
     ],
   ];
-  return fc.commands(
-    all.flatMap(([name, a]) => keep(a, name)),
-    { maxCommands: Number(process.env.INTERLOCK_MODEL_COMMANDS ?? 10) },
+  // A step three times as likely as any other command: runs get far enough (b's attempts, its spend) for the daily
+  // cap and what follows it to come from the seed.
+  const weighted = all.flatMap(([name, a]) =>
+    keep(a, name).flatMap((x) => (name === 'step' ? [x, x, x] : [x])),
   );
+  return fc.commands(weighted, { maxCommands: Number(process.env.INTERLOCK_MODEL_COMMANDS ?? 10) });
 }

@@ -7,6 +7,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Journal } from '../../src/journal/events/events.js';
 import { requireBundle } from '../crash/harness.js';
 import { commands, type Fault, type Model, type Real } from './model-commands.js';
 import { CliWorld, worldRoot } from './model-world.js';
@@ -28,8 +29,39 @@ afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 let sequences = 0;
 let commandsRun = 0;
 const known = new Map<string, number>();
+/**
+ * How many sequences reached the daily cap on their own (a node of theirs escalated at it), and how many went on to
+ * the wedge's shape after it (an approve-rerun or a rerun-from of the run after that escalation): the generator's
+ * reach, asserted so a change that makes the cap unreachable fails rather than passes unseen.
+ */
+const reached = { cap: 0, after: 0 };
+
+function reach(w: CliWorld): void {
+  let cap = false;
+  let after = false;
+  for (const [, text] of w.journals()) {
+    let j: Journal;
+    try {
+      j = JSON.parse(text) as Journal;
+    } catch {
+      continue;
+    }
+    const at = j.events.findIndex(
+      (e) => e.type === 'NodeEscalated' && e.report.budget?.limit?.daily_usd !== undefined,
+    );
+    // The main run and its forks: the other runs' spend is a command of its own ('daily-cap').
+    if (at < 0 || !j.run_id.startsWith('m/')) continue;
+    cap = true;
+    after ||= j.events.slice(at).some((e) => e.type === 'RerunApproved' || e.type === 'RerunFromApproved');
+  }
+  if (cap) reached.cap++;
+  if (after) reached.after++;
+}
 
 afterAll(() => {
+  process.stderr.write(
+    `model: ${reached.cap} sequence(s) reached the daily cap, ${reached.after} went on past it (approve-rerun, rerun-from)\n`,
+  );
   if (known.size)
     process.stderr.write(
       `model: seams main has today, passed over (INTERLOCK_MODEL_STRICT=1 fails on them):\n${[...known].map(([k, n]) => `  ${n}× ${k}`).join('\n')}\n`,
@@ -39,7 +71,13 @@ afterAll(() => {
   if (file)
     writeFileSync(
       file,
-      JSON.stringify({ sequences, commands: commandsRun, seed: SEED, known: Object.fromEntries(known) }),
+      JSON.stringify({
+        sequences,
+        commands: commandsRun,
+        seed: SEED,
+        reached,
+        known: Object.fromEntries(known),
+      }),
     );
 });
 
@@ -54,7 +92,10 @@ async function sequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, fault: Fau
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
   } finally {
-    if (counted) commandsRun += model.steps;
+    if (counted) {
+      commandsRun += model.steps;
+      reach(w);
+    }
     await w.cleanup();
   }
 }
@@ -71,6 +112,9 @@ describe('the model-based test across the faces (CLI, local file)', () => {
         `${(e as Error).message}\n${String((e as Error).cause ?? '')}\n\nreplay: INTERLOCK_MODEL_SEED=${SEED} npx vitest run test/reliability/model-faces.test.ts`,
       );
     }
+    // The generator meets the daily cap from the seed, not by hand (the cap is $2, b spends $1 an attempt).
+    if (FAULT === undefined && RUNS >= 8)
+      expect(reached.cap, 'sequences that reached the daily cap').toBeGreaterThan(0);
   }, 600_000);
 });
 

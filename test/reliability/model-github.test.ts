@@ -38,7 +38,26 @@ let commandsRun = 0;
 /** Faces asked again after a stale read (GitHub's, modelled by the local GitHub). */
 let staleRetries = 0;
 const known = new Map<string, number>();
+/** Sequences whose run escalated a node at the daily cap, and those that went on past it (as in model-faces). */
+const reached = { cap: 0, after: 0 };
+
+function reach(w: GitHubWorld): void {
+  const text = w.journalText();
+  if (text === undefined) return;
+  const events = parseJournal(text, w.run).events;
+  const at = events.findIndex(
+    (e) => e.type === 'NodeEscalated' && e.report.budget?.limit.daily_usd !== undefined,
+  );
+  if (at < 0) return;
+  reached.cap++;
+  if (events.slice(at).some((e) => e.type === 'RerunApproved' || e.type === 'RerunFromApproved'))
+    reached.after++;
+}
+
 afterAll(() => {
+  process.stderr.write(
+    `model (GitHub): ${reached.cap} sequence(s) reached the daily cap, ${reached.after} went on past it\n`,
+  );
   if (known.size)
     process.stderr.write(
       `model (GitHub): seams main has today, passed over (INTERLOCK_MODEL_STRICT=1 fails on them):\n${[...known].map(([k, n]) => `  ${n}× ${k}`).join('\n')}\n`,
@@ -52,6 +71,7 @@ afterAll(() => {
         commands: commandsRun,
         seed: SEED,
         staleRetries,
+        reached,
         known: Object.fromEntries(known),
       }),
     );
@@ -347,6 +367,7 @@ async function sequence(store: GitHubStore, cmds: Iterable<fc.AsyncCommand<Model
   } finally {
     if (process.env.INTERLOCK_MODEL_VERBOSE) process.stderr.write(`${store}: ${[...cmds].join(', ')}\n`);
     commandsRun += model.steps;
+    reach(w);
     await w.close();
   }
 }

@@ -15,7 +15,7 @@ import { getPage, logIn, type PageWorld, startPageWorld } from '../app/page-worl
 import { commentEvent, OWNER, PEOPLE, REPO } from '../app/world.js';
 import { runStepWithin, type StepResult } from '../support/action-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
-import { AGENT, type Call, graphText, NODES, REFUSED, STEP } from './model-world.js';
+import { AGENT, type Call, DAILY_CAP, graphText, NODES, REFUSED, STEP } from './model-world.js';
 
 export type GitHubStore = 'run-branch' | 'journal-branch' | 'check-run';
 
@@ -74,6 +74,10 @@ export class GitHubWorld {
       w.repo.addPull({ number: PULL, head: 'model-pr', base: 'main', title: 'A change' });
     }
     writeFileSync(join(w.ws, 'effects.log'), '');
+    // The repository's daily cap, read from the checkout as the Action reads it: b's $1 an attempt reaches it, and
+    // the other runs it counts are the store's own catalogue's (run branches, the journal branch, pull requests).
+    mkdirp(join(w.ws, '.github'));
+    writeFileSync(join(w.ws, '.github', 'interlock.yml'), `budget: { daily_usd: ${DAILY_CAP} }\n`);
     for (const n of NODES) w.outcome(n, 'pass');
     return w;
   }
@@ -133,6 +137,7 @@ export class GitHubWorld {
     payload: Record<string, unknown>,
     inputs: Record<string, string>,
     env: Record<string, string> = {},
+    job: { runId: number; attempt?: number } = { runId: ++this.jobs },
   ): Promise<StepResult & { timedOut?: boolean }> {
     return runStepWithin(
       {
@@ -142,7 +147,7 @@ export class GitHubWorld {
         eventName,
         payload,
         inputs,
-        job: { runId: ++this.jobs },
+        job,
         env: { EFFECTS: join(this.ws, 'effects.log'), TMPDIR: this.ws, ...env },
       },
       60_000,
@@ -196,11 +201,14 @@ export class GitHubWorld {
           });
     this.lastComment = ev;
     const before = new Set(this.repo.comments.keys());
+    // GitHub's "Re-run failed jobs": the same workflow run, its next attempt.
+    const job = again ? { runId: this.jobs, attempt: 2 } : { runId: ++this.jobs };
     const r = await this.runStep(
       'issue_comment',
       ev.payload,
       { mode: 'comment', ...this.event().inputs },
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
+      job,
     );
     const reply = [...this.repo.comments.values()]
       .filter((c) => !before.has(c.id) && c.body.startsWith('<!-- interlock:reply'))

@@ -59,6 +59,9 @@ nodes:
 `;
 }
 
+/** The repository's daily cap (`.github/interlock.yml`); `INTERLOCK_MODEL_DAILY_CAP` changes it (a probe). */
+export const DAILY_CAP = Number(process.env.INTERLOCK_MODEL_DAILY_CAP ?? 2);
+
 /** Another run the same day whose agent spends past the daily cap. */
 const SPEND_GRAPH = `interlock: 1
 name: spend
@@ -144,7 +147,9 @@ export class CliWorld {
     this.write('agent.sh', AGENT);
     chmodSync(this.path('step.sh'), 0o755);
     chmodSync(this.path('agent.sh'), 0o755);
-    this.write('.github/interlock.yml', 'budget: { daily_usd: 12 }\n');
+    // A small cap: b's $1 an attempt reaches it within a sequence (the run's own retries, approvals and forks), so
+    // random commands meet the daily cap, and what comes after it, without a command made for it.
+    this.write('.github/interlock.yml', `budget: { daily_usd: ${DAILY_CAP} }\n`);
     this.write('effects.log', '');
     for (const n of NODES) this.outcome(n, 'pass');
     this.outcome('s', 'pass');

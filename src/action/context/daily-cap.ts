@@ -3,23 +3,20 @@
  * as the routes are), and the other runs' spend of the day counted from the journal branch: one listing of
  * the runs (their branches, and `runs/` of the journal branch of before) and one read per other run, at most
  * MAX_READS of them (the listing does not say when a journal was written, so every listed run is a candidate),
- * counted by `countOtherRuns` as every face counts. The check-run store keeps each run on its own commit and cannot
- * list the others: only this run's spend is counted there, and the escalation says so. Nothing here asks GitHub
- * anything unless a cap is configured.
+ * counted by `countOtherRuns` as every face counts. On the check-run store the runs are those in check runs on the
+ * heads of the repository's pull requests, open or closed since the day began (`PullRequestCheckRuns`). Nothing
+ * here asks GitHub anything unless a cap is configured.
  */
 
 import { existsSync } from 'node:fs';
 import { parseConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { emptySums } from '../../journal/daily-usage.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { countOtherRuns, type DailyCapSource } from '../../runner/daily-cap.js';
+import { PullRequestCheckRuns } from '../../store/check-run-pulls.js';
 import { GitRuns } from '../../store/git-runs.js';
 import { type ActionContext, CONFIG_FILE, inWorkspace } from './context.js';
-
-const CHECK_RUN_NOTE =
-  "other runs' spend is not counted: the check-run store keeps each run on its own commit and cannot list the others";
 
 /** Journals read at most in one step to count the day's spend; past it, the rest is said not counted. */
 export const MAX_READS = 40;
@@ -33,20 +30,13 @@ export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSourc
   const checkRuns = ctx.inputs.store === 'check-run';
   return {
     daily_usd: daily,
-    count: async (day) =>
-      checkRuns
-        ? {
-            others: emptySums(),
-            counted: 0,
-            of: 0,
-            uncounted: [CHECK_RUN_NOTE],
-            note: CHECK_RUN_NOTE,
-          }
-        : countOtherRuns(new GitRuns(ctx.octokit, ctx.repo, ctx.inputs['journal-branch']), {
-            day,
-            own: (r) => r.runId === runId,
-            maxReads: MAX_READS,
-          }),
+    count: (day) =>
+      countOtherRuns(
+        checkRuns
+          ? new PullRequestCheckRuns(ctx.octokit, ctx.repo, { closedSince: Date.parse(`${day}T00:00:00Z`) })
+          : new GitRuns(ctx.octokit, ctx.repo, ctx.inputs['journal-branch']),
+        { day, own: (r) => r.runId === runId, maxReads: MAX_READS },
+      ),
     goOn: (node) => approveRerunCommand('comment', node, { runId }),
   };
 }

@@ -30,6 +30,7 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
       staleWindowMs: staleWindowMs(ctx.rawEnv),
+      rerunJob: ctx.me.run_attempt > 1,
       log: (m) => ctx.io.info(m),
     },
     ctx.payload as unknown as CommentPayload,

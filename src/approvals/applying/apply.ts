@@ -8,15 +8,15 @@ import { subjectLabel } from '../../journal/run-id.js';
 import { runEnded } from '../../journal/state.js';
 import { pageOutOfDate } from '../../protocol/commands/page-binding.js';
 import { handledBefore, personCommandEvents } from '../../protocol/commands/person-commands.js';
-import { RunRefused, type RunSetup } from '../../runner/journal-io/read.js';
+import { RunRefused, type RunSetup, type RunSnapshot } from '../../runner/journal-io/read.js';
 import { commitPersonCommand } from '../../runner/person-command.js';
 import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
-import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { cancelInFlight } from '../workflow/cancel.js';
-import { showApplied } from './follow-up.js';
+import { showApplied, updateSubject } from './follow-up.js';
 import { forkFromComment } from './fork.js';
 import { recoverFirst } from './recover-first.js';
 
@@ -103,10 +103,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     if (e instanceof RunRefused) return refused(req.login, e.message, command);
     throw e;
   }
-  if (!result.ok) {
-    if (duplicate) return { outcome: { kind: 'ignored', why: `redelivered: ${result.reason}` } };
-    return refused(req.login, result.reason, command);
-  }
+  if (!result.ok) return notApplied(deps, req, t, { run, result, duplicate });
   // The journal holds the failure first; only then is the work it stopped cancelled.
   const cancelled = command.kind === 'fail-run' ? await cancelInFlight(deps, result.cur.state) : undefined;
   return showApplied(deps, req, t, {
@@ -114,4 +111,20 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     cur: result.cur,
     ...(cancelled ? { cancelled } : {}),
   });
+}
+
+/**
+ * A command the journal did not take: refused, or already in it. A redelivery, or a job re-run on the same event
+ * after it died past its write: what people see on the subject (the progress comment, the label, the check run)
+ * is brought up to the journal, and nothing is answered.
+ */
+async function notApplied(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  t: Target,
+  o: { run: LoadedRun; result: { reason: string; cur: RunSnapshot }; duplicate: boolean },
+): Promise<Executed> {
+  if (!o.duplicate) return refused(req.login, o.result.reason, t.command);
+  await updateSubject(deps, req, t, { run: o.run, cur: o.result.cur });
+  return { outcome: { kind: 'ignored', why: `redelivered: ${o.result.reason}` } };
 }

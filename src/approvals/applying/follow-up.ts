@@ -183,7 +183,12 @@ export async function showApplied(
 }
 
 /** The progress comment, the label and the check run; each is a courtesy, so a failure is logged, not thrown. */
-async function updateSubject(deps: HandlerDeps, req: CommandRequest, t: Target, s: Applied): Promise<void> {
+export async function updateSubject(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  t: Target,
+  s: Applied,
+): Promise<void> {
   const { run, cur } = s;
   const warn = (what: string, e: unknown) =>
     deps.log?.(`interlock: could not ${what}: ${(e as Error).message}`);

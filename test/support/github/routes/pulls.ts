@@ -25,6 +25,9 @@ export const pullRoutes: RouteDef[] = [
             record.pull!.head.repo.split('/')[0]?.toLowerCase() === headOwner.toLowerCase()),
       )
       .sort((a, b) => (ascending ? a.number - b.number : b.number - a.number));
+    // `sort=updated` orders by the last update (GitHub's default order is by creation, as the number is).
+    if (ctx.query.get('sort') === 'updated')
+      found.sort((a, b) => (ascending ? 1 : -1) * a.updated_at.localeCompare(b.updated_at));
     const { items, headers } = ctx.page(found);
     return ctx.reply(
       200,
