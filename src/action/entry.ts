@@ -8,6 +8,7 @@ import { prepareNodeUser } from '../os/node-user/node-user.js';
 import { claimNodeUser } from '../os/node-user/node-user-claim.js';
 import type { KeyProxy } from '../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../os/proxies/key-proxy-rules.js';
+import { MIN_SECRET_LENGTH, secretForms } from '../render/redact.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionContext, type ActionIO, buildContext } from './context/context.js';
 import { checkoutModelPrices } from './context/daily-cap.js';
@@ -60,8 +61,26 @@ function setFailed(message: string): void {
   process.exitCode = 1;
 }
 
+/**
+ * What a node prints reaches the step's log as it is (inside stop-commands): the runner is told to mask each secret
+ * a node may be granted (`node-credentials`) or a model key it may be served (`agent-credentials`), before any
+ * node runs, in every form the journal removes (as it is, each line of it, its base64 forms), so a node that
+ * prints one shows `***` in the log.
+ */
+function maskSecrets(ctx: ActionContext): void {
+  const names = [
+    ...parseNodeCredentials(ctx.inputs['node-credentials']).keys(),
+    ...parseAgentCredentials(ctx.inputs['agent-credentials']),
+  ];
+  const values = names.map((n) => ctx.rawEnv[n]).filter((v): v is string => !!v);
+  const lines = values.flatMap((v) => v.split(/\r?\n/)).filter((l) => l.length >= MIN_SECRET_LENGTH);
+  for (const form of secretForms([...values.filter((v) => !/[\r\n]/.test(v)), ...lines]))
+    out(`::add-mask::${form.replace(/%/g, '%25').replace(/\r/g, '%0D')}\n`);
+}
+
 /** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
 async function isolateNodes(ctx: ActionContext): Promise<void> {
+  maskSecrets(ctx);
   configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
   const user = prepareNodeUser({
     isolation: ctx.inputs.isolation,
