@@ -3,7 +3,7 @@ import './interpreted-schemas.js';
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';
-import { endOnCancel } from '../os/node-user/node-leftovers.js';
+import { endOnExit } from '../os/node-user/node-leftovers.js';
 import { prepareNodeUser } from '../os/node-user/node-user.js';
 import { claimNodeUser } from '../os/node-user/node-user-claim.js';
 import type { KeyProxy } from '../os/proxies/key-proxy.js';
@@ -128,7 +128,7 @@ export async function run(): Promise<void> {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
       // A node process in a session of its own that ignores TERM is not in any group stopped above.
-      const ended = endOnCancel(sig);
+      const ended = endOnExit(sig);
       if (ended?.words && ended.warn) out(command('warning', `interlock: ${ended.words}`));
       else if (ended?.words) guard.text(logLine(`interlock: ${ended.words}`));
       setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
@@ -158,6 +158,10 @@ export async function run(): Promise<void> {
     await report.finish({ error: e as Error }).catch(() => undefined);
   } finally {
     await proxy?.stop();
+    // Nothing of the node user lasts past the step: its processes, its home in the password database.
+    const ended = endOnExit();
+    if (ended?.words && ended.warn) out(command('warning', `interlock: ${ended.words}`));
+    else if (ended?.words) guard.text(logLine(`interlock: ${ended.words}`));
   }
 }
 
