@@ -71,13 +71,12 @@ async function plantInHome(
   const home = homeOf(name);
   const capture = mkdtempSync(join(tmpdir(), 'interlock-home-capture-'));
   chmodSync(capture, 0o1777);
-  // What an earlier job left: the node user's own .ssh/config, as a node of that job planted it.
-  if (existsSync(home)) {
-    mkdirSync(join(home, '.ssh'), { recursive: true });
-    writeFileSync(join(home, '.ssh/config'), sshConfig(capture), { mode: 0o600 });
-    execFileSync('chown', ['-R', `${name}:${name}`, home], quiet);
-    chmodSync(home, 0o750);
-  }
+  // What an earlier job left: the node user's own home (an earlier step of this suite removed it) and its
+  // .ssh/config, as a node of that job planted it.
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(home, '.ssh/config'), sshConfig(capture), { mode: 0o600 });
+  execFileSync('chown', ['-R', `${name}:${name}`, home], quiet);
+  chmodSync(home, 0o750);
   server.state.repo(FULL).addIssue({ number: issue, title: 'Home', labels: ['agent:home'] });
   const ws = makeWorkspace({
     '.github/interlock.yml': routeLabel('agent:home', GRAPH_FILE),
