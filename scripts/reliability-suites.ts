@@ -344,6 +344,43 @@ function vitestJson(files: string[], env: Record<string, string> = {}): VitestJs
   return json;
 }
 
+/**
+ * The deputy table's rows of issue 46, each a test file of its own run as root and through passwordless sudo;
+ * `root` and `sudo` pick each setup's tests by their describe titles.
+ */
+const OUTLASTING = [
+  {
+    what: "a node replaces a git folder (a submodule's, one it made, a worktree's it made) with a link to a root-owned folder, or plants in one it made: never written through, never run by the granted node",
+    file: 'test/reliability/hostile-git-modules.test.ts',
+    root: "'as root'",
+    sudo: "'through passwordless sudo'",
+  },
+  {
+    what: 'a hard link to a root-only file left in the workspace: not handed to the node user',
+    file: 'test/reliability/hostile-hardlinks.test.ts',
+    root: "'as root'",
+    sudo: "'through passwordless sudo'",
+  },
+  {
+    what: "a ProxyCommand planted in the node user's password-database home: found by no node, the home removed after the step",
+    file: 'test/reliability/hostile-home.test.ts',
+    root: 'as root',
+    sudo: 'through sudo',
+  },
+  {
+    what: 'a node process that ignores TERM in a session of its own: ended by the cancel or the post step, the home removed',
+    file: 'test/reliability/hostile-cancel.test.ts',
+    root: 'as root',
+    sudo: 'through sudo',
+  },
+  {
+    what: "a node prints its granted secret: masked in the step's log",
+    file: 'test/reliability/hostile-mask.test.ts',
+    root: 'as root',
+    sudo: 'through passwordless sudo',
+  },
+];
+
 async function hostile(): Promise<void> {
   say('hostile: running the tables');
   const files = [
@@ -359,6 +396,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-git-links.test.ts',
     'test/reliability/hostile-egress.test.ts',
     'test/reliability/hostile-deputy.test.ts',
+    ...OUTLASTING.map((r) => r.file),
   ];
   const json = vitestJson(files);
   const tests = (
@@ -439,6 +477,17 @@ async function hostile(): Promise<void> {
     'a node aims an attempt file elsewhere (links to environ, a root-only file, the bundle; a FIFO; /dev/zero; 1 GB sparse; a folder), root and sudo',
     `${deputy.length}, ${passed(deputy)} passed: no effect (table: docs/RELIABILITY.md)`,
   );
+  for (const r of OUTLASTING) {
+    const count = (setup: string) => {
+      const ts = tests(r.file, (t) => t.ancestorTitles.some((a) => a.includes(setup)));
+      return `${passed(ts)} of ${ts.length}`;
+    };
+    row(
+      'hostile',
+      `${r.what}, through the bundled action`,
+      `as root ${count(r.root)} passed, through sudo ${count(r.sudo)} (table: docs/RELIABILITY.md)`,
+    );
+  }
   if (json.numFailedTests)
     failures.push(
       `hostile: ${json.numFailedTests} table rows failed (run: npx vitest run ${files.join(' ')}): ${failedTests(json)}`,

@@ -3,11 +3,12 @@ import './interpreted-schemas.js';
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git/git-guard.js';
 import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';
-import { endOnCancel } from '../os/node-user/node-leftovers.js';
+import { endOnExit } from '../os/node-user/node-leftovers.js';
 import { prepareNodeUser } from '../os/node-user/node-user.js';
 import { claimNodeUser } from '../os/node-user/node-user-claim.js';
 import type { KeyProxy } from '../os/proxies/key-proxy.js';
 import { parseAgentCredentials } from '../os/proxies/key-proxy-rules.js';
+import { MIN_SECRET_LENGTH, secretForms } from '../render/redact.js';
 import { appendToRunnerFile, command, fileCommand } from './commands.js';
 import { type ActionContext, type ActionIO, buildContext } from './context/context.js';
 import { checkoutModelPrices } from './context/daily-cap.js';
@@ -60,8 +61,26 @@ function setFailed(message: string): void {
   process.exitCode = 1;
 }
 
+/**
+ * What a node prints reaches the step's log as it is (inside stop-commands): the runner is told to mask each secret
+ * a node may be granted (`node-credentials`) or a model key it may be served (`agent-credentials`), before any
+ * node runs, in every form the journal removes (as it is, each line of it, its base64 forms), so a node that
+ * prints one shows `***` in the log.
+ */
+function maskSecrets(ctx: ActionContext): void {
+  const names = [
+    ...parseNodeCredentials(ctx.inputs['node-credentials']).keys(),
+    ...parseAgentCredentials(ctx.inputs['agent-credentials']),
+  ];
+  const values = names.map((n) => ctx.rawEnv[n]).filter((v): v is string => !!v);
+  const lines = values.flatMap((v) => v.split(/\r?\n/)).filter((l) => l.length >= MIN_SECRET_LENGTH);
+  for (const form of secretForms([...values.filter((v) => !/[\r\n]/.test(v)), ...lines]))
+    out(`::add-mask::${form.replace(/%/g, '%25').replace(/\r/g, '%0D')}\n`);
+}
+
 /** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
 async function isolateNodes(ctx: ActionContext): Promise<void> {
+  maskSecrets(ctx);
   configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
   const user = prepareNodeUser({
     isolation: ctx.inputs.isolation,
@@ -109,7 +128,7 @@ export async function run(): Promise<void> {
     process.once(sig, () => {
       killAllChildren('SIGTERM');
       // A node process in a session of its own that ignores TERM is not in any group stopped above.
-      const ended = endOnCancel(sig);
+      const ended = endOnExit(sig);
       if (ended?.words && ended.warn) out(command('warning', `interlock: ${ended.words}`));
       else if (ended?.words) guard.text(logLine(`interlock: ${ended.words}`));
       setFailed(`interlock: ${sig}: the step was cancelled; the post step marks the node interrupted`);
@@ -139,6 +158,10 @@ export async function run(): Promise<void> {
     await report.finish({ error: e as Error }).catch(() => undefined);
   } finally {
     await proxy?.stop();
+    // Nothing of the node user lasts past the step: its processes, its home in the password database.
+    const ended = endOnExit();
+    if (ended?.words && ended.warn) out(command('warning', `interlock: ${ended.words}`));
+    else if (ended?.words) guard.text(logLine(`interlock: ${ended.words}`));
   }
 }
 

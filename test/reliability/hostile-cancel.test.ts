@@ -4,6 +4,7 @@
 // cancels (INT, TERM 7.5 s later, KILL 2.5 s after that), the survivor is gone when the main step exits; with the
 // action KILLed outright it is gone after the post step; each says how many processes it ended. Needs
 // `npm run build`.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +58,28 @@ async function cancelLikeRunner(child: ReturnType<typeof startStep>['child']): P
   await exited;
 }
 
+/**
+ * The node user `name` (made as interlock makes it) with a home in the password database an earlier job left,
+ * holding a file; its path.
+ */
+function leftHome(name: string): string {
+  const quiet = { stdio: 'ignore' as const };
+  try {
+    execFileSync('id', ['-u', name], quiet);
+  } catch {
+    execFileSync('useradd', ['--create-home', '--user-group', '--shell', '/bin/bash', name], quiet);
+  }
+  const home = execFileSync('getent', ['passwd', name], { encoding: 'utf8' }).split(':')[5]!;
+  execFileSync('sh', [
+    '-c',
+    'mkdir -p "$1" && echo left > "$1/left" && chown -R "$2:$2" "$1"',
+    'sh',
+    home,
+    name,
+  ]);
+  return home;
+}
+
 interface Seen {
   main: StepResult;
   post: StepResult;
@@ -64,6 +87,10 @@ interface Seen {
   /** Whether the survivor ran once the main step had exited, and once the post step had. */
   afterMain: boolean;
   afterPost: boolean;
+  /** The node user's home in the password database, and whether it was there after the main step and the post step. */
+  home: string;
+  homeAfterMain: boolean;
+  homeAfterPost: boolean;
 }
 
 async function survive(
@@ -83,8 +110,10 @@ async function survive(
     giveTo(ws, user);
     as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
   }
+  const name = `interlock-cancel-${viaSudo ? 's' : 'r'}`;
+  const home = leftHome(name);
   const opts = issueStep(server, ws, issue, 'agent:cancel', {
-    inputs: { 'node-user': `interlock-cancel-${viaSudo ? 's' : 'r'}` },
+    inputs: { 'node-user': name },
     ...as,
   });
   const running = startStep(opts);
@@ -94,9 +123,10 @@ async function survive(
   else running.child.kill('SIGKILL');
   const main = await running.done;
   const afterMain = await stillRuns(pid, how === 'runner' ? 1000 : 0);
+  const homeAfterMain = existsSync(home);
   const post = await runStep({ ...opts, entry: 'post.js', state: main.state });
   const afterPost = await stillRuns(pid, 1000);
-  return { main, post, pid, afterMain, afterPost };
+  return { main, post, pid, afterMain, afterPost, home, homeAfterMain, homeAfterPost: existsSync(home) };
 }
 
 const cases: [string, boolean, 'runner' | 'kill', number][] = [
@@ -146,6 +176,17 @@ describe.each(cases)(
           );
         },
       );
+
+    it.skipIf(!!skip)(
+      "the node user's home is removed by the cancelled main step, or else by the post step",
+      () => {
+        expect(seen.homeAfterPost).toBe(false);
+        if (how === 'runner') {
+          expect(seen.homeAfterMain).toBe(false);
+          expect(seen.main.stdout).toContain(`removed the node user's home ${seen.home}`);
+        } else expect(seen.post.stdout).toContain(`removed the node user's home ${seen.home}`);
+      },
+    );
 
     it.skipIf(!!skip)('is gone after the post step, which marks the node interrupted', () => {
       expect(seen.afterPost).toBe(false);

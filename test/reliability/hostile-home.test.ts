@@ -3,7 +3,7 @@
 // runner keeps it) or planted by an ungranted node, would run in a later node granted NPM_TOKEN and hand the token
 // over. Through the bundled action, as root and through sudo, default isolation: the first node finds nothing
 // there and cannot plant; the granted node's ssh reads no ProxyCommand and nothing is captured; after the step the
-// planted file is gone. Needs root and `npm run build`.
+// planted file is gone, and so is the home itself (removed at the step's end). Needs root and `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,13 +71,12 @@ async function plantInHome(
   const home = homeOf(name);
   const capture = mkdtempSync(join(tmpdir(), 'interlock-home-capture-'));
   chmodSync(capture, 0o1777);
-  // What an earlier job left: the node user's own .ssh/config, as a node of that job planted it.
-  if (existsSync(home)) {
-    mkdirSync(join(home, '.ssh'), { recursive: true });
-    writeFileSync(join(home, '.ssh/config'), sshConfig(capture), { mode: 0o600 });
-    execFileSync('chown', ['-R', `${name}:${name}`, home], quiet);
-    chmodSync(home, 0o750);
-  }
+  // What an earlier job left: the node user's own home (an earlier step of this suite removed it) and its
+  // .ssh/config, as a node of that job planted it.
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(home, '.ssh/config'), sshConfig(capture), { mode: 0o600 });
+  execFileSync('chown', ['-R', `${name}:${name}`, home], quiet);
+  chmodSync(home, 0o750);
   server.state.repo(FULL).addIssue({ number: issue, title: 'Home', labels: ['agent:home'] });
   const ws = makeWorkspace({
     '.github/interlock.yml': routeLabel('agent:home', GRAPH_FILE),
@@ -142,8 +141,9 @@ describe.each(cases)("a ProxyCommand in the node user's passwd home, %s", (how, 
     expect(execFileSync('ls', ['-A', seen.capture], quiet)).toBe('');
   });
 
-  it.skipIf(!!skip)('after the step nothing planted is in the home', () => {
+  it.skipIf(!!skip)('after the step the home is gone, and the step says it removed it', () => {
     expect(seen.leftAfter).toBe(false);
-    expect(execFileSync('ls', ['-A', seen.home], quiet)).toBe('');
+    expect(existsSync(seen.home)).toBe(false);
+    expect(seen.step.stdout).toContain(`interlock: removed the node user's home ${seen.home}`);
   });
 });

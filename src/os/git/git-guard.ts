@@ -12,44 +12,19 @@
  * put back from folders held open, never through a link (src/os/git/git-walk.ts).
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  lstatSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, existsSync, lstatSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { childProcess } from '../lazy.js';
-import { type Entry, gitdirOf, guardedPaths } from './git-snapshot.js';
-import { type Identity, identityAt, openFolder, readAt, restoreAt, restoreRoot } from './git-walk.js';
-
-interface Snapshot {
-  /** The checkout's `.git` when the copy was made: a directory's device and inode, or a gitdir link's text. */
-  gitdir: string;
-  identity: Identity;
-  /** The commit checked out then: what an effect's change is read against (src/runner/effects/change.ts). */
-  head?: string;
-  /**
-   * Each guarded path (absolute, through no link) to what it held, keyed by the path below it ('' for itself);
-   * null: it did not exist.
-   */
-  roots: Record<string, Record<string, Entry> | null>;
-  /**
-   * Every folder a guarded path is put back in (`.git`, each submodule's git folder, nested ones too, a worktree's git
-   * folder, the common folder; for a path whose folder did not exist, the nearest that did), with its identity
-   * then. Each is reached again from `/` without following a link and must still be the same folder, before
-   * anything is put back.
-   */
-  folders: Record<string, Identity>;
-}
+import { type Snapshot, take } from './git-copy.js';
+import { findGitFolders } from './git-found.js';
+import { type Entry, gitdirOf } from './git-snapshot.js';
+import { identityAt, openFolder, restoreAt, restoreRoot } from './git-walk.js';
 
 interface Guard {
   workspace: string;
   snapshot: Snapshot;
   warn: (message: string) => void;
+  /** Where the copy is kept for the job's later steps; rewritten when a git folder is met or gone. */
+  file?: string | undefined;
 }
 
 let active: Guard | undefined;
@@ -68,63 +43,6 @@ export function restoreEntry(path: string, entry: Entry): void {
   } finally {
     closeSync(fd);
   }
-}
-
-/** The nearest folder that exists on the way to `path`, through no link, and the names from it to `path`. */
-function anchorOf(path: string): { folder: string; rel: string[] } {
-  const rel = [basename(path)];
-  let dir = dirname(path);
-  const isDir = (p: string) => {
-    try {
-      return statSync(p).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  while (!isDir(dir) && dir !== dirname(dir)) {
-    rel.unshift(basename(dir));
-    dir = dirname(dir);
-  }
-  return { folder: realpathSync(dir), rel };
-}
-
-function headOf(workspace: string): string | undefined {
-  try {
-    return childProcess()
-      .execFileSync(
-        'git',
-        ['--no-pager', '-c', 'core.fsmonitor=false', 'rev-parse', '--verify', 'HEAD^{commit}'],
-        { cwd: workspace, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
-      )
-      .trim();
-  } catch {
-    return undefined; // a repository with no commit yet
-  }
-}
-
-function take(workspace: string): Snapshot | undefined {
-  const gitdir = gitdirOf(workspace);
-  if (!gitdir || !existsSync(gitdir)) return undefined;
-  const paths = guardedPaths(gitdir);
-  const dotgit = join(workspace, '.git');
-  if (lstatSync(dotgit).isFile()) paths.push(dotgit);
-  const roots: Snapshot['roots'] = {};
-  const folders: Snapshot['folders'] = {};
-  for (const p of paths) {
-    const { folder, rel } = anchorOf(p);
-    const root = join(folder, ...rel);
-    if (root in roots) continue;
-    const fd = openFolder(folder);
-    try {
-      folders[folder] = identityAt(fd);
-      roots[root] = rel.length > 1 ? null : readAt(fd, rel[0]!);
-    } finally {
-      closeSync(fd);
-    }
-  }
-  const st = lstatSync(gitdir);
-  const head = headOf(workspace);
-  return { gitdir, identity: { dev: st.dev, ino: st.ino }, roots, folders, ...(head ? { head } : {}) };
 }
 
 export interface GuardOptions {
@@ -157,7 +75,7 @@ export function guardCheckout(opts: GuardOptions): void {
   if (file && existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Snapshot;
     // A copy an older interlock made names no folders to check: nothing would be checked, so nothing is trusted.
-    if (!kept.folders)
+    if (!kept.folders || !kept.tops)
       throw new ReplacedGitError(
         `${file} was written by an older interlock, which recorded no git folders to check: run every interlock step of a job with the same version of the action`,
       );
@@ -179,7 +97,7 @@ export function guardCheckout(opts: GuardOptions): void {
     active = undefined;
     return;
   }
-  active = { workspace, snapshot, warn: opts.warn };
+  active = { workspace, snapshot, warn: opts.warn, file };
 }
 
 /** The folder of `folders` that `root` is put back in: the deepest that holds it. */
@@ -189,25 +107,62 @@ function folderOf(folders: string[], root: string): string {
     .reduce((a, b) => (b.length > a.length ? b : a));
 }
 
+/** Drops a git folder a node made, and what the copy holds below it, from the copy. */
+function forget(snapshot: Snapshot, folder: string): void {
+  delete snapshot.folders[folder];
+  for (const root of Object.keys(snapshot.roots))
+    if (root.startsWith(`${folder}/`)) delete snapshot.roots[root];
+  snapshot.made = snapshot.made?.filter((f) => f !== folder);
+}
+
 /**
- * Opens every guarded folder from `/`, never through a link, and checks it is the folder the copy was made in;
- * throws ReplacedGitError naming the first that is not (nothing is put back then).
+ * Opens each of `folders` from `/`, never through a link, and checks it is the folder the copy was made in;
+ * throws ReplacedGitError naming the first that is not (nothing is put back then). A git folder a node made and
+ * then removed (`git worktree remove`), with nothing in its place, is forgotten; whether any was.
  */
-function holdFolders(snapshot: Snapshot, held: Map<string, number>): void {
-  for (const [folder, id] of Object.entries(snapshot.folders)) {
+function holdFolders(snapshot: Snapshot, folders: string[], held: Map<string, number>): boolean {
+  let forgot = false;
+  for (const folder of folders) {
+    const id = snapshot.folders[folder]!;
     let fd: number | undefined;
     try {
       fd = openFolder(folder);
-    } catch {
+    } catch (e) {
       // missing, or a link or a file on the way
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && snapshot.made?.includes(folder)) {
+        forget(snapshot, folder);
+        forgot = true;
+        continue;
+      }
     }
     if (fd !== undefined) held.set(folder, fd);
     const now = fd === undefined ? undefined : identityAt(fd);
     if (!now || now.dev !== id.dev || now.ino !== id.ino)
       throw new ReplacedGitError(
-        `${folder} is not the git folder interlock saw when this job's first interlock step began (a node moved, replaced or removed it, or put a link on the way to it): interlock puts nothing back through it and its configuration and hooks cannot be trusted, so nothing more runs in this checkout`,
+        `${folder} is not the git folder interlock saw ${snapshot.made?.includes(folder) ? 'when it was first met (a git folder a node made)' : "when this job's first interlock step began"} (a node moved, replaced or removed it, or put a link on the way to it): interlock puts nothing back through it and its configuration and hooks cannot be trusted, so nothing more runs in this checkout`,
       );
   }
+  return forgot;
+}
+
+/**
+ * Records every git folder below the held top folders the copy does not hold yet (a node made it: a submodule's,
+ * a worktree's), as it is now, and holds it like the rest; the folders met.
+ */
+function learn(snapshot: Snapshot, held: Map<string, number>): string[] {
+  const met: string[] = [];
+  for (const top of snapshot.tops) {
+    const fd = held.get(top);
+    if (fd === undefined) continue;
+    for (const f of findGitFolders(fd, top, (p) => p in snapshot.folders)) {
+      snapshot.folders[f.folder] = f.identity;
+      Object.assign(snapshot.roots, f.roots);
+      snapshot.made = [...(snapshot.made ?? []), f.folder];
+      met.push(f.folder);
+    }
+  }
+  holdFolders(snapshot, met, held);
+  return met;
 }
 
 /**
@@ -232,7 +187,13 @@ export function restoreCheckout(): void {
   const held = new Map<string, number>();
   const changed: string[] = [];
   try {
-    holdFolders(g.snapshot, held);
+    const forgot = holdFolders(g.snapshot, Object.keys(g.snapshot.folders), held);
+    const met = learn(g.snapshot, held);
+    if ((forgot || met.length) && g.file) writeFileSync(g.file, JSON.stringify(g.snapshot), { mode: 0o600 });
+    if (met.length)
+      g.warn(
+        `guarding ${met.map((p) => p.replace(`${g.workspace}/`, '')).join(', ')} as ${met.length === 1 ? 'it is' : 'they are'} now: git folders made since this job's first interlock step (SECURITY.md)`,
+      );
     const folders = [...held.keys()];
     for (const [root, want] of Object.entries(g.snapshot.roots)) {
       const folder = folderOf(folders, root);

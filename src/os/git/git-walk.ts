@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { childProcess } from '../lazy.js';
 import { nodeUser } from '../node-user/node-user.js';
 import { type Entry, MAX_GUARDED_BYTES, readBounded, same } from './git-snapshot.js';
+import { restoreAsRoot } from './git-sudo.js';
 
 /** A folder's device and inode: what tells the folder the guard copied from one a node put in its place. */
 export interface Identity {
@@ -44,7 +45,7 @@ const PROC = existsSync('/proc/self/fd');
 const openedAt = new Map<number, string>();
 
 /** The folder held open as `fd`, as a path to list or look a name up in. */
-const folderAt = (fd: number) => (PROC ? `/proc/self/fd/${fd}` : openedAt.get(fd)!);
+export const folderAt = (fd: number) => (PROC ? `/proc/self/fd/${fd}` : openedAt.get(fd)!);
 
 /** The name `name` looked up in the folder held open as `fd`, and only there. */
 export const at = (fd: number, name: string) => `${folderAt(fd)}/${name}`;
@@ -176,6 +177,17 @@ function removeHere(fd: number, name: string): void {
  * place: the open fails, and the restore with it).
  */
 export function restoreAt(fd: number, name: string, entry: Entry, shown: string): void {
+  try {
+    restoreHere(fd, name, entry, shown);
+  } catch (e) {
+    // Through sudo, a git folder a node made is the node user's (src/os/git/git-sudo.ts).
+    const denied = codeOf(e) === 'EACCES' || codeOf(e) === 'EPERM';
+    if (!denied || entry.kind === 'unread' || nodeUser()?.via !== 'sudo') throw e;
+    restoreAsRoot(fd, name, entry);
+  }
+}
+
+function restoreHere(fd: number, name: string, entry: Entry, shown: string): void {
   const path = at(fd, name);
   if (entry.kind === 'dir') {
     try {

@@ -4,7 +4,8 @@
  * a `~/.ssh/config` one node planted there would run its `ProxyCommand` in a later, granted node, and would stay
  * for the next job on a self-hosted runner. So at the step's start, once no process of the node user runs,
  * interlock empties that home and makes it root's, mode 755: no node can put anything in it. Before each script
- * it is looked at again (`checkNodeHome`), and a script does not start on a home that is not so.
+ * it is looked at again (`checkNodeHome`), and a script does not start on a home that is not so. At the step's end
+ * (and in the post step) it is removed (`removeNodeHome`): nothing of it lasts to the next job.
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -52,7 +53,7 @@ const PIN = [
 let pinned: string | undefined;
 
 /** Why interlock will not take `home` over for `user` (undefined: it may). */
-function refusal(home: string, user: NodeUser): string | undefined {
+function refusal(home: string, user: Pick<NodeUser, 'uid'>): string | undefined {
   if (!isAbsolute(home) || home === '/') return 'is not a folder of its own';
   if (user.uid === 0 || user.uid === process.getuid?.()) return "is root's or this process's user's";
   if (home === passwdHome(process.getuid?.() ?? -1)) return "is this process's user's own home";
@@ -123,4 +124,38 @@ export function checkNodeHome(): void {
     throw new Error(
       `the node user's home ${pinned} ${problem}, not the empty root-owned folder interlock made it: the script is not started`,
     );
+}
+
+/** As root: removes the home, refusing a link (3); `rm -rf` follows none below it. */
+const REMOVE = ['h=$1', '[ -L "$h" ] && exit 3', 'exec rm -rf -- "$h"'].join('\n');
+
+/**
+ * At the step's end (the main step's end or cancel, and the post step), once no process of the node user runs:
+ * the node user's home in the password database is removed, so nothing lasts to the next job on a self-hosted
+ * runner. Only a home interlock may take (as at the start) and that is its own: the node user's, or root's and
+ * empty as interlock left it; its parent is root's alone, so nothing can be put in its place meanwhile. What it
+ * did, for the log (undefined: there was no home).
+ */
+export function removeNodeHome(
+  user: Pick<NodeUser, 'uid' | 'via'>,
+): { words: string; warn: boolean } | undefined {
+  const home = passwdHome(user.uid);
+  const st = home ? lstatSync(home, { throwIfNoEntry: false }) : undefined;
+  if (!home || !st) return undefined;
+  const left = (why: string) => ({
+    words: `left the node user's home ${home} as it is: it ${why}`,
+    warn: true,
+  });
+  const why = refusal(home, user);
+  if (why) return left(why);
+  const problem = st.uid === 0 ? homeProblem(home) : undefined;
+  if (problem) return left(`${problem} (interlock removes only a home it emptied or the node user's own)`);
+  try {
+    if (user.via === 'sudo') execFileSync('sudo', ['-n', 'sh', '-c', REMOVE, 'remove-home', home], quiet);
+    else execFileSync('sh', ['-c', REMOVE, 'remove-home', home], quiet);
+  } catch (e) {
+    return left(`could not be removed (${(e as Error).message.split('\n')[0]})`);
+  }
+  if (pinned === home) pinned = undefined;
+  return { words: `removed the node user's home ${home}`, warn: false };
 }

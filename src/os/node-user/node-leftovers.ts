@@ -5,6 +5,7 @@
  * post step, which runs even after a KILL, ends every process of the node user the main step named; each says how
  * many it ended.
  */
+import { removeNodeHome } from './node-home.js';
 import { endNodeProcesses, type Killable, processesOfUid, survivorsMessage } from './node-processes.js';
 import { idsOf, nodeUser, sudoWorks } from './node-user.js';
 import { holdName } from './node-user-claim.js';
@@ -30,12 +31,6 @@ function endEvery(user: Killable, when: string): Ended {
   return { ended, left, words, warn: left.length > 0 };
 }
 
-/** The main step's cancel: every process of this step's node user (none when nodes do not run as one). */
-export function endOnCancel(signal: string): Ended | undefined {
-  const user = nodeUser();
-  return user ? endEvery(user, `when the step was cancelled (${signal})`) : undefined;
-}
-
 /**
  * The post step: every process of `spec` (the node user the main step saved: a name or `uid:gid`), unless
  * another interlock step of this machine holds that name now (its nodes run as it; it ends what is left before
@@ -49,5 +44,21 @@ export async function endAfterStep(spec: string): Promise<Ended | undefined> {
   const ids = numeric ? { uid: Number(numeric[1]), gid: Number(numeric[2]) } : idsOf(spec);
   if (!ids || ids.uid === 0 || ids.uid === process.getuid?.()) return undefined;
   if (!numeric && !(await holdName(spec))) return undefined;
-  return endEvery({ name: spec, ...ids, via }, 'after the main step ended');
+  const ended = endEvery({ name: spec, ...ids, via }, 'after the main step ended');
+  return ended.left.length ? ended : withHome(ended, removeNodeHome({ ...ids, via }));
+}
+
+/** `ended` with what became of the node user's home (removeNodeHome) said after it. */
+function withHome(ended: Ended, home: ReturnType<typeof removeNodeHome>): Ended {
+  if (!home) return ended;
+  const words = ended.words ? `${ended.words}; ${home.words}` : home.words;
+  return { ...ended, words, warn: ended.warn || home.warn };
+}
+
+/** The main step's end or cancel: every process of the node user ended, then its passwd home removed. */
+export function endOnExit(signal?: string): Ended | undefined {
+  const user = nodeUser();
+  if (!user) return undefined;
+  const ended = endEvery(user, signal ? `when the step was cancelled (${signal})` : "at the step's end");
+  return ended.left.length ? ended : withHome(ended, removeNodeHome(user));
 }

@@ -189,7 +189,7 @@ export function prepareNodeUser(opts: PrepareOptions): NodeUser | undefined {
     const refused = share(user.workspace, user);
     if (refused.length)
       opts.warn(
-        `left ${refused.join(', ')} in the workspace as it was, not handed to node-user "${opts.user}": a file with more than one link may be another file's name outside the workspace (remove the hard links, or copy the files, before this step)`,
+        `left ${refused.join(', ')} in the workspace as it was, not handed to node-user "${opts.user}": a file with more than one link may be another file's name outside the workspace, and an entry of another owner than the runner's user, the workspace's owner and interlock's node users is not the runner's to give (remove the hard links, copy the files, or give them to the runner's user, before this step)`,
       );
     blocked = unreachable(opts.workspace, user);
   }
