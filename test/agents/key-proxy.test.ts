@@ -33,6 +33,14 @@ const REAL_ANTHROPIC = `sk-ant-REALKEY-${randomBytes(12).toString('hex')}`;
 const REAL_OPENAI = `sk-REALKEY-${randomBytes(12).toString('hex')}`;
 const REAL_AZURE = `REALKEY${randomBytes(12).toString('hex')}`;
 const GRAPH_FILE = '.github/interlock/keyed.yml';
+/**
+ * The answer to a model call past the script. Copilot CLI's bash tool waits 30 s for a command (its default
+ * `initial_wait`), then leaves it running and tells the model; when the command ends it calls the model once more.
+ * reveal-keys.mjs walks the node's readable files (the temp folder among them): under load it has outlasted the
+ * 30 s, and that extra call, unscripted, was answered 500 and failed the attempt. The scan's length is load-bound;
+ * the number of calls is the CLI's to choose: the model answers them all.
+ */
+const REPORTED: ScriptedTurn = { text: 'Reported.' };
 const root = process.getuid?.() === 0;
 
 interface Revealed {
@@ -275,6 +283,8 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
         async () => {
           model = await startModelServer({
             script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+            whenDone: REPORTED,
+            whenDone: REPORTED,
           });
           const agent = e.agent().map(shellWord).join(' ');
           const as = via === 'sudo' ? sudoRunner() : undefined;
@@ -421,6 +431,7 @@ describe('through the CLI, with --agent-credentials', () => {
       async (ctx) => {
         const model = await startModelServer({
           script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+          whenDone: REPORTED,
         });
         try {
           const sb = sandbox(ctx, 'interlock-keyed-');
