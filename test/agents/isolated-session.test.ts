@@ -141,7 +141,7 @@ nodes:
       '.gemini',
       'settings.json',
       'tmp',
-      '{"security":{"auth":{"selectedType":"gemini-api-key"}}}',
+      '{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false}}',
       '',
     ]);
   }, 180_000);

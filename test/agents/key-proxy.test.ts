@@ -31,7 +31,16 @@ import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/su
 const REVEAL = readFileSync(new URL('../support/reveal-keys.mjs', import.meta.url), 'utf8');
 const REAL_ANTHROPIC = `sk-ant-REALKEY-${randomBytes(12).toString('hex')}`;
 const REAL_OPENAI = `sk-REALKEY-${randomBytes(12).toString('hex')}`;
+const REAL_AZURE = `REALKEY${randomBytes(12).toString('hex')}`;
 const GRAPH_FILE = '.github/interlock/keyed.yml';
+/**
+ * The answer to a model call past the script. Copilot CLI's bash tool waits 30 s for a command (its default
+ * `initial_wait`), then leaves it running and tells the model; when the command ends it calls the model once more.
+ * reveal-keys.mjs walks the node's readable files (the temp folder among them): under load it has outlasted the
+ * 30 s, and that extra call, unscripted, was answered 500 and failed the attempt. The scan's length is load-bound;
+ * the number of calls is the CLI's to choose: the model answers them all.
+ */
+const REPORTED: ScriptedTurn = { text: 'Reported.' };
 const root = process.getuid?.() === 0;
 
 interface Revealed {
@@ -274,6 +283,8 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
         async () => {
           model = await startModelServer({
             script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+            whenDone: REPORTED,
+            whenDone: REPORTED,
           });
           const agent = e.agent().map(shellWord).join(' ');
           const as = via === 'sudo' ? sudoRunner() : undefined;
@@ -372,6 +383,47 @@ describe('through the CLI, with --agent-credentials', () => {
       upstreamKey: (r: ModelServer['requests'][number]) => r.headers.authorization?.replace(/^Bearer /, ''),
       real: REAL_OPENAI,
     },
+    {
+      // Azure OpenAI, Copilot's default wire API: chat completions on the versionless v1 route, the key in api-key.
+      engine: 'copilot',
+      label: 'copilot (an Azure OpenAI provider, chat completions on the v1 route)',
+      cli: 'copilot' as const,
+      keyName: 'COPILOT_PROVIDER_API_KEY',
+      base: 'COPILOT_PROVIDER_BASE_URL',
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        ...copilotEnv(url, agentHome('copilot')),
+        COPILOT_PROVIDER_TYPE: 'azure',
+        COPILOT_MODEL: 'gpt-5.1',
+        COPILOT_PROVIDER_API_KEY: REAL_AZURE,
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['api-key'],
+      upstreamCall: ['/openai/v1/chat/completions', ''],
+      real: REAL_AZURE,
+    },
+    {
+      // With an API version: the versioned route of the deployment, the version in the query.
+      engine: 'copilot',
+      label: 'copilot (an Azure OpenAI provider, a deployment with an API version)',
+      cli: 'copilot' as const,
+      keyName: 'COPILOT_PROVIDER_API_KEY',
+      base: 'COPILOT_PROVIDER_BASE_URL',
+      agent: () => [copilotBin!, '--allow-all'],
+      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+      env: (url: string) => ({
+        ...copilotEnv(url, agentHome('copilot')),
+        COPILOT_PROVIDER_TYPE: 'azure',
+        COPILOT_PROVIDER_AZURE_API_VERSION: '2024-10-21',
+        COPILOT_PROVIDER_MODEL_ID: 'gpt-5.1',
+        COPILOT_PROVIDER_WIRE_MODEL: 'team-gpt',
+        COPILOT_MODEL: 'gpt-5.1',
+        COPILOT_PROVIDER_API_KEY: REAL_AZURE,
+      }),
+      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['api-key'],
+      upstreamCall: ['/openai/deployments/team-gpt/chat/completions', '?api-version=2024-10-21'],
+      real: REAL_AZURE,
+    },
   ];
   for (const e of engines)
     it.skipIf(!!missing(e.cli))(
@@ -379,6 +431,7 @@ describe('through the CLI, with --agent-credentials', () => {
       async (ctx) => {
         const model = await startModelServer({
           script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
+          whenDone: REPORTED,
         });
         try {
           const sb = sandbox(ctx, 'interlock-keyed-');
@@ -392,6 +445,10 @@ describe('through the CLI, with --agent-credentials', () => {
           expect(r.stderr).toContain(`${e.keyName} served through the key proxy on 127.0.0.1:`);
           expect(model.calls.length).toBeGreaterThanOrEqual(2);
           for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
+          if ('upstreamCall' in e && e.upstreamCall)
+            expect(new Set(model.calls.map((q) => [q.path, q.query].join('')))).toEqual(
+              new Set([e.upstreamCall.join('')]),
+            );
           const report = JSON.parse(sb.read('report.json')!) as Revealed;
           const { interlockEnviron: _i, interlockMem: _m, ...rest } = report;
           expect(JSON.stringify(rest)).not.toContain('REALKEY');

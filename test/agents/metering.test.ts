@@ -12,7 +12,17 @@ import { callCostMicroUsd, DEFAULT_MODEL_PRICES } from '../../src/os/proxies/mod
 import { shellWord } from '../../src/protocol/engines/engine.js';
 import { SECRET_MARK } from '../../src/render/redact.js';
 import { cleanupSandboxes, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
-import { CODEX_MODEL, claudeBin, codexBin, geminiBin, geminiEnv, missing } from '../support/agent-clis.js';
+import {
+  agentHome,
+  CODEX_MODEL,
+  claudeBin,
+  codexBin,
+  copilotBin,
+  copilotEnv,
+  geminiBin,
+  geminiEnv,
+  missing,
+} from '../support/agent-clis.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 
 /** Runs the agent command given as its arguments and rewrites the usage its output shows to a lie, all along. */
@@ -346,4 +356,78 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
     },
     120_000,
   );
+
+  // Copilot CLI's tokens are metered as the API of the provider it is pointed at: Anthropic's Messages (streamed,
+  // the output in the last message_delta), or Azure OpenAI's chat completions (the usage chunk its stream asks for).
+  const providers = [
+    {
+      name: 'an Anthropic provider',
+      model: 'claude-sonnet-4.5',
+      env: (url: string) => ({ COPILOT_PROVIDER_TYPE: 'anthropic', COPILOT_PROVIDER_BASE_URL: url }),
+      path: '/v1/messages',
+    },
+    {
+      name: 'an Azure OpenAI provider',
+      model: 'gpt-5.1',
+      env: (url: string) => ({ COPILOT_PROVIDER_TYPE: 'azure', COPILOT_PROVIDER_BASE_URL: url }),
+      path: '/openai/v1/chat/completions',
+    },
+  ];
+  for (const p of providers)
+    it.skipIf(!!missing('copilot'))(
+      `Copilot's calls are metered as its provider's API: ${p.name}`,
+      async (ctx) => {
+        const model = await startModelServer({
+          script: [
+            {
+              text: 'Looking.',
+              tools: [{ name: 'bash', input: { command: 'echo 1 >> calls.txt', description: 'append' } }],
+              usage: { input_tokens: 30_000, output_tokens: 2_000, cached_input_tokens: 10_000 },
+            },
+            {
+              text: 'Done.',
+              usage: { input_tokens: 50_000, output_tokens: 3_000, cached_input_tokens: 20_000 },
+            },
+          ],
+        });
+        models.push(model);
+        const sb = sandbox(ctx, 'interlock-metered-copilot-');
+        const agent = [copilotBin!, '--allow-all'].map(shellWord).join(' ');
+        sb.write(
+          'graph.yml',
+          `interlock: 1\nname: metered\ndefaults:\n  engine: copilot\nnodes:\n  - id: work\n    agent: ${JSON.stringify(agent)}\n    prompt: Append to calls.txt.\n    validates:\n      - file: calls.txt\n`,
+        );
+        const env = {
+          ...copilotEnv(model.url, agentHome('copilot')),
+          ...p.env(model.url),
+          COPILOT_MODEL: p.model,
+          COPILOT_PROVIDER_API_KEY: 'REALKEY-copilot',
+        };
+        const r = await sb.cli(
+          ['run', 'graph.yml', '--all', '--run-id', 'p', '--agent-credentials', 'COPILOT_PROVIDER_API_KEY'],
+          env,
+        );
+        expect(r.code, r.stderr.slice(-2500)).toBe(0);
+        expect(model.calls.map((c) => c.path)).toEqual([p.path, p.path]);
+        const events = (JSON.parse(sb.read('.interlock/runs/p.json')!) as { events: JournalEvent[] }).events;
+        const rec = events.find((e) => e.type === 'NodeRecorded') as Extract<
+          JournalEvent,
+          { type: 'NodeRecorded' }
+        >;
+        // Every call the server billed (side calls included), cached input kept apart.
+        const want = billed(model);
+        const side = model.requests.filter((q) => q.billed && q.side);
+        const sideInput = side.reduce((n, q) => n + q.billed!.input_tokens, 0);
+        expect((rec.usage as { metered?: Record<string, unknown> }).metered).toMatchObject({
+          calls: model.requests.filter((q) => q.billed).length,
+          input_tokens: 80_000 + sideInput,
+          cache_read_input_tokens: 30_000,
+          output_tokens: want.output,
+        });
+        expect(rec.usage.input_tokens).toBe(want.input);
+        expect(rec.usage.output_tokens).toBe(want.output);
+        expect(model.requests.every((q) => JSON.stringify(q.headers).includes('REALKEY-copilot'))).toBe(true);
+      },
+      180_000,
+    );
 });

@@ -90,84 +90,58 @@ describe.skipIf(missing('claude'))('sessions with Claude Code', () => {
   });
 });
 
-describe.skipIf(missing('codex'))('sessions with Codex', () => {
-  it("resumes plan's thread in build and counts only build's own usage", async (ctx) => {
-    const sb = await world(ctx, [
-      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
-      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
-    ]);
-    const agent = command([
-      codexBin!,
-      ...codexConfigArgs(server!.url),
-      'exec',
-      '-m',
-      CODEX_MODEL,
-      '--skip-git-repo-check',
-    ]);
-    // build passes at once here: a marker is already there.
-    sb.write('marker', '');
-    sb.write('graph.yml', graph('codex', agent));
-    const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'x'], codexEnv(agentHome('codex')));
-    expect(r.code, r.stderr).toBe(0);
-    const j = sb.journal('x');
-    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
-    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
-    expect(build.resumed_session).toBe(plan.session_id);
-    expect(build.session_id).toBe(plan.session_id);
-    // plan's own prompt: not in the envelope (which tells plan's final message), only in the resumed thread.
-    expect(said(1)).toContain('PLAN-PROMPT');
-    // Codex reports 250 / 25 for the thread; 100 / 10 were plan's.
-    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
+// The engines that resume a session in place (the same id), one table: build resumes plan's session, its request
+// carries plan's turn, and each node's usage is its own (Codex and Copilot report the whole session, 250 / 25 here:
+// interlock subtracts what the earlier attempts used; Gemini CLI counts each run on its own).
+const IN_PLACE = [
+  {
+    engine: 'codex',
+    cli: 'codex' as const,
+    agent: () =>
+      command([
+        codexBin!,
+        ...codexConfigArgs(server!.url),
+        'exec',
+        '-m',
+        CODEX_MODEL,
+        '--skip-git-repo-check',
+      ]),
+    env: () => codexEnv(agentHome('codex')),
+  },
+  {
+    engine: 'gemini',
+    cli: 'gemini' as const,
+    agent: () => command([geminiBin!]),
+    env: () => geminiEnv(server!.url, agentHome('gemini')),
+  },
+  {
+    engine: 'copilot',
+    cli: 'copilot' as const,
+    agent: () => command([copilotBin!, '--allow-all']),
+    env: () => copilotEnv(server!.url, agentHome('copilot')),
+  },
+];
+for (const e of IN_PLACE)
+  describe.skipIf(missing(e.cli))(`sessions with ${e.engine}`, () => {
+    it("resumes plan's session in place in build and counts only build's own usage", async (ctx) => {
+      const sb = await world(ctx, [
+        { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
+        { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
+      ]);
+      // build passes at once here: a marker is already there.
+      sb.write('marker', '');
+      sb.write('graph.yml', graph(e.engine, e.agent()));
+      const r = await sb.cli(['run', 'graph.yml', '--all', '--run-id', 's'], e.env());
+      expect(r.code, r.stderr).toBe(0);
+      const j = sb.journal('s');
+      const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
+      const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
+      expect(build.resumed_session).toBe(plan.session_id);
+      expect(build.session_id).toBe(plan.session_id);
+      // plan's own prompt: not in the envelope (which tells plan's final message), only in the resumed session.
+      expect(said(1)).toContain('PLAN-PROMPT');
+      expect(said(1)).toContain('PLAN-ANSWER');
+      expect(plan.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
+      expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
+    }, 90_000);
   });
-});
-
-describe.skipIf(missing('gemini'))('sessions with Gemini CLI', () => {
-  it("resumes plan's session in place in build (the same id), its request carrying plan's turn", async (ctx) => {
-    const sb = await world(ctx, [
-      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
-      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
-    ]);
-    sb.write('marker', '');
-    sb.write('graph.yml', graph('gemini', command([geminiBin!])));
-    const r = await sb.cli(
-      ['run', 'graph.yml', '--all', '--run-id', 'g'],
-      geminiEnv(server!.url, agentHome('gemini')),
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const j = sb.journal('g');
-    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
-    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
-    expect(build.resumed_session).toBe(plan.session_id);
-    expect(build.session_id).toBe(plan.session_id);
-    expect(said(1)).toContain('PLAN-PROMPT');
-    expect(said(1)).toContain('PLAN-ANSWER');
-    // Gemini CLI counts each run on its own: build's usage is its own call's.
-    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
-  });
-});
-
-describe.skipIf(missing('copilot'))('sessions with Copilot CLI', () => {
-  it("resumes plan's session in place in build and counts only build's own usage", async (ctx) => {
-    const sb = await world(ctx, [
-      { text: 'PLAN-ANSWER noted.', usage: { input_tokens: 100, output_tokens: 10 } },
-      { text: 'BUILD-ANSWER', usage: { input_tokens: 150, output_tokens: 15 } },
-    ]);
-    sb.write('marker', '');
-    sb.write('graph.yml', graph('copilot', command([copilotBin!, '--allow-all'])));
-    const r = await sb.cli(
-      ['run', 'graph.yml', '--all', '--run-id', 'p'],
-      copilotEnv(server!.url, agentHome('copilot')),
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const j = sb.journal('p');
-    const plan = eventsOf(j, 'NodeRecorded', 'plan')[0]!;
-    const build = eventsOf(j, 'NodeRecorded', 'build')[0]!;
-    expect(build.resumed_session).toBe(plan.session_id);
-    expect(build.session_id).toBe(plan.session_id);
-    expect(said(1)).toContain('PLAN-PROMPT');
-    expect(said(1)).toContain('PLAN-ANSWER');
-    // Copilot's usage file counts the whole session, 250 / 25; 100 / 10 were plan's.
-    expect(plan.usage).toMatchObject({ input_tokens: 100, output_tokens: 10 });
-    expect(build.usage).toMatchObject({ input_tokens: 150, output_tokens: 15 });
-  });
-});

@@ -99,6 +99,67 @@ describe("an attempt's tab", () => {
     expect(t.cost_micro_usd).toBe(Math.round(sonnet) + Math.round(gpt));
   });
 
+  it("counts Azure OpenAI's answers (chat completions streamed and not, Responses) and OpenAI's chat completions", async () => {
+    const model = await startModelServer({
+      script: [
+        { text: 'a', usage: { input_tokens: 1000, output_tokens: 300, cached_input_tokens: 5000 } },
+        { text: 'b', tools: [{ name: 'bash', input: { command: 'ls' } }], usage: { input_tokens: 2000 } },
+        { text: 'c', usage: { input_tokens: 4000, output_tokens: 900, cached_input_tokens: 1000 } },
+        { text: 'd', usage: { input_tokens: 10, output_tokens: 7 } },
+        { text: 'e', usage: { input_tokens: 99, output_tokens: 99 } },
+      ],
+    });
+    servers.push(model);
+    const proxy = (await startKeyProxy(['COPILOT_PROVIDER_API_KEY', 'OPENAI_API_KEY'], {
+      COPILOT_PROVIDER_API_KEY: 'real-azure',
+      COPILOT_PROVIDER_TYPE: 'azure',
+      COPILOT_PROVIDER_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-real',
+      OPENAI_BASE_URL: `${model.url}/v1`,
+    }))!;
+    proxies.push(proxy);
+    const tab = proxy.openTab([]);
+    const az = { 'api-key': tab.env().COPILOT_PROVIDER_API_KEY! };
+    const chat = { model: 'gpt-5.1', stream: true, stream_options: { include_usage: true }, messages: [] };
+    const sent = [
+      await post(proxy.port, '/openai/v1/chat/completions', az, chat),
+      await post(proxy.port, '/openai/deployments/team/chat/completions?api-version=2024-10-21', az, {
+        ...chat,
+        stream: false,
+      }),
+      await post(proxy.port, '/openai/v1/responses', az, { model: 'gpt-5.1', stream: true }),
+      await post(
+        proxy.port,
+        '/v1/chat/completions',
+        { authorization: `Bearer ${tab.env().OPENAI_API_KEY}` },
+        chat,
+      ),
+      // A stream that did not ask for its usage carries none: counted as a call whose usage was not read.
+      await post(proxy.port, '/openai/v1/chat/completions', az, { ...chat, stream_options: undefined }),
+    ];
+    expect(sent.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    // Azure's first chunk carries only its prompt filter results, with an empty model.
+    expect(sent[0]!.body).toContain('prompt_filter_results');
+    expect(model.calls.map((c) => c.headers['api-key'] ?? c.headers.authorization)).toEqual([
+      'real-azure',
+      'real-azure',
+      'real-azure',
+      'Bearer sk-real',
+      'real-azure',
+    ]);
+    expect(tab.totals).toEqual({
+      calls: 5,
+      input_tokens: 1000 + 2000 + 4000 + 10,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 5000 + 1000,
+      output_tokens: 300 + 20 + 900 + 7,
+      cost_micro_usd: expect.any(Number),
+      models: ['gpt-5.1'],
+      unpriced: [],
+      unread: 1,
+    });
+  });
+
   it('an unknown model is counted in tokens, its cost not, and named', async () => {
     const { proxy } = await setup([{ text: 'a', usage: { input_tokens: 10, output_tokens: 5 } }]);
     const tab = proxy.openTab([]);

@@ -253,7 +253,8 @@ describe('the key proxy refuses what is not a model call with the placeholder', 
     ['GET', '/v1/models', 404],
     ['POST', '/v1/files', 404],
     ['POST', '/v1/messages/batches', 404],
-    ['POST', '/v1/chat/completions', 404],
+    ['POST', '/v1/completions', 404],
+    ['POST', '/v1/embeddings', 404],
     ['POST', '/v1/organizations/api_keys', 404],
     ['GET', '/v1/messages', 405],
     ['DELETE', '/v1/responses', 405],
@@ -448,7 +449,7 @@ describe('which keys are served, and what nodes get instead', () => {
     });
   });
 
-  it("Copilot CLI's provider key: its provider's API and base URL, COPILOT_OFFLINE, Azure refused with the fix", async () => {
+  it("Copilot CLI's provider key: its provider's API and base URL, COPILOT_OFFLINE, an unknown type refused with the fix", async () => {
     const up = await upstream();
     const p = (await startKeyProxy(['ANTHROPIC_API_KEY', 'COPILOT_PROVIDER_API_KEY'], {
       ANTHROPIC_API_KEY: REAL_ANTHROPIC,
@@ -483,11 +484,57 @@ describe('which keys are served, and what nodes get instead', () => {
     await expect(
       startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
         COPILOT_PROVIDER_API_KEY: 'k',
-        COPILOT_PROVIDER_TYPE: 'azure',
+        COPILOT_PROVIDER_TYPE: 'bedrock',
       }),
     ).rejects.toThrow(
-      /COPILOT_PROVIDER_TYPE in the step's env is "azure": .* remove COPILOT_PROVIDER_API_KEY from agent-credentials/,
+      /COPILOT_PROVIDER_TYPE in the step's env is "bedrock": .*anthropic, openai and azure.* remove COPILOT_PROVIDER_API_KEY from agent-credentials/,
     );
+  });
+
+  it("Copilot CLI's Azure OpenAI provider: api-key swapped, the v1 and versioned routes, a project's path kept", async () => {
+    const up = await upstream();
+    const p = (await startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+      COPILOT_PROVIDER_API_KEY: 'real-azure-key',
+      COPILOT_PROVIDER_TYPE: 'azure',
+      COPILOT_PROVIDER_BASE_URL: `${up.url}/api/projects/demo/`,
+    }))!;
+    proxies.push(p);
+    expect(p.env.COPILOT_PROVIDER_BASE_URL).toBe(`http://127.0.0.1:${p.port}`);
+    const key = { 'api-key': p.env.COPILOT_PROVIDER_API_KEY! };
+    for (const path of [
+      '/openai/v1/responses',
+      '/openai/v1/chat/completions',
+      '/openai/responses?api-version=2025-04-01-preview',
+      '/openai/deployments/team-gpt/chat/completions?api-version=2024-10-21',
+    ])
+      expect((await call(p.port, { path, headers: key, body: '{}' })).status).toBe(200);
+    expect(up.seen.map((x) => [x.url, x.headers['api-key'], x.headers.authorization])).toEqual([
+      ['/api/projects/demo/openai/v1/responses', 'real-azure-key', undefined],
+      ['/api/projects/demo/openai/v1/chat/completions', 'real-azure-key', undefined],
+      ['/api/projects/demo/openai/responses?api-version=2025-04-01-preview', 'real-azure-key', undefined],
+      [
+        '/api/projects/demo/openai/deployments/team-gpt/chat/completions?api-version=2024-10-21',
+        'real-azure-key',
+        undefined,
+      ],
+    ]);
+    // The placeholder as a bearer token, a wrong key, another path: refused, nothing sent on.
+    const refusals = await Promise.all([
+      call(p.port, { path: '/openai/v1/responses', headers: { authorization: `Bearer ${key['api-key']}` } }),
+      call(p.port, { path: '/openai/v1/responses', headers: { 'api-key': 'real-azure-key' } }),
+      call(p.port, { path: '/openai/v1/files', headers: key }),
+      call(p.port, { path: '/openai/deployments/a/b/chat/completions', headers: key }),
+    ]);
+    expect(refusals.map((r) => r.status)).toEqual([401, 401, 404, 404]);
+    expect(refusals[0]!.body).toContain('(api-key)');
+    expect(up.seen).toHaveLength(4);
+    // An Azure resource has no address of its own: without one the step stops, naming the variable.
+    await expect(
+      startKeyProxy(['COPILOT_PROVIDER_API_KEY'], {
+        COPILOT_PROVIDER_API_KEY: 'k',
+        COPILOT_PROVIDER_TYPE: 'azure',
+      }),
+    ).rejects.toThrow(/COPILOT_PROVIDER_BASE_URL is not in the step's env: an azure provider/);
   });
 
   it('NO_PROXY keeps what it had and gains the loopback names once', () => {

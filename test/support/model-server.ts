@@ -5,7 +5,11 @@
  * `startModelServer({ script })` listens on 127.0.0.1 (ephemeral port) and answers
  * - the Anthropic Messages API: `POST /v1/messages` (any query, e.g. `?beta=true`), streamed (SSE) or JSON;
  *   `POST /v1/messages/count_tokens`; and the `HEAD /` Claude Code sends first;
- * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE);
+ * - the OpenAI Responses API: `POST /v1/responses`, streamed (SSE); and Chat Completions, `POST /v1/chat/completions`;
+ * - Azure OpenAI, as Copilot CLI's provider of type azure calls it: the versionless v1 routes
+ *   (`/openai/v1/responses`, `/openai/v1/chat/completions`) and the versioned ones (`/openai/responses`,
+ *   `/openai/deployments/<deployment>/chat/completions`, which need `?api-version=`, else 404 as Azure answers);
+ *   the key in the `api-key` header (or `Authorization: Bearer`), else Azure's 401;
  * - the Gemini API: `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (SSE), `:generateContent` (JSON)
  *   and `:countTokens`; a request that offers no tools (Gemini CLI's side calls) answers JSON without a turn.
  * Each model call takes the next turn of the script; when it runs out, `whenDone` answers (default: a 500 error
@@ -18,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
+import { chatCompletion, chatStream } from './model/chat.js';
 import { geminiError, geminiResponse, geminiStream } from './model/gemini.js';
 import { openaiError, openaiStream } from './model/openai.js';
 import { type ScriptedTurn, type ScriptedUsage, turnUsage } from './model/script.js';
@@ -32,7 +37,7 @@ export interface ModelServerOptions {
   host?: string;
 }
 
-export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'other';
+export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'azure' | 'other';
 
 export interface RecordedRequest {
   api: ModelApi;
@@ -111,11 +116,33 @@ function sideAnswer(body: Record<string, unknown>): ScriptedTurn {
 const GEMINI_CALL =
   /^\/v1beta\/models\/([A-Za-z0-9._-]+):(streamGenerateContent|generateContent|countTokens)$/;
 
+/** Azure OpenAI's routes: the versionless v1 ones, and the versioned ones (which need `api-version`). */
+const AZURE_V1 = new Set(['/openai/v1/responses', '/openai/v1/chat/completions']);
+const AZURE_VERSIONED = /^\/openai\/(responses|deployments\/([A-Za-z0-9._-]+)\/chat\/completions)$/;
+
 function apiOf(path: string): ModelApi {
   if (path === '/v1/messages' || path === '/v1/messages/count_tokens') return 'anthropic';
-  if (path === '/v1/responses') return 'openai';
+  if (path === '/v1/responses' || path === '/v1/chat/completions') return 'openai';
+  if (AZURE_V1.has(path) || AZURE_VERSIONED.test(path)) return 'azure';
   if (GEMINI_CALL.test(path)) return 'gemini';
   return 'other';
+}
+
+/** Azure OpenAI's answer to a call without a key, or to a versioned route without `api-version`; else false. */
+function azureRefusal(req: IncomingMessage, url: URL, res: ServerResponse): boolean {
+  const refuse = (status: number, message: string) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: String(status), message } }));
+    return true;
+  };
+  if (!req.headers['api-key'] && !/^Bearer \S+$/.test(req.headers.authorization ?? ''))
+    return refuse(
+      401,
+      'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.',
+    );
+  if (AZURE_VERSIONED.test(url.pathname) && !url.searchParams.get('api-version'))
+    return refuse(404, 'Resource not found');
+  return false;
 }
 
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
@@ -154,6 +181,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.end(JSON.stringify({ error: { message: `no such route: ${req.method} ${url.pathname}` } }));
       return;
     }
+    if (rec.api === 'azure' && azureRefusal(req, url, res)) return;
     const tokens = Math.ceil(JSON.stringify(body).length / 4);
     if (url.pathname === '/v1/messages/count_tokens') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -193,7 +221,16 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         res.end(JSON.stringify(anthropicMessage(turn, model)));
       }
     } else if (turn.error) openaiError(res, turn.error);
-    else openaiStream(res, turn, model);
+    else if (url.pathname.endsWith('/chat/completions')) {
+      const options = (body.stream_options ?? {}) as { include_usage?: unknown };
+      const azure = rec.api === 'azure';
+      if (body.stream === true)
+        chatStream(res, turn, model, { includeUsage: options.include_usage === true, azure });
+      else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(chatCompletion(turn, model)));
+      }
+    } else openaiStream(res, turn, model);
   };
 
   const server = createServer((req, res) => {

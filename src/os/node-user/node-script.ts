@@ -20,7 +20,7 @@ import {
 import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
-import { geminiSettingsInHome, geminiSettingsInSession, needsGeminiAuth } from './gemini-home.js';
+import { geminiSettingsInHome, geminiSettingsInSession, wantsGeminiSettings } from './gemini-home.js';
 import { withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
@@ -208,8 +208,8 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
     }
     at = join(at, name);
   }
-  if (env.INTERLOCK_ENGINE === 'gemini' && needsGeminiAuth(withoutWithheldCredentials(env)))
-    geminiSettingsInSession(user, dir);
+  const nodeEnv = withoutWithheldCredentials(env);
+  if (env.INTERLOCK_ENGINE === 'gemini') geminiSettingsInSession(user, dir, nodeEnv);
   return { [engine.variable]: dir };
 }
 
@@ -248,7 +248,8 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
     user.workspace,
   );
   // Gemini CLI's home is this fresh one unless a session's folder or the step's own GEMINI_CLI_HOME is.
-  const own = needsGeminiAuth(nodeEnv) && !nodeEnv.GEMINI_CLI_HOME ? geminiSettingsInHome(home) : [];
+  const own =
+    wantsGeminiSettings(nodeEnv) && !nodeEnv.GEMINI_CLI_HOME ? geminiSettingsInHome(home, nodeEnv) : [];
   const done = () => removeTree(home, user.via);
   // umask 002: what the node creates in the shared workspace stays writable for the runner's user.
   const inner = ['bash', '--noprofile', '--norc', '-c', 'umask 0002 && exec bash "$@"', 'bash', ...bash];

@@ -9,6 +9,9 @@
  * - OpenAI Responses, JSON: the Response's `model` and `usage` (`input_tokens`, which include
  *   `input_tokens_details.cached_tokens`, and `output_tokens`); SSE: the same Response in the `response.completed`
  *   event (or `response.incomplete` / `response.failed`, which end a stream too).
+ * - OpenAI Chat Completions (and Azure OpenAI's, read as OpenAI's), JSON: the completion's `model` and `usage`
+ *   (`prompt_tokens`, which include `prompt_tokens_details.cached_tokens`, and `completion_tokens`); SSE: the
+ *   chunk that carries `usage` (the last one, sent when the request asked `stream_options.include_usage`).
  * - Gemini `generateContent`, JSON: the GenerateContentResponse's `modelVersion` and `usageMetadata`
  *   (`promptTokenCount`, which includes `cachedContentTokenCount`, and `toolUsePromptTokenCount`; the output is
  *   `candidatesTokenCount` and `thoughtsTokenCount`); `streamGenerateContent`: each SSE event is a whole
@@ -16,6 +19,7 @@
  *   `alt=sse`, a JSON array of them: the last that carries one).
  */
 import { StringDecoder } from 'node:string_decoder';
+import type { ModelApi } from './key-proxy-rules.js';
 import type { CallTokens } from './model-prices.js';
 
 /** What one answer said it used. */
@@ -44,10 +48,15 @@ export class AnswerReader {
   /** Why the usage could not be read, once it could not. */
   unreadable: string | undefined;
 
+  private readonly api: 'anthropic' | 'openai' | 'gemini';
+
   constructor(
-    private readonly api: 'anthropic' | 'openai' | 'gemini',
+    api: ModelApi,
     private readonly streamed: boolean,
-  ) {}
+  ) {
+    // Azure OpenAI answers in OpenAI's shapes.
+    this.api = api === 'azure' ? 'openai' : api;
+  }
 
   push(chunk: Buffer | string): void {
     if (this.unreadable) return;
@@ -97,6 +106,7 @@ export class AnswerReader {
       isObject(e.response)
     )
       this.fromObject(e.response);
+    else if (e.object === 'chat.completion.chunk' && isObject(e.usage)) this.fromObject(e);
   }
 
   /** A Message (Anthropic), a Response (OpenAI) or a GenerateContentResponse (Gemini): its model and usage. */
@@ -110,13 +120,16 @@ export class AnswerReader {
     if (this.api === 'anthropic') this.anthropicUsage(o.usage, false);
     else {
       const u = o.usage;
-      const cached = isObject(u.input_tokens_details) ? count(u.input_tokens_details.cached_tokens) : 0;
-      const input = count(u.input_tokens);
+      // A Response's usage, or a chat completion's (`prompt_tokens`, `completion_tokens`).
+      const chat = u.input_tokens === undefined && u.prompt_tokens !== undefined;
+      const details = chat ? u.prompt_tokens_details : u.input_tokens_details;
+      const cached = isObject(details) ? count(details.cached_tokens) : 0;
+      const input = count(chat ? u.prompt_tokens : u.input_tokens);
       this.tokens = {
         input_tokens: Math.max(0, input - cached),
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: Math.min(cached, input),
-        output_tokens: count(u.output_tokens),
+        output_tokens: count(chat ? u.completion_tokens : u.output_tokens),
       };
     }
   }

@@ -20,6 +20,9 @@ const HOP = new Set([
   'host',
 ]);
 
+/** Where a request may carry a key: none of them goes upstream but the real key's. */
+const KEY_HEADERS = new Set(['x-api-key', 'authorization', 'x-goog-api-key', 'api-key']);
+
 /** The request's headers as the upstream gets them: the real key in place of the placeholder, nothing hop-by-hop. */
 export function upstreamHeaders(
   headers: IncomingHttpHeaders,
@@ -28,12 +31,12 @@ export function upstreamHeaders(
 ): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined || HOP.has(k) || k === 'x-api-key' || k === 'authorization' || k === 'x-goog-api-key')
-      continue;
+    if (v === undefined || HOP.has(k) || KEY_HEADERS.has(k)) continue;
     out[k] = v;
   }
   // Google's key goes in its header even when the node put it in the query (the query's is taken out).
   if (modelKey.api === 'gemini') out['x-goog-api-key'] = modelKey.real;
+  else if (modelKey.api === 'azure') out['api-key'] = modelKey.real;
   else if (modelKey.api === 'anthropic' && headers['x-api-key'] !== undefined)
     out['x-api-key'] = modelKey.real;
   else out.authorization = `Bearer ${modelKey.real}`;

@@ -24,6 +24,9 @@ const GEMINI_CALL =
 /** Gemini's token count of a prompt: no model call, nothing billed. */
 const GEMINI_COUNT = /^\/v1beta\/models\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}:countTokens$/;
 
+/** Azure OpenAI's chat completions of one deployment (the versioned route, with `?api-version=`). */
+const AZURE_DEPLOYMENT_CHAT = /^\/openai\/deployments\/[A-Za-z0-9][A-Za-z0-9._-]{0,127}\/chat\/completions$/;
+
 /** Every request the proxy forwards: the engines' model calls, nothing else (no files, batches, models, admin). */
 export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/v1/messages', api: 'anthropic', upstreamPath: '/v1/messages', metered: true },
@@ -35,6 +38,27 @@ export const ROUTES: readonly Route[] = [
   },
   { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
+  // Copilot CLI's default wire API for an OpenAI-style provider (with `stream_options.include_usage`).
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    api: 'openai',
+    upstreamPath: '/chat/completions',
+    metered: true,
+  },
+  // Azure OpenAI as Copilot CLI calls it: the versionless v1 routes, or with an API version set, the versioned
+  // ones (the query, `api-version` included, goes upstream as it came).
+  ...['/openai/v1/responses', '/openai/v1/chat/completions', '/openai/responses'].map(
+    (path): Route => ({ method: 'POST', path, api: 'azure', upstreamPath: path, metered: true }),
+  ),
+  {
+    method: 'POST',
+    path: '/openai/deployments/<deployment>/chat/completions',
+    api: 'azure',
+    upstreamPath: '',
+    pattern: AZURE_DEPLOYMENT_CHAT,
+    metered: true,
+  },
   {
     method: 'POST',
     path: '/v1beta/models/<model>:{streamGenerateContent,generateContent}',

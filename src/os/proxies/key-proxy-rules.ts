@@ -7,8 +7,8 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ROUTES, type Route } from './key-proxy-routes.js';
 
-/** The model APIs the engines call. */
-export type ModelApi = 'anthropic' | 'openai' | 'gemini';
+/** The model APIs the engines call (`azure`: Azure OpenAI, as Copilot CLI's provider of type azure calls it). */
+export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'azure';
 
 /** The model keys the proxy can serve, and the API each is for. */
 export const MODEL_KEYS: Record<string, ModelApi> = {
@@ -23,15 +23,15 @@ export const MODEL_KEYS: Record<string, ModelApi> = {
 };
 
 /**
- * The API a key of the step's env is for. Copilot CLI's provider key is Anthropic's with
- * `COPILOT_PROVIDER_TYPE=anthropic`, else OpenAI's (its default type; Azure is not served).
+ * The API a key of the step's env is for. Copilot CLI's provider key is the API of `COPILOT_PROVIDER_TYPE`:
+ * `anthropic`, `azure`, or `openai` (its default type).
  */
 export function keyApi(name: string, env: Record<string, string | undefined>): ModelApi {
   if (name !== 'COPILOT_PROVIDER_API_KEY') return MODEL_KEYS[name]!;
   const type = env.COPILOT_PROVIDER_TYPE?.trim() || 'openai';
-  if (type === 'anthropic' || type === 'openai') return type;
+  if (type === 'anthropic' || type === 'openai' || type === 'azure') return type;
   throw new Error(
-    `COPILOT_PROVIDER_TYPE in the step's env is "${type}": the key proxy serves Copilot CLI's provider key for anthropic or openai only; remove COPILOT_PROVIDER_API_KEY from agent-credentials to pass it on as it is`,
+    `COPILOT_PROVIDER_TYPE in the step's env is "${type}": Copilot CLI's provider types are anthropic, openai and azure; give one of them, or remove COPILOT_PROVIDER_API_KEY from agent-credentials to pass it on as it is`,
   );
 }
 
@@ -46,7 +46,8 @@ export const DEFAULT_AGENT_CREDENTIALS =
 interface ApiShape {
   /** The step env's variable that names another upstream (a gateway, a local server). */
   baseVar: string;
-  official: string;
+  /** The API's own address, when it has one (an Azure resource's is the user's own: its base URL is required). */
+  official: string | undefined;
   /** The node's base URL is the proxy plus this (Anthropic's clients append `/v1/...` themselves). */
   nodeSuffix: string;
 }
@@ -60,6 +61,8 @@ const APIS: Record<ModelApi, ApiShape> = {
     official: 'https://generativelanguage.googleapis.com',
     nodeSuffix: '',
   },
+  // Copilot CLI appends `/openai/v1/...` (or `/openai/deployments/...` with an API version) to its base URL.
+  azure: { baseVar: 'COPILOT_PROVIDER_BASE_URL', official: undefined, nodeSuffix: '' },
 };
 
 /** One key the proxy serves: the variable, its API, the real value and the placeholder nodes get instead. */
@@ -96,9 +99,13 @@ export function upstreams(keys: ModelKey[], env: Record<string, string | undefin
   for (const k of keys) {
     const shape = { ...APIS[k.api], baseVar: baseVarOf(k) };
     const given = env[shape.baseVar]?.trim();
+    if (!given && !shape.official)
+      throw new Error(
+        `${shape.baseVar} is not in the step's env: an ${k.api} provider has no address of its own; give the resource's URL (https://<resource>.openai.azure.com, or a project URL ending in /api/projects/<project>)`,
+      );
     let url: URL;
     try {
-      url = new URL(given || shape.official);
+      url = new URL((given || shape.official)!);
     } catch {
       throw new Error(
         `${shape.baseVar} in the step's env ("${given}") is not a URL: give an http(s) URL or unset it`,
@@ -160,12 +167,16 @@ function same(a: string, b: string): boolean {
 }
 
 /**
- * The key a request carries: Anthropic's `x-api-key`, Google's `x-goog-api-key` or `key` query parameter, or
- * `Authorization: Bearer` (OpenAI's, and Anthropic's too).
+ * The key a request carries: Anthropic's `x-api-key`, Google's `x-goog-api-key` or `key` query parameter, Azure
+ * OpenAI's `api-key`, or `Authorization: Bearer` (OpenAI's, and Anthropic's too).
  */
 function carried(headers: IncomingHttpHeaders, api: ModelApi, query = ''): string | undefined {
   const xKey = headers['x-api-key'];
   if (api === 'anthropic' && typeof xKey === 'string') return xKey;
+  if (api === 'azure') {
+    const azureKey = headers['api-key'];
+    return typeof azureKey === 'string' && headers.authorization === undefined ? azureKey : undefined;
+  }
   if (api === 'gemini') {
     const goog = headers['x-goog-api-key'];
     const inQuery = new URLSearchParams(query.slice(1)).getAll('key');
@@ -192,6 +203,7 @@ const KEY_PLACE: Record<ModelApi, string> = {
   anthropic: 'x-api-key',
   openai: 'Authorization: Bearer',
   gemini: 'x-goog-api-key, or the key query parameter',
+  azure: 'api-key',
 };
 
 const refuse = (status: 400 | 401 | 404 | 405, message: string): ProxyDecision => ({
