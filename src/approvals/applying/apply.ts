@@ -14,11 +14,13 @@ import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 import { loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { retriedDispatchReply } from '../replies/replies.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { cancelInFlight } from '../workflow/cancel.js';
 import { showApplied } from './follow-up.js';
 import { forkFromComment } from './fork.js';
 import { recoverFirst } from './recover-first.js';
+import { retryOwedDispatch } from './retry-dispatch.js';
 
 const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
 
@@ -104,7 +106,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     throw e;
   }
   if (!result.ok) {
-    if (duplicate) return { outcome: { kind: 'ignored', why: `redelivered: ${result.reason}` } };
+    if (duplicate) return redelivered(deps, req, setup, result.reason, command);
     return refused(req.login, result.reason, command);
   }
   // The journal holds the failure first; only then is the work it stopped cancelled.
@@ -113,5 +115,36 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     run,
     cur: result.cur,
     ...(cancelled ? { cancelled } : {}),
+    retry: () =>
+      retryOwedDispatch(deps, setup, PERSON_RUNNER, { source: req.source, defaultBranch: req.defaultBranch }),
   });
+}
+
+/** A copy of a command the journal holds: nothing, unless its approval's dispatch never happened (issue 50). */
+async function redelivered(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  setup: RunSetup,
+  reason: string,
+  command: Target['command'],
+): Promise<Executed> {
+  const r = await retryOwedDispatch(deps, setup, PERSON_RUNNER, {
+    source: req.source,
+    defaultBranch: req.defaultBranch,
+  });
+  if (!('dispatched' in r)) {
+    if (r.failed) return { outcome: { kind: 'failed', why: `redelivered: ${reason}; ${r.why}` } };
+    return { outcome: { kind: 'ignored', why: `redelivered: ${reason}; ${r.why}` } };
+  }
+  const { link, file, workflowRunId } = r.dispatched;
+  return {
+    outcome: {
+      kind: 'done',
+      what: `dispatched \`${file}\` for run ${setup.runId}: the dispatch after the journaled approval was lost`,
+      command,
+      workflowRun: link,
+      ...(workflowRunId !== undefined ? { workflowRunId } : {}),
+    },
+    reply: retriedDispatchReply({ login: req.login, runId: setup.runId, workflowRun: { link, file } }),
+  };
 }
