@@ -10,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeAs,
+  formFields,
   freePort,
   getPage,
   openCallback,
   type PageWorld,
+  post,
   startPageWorld,
 } from './page-world.js';
 import { approvalDelivery, appServerEnv, observe, PEOPLE, startWorld } from './world.js';
@@ -89,6 +91,11 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
   const replicas = new Map<number, Replica>();
   let env: Record<string, string>;
   let front: PageWorld;
+  const logInThrough = async (pw: PageWorld) =>
+    (await openCallback(await authorizeAs(pw, PEOPLE.writer))).headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-session=v1.'))!
+      .split(';')[0]!;
 
   beforeAll(async () => {
     pw = await startPageWorld();
@@ -184,6 +191,31 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
       expect(page.status).toBe(200);
       expect(page.html).toContain('logged in as <strong>@bob</strong>');
     }
+  });
+
+  it('the "Done" line after a form, carried out by one replica, is shown once by the other', async () => {
+    const cookie = await logInThrough(front);
+    const fields = formFields((await getPage(front, cookie)).html, 'acme/gadgets', 'deploy', 'approve-rerun');
+    const sent = await post(front, cookie, fields);
+    expect(sent.status).toBe(303);
+    const actedOn = served.at(-1)!.port;
+    const notice = sent.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-notice=v1.'))
+      ?.split(';')[0];
+    expect(notice).toBeDefined();
+    // The browser follows the redirect; the proxy gives the page to the other replica, which shows the line and
+    // clears the cookie.
+    const r = await fetch(`${front.origin}/interlock/`, { headers: { cookie: `${cookie}; ${notice}` } });
+    expect(served.at(-1)!.port).not.toBe(actedOn);
+    const html = await r.text();
+    expect(html).toContain('Done: released deploy attempt');
+    expect(r.headers.getSetCookie().some((c) => /^interlock-notice=;.*Max-Age=0/.test(c))).toBe(true);
+    // Once: the next page, on either replica, has no such line.
+    for (let i = 0; i < 2; i++) expect((await getPage(front, cookie)).html).not.toContain('Done: ');
+    // A notice opens only under the login it was given to.
+    const other = await logInThrough(front);
+    expect((await getPage(front, `${other}; ${notice}`)).html).not.toContain('Done: ');
   });
 });
 
