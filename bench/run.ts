@@ -11,6 +11,7 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../src/journal/even
 import { fold } from '../src/journal/fold.js';
 import { appendEvents, parseJournal, serializeJournal } from '../src/journal/parse.js';
 import { bundleSize, coldStart, coldStartTable, requestsPerStep, totalRequests } from './action.js';
+import { answerRateSection, answerRates } from './app-load.js';
 import { appStateFigures, appStateSection } from './app-state.js';
 import { bytesPerWrite, contention } from './contention.js';
 import { cpuFigures } from './cpu.js';
@@ -477,6 +478,7 @@ md.push(
   '',
 );
 md.push(...appStateSection(await appStateFigures(QUICK)));
+md.push(...answerRateSection(await answerRates(QUICK ? 1 : 10), 'npm run bench'));
 md.push(...connectLatencySection(await connectLatency(QUICK ? 20 : 200)));
 const kp = await keyProxyLatency(QUICK ? 20 : 200);
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;

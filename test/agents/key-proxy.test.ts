@@ -284,7 +284,6 @@ describe.skipIf(!!actionWhy)('through the bundled action, under the default isol
           model = await startModelServer({
             script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
             whenDone: REPORTED,
-            whenDone: REPORTED,
           });
           const agent = e.agent().map(shellWord).join(' ');
           const as = via === 'sudo' ? sudoRunner() : undefined;

@@ -173,7 +173,12 @@ describe("the maintainers' page behind a GitHub login", () => {
       .map((c) => c.body)
       .filter((b) => b.includes('from the interlock page by @bob'));
     expect(said).toHaveLength(1);
-    const { html } = await getPage(pw, cookie);
+    // The line waits in a sealed cookie for the page the browser asks for next.
+    const notice = again.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-notice=v1.'))!
+      .split(';')[0]!;
+    const { html } = await getPage(pw, `${cookie}; ${notice}`);
     expect(html).toContain('Already done: this form was submitted before');
     expect(html).toContain('acme/widgets: <strong>0</strong>');
   });

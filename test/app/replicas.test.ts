@@ -10,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   authorizeAs,
+  formFields,
   freePort,
   getPage,
   openCallback,
   type PageWorld,
+  post,
   startPageWorld,
 } from './page-world.js';
 import { approvalDelivery, appServerEnv, observe, PEOPLE, startWorld } from './world.js';
@@ -66,7 +68,14 @@ function roundRobin(ports: () => number[]): { server: Server; served: { path: st
             answer.pipe(res);
           },
         );
-        out.on('error', () => (tries > 1 ? attempt(tries - 1) : res.writeHead(502).end('no replica\n')));
+        // A replica that refuses the connection is passed over; one that dies holding the request fails it (502).
+        out.on('error', (e: NodeJS.ErrnoException) =>
+          tries > 1 && e.code === 'ECONNREFUSED'
+            ? attempt(tries - 1)
+            : res.headersSent
+              ? res.destroy()
+              : res.writeHead(502).end('the replica died\n'),
+        );
         out.end(body);
       };
       attempt(list.length);
@@ -82,6 +91,11 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
   const replicas = new Map<number, Replica>();
   let env: Record<string, string>;
   let front: PageWorld;
+  const logInThrough = async (pw: PageWorld) =>
+    (await openCallback(await authorizeAs(pw, PEOPLE.writer))).headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-session=v1.'))!
+      .split(';')[0]!;
 
   beforeAll(async () => {
     pw = await startPageWorld();
@@ -178,7 +192,112 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
       expect(page.html).toContain('logged in as <strong>@bob</strong>');
     }
   });
+
+  it('the "Done" line after a form, carried out by one replica, is shown once by the other', async () => {
+    const cookie = await logInThrough(front);
+    const fields = formFields((await getPage(front, cookie)).html, 'acme/gadgets', 'deploy', 'approve-rerun');
+    const sent = await post(front, cookie, fields);
+    expect(sent.status).toBe(303);
+    const actedOn = served.at(-1)!.port;
+    const notice = sent.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('interlock-notice=v1.'))
+      ?.split(';')[0];
+    expect(notice).toBeDefined();
+    // The browser follows the redirect; the proxy gives the page to the other replica, which shows the line and
+    // clears the cookie.
+    const r = await fetch(`${front.origin}/interlock/`, { headers: { cookie: `${cookie}; ${notice}` } });
+    expect(served.at(-1)!.port).not.toBe(actedOn);
+    const html = await r.text();
+    expect(html).toContain('Done: released deploy attempt');
+    expect(r.headers.getSetCookie().some((c) => /^interlock-notice=;.*Max-Age=0/.test(c))).toBe(true);
+    // Once: the next page, on either replica, has no such line.
+    for (let i = 0; i < 2; i++) expect((await getPage(front, cookie)).html).not.toContain('Done: ');
+    // A notice opens only under the login it was given to.
+    const other = await logInThrough(front);
+    expect((await getPage(front, `${other}; ${notice}`)).html).not.toContain('Done: ');
+  });
 });
+
+describe.skipIf(!existsSync(APP))(
+  'a replica killed between the approval it journaled and its dispatch',
+  () => {
+    it('after its restart the redelivered comment dispatches the workflow once, however many copies arrive on both replicas', async () => {
+      const world = await startWorld();
+      const replicas = new Map<number, Replica>();
+      const rr = roundRobin(() => [...replicas.keys()]);
+      try {
+        world.seedRun();
+        await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
+        const secret = 'replica-secret';
+        const env = {
+          ...appServerEnv(world, secret),
+          INTERLOCK_REDELIVER: 'on',
+          INTERLOCK_ANSWER_MS: '1000',
+          INTERLOCK_WRITE_INTERVAL_MS: '0',
+          // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks.
+          INTERLOCK_DISPATCH_LEASE_MS: '3000',
+        };
+        // Both replicas die right after their first approval write, whichever the proxy gives the comment to.
+        const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
+        for (const port of [await freePort(), await freePort()])
+          replicas.set(port, await startReplica(armed, port));
+        const hooks = world.server.state.webhooks;
+        hooks.target = {
+          url: `http://127.0.0.1:${(rr.server.address() as AddressInfo).port}/api/github/webhooks`,
+          secret,
+        };
+
+        const { ev, body } = approvalDelivery(world);
+        const first = await hooks.deliver('issue_comment', JSON.parse(body) as Record<string, unknown>);
+        // 502 when it died holding the request; 202 when its write took past the answer window and it died after.
+        expect([202, 502]).toContain(first.status_code);
+        const port = await Promise.race([...replicas.entries()].map(([p, r]) => r.exited.then(() => p)));
+        expect(replicas.get(port)!.child.signalCode).toBe('SIGKILL');
+        replicas.delete(port);
+        let seen = observe(world, ev.payload.comment.id);
+        expect([seen.approvals.length, seen.dispatches.length]).toEqual([1, 0]);
+
+        // It starts again (unarmed): its sweep asks GitHub for the failed delivery again; four more copies of it arrive
+        // at once over both replicas. One dispatch.
+        replicas.set(port, await startReplica(env, port));
+        for (let i = 0; i < 4; i++) hooks.redeliver(Number(first.id));
+        const end = Date.now() + 30_000;
+        while (observe(world, ev.payload.comment.id).dispatches.length === 0 && Date.now() < end)
+          await new Promise((r) => setTimeout(r, 100));
+        // The copies answered 202 go on after their answer: give the others time to find the claim.
+        await hooks.settled();
+        await new Promise((r) => setTimeout(r, 4000));
+        seen = observe(world, ev.payload.comment.id);
+        expect(seen.approvals).toHaveLength(1);
+        expect(seen.dispatches).toHaveLength(1);
+        expect(seen.dispatches[0]!.inputs).toEqual({ 'run-id': 'fix/issue-1' });
+        expect(seen.events.filter((e) => e.type === 'WorkflowDispatchRetried')).toHaveLength(1);
+        const copies = hooks.deliveries.filter((d) => d.guid === first.guid);
+        expect(copies.filter((d) => d.redelivery).length).toBeGreaterThanOrEqual(5);
+        expect(new Set(rr.served.filter((s) => s.path.startsWith('/api/')).map((s) => s.port)).size).toBe(2);
+
+        // Later copies find the workflow run the retry started (after its lease): nothing more.
+        for (let i = 0; i < 2; i++) hooks.redeliver(Number(first.id));
+        await hooks.settled();
+        await new Promise((r) => setTimeout(r, 5000));
+        seen = observe(world, ev.payload.comment.id);
+        expect([
+          seen.dispatches.length,
+          seen.events.filter((e) => e.type === 'WorkflowDispatchRetried').length,
+        ]).toEqual([1, 1]);
+        expect(seen.replies.filter((r) => r.includes('was never dispatched'))).toHaveLength(1);
+      } finally {
+        for (const r of replicas.values()) {
+          r.child.kill('SIGKILL');
+          await r.exited;
+        }
+        rr.server.close();
+        await world.close();
+      }
+    }, 90_000);
+  },
+);
 
 describe.skipIf(!existsSync(APP))('a replica stopped by SIGTERM (a deploy, a scale-down)', () => {
   it('finishes the delivery it answered 202 before it exits: applied once, nothing to find again', async () => {

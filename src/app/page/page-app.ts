@@ -9,6 +9,7 @@ import { ConditionalCache } from '../../approvals/page/conditional.js';
 import { GitHubBackend } from '../../approvals/page/github-backend.js';
 import { crossSite, PageServer, readForm, sameToken } from '../../approvals/page/serve.js';
 import { type ClientTuning, createClient, type GitHubClient } from '../../github/client.js';
+import { NoticeCookie } from './notice-cookie.js';
 import { revokeToken, TokenChecks } from './revocation.js';
 import { Sealer, type Session, Sessions } from './sessions.js';
 
@@ -122,7 +123,8 @@ export class PageApp {
     this.#origin = new URL(c.url).origin;
     const secure = this.#origin.startsWith('https:');
     const name = secure ? '__Host-interlock-session' : 'interlock-session';
-    this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000, new Sealer(c.keys));
+    const sealer = new Sealer(c.keys);
+    this.#sessions = new Sessions(name, secure, c.sessionHours * 3_600_000, sealer);
     this.#checks = new TokenChecks(this.#revocation());
     this.#userClient = (token) => createClient({ token, baseUrl: c.apiUrl, retries: 1, ...c.tuning });
     const backend = new GitHubBackend({
@@ -143,6 +145,7 @@ export class PageApp {
         return s ? { login: s.login, csrf: s.csrf, session: { login: s.login, token: s.token } } : undefined;
       },
       anonymous: (_req, res) => redirect(res, `${PAGE_BASE}/login`),
+      notices: new NoticeCookie(name.replace(/session$/, 'notice'), secure, sealer),
     });
   }
 

@@ -14,11 +14,13 @@ import { approvalTerms } from '../authorization/approval-terms.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 import { type LoadedRun, loadRun, type RunPlace, stateOf } from '../lookup/load-run.js';
+import { retriedDispatchReply } from '../replies/replies.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { cancelInFlight } from '../workflow/cancel.js';
 import { showApplied, updateSubject } from './follow-up.js';
 import { forkFromComment } from './fork.js';
 import { recoverFirst } from './recover-first.js';
+import { retryOwedDispatch } from './retry-dispatch.js';
 
 const PERSON_RUNNER = { kind: 'person' as const, host: 'interlock-app' };
 
@@ -103,28 +105,59 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     if (e instanceof RunRefused) return refused(req.login, e.message, command);
     throw e;
   }
-  if (!result.ok) return notApplied(deps, req, t, { run, result, duplicate });
+  if (!result.ok) return notApplied(deps, req, t, { run, setup, result, duplicate });
   // The journal holds the failure first; only then is the work it stopped cancelled.
   const cancelled = command.kind === 'fail-run' ? await cancelInFlight(deps, result.cur.state) : undefined;
   return showApplied(deps, req, t, {
     run,
     cur: result.cur,
     ...(cancelled ? { cancelled } : {}),
+    retry: () =>
+      retryOwedDispatch(deps, setup, PERSON_RUNNER, { source: req.source, defaultBranch: req.defaultBranch }),
   });
 }
 
 /**
  * A command the journal did not take: refused, or already in it. A redelivery, or a job re-run on the same event
  * after it died past its write: what people see on the subject (the progress comment, the label, the check run)
- * is brought up to the journal, and nothing is answered.
+ * is brought up to the journal; an approval whose dispatch was lost is dispatched then (issue 50).
  */
 async function notApplied(
   deps: HandlerDeps,
   req: CommandRequest,
   t: Target,
-  o: { run: LoadedRun; result: { reason: string; cur: RunSnapshot }; duplicate: boolean },
+  o: { run: LoadedRun; setup: RunSetup; result: { reason: string; cur: RunSnapshot }; duplicate: boolean },
 ): Promise<Executed> {
   if (!o.duplicate) return refused(req.login, o.result.reason, t.command);
   await updateSubject(deps, req, t, { run: o.run, cur: o.result.cur });
-  return { outcome: { kind: 'ignored', why: `redelivered: ${o.result.reason}` } };
+  return redelivered(deps, req, o.setup, o.result.reason, t.command);
+}
+
+/** A copy of a command the journal holds: nothing, unless its approval's dispatch never happened (issue 50). */
+async function redelivered(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  setup: RunSetup,
+  reason: string,
+  command: Target['command'],
+): Promise<Executed> {
+  const r = await retryOwedDispatch(deps, setup, PERSON_RUNNER, {
+    source: req.source,
+    defaultBranch: req.defaultBranch,
+  });
+  if (!('dispatched' in r)) {
+    if (r.failed) return { outcome: { kind: 'failed', why: `redelivered: ${reason}; ${r.why}` } };
+    return { outcome: { kind: 'ignored', why: `redelivered: ${reason}; ${r.why}` } };
+  }
+  const { link, file, workflowRunId } = r.dispatched;
+  return {
+    outcome: {
+      kind: 'done',
+      what: `dispatched \`${file}\` for run ${setup.runId}: the dispatch after the journaled approval was lost`,
+      command,
+      workflowRun: link,
+      ...(workflowRunId !== undefined ? { workflowRunId } : {}),
+    },
+    reply: retriedDispatchReply({ login: req.login, runId: setup.runId, workflowRun: { link, file } }),
+  };
 }

@@ -19,6 +19,11 @@ import { rerunFromReply } from '../replies/rerun-reply.js';
 import type { CommandRequest, Executed } from '../request.js';
 import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
+import { type Retried, withinLease } from './retry-dispatch.js';
+
+/** An approval's event, whose dispatch a copy of the command would retry (`owedDispatch`). */
+const claimsDispatch = (e: { type: string }) =>
+  e.type === 'NodeApproved' || e.type === 'RerunApproved' || e.type === 'RerunFromApproved';
 
 /** The run a person's command was applied to: as loaded, and as the journal now stands. */
 export interface Applied {
@@ -26,6 +31,8 @@ export interface Applied {
   cur: RunSnapshot;
   /** What `/fail-run` did to the workflow run in progress, in words for the reply. */
   cancelled?: string;
+  /** The dispatch as a copy of the command would retry it: for a writer whose write took past its lease. */
+  retry?: () => Promise<Retried>;
 }
 
 /** The workflow dispatch after a command: the workflow run it started, or why none was. */
@@ -47,6 +54,13 @@ async function dispatchRunWorkflow(
     return {
       workflowProblem: 'the run records no workflow of this repository (it was not started by the Action)',
     };
+  // Past half its lease a copy of the command may be dispatching already: go the copy's way (issue 50).
+  const last = s.cur.journal.events.at(-1);
+  if (s.retry && last && claimsDispatch(last) && !withinLease(last.at)) {
+    const r = await s.retry();
+    if ('dispatched' in r) return { workflowRun: r.dispatched };
+    return { workflowProblem: r.why, ...(r.failed ? { failed: true as const } : {}) };
+  }
   try {
     const run = await dispatchWorkflow(deps, target, s.run.runId, req.defaultBranch);
     return { workflowRun: { ...run, file: target.file } };

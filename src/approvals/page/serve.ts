@@ -13,6 +13,7 @@ import { type WaitingRow, waitingRows } from '../../render/page/waiting-model.js
 import { type WaitingView, waitingPage } from '../../render/page/waiting-page.js';
 import { PAGE_ACTIONS, type PageActionKind } from '../page-action.js';
 import type { PageBackend, PageForm, Viewer } from './backend.js';
+import { MemoryNotices, type Notice, type NoticeKeeper } from './notices.js';
 
 export interface PageServerOptions {
   /** The path prefix (`/interlock`, or `/t/<token>`), without a trailing slash. */
@@ -26,6 +27,8 @@ export interface PageServerOptions {
   anonymous(req: IncomingMessage, res: ServerResponse): void;
   refreshSeconds?: number;
   now?: () => string;
+  /** Where the "Done: …" line waits for the page after a form (default: in this process). */
+  notices?: NoticeKeeper;
 }
 
 const MAX_FORM_BYTES = 64 * 1024;
@@ -143,9 +146,10 @@ function rowOfForm(form: PageForm): WaitingRow {
 export class PageServer {
   readonly #csp: string;
   readonly #now: () => string;
-  readonly #flash = new Map<string, { ok: boolean; text: string }>();
+  readonly #notices: NoticeKeeper;
 
   constructor(private readonly o: PageServerOptions) {
+    this.#notices = o.notices ?? new MemoryNotices();
     this.#csp = pageCsp(o.refreshSeconds);
     this.#now = o.now ?? (() => new Date().toISOString());
   }
@@ -172,11 +176,7 @@ export class PageServer {
     };
   }
 
-  async list(
-    viewer: Viewer,
-    query: URLSearchParams,
-    notice?: { ok: boolean; text: string },
-  ): Promise<string> {
+  async list(viewer: Viewer, query: URLSearchParams, notice?: Notice): Promise<string> {
     const seen = await this.o.backend.see(viewer);
     const rows = waitingRows(seen.runs);
     const may = await this.o.backend.mayAct(viewer, rows);
@@ -237,7 +237,7 @@ export class PageServer {
         outcome.kind === 'done'
           ? `Done: ${outcome.what}${outcome.workflowRun ? ` (workflow run ${outcome.workflowRun})` : ''}.`
           : 'Already done: this form was submitted before, and counts once.';
-      this.#flash.set(viewer.csrf, { ok: true, text });
+      this.#notices.give(viewer, { ok: true, text }, res);
       res.writeHead(303, { location: `${base}/`, 'cache-control': 'no-store' }).end();
       return;
     }
@@ -265,9 +265,8 @@ export class PageServer {
       else if (req.method !== 'GET' || sub === '/act') plain(res, 405, 'method not allowed');
       else if (sub === '/run') await this.#one(viewer, url.searchParams, res);
       else {
-        const notice = this.#flash.get(viewer.csrf);
-        this.#flash.delete(viewer.csrf);
-        send(res, 200, await this.list(viewer, url.searchParams, notice), this.#csp);
+        const page = await this.list(viewer, url.searchParams, this.#notices.take(viewer, req, res));
+        send(res, 200, page, this.#csp);
       }
     } catch (e) {
       const why = (e as Error).message;

@@ -78,6 +78,23 @@ export function approvalReply(n: ApprovalNews): string {
   ]);
 }
 
+/**
+ * A copy of an approval's delivery found it journaled with no workflow run (the App stopped between the two), and
+ * dispatched the workflow itself (issue 50).
+ */
+export function retriedDispatchReply(n: {
+  login: string;
+  runId: string;
+  workflowRun?: { link: string; file: string };
+  workflowProblem?: string;
+}): string {
+  return reply([
+    `🔁 @${n.login}'s approval in run \`${n.runId}\` was journaled, but its workflow was never dispatched (the App stopped in between).`,
+    '',
+    workflowDispatchLine(n.runId, n.workflowRun, n.workflowProblem),
+  ]);
+}
+
 export function workflowDispatchLine(
   runId: string,
   workflowRun?: { link: string; file: string },

@@ -3,6 +3,7 @@
  * holds them to are listed, with the file that decides each, in docs/ARCHITECTURE.md.
  */
 import * as z from 'zod';
+import { WorkflowDispatchRetried } from './dispatch-retried.js';
 import { EXPANSION_EVENTS } from './expansion.js';
 import {
   APPROVER_FIELDS,
@@ -237,6 +238,7 @@ export const EventSchema = z.discriminatedUnion('type', [
   ...EXPANSION_EVENTS,
   ...LOOP_AND_RERUN_EVENTS,
   NodeReturned,
+  WorkflowDispatchRetried,
 ]);
 
 export type JournalEvent = z.infer<typeof EventSchema>;

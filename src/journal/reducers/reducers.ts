@@ -197,6 +197,12 @@ const runCompleted: Reducer<'RunCompleted'> = (f, e, at) => {
   f.ended = { type: 'RunCompleted', reason: e.reason, by: e.by };
 };
 
+/** A retried dispatch changes no node: it only claims the dispatch. It names an approval the journal holds. */
+const workflowDispatchRetried: Reducer<'WorkflowDispatchRetried'> = (f, e, at) => {
+  if (!f.approvalSources.includes(e.source))
+    at.bad(`retries the dispatch of "${e.source}", which no approval holds`);
+};
+
 /** One reducer per event type: the compiler refuses a table that misses one (the gate's are in gates.ts). */
 export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RunStarted: runStarted,
@@ -221,4 +227,5 @@ export const REDUCERS: { [T in EventType]: Reducer<T> } = {
   RerunFromApproved: rerunFromApproved,
   NodeCarriedOver: nodeCarriedOver,
   NodeReturned: nodeReturned,
+  WorkflowDispatchRetried: workflowDispatchRetried,
 };

@@ -26,6 +26,25 @@ function findWorkflow(repo: RepoState, id: string): WorkflowRecord {
   return found;
 }
 
+/**
+ * Whether a time is inside a `created` query as GitHub's search syntax writes it: `>=T`, `>T`, `<=T`, `<T`,
+ * `A..B`, or a bare date or time (that day, or that moment on).
+ */
+export function createdMatches(query: string | null, at: string): boolean {
+  if (query === null) return true;
+  const t = Date.parse(at);
+  const range = /^(.+)\.\.(.+)$/.exec(query);
+  if (range) return t >= Date.parse(range[1]!) && t <= Date.parse(range[2]!);
+  const m = /^(>=|<=|>|<)?(.+)$/.exec(query)!;
+  const v = Date.parse(m[2]!);
+  if (Number.isNaN(v)) throw invalidRequest(`"created" is not a date: ${query}`);
+  if (m[1] === '>=') return t >= v;
+  if (m[1] === '>') return t > v;
+  if (m[1] === '<=') return t <= v;
+  if (m[1] === '<') return t < v;
+  return /^\d{4}-\d\d-\d\d$/.test(m[2]!) ? t >= v && t < v + 86_400_000 : t >= v;
+}
+
 /** Runs newest first, filtered as `GET .../actions/runs` filters them. */
 function filterRuns(repo: RepoState, query: URLSearchParams, workflowId?: number): WorkflowRunRecord[] {
   const event = query.get('event');
@@ -33,6 +52,7 @@ function filterRuns(repo: RepoState, query: URLSearchParams, workflowId?: number
   const branch = query.get('branch');
   const headSha = query.get('head_sha');
   const actor = query.get('actor');
+  const created = query.get('created');
   return [...repo.workflowRuns.values()]
     .filter((run) => workflowId === undefined || run.workflow_id === workflowId)
     .filter((run) => {
@@ -42,7 +62,8 @@ function filterRuns(repo: RepoState, query: URLSearchParams, workflowId?: number
         (status === null || attempt.status === status || attempt.conclusion === status) &&
         (branch === null || run.head_branch === branch) &&
         (headSha === null || run.head_sha === headSha) &&
-        (actor === null || run.actor.toLowerCase() === actor.toLowerCase())
+        (actor === null || run.actor.toLowerCase() === actor.toLowerCase()) &&
+        createdMatches(created, run.created_at)
       );
     })
     .sort((a, b) => b.id - a.id);

@@ -1,0 +1,126 @@
+/**
+ * The dispatch an approval called for, retried by a copy of its delivery (issue 50). The process that journaled an
+ * approval dispatches the run's workflow right after; killed in between, it leaves the approval in the journal and
+ * no workflow run, and every copy of the delivery is a duplicate. So a copy looks: when the journal still owes the
+ * dispatch (`owedDispatch`), the lease of whoever claimed it last has run out, and GitHub lists no workflow run of
+ * the workflow dispatched since that claim, the copy writes `WorkflowDispatchRetried` through the compare-and-swap
+ * and only then dispatches. Of many copies at once, on any replica, one write lands: one dispatch.
+ */
+import type { RunnerInfo } from '../../journal/events/fields.js';
+import { type OwedDispatch, owedDispatch } from '../../protocol/commands/owed-dispatch.js';
+import { commit } from '../../runner/journal-io/commit.js';
+import { type RunSetup, readRun } from '../../runner/journal-io/read.js';
+import type { HandlerDeps } from '../deps.js';
+import {
+  type Dispatched,
+  dispatchWorkflow,
+  type WorkflowTarget,
+  workflowOf,
+} from '../workflow/workflow-dispatch.js';
+
+/**
+ * How long whoever journaled an approval (or a retry) has to dispatch: a copy waits this long after the claim
+ * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`).
+ */
+export const DEFAULT_DISPATCH_LEASE_MS = 60_000;
+
+/** GitHub's clock and the App's differ a little: a run created this long before a claim still counts as its own. */
+const CLOCK_SLACK_MS = 5_000;
+
+/** The lease from `INTERLOCK_DISPATCH_LEASE_MS` (ms), else 60 s. */
+export function dispatchLeaseMs(env: Record<string, string | undefined> = process.env): number {
+  const given = env.INTERLOCK_DISPATCH_LEASE_MS;
+  return given !== undefined && /^\d{1,7}$/.test(given) ? Number(given) : DEFAULT_DISPATCH_LEASE_MS;
+}
+
+/** Whether a dispatch claimed at `since` may still be made by the claimer: within half the lease. */
+export function withinLease(since: string, now = Date.now()): boolean {
+  return now - Date.parse(since) < dispatchLeaseMs() / 2;
+}
+
+/** The newest workflow run of the workflow that a dispatch started since `since` (less the clock slack), if any. */
+async function workflowRunSince(
+  deps: HandlerDeps,
+  target: WorkflowTarget,
+  since: string,
+): Promise<number | undefined> {
+  const from = new Date(Date.parse(since) - CLOCK_SLACK_MS).toISOString().replace(/\.\d+Z$/, 'Z');
+  const r = await deps.octokit.request('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+    ...deps.repo,
+    workflow_id: target.file,
+    event: 'workflow_dispatch',
+    created: `>=${from}`,
+    per_page: 1,
+  });
+  const runs = (r.data as { workflow_runs?: { id?: unknown }[] }).workflow_runs ?? [];
+  const id = runs[0]?.id;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/** What a retry came to: the workflow run it dispatched, or why it dispatched nothing. */
+export type Retried = { dispatched: Dispatched & { file: string } } | { why: string; failed?: true };
+
+/** Writes the claim when the dispatch is still owed, unclaimed since `owed`, and GitHub shows no run since. */
+async function claim(
+  deps: HandlerDeps,
+  setup: RunSetup,
+  runner: RunnerInfo,
+  source: string,
+  owed: OwedDispatch,
+  target: WorkflowTarget,
+): Promise<string | undefined> {
+  const r = await commit(setup, runner, async (cur) => {
+    const now = owedDispatch(cur.journal, cur.state, source);
+    if (!now) return { events: [], refusal: 'a step took the dispatch' };
+    if (now.claim !== owed.claim) return { events: [], refusal: 'another copy claimed the dispatch first' };
+    const found = await workflowRunSince(deps, target, now.since);
+    if (found !== undefined)
+      return {
+        events: [],
+        refusal: `workflow run ${found} of \`${target.file}\` was dispatched since ${now.since}`,
+      };
+    return {
+      events: [{ type: 'WorkflowDispatchRetried' as const, source, workflow: target.file, since: now.since }],
+      refusal: undefined,
+    };
+  });
+  return r.chosen.refusal;
+}
+
+/**
+ * For a copy of an approval the journal holds: dispatches the run's workflow once when the first dispatch never
+ * happened; waits out the lease of the last claim first (its writer may be dispatching right now).
+ */
+export async function retryOwedDispatch(
+  deps: HandlerDeps,
+  setup: RunSetup,
+  runner: RunnerInfo,
+  opts: { source: string; defaultBranch: string },
+): Promise<Retried> {
+  const lease = dispatchLeaseMs();
+  for (let round = 0; round < 3; round++) {
+    const cur = await readRun(setup, runner);
+    const owed = owedDispatch(cur.journal, cur.state, opts.source);
+    if (!owed) return { why: 'no dispatch is owed (a step took it, or the approval released nothing)' };
+    const target = workflowOf(cur.journal, deps.repo, owed.node);
+    if (!target) return { why: 'the run records no workflow of this repository' };
+    // The usual copy: the dispatch was made, and GitHub lists its run. Only a copy that finds none waits.
+    const found = await workflowRunSince(deps, target, owed.since);
+    if (found !== undefined)
+      return { why: `workflow run ${found} of \`${target.file}\` was dispatched since ${owed.since}` };
+    const wait = Date.parse(owed.since) + lease - Date.now();
+    if (wait > 0) {
+      await new Promise((r) => setTimeout(r, wait));
+      continue;
+    }
+    const refusal = await claim(deps, setup, runner, opts.source, owed, target);
+    if (refusal) return { why: refusal };
+    try {
+      const d = await dispatchWorkflow(deps, target, setup.runId, opts.defaultBranch);
+      return { dispatched: { ...d, file: target.file } };
+    } catch (e) {
+      return { failed: true, why: `GitHub refused to dispatch \`${target.file}\` (${(e as Error).message})` };
+    }
+  }
+  return { why: 'the dispatch was claimed again while this copy waited' };
+}

@@ -1,0 +1,24 @@
+/**
+ * The App's second dispatch of the workflow a person's approval called for (issue 50): written, through the
+ * compare-and-swap, before it dispatches again, when the first dispatch left no workflow run (the process that
+ * journaled the approval died before dispatching). The write is the claim: of many copies of the command, the
+ * one whose write lands dispatches; the others find it and do nothing.
+ */
+import * as z from 'zod';
+import { EVENT_BASE } from './fields.js';
+
+export const WorkflowDispatchRetried = z.strictObject({
+  ...EVENT_BASE,
+  type: z.literal('WorkflowDispatchRetried'),
+  source: z.string().min(1).register(z.globalRegistry, {
+    description:
+      'The approval whose dispatch this retries: its `source`, as its `NodeApproved`, `RerunApproved` or `RerunFromApproved` holds it.',
+  }),
+  workflow: z.string().min(1).register(z.globalRegistry, {
+    description: 'The workflow file dispatched again (`.github/workflows/<workflow>`).',
+  }),
+  since: z.string().min(1).register(z.globalRegistry, {
+    description:
+      'The time from which no workflow run of that workflow was found (the approval, or the last retry): ISO 8601.',
+  }),
+});
