@@ -23,7 +23,7 @@ function step(payload: Record<string, unknown>, eventName = 'issue_comment') {
 describe('mode: comment (dist/index.js as a child process)', () => {
   it('a held node, a comment, the journal updated, the workflow dispatched, the reply posted', async () => {
     world = await startWorld();
-    world.seedRun({ progressCommentOn: 1 });
+    await world.seedRun({ progressCommentOn: 1 });
     const ev = commentEvent(world, {
       body: 'Checked the logs.\n/approve-rerun deploy',
       login: PEOPLE.writer,
@@ -58,7 +58,7 @@ describe('mode: comment (dist/index.js as a child process)', () => {
 
   it('a refused command is an answer, not a failure: the step succeeds with status=refused', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.reader });
     const r = await step(ev.payload);
     expect(r.code).toBe(0);
@@ -68,7 +68,7 @@ describe('mode: comment (dist/index.js as a child process)', () => {
 
   it('the step fails (exit code 1) when the handler fails: GitHub keeps refusing the dispatch', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     world.server.faults.inject({
       method: 'POST',
       path: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',

@@ -31,7 +31,7 @@ async function comment(body: string, spec: Parameters<typeof commentEvent>[1] | 
 describe('/approve-rerun', () => {
   it('records the approval with who, when, the comment URL and graph hash, dispatches the workflow, replies', async () => {
     world = await startWorld();
-    world.seedRun({ progressCommentOn: 1 });
+    await world.seedRun({ progressCommentOn: 1 });
     const { ev, seen } = await comment('/approve-rerun deploy', { login: PEOPLE.writer });
     expect(seen.approvals).toEqual([
       expect.objectContaining({
@@ -66,7 +66,7 @@ describe('/approve-rerun', () => {
 
   it('updates the progress comment in place and removes the needs-human label', async () => {
     world = await startWorld();
-    world.seedRun({ progressCommentOn: 1 });
+    await world.seedRun({ progressCommentOn: 1 });
     const progressId = world.journal().progress_comment_id!;
     const before = world.repo.comments.size;
     await comment('/approve-rerun deploy');
@@ -80,7 +80,7 @@ describe('/approve-rerun', () => {
 
   it('with two approvers required, the first approval is recorded and nothing is dispatched: 1 of 2', async () => {
     world = await startWorld({ approvals: '  required: 2\n' });
-    world.seedRun();
+    await world.seedRun();
     const first = await comment('/approve-rerun deploy', { login: PEOPLE.writer });
     expect(first.seen.approvals).toHaveLength(1);
     expect(first.seen.dispatches).toHaveLength(0);
@@ -95,7 +95,7 @@ describe('/approve-rerun', () => {
 
   it('two approvals arriving at once both land (compare-and-swap re-decides) and one dispatch follows', async () => {
     world = await startWorld({ approvals: '  required: 2\n' });
-    world.seedRun();
+    await world.seedRun();
     const a = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
     const b = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer2 });
     await Promise.all([receive(world, a), receive(world, b)]);
@@ -107,7 +107,7 @@ describe('/approve-rerun', () => {
 
   it('an escalated node gets one more attempt', async () => {
     world = await startWorld();
-    world.seedRun({ shape: 'escalated' });
+    await world.seedRun({ shape: 'escalated' });
     const { seen } = await comment('/approve-rerun deploy');
     expect(seen.approvals).toEqual([expect.objectContaining({ node: 'deploy', attempt: 2 })]);
     expect(seen.dispatches).toHaveLength(1);
@@ -117,7 +117,7 @@ describe('/approve-rerun', () => {
   it('on a pull request, the run is found by pr-<n>', async () => {
     world = await startWorld();
     world.repo.addPull({ number: 3, head: 'fix-branch' });
-    world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
+    await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
     const { seen } = await comment('/approve-rerun deploy', { issue: 3, pr: true, labels: [] });
     expect(world.journal('fix/pr-3').events.at(-1)).toMatchObject({ type: 'RerunApproved', node: 'deploy' });
     expect(seen.dispatches[0]?.inputs).toEqual({ 'run-id': 'fix/pr-3' });
@@ -127,7 +127,7 @@ describe('/approve-rerun', () => {
 describe('/settle and /fail-run', () => {
   it('/settle records the node as done by the person, with the note and the comment URL, and moves on', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const { ev, seen } = await comment('/settle deploy the release v1.2 is on the registry', {
       login: PEOPLE.admin,
     });
@@ -152,7 +152,7 @@ describe('/settle and /fail-run', () => {
 
   it('/fail-run ends the run as failed with the reason and the comment URL', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const { ev, seen } = await comment('/fail-run the customer withdrew the request', {
       login: PEOPLE.maintainer,
     });
@@ -170,7 +170,7 @@ describe('/settle and /fail-run', () => {
 describe('when the graph or the configuration changed', () => {
   it('/fail-run still ends a run whose graph changed, and the journal records who moved it to the new graph', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
     await comment('/fail-run the graph was rewritten', { login: PEOPLE.admin });
     expect(world.journal().events.slice(-2)).toEqual([
@@ -181,7 +181,7 @@ describe('when the graph or the configuration changed', () => {
 
   it('a command refused under a changed graph writes nothing, /fail-run on an ended run included (issue 45)', async () => {
     world = await startWorld();
-    world.seedRun({ shape: 'escalated' });
+    await world.seedRun({ shape: 'escalated' });
     world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
     const before = journalText(world.repo, 'fix/issue-1');
     for (const body of [
@@ -196,7 +196,7 @@ describe('when the graph or the configuration changed', () => {
     }
     // An ended run: /fail-run is refused, and the leave to go on under the new graph is not written either (the
     // release before wrote GraphChangeAllowed here).
-    world.seedRun({ runId: 'fix/issue-2', subject: 'issue-2', shape: 'failed' });
+    await world.seedRun({ runId: 'fix/issue-2', subject: 'issue-2', shape: 'failed' });
     const ended = journalText(world.repo, 'fix/issue-2');
     const { seen } = await comment('/fail-run again', { login: PEOPLE.admin, issue: 2 });
     expect(seen.reactions).toEqual(['eyes', 'confused']);
@@ -206,7 +206,7 @@ describe('when the graph or the configuration changed', () => {
 
   it('an invalid .github/interlock.yml fails the delivery, and the reply names the file, line and problem', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     world.repo.commitFiles('main', { '.github/interlock.yml': 'approvals:\n  required: 0\n' });
     const ev = commentEvent(world, { body: '/approve-rerun deploy' });
     await expect(receive(world, ev)).rejects.toThrow(/the configuration file is not valid/);
@@ -220,7 +220,7 @@ describe('when the graph or the configuration changed', () => {
 describe('/interlock status', () => {
   it('replies with the node table and the Mermaid diagram, and changes nothing', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const before = world.journal().events.length;
     const { seen } = await comment('/interlock status', { login: PEOPLE.reader });
     expect(seen.replies[0]).toContain('| node | state | attempts | time | last evidence |');
@@ -232,8 +232,8 @@ describe('/interlock status', () => {
 
   it('shows every run of the subject', async () => {
     world = await startWorld();
-    world.seedRun();
-    world.seedRun({ runId: 'hotfix/issue-1' });
+    await world.seedRun();
+    await world.seedRun({ runId: 'hotfix/issue-1' });
     const { seen } = await comment('/interlock status');
     expect(seen.replies[0]).toContain('### `fix/issue-1`');
     expect(seen.replies[0]).toContain('### `hotfix/issue-1`');
@@ -243,8 +243,8 @@ describe('/interlock status', () => {
 describe('several runs on one subject', () => {
   it('without a run id, the reply lists the runs and the exact command for each; nothing is written', async () => {
     world = await startWorld();
-    world.seedRun();
-    world.seedRun({ runId: 'hotfix/issue-1' });
+    await world.seedRun();
+    await world.seedRun({ runId: 'hotfix/issue-1' });
     const { seen } = await comment('/approve-rerun deploy');
     expect(seen.approvals).toHaveLength(0);
     expect(seen.replies[0]).toContain('has 2 interlock runs');
@@ -256,8 +256,8 @@ describe('several runs on one subject', () => {
 
   it('with a run id, only that run is approved', async () => {
     world = await startWorld();
-    world.seedRun();
-    world.seedRun({ runId: 'hotfix/issue-1' });
+    await world.seedRun();
+    await world.seedRun({ runId: 'hotfix/issue-1' });
     await comment('/approve-rerun deploy hotfix/issue-1');
     expect(observe(world, undefined, 'hotfix/issue-1').approvals).toHaveLength(1);
     expect(observe(world, undefined, 'fix/issue-1').approvals).toHaveLength(0);
@@ -265,8 +265,8 @@ describe('several runs on one subject', () => {
 
   it('/settle takes the run id as --run=', async () => {
     world = await startWorld();
-    world.seedRun();
-    world.seedRun({ runId: 'hotfix/issue-1' });
+    await world.seedRun();
+    await world.seedRun({ runId: 'hotfix/issue-1' });
     await comment('/settle --run=hotfix/issue-1 deploy checked by hand');
     expect(world.journal('hotfix/issue-1').events.at(-1)).toMatchObject({
       type: 'NodeRecorded',
@@ -280,7 +280,7 @@ describe('the "Approve rerun" button (check_run.requested_action)', () => {
   async function pr() {
     world = await startWorld();
     world.repo.addPull({ number: 3, head: 'fix-branch' });
-    world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
+    await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
   }
 
   function press(login: string, delivery = 'd-1') {
@@ -354,7 +354,7 @@ describe('check runs for pull requests (push to the journal branch)', () => {
   it('a held node of a pull request run shows as a check run with an "Approve rerun" button', async () => {
     world = await startWorld();
     world.repo.addPull({ number: 3, head: 'fix-branch' });
-    world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
+    await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
     const p = example('push') as Record<string, unknown>;
     await world.probot.receive({
       id: 'push-1',
@@ -387,7 +387,7 @@ describe('check runs for pull requests (push to the journal branch)', () => {
 describe('what the graph path in the journal may name', () => {
   it('is read from the default branch through the contents API', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     await comment('/approve-rerun deploy');
     expect(
       world.server.requests.count({ path: new RegExp(`/contents/${GRAPH_PATH.replace('.', '\\.')}$`) }),

@@ -17,7 +17,7 @@ it(`the handler approves ${ROUNDS} held nodes one after another; median time and
   const times: number[] = [];
   const requests: number[] = [];
   for (let i = 0; i < ROUNDS + 3; i++) {
-    world.seedRun({ progressCommentOn: 1 });
+    await world.seedRun({ progressCommentOn: 1 });
     const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
     const mark = world.server.requests.mark();
     const t0 = performance.now();
