@@ -21,14 +21,15 @@ export type GitLayout = 'run-branch' | 'journal-branch';
 /** Both git layouts, for a `describe.each` of a face that must read runs of before as well as today's. */
 export const GIT_LAYOUTS: readonly GitLayout[] = ['run-branch', 'journal-branch'];
 
-/** Writes a new run's journal through a store's compare-and-swap write (nothing there yet); throws if refused. */
-export async function writeNew(store: JournalStore, journal: Journal): Promise<void> {
-  const r = await store.write(journal, null, `interlock: ${journal.run_id} seeded by a test`);
+/** Writes a run's journal through a store's compare-and-swap write, over `expected` (null: none yet). */
+export async function writeNew(store: JournalStore, journal: Journal, expected: string | null = null) {
+  const r = await store.write(journal, expected, `interlock: ${journal.run_id} seeded by a test`);
   if (!r.ok) throw new Error(`${store.location}: the seed was refused (${r.conflict})`);
 }
 
 /**
- * Writes a new run's journal with the git store, in `layout`, on the local GitHub's repository `full`. The
+ * Writes a run's journal with the git store, in `layout`, on the local GitHub's repository `full`: a new run,
+ * or over the run's journal there (read at its branch's head, exactly) when a test seeds the same run again. The
  * branch's moves are then made the set-up's (as a seed written in place is): a read by name that the like-GitHub
  * model answers from the past still sees the run, since it was there before the test began.
  */
@@ -42,9 +43,12 @@ export async function seedGitJournal(
   const [owner, repo] = full.split('/') as [string, string];
   const octokit = createClient({ token: 'test', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });
   const place = layout === 'run-branch' ? 'run' : 'legacy';
-  await writeNew(new GitStore(octokit, { owner, repo }, journal.run_id, journalBranch, place), journal);
+  const store = new GitStore(octokit, { owner, repo }, journal.run_id, journalBranch, place);
   const state = server.state.repo(full);
   const ref = `refs/heads/${layout === 'run-branch' ? runBranch(journalBranch, journal.run_id) : journalBranch}`;
+  const head = state.refs.get(ref);
+  const current = head ? await store.readAt(head) : null;
+  await writeNew(store, journal, current?.version ?? null);
   const sha = state.refs.get(ref);
   if (!sha) throw new Error(`${full}: the seed's branch ${ref} is missing`);
   state.refs.set(ref, sha);
