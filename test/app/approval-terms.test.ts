@@ -8,10 +8,10 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
-import { parseGraph } from '../../src/graph/load/load.js';
-import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
-import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
+import type { Journal } from '../../src/journal/events/events.js';
 import { shownText } from '../support/gfm.js';
+import { GIT_LAYOUTS, type GitLayout } from '../support/seed-journal.js';
+import { seedGatedFile, seedGatedRun } from './gated-run.js';
 import { getPage, logIn, type PageWorld, startPageWorld } from './page-world.js';
 import { commentEvent, GRAPH_PATH, observe, PEOPLE, receive, startWorld, type World } from './world.js';
 
@@ -30,34 +30,6 @@ nodes:
 `;
 const JOURNAL_PATH = 'runs/fix/issue-1.json';
 
-/** A run the admin started: `plan` recorded, `deploy` awaiting approval under GRAPH. */
-function journalText(): string {
-  const graph = parseGraph({ path: GRAPH_PATH, text: GRAPH });
-  const ref = { name: graph.name, hash: graph.hash, path: GRAPH_PATH };
-  const runner = { kind: 'local' as const, host: 'test', pid: 1 };
-  let j: Journal = { format: JOURNAL_FORMAT, run_id: 'fix/issue-1', graph: ref, events: [] };
-  let t = Date.UTC(2025, 0, 1);
-  const add = (events: NewEvent[]) => {
-    t += 1000;
-    j = appendEvents(j, events, new Date(t).toISOString());
-  };
-  add([
-    {
-      type: 'RunStarted',
-      graph: ref,
-      intent: 'issues.labeled label=fix',
-      subject: 'issue-1',
-      runner,
-      inputs: {},
-      started_by: PEOPLE.admin,
-    },
-  ]);
-  add([{ type: 'NodeDispatched', node: 'plan', attempt: 1, replay: 'never', approach: 'default', runner }]);
-  add([{ type: 'NodeRecorded', node: 'plan', attempt: 1, evidence: [], outputs: {}, usage: { wall_ms: 5 } }]);
-  add([{ type: 'NodeAwaitingApproval', node: 'deploy', graph_hash: graph.hash }]);
-  return serializeJournal(j);
-}
-
 let world: World | undefined;
 let page: PageWorld | undefined;
 let dir: string | undefined;
@@ -70,12 +42,11 @@ afterEach(async () => {
   dir = undefined;
 });
 
-/** The App: the graph on main, the journal on the journal branch; a comment, and what it left. */
-async function appFace() {
-  world = await startWorld();
+/** The App: the graph on main, the run in `layout` (written by the git store); a comment, and what it left. */
+async function appFace(layout: GitLayout) {
+  world = await startWorld({ layout });
   const w = world;
-  w.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH });
-  w.repo.commitFiles('interlock-journal', { [JOURNAL_PATH]: journalText() }, {}, { orphan: true });
+  await seedGatedRun(w, GRAPH);
   return {
     journal: () => w.journal(),
     approve: async (login: string) => {
@@ -86,14 +57,17 @@ async function appFace() {
   };
 }
 
-/** The CLI: the same graph and journal in a working directory; `interlock approve deploy --by <login>`. */
-function cliFace() {
+/**
+ * The CLI: the same graph and run in a working directory (the journal written by the file store);
+ * `interlock approve deploy --by <login>`.
+ */
+async function cliFace() {
   const root = mkdtempSync(join(tmpdir(), 'interlock-terms-'));
   dir = root;
   const file = join(root, '.interlock', JOURNAL_PATH);
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(join(root, GRAPH_PATH)), { recursive: true });
   writeFileSync(join(root, GRAPH_PATH), GRAPH);
-  writeFileSync(file, journalText());
+  await seedGatedFile(file, GRAPH);
   return {
     journal: (): Journal => JSON.parse(readFileSync(file, 'utf8')),
     text: () => readFileSync(file, 'utf8'),
@@ -111,43 +85,47 @@ function cliFace() {
 
 const approvals = (j: Journal) => j.events.filter((e) => e.type === 'NodeApproved');
 
-describe("an approval's terms are the same on every face", () => {
-  it('the run starter is refused by the App and the CLI in the same words, and neither writes', async () => {
-    const app = await appFace();
-    const cli = cliFace();
-    const before = cli.text();
-    const byComment = await app.approve(PEOPLE.admin);
-    const byCli = await cli.approve(PEOPLE.admin);
-    const words = `@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`;
-    expect(byComment).toContain(words);
-    expect(byCli.code).toBe(2);
-    expect(byCli.said).toContain(words);
-    expect(approvals(app.journal())).toEqual([]);
-    expect(cli.text()).toBe(before);
-  });
+describe.each(GIT_LAYOUTS)(
+  "an approval's terms are the same on every face (the App's runs on the %s)",
+  (layout) => {
+    it('the run starter is refused by the App and the CLI in the same words, and neither writes', async () => {
+      const app = await appFace(layout);
+      const cli = await cliFace();
+      const before = cli.text();
+      const byComment = await app.approve(PEOPLE.admin);
+      const byCli = await cli.approve(PEOPLE.admin);
+      const words = `@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`;
+      expect(byComment).toContain(words);
+      expect(byCli.code).toBe(2);
+      expect(byCli.said).toContain(words);
+      expect(approvals(app.journal())).toEqual([]);
+      expect(cli.text()).toBe(before);
+    });
 
-  it("the maintainers' page tells the starter in the same words that they cannot approve", async () => {
-    page = await startPageWorld();
-    page.world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH });
-    page.world.repo.commitFiles('interlock-journal', { [JOURNAL_PATH]: journalText() });
-    const { html } = await getPage(page, await logIn(page, PEOPLE.admin));
-    expect(html).toContain(`@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`);
-  });
+    it("the maintainers' page tells the starter in the same words that they cannot approve", async () => {
+      page = await startPageWorld({}, 'quiet', { layout, widgetsRun: false });
+      await seedGatedRun(page.world, GRAPH);
+      const { html } = await getPage(page, await logIn(page, PEOPLE.admin));
+      expect(html).toContain(
+        `@${PEOPLE.admin} started this run and cannot approve it (prevent_self_approval)`,
+      );
+    });
 
-  it('another person approves on both faces with the count the node sets (2), and the node still waits', async () => {
-    const app = await appFace();
-    const cli = cliFace();
-    await app.approve(PEOPLE.writer);
-    const byCli = await cli.approve(PEOPLE.writer);
-    expect(byCli.code, byCli.said).toBe(0);
-    expect(byCli.said).toContain('it waits for more approvals');
-    const fromApp = approvals(app.journal());
-    const fromCli = approvals(cli.journal());
-    expect(fromApp).toEqual([
-      expect.objectContaining({ node: 'deploy', approved_by: PEOPLE.writer, required: 2 }),
-    ]);
-    expect(fromCli).toEqual([
-      expect.objectContaining({ node: 'deploy', approved_by: PEOPLE.writer, required: 2 }),
-    ]);
-  });
-});
+    it('another person approves on both faces with the count the node sets (2), and the node still waits', async () => {
+      const app = await appFace(layout);
+      const cli = await cliFace();
+      await app.approve(PEOPLE.writer);
+      const byCli = await cli.approve(PEOPLE.writer);
+      expect(byCli.code, byCli.said).toBe(0);
+      expect(byCli.said).toContain('it waits for more approvals');
+      const fromApp = approvals(app.journal());
+      const fromCli = approvals(cli.journal());
+      expect(fromApp).toEqual([
+        expect.objectContaining({ node: 'deploy', approved_by: PEOPLE.writer, required: 2 }),
+      ]);
+      expect(fromCli).toEqual([
+        expect.objectContaining({ node: 'deploy', approved_by: PEOPLE.writer, required: 2 }),
+      ]);
+    });
+  },
+);

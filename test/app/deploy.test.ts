@@ -46,7 +46,7 @@ describe('npm start from the bundle, with no node_modules', () => {
     const dir = packageCopy();
     expect(existsSync(join(dir, 'node_modules'))).toBe(false);
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const r = await npmStart(dir, appServerEnv(world, SECRET), /receiving webhooks at (\S+)/);
     const url = r.match?.[1];
     expect(url, r.out).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/github\/webhooks$/);

@@ -404,7 +404,7 @@ describe('hostile and odd comments', () => {
     it(`${row.name}: ${row.expect}`, async () => {
       const w = await startWorld(row.world ?? {});
       try {
-        if (row.seed !== null) w.seedRun(row.seed ?? {});
+        if (row.seed !== null) await w.seedRun(row.seed ?? {});
         const reuse = row.before ? await row.before(w) : undefined;
         const repliesBefore = observe(w).replies.length;
         const eventsBefore = observe(w).events.length;

@@ -1,15 +1,16 @@
 /**
  * The maintainers' page as the App serves it (issue 37), against the local GitHub: two repositories of one
- * installation (acme/widgets with a held node, acme/gadgets with an escalated one), the App's server with the
- * page on (`INTERLOCK_PAGE_URL`), and a login through the local GitHub's authorize page without a browser.
+ * installation (acme/widgets with a held node, acme/gadgets with an escalated one, both written by the git
+ * store's own writer), the App's server with the page on (`INTERLOCK_PAGE_URL`), and a login through the local
+ * GitHub's authorize page without a browser.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { type RunningApp, startServer } from '../../src/app/server.js';
-import { serializeJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { clientSecretOf } from '../support/github/oauth.js';
 import type { RepoState } from '../support/github-server.js';
+import { type GitLayout, seedGitJournal } from '../support/seed-journal.js';
 import {
   appServerEnv,
   buildJournal,
@@ -51,14 +52,18 @@ export async function freePort(): Promise<number> {
 
 /**
  * `client: 'app'` gives the App the client users run (`appOctokit`: retries, deadlines, tuned by `env`); the
- * default is a quiet one that never retries.
+ * default is a quiet one that never retries. Both runs are written by the git store in `layout`: on their own
+ * branches (what the bundled action writes today) unless the journal branch of before is asked for.
+ * `widgetsRun: false` leaves acme/widgets without a run, for a test that starts its own there.
  */
 export async function startPageWorld(
   env: Record<string, string> = {},
   client: 'quiet' | 'app' = 'quiet',
+  opts: { layout?: GitLayout; widgetsRun?: boolean } = {},
 ): Promise<PageWorld> {
-  const world = await startWorld();
-  world.seedRun();
+  const layout = opts.layout ?? 'run-branch';
+  const world = await startWorld({ layout });
+  if (opts.widgetsRun !== false) await world.seedRun();
   const gadgets = world.server.state.addRepo({
     owner: 'acme',
     name: 'gadgets',
@@ -73,12 +78,7 @@ export async function startPageWorld(
     workflows: [{ file: WORKFLOW, inputs: ['run-id'] }],
   });
   const j = buildJournal(world.graph, { runId: 'fix/issue-2', subject: 'issue-2', shape: 'escalated' });
-  gadgets.commitFiles(
-    'interlock-journal',
-    { 'runs/fix/issue-2.json': serializeJournal(j) },
-    {},
-    { orphan: true },
-  );
+  await seedGitJournal(world.server, 'acme/gadgets', j, layout);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const clientId = `Iv1.${world.server.state.app.slug}`;

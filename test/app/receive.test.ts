@@ -25,7 +25,7 @@ function saved(name: string, text: string): string {
 describe('npm run receive', () => {
   it('delivers a saved /approve-rerun payload to the App in this process, which approves once', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const { ev, body } = approvalDelivery(world);
     const file = saved('comment.json', body);
     const { WEBHOOK_SECRET: _unused, ...env } = appServerEnv(world, 'ignored');

@@ -12,7 +12,7 @@ afterEach(async () => world?.close());
 /** A run whose `deploy` was dispatched by workflow run 7001 (runner-7001), which GitHub shows as `status`. */
 async function lostRunner(status: 'completed' | 'in_progress'): Promise<void> {
   world = await startWorld();
-  world.seedRun({ shape: 'in-flight' });
+  await world.seedRun({ shape: 'in-flight' });
   const ended = status === 'completed';
   world.repo.addWorkflowRun({
     workflow: 'interlock.yml',

@@ -44,7 +44,7 @@ const attemptsOf = (guid: string) => hooks().deliveries.filter((d) => d.guid ===
 describe('a delivery GitHub could not make', () => {
   it('is asked for again by the sweep at start, applied once; a second replica and a burst apply nothing more', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const port = await freePort();
     hooks().target = { url: `http://127.0.0.1:${port}/api/github/webhooks`, secret: SECRET };
     // The App is down while the writer comments: GitHub records the delivery as failed.
@@ -101,7 +101,7 @@ describe('a delivery GitHub could not make', () => {
 
   it('a slow delivery is answered 202 within the answer window and handled after', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const port = await freePort();
     hooks().target = { url: `http://127.0.0.1:${port}/api/github/webhooks`, secret: SECRET };
     // GitHub holds the dispatch back 3 s (a rate limit the App's client waits out): the handler takes > 3 s.
@@ -126,7 +126,7 @@ const APP = new URL('../../dist/app.js', import.meta.url).pathname;
 describe.skipIf(!existsSync(APP))('npm start -- redeliver (dist/app.js): one sweep for a cron', () => {
   it('asks for each missed delivery once, says so, and exits', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     hooks().target = { url: `http://127.0.0.1:${await freePort()}/api/github/webhooks`, secret: SECRET };
     const missed = await hooks().deliver(
       'issue_comment',

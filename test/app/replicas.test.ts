@@ -303,7 +303,7 @@ describe.skipIf(!existsSync(APP))('a replica stopped by SIGTERM (a deploy, a sca
   it('finishes the delivery it answered 202 before it exits: applied once, nothing to find again', async () => {
     const world = await startWorld();
     try {
-      world.seedRun();
+      await world.seedRun();
       const port = await freePort();
       const secret = 'stop-secret';
       const log: string[] = [];

@@ -48,7 +48,7 @@ async function deliver(body: string, login: string = PEOPLE.writer, id?: number)
 
 async function startApp(shape?: 'failed') {
   world = await startWorld();
-  world.seedRun(shape ? { shape } : {});
+  await world.seedRun(shape ? { shape } : {});
   app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
 }
 
@@ -118,7 +118,7 @@ describe('/rerun-from through the App (signed deliveries)', () => {
 describe('/rerun-from on a fork through the App', () => {
   it('forks fix/issue-1-2 as fix/issue-1-3, the next of its series (the CLI and nextRunId name it so)', async () => {
     world = await startWorld();
-    world.seedRun({ shape: 'failed', runId: 'fix/issue-1-2' });
+    await world.seedRun({ shape: 'failed', runId: 'fix/issue-1-2' });
     app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
     const ev = await deliver('/rerun-from deploy fix/issue-1-2');
     expect(world.journal('fix/issue-1-3').events[0]).toMatchObject({
@@ -134,7 +134,7 @@ describe('/rerun-from on a fork through the App', () => {
 describe("/rerun-from through the Action's mode: comment (dist/index.js)", () => {
   it('writes RerunFromApproved for the node and its dependents and replies', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     const ev = commentEvent(world, { body: '/rerun-from deploy fix/issue-1', login: PEOPLE.writer });
     const r = await runStep({
       apiUrl: world.server.url,

@@ -91,8 +91,8 @@ describe('a run in the check-run store, settled from a comment on its pull reque
 describe('starting afresh: a new run id for the same issue', () => {
   async function afresh(): Promise<void> {
     world = await startWorld();
-    world.seedRun({ runId: 'fix/issue-1', shape: 'failed' });
-    world.seedRun({ runId: 'fix/issue-1-2', subject: 'issue-1' });
+    await world.seedRun({ runId: 'fix/issue-1', shape: 'failed' });
+    await world.seedRun({ runId: 'fix/issue-1-2', subject: 'issue-1' });
   }
 
   it('/approve-rerun with no run named goes to the new run, not the old, ended one', async () => {

@@ -16,7 +16,7 @@ afterEach(async () => {
 
 async function start() {
   world = await startWorld();
-  world.seedRun();
+  await world.seedRun();
   app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
 }
 

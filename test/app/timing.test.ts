@@ -17,7 +17,7 @@ it(`the handler approves ${ROUNDS} held nodes one after another; median time and
   const times: number[] = [];
   const requests: number[] = [];
   for (let i = 0; i < ROUNDS + 3; i++) {
-    world.seedRun({ progressCommentOn: 1 });
+    await world.seedRun({ progressCommentOn: 1 });
     const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
     const mark = world.server.requests.mark();
     const t0 = performance.now();
@@ -39,4 +39,5 @@ it(`the handler approves ${ROUNDS} held nodes one after another; median time and
     );
   expect(world.repo.dispatches).toHaveLength(ROUNDS + 3);
   expect(median).toBeLessThan(2_000);
-});
+  // Each round's seed is a write of the git store through the local GitHub (a slow contents write, as GitHub's).
+}, 120_000);

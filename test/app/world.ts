@@ -8,11 +8,12 @@ import { createRequire } from 'node:module';
 import Bottleneck from 'bottleneck/light.js';
 import { Probot, ProbotOctokit } from 'probot';
 import { interlockApp } from '../../src/app/probot.js';
+import { createClient } from '../../src/github/client.js';
 import { parseGraph } from '../../src/graph/load/load.js';
 import type { Graph } from '../../src/graph/model.js';
 import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/events/events.js';
 import type { RunnerInfo } from '../../src/journal/events/fields.js';
-import { appendEvents, parseJournal, serializeJournal } from '../../src/journal/parse.js';
+import { appendEvents, parseJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import {
@@ -22,6 +23,7 @@ import {
   startGitHubServer,
 } from '../support/github-server.js';
 import { journalText } from '../support/journal-text.js';
+import { type GitLayout, seedGitJournal } from '../support/seed-journal.js';
 
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples') as Array<{
@@ -126,6 +128,8 @@ export interface RunSeed {
   /** `held` (deploy interrupted), `escalated` (deploy failed twice), `failed` (ended by RunFailed), `in-flight` (deploy dispatched by workflow run 7001, nothing after). */
   shape?: 'held' | 'escalated' | 'failed' | 'in-flight';
   progressCommentOn?: number;
+  /** Where the git store keeps it: the world's layout unless given (src/store/git-layout.ts). */
+  layout?: GitLayout;
 }
 
 export interface World {
@@ -133,8 +137,10 @@ export interface World {
   repo: RepoState;
   graph: Graph;
   probot: Probot;
-  /** Seeds a run on the journal branch; returns its run id. */
-  seedRun(seed?: RunSeed): string;
+  /** The layout runs are seeded in: a run's own branch unless `startWorld` was given the journal branch. */
+  layout: GitLayout;
+  /** Seeds a run through the git store's own writer, in the world's layout; returns its run id. */
+  seedRun(seed?: RunSeed): Promise<string>;
   journal(runId?: string): Journal;
   /** The next comment id (comments are made on the server so reactions can land on them). */
   nextCommentId(): number;
@@ -197,7 +203,7 @@ export function buildJournal(graph: Graph, seed: RunSeed): Journal {
 }
 
 export async function startWorld(
-  opts: { approvals?: string; private?: boolean; likeGitHub?: LikeGitHubOptions } = {},
+  opts: { approvals?: string; private?: boolean; likeGitHub?: LikeGitHubOptions; layout?: GitLayout } = {},
 ): Promise<World> {
   const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
   const server = await startGitHubServer({
@@ -253,7 +259,8 @@ export async function startWorld(
     repo,
     graph,
     probot,
-    seedRun(seed = {}) {
+    layout: opts.layout ?? 'run-branch',
+    async seedRun(seed = {}) {
       const runId = seed.runId ?? 'fix/issue-1';
       let j = buildJournal(graph, { ...seed, runId });
       if (seed.progressCommentOn !== undefined) {
@@ -264,12 +271,7 @@ export async function startWorld(
         );
         j = { ...j, progress_comment_id: c.id };
       }
-      repo.commitFiles(
-        'interlock-journal',
-        { [`runs/${runId}.json`]: serializeJournal(j) },
-        {},
-        { orphan: true },
-      );
+      await seedGitJournal(server, `${OWNER}/${REPO}`, j, seed.layout ?? world.layout);
       return runId;
     },
     journal(runId = 'fix/issue-1') {
@@ -375,6 +377,16 @@ export function observe(world: World, commentId?: number, runId = 'fix/issue-1')
     events: journal?.events ?? [],
     approvals: journal?.events.filter((e) => e.type === 'RerunApproved') ?? [],
     dispatches: world.repo.dispatches,
+  };
+}
+
+/** What the command path (src/approvals) is given against this world's GitHub: a client that never retries. */
+export function commandDeps(world: World) {
+  return {
+    octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+    repo: { owner: OWNER, repo: REPO },
+    journalBranch: 'interlock-journal',
+    webUrl: 'https://github.com',
   };
 }
 

@@ -2,9 +2,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeCommand } from '../../src/approvals/execute.js';
 import type { CommandRequest } from '../../src/approvals/request.js';
-import { createClient } from '../../src/github/client.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
-import { GRAPH_PATH, GRAPH_TEXT, observe, PEOPLE, startWorld, type World } from '../app/world.js';
+import {
+  commandDeps,
+  GRAPH_PATH,
+  GRAPH_TEXT,
+  observe,
+  PEOPLE,
+  startWorld,
+  type World,
+} from '../app/world.js';
 import { shownText } from '../support/gfm.js';
 
 const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-700';
@@ -16,12 +23,7 @@ describe('executeCommand against the local GitHub', () => {
   });
   afterEach(() => world.close());
 
-  const deps = () => ({
-    octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-    repo: { owner: 'acme', repo: 'widgets' },
-    journalBranch: 'interlock-journal',
-    webUrl: 'https://github.com',
-  });
+  const deps = () => commandDeps(world);
   const request = (login: string, body = 'deploy'): CommandRequest => ({
     parsed: { kind: 'command', command: { kind: 'approve-rerun', node: body }, line: 1 },
     login,
@@ -32,7 +34,7 @@ describe('executeCommand against the local GitHub', () => {
   });
 
   it('releases a held node: RerunApproved in the journal, the workflow dispatched, the label removed', async () => {
-    world.seedRun();
+    await world.seedRun();
     expect(world.repo.issues.get(1)?.labels).toContain(NEEDS_HUMAN_LABEL);
     const r = await executeCommand(deps(), request(PEOPLE.writer));
     expect(r.outcome).toMatchObject({ kind: 'done', what: 'released deploy attempt 1 (1 of 1)' });
@@ -44,7 +46,7 @@ describe('executeCommand against the local GitHub', () => {
   });
 
   it('refuses a person without permission before reading any run, and writes nothing', async () => {
-    world.seedRun();
+    await world.seedRun();
     const mark = world.server.requests.mark();
     const r = await executeCommand(deps(), request(PEOPLE.reader));
     expect(r.outcome.kind).toBe('refused');
@@ -57,7 +59,7 @@ describe('executeCommand against the local GitHub', () => {
   });
 
   it('refuses an approval once the graph at the default branch changed since the run started', async () => {
-    world.seedRun();
+    await world.seedRun();
     world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan again') }, {});
     const r = await executeCommand(deps(), request(PEOPLE.writer));
     expect(r.outcome).toMatchObject({ kind: 'refused' });

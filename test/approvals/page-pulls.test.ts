@@ -14,7 +14,7 @@ afterEach(async () => world?.close());
 describe("the page's runs of a repository", () => {
   it('reads the journal branch and the check-run store of open pull requests', async () => {
     world = await startWorld();
-    world.seedRun();
+    await world.seedRun();
     world.repo.addPull({ number: 30, head: 'feat-z', base: 'main', title: 'Deploy <it>' });
     const head = world.repo.pullHeadSha(world.repo.issue(30)!);
     const actions = createClient({ token: 'ghs_actions_token', baseUrl: world.server.url });

@@ -104,7 +104,7 @@ describe('listRunIds against the local GitHub', () => {
   });
 
   it('lists every run on the journal branch, nested run ids included', async () => {
-    world.seedRun({ runId: 'fix/issue-1' });
+    await world.seedRun({ runId: 'fix/issue-1' });
     world.repo.commitFiles('interlock-journal', { 'runs/a/b/pr-2.json': '{}', 'notes.json': '{}' }, {});
     expect(await listRunIds(deps(world))).toEqual(['a/b/pr-2', 'fix/issue-1']);
   });

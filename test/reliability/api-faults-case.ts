@@ -18,6 +18,7 @@ import { pullRequestOpened } from '../action/world.js';
 import { fastProbotOctokit } from '../app/world.js';
 import { runStepWithin, type StepOptions } from '../support/action-process.js';
 import { putJournalText } from '../support/journal-text.js';
+import { seedGitJournal } from '../support/seed-journal.js';
 import { type ActionWorld, FULL, JOURNAL_BRANCH, WORKFLOW } from './github-world.js';
 
 /** A request's timeout in these runs: a held connection fails after this, and is retried. */
@@ -90,14 +91,15 @@ export const recorded = (node: string, attempt: number): NewEvent => ({
 });
 
 /**
- * Writes a journal to the run's branch (or with `legacy`, to the journal branch of before) as earlier steps would have left it, with its progress comment unless
- * `progress: false`; events are `ageMs` old (a minute by default).
+ * Writes a journal as earlier steps would have left it, by the git store's own writer: on the run's own branch,
+ * or with `legacy` on the journal branch of before (a run started before run branches). With its progress
+ * comment unless `progress: false`; events are `ageMs` old (a minute by default).
  */
-export function seed(
+export async function seed(
   c: Case,
   events: NewEvent[],
   opts: { progress?: boolean; ageMs?: number; legacy?: boolean } = {},
-): void {
+): Promise<void> {
   const ref = { name: c.graph.name, hash: c.graph.hash, path: c.graph.path };
   let j: Journal = { format: JOURNAL_FORMAT, run_id: c.runId, graph: ref, events: [] };
   let t = Date.now() - (opts.ageMs ?? 60_000);
@@ -110,16 +112,14 @@ export function seed(
     const comment = c.world.repo.addComment(c.subject.number, body, 'github-actions[bot]');
     j = { ...j, progress_comment_id: comment.id };
   }
-  if (opts.legacy)
-    c.world.repo.commitFiles(
-      JOURNAL_BRANCH,
-      { [`runs/${c.runId}.json`]: serializeJournal(j) },
-      {},
-      { orphan: true },
-    );
-  else writeJournal(c, j);
+  const layout = opts.legacy ? 'journal-branch' : 'run-branch';
+  await seedGitJournal(c.world.server, FULL, j, layout, JOURNAL_BRANCH);
 }
 
+/**
+ * Replaces the journal where the run keeps it, in the middle of a request the server is answering: what another
+ * job's write does at that moment (a race made deterministic, so it cannot wait for a request of its own).
+ */
 export function writeJournal(c: Case, j: Journal): void {
   putJournalText(c.world.repo, c.runId, serializeJournal(j), JOURNAL_BRANCH);
 }

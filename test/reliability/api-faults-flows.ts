@@ -112,8 +112,8 @@ export interface FlowSpec {
   store?: 'git' | 'check-run';
   /** How a finished run ends: completed (default), or failed (a `/fail-run`). */
   ends?: 'completed' | 'failed';
-  /** Brings the world to the moment before the flow. */
-  prepare(c: Case): void;
+  /** Brings the world to the moment before the flow (its journal written by the git store's own writer). */
+  prepare(c: Case): void | Promise<void>;
   run(c: Case): Promise<FlowRun>;
 }
 
@@ -128,9 +128,9 @@ function planRecorded(c: Case): { earlier: Job; events: ReturnType<typeof starte
 }
 
 /** ship was interrupted and waits for `/approve-rerun ship`. */
-function shipHeld(c: Case): void {
+function shipHeld(c: Case): Promise<void> {
   const { earlier, events } = planRecorded(c);
-  seed(c, [
+  return seed(c, [
     ...events,
     dispatched('ship', 1, runnerOf(earlier)),
     { type: 'NodeInterrupted', node: 'ship', attempt: 1, observed_usage: { wall_ms: 9 }, by: 'interlock' },
@@ -172,6 +172,13 @@ function buttonDelivery(c: Case, checkRunId: number, node: string) {
 
 const nextStep = (c: Case) => step(stepFor(c, { node: 'next' }));
 const deliver = (c: Case) => receive(c, c.delivery!);
+/** `mode: stuck` on its schedule, with runs quiet for over an hour taken as stuck. */
+const stuckStep = (c: Case) =>
+  step({
+    ...stepFor(c, { mode: 'stuck', 'stuck-after': '1h' }),
+    eventName: 'schedule',
+    payload: { schedule: '17 * * * *' },
+  });
 
 export const FLOW_SPECS = {
   'action: first step': { prepare: () => {}, run: nextStep },
@@ -180,25 +187,28 @@ export const FLOW_SPECS = {
     run: nextStep,
   },
   'action: recovery step': {
-    prepare: (c) => {
+    prepare: async (c) => {
       const { earlier, events } = planRecorded(c);
-      seed(c, [...events, dispatched('ship', 1, runnerOf(earlier))]);
+      await seed(c, [...events, dispatched('ship', 1, runnerOf(earlier))]);
     },
     run: nextStep,
   },
   'action: recovery step, job not listed in its run': {
     // The attempt's job is not among its workflow run's jobs: recovery asks for the run attempt itself.
-    prepare: (c) => {
+    prepare: async (c) => {
       const { earlier, events } = planRecorded(c);
-      seed(c, [...events, dispatched('ship', 1, runnerOf({ ...earlier, runner: 'runner-gone' }, 'deploy'))]);
+      await seed(c, [
+        ...events,
+        dispatched('ship', 1, runnerOf({ ...earlier, runner: 'runner-gone' }, 'deploy')),
+      ]);
     },
     run: nextStep,
   },
   'action: post step': {
-    prepare: (c) => {
+    prepare: async (c) => {
       const { events } = planRecorded(c);
       c.job = c.world.job();
-      seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
+      await seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
     },
     run: (c) =>
       step(
@@ -225,12 +235,12 @@ export const FLOW_SPECS = {
   },
   'action: effect step (push and pull request)': {
     graph: PR_EFFECT_GRAPH,
-    prepare: (c) => {
+    prepare: async (c) => {
       // The workspace is a checkout of a commit GitHub has, with a change since: a text file and a binary one.
       commitCheckout(c.world.repo, c.ws, 'checkout');
       writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
       writeFileSync(join(c.ws, 'fix.bin'), Buffer.from([0, 1, 2, 3]));
-      seed(c, planRecorded(c).events);
+      await seed(c, planRecorded(c).events);
     },
     run: nextStep,
   },
@@ -238,7 +248,7 @@ export const FLOW_SPECS = {
     // The branch is at the checkout's commit (moved on with a ref update), and the pull request carries the mark
     // of ship's failed attempt 1 (whose hash its dispatch journaled) under an old title: updated, not opened again.
     graph: PR_EFFECT_GRAPH,
-    prepare: (c) => {
+    prepare: async (c) => {
       commitCheckout(c.world.repo, c.ws, 'checkout');
       writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
       const key = idempotencyKey(c.runId, 'ship');
@@ -251,7 +261,7 @@ export const FLOW_SPECS = {
         body: `Fixes it\n\n${bodyMark(key, value)}`,
       });
       const { earlier, events } = planRecorded(c);
-      seed(c, [
+      await seed(c, [
         ...events,
         { ...dispatched('ship', 1, runnerOf(earlier)), effect_mark: markHash(key, value) } as NewEvent,
         {
@@ -277,7 +287,7 @@ export const FLOW_SPECS = {
   },
   'action: evidence step (pull request, tag, release, check)': {
     graph: EVIDENCE_GRAPH,
-    prepare: (c) => {
+    prepare: async (c) => {
       const repo = c.world.repo;
       repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', title: 'Feature' });
       repo.createTag('v1.0.0');
@@ -290,14 +300,14 @@ export const FLOW_SPECS = {
         conclusion: 'success',
         jobs: [{ name: 'ci/test', conclusion: 'success' }],
       });
-      seed(c, planRecorded(c).events);
+      await seed(c, planRecorded(c).events);
     },
     run: nextStep,
   },
   'action: progress comment race': {
     // No progress comment yet; as this step posts one, another job stores its own first: this one deletes its.
-    prepare: (c) => {
-      seed(c, planRecorded(c).events, { progress: false });
+    prepare: async (c) => {
+      await seed(c, planRecorded(c).events, { progress: false });
       let raced = false;
       c.onRequest = (r) => {
         if (raced || r.method !== 'POST' || r.path !== `/repos/${FULL}/issues/${c.subject.number}/comments`)
@@ -311,15 +321,16 @@ export const FLOW_SPECS = {
     },
     run: nextStep,
   },
+  'action: mode stuck, run on its own branch': {
+    // Today's layout: stuck mode lists the run branches from their refs and reads each at the commit it saw. First
+    // of the two stuck flows, so the requests both make are faulted here (api-faults.ts distinctPoints).
+    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
+    run: stuckStep,
+  },
   'action: mode stuck': {
     // A run on the journal branch of before: stuck mode lists it with the tree and reads its blob.
     prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000, legacy: true }),
-    run: (c) =>
-      step({
-        ...stepFor(c, { mode: 'stuck', 'stuck-after': '1h' }),
-        eventName: 'schedule',
-        payload: { schedule: '17 * * * *' },
-      }),
+    run: stuckStep,
   },
   'action: check-run store on a pull request': {
     subject: 'pr',
@@ -330,15 +341,15 @@ export const FLOW_SPECS = {
     run: nextStep,
   },
   'app: comment': {
-    prepare: (c) => {
-      shipHeld(c);
+    prepare: async (c) => {
+      await shipHeld(c);
       c.delivery = commentDelivery(c, '/approve-rerun ship');
     },
     run: deliver,
   },
   'app: comment on a pull request by a team member': {
     subject: 'pr',
-    prepare: (c) => {
+    prepare: async (c) => {
       const repo = c.world.repo;
       repo.addPull({
         number: PR_NUMBER,
@@ -350,17 +361,17 @@ export const FLOW_SPECS = {
       repo.commitFiles('main', { '.github/interlock.yml': TEAM_CONFIG });
       repo.setCollaborator(TEAM_MEMBER, 'read');
       c.world.server.state.addOrg(OWNER, { reviewers: { members: { [TEAM_MEMBER]: 'member' } } });
-      shipHeld(c);
+      await shipHeld(c);
       c.delivery = commentDelivery(c, '/approve-rerun ship', TEAM_MEMBER, [NEEDS_HUMAN]);
     },
     run: deliver,
   },
   'app: Approve rerun button': {
     subject: 'pr',
-    prepare: (c) => {
+    prepare: async (c) => {
       const repo = c.world.repo;
       const pr = repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', labels: [NEEDS_HUMAN] });
-      shipHeld(c);
+      await shipHeld(c);
       const run = repo.addCheckRun({
         name: checkRunName(c.runId),
         head_sha: repo.pullHeadSha(pr),
@@ -373,17 +384,17 @@ export const FLOW_SPECS = {
   },
   'app: /fail-run': {
     ends: 'failed',
-    prepare: (c) => {
+    prepare: async (c) => {
       const { events } = planRecorded(c);
       c.job = c.world.job();
-      seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
+      await seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
       c.delivery = commentDelivery(c, '/fail-run the release is called off');
     },
     run: deliver,
   },
   'action: mode comment': {
-    prepare: (c) => {
-      shipHeld(c);
+    prepare: async (c) => {
+      await shipHeld(c);
       c.delivery = commentDelivery(c, '/approve-rerun ship');
     },
     run: (c) =>

@@ -107,7 +107,7 @@ async function prepare(flow: FlowName, root: string): Promise<Case> {
       INTERLOCK_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     },
   };
-  spec.prepare(c);
+  await spec.prepare(c);
   return c;
 }
 
@@ -321,7 +321,7 @@ export function faceOf(flow: FlowName): string {
   if (flow === 'action: post step') return 'the post step';
   // Recovery writes what the last job left unfinished: a write of its own, before the step's.
   if (flow.startsWith('action: recovery step')) return 'recovery';
-  if (flow === 'action: mode stuck') return 'stuck mode';
+  if (flow.startsWith('action: mode stuck')) return 'stuck mode';
   return 'a step';
 }
 

@@ -1,7 +1,8 @@
 /**
  * The Action face of the crash matrix: the bundle (`node dist/index.js`, its post step `dist/post.js`) as a runner
- * runs it, against the shared local GitHub, on the git store (an issue per scenario) or the check-run store (a
- * pull request per scenario, the journal in a check run on its head). People act through `mode: comment`.
+ * runs it, against the shared local GitHub, on the git store (an issue per scenario, the journal on the run's own
+ * branch, checked after every step) or the check-run store (a pull request per scenario, the journal in a check
+ * run on its head). People act through `mode: comment`.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -175,7 +176,21 @@ export class ActionDriver implements Driver {
     this.rec.expect(!r.timedOut, `${label} hung for a minute and was killed`, r.stdout);
     this.rec.snapshots.push({ after: label, text: this.subject.journalText() });
     this.rec.acks.push(...acksIn(label, r.stdout));
+    this.checkLayout(label);
     return r;
+  }
+
+  /**
+   * On the git store the bundle keeps a new run on its own branch (`interlock-journal-runs/<run-id>`, today's
+   * layout), never on the journal branch of before, whatever step or person wrote last.
+   */
+  private checkLayout(label: string) {
+    if (this.s.store !== 'git') return;
+    const layout = this.world.journalLayout(this.subject.runId);
+    this.rec.expect(
+      layout === undefined || layout === 'run-branch',
+      `after ${label} the journal is on ${layout === 'both' ? 'both branches' : 'the journal branch of before'}, not on the run's own branch`,
+    );
   }
 
   /** A step in a job of its own, which has ended when the step returns. */

@@ -16,6 +16,7 @@ import {
   startGitHubServer,
 } from '../support/github-server.js';
 import { journalText as journalTextIn } from '../support/journal-text.js';
+import { type GitLayout, gitLayoutOf } from '../support/seed-journal.js';
 
 export const OWNER = 'acme';
 export const REPO = 'widgets';
@@ -42,7 +43,10 @@ export interface ActionWorld {
   comment(issue: number, body: string, login?: string): Record<string, unknown>;
   /** Commits files to the default branch (graphs the app reads back). */
   commit(files: Record<string, string>): void;
+  /** The run's journal: on its own branch (where the bundle writes a new run), else the journal branch of before. */
   journalText(runId: string): string | undefined;
+  /** Which of the git store's layouts holds the run's journal now ('both', or undefined for neither). */
+  journalLayout(runId: string): GitLayout | 'both' | undefined;
   close(): Promise<void>;
 }
 
@@ -183,6 +187,9 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     },
     journalText(runId) {
       return journalTextIn(repo, runId, JOURNAL_BRANCH);
+    },
+    journalLayout(runId) {
+      return gitLayoutOf(repo, runId, JOURNAL_BRANCH);
     },
     close: async () => {
       await cache.close();

@@ -23,7 +23,7 @@ let body: string;
 
 beforeAll(async () => {
   world = await startWorld();
-  world.seedRun();
+  await world.seedRun();
   app = await startServer(appServerEnv(world, SECRET), { Octokit: quietOctokit() });
   body = approvalDelivery(world).body;
 });

@@ -32,6 +32,8 @@ const MAX_STALLED = 3;
  * try again this many times, then give up, rather than keep a failing GitHub busy for the conflict budget.
  */
 const MAX_UNKNOWN_OUTCOMES = 2;
+/** Refused writes remembered to recognise one that landed after all (each holds a whole journal). */
+const MAX_REMEMBERED = 8;
 
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
 export class StoreUnavailable extends Error {
@@ -149,7 +151,9 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
   let conflicts = 0;
   let unknown = 0;
   let stalled = 0;
-  let tried: Tried<T> | undefined;
+  // The writes refused so far, the last few: a refusal can answer a retry of a write that landed (its first answer
+  // lost), and a read by name may not show it yet, so the next fresh read may hold any of them, not only the last.
+  const tries: Tried<T>[] = [];
   let lineUp = options.lineUp === true;
   let start = options.known;
   // Where the next read is exact: the commit given, then the head a branch-moved refusal names.
@@ -171,10 +175,10 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     at = undefined;
     if (!start) readMs = Date.now() - readAt;
     start = undefined;
-    if (tried && landed(tried.journal, tried.from, cur.journal)) {
-      // The last write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
-      return { cur, chosen: tried.chosen, conflicts };
-    }
+    const ours = [...tries].reverse().find((t) => landed(t.journal, t.from, cur.journal));
+    // A write landed although its answer was lost (a timeout or a 502 after the write): it is ours.
+    if (ours) return { cur, chosen: ours.chosen, conflicts };
+    const tried = tries.at(-1);
     if (tried && stalledOn(tried, cur) && ++stalled > MAX_STALLED) {
       backoff = lateProofWait(setup, tried, fromRead ? readAt : undefined, stalled);
       stalled--;
@@ -210,7 +214,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       cur = { journal, version: r.version, state: foldOnto(cur.state, journal, setup.graph) };
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
-    tried = refused(journal, chosen, cur, r);
+    if (tries.push(refused(journal, chosen, cur, r)) > MAX_REMEMBERED) tries.shift();
     at = r.head;
     if (++conflicts > MAX_CONFLICTS)
       throw new Error(
