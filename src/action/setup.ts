@@ -3,7 +3,6 @@
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
 
-import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { Graph } from '../graph/model.js';
 import { staleWindowMs } from '../journal/freshness.js';
 import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
@@ -18,7 +17,7 @@ import { liveComment } from './report/live-comment.js';
 import { actionsSessionCache } from './session-cache.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
-export function attemptTitle(a: AttemptMark): string {
+function attemptTitle(a: AttemptMark): string {
   return `${a.node} · attempt ${a.attempt} · ${a.approach}`;
 }
 
@@ -98,6 +97,6 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
 
 /** What an effect may not change: the default branch's `protected_paths` and the run's own files (`runProtectedPaths`). */
 async function protectedPathsOf(ctx: ActionContext, graph: Graph): Promise<string[]> {
-  const config = await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo });
+  const config = await ctx.config.defaultBranch.orDefaults();
   return runProtectedPaths(graph, config.protected_paths);
 }

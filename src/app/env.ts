@@ -5,7 +5,7 @@ import { type PageConfig, pageConfigProblem } from './page/page-app.js';
 import { parsePageKeys } from './page/sessions.js';
 
 /** The environment `npm start` reads. */
-export const ServerEnvSchema = z.object({
+const ServerEnvSchema = z.object({
   APP_ID: z
     .string({ error: 'APP_ID is not set: the App id from the App settings page' })
     .regex(/^\d+$/, 'APP_ID must be the GitHub App id (a number)'),
@@ -54,7 +54,7 @@ export const ServerEnvSchema = z.object({
   INTERLOCK_REDELIVER_HOURS: z.coerce.number().positive().max(72).default(2),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
 });
-export type ServerEnv = z.infer<typeof ServerEnvSchema>;
+type ServerEnv = z.infer<typeof ServerEnvSchema>;
 
 export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const r = ServerEnvSchema.safeParse(env);

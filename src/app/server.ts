@@ -15,7 +15,7 @@ import { pageConfigOf, readServerEnv } from './env.js';
 import { interlockApp } from './probot.js';
 import { webhookReceiver } from './webhook.js';
 
-export { pageConfigOf, readServerEnv, type ServerEnv, ServerEnvSchema } from './env.js';
+export { readServerEnv } from './env.js';
 
 /**
  * Probot's Octokit as the App uses it, bounded like the Action's client: a rate limit (primary or secondary) is

@@ -133,7 +133,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const writeGates = new WeakMap<GitHubClient, () => number>();
 
 /** Requests a client sent (each try counts), and of them the content-creating ones GitHub's secondary limit counts. */
-export interface RequestsMade {
+interface RequestsMade {
   all: number;
   creating: number;
 }

@@ -28,7 +28,7 @@ function base64Forms(secret: string): string[] {
 }
 
 /** Every form of the step's secrets to look for, longest first (so a longer one is removed whole). */
-export function secretForms(secrets: readonly string[]): string[] {
+function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const s of secrets) {
     if (s.length < MIN_SECRET_LENGTH) continue;

@@ -6,6 +6,7 @@ import { createClient } from '../../src/github/client.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { GRAPH_PATH, GRAPH_TEXT, observe, PEOPLE, startWorld, type World } from '../app/world.js';
 import { shownText } from '../support/gfm.js';
+import { handlerDeps } from '../support/handler-deps.js';
 
 const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-700';
 
@@ -16,12 +17,13 @@ describe('executeCommand against the local GitHub', () => {
   });
   afterEach(() => world.close());
 
-  const deps = () => ({
-    octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-    repo: { owner: 'acme', repo: 'widgets' },
-    journalBranch: 'interlock-journal',
-    webUrl: 'https://github.com',
-  });
+  const deps = () =>
+    handlerDeps({
+      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+      repo: { owner: 'acme', repo: 'widgets' },
+      journalBranch: 'interlock-journal',
+      webUrl: 'https://github.com',
+    });
   const request = (login: string, body = 'deploy'): CommandRequest => ({
     parsed: { kind: 'command', command: { kind: 'approve-rerun', node: body }, line: 1 },
     login,

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { handlePageAction, type PageAction } from '../../src/approvals/page-action.js';
 import { createClient } from '../../src/github/client.js';
 import { PEOPLE, startWorld, type World } from '../app/world.js';
+import { handlerDeps } from '../support/handler-deps.js';
 
 describe('a page action goes through the comment command path', () => {
   let world: World;
@@ -12,12 +13,13 @@ describe('a page action goes through the comment command path', () => {
   });
   afterEach(() => world.close());
 
-  const deps = () => ({
-    octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-    repo: { owner: 'acme', repo: 'widgets' },
-    journalBranch: 'interlock-journal',
-    webUrl: 'https://github.com',
-  });
+  const deps = () =>
+    handlerDeps({
+      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+      repo: { owner: 'acme', repo: 'widgets' },
+      journalBranch: 'interlock-journal',
+      webUrl: 'https://github.com',
+    });
   const form = (over: Partial<PageAction> = {}): PageAction => ({
     login: PEOPLE.writer,
     runId: 'fix/issue-1',

@@ -27,6 +27,7 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
     {
       octokit: ctx.octokit,
       repo: ctx.repo,
+      config: ctx.config.defaultBranch,
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
       staleWindowMs: staleWindowMs(ctx.rawEnv),

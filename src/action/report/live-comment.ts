@@ -17,7 +17,7 @@ import { stepSecrets } from '../context/step-secrets.js';
 import { upsertProgress } from './publish.js';
 
 /** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` when it is a positive number, else 30 s. */
-export function liveInterval(env: NodeJS.ProcessEnv): number {
+function liveInterval(env: NodeJS.ProcessEnv): number {
   const s = Number(env.INTERLOCK_LIVE_EDIT_SECONDS);
   return Number.isFinite(s) && s > 0 ? s * 1000 : LIVE_EDIT_INTERVAL_MS;
 }

@@ -12,7 +12,7 @@ import { type ClientTuning, createClient, type GitHubClient } from '../../github
 import { revokeToken, TokenChecks } from './revocation.js';
 import { Sealer, type Session, Sessions } from './sessions.js';
 
-export const PAGE_BASE = '/interlock';
+const PAGE_BASE = '/interlock';
 
 export interface PageConfig {
   /** Where people reach the App (`https://interlock.example.com`); the callback is `<url>/interlock/callback`. */

@@ -21,7 +21,7 @@ import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
 
 /** The run a person's command was applied to: as loaded, and as the journal now stands. */
-export interface Applied {
+interface Applied {
   run: LoadedRun;
   cur: RunSnapshot;
   /** What `/fail-run` did to the workflow run in progress, in words for the reply. */

@@ -55,7 +55,7 @@ interface Guard {
 let active: Guard | undefined;
 
 /** Thrown when a git folder is not the one the guard copied: the attempt and the step stop. */
-export class ReplacedGitError extends Error {}
+class ReplacedGitError extends Error {}
 
 /**
  * Puts one entry back at `path` (a test's way in): its folder is reached from `/` without following a link, then
@@ -127,7 +127,7 @@ function take(workspace: string): Snapshot | undefined {
   return { gitdir, identity: { dev: st.dev, ino: st.ino }, roots, folders, ...(head ? { head } : {}) };
 }
 
-export interface GuardOptions {
+interface GuardOptions {
   /** The checkout nodes run in. */
   workspace: string;
   /**

@@ -92,7 +92,7 @@ function includesOf(configFile: string): string[] {
  * The common directory of a linked worktree's git directory (its `commondir` file, relative to it), where git
  * reads the repository's config, hooks and info; undefined for a repository's own git directory.
  */
-export function commonDirOf(gitdir: string): string | undefined {
+function commonDirOf(gitdir: string): string | undefined {
   const text = readBounded(join(gitdir, 'commondir'))?.toString('utf8').trim();
   return text ? resolve(gitdir, text) : undefined;
 }

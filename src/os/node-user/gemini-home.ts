@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { NodeUser } from './node-user.js';
 
 /** The one setting interlock gives: the API key as Gemini CLI's auth. */
-export const GEMINI_AUTH_SETTINGS = `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } })}\n`;
+const GEMINI_AUTH_SETTINGS = `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } })}\n`;
 
 /** Whether the node's Gemini CLI needs the setting: a key and a base URL in its environment. */
 export const needsGeminiAuth = (env: NodeJS.ProcessEnv) =>

@@ -15,7 +15,7 @@ import { guidanceSection } from '../commands/guidance.js';
 import type { AttemptContext } from './context.js';
 
 /** What an earlier node produced, as the envelope tells it. */
-export interface EarlierNode {
+interface EarlierNode {
   node: string;
   status: string;
   outputs: Record<string, string>;

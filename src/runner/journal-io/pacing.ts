@@ -53,7 +53,7 @@ export const LINE_UP_SLOT_MS = 2000;
  * The slot, from `INTERLOCK_LINE_UP_SLOT_MS` (100 to 60,000 ms; else `LINE_UP_SLOT_MS`): a GitHub that answers
  * faster or slower than github.com, or a test's scaled-down model, is told so as the stale window is.
  */
-export function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
+function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
   const given = env.INTERLOCK_LINE_UP_SLOT_MS?.trim();
   const ms = given && /^\d{3,5}$/.test(given) ? Number(given) : Number.NaN;
   return ms >= 100 && ms <= 60_000 ? ms : LINE_UP_SLOT_MS;
