@@ -4,7 +4,7 @@
  */
 
 import type { Graph } from '../graph/model.js';
-import { staleWindowMs } from '../journal/freshness.js';
+import { readTuning } from '../os/tuning.js';
 import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
 import type { AttemptMark } from '../runner/attempt/attempt.js';
 import type { StepSetup } from '../runner/dispatch.js';
@@ -70,7 +70,10 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }
       : {}),
     // What was written before this step started is what it must see before it decides there is nothing to do.
-    staleRead: { at: Date.now() - process.uptime() * 1000, windowMs: staleWindowMs(ctx.rawEnv) },
+    staleRead: {
+      at: Date.now() - process.uptime() * 1000,
+      windowMs: readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS,
+    },
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),

@@ -5,7 +5,7 @@ import { type PageConfig, pageConfigProblem } from './page/page-app.js';
 import { parsePageKeys } from './page/sessions.js';
 
 /** The environment `npm start` reads. */
-const ServerEnvSchema = z.object({
+export const ServerEnvSchema = z.object({
   APP_ID: z
     .string({ error: 'APP_ID is not set: the App id from the App settings page' })
     .regex(/^\d+$/, 'APP_ID must be the GitHub App id (a number)'),

@@ -5,7 +5,7 @@ import { handleJournalPush } from '../approvals/journal-push.js';
 import { configLoader } from '../config/load.js';
 import type { GitHubClient } from '../github/client.js';
 import { defaultBranchReader } from '../github/repo-text.js';
-import { staleWindowMs } from '../journal/freshness.js';
+import { readTuning } from '../os/tuning.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 import { PageApp, type PageConfig } from './page/page-app.js';
 
@@ -34,7 +34,7 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
     journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
     webUrl: web,
     checkRuns: true,
-    staleWindowMs: options.staleWindowMs ?? staleWindowMs(process.env),
+    staleWindowMs: options.staleWindowMs ?? readTuning(process.env).INTERLOCK_STALE_READ_MS,
     log: (m) => context.log.info(m),
   };
 }
