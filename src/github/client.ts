@@ -42,10 +42,13 @@ export type ClientTuning = Pick<
 export function clientTuning(env: NodeJS.ProcessEnv): ClientTuning {
   const t = readTuning(env);
   const set = (name: TuningName) => (env[name] ?? '').trim() !== '';
+  const retry = set('INTERLOCK_RETRY_BASE_MS') ? t.INTERLOCK_RETRY_BASE_MS : undefined;
+  const write = set('INTERLOCK_WRITE_INTERVAL_MS') ? t.INTERLOCK_WRITE_INTERVAL_MS : undefined;
+  const timeout = set('INTERLOCK_REQUEST_TIMEOUT_MS') ? t.INTERLOCK_REQUEST_TIMEOUT_MS : undefined;
   return {
-    ...(set('INTERLOCK_RETRY_BASE_MS') ? { retryAfterBaseValue: t.INTERLOCK_RETRY_BASE_MS } : {}),
-    ...(set('INTERLOCK_WRITE_INTERVAL_MS') ? { writeIntervalMs: t.INTERLOCK_WRITE_INTERVAL_MS } : {}),
-    ...(set('INTERLOCK_REQUEST_TIMEOUT_MS') ? { requestTimeoutMs: t.INTERLOCK_REQUEST_TIMEOUT_MS } : {}),
+    ...(retry !== undefined ? { retryAfterBaseValue: retry } : {}),
+    ...(write !== undefined ? { writeIntervalMs: write } : {}),
+    ...(timeout ? { requestTimeoutMs: timeout } : {}),
   };
 }
 
