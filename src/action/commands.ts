@@ -16,7 +16,7 @@ function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-export interface AnnotationWhere {
+interface AnnotationWhere {
   file: string;
   line: number;
   col: number;

@@ -35,7 +35,7 @@ function groupTitle(title: string): string {
 }
 
 /** The runner's interface: workflow commands on stdout and the files the runner names. */
-export function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
+function runnerIO(env: NodeJS.ProcessEnv = process.env): ActionIO {
   const file = (variable: string, text: string) => {
     if (env[variable]) appendToRunnerFile(env, variable, text);
     else out(command('debug', `${variable} is not set; skipped`));
@@ -113,7 +113,7 @@ async function serveModelKeys(ctx: ActionContext): Promise<KeyProxy | undefined>
   if (!names.some((n) => ctx.rawEnv[n])) return undefined;
   const { serveAgentCredentials } = await import('../os/proxies/key-proxy.js');
   const granted = parseNodeCredentials(ctx.inputs['node-credentials']).keys();
-  const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted, checkoutModelPrices(ctx));
+  const proxy = await serveAgentCredentials(names, ctx.rawEnv, granted, await checkoutModelPrices(ctx));
   if (proxy)
     ctx.io.info(
       `interlock: ${proxy.withheld.join(', ')} served through the key proxy on 127.0.0.1:${proxy.port}; nodes get a placeholder`,

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export interface LogGuard {
+interface LogGuard {
   /** Text that must never act: a node's output, interlock's own messages. */
   text(chunk: string | Buffer): void;
   /** A workflow command interlock means (`::error::…`, `::group::…`). */
@@ -16,7 +16,7 @@ export interface LogGuard {
   close(): void;
 }
 
-export interface LogGuardOptions {
+interface LogGuardOptions {
   write: (s: string | Buffer) => void;
   /** A fresh token; at least 7 characters, so the runner masks it. */
   token?: () => string;

@@ -3,9 +3,8 @@
  * recovery that asks the Actions API, GitHub evidence, and each attempt's log inside one collapsible group.
  */
 
-import { loadRepoConfig } from '../approvals/lookup/repo-files.js';
 import type { Graph } from '../graph/model.js';
-import { staleWindowMs } from '../journal/freshness.js';
+import { readTuning } from '../os/tuning.js';
 import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
 import type { AttemptMark } from '../runner/attempt/attempt.js';
 import type { StepSetup } from '../runner/dispatch.js';
@@ -18,7 +17,7 @@ import { liveComment } from './report/live-comment.js';
 import { actionsSessionCache } from './session-cache.js';
 
 /** The log group's title of one attempt: `<node> · attempt <n> · <approach>`. */
-export function attemptTitle(a: AttemptMark): string {
+function attemptTitle(a: AttemptMark): string {
   return `${a.node} · attempt ${a.attempt} · ${a.approach}`;
 }
 
@@ -71,7 +70,10 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       ? { allowGraphChangeBy: ctx.env.GITHUB_ACTOR || 'workflow' }
       : {}),
     // What was written before this step started is what it must see before it decides there is nothing to do.
-    staleRead: { at: Date.now() - process.uptime() * 1000, windowMs: staleWindowMs(ctx.rawEnv) },
+    staleRead: {
+      at: Date.now() - process.uptime() * 1000,
+      windowMs: readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS,
+    },
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
@@ -98,6 +100,6 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
 
 /** What an effect may not change: the default branch's `protected_paths` and the run's own files (`runProtectedPaths`). */
 async function protectedPathsOf(ctx: ActionContext, graph: Graph): Promise<string[]> {
-  const config = await loadRepoConfig({ octokit: ctx.octokit, repo: ctx.repo });
+  const config = await ctx.config.defaultBranch.orDefaults();
   return runProtectedPaths(graph, config.protected_paths);
 }

@@ -26,7 +26,7 @@ export interface JwtClient {
   ): Promise<{ data: unknown; headers: Record<string, string | number | undefined> }>;
 }
 
-export interface SweepOptions {
+interface SweepOptions {
   /** How far back the sweep looks (ms; GitHub keeps deliveries for 3 days). */
   windowMs: number;
   /** At start: when this process started (a 202 before then may have died unhandled). */

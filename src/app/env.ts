@@ -54,7 +54,7 @@ export const ServerEnvSchema = z.object({
   INTERLOCK_REDELIVER_HOURS: z.coerce.number().positive().max(72).default(2),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
 });
-export type ServerEnv = z.infer<typeof ServerEnvSchema>;
+type ServerEnv = z.infer<typeof ServerEnvSchema>;
 
 export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const r = ServerEnvSchema.safeParse(env);

@@ -18,7 +18,7 @@ export interface ManifestTarget {
 export const SETUP_DONE_PATH = '/setup/done';
 
 /** Where GitHub sends a person back after they authorize the App on the maintainers' page (issue 37). */
-export const PAGE_CALLBACK_PATH = '/interlock/callback';
+const PAGE_CALLBACK_PATH = '/interlock/callback';
 
 /**
  * The manifest GitHub registers the App from: app.yml plus this server's webhook and redirect URLs, and the
@@ -39,7 +39,7 @@ export function buildManifest(appYml: string, target: ManifestTarget): Record<st
 }
 
 /** The address of GitHub's "register an App from a manifest" form. */
-export function registerUrl(target: ManifestTarget): string {
+function registerUrl(target: ManifestTarget): string {
   const owner = target.org ? `/organizations/${encodeURIComponent(target.org)}` : '';
   return `${target.githubUrl}${owner}/settings/apps/new?state=${encodeURIComponent(target.state)}`;
 }

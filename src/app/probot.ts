@@ -2,12 +2,14 @@ import type { ApplicationFunctionOptions, Context, Probot } from 'probot';
 import type { CommentPayload, HandlerDeps, Outcome, RequestedActionPayload } from '../approvals/deps.js';
 import { handleComment, handleRequestedAction, outcomeWords } from '../approvals/handler.js';
 import { handleJournalPush } from '../approvals/journal-push.js';
+import { configLoader } from '../config/load.js';
 import type { GitHubClient } from '../github/client.js';
-import { staleWindowMs } from '../journal/freshness.js';
+import { defaultBranchReader } from '../github/repo-text.js';
+import { readTuning } from '../os/tuning.js';
 import { DEFAULT_JOURNAL_BRANCH } from '../store/git.js';
 import { PageApp, type PageConfig } from './page/page-app.js';
 
-export interface AppOptions {
+interface AppOptions {
   /** The branch that holds the journals (default `interlock-journal`, as the Action's default). */
   journalBranch?: string;
   /** The maintainers' page (issue 37), when configured (`INTERLOCK_PAGE_URL`); off otherwise. */
@@ -22,14 +24,17 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
     ? new URL(payload.repository.html_url).origin
     : 'https://github.com';
   const { owner, repo } = context.repo();
+  // Probot's Octokit carries the same REST methods as the Action's client.
+  const octokit = context.octokit as unknown as GitHubClient;
   return {
-    // Probot's Octokit carries the same REST methods as the Action's client.
-    octokit: context.octokit as unknown as GitHubClient,
+    octokit,
     repo: { owner, repo },
+    // Read once per delivery, however many rules of the command ask.
+    config: configLoader(defaultBranchReader(octokit, { owner, repo })),
     journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
     webUrl: web,
     checkRuns: true,
-    staleWindowMs: options.staleWindowMs ?? staleWindowMs(process.env),
+    staleWindowMs: options.staleWindowMs ?? readTuning(process.env).INTERLOCK_STALE_READ_MS,
     log: (m) => context.log.info(m),
   };
 }
@@ -66,5 +71,3 @@ export function interlockApp(options: AppOptions = {}) {
     });
   };
 }
-
-export default (app: Probot): void => interlockApp()(app);

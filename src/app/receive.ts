@@ -6,11 +6,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startServer } from './server.js';
 
-export const RECEIVE_USAGE =
+const RECEIVE_USAGE =
   'usage: npm run receive -- --event <event name> [--url <webhook URL>] <payload.json>\n' +
   '  e.g. npm run receive -- --event issue_comment ./comment.json';
 
-export interface ReceiveRequest {
+interface ReceiveRequest {
   event: string;
   file: string;
   url?: string;
@@ -41,7 +41,7 @@ export function signature(secret: string, body: string): string {
 }
 
 /** What the App answered. */
-export interface Delivered {
+interface Delivered {
   status: number;
   body: string;
 }

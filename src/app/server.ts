@@ -9,13 +9,13 @@ import {
   fetchWithTimeout,
   resendable,
 } from '../github/client.js';
-import { staleWindowMs } from '../journal/freshness.js';
+import { readTuning } from '../os/tuning.js';
 import { type JwtClient, type SweepResult, type Sweeps, startSweeps, sweepDeliveries } from './deliveries.js';
 import { pageConfigOf, readServerEnv } from './env.js';
 import { interlockApp } from './probot.js';
 import { webhookReceiver } from './webhook.js';
 
-export { pageConfigOf, readServerEnv, type ServerEnv, ServerEnvSchema } from './env.js';
+export { readServerEnv } from './env.js';
 
 /**
  * Probot's Octokit as the App uses it, bounded like the Action's client: a rate limit (primary or secondary) is
@@ -158,7 +158,7 @@ export async function startServer(
   const app = interlockApp({
     ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
     ...(page ? { page: { ...page, tuning: clientTuning(env) } } : {}),
-    staleWindowMs: staleWindowMs(env),
+    staleWindowMs: readTuning(env).INTERLOCK_STALE_READ_MS,
   });
   const startedAt = Date.now();
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });

@@ -19,7 +19,7 @@ import {
 import { pageConfigProblem } from './page/page-app.js';
 import type { RunningApp } from './server.js';
 
-export interface SetupOptions {
+interface SetupOptions {
   /** Where app.yml is read and .env is written (the package root). */
   dir: string;
   log?: (line: string) => void;

@@ -14,7 +14,7 @@ import type { Probot } from 'probot';
 /** Delivery ids remembered per process; past it the oldest are forgotten (the journal still holds commands). */
 const REMEMBERED = 10_000;
 
-export interface ReceiverOptions {
+interface ReceiverOptions {
   /** How long a delivery is handled before it is answered 202 and handled on (ms). */
   answerMs: number;
   now?: () => number;
@@ -39,7 +39,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
 };
 
 /** Deliveries by id: in hand (its handling) or done; a failed one is forgotten, so its redelivery is handled. */
-export class DeliveryIds {
+class DeliveryIds {
   readonly #seen = new Map<string, Promise<void> | true>();
 
   /**

@@ -1,4 +1,5 @@
 // What the approval logic needs from the face that runs it, and the webhook payload fields it reads.
+import type { ConfigLoader } from '../config/load.js';
 import type { GitHubClient, RepoRef } from '../github/client.js';
 import type { Command } from './commands/parse.js';
 
@@ -7,6 +8,11 @@ export interface HandlerDeps {
   /** Any Octokit with the REST methods: the Action's client, or Probot's `context.octokit`. */
   octokit: GitHubClient;
   repo: RepoRef;
+  /**
+   * The repository's `.github/interlock.yml` as this face reads it for this delivery or step (the default
+   * branch's: `defaultBranchConfig`), read once however many rules ask.
+   */
+  config: ConfigLoader;
   /** The branch that holds `runs/<run-id>.json` (default `interlock-journal`). */
   journalBranch: string;
   /** The web root for links, e.g. `https://github.com` or a GitHub Enterprise Server's. */
@@ -29,12 +35,12 @@ export interface HandlerDeps {
   rerunJob?: boolean;
 }
 
-export interface AccountPayload {
+interface AccountPayload {
   login: string;
   type?: string;
 }
 
-export interface RepositoryPayload {
+interface RepositoryPayload {
   name: string;
   owner: { login: string };
   default_branch?: string;

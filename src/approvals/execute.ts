@@ -13,7 +13,6 @@ import type { Command } from './commands/parse.js';
 import type { HandlerDeps } from './deps.js';
 import { findRuns } from './lookup/find-runs.js';
 import { pickRuns, subjectWord } from './lookup/pick-runs.js';
-import { loadRepoConfig } from './lookup/repo-files.js';
 import { refusedReply, whichRunReply } from './replies/replies.js';
 import { type CommandRequest, type Executed, refused } from './request.js';
 import { statusCommand } from './status-command.js';
@@ -46,7 +45,7 @@ async function admit(
 ): Promise<{ config: Config; command: Command } | { executed: Executed }> {
   let config: Config;
   try {
-    config = await loadRepoConfig(deps);
+    config = await deps.config.orDefaults();
   } catch (e) {
     if (!(e instanceof GraphError)) throw e;
     const why = `the configuration file is not valid: ${e.errors.map(formatSourceError).join('; ')}`;

@@ -7,7 +7,7 @@ import { loadRun, stateOf } from './lookup/load-run.js';
 import { publishCheckRun } from './replies/check-run.js';
 
 /** The fields of a `push` webhook payload the journal watcher reads. */
-export interface PushPayload {
+interface PushPayload {
   ref: string;
   commits?: Array<{ added?: string[]; modified?: string[] }>;
 }

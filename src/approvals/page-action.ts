@@ -70,7 +70,7 @@ const DID: Record<PageActionKind, string> = {
 };
 
 /** The attribution that heads the comment, with the person's text as a fenced block (no Markdown, no mention). */
-export function attribution(a: PageAction): string {
+function attribution(a: PageAction): string {
   const what = a.action === 'fail-run' ? `\`${a.runId}\`` : `\`${a.node}\` in run \`${a.runId}\``;
   const text = a.text.trim();
   const label = a.action === 'settle' ? 'What was checked' : a.action === 'fail-run' ? 'Reason' : 'Guidance';

@@ -8,18 +8,29 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { CONFIG_PATH, parseConfig } from '../config/load.js';
+import { type ConfigLoader, configLoader } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { approveRerunCommand } from '../render/next-commands.js';
 import { countOtherRuns, type DailyCapSource } from '../runner/daily-cap.js';
 import { FileRuns } from '../store/file-runs.js';
 import type { Io } from './io.js';
 
+/** `.github/interlock.yml` of the working directory, read once for the command however often it is asked. */
+export function cliConfig(io: Io): ConfigLoader {
+  return configLoader((path) => {
+    const file = resolve(io.cwd, path);
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  });
+}
+
 /** The cap of the routes file in the working directory, counted from the runs folder; undefined without one. */
-export function cliDailyCap(io: Io, journalFile: string, runId: string): DailyCapSource | undefined {
-  const file = resolve(io.cwd, CONFIG_PATH);
-  if (!existsSync(file)) return undefined;
-  const daily = parseConfig(CONFIG_PATH, readFileSync(file, 'utf8')).budget?.daily_usd;
+export async function cliDailyCap(
+  io: Io,
+  config: ConfigLoader,
+  journalFile: string,
+  runId: string,
+): Promise<DailyCapSource | undefined> {
+  const daily = (await config.file())?.budget?.daily_usd;
   if (daily === undefined) return undefined;
   const dir = resolve(io.cwd, '.interlock', 'runs');
   return {
@@ -35,8 +46,6 @@ export function cliDailyCap(io: Io, journalFile: string, runId: string): DailyCa
 }
 
 /** `model_prices` of `.github/interlock.yml` in the working directory (the key proxy's prices), or none. */
-export function cliModelPrices(io: Io): Config['model_prices'] {
-  const file = resolve(io.cwd, CONFIG_PATH);
-  if (!existsSync(file)) return undefined;
-  return parseConfig(CONFIG_PATH, readFileSync(file, 'utf8')).model_prices;
+export async function cliModelPrices(config: ConfigLoader): Promise<Config['model_prices']> {
+  return (await config.file())?.model_prices;
 }

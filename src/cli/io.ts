@@ -17,7 +17,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, blocked: 3, departed: 4 } as c
 export class UsageError extends Error {}
 
 /** Who acts when --by is not given, and where that name came from. */
-export interface Identity {
+interface Identity {
   name: string;
   from: 'git config user.name' | 'the login name';
 }

@@ -35,7 +35,7 @@ function defaultRunsDir(io: Io): string {
 }
 
 /** What interlock writes into the `.interlock/` folder it makes, so that git never sees its journals and logs. */
-export const IGNORE_EVERYTHING =
+const IGNORE_EVERYTHING =
   '# Written by interlock when it made this folder: its journals and logs stay out of git.\n*\n';
 
 /**

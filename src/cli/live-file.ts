@@ -14,7 +14,7 @@ import type { Io } from './io.js';
 
 const FILE_INTERVAL_MS = 2000;
 
-export function liveFileOf(journalFile: string): string {
+function liveFileOf(journalFile: string): string {
   return `${journalFile.replace(/\.json$/, '')}.live.json`;
 }
 

@@ -14,7 +14,7 @@ import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
 import { type Io, person, UsageError } from './io.js';
 import { cliLive } from './live-file.js';
 
-export interface CliStepOptions {
+interface CliStepOptions {
   journalFile: string;
   /** Treat every in-flight attempt's executor as gone (--assume-dead). */
   assumeDead: boolean;

@@ -1,11 +1,11 @@
 import type { Config, Route } from './schema.js';
 
-export interface EventInfo {
+interface EventInfo {
   name: string;
   payload: Record<string, unknown>;
 }
 
-export type RouteMatch = { graph: string; intent: string; index: number } | null;
+type RouteMatch = { graph: string; intent: string; index: number } | null;
 
 const list = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
@@ -17,7 +17,7 @@ function subjectLabels(payload: Record<string, unknown>): string[] {
 }
 
 /** The first line of a comment, when the comment is a slash command (outside code and quotes). */
-export function commandLine(body: string): string | undefined {
+function commandLine(body: string): string | undefined {
   const first = body
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)[0]

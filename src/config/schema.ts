@@ -72,7 +72,7 @@ const perMillion = (what: string) =>
     .max(100_000)
     .register(z.globalRegistry, { description: `US dollars per million ${what}.` });
 
-export const ModelPriceSchema = z
+const ModelPriceSchema = z
   .strictObject({
     input: perMillion('input tokens (uncached)'),
     output: perMillion('output tokens'),
@@ -117,4 +117,3 @@ export const ConfigSchema = z
 export type Config = z.infer<typeof ConfigSchema>;
 export type Route = z.infer<typeof RouteSchema>;
 export type Approvals = z.infer<typeof ApprovalsSchema>;
-export type RepoBudget = z.infer<typeof RepoBudgetSchema>;

@@ -17,18 +17,18 @@ type Rest = GitHubClient['rest'];
 type CheckRun = Awaited<ReturnType<Rest['checks']['listForRef']>>['data']['check_runs'][number];
 type Job = Awaited<ReturnType<Rest['actions']['getJobForWorkflowRun']>>['data'];
 /** The client and repository the check asks. */
-export interface CheckRunClient {
+interface CheckRunClient {
   octokit: GitHubClient;
   repo: RepoRef;
 }
 
 /** What `app:` says to accept any app's check run. */
-export const ANY_APP = '*';
+const ANY_APP = '*';
 const ACTIONS_APP = 'github-actions';
 /** Job lookups per check, at most: a node that floods a name with made check runs makes the check fail, not loop. */
-export const MAX_JOB_LOOKUPS = 5;
+const MAX_JOB_LOOKUPS = 5;
 
-export interface CheckRunSpec {
+interface CheckRunSpec {
   ref: string;
   name: string;
   conclusion?: 'success' | 'neutral' | 'skipped';
@@ -36,10 +36,10 @@ export interface CheckRunSpec {
 }
 
 /** What the rule makes of one check run before any request: counted, to be proven a job, or refused (why). */
-export type Standing = { is: 'counted' } | { is: 'needs-job' } | { is: 'refused'; why: string };
+type Standing = { is: 'counted' } | { is: 'needs-job' } | { is: 'refused'; why: string };
 
 /** The rule of `app:` for one check run (pure). */
-export function standing(appSlug: string | undefined, app: string | undefined): Standing {
+function standing(appSlug: string | undefined, app: string | undefined): Standing {
   if (app === ANY_APP) return { is: 'counted' };
   const by = appSlug ?? 'an unknown app';
   if (app === undefined || app === ACTIONS_APP) {

@@ -2,7 +2,7 @@ import { data, Evaluator, type Expr, Lexer, Parser } from '@actions/expressions'
 import { falsy } from '@actions/expressions/result';
 
 /** The context names an expression may read. */
-export const CONTEXT_NAMES = ['github', 'inputs', 'nodes', 'run', 'item', 'index'] as const;
+const CONTEXT_NAMES = ['github', 'inputs', 'nodes', 'run', 'item', 'index'] as const;
 
 /** Plain JSON data for each context. */
 export type ExpressionContext = Partial<Record<(typeof CONTEXT_NAMES)[number], unknown>>;
@@ -73,7 +73,7 @@ export function evaluateCondition(condition: string, ctx: ExpressionContext): bo
 }
 
 /** A `${{ … }}` span inside a template. */
-export interface TemplateSpan {
+interface TemplateSpan {
   start: number;
   end: number;
   expression: string;

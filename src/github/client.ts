@@ -1,4 +1,5 @@
 import { Octokit } from '@octokit/rest';
+import { readTuning, type TuningName } from '../os/tuning.js';
 import { type HttpFetchInit, httpFetch } from './http-fetch.js';
 
 /** The Action's client (createClient); the App's Probot client is used through the same type. */
@@ -33,16 +34,17 @@ export type ClientTuning = Pick<
 >;
 
 /**
- * Optional tuning from the environment, in milliseconds, read the same way by the Action (the step's env) and
- * the App server: INTERLOCK_REQUEST_TIMEOUT_MS (one request's deadline), INTERLOCK_WRITE_INTERVAL_MS (least time
- * between the starts of two writes), INTERLOCK_RETRY_BASE_MS (a second of a retry wait). Not a whole number:
- * ignored, the default holds.
+ * The client's tuning the environment sets, read the same way by the Action (the step's env) and the App server
+ * through the tuning schema (src/os/tuning.ts): INTERLOCK_REQUEST_TIMEOUT_MS, INTERLOCK_WRITE_INTERVAL_MS,
+ * INTERLOCK_RETRY_BASE_MS. Only the variables set are passed on (each client keeps its own defaults); a bad value
+ * throws one line naming it.
  */
 export function clientTuning(env: NodeJS.ProcessEnv): ClientTuning {
-  const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
-  const retry = num(env.INTERLOCK_RETRY_BASE_MS);
-  const write = num(env.INTERLOCK_WRITE_INTERVAL_MS);
-  const timeout = num(env.INTERLOCK_REQUEST_TIMEOUT_MS);
+  const t = readTuning(env);
+  const set = (name: TuningName) => (env[name] ?? '').trim() !== '';
+  const retry = set('INTERLOCK_RETRY_BASE_MS') ? t.INTERLOCK_RETRY_BASE_MS : undefined;
+  const write = set('INTERLOCK_WRITE_INTERVAL_MS') ? t.INTERLOCK_WRITE_INTERVAL_MS : undefined;
+  const timeout = set('INTERLOCK_REQUEST_TIMEOUT_MS') ? t.INTERLOCK_REQUEST_TIMEOUT_MS : undefined;
   return {
     ...(retry !== undefined ? { retryAfterBaseValue: retry } : {}),
     ...(write !== undefined ? { writeIntervalMs: write } : {}),
@@ -133,7 +135,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const writeGates = new WeakMap<GitHubClient, () => number>();
 
 /** Requests a client sent (each try counts), and of them the content-creating ones GitHub's secondary limit counts. */
-export interface RequestsMade {
+interface RequestsMade {
   all: number;
   creating: number;
 }

@@ -38,7 +38,7 @@ export interface HttpFetchInit {
 }
 
 /** The answer: what Octokit reads of a `Response`. */
-export interface HttpFetchResponse {
+interface HttpFetchResponse {
   readonly status: number;
   readonly statusText: string;
   readonly ok: boolean;
@@ -51,7 +51,7 @@ export interface HttpFetchResponse {
 }
 
 /** Response headers, lower-case names, repeated ones joined with ", " as `fetch` joins them. */
-export class ResponseHeaders implements Iterable<[string, string]> {
+class ResponseHeaders implements Iterable<[string, string]> {
   readonly #map = new Map<string, string>();
   constructor(raw: IncomingMessage['headers']) {
     for (const [name, value] of Object.entries(raw))

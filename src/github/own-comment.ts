@@ -6,7 +6,7 @@
  */
 
 /** The fields of a listed issue comment this reads. */
-export interface ListedComment {
+interface ListedComment {
   body?: string | null;
   user?: { type?: string } | null;
 }

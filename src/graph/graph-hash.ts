@@ -8,7 +8,7 @@ import type { Approach, GraphNode } from './model.js';
 import type { Budget } from './schema/budget.js';
 
 /** What the graph's address is computed over. */
-export interface HashedGraph {
+interface HashedGraph {
   name: string;
   description: string | undefined;
   /** The run's budget; undefined leaves the key out, so graphs without one keep the hash they had. */
@@ -59,7 +59,7 @@ const APPROACH_KEYS = [
 ] as const satisfies ReadonlyArray<keyof Approach>;
 /** Fails to compile when Approach gains a field APPROACH_KEYS does not list (it would be left out of the hash). */
 type NoneMissing<Missing extends never> = Missing;
-export type ApproachKeysListed = NoneMissing<Exclude<keyof Approach, (typeof APPROACH_KEYS)[number]>>;
+type _ApproachKeysListed = NoneMissing<Exclude<keyof Approach, (typeof APPROACH_KEYS)[number]>>;
 
 /** The approach with its undefined fields left out and its keys (and its env's) in sorted order. */
 export function sortedApproach(a: Approach): Approach {

@@ -107,7 +107,7 @@ function overlay(base: Omit<Approach, 'label'>, over: ApproachFields | undefined
 }
 
 /** What building one node's approaches needs. */
-export interface ApproachInput {
+interface ApproachInput {
   node: NodeFile;
   /** The node's own skill, already read. */
   skill: SkillFile | undefined;

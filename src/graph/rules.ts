@@ -91,7 +91,7 @@ function checkEdges(
 }
 
 /** What the approach rules need to know about one node. */
-export interface NodeApproaches {
+interface NodeApproaches {
   node: NodeFile;
   approaches: Approach[];
   at: (...rest: Path) => Path;

@@ -210,7 +210,7 @@ function nonEmpty<K extends string>(key: K, list: string[]): Partial<Record<K, s
 }
 
 /** Rule 1: dependencies completed or skipped, the node itself pending with attempts left; declaration order. */
-export function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>): string[] {
+function readyNodes(graph: GraphShape, nodes: Map<string, NodeProgress>): string[] {
   const out: string[] = [];
   for (const n of graph.nodes) {
     const p = nodes.get(n.id);

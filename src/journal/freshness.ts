@@ -55,11 +55,5 @@ export function staleReadShortMs(readAt: number, causeAt: number | undefined, wi
   return Math.max(0, causeAt + windowMs - readAt);
 }
 
-/** How stale a read by branch name may be, from `INTERLOCK_STALE_READ_MS` (default 10 s, as GitHub was seen). */
-export function staleWindowMs(env: Record<string, string | undefined>): number {
-  const given = env.INTERLOCK_STALE_READ_MS;
-  return given !== undefined && /^\d{1,7}$/.test(given) ? Number(given) : DEFAULT_STALE_WINDOW_MS;
-}
-
 /** GitHub answered a read by branch name with the old file 10 s and more after a write (PyGithub #2709). */
 export const DEFAULT_STALE_WINDOW_MS = 10_000;

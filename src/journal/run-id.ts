@@ -5,7 +5,7 @@
  */
 
 /** Parts of letters, digits, `.`, `_` and `-`, joined by `/`. */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+const RUN_ID_PATTERN = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 /** The longest run id accepted: it becomes a file name under `runs/`. */
 export const MAX_RUN_ID_CHARS = 200;
 

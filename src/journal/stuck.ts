@@ -1,7 +1,7 @@
 import { parseJournal } from './parse.js';
 import { JournalError } from './state.js';
 
-export interface StuckRun {
+interface StuckRun {
   file: string;
   run_id: string;
   last_event: string;

@@ -27,7 +27,7 @@ export function microUsd(usd: number): number {
 }
 
 /** Whether a usage record carries anything beyond wall time. */
-export function reportsAgentUsage(u: Usage): boolean {
+function reportsAgentUsage(u: Usage): boolean {
   return (
     u.input_tokens !== undefined ||
     u.output_tokens !== undefined ||

@@ -12,7 +12,7 @@ import { type ScriptNamespace, scriptCommand } from './node-user/node-script.js'
 import { endNodeUserProcesses, nodeUser, sweepNodeUser } from './node-user/node-user.js';
 import type { EgressChannel, EgressRules } from './proxies/egress-proxy.js';
 
-export interface ExecRequest {
+interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
   script: string;
   env: NodeJS.ProcessEnv;
@@ -70,7 +70,7 @@ async function namespaceFor(
   return { channel, proxyPort, env: proxyEnv(req.env, proxyPort) };
 }
 
-export interface ExecResult {
+interface ExecResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;

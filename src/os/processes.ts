@@ -106,7 +106,7 @@ function uidOf(pid: string): number | undefined {
 }
 
 /** When a process started (ms since the epoch, to the kernel's clock tick), from its stat and the boot time. */
-export function startedAtMs(pid: number): number | undefined {
+function startedAtMs(pid: number): number | undefined {
   const ticks = Number(processStart(pid));
   if (!Number.isFinite(ticks)) return undefined;
   try {

@@ -30,7 +30,7 @@ export interface DailyCap {
 }
 
 /** Whether an attempt with this approach runs an agent (`engine:`, `agent:` or `prompt`): only those cost money. */
-export function isAgentAttempt(approach: Approach): boolean {
+function isAgentAttempt(approach: Approach): boolean {
   return approach.prompt !== undefined || approach.agent !== undefined || approach.engine !== undefined;
 }
 

@@ -12,7 +12,7 @@ function describeWork(a: Approach): string {
 }
 
 /** The attempt whose failure escalates its node, and the journal that holds the earlier attempts. */
-export interface Escalation {
+interface Escalation {
   node: GraphNode;
   attempt: number;
   approach: Approach;

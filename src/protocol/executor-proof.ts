@@ -7,7 +7,7 @@
  */
 
 /** What the shell saw on this host. */
-export interface LocalFacts {
+interface LocalFacts {
   pid: number;
   /**
    * The executor's pid: running as the process the dispatch recorded (`same`; also when an old journal recorded

@@ -19,7 +19,7 @@ import { type Run, withEvents } from './run.js';
 type WithCompletion = (run: Run, events: NewEvent[]) => NewEvent[];
 
 /** The most bytes of JSON one item may hold in the journal: an item is data for one instance, not a payload. */
-export const MAX_ITEM_BYTES = 16_384;
+const MAX_ITEM_BYTES = 16_384;
 
 /** What a `for_each` or sub-graph node's turn decides. */
 export type ExpansionDecision =
@@ -30,7 +30,7 @@ export type ExpansionDecision =
 type Items = { key: string; value: unknown }[];
 
 /** The list and each item's key, or why they cannot be used. */
-export function expansionItems(graph: Graph, state: RunState, node: GraphNode): Items | { problem: string } {
+function expansionItems(graph: Graph, state: RunState, node: GraphNode): Items | { problem: string } {
   const spec = node.for_each!;
   const ctx = expressionContext(graph, state, 0, node.id);
   let list: unknown;

@@ -53,7 +53,7 @@ export function effectivePolicy(
 }
 
 /** What a person's command carries into its events: distinct people who must give it, and the self rule. */
-export interface CommandTerms {
+interface CommandTerms {
   required: number;
   preventSelfApproval: boolean;
 }

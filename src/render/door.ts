@@ -17,9 +17,9 @@ import { fenceFor } from './excerpt.js';
 import { MIN_SECRET_LENGTH, redactSecrets, SECRET_MARK } from './redact.js';
 
 /** How node text stands where it is published. */
-export type Shape = 'line' | 'prose' | 'html' | 'block' | 'plain';
+type Shape = 'line' | 'prose' | 'html' | 'block' | 'plain';
 
-export interface DoorOptions {
+interface DoorOptions {
   /** The step's secrets (the Action: `stepSecrets`; the CLI: the secrets in its environment). */
   secrets?: readonly string[];
   /** At most this many characters of a line (the text is cut, then escaped). */

@@ -40,7 +40,7 @@ export function stripAnsi(text: string): string {
     .join('\n');
 }
 
-export interface Excerpt {
+interface Excerpt {
   /** The lines kept, with `[… N lines cut …]` where lines were left out. */
   text: string;
   /** Whether anything was left out. */
@@ -148,7 +148,7 @@ const FOLLOW_LINES = 12;
  * failed: Node's `Expected values to be strictly equal:` with `5 !== 6`, its deep-equal diff's first `+`/`-`
  * pair, or an `Expected:`/`Received:` pair; else its first line of text. Stops at the stack trace.
  */
-export function withDetail(headline: string, next: readonly string[]): string {
+function withDetail(headline: string, next: readonly string[]): string {
   const lines: string[] = [];
   for (const l of next) {
     if (/^at\s/.test(l) || l === '}') break;

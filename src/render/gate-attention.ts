@@ -15,7 +15,7 @@ function fenced(text: string, lang: string, secrets: readonly string[] = []): st
 }
 
 /** What the comment may know beyond the run: the repository's approval rules, when the face has them. */
-export interface AttentionOptions {
+interface AttentionOptions {
   repoApprovals?: RepoApprovals | undefined;
   /** The step's secrets, which no published text carries (src/render/door.ts). */
   secrets?: readonly string[];
@@ -25,7 +25,7 @@ export interface AttentionOptions {
 type AttentionArgs = [graph: Graph, state: RunState, node: string, runId: string, opts?: AttentionOptions];
 
 /** The comment that asks people to approve (or settle, or fail) a gated node. */
-export function gateAttentionComment(...[graph, state, node, runId, opts = {}]: AttentionArgs): string {
+function gateAttentionComment(...[graph, state, node, runId, opts = {}]: AttentionArgs): string {
   const n = nodeById(graph, node);
   const work = n?.approaches[0];
   const policy = effectivePolicy(opts.repoApprovals, n);

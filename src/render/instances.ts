@@ -41,7 +41,7 @@ function word(state: RunState, id: string, p: NodeProgress): string {
 }
 
 /** Whether an instance is named on a row of its own: it runs, or it failed. */
-export function needsAttention(p: NodeProgress): boolean {
+function needsAttention(p: NodeProgress): boolean {
   return (
     p.state === 'in_flight' ||
     p.state === 'held' ||

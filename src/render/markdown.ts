@@ -47,7 +47,7 @@ function escalatedWhy(state: RunState, node: string): string {
 }
 
 /** The commands a person may give a held or escalated node (approve a rerun, settle, fail the run), for a comment. */
-export function heldNodeCommands(node: string, runId: string, several: boolean): string {
+function heldNodeCommands(node: string, runId: string, several: boolean): string {
   const run = { runId, several };
   return [
     '```',
@@ -62,7 +62,7 @@ export function heldNodeCommands(node: string, runId: string, several: boolean):
 const REPORT_MAX = 1000;
 
 /** The escalation report in Markdown. */
-export function reportMarkdown(state: RunState, node: string, secrets: readonly string[] = []): string {
+function reportMarkdown(state: RunState, node: string, secrets: readonly string[] = []): string {
   const p = state.nodes.get(node);
   const report = p?.report;
   if (!report) return '';

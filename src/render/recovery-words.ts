@@ -6,7 +6,7 @@
 import type { RunState } from '../journal/state.js';
 
 /** What follows an interruption: held for a person, or run again. */
-export function afterInterruption(held: boolean): string {
+function afterInterruption(held: boolean): string {
   return held ? 'held until a person approves a rerun or settles it' : 'replay: safe, it runs again';
 }
 

@@ -42,7 +42,7 @@ function lastEvidence(p: NodeProgress, id: string, face: Face): string {
 }
 
 /** A node as the table names it: with its loop's cycle (`review (cycle 2/3)`) and its reruns (issue 28). */
-export function nodeLabel(n: Graph['nodes'][number], p: NodeProgress): string {
+function nodeLabel(n: Graph['nodes'][number], p: NodeProgress): string {
   const cycle = n.repeat ? ` (cycle ${p.cycle ?? 1}/${n.repeat.max})` : '';
   const reruns = p.reruns ? (p.reruns > 1 ? ` (rerun ×${p.reruns})` : ' (rerun)') : '';
   return `${n.id}${cycle}${reruns}`;

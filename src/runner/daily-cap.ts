@@ -11,7 +11,7 @@ import type { ListedRun, RunCatalog } from '../store/types.js';
 import { isoNow } from './journal-io/read.js';
 
 /** What a face counted of the other runs' spend on one day. */
-export interface OthersSpend {
+interface OthersSpend {
   others: UsageSums;
   /** Runs whose journals were read, of the runs that may have spent that day (this run left out of both). */
   counted: number;

@@ -19,7 +19,7 @@ export interface OverdueNotice {
 }
 
 /** The notice in words. */
-export function overdueWords(d: Pick<Dispatched, 'node' | 'attempt' | 'approach'>, o: Overdue): string {
+function overdueWords(d: Pick<Dispatched, 'node' | 'attempt' | 'approach'>, o: Overdue): string {
   const used = o.bound === 'soft_turns' ? `${o.observed} turns` : `${o.observed} minutes`;
   return `"${d.node.id}" attempt ${d.attempt} is overdue: ${used}, past its ${o.bound} of ${o.limit}. It goes on until its hard limits (timeout_minutes ${d.approach.timeout_minutes}${d.node.budget ? ', its budget' : ''}); a person may /fail-run the run, or wait.`;
 }

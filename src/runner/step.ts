@@ -10,7 +10,6 @@ import { recordOrFail, withSoftBounds } from './attempt/attempt-path.js';
 import { unstorableOutcome } from './attempt/unstorable.js';
 import {
   type Dispatched,
-  dispatchStep,
   type Following,
   followingDispatch,
   newExecutor,
@@ -97,11 +96,4 @@ async function recordResult(
     // jobs have most likely written since (a matrix), and a write on it would be refused (two requests, not one).
     cur.state.checkpoint.active_nodes.every((n) => n === node.id) ? { known: cur } : {},
   );
-}
-
-/** One step of the protocol: recover, decide, dispatch (stored before the work), execute, check, record. */
-export async function step(setup: StepSetup, only?: string): Promise<StepResult> {
-  const first = await dispatchStep(setup, only);
-  if ('result' in first) return first.result;
-  return (await runDispatched(setup, first.dispatched, { dispatchNext: false })).result;
 }

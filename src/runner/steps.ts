@@ -8,9 +8,9 @@ import { dispatchStep, type Following, type StepSetup } from './dispatch.js';
 import { runDispatched } from './step.js';
 import { alreadyCompleted, type StepResult } from './step-result.js';
 
-export type StepsTarget = { node?: string | undefined } | { all: true };
+type StepsTarget = { node?: string | undefined } | { all: true };
 
-export interface StepsOptions {
+interface StepsOptions {
   /** Told of each step's result as it comes, with the step's wall time. */
   onStep?: (result: StepResult, ms: number) => void;
 }

@@ -67,7 +67,7 @@ export const EARLIER_LIMIT = 30;
 /** How many "moved to" marks a read follows from one place. */
 const MAX_HOPS = 10;
 
-export interface LocateOptions {
+interface LocateOptions {
   runId: string;
   head: string;
   history: CheckRunHistory;

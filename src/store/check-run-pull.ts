@@ -16,7 +16,7 @@ const once = <T>(f: () => Promise<T>): (() => Promise<T>) => {
   };
 };
 
-export interface PullHistoryOptions {
+interface PullHistoryOptions {
   octokit: GitHubClient;
   repo: RepoRef;
   pull: number;

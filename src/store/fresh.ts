@@ -7,7 +7,7 @@
 import { NO_FLOOR, type ReadFloor, raiseFloor, staleReason } from '../journal/freshness.js';
 import type { JournalStore, StoredJournal, WriteResult } from './types.js';
 
-export interface FreshOptions {
+interface FreshOptions {
   /** What the reader knows already (the page's count after a form acted, say); default nothing. */
   floor?: ReadFloor;
   /** The wait before the n-th read again (0-based), in ms; default 200 ms doubled, at most 2 s. */

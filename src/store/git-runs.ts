@@ -11,7 +11,7 @@ import { runBranchPrefix, runIdOfBranch, runPath } from './git-layout.js';
 import { byRunId, type ListedRun, type ListedText, type RunCatalog } from './types.js';
 
 /** A tree entry as the git data API lists it. */
-export interface TreeEntry {
+interface TreeEntry {
   path?: string;
   type?: string;
   sha?: string;

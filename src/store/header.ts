@@ -9,7 +9,7 @@ import type { JournalStore } from './types.js';
 /** Rounds before a header change gives up: a header is a convenience, and event writers win every race. */
 const ROUNDS = 8;
 
-export interface HeaderChange {
+interface HeaderChange {
   /** The new journal, or undefined when the journal as read needs no change (or must not be changed). */
   change: (journal: Journal) => Journal | undefined;
   message: (journal: Journal) => string;

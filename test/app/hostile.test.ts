@@ -223,13 +223,15 @@ const rows: Row[] = [
     name: 'a node that is not held (waiting)',
     comment: { body: '/approve-rerun notify' },
     expect: 'refused',
-    reply: /node "notify" is pending, not held or escalated/,
+    reply:
+      /node "notify" is pending: it waits for its turn to run, not for a person; \/approve-rerun answers only a held or escalated node/,
   },
   {
     name: 'a node that is completed',
     comment: { body: '/settle plan done twice' },
     expect: 'refused',
-    reply: /node "plan" is completed, not held or escalated/,
+    reply:
+      /node "plan" is completed: its work is recorded as done; \/settle answers only a held or escalated node/,
   },
   {
     name: 'a run that has ended',

@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageConfigOf, readServerEnv } from '../../src/app/env.js';
 import { buildManifest, envText } from '../../src/app/manifest.js';
 import { pageConfigProblem } from '../../src/app/page/page-app.js';
 import { parsePageKeys, Sealer, Sessions } from '../../src/app/page/sessions.js';
-import { pageConfigOf, readServerEnv } from '../../src/app/server.js';
 import {
   authorizeAs,
   formFields,

@@ -22,6 +22,7 @@ import {
   type RepoState,
   startGitHubServer,
 } from '../support/github-server.js';
+import { handlerDeps } from '../support/handler-deps.js';
 import { journalText } from '../support/journal-text.js';
 import { type GitLayout, seedGitJournal } from '../support/seed-journal.js';
 
@@ -382,12 +383,12 @@ export function observe(world: World, commentId?: number, runId = 'fix/issue-1')
 
 /** What the command path (src/approvals) is given against this world's GitHub: a client that never retries. */
 export function commandDeps(world: World) {
-  return {
+  return handlerDeps({
     octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
     repo: { owner: OWNER, repo: REPO },
     journalBranch: 'interlock-journal',
     webUrl: 'https://github.com',
-  };
+  });
 }
 
 /** Delivers an event built here through Probot's `receive`, as Probot's own tests do. */

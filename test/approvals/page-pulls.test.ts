@@ -7,6 +7,7 @@ import { serializeJournal } from '../../src/journal/parse.js';
 import { waitingRows } from '../../src/render/page/waiting-model.js';
 import { CheckRunStore } from '../../src/store/check-run.js';
 import { buildJournal, GRAPH_PATH, OWNER, REPO, startWorld, type World } from '../app/world.js';
+import { handlerDeps } from '../support/handler-deps.js';
 
 let world: World;
 afterEach(async () => world?.close());
@@ -22,12 +23,14 @@ describe("the page's runs of a repository", () => {
     expect(
       await store.write(buildJournal(world.graph, { runId: 'fix/pr-30', subject: 'pr-30' }), null, 'seed'),
     ).toMatchObject({ ok: true });
-    const read = await readRepoRuns({
-      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-      repo: { owner: OWNER, repo: REPO },
-      journalBranch: 'interlock-journal',
-      webUrl: 'https://github.com',
-    });
+    const read = await readRepoRuns(
+      handlerDeps({
+        octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+        repo: { owner: OWNER, repo: REPO },
+        journalBranch: 'interlock-journal',
+        webUrl: 'https://github.com',
+      }),
+    );
     expect(read.problems).toEqual([]);
     expect(read.runs.map((r) => r.journal.run_id)).toEqual(['fix/issue-1', 'fix/pr-30']);
     const rows = waitingRows(read.runs);
@@ -40,12 +43,14 @@ describe("the page's runs of a repository", () => {
 
 describe('a run whose journal names its graph in a way the page did not expect (issue 45)', () => {
   const readAll = () =>
-    readRepoRuns({
-      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-      repo: { owner: OWNER, repo: REPO },
-      journalBranch: 'interlock-journal',
-      webUrl: 'https://github.com',
-    });
+    readRepoRuns(
+      handlerDeps({
+        octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+        repo: { owner: OWNER, repo: REPO },
+        journalBranch: 'interlock-journal',
+        webUrl: 'https://github.com',
+      }),
+    );
   const seedWithPath = (path: string) => {
     const j = buildJournal(world.graph, { runId: 'fix/issue-1', shape: 'escalated' });
     world.repo.commitFiles(

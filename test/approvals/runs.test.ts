@@ -1,7 +1,8 @@
 /** Run lookup: which run a command means, from the run ids on the journal branch. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRunIds, pickRuns, runsAbout } from '../../src/approvals/lookup/pick-runs.js';
+import { listRunIds, pickRuns } from '../../src/approvals/lookup/pick-runs.js';
 import { createClient } from '../../src/github/client.js';
+import { runIsAbout } from '../../src/journal/run-id.js';
 import { startWorld, type World } from '../app/world.js';
 import { startGitHubServer } from '../support/github-server.js';
 
@@ -15,9 +16,10 @@ const approve = (runId?: string) => ({
   ...(runId ? { runId } : {}),
 });
 
-describe('runsAbout', () => {
+describe('runIsAbout', () => {
   it('takes the runs whose last part is the label, not ones that merely end with its digits', () => {
-    expect(runsAbout(['fix/issue-1', 'issue-1', 'fix/issue-11', 'b/pr-1', 'a/issue-1'], 'issue-1')).toEqual([
+    const ids = ['fix/issue-1', 'issue-1', 'fix/issue-11', 'b/pr-1', 'a/issue-1'];
+    expect(ids.filter((id) => runIsAbout(id, 'issue-1')).sort()).toEqual([
       'a/issue-1',
       'fix/issue-1',
       'issue-1',

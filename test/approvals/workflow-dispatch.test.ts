@@ -4,6 +4,7 @@ import type { HandlerDeps } from '../../src/approvals/deps.js';
 import { dispatchedRun, dispatchWorkflow } from '../../src/approvals/workflow/workflow-dispatch.js';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { handlerDeps } from '../support/handler-deps.js';
 
 const REPO = { owner: 'acme', repo: 'widgets' };
 const WEB = 'https://github.example';
@@ -17,12 +18,8 @@ describe('dispatchWorkflow', () => {
   });
   afterEach(() => server.close());
 
-  const deps = (octokit: GitHubClient): HandlerDeps => ({
-    octokit,
-    repo: REPO,
-    journalBranch: 'interlock-journal',
-    webUrl: WEB,
-  });
+  const deps = (octokit: GitHubClient): HandlerDeps =>
+    handlerDeps({ octokit, repo: REPO, journalBranch: 'interlock-journal', webUrl: WEB });
 
   it('records the workflow run GitHub says it started (200 with workflow_run_id) and links to it', async () => {
     const octokit = createClient({ token: 't', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningUi, startUi } from '../../src/cli/commands/ui.js';
-import { cliDailyCap } from '../../src/cli/daily-cap.js';
+import { cliConfig, cliDailyCap } from '../../src/cli/daily-cap.js';
 import type { Io } from '../../src/cli/io.js';
 import { main } from '../../src/cli/main.js';
 
@@ -83,7 +83,7 @@ describe('every face of the CLI lists the runs folder one way: no link followed'
   });
 
   it("the daily cap counts the other runs in the folder, not a linked journal's spend", async () => {
-    const cap = cliDailyCap(io(), join(runs, 'mine.json'), 'mine');
+    const cap = await cliDailyCap(io(), cliConfig(io()), join(runs, 'mine.json'), 'mine');
     const spend = await cap!.count('2026-12-01');
     expect(spend).toMatchObject({ counted: 1, of: 1, uncounted: [] });
     expect(spend.others.cost_usd).toBeGreaterThan(0);

@@ -1,14 +1,7 @@
 /** Which read of a journal is stale (journal/freshness.ts), and the store that never goes back in time. */
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/events/events.js';
-import {
-  floorOf,
-  NO_FLOOR,
-  raiseFloor,
-  staleReadShortMs,
-  staleReason,
-  staleWindowMs,
-} from '../../src/journal/freshness.js';
+import { floorOf, NO_FLOOR, raiseFloor, staleReadShortMs, staleReason } from '../../src/journal/freshness.js';
 import { FreshStore } from '../../src/store/fresh.js';
 import type { JournalStore, StoredJournal } from '../../src/store/types.js';
 import { COMPLETED, VALID } from './journal-fixtures.js';
@@ -50,9 +43,6 @@ describe('a stale read', () => {
     expect(staleReadShortMs(5_000, 0, 2_000)).toBe(0);
     expect(staleReadShortMs(0, undefined, 2_000)).toBe(0);
     expect(staleReadShortMs(0, 0, 0)).toBe(0);
-    expect(staleWindowMs({})).toBe(10_000);
-    expect(staleWindowMs({ INTERLOCK_STALE_READ_MS: '2000' })).toBe(2_000);
-    expect(staleWindowMs({ INTERLOCK_STALE_READ_MS: 'soon' })).toBe(10_000);
   });
 });
 

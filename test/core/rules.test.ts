@@ -453,7 +453,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
       }),
     ).toEqual({
       ok: false,
-      reason: 'node "notify" is pending, not held or escalated: there is nothing to settle',
+      reason:
+        'node "notify" is pending: it waits for its turn to run, not for a person; /approve-rerun answers only a held or escalated node',
     });
     expect(
       approveRerun(g, sim.state, {
@@ -502,7 +503,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
       }),
     ).toEqual({
       ok: false,
-      reason: 'node "deploy" is pending, not held or escalated: there is nothing to settle',
+      reason:
+        'node "deploy" is pending: its next attempt waits for its turn to run; /approve-rerun answers only a held or escalated node',
     });
   });
 });

@@ -7,7 +7,7 @@ import type { Journal } from '../../src/journal/events/events.js';
 import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { timelineBlock } from '../../src/render/timeline/markdown.js';
 import { GANTT_MAX_TASKS, timelineGantt } from '../../src/render/timeline/mermaid.js';
-import { CHAR_W, legendPlaces, SVG_WIDTH, timelineSvg } from '../../src/render/timeline/svg.js';
+import { CHAR_W, legendPlaces, timelineSvg } from '../../src/render/timeline/svg.js';
 import { timelineText } from '../../src/render/timeline/text.js';
 import { timelineOf } from '../../src/render/timeline/timeline-of.js';
 import { ganttTasks, svgShape } from './timeline-support.js';
@@ -174,13 +174,16 @@ describe("the SVG timeline's legend", () => {
   it('draws no entry over the next one and ends inside the picture, whatever the words measure', () => {
     const places = legendPlaces();
     expect(places.length).toBeGreaterThan(5);
+    // The picture's own width, read from it.
+    const svg = timelineSvg(journal([]));
+    const width = Number(/<svg [^>]*\bwidth="(\d+)"/.exec(svg)?.[1]);
+    expect(width).toBeGreaterThan(500);
     for (let i = 0; i < places.length; i++) {
       const end = places[i]!.x + 16 + places[i]!.word.length * CHAR_W;
-      const next = places[i + 1]?.x ?? SVG_WIDTH;
+      const next = places[i + 1]?.x ?? width;
       expect(end, `"${places[i]!.word}" runs into what follows it`).toBeLessThanOrEqual(next - 4);
     }
     // The picture draws the places computed here.
-    const svg = timelineSvg(journal([]));
     for (const p of places) expect(svg).toContain(`<text x="${p.x + 16}"`);
   });
 });

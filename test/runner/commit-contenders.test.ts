@@ -4,8 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
 import type { Journal } from '../../src/journal/events/events.js';
+import { TUNING } from '../../src/os/tuning.js';
 import { commit } from '../../src/runner/journal-io/commit.js';
-import { contenderPlace, LINE_UP_SLOT_MS, lineUpWait } from '../../src/runner/journal-io/pacing.js';
+import { contenderPlace, lineUpWait } from '../../src/runner/journal-io/pacing.js';
+
+/** The line-up's slot when INTERLOCK_LINE_UP_SLOT_MS is unset. */
+const LINE_UP_SLOT_MS = TUNING.INTERLOCK_LINE_UP_SLOT_MS.default;
+
 import { type RunSetup, readRun } from '../../src/runner/journal-io/read.js';
 import type { JournalStore, StoredJournal, WriteResult } from '../../src/store/types.js';
 

@@ -1,8 +1,12 @@
 // The live view's pace (issue 38): at most one edit per interval, the latest view wins, the final one always goes
 // last; a 30-minute attempt at the default 30 s makes at most 61 edits.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readTuning } from '../../src/os/tuning.js';
 import type { LiveView } from '../../src/render/live/live.js';
-import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../src/runner/attempt/live-pacer.js';
+import { pacedLive } from '../../src/runner/attempt/live-pacer.js';
+
+/** The interval a face uses unless INTERLOCK_LIVE_EDIT_SECONDS sets another. */
+const LIVE_EDIT_INTERVAL_MS = readTuning({}).INTERLOCK_LIVE_EDIT_SECONDS * 1000;
 
 const view = (n: number, state: LiveView['state'] = 'running'): LiveView => ({
   node: 'implement',

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,12 +73,37 @@ export interface StepResult {
   /** What reached GITHUB_ENV and GITHUB_PATH (interlock writes neither). */
   envFile: string;
   pathFile: string;
-  /** The runner's temporary directory for this step (RUNNER_TEMP). */
+  /** The runner's temporary directory for this step (RUNNER_TEMP), removed once the step ended and was read. */
   runnerTemp: string;
 }
 
+/** Whether folders are kept to look into (`INTERLOCK_KEEP_TEST_TMP=1`, as test/support/temp-root.ts keeps its root). */
+const KEEP = () => Boolean(process.env.INTERLOCK_KEEP_TEST_TMP);
+
+/** Removes a folder this helper made; one a node user's process still writes in is left to the run's root. */
+function removeDir(dir: string): void {
+  if (KEEP()) return;
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // The run's temporary root (test/support/temp-root.ts) goes at the run's end all the same.
+  }
+}
+
+/** Workspaces and world logs made in this test process: removed when it exits, after every test in it read them. */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) removeDir(dir);
+});
+
+function madeDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 export function makeWorkspace(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'interlock-ws-'));
+  const dir = madeDir('interlock-ws-');
   for (const [path, text] of Object.entries(files)) {
     const full = join(dir, path);
     mkdirSync(join(full, '..'), { recursive: true });
@@ -160,7 +186,7 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     child.on('close', (code, signal) => {
       const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
       const pairs = (f: string) => Object.fromEntries(parseRunnerFile(read(f)).pairs);
-      resolve({
+      const result: StepResult = {
         code,
         signal,
         stdout,
@@ -173,7 +199,11 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
         envFile: read(files.env),
         pathFile: read(files.path),
         runnerTemp: runnerDir,
-      });
+      };
+      // Everything a test reads of the runner's files is in `result`: the folder goes now, not at the run's end
+      // (a reliability run starts thousands of steps).
+      removeDir(runnerDir);
+      resolve(result);
     });
   });
   return { child, done };
@@ -206,7 +236,7 @@ export async function runStepWithin(
  * GitHub each have a checkout of their own, so a side effect shared by several jobs cannot live in one).
  */
 export function worldLog(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'interlock-world-'));
+  const dir = madeDir('interlock-world-');
   chmodSync(dir, 0o777);
   const file = join(dir, 'effects.log');
   writeFileSync(file, '', { mode: 0o666 });

@@ -1,10 +1,11 @@
 /**
  * The Action's context: what a step reports through (`ActionIO`), the inputs and runner environment read once,
- * the GitHub client, the event payload, this job's identity; and the pieces built from it (the store, the runner
+ * the GitHub client, the event payload, this job's identity, the repository's config (read once a step); and the pieces built from it (the store, the runner
  * description, workspace paths, the event as kept in RunStarted).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { type ConfigLoader, configLoader } from '../../config/load.js';
 import {
   clientTuning,
   createClient,
@@ -12,8 +13,10 @@ import {
   parseRepository,
   type RepoRef,
 } from '../../github/client.js';
+import { defaultBranchReader } from '../../github/repo-text.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
+import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import type { JobIdentity } from '../../runner/recovery/actions-probe.js';
 import { CheckRunStore } from '../../store/check-run.js';
 import { GitStore } from '../../store/git.js';
@@ -59,9 +62,13 @@ export interface ActionContext {
   workspace: string;
   io: ActionIO;
   me: JobIdentity;
+  /**
+   * `.github/interlock.yml`, each read once this step: the checkout's (routes, the daily cap, model prices: what
+   * the workflow runs with) and the default branch's (approval rules and protected paths, which no node of the
+   * run can have edited).
+   */
+  config: { checkout: ConfigLoader; defaultBranch: ConfigLoader };
 }
-
-export const CONFIG_FILE = '.github/interlock.yml';
 
 function readEventPayload(path: string | undefined): Record<string, unknown> {
   if (!path || !existsSync(path)) return {};
@@ -85,6 +92,7 @@ export function buildContext(
       ? { retryAfterBaseValue: clientOptions.retryAfterBaseValue }
       : {}),
   });
+  const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   return {
     inputs,
     env,
@@ -92,7 +100,14 @@ export function buildContext(
     repo,
     octokit,
     payload: readEventPayload(env.GITHUB_EVENT_PATH),
-    workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+    workspace,
+    config: {
+      checkout: configLoader((path) => {
+        const file = resolve(workspace, path);
+        return existsSync(file) ? readCheckoutFile(file, path) : undefined;
+      }),
+      defaultBranch: configLoader(defaultBranchReader(octokit, repo)),
+    },
     io,
     me: {
       workflow_run_id: env.GITHUB_RUN_ID,
@@ -122,11 +137,6 @@ export function fromWorkspace(ctx: ActionContext, path: string): string {
   if (!isAbsolute(path)) return path;
   const rel = relative(ctx.workspace, path);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
-}
-
-/** A path in the workspace. */
-export function inWorkspace(ctx: ActionContext, path: string): string {
-  return resolve(ctx.workspace, path);
 }
 
 export function makeStore(ctx: ActionContext, runId: string, subject: Subject, graph?: Graph): JournalStore {

@@ -8,24 +8,19 @@
  * here asks GitHub anything unless a cap is configured.
  */
 
-import { existsSync } from 'node:fs';
-import { parseConfig } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
-import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { countOtherRuns, type DailyCapSource } from '../../runner/daily-cap.js';
 import { PullRequestCheckRuns } from '../../store/check-run-pulls.js';
 import { GitRuns } from '../../store/git-runs.js';
-import { type ActionContext, CONFIG_FILE, inWorkspace } from './context.js';
+import type { ActionContext } from './context.js';
 
 /** Journals read at most in one step to count the day's spend; past it, the rest is said not counted. */
-export const MAX_READS = 40;
+const MAX_READS = 40;
 
 /** The cap of the checkout's routes file and how this step counts the day's spend; undefined without a cap. */
-export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSource | undefined {
-  const path = inWorkspace(ctx, CONFIG_FILE);
-  if (!existsSync(path)) return undefined;
-  const daily = parseConfig(CONFIG_FILE, readCheckoutFile(path, CONFIG_FILE)).budget?.daily_usd;
+export async function actionDailyCap(ctx: ActionContext, runId: string): Promise<DailyCapSource | undefined> {
+  const daily = (await ctx.config.checkout.file())?.budget?.daily_usd;
   if (daily === undefined) return undefined;
   const checkRuns = ctx.inputs.store === 'check-run';
   return {
@@ -42,8 +37,6 @@ export function actionDailyCap(ctx: ActionContext, runId: string): DailyCapSourc
 }
 
 /** `model_prices` of the checkout's `.github/interlock.yml` (the key proxy's prices over its defaults), or none. */
-export function checkoutModelPrices(ctx: ActionContext): Config['model_prices'] {
-  const path = inWorkspace(ctx, CONFIG_FILE);
-  if (!existsSync(path)) return undefined;
-  return parseConfig(CONFIG_FILE, readCheckoutFile(path, CONFIG_FILE)).model_prices;
+export async function checkoutModelPrices(ctx: ActionContext): Promise<Config['model_prices']> {
+  return (await ctx.config.checkout.file())?.model_prices;
 }

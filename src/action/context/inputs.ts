@@ -3,7 +3,7 @@ import { GITHUB_CREDENTIALS, parseNodeCredentials } from '../../os/node-user/nod
 import { DEFAULT_AGENT_CREDENTIALS } from '../../os/proxies/key-proxy-rules.js';
 
 /** The action's inputs, as action.yml declares them. Read once, parsed once. */
-export const InputsSchema = z.object({
+const InputsSchema = z.object({
   graph: z.string().default(''),
   node: z.string().default('next'),
   'run-id': z.string().default(''),
@@ -30,8 +30,8 @@ export const InputsSchema = z.object({
     .optional(),
 });
 export type Inputs = z.infer<typeof InputsSchema>;
-export type InputName = keyof Inputs;
-export const INPUT_NAMES = Object.keys(InputsSchema.shape) as InputName[];
+type InputName = keyof Inputs;
+const INPUT_NAMES = Object.keys(InputsSchema.shape) as InputName[];
 
 /** Inputs whose empty value is a value: `agent-credentials: ''` turns the key proxy off. */
 const EMPTY_IS_A_VALUE = new Set<InputName>(['agent-credentials']);
@@ -49,7 +49,7 @@ export function readInputs(env: NodeJS.ProcessEnv): Inputs {
 }
 
 /** The runner's environment that the action reads. */
-export const ActionEnvSchema = z.object({
+const ActionEnvSchema = z.object({
   GITHUB_REPOSITORY: z.string().regex(/^[^/]+\/[^/]+$/),
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   GITHUB_SERVER_URL: z.string().url().default('https://github.com'),

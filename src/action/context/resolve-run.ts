@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gatherAuthFacts } from '../../approvals/authorization/permission.js';
-import { parseConfig } from '../../config/load.js';
+import { CONFIG_PATH } from '../../config/load.js';
 import { route } from '../../config/route.js';
 import type { Config } from '../../config/schema.js';
 import { grantsMisfit } from '../../graph/credential-grants.js';
@@ -13,12 +13,11 @@ import { GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import { defaultRunId, previousRunId } from '../../journal/run-id.js';
 import { parseNodeCredentials } from '../../os/node-user/node-credentials.js';
-import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { confineToWorkspace } from '../../os/workspace-path.js';
 import { loadGraphFile } from '../../runner/journal-io/graph-file.js';
 import { RunLost } from '../../store/check-run-find.js';
 import type { JournalStore } from '../../store/types.js';
-import { type ActionContext, CONFIG_FILE, inWorkspace, makeStore } from './context.js';
+import { type ActionContext, makeStore } from './context.js';
 import { resumeLookup, withPullHead } from './pull-head.js';
 import {
   commenterOf,
@@ -41,12 +40,6 @@ export interface ResolvedRun {
   intent: string;
 }
 
-function loadConfig(ctx: ActionContext): Config | undefined {
-  const path = inWorkspace(ctx, CONFIG_FILE);
-  if (!existsSync(path)) return undefined;
-  return parseConfig(CONFIG_FILE, readCheckoutFile(path, CONFIG_FILE));
-}
-
 /**
  * Why the comment that matched a command route may not start a run, or undefined when it may; `commenter` when
  * a person was refused for permission (they get a reply; a bot or an edit does not).
@@ -62,13 +55,16 @@ async function refuseCommenter(
 }
 
 /** A route whose graph file is missing is reported on the route, in the config file, not as a bare ENOENT. */
-function checkRouteGraph(ctx: ActionContext, answer: { graphPath: string; route: number }): void {
+async function checkRouteGraph(
+  ctx: ActionContext,
+  answer: { graphPath: string; route: number },
+): Promise<void> {
   const path = resolve(ctx.workspace, answer.graphPath);
   if (existsSync(path)) return;
-  const configText = readCheckoutFile(inWorkspace(ctx, CONFIG_FILE), CONFIG_FILE);
+  const configText = (await ctx.config.checkout.text()) ?? '';
   const why = 'no such file';
   const err = missingRouteGraph({
-    configFile: CONFIG_FILE,
+    configFile: CONFIG_PATH,
     configText,
     route: answer.route,
     graphPath: answer.graphPath,
@@ -115,14 +111,14 @@ export async function resolveRun(
     target = { ...target, subject: await withPullHead(ctx, target.subject) };
   }
   if (!target.graphPath) {
-    const config = loadConfig(ctx);
+    const config = await ctx.config.checkout.file();
     const match = config ? route(config, { name: ctx.env.GITHUB_EVENT_NAME, payload: ctx.payload }) : null;
-    const answer = routeAnswer(config, match, target.intent, CONFIG_FILE);
+    const answer = routeAnswer(config, match, target.intent, CONFIG_PATH);
     // A run named by id that has no journal is no routing question: say what is missing instead.
     if ('noRoute' in answer && missing) throw new Error(missing);
     if ('noRoute' in answer) return answer;
     target = { ...target, graphPath: answer.graphPath, intent: answer.intent };
-    checkRouteGraph(ctx, answer);
+    await checkRouteGraph(ctx, answer);
     if (answer.command && config) {
       const refused = await refuseCommenter(ctx, config);
       if (refused) return refused;

@@ -1,6 +1,6 @@
 import type { CommentPayload } from '../../approvals/deps.js';
 import { handleComment, outcomeWords } from '../../approvals/handler.js';
-import { staleWindowMs } from '../../journal/freshness.js';
+import { readTuning } from '../../os/tuning.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
 import type { AnyActionStatus } from '../report/status.js';
 import { writeOutputs } from '../report/step-report.js';
@@ -27,9 +27,10 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
     {
       octokit: ctx.octokit,
       repo: ctx.repo,
+      config: ctx.config.defaultBranch,
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
-      staleWindowMs: staleWindowMs(ctx.rawEnv),
+      staleWindowMs: readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS,
       rerunJob: ctx.me.run_attempt > 1,
       log: (m) => ctx.io.info(m),
     },

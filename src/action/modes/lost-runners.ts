@@ -30,7 +30,7 @@ export interface JournalFile {
 }
 
 /** A run whose lost attempts were recorded: the nodes interrupted, and those of them now held for a person. */
-export interface LostRun {
+interface LostRun {
   run_id: string;
   interrupted: string[];
   held: string[];
@@ -56,6 +56,7 @@ async function load(
   const deps: HandlerDeps = {
     octokit: ctx.octokit,
     repo: ctx.repo,
+    config: ctx.config.defaultBranch,
     journalBranch: branch,
     webUrl: ctx.env.GITHUB_SERVER_URL,
   };

@@ -54,7 +54,7 @@ export async function planMode(
 
 /** How the wave's dispatches name their jobs, and the daily cost cap they are decided under (when one is set). */
 async function waveOptions(ctx: ActionContext, run: ResolvedRun): Promise<WaveOptions> {
-  const source = actionDailyCap(ctx, run.runId);
+  const source = await actionDailyCap(ctx, run.runId);
   const dailyCap = source ? await dailyCapNow({ dailyCap: source }) : undefined;
   return { runnerOf: waveRunner(ctx), opts: { sameCredentials, ...(dailyCap ? { dailyCap } : {}) } };
 }

@@ -1,7 +1,7 @@
 /**
  * `mode: step`: runs the node asked for (`node: <id>`), the next ready one (`node: next`), or every step until
  * the run stops (`node: all`) through the engine's `runSteps`; then sets the outputs, publishes the progress
- * comment, and fails the step when the node failed (or waits for a person, with `on-held: fail`).
+ * comment, and fails the step when the node failed (or waits for a person, held or escalated, with `on-held: fail`).
  */
 
 import { nodeById } from '../../graph/model.js';
@@ -53,7 +53,7 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
     };
   }
   const base = stepSetupFor(ctx, run);
-  const dailyCap = actionDailyCap(ctx, runId);
+  const dailyCap = await actionDailyCap(ctx, runId);
   const setup = {
     ...base,
     ...(wanted ? { planned: plannedSetup(ctx, runId) } : {}),

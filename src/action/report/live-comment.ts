@@ -5,21 +5,21 @@
  * the comment then replaces it with the run's state.
  */
 import type { Graph } from '../../graph/model.js';
+import { readTuning } from '../../os/tuning.js';
 import { liveMarkdown, liveStepLine, liveUsageWords } from '../../render/live/live.js';
 import { progressComment } from '../../render/markdown.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
 import type { LiveSink } from '../../runner/attempt/agent-run.js';
-import { LIVE_EDIT_INTERVAL_MS, pacedLive } from '../../runner/attempt/live-pacer.js';
+import { pacedLive } from '../../runner/attempt/live-pacer.js';
 import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { JournalStore } from '../../store/types.js';
 import type { ActionContext } from '../context/context.js';
 import { stepSecrets } from '../context/step-secrets.js';
 import { upsertProgress } from './publish.js';
 
-/** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` when it is a positive number, else 30 s. */
-export function liveInterval(env: NodeJS.ProcessEnv): number {
-  const s = Number(env.INTERLOCK_LIVE_EDIT_SECONDS);
-  return Number.isFinite(s) && s > 0 ? s * 1000 : LIVE_EDIT_INTERVAL_MS;
+/** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` (src/os/tuning.ts, default 30 s). */
+function liveInterval(env: NodeJS.ProcessEnv): number {
+  return readTuning(env).INTERLOCK_LIVE_EDIT_SECONDS * 1000;
 }
 
 /** The live sink of one attempt: the step log always; the progress comment when the run is about an issue or PR. */

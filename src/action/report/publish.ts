@@ -16,7 +16,7 @@ import type { ActionContext } from '../context/context.js';
 import { defaultBranchApprovals } from '../context/repo-approvals.js';
 import type { Subject } from '../context/subject.js';
 
-export type Published =
+type Published =
   | {
       kind: 'step';
       result: StepResult;

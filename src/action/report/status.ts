@@ -27,7 +27,7 @@ export const ACTION_STATUSES = [
 export type AnyActionStatus = (typeof ACTION_STATUSES)[number];
 
 /** What a step or a checkpoint says; routing and `mode: comment` add `no-route`, `refused` and `ignored`. */
-export type ActionStatus = Exclude<AnyActionStatus, 'no-route' | 'refused' | 'ignored'>;
+type ActionStatus = Exclude<AnyActionStatus, 'no-route' | 'refused' | 'ignored'>;
 
 /**
  * Where the run stands: the node asked for, when it is held or escalated; else the run's own status, with a run

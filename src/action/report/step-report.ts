@@ -5,7 +5,7 @@
 import type { ActionIO, ActionResult } from '../context/context.js';
 import type { AnyActionStatus } from './status.js';
 
-export interface StepReport {
+interface StepReport {
   io: ActionIO;
   /** Sets `status` and writes a summary if the step did not, from its result or the error that ended it. */
   finish(outcome: { result: ActionResult } | { error: Error }): Promise<void>;

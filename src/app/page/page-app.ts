@@ -13,7 +13,7 @@ import { NoticeCookie } from './notice-cookie.js';
 import { revokeToken, TokenChecks } from './revocation.js';
 import { Sealer, type Session, Sessions } from './sessions.js';
 
-export const PAGE_BASE = '/interlock';
+const PAGE_BASE = '/interlock';
 
 export interface PageConfig {
   /** Where people reach the App (`https://interlock.example.com`); the callback is `<url>/interlock/callback`. */

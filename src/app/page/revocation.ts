@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto';
 
 /** How long a replica trusts a token it checked with GitHub. */
-export const RECHECK_MS = 60_000;
+const RECHECK_MS = 60_000;
 /** Tokens a replica remembers having checked; past it the oldest are forgotten (and checked again). */
 const MAX_CHECKED = 10_000;
 
-export interface RevocationConfig {
+interface RevocationConfig {
   apiUrl: string;
   clientId: string;
   clientSecret: string;

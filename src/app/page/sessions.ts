@@ -21,10 +21,10 @@ export interface Session {
 const random = (bytes = 32) => randomBytes(bytes).toString('base64url');
 
 /** How long a login in progress may take, from the page to GitHub and back. */
-export const LOGIN_LIFE_MS = 10 * 60_000;
+const LOGIN_LIFE_MS = 10 * 60_000;
 
 /** PKCE (RFC 7636): a verifier and its S256 challenge. */
-export function pkce(): { verifier: string; challenge: string } {
+function pkce(): { verifier: string; challenge: string } {
   const verifier = random(32);
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }

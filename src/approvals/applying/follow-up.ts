@@ -26,7 +26,7 @@ const claimsDispatch = (e: { type: string }) =>
   e.type === 'NodeApproved' || e.type === 'RerunApproved' || e.type === 'RerunFromApproved';
 
 /** The run a person's command was applied to: as loaded, and as the journal now stands. */
-export interface Applied {
+interface Applied {
   run: LoadedRun;
   cur: RunSnapshot;
   /** What `/fail-run` did to the workflow run in progress, in words for the reply. */

@@ -12,8 +12,8 @@ import { commit } from '../../runner/journal-io/commit.js';
 import { type RunSetup, readRun } from '../../runner/journal-io/read.js';
 import type { HandlerDeps } from '../deps.js';
 import {
-  type Dispatched,
   dispatchWorkflow,
+  type StartedWorkflowRun,
   type WorkflowTarget,
   workflowOf,
 } from '../workflow/workflow-dispatch.js';
@@ -58,7 +58,7 @@ async function workflowRunSince(
 }
 
 /** What a retry came to: the workflow run it dispatched, or why it dispatched nothing. */
-export type Retried = { dispatched: Dispatched & { file: string } } | { why: string; failed?: true };
+export type Retried = { dispatched: StartedWorkflowRun & { file: string } } | { why: string; failed?: true };
 
 /** Writes the claim when the dispatch is still owed, unclaimed since `owed`, and GitHub shows no run since. */
 async function claim(

@@ -7,7 +7,8 @@ import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 import { checkNodePolicy } from './node-policy.js';
 
-export type ApprovalTerms =
+/** The terms a command is counted under (protocol's `ApprovalTerms` and a count), or why it is refused. */
+type TermsOrRefusal =
   | { ok: true; required: number; preventSelfApproval: boolean }
   | { ok: false; reason: string };
 
@@ -15,7 +16,7 @@ export type ApprovalTerms =
 export async function approvalTerms(
   deps: Pick<HandlerDeps, 'octokit' | 'repo'>,
   t: Pick<Target, 'config'> & { command: Command; graph: Graph; login: string },
-): Promise<ApprovalTerms> {
+): Promise<TermsOrRefusal> {
   const { command } = t;
   const node = 'node' in command ? command.node : undefined;
   const terms = commandTerms(command.kind, t.config.approvals, node ? nodeById(t.graph, node) : undefined);

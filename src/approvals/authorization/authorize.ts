@@ -6,7 +6,7 @@ import type { Approvals } from '../../config/schema.js';
 export type Permission = 'none' | 'read' | 'triage' | 'write' | 'maintain' | 'admin';
 const RANK: Record<Permission, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 };
 
-export interface Account {
+interface Account {
   login: string;
   type?: string;
 }
@@ -16,7 +16,7 @@ export function isBot(a: Account | null | undefined): boolean {
   return !!a && (a.type === 'Bot' || /\[bot\]$/i.test(a.login));
 }
 
-export type Screen = { ok: true } | { ok: false; why: string };
+type Screen = { ok: true } | { ok: false; why: string };
 
 /** The first gate, before any API call: only created comments (or a button press), never from a bot. */
 export function screenEvent(facts: { action: string; sender: Account; author?: Account | null }): Screen {
@@ -36,7 +36,7 @@ export function permissionOf(answer: { permission?: string; role_name?: string }
   return legacy && legacy in RANK ? legacy : 'none';
 }
 
-export function atLeast(have: Permission, need: Permission): boolean {
+function atLeast(have: Permission, need: Permission): boolean {
   return RANK[have] >= RANK[need];
 }
 

@@ -17,7 +17,7 @@ function asApprovals(level: PolicyLevel): Config['approvals'] {
 }
 
 /** May `login` approve `node` under every graph and node level? Pure. */
-export function authorizeLevel(level: PolicyLevel, facts: Parameters<typeof authorize>[2]): Authorization {
+function authorizeLevel(level: PolicyLevel, facts: Parameters<typeof authorize>[2]): Authorization {
   // A level that names only approvers is satisfied by a listing, never by permission alone.
   const seen = level.permission === undefined ? { ...facts, permission: 'none' as const } : facts;
   const r = authorize(asApprovals(level), 'command', seen);
@@ -28,7 +28,7 @@ export function authorizeLevel(level: PolicyLevel, facts: Parameters<typeof auth
   };
 }
 
-export type NodePolicyCheck = { ok: true; policy: EffectivePolicy } | { ok: false; reason: string };
+type NodePolicyCheck = { ok: true; policy: EffectivePolicy } | { ok: false; reason: string };
 
 /** The node's policy, and whether the person satisfies each level the graph and the node add. */
 export async function checkNodePolicy(

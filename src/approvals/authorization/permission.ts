@@ -5,7 +5,7 @@ import type { HandlerDeps } from '../deps.js';
 import { type AuthFacts, type Need, permissionOf, teamsToAsk } from './authorize.js';
 
 /** How a level counts a person's permission. */
-export interface Counting {
+interface Counting {
   /**
    * `false` for a graph's or node's level that names only approvers: no permission satisfies it, so the teams
    * are asked about whatever the person's permission (an admin in the listed team approves). Default `true`.

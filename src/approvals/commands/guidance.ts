@@ -2,10 +2,7 @@
 // trimmed), bounded; text for the next attempt to read, never run.
 import { MAX_GUIDANCE_CHARS } from '../../journal/events/gates.js';
 
-export type GuidanceLines =
-  | { kind: 'none' }
-  | { kind: 'some'; text: string }
-  | { kind: 'refused'; reason: string };
+type GuidanceLines = { kind: 'none' } | { kind: 'some'; text: string } | { kind: 'refused'; reason: string };
 
 /** The guidance after the command on line `line` (1-based) of the comment body. */
 export function guidanceAfter(body: string, line: number): GuidanceLines {

@@ -20,7 +20,7 @@ export interface LoadedRun {
   graph: Graph;
 }
 
-export type RunLoad = { ok: true; run: LoadedRun } | { ok: false; problem: string };
+type RunLoad = { ok: true; run: LoadedRun } | { ok: false; problem: string };
 
 /** Where run lookup found a run: its store and the journal it read there. */
 export interface RunPlace {

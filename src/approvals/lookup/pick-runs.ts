@@ -1,16 +1,13 @@
 /** Run lookup for a command: which runs on the journal branch are about the subject, and which one a command means. */
-import { parseSubjectLabel, runIsAbout, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
+import { parseSubjectLabel, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { Command } from '../commands/parse.js';
 import type { HandlerDeps } from '../deps.js';
 
-/** The runs about one subject: run ids whose last part is its label (`issue-<n>`, `pr-<n>`). Pure. */
-export function runsAbout(runIds: readonly string[], label: string): string[] {
-  return runIds.filter((id) => runIsAbout(id, label)).sort();
-}
-
 /** Every run id on the journal branch; none when the branch (or any commit) does not exist yet. */
-export async function listRunIds(deps: HandlerDeps): Promise<string[]> {
+export async function listRunIds(
+  deps: Pick<HandlerDeps, 'octokit' | 'repo' | 'journalBranch'>,
+): Promise<string[]> {
   const runs = await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns();
   return (runs ?? []).map((r) => r.runId);
 }
@@ -19,10 +16,10 @@ export async function listRunIds(deps: HandlerDeps): Promise<string[]> {
 export const subjectWord = (s: SubjectRef) => `${s.kind === 'pr' ? 'pull request' : 'issue'} #${s.number}`;
 
 /** The most runs one `/interlock status` shows. */
-export const MAX_STATUS_RUNS = 10;
+const MAX_STATUS_RUNS = 10;
 
 /** The runs a command is about (with all of the subject's runs), why there are none, or which to ask about. */
-export type RunPick =
+type RunPick =
   | { kind: 'runs'; runIds: string[]; mine: string[] }
   | { kind: 'refused'; why: string }
   | { kind: 'which'; runIds: string[] };

@@ -1,8 +1,6 @@
-// Files read from the repository's default branch: the configuration and the run's graph with its skills.
+// The run's graph with its skills and sub-graphs, read from the repository's default branch.
 import { posix } from 'node:path';
-import { CONFIG_PATH, parseConfig } from '../../config/load.js';
-import { type Config, ConfigSchema } from '../../config/schema.js';
-import { statusOf } from '../../github/status.js';
+import { readDefaultBranchText } from '../../github/repo-text.js';
 import { GraphError } from '../../graph/errors.js';
 import { parseGraph } from '../../graph/load/load.js';
 import type { Graph } from '../../graph/model.js';
@@ -11,29 +9,8 @@ import { MAX_SUBGRAPH_DEPTH } from '../../graph/schema/subgraph.js';
 import { workspaceRelative } from '../../os/workspace-path.js';
 import type { HandlerDeps } from '../deps.js';
 
-/** A text file from the repository's default branch through the contents API; undefined when missing. */
-export async function readRepoText(
-  deps: Pick<HandlerDeps, 'octokit' | 'repo'>,
-  path: string,
-): Promise<string | undefined> {
-  try {
-    const r = await deps.octokit.rest.repos.getContent({ ...deps.repo, path });
-    const file = r.data as { type?: string; content?: string; encoding?: string };
-    if (Array.isArray(r.data) || file.type !== 'file') return undefined;
-    if (file.encoding === 'base64' && file.content)
-      return Buffer.from(file.content, 'base64').toString('utf8');
-    return '';
-  } catch (e) {
-    if (statusOf(e) === 404) return undefined;
-    throw e;
-  }
-}
-
-/** `.github/interlock.yml` at the default branch, validated by the same schema as the routes; defaults when absent. */
-export async function loadRepoConfig(deps: Pick<HandlerDeps, 'octokit' | 'repo'>): Promise<Config> {
-  const text = await readRepoText(deps, CONFIG_PATH);
-  return text === undefined ? ConfigSchema.parse({}) : parseConfig(CONFIG_PATH, text);
-}
+const readRepoText = (deps: Pick<HandlerDeps, 'octokit' | 'repo'>, path: string) =>
+  readDefaultBranchText(deps.octokit, deps.repo, path);
 
 /**
  * The graph the journal names, read at the default branch with the skills and sub-graphs beside it. Files are

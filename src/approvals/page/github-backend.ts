@@ -5,7 +5,9 @@
  * the comment command's rules (permission or listing, then the node's policy), and an action goes through the
  * comment command's path (`handlePageAction`).
  */
+import { configLoader } from '../../config/load.js';
 import type { GitHubClient, RepoRef } from '../../github/client.js';
+import { defaultBranchReader } from '../../github/repo-text.js';
 import { nodeById } from '../../graph/model.js';
 import type { ReadFloor } from '../../journal/freshness.js';
 import { commandTerms, effectivePolicy } from '../../protocol/policy.js';
@@ -22,12 +24,12 @@ import { type ConditionalCache, TtlCache } from './conditional.js';
 import { type RepoRuns, readRepoRuns } from './repo-runs.js';
 
 /** A logged-in person as the App keeps them: their login and their user access token. */
-export interface GitHubSession {
+interface GitHubSession {
   login: string;
   token: string;
 }
 
-export interface GitHubBackendOptions {
+interface GitHubBackendOptions {
   webUrl: string;
   journalBranch: string;
   /** An Octokit acting as the person (their user access token). */
@@ -127,6 +129,8 @@ export class GitHubBackend implements PageBackend {
     return {
       octokit,
       repo: refOf(repo.name),
+      // Read once per read of the repository's runs (the page keeps that for its cache's time).
+      config: configLoader(defaultBranchReader(octokit, refOf(repo.name))),
       journalBranch: this.o.journalBranch,
       webUrl: this.o.webUrl,
       checkRuns: true,

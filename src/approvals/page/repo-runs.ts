@@ -5,7 +5,8 @@
  * read or folded is reported, never thrown. A run the page itself just acted on is read again until it shows the
  * act (journal/freshness.ts): a listing by branch name may answer from before it, and the row would stay.
  */
-import { type Config, ConfigSchema } from '../../config/schema.js';
+import { configDefaults } from '../../config/load.js';
+import type { Config } from '../../config/schema.js';
 import type { RepoRef } from '../../github/client.js';
 import { statusOf } from '../../github/status.js';
 import { formatSourceError, GraphError } from '../../graph/errors.js';
@@ -25,7 +26,7 @@ import { GitRuns } from '../../store/git-runs.js';
 import type { ListedRun } from '../../store/types.js';
 import type { HandlerDeps } from '../deps.js';
 import { type FoundRun, findRuns } from '../lookup/find-runs.js';
-import { loadRepoConfig, loadRepoGraph } from '../lookup/repo-files.js';
+import { loadRepoGraph } from '../lookup/repo-files.js';
 
 export interface RepoRuns {
   repo: string;
@@ -118,9 +119,9 @@ export async function readRepoRuns(
 ): Promise<RepoRuns> {
   const name = `${deps.repo.owner}/${deps.repo.repo}`;
   const problems: string[] = [];
-  let config = ConfigSchema.parse({});
+  let config = configDefaults();
   try {
-    config = await loadRepoConfig(deps);
+    config = await deps.config.orDefaults();
   } catch (e) {
     if (!(e instanceof GraphError)) throw e;
     problems.push(`.github/interlock.yml is not valid: ${e.errors.map(formatSourceError).join('; ')}`);

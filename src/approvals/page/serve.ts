@@ -15,7 +15,7 @@ import { PAGE_ACTIONS, type PageActionKind } from '../page-action.js';
 import type { PageBackend, PageForm, Viewer } from './backend.js';
 import { MemoryNotices, type Notice, type NoticeKeeper } from './notices.js';
 
-export interface PageServerOptions {
+interface PageServerOptions {
   /** The path prefix (`/interlock`, or `/t/<token>`), without a trailing slash. */
   base: string;
   /** The page's own origin (`https://interlock.example.com`): POSTs from elsewhere are refused. */
@@ -35,7 +35,7 @@ const MAX_FORM_BYTES = 64 * 1024;
 const FORM_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 /** The Content-Security-Policy of every page: nothing but its own style, its one script, and posts to itself. */
-export function pageCsp(refreshSeconds?: number): string {
+function pageCsp(refreshSeconds?: number): string {
   const script = refreshSeconds
     ? `'sha256-${createHash('sha256').update(refreshScript(refreshSeconds)).digest('base64')}'`
     : "'none'";
@@ -97,7 +97,7 @@ export function sameToken(a: string | null | undefined, b: string): boolean {
 }
 
 /** The form's fields, or why they do not make a form. */
-export function parseForm(f: URLSearchParams): PageForm | string {
+function parseForm(f: URLSearchParams): PageForm | string {
   const action = f.get('action') as PageActionKind;
   const waits = f.get('waits');
   const attempt = Number(f.get('attempt'));

@@ -2,7 +2,7 @@
 import { approveCommand } from '../../render/next-commands.js';
 import { type ApprovalStanding, reply, workflowDispatchLine } from './replies.js';
 
-export interface GateApprovalNews extends ApprovalStanding {
+interface GateApprovalNews extends ApprovalStanding {
   guided: boolean;
 }
 

@@ -1,7 +1,7 @@
 // The reply to `/rerun-from` (issue 28): which nodes run again, which wait for people, and the workflow run.
 import { reply } from './replies.js';
 
-export interface RerunNews {
+interface RerunNews {
   login: string;
   node: string;
   runId: string;

@@ -5,7 +5,7 @@ import type { RunState } from '../../journal/state.js';
 import type { HandlerDeps } from '../deps.js';
 
 /** The workflow runs executing the run's in-flight attempts, as their dispatches recorded them. Pure. */
-export function workflowRunsInFlight(state: RunState): number[] {
+function workflowRunsInFlight(state: RunState): number[] {
   const ids: number[] = [];
   for (const node of state.checkpoint.active_nodes) {
     const runner = state.nodes.get(node)?.dispatch?.runner;

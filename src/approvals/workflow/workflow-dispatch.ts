@@ -13,7 +13,7 @@ export interface WorkflowTarget {
 const WORKFLOW_REF = /^([^/]+)\/([^/]+)\/\.github\/workflows\/([^/@]+)@(.+)$/;
 
 /** Parses a recorded `workflow_ref`; undefined when it is not one, or names another repository. Pure. */
-export function parseWorkflowRef(value: unknown, repo: RepoRef): WorkflowTarget | undefined {
+function parseWorkflowRef(value: unknown, repo: RepoRef): WorkflowTarget | undefined {
   if (typeof value !== 'string') return undefined;
   const m = WORKFLOW_REF.exec(value);
   if (!m) return undefined;
@@ -36,7 +36,7 @@ export function workflowOf(journal: Journal, repo: RepoRef, node?: string): Work
 }
 
 /** The workflow run a dispatch started: its page, and its id when GitHub said it. */
-export interface Dispatched {
+export interface StartedWorkflowRun {
   link: string;
   /** `workflow_run_id` of the answer; absent where GitHub answers 204 with no body (GitHub Enterprise Server). */
   workflowRunId?: number;
@@ -66,7 +66,7 @@ export async function dispatchWorkflow(
   target: WorkflowTarget,
   runId: string,
   defaultBranch: string,
-): Promise<Dispatched> {
+): Promise<StartedWorkflowRun> {
   const r = await deps.octokit.request(
     'POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches',
     {

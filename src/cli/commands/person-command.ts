@@ -19,7 +19,7 @@ import { decider, EXIT, type Io, safeUser, UsageError } from '../io.js';
 import { openExisting, runOptions, selectJournal } from '../journals.js';
 import { afterDecision } from '../next-steps.js';
 
-export type PersonCommandVerb = Exclude<PersonCommand['kind'], 'rerun-from'>;
+type PersonCommandVerb = Exclude<PersonCommand['kind'], 'rerun-from'>;
 
 function parsePersonCommand(verb: PersonCommandVerb, args: string[]) {
   const { values, positionals } = parseArgs({

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ConfigLoader } from '../../config/load.js';
 import { suggestion } from '../../graph/errors.js';
 import { type Graph, nodeById } from '../../graph/model.js';
 import { guardCheckout } from '../../os/git/git-guard.js';
@@ -15,7 +16,7 @@ import type { RunSetup } from '../../runner/journal-io/read.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
 import { FileStore } from '../../store/file.js';
-import { cliDailyCap, cliModelPrices } from '../daily-cap.js';
+import { cliConfig, cliDailyCap, cliModelPrices } from '../daily-cap.js';
 import { EXIT, type Io, person, UsageError } from '../io.js';
 import { checkRunId, journalPath, makeRunsFolder } from '../journals.js';
 import { afterEnded } from '../next-steps.js';
@@ -70,7 +71,12 @@ function exitCode(r: StepResult, all: boolean): number {
 }
 
 /** `--agent-credentials NAMES`: the model keys are served through the key proxy while the steps run. */
-async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () => Promise<T>): Promise<T> {
+async function withModelKeys<T>(
+  io: Io,
+  config: ConfigLoader,
+  given: string[] | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!given) return work();
   let names: string[];
   try {
@@ -78,7 +84,7 @@ async function withModelKeys<T>(io: Io, given: string[] | undefined, work: () =>
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const proxy = await serveAgentCredentials(names, io.env, [], cliModelPrices(io));
+  const proxy = await serveAgentCredentials(names, io.env, [], await cliModelPrices(config));
   if (!proxy) io.err(`interlock: --agent-credentials: none of ${names.join(', ')} is set; no key proxy\n`);
   else
     io.err(
@@ -149,13 +155,14 @@ export async function cmdRun(io: Io, args: string[]): Promise<number> {
     live: !values.quiet,
     verbose: values.verbose ?? false,
   });
-  const dailyCap = cliDailyCap(io, journalFile, runId);
+  const config = cliConfig(io);
+  const dailyCap = await cliDailyCap(io, config, journalFile, runId);
   if (dailyCap) setup.dailyCap = dailyCap;
   // What git reads and runs from .git/ stays as this invocation found it (src/os/git/git-guard.ts).
   guardCheckout({ workspace: io.cwd, warn: (m) => io.err(`interlock: ${m}\n`) });
   const all = values.all ?? false;
   const started = Date.now();
-  const last = await withModelKeys(io, values['agent-credentials'], () =>
+  const last = await withModelKeys(io, config, values['agent-credentials'], () =>
     runSteps(setup, all ? { all: true } : { node: values.node }, { onStep: (r, ms) => report(io, r, ms) }),
   );
   if (all && !(last.kind === 'ended' || last.cur.state.checkpoint.ended)) {

@@ -160,7 +160,7 @@ export function nextHint(
 }
 
 /** The escalation report in plain lines. */
-export function reportLines(report: EscalationReport | undefined): string[] {
+function reportLines(report: EscalationReport | undefined): string[] {
   if (!report) return [];
   const out = report.attempted.map((a) => {
     const f = report.failed.find((x) => x.attempt === a.attempt);

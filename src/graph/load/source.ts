@@ -8,7 +8,6 @@ import type * as Yaml from 'yaml';
 import type { Document, LineCounter } from 'yaml';
 
 import { jsonParseError, type SourceError } from '../errors.js';
-import { restString } from './places.js';
 
 // The careful, position-keeping parser is needed only when there is an error to locate: it is loaded on first
 // use, not when a step starts (evaluating its modules was a tenth of the Action's cold start).
@@ -178,7 +177,7 @@ export function parseCarefully(file: string, text: string): SourceDoc {
 }
 
 /** The line and column of the value at path, or of its key when `key` is set; falls back to the nearest parent. */
-export function locate(src: SourceDoc, path: Path, key = false): { line: number; col: number } {
+function locate(src: SourceDoc, path: Path, key = false): { line: number; col: number } {
   for (let depth = path.length; depth >= 0; depth--) {
     const sub = path.slice(0, depth);
     const wantKey = key && depth === path.length;
@@ -199,9 +198,4 @@ export function locate(src: SourceDoc, path: Path, key = false): { line: number;
 export function errorAt(src: SourceDoc, path: Path, message: string, key = false): SourceError {
   const { line, col } = locate(src, path, key);
   return { file: src.file, line, col, message };
-}
-
-/** Renders a path like `nodes[2].depends_on[0]`. */
-export function pathString(path: Path): string {
-  return restString(path) || '(top level)';
 }

@@ -27,7 +27,7 @@ export interface Within {
 }
 
 /** The graph loader, passed in to load the child with the same rules (load.ts calls this). */
-export type LoadGraph = (source: SourceText, readSkill: SkillReader, within: Within) => Graph;
+type LoadGraph = (source: SourceText, readSkill: SkillReader, within: Within) => Graph;
 
 /** The node's sub-graph, loaded; nothing without `graph:` (so such graphs hash as before) or when it fails. */
 export function subgraphField(

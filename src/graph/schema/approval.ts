@@ -9,7 +9,7 @@ import * as z from 'zod';
 const APPROVER_PATTERN = /^[A-Za-z0-9-]+(\/[A-Za-z0-9_.-]+)?$/;
 
 /** The approval policy a graph or a node sets; every field optional (unset fields leave the rule to others). */
-export const ApprovalPolicySchema = z
+const ApprovalPolicySchema = z
   .strictObject({
     required: z.number().int().min(1).max(10).optional().register(z.globalRegistry, {
       description:
@@ -39,7 +39,7 @@ export const ApprovalPolicySchema = z
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
 /** `approval: before`: people approve before the node's first attempt. */
-export const ApprovalGateSchema = z.literal('before').register(z.globalRegistry, {
+const ApprovalGateSchema = z.literal('before').register(z.globalRegistry, {
   description:
     '`before`: the node waits for people (`/approve <node>`, `interlock approve <node>`) before its first attempt; the step ends with `status=awaiting-approval`.',
 });

@@ -159,9 +159,6 @@ const ReleaseCheck = z
   })
   .register(z.globalRegistry, { description: 'GitHub: a release for the tag exists.' });
 
-/** The check kinds answered through the GitHub API. */
-export const GITHUB_CHECK_KINDS = ['pull_request', 'check', 'issue', 'branch', 'tag', 'release'] as const;
-
 /** One evidence check; each item names exactly one kind. */
 export const CheckSchema = z.union([
   FileCheck,

@@ -103,11 +103,9 @@ export const EffectSchema = z
   });
 
 export type Effect = z.infer<typeof EffectSchema>;
-export type PushEffect = z.infer<typeof PushSchema>;
-export type PullRequestEffect = z.infer<typeof PullRequestSchema>;
 
 /** The kind of an effect: its one key. */
-export type EffectKind = 'push' | 'pull_request' | 'comment' | 'labels' | 'release';
+type EffectKind = 'push' | 'pull_request' | 'comment' | 'labels' | 'release';
 export function effectKind(e: Effect): EffectKind {
   return Object.keys(e)[0] as EffectKind;
 }

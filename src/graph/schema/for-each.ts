@@ -12,9 +12,9 @@ import type { GraphNode } from '../model.js';
 import type { NodeFile } from './schema.js';
 
 /** Items a list may have unless the node sets `max_items`: the most jobs one matrix can run. */
-export const DEFAULT_MAX_ITEMS = 256;
+const DEFAULT_MAX_ITEMS = 256;
 /** The most items `max_items` may allow. */
-export const MOST_ITEMS = 1_000;
+const MOST_ITEMS = 1_000;
 
 const PERCENT = /^(100|[1-9]?[0-9])%$/;
 
@@ -81,8 +81,8 @@ export function toleratedCount(f: ForEach, items: number): number {
 }
 
 /** What an instance key may be: safe in a node name, a log file name, a comment command and a matrix value. */
-export const INSTANCE_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const INSTANCE_KEY_RULE =
+const INSTANCE_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const INSTANCE_KEY_RULE =
   '1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, without ".."';
 
 /** Why a key cannot name an instance; undefined when it can. */

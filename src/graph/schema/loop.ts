@@ -14,9 +14,9 @@ import type { SourceError } from '../errors.js';
 import { errorAt, type Path, type SourceDoc } from '../load/source.js';
 
 /** Cycles a loop runs when `max` is not given: the protocol's "max 3 cycles, then escalate". */
-export const DEFAULT_MAX_CYCLES = 3;
+const DEFAULT_MAX_CYCLES = 3;
 /** The most cycles any loop may run: beyond this a loop is a run of its own, not one node. */
-export const MAX_CYCLES_LIMIT = 10;
+const MAX_CYCLES_LIMIT = 10;
 
 export const RepeatSchema = z
   .strictObject({

@@ -59,7 +59,7 @@ export function hostName(text: string): HostName | undefined {
 }
 
 /** `host:port`, `[v6]:port`, or a bare host (an IPv6 address without brackets has no port). */
-export function splitHostPort(text: string): { host: string; port?: string } {
+function splitHostPort(text: string): { host: string; port?: string } {
   const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(text);
   if (bracketed)
     return { host: bracketed[1]!, ...(bracketed[2] !== undefined ? { port: bracketed[2] } : {}) };
@@ -70,7 +70,7 @@ export function splitHostPort(text: string): { host: string; port?: string } {
 }
 
 /** A port as written (`443`): 1 to 65535, no sign, no leading zero; else undefined. */
-export function portNumber(text: string): number | undefined {
+function portNumber(text: string): number | undefined {
   if (!/^[1-9]\d{0,4}$/.test(text)) return undefined;
   const n = Number(text);
   return n <= 65535 ? n : undefined;
@@ -117,5 +117,3 @@ export const NetworkSchema = z.strictObject({ allow: NetworkAllow }).register(z.
   description:
     "Cuts the node's commands and `command` checks off the network but for the hosts in `allow`: they run in a network namespace of their own (loopback only, no DNS) whose only way out is interlock's forward proxy (`HTTP_PROXY`, `HTTPS_PROXY`). Needs root or passwordless sudo; where no namespace can be made the node fails before it runs. A node's own `network` replaces `defaults.network`. Without it, the node has the machine's open network.",
 });
-
-export type Network = z.infer<typeof NetworkSchema>;

@@ -59,7 +59,7 @@ const approachFields = {
 };
 
 /** Overrides for a retry attempt: `retry[0]` for attempt 2, `retry[1]` for attempt 3. */
-export const ApproachSchema = z.strictObject(approachFields);
+const ApproachSchema = z.strictObject(approachFields);
 
 export const NodeSchema = z.strictObject({
   id: z

@@ -82,7 +82,7 @@ export function checkSubgraphNode(
 }
 
 /** The id a child node runs under in its parent's run: `review/build`, `work[3]/build`. */
-export function childId(scope: string, id: string): string {
+function childId(scope: string, id: string): string {
   return `${scope}/${id}`;
 }
 

@@ -30,7 +30,7 @@ interface IssueContext {
 }
 
 /** Which schema names the allowed fields: the graph's, a skill's, or the caller's own (e.g. the config file's). */
-export type FieldRoot = 'graph' | 'skill' | ((path: Path) => string[]);
+type FieldRoot = 'graph' | 'skill' | ((path: Path) => string[]);
 
 type Issue = z.core.$ZodIssue;
 type IssueOf<C extends Issue['code']> = Extract<Issue, { code: C }>;

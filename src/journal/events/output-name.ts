@@ -11,7 +11,7 @@ export const OUTPUT_NAME_RULE =
   'output names use letters, digits, "_" and "-", start with a letter or "_", at most 64 characters';
 
 /** Why `name` may not be an output name, or undefined when it may. */
-export function outputNameProblem(name: string): string | undefined {
+function outputNameProblem(name: string): string | undefined {
   if (OUTPUT_NAME_PATTERN.test(name)) return undefined;
   return `output name ${JSON.stringify(name.slice(0, 80))} was refused: ${OUTPUT_NAME_RULE}`;
 }

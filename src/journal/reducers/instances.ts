@@ -37,11 +37,6 @@ function endedForJoin(nodes: Map<string, NodeProgress>, spec: GraphNode): 'done'
   return all.every((x) => x !== undefined) && all.includes('escalated') ? 'escalated' : undefined;
 }
 
-/** A sub-graph node's child nodes (`review/build`), in their graph's order, with their progress. */
-export function childrenOf(f: Pick<Folding, 'nodes'>, node: string): [string, NodeProgress][] {
-  return (f.nodes.get(node)?.expansion?.children ?? []).map((id) => [id, f.nodes.get(id)!]);
-}
-
 /**
  * The join an expanded node may make now: every instance ended and at most `tolerated_failures` escalated (a
  * sub-graph node: every child completed or skipped); undefined while one runs, waits, or too many escalated.

@@ -13,7 +13,7 @@ import type { At, Folding } from './folding.js';
 import { startRound } from './rounds.js';
 
 /** How a node comes to run again: a loop's next cycle (no approval needed), or a rerun (approvals start over). */
-export type Again = 'cycle' | 'rerun';
+type Again = 'cycle' | 'rerun';
 
 /**
  * Node `id` runs again as new attempts: its outputs cleared (they stay in the journal), its retries fresh. On a

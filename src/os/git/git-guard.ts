@@ -30,7 +30,7 @@ interface Guard {
 let active: Guard | undefined;
 
 /** Thrown when a git folder is not the one the guard copied: the attempt and the step stop. */
-export class ReplacedGitError extends Error {}
+class ReplacedGitError extends Error {}
 
 /**
  * Puts one entry back at `path` (a test's way in): its folder is reached from `/` without following a link, then

@@ -48,7 +48,7 @@ const openedAt = new Map<number, string>();
 export const folderAt = (fd: number) => (PROC ? `/proc/self/fd/${fd}` : openedAt.get(fd)!);
 
 /** The name `name` looked up in the folder held open as `fd`, and only there. */
-export const at = (fd: number, name: string) => `${folderAt(fd)}/${name}`;
+const at = (fd: number, name: string) => `${folderAt(fd)}/${name}`;
 
 /** Opens the folder `name` inside the folder held open as `fd`; a link or a file in its place throws. */
 export function openDirAt(fd: number, name: string): number {
@@ -84,7 +84,7 @@ export function identityAt(fd: number): Identity {
 }
 
 /** Calls `fn` with the folder that holds the last of `parts` (walked from `fd`) and that last name. */
-export function inFolder<T>(fd: number, parts: string[], fn: (dir: number, name: string) => T): T {
+function inFolder<T>(fd: number, parts: string[], fn: (dir: number, name: string) => T): T {
   if (parts.length === 1) return fn(fd, parts[0]!);
   const d = openDirAt(fd, parts[0]!);
   try {
@@ -144,7 +144,7 @@ export function readAt(fd: number, name: string): Record<string, Entry> | null {
  * alone (a node user's, through sudo) is removed by root's `rm`, given the same name through this process's
  * descriptor (`/proc/<pid>/fd/<fd>/<name>`), which it never leaves (GNU rm descends without following links).
  */
-export function removeAt(fd: number, name: string): void {
+function removeAt(fd: number, name: string): void {
   try {
     removeHere(fd, name);
   } catch (e) {

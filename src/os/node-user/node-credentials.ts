@@ -17,7 +17,7 @@ export const GITHUB_CREDENTIALS = [
 ];
 
 /** Credential name to the nodes given it ('all' for every node). */
-export type CredentialGrants = Map<string, Set<string> | 'all'>;
+type CredentialGrants = Map<string, Set<string> | 'all'>;
 
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)(?:=([A-Za-z_][A-Za-z0-9_-]*(?:,[A-Za-z_][A-Za-z0-9_-]*)*))?$/;
 
@@ -41,7 +41,7 @@ export function parseNodeCredentials(text: string): CredentialGrants {
 let configured: CredentialGrants = new Map();
 
 /** What the key proxy (src/os/proxies/key-proxy.ts) asks of every script: the keys to withhold, the variables to set. */
-export interface AgentCredentials {
+interface AgentCredentials {
   withheld: string[];
   env: Record<string, string>;
   /** The proxy's port on 127.0.0.1: a node in a network namespace still reaches it there. */

@@ -220,7 +220,7 @@ export function privateFolder(path: string): string {
 }
 
 /** The most interlock reads of a file in the checkout a node could have changed (a graph, a skill, the routes). */
-export const MAX_CHECKOUT_FILE = 4 * 1024 * 1024;
+const MAX_CHECKOUT_FILE = 4 * 1024 * 1024;
 /** The most a `file` check with `contains` reads. */
 export const MAX_CHECKED_FILE = 16 * 1024 * 1024;
 

@@ -16,7 +16,7 @@ const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
 
 /** The home the password database gives `uid` (what ssh reads), undefined when it has no entry: /etc/passwd first
  * (no process on a step's way), else `getent` (a user from a directory service). */
-export function passwdHome(uid: number): string | undefined {
+function passwdHome(uid: number): string | undefined {
   const find = (text: string) => {
     for (const line of text.split('\n')) {
       const f = line.split(':');

@@ -11,7 +11,7 @@ import { idsOf, nodeUser, sudoWorks } from './node-user.js';
 import { holdName } from './node-user-claim.js';
 
 /** What ending a node user's processes found: how many it ended, and which still ran after the bound. */
-export interface Ended {
+interface Ended {
   ended: number;
   left: number[];
   /** The line to log; undefined when there was nothing to end. */

@@ -15,7 +15,7 @@ import type { NodeUser } from './node-user.js';
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 
 /** How long the node user's processes are given to end (a process in uninterruptible sleep ends late). */
-export const END_BOUND_MS = 5000;
+const END_BOUND_MS = 5000;
 
 /**
  * Pids of running processes (zombies have ended) with `uid` as their real, effective, saved or filesystem uid:

@@ -27,7 +27,7 @@ import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
 
 /** How runScript starts a script: the command, its options, and what to clean up once it has exited. */
-export interface ScriptCommand {
+interface ScriptCommand {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;

@@ -36,7 +36,7 @@ export function holdName(name: string): Promise<boolean> {
  * How many steps at once one host may run, each with a node user of its own: more than any runner host runs (the
  * test suites run two fan-outs of 20 jobs side by side). Each numbered user is made once, on first use.
  */
-export const NODE_USERS_AT_ONCE = 96;
+const NODE_USERS_AT_ONCE = 96;
 
 export async function claimNodeUser(name: string): Promise<string> {
   if (process.platform !== 'linux' || /^\d+:\d+$/.test(name)) return name;

@@ -131,7 +131,7 @@ export function idsOf(name: string): { uid: number; gid: number } | undefined {
 
 const { O_DIRECTORY, O_NOFOLLOW, O_RDONLY } = constants;
 
-export interface PrepareOptions {
+interface PrepareOptions {
   isolation: 'auto' | 'user' | 'none';
   /** A user name, or `uid:gid` when the action runs as root. */
   user: string;

@@ -29,7 +29,7 @@ export interface AnswerUsage {
 }
 
 /** The most of an answer kept to read it: a JSON body, or one SSE line. Past it, the usage is not read. */
-export const ANSWER_READ_BYTES = 8_000_000;
+const ANSWER_READ_BYTES = 8_000_000;
 
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : 0);
 

@@ -149,7 +149,7 @@ export function withLoopbackNoProxy(value: string | undefined): string {
   return have.join(',');
 }
 
-export type ProxyDecision =
+type ProxyDecision =
   /** Answered by the proxy itself (Claude Code's `HEAD /` probe): nothing goes upstream. */
   | { kind: 'answer'; status: 200 }
   | { kind: 'forward'; modelKey: ModelKey; route: Route; query: string }

@@ -18,7 +18,7 @@ export interface TabLimit {
 }
 
 /** What a tab metered (the attempt's usage is made of it: src/protocol/engines/metered-usage.ts). */
-export interface TabTotals {
+interface TabTotals {
   /** Model calls answered (those whose usage could not be read included, in `unread`). */
   calls: number;
   /** Input tokens billed at the full rate (cache reads and writes not included). */
@@ -56,7 +56,7 @@ export const tabTokens = (t: TabTotals) =>
 export const RECORDING_BYTES = 64_000_000;
 
 /** An attempt's model exchange: one JSON line per answered call, in the order the answers ended. */
-export interface Recording {
+interface Recording {
   lines: string[];
   bytes: number;
   /** Calls left out past RECORDING_BYTES. */

@@ -34,7 +34,7 @@ function rawResponse(
   return `HTTP/1.1 ${status} ${reason}\r\n${lines.join('\r\n')}${lines.length ? '\r\n' : ''}\r\n${body}`;
 }
 
-export interface UpgradeDeps {
+interface UpgradeDeps {
   keys: Keys;
   bases: Map<string, URL>;
   send: Send;

@@ -13,10 +13,10 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Journal } from '../../journal/events/events.js';
 
 /** The commit trailer's name. */
-export const TRAILER = 'Interlock-Effect';
+const TRAILER = 'Interlock-Effect';
 
 /** A mark as found: the key it names and the value it carries (absent on a mark made before values). */
-export interface EffectMark {
+interface EffectMark {
   idempotencyKey: string;
   value?: string;
 }

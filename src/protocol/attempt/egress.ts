@@ -15,7 +15,7 @@ function admits(pattern: HostPattern, host: HostName, port: number): boolean {
 }
 
 /** The decision for one request: the host as journaled, and whether the allowlist admits it. */
-export interface EgressDecision {
+interface EgressDecision {
   /** The host as read (lowercased, IPv6 in full form), or as asked when it is no host at all. */
   host: string;
   allowed: boolean;
@@ -30,7 +30,7 @@ export function egressDecision(allow: readonly string[], host: string, port: num
 }
 
 /** A range of addresses a name may lead to only when the address itself is listed. */
-export type AddressKind =
+type AddressKind =
   | 'loopback'
   | 'link-local'
   | 'private'
@@ -134,7 +134,7 @@ export function egressAddress(
 }
 
 /** The body of the 403 a request gets when its allowed name leads only to addresses it may not reach. */
-export function egressAddressRefusal(
+function egressAddressRefusal(
   node: string,
   host: string,
   port: number,

@@ -14,7 +14,7 @@ import type { Run } from '../run.js';
 import type { AttemptContext } from './context.js';
 
 /** What an earlier node produced, as the envelope tells it. */
-export interface EarlierNode {
+interface EarlierNode {
   node: string;
   status: string;
   outputs: Record<string, string>;

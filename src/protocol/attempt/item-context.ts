@@ -23,7 +23,7 @@ export function itemContext(
 }
 
 /** A `for_each` node's outputs: each instance's, in item order (`null` where it has none); empty before expansion. */
-export function instanceOutputs(state: RunState, node: string): (Record<string, string> | null)[] {
+function instanceOutputs(state: RunState, node: string): (Record<string, string> | null)[] {
   const keys = state.nodes.get(node)?.expansion?.keys ?? [];
   return keys.map((k) => {
     const q = state.nodes.get(instanceId(node, k));

@@ -13,8 +13,7 @@ import type { Failure } from '../../journal/events/fields.js';
 export const ACTIONS_PULL_REQUEST_SETTING = 'Allow GitHub Actions to create and approve pull requests';
 
 /** The words of GitHub's 403 when the setting is off. */
-export const ACTIONS_PULL_REQUEST_REFUSAL =
-  'GitHub Actions is not permitted to create or approve pull requests';
+const ACTIONS_PULL_REQUEST_REFUSAL = 'GitHub Actions is not permitted to create or approve pull requests';
 
 /** Where the setting is, and the alternative, in one sentence a person acts on. */
 const INSTRUCTION = `the repository does not let the workflow's token open pull requests: turn on Settings → Actions → General → Workflow permissions → "${ACTIONS_PULL_REQUEST_SETTING}" (in an organisation, its Settings → Actions → General first), or give the action's token input a GitHub App's installation token`;

@@ -40,7 +40,7 @@ export interface ApprovalTerms {
 }
 
 /** Who approved what the approval counts towards so far, and how many must: one person counts once. */
-export interface ApprovalCount {
+interface ApprovalCount {
   /** The thing approved, in words: `"deploy"`, `attempt 2 of "deploy"`. */
   what: string;
   approvers: readonly string[];

@@ -7,7 +7,7 @@ import { suggestion } from '../../graph/errors.js';
 import { type Graph, nodeById } from '../../graph/model.js';
 import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { Usage } from '../../journal/events/fields.js';
-import type { RunState } from '../../journal/state.js';
+import type { NodeState, RunState } from '../../journal/state.js';
 import { waitingAttempt } from '../../journal/state.js';
 import { withCompletion } from '../decide.js';
 import { runOf } from '../run.js';
@@ -18,7 +18,7 @@ import { rerunFrom } from './rerun-from.js';
 /** The events a person's command writes, or why it is refused. */
 export type CommandEvents = { ok: true; events: NewEvent[] } | { ok: false; reason: string };
 
-export interface ApprovalRequest extends ApprovalTerms {
+interface ApprovalRequest extends ApprovalTerms {
   node: string;
   /** The attempt the approval answers; defaults to the node's last attempt. */
   attempt?: number;
@@ -27,7 +27,28 @@ export interface ApprovalRequest extends ApprovalTerms {
   required?: number;
 }
 
-function checkNode(graph: Graph, state: RunState, node: string, attempt: number | undefined): string | null {
+/** Why a node in this state waits for no person's answer, in words the person can act on. */
+const NOT_WAITING: Record<Exclude<NodeState, 'held' | 'escalated'>, string> = {
+  pending: 'it waits for its turn to run, not for a person',
+  in_flight: 'an attempt of it is running now',
+  completed: 'its work is recorded as done',
+  skipped: 'it was skipped',
+  awaiting_approval: 'it waits for `/approve` before its first attempt, not for a rerun',
+  expanded: 'its instances or child nodes run; a command names one of them',
+  tolerated: "it ended escalated and its node's `tolerated_failures` let it through",
+};
+
+/**
+ * Why `command` (`approve-rerun`, `settle`) cannot act on the node, or null when it can. Only a held or escalated
+ * node waits for a person: the refusal says what the node is doing instead.
+ */
+function checkNode(
+  graph: Graph,
+  state: RunState,
+  node: string,
+  attempt: number | undefined,
+  command: 'approve-rerun' | 'settle',
+): string | null {
   if (state.checkpoint.ended)
     return `the run has already ended (${state.checkpoint.ended.type}: ${state.checkpoint.ended.reason})`;
   const p = state.nodes.get(node);
@@ -38,7 +59,11 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
     )}`;
   }
   if (p.state !== 'held' && p.state !== 'escalated') {
-    return `node "${node}" is ${p.state.replace('_', ' ')}, not held or escalated: there is nothing to settle`;
+    const now =
+      p.state === 'pending' && p.attempts > 0
+        ? 'its next attempt waits for its turn to run'
+        : NOT_WAITING[p.state];
+    return `node "${node}" is ${p.state.replace('_', ' ')}: ${now}; /${command} answers only a held or escalated node`;
   }
   if (attempt !== undefined && attempt !== waitingAttempt(p)) {
     return `the approval names attempt ${attempt}, but node "${node}" is waiting on attempt ${waitingAttempt(p)}`;
@@ -48,7 +73,7 @@ function checkNode(graph: Graph, state: RunState, node: string, attempt: number 
 
 /** A named person approves a new attempt of a held or escalated node. */
 export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): CommandEvents {
-  const why = checkNode(graph, state, req.node, req.attempt);
+  const why = checkNode(graph, state, req.node, req.attempt, 'approve-rerun');
   if (why) return { ok: false, reason: why };
   const p = state.nodes.get(req.node)!;
   const refusal = approvalRefusal(state, req, {
@@ -82,7 +107,7 @@ export function settleNode(
   state: RunState,
   req: { node: string; attempt?: number; by: string; note: string; source: string },
 ): CommandEvents {
-  const why = checkNode(graph, state, req.node, req.attempt);
+  const why = checkNode(graph, state, req.node, req.attempt, 'settle');
   if (why) return { ok: false, reason: why };
   if (!req.note.trim()) return { ok: false, reason: 'a settlement needs a note saying what was checked' };
   const p = state.nodes.get(req.node)!;
@@ -139,7 +164,7 @@ export type PersonCommand =
   | { kind: 'rerun-from'; node: string; guidance?: string };
 
 /** Who gave a command, where, and the terms their approval carries. */
-export interface Giver {
+interface Giver {
   login: string;
   /** A comment's URL (or the button delivery's), never applied twice; or the CLI's `cli:<user>`. */
   source: string;
@@ -151,7 +176,7 @@ export interface Giver {
   graphHash: string;
 }
 
-export type PersonCommandEvents = CommandEvents & { duplicate?: true };
+type PersonCommandEvents = CommandEvents & { duplicate?: true };
 
 /**
  * Whether this delivery (a comment, a button press) is already in the journal: a redelivery changes nothing.

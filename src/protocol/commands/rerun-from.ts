@@ -21,12 +21,12 @@ import {
 } from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
-export interface RerunFromRequest extends ApprovalTerms {
+interface RerunFromRequest extends ApprovalTerms {
   node: string;
 }
 
 /** A rerun from a node of an ended run, which forks a new run (under the graph the fork loads). */
-export type ForkRequest = Omit<RerunFromRequest, 'graph_hash'>;
+type ForkRequest = Omit<RerunFromRequest, 'graph_hash'>;
 
 /** Why the node cannot be rerun from in this run (not counting the run's end), or null. */
 function nodeRefusal(graph: Graph, state: RunState, node: string): string | null {

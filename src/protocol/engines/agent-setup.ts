@@ -35,7 +35,7 @@ export function stderrHead(stderr: string): string {
 }
 
 /** The agent's command as the node gives it, without interlock's arguments. */
-export interface AgentExit {
+interface AgentExit {
   exitCode: number | null;
   stderr: string;
   agent: string;
@@ -57,7 +57,7 @@ export function duplicateEngineFlags(agent: string, engine: Engine): string[] {
 }
 
 /** The fix for a setup error, or undefined when the failure may be the work's own (retries go on). */
-export function agentSetupFix(x: AgentExit): string | undefined {
+function agentSetupFix(x: AgentExit): string | undefined {
   const program = x.agent.trim().split(/\s+/)[0] ?? x.agent;
   if (x.exitCode === 127)
     return `the agent command "${program}" was not found: install it where the node runs (on the PATH of the node's user), or give its full path in \`agent:\``;

@@ -31,7 +31,7 @@ const CODEX_TOOLS = new Set(['command_execution', 'file_change', 'mcp_tool_call'
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) > 0 ? (v as number) : 0);
 
 /** How many of the agent's last steps a meter keeps (the live view shows a few of them). */
-export const STEPS_KEPT = 8;
+const STEPS_KEPT = 8;
 
 /** Reads an engine's stdout as it comes. */
 export class EngineMeter {

@@ -7,7 +7,7 @@
 import type { Usage } from '../../journal/events/fields.js';
 
 /** What the key proxy metered of one attempt's calls (its tab's totals: src/os/proxies/key-proxy-tab.ts). */
-export interface MeteredTotals {
+interface MeteredTotals {
   /** Model calls answered (those whose usage could not be read included, in `unread`). */
   calls: number;
   /** Input tokens billed at the full rate (cache reads and writes not included). */

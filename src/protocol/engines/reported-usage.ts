@@ -13,7 +13,7 @@
 import type { Usage } from '../../journal/events/fields.js';
 
 /** The usage fields an attempt may report (wall time is measured by interlock, never reported). */
-export type ReportedUsage = Partial<Omit<Usage, 'wall_ms'>>;
+type ReportedUsage = Partial<Omit<Usage, 'wall_ms'>>;
 
 /** What was read, and what was dropped and why. */
 export interface UsageReading {

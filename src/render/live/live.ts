@@ -27,7 +27,7 @@ export interface LiveView {
 }
 
 /** How many steps the comment and the status show. */
-export const LIVE_STEPS_SHOWN = 5;
+const LIVE_STEPS_SHOWN = 5;
 
 /** `7 of 30 turns · 41,200 of 200,000 tokens · $0.18`: each against the node's budget when it has one. */
 export function liveUsageWords(v: Pick<LiveView, 'usage' | 'budget' | 'cost_usd' | 'state'>): string {

@@ -41,7 +41,7 @@ function colourKey(state: RunState, id: string): string {
 }
 
 /** Each node's layer: 0 for a root, else one more than its deepest dependency. */
-export function layers(graph: Pick<Graph, 'nodes'>): Map<string, number> {
+function layers(graph: Pick<Graph, 'nodes'>): Map<string, number> {
   const depth = new Map<string, number>();
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const visit = (id: string, seen: Set<string>): number => {

@@ -17,7 +17,7 @@ import type { PageRun } from './waiting-model.js';
 import { rowForms, subjectLink, type WaitingView } from './waiting-page.js';
 
 /** One attempt: when it started and ended, how, and where it ran. */
-export interface AttemptLine {
+interface AttemptLine {
   node: string;
   attempt: number;
   started: string;
@@ -29,7 +29,7 @@ export interface AttemptLine {
 const ENDS = new Set(['NodeRecorded', 'NodeFailed', 'NodeInterrupted']);
 
 /** The attempts of a run in the order they started. */
-export function attemptLines(events: readonly JournalEvent[]): AttemptLine[] {
+function attemptLines(events: readonly JournalEvent[]): AttemptLine[] {
   const lines: AttemptLine[] = [];
   const open = new Map<string, AttemptLine>();
   for (const e of events) {
@@ -50,7 +50,7 @@ export function attemptLines(events: readonly JournalEvent[]): AttemptLine[] {
 }
 
 /** Who an event names as its actor, if any. */
-export function actorOf(e: JournalEvent): string | undefined {
+function actorOf(e: JournalEvent): string | undefined {
   switch (e.type) {
     case 'RunStarted':
       return e.started_by;

@@ -40,7 +40,7 @@ export interface PageRun {
   secrets?: readonly string[];
 }
 
-export type WaitKind = 'gate' | 'held' | 'escalated';
+type WaitKind = 'gate' | 'held' | 'escalated';
 
 /** One node that waits for a person. */
 export interface WaitingRow {
@@ -115,7 +115,7 @@ function lastFailure(p: NodeProgress, secrets: readonly string[]): string | unde
 }
 
 /** The escalation report as plain lines (node text: through the door, escaped by the page). */
-export function reportText(r: EscalationReport, secrets: readonly string[] = []): string {
+function reportText(r: EscalationReport, secrets: readonly string[] = []): string {
   const text = [
     ...r.attempted.map((a) => `attempt ${a.attempt} (${a.approach}): ${a.work}`),
     ...r.failed.flatMap((f) =>
@@ -165,7 +165,7 @@ function whoMay(words: string, repo: RepoApprovals | undefined): string {
 }
 
 /** The rows of one run, in the order the fold keeps its nodes. */
-export function waitingRowsOf(run: PageRun): WaitingRow[] {
+function waitingRowsOf(run: PageRun): WaitingRow[] {
   if (run.state.checkpoint.ended) return [];
   const rows: WaitingRow[] = [];
   for (const [node, p] of run.state.nodes) {
@@ -214,11 +214,4 @@ export function waitingRows(runs: readonly PageRun[]): WaitingRow[] {
         a.runId.localeCompare(b.runId) ||
         a.node.localeCompare(b.node),
     );
-}
-
-/** Rows per repository, for the header: every repository listed, with 0 where nothing waits. */
-export function countsByRepo(repos: readonly string[], rows: readonly WaitingRow[]): Map<string, number> {
-  const counts = new Map<string, number>(repos.map((r) => [r, 0]));
-  for (const r of rows) counts.set(r.repo, (counts.get(r.repo) ?? 0) + 1);
-  return counts;
 }

@@ -41,7 +41,7 @@ export function subjectLink(
   return html`<a href="${webUrl}/${row.repo}/${path}/${row.subject.number}">${label}</a>`;
 }
 
-export function runHref(base: string, repo: string, runId: string): string {
+function runHref(base: string, repo: string, runId: string): string {
   return `${base}/run?repo=${encodeURIComponent(repo)}&run=${encodeURIComponent(runId)}`;
 }
 

@@ -12,7 +12,7 @@ import { attemptName, duration, OUTCOME_WORD, waitWords } from './words.js';
 /** The most tasks drawn (GitHub's renderer has a text size limit; a comment, 65,536 characters). */
 export const GANTT_MAX_TASKS = 120;
 /** The most nodes drawn once the picture is summarised. */
-export const GANTT_MAX_ROWS = 60;
+const GANTT_MAX_ROWS = 60;
 
 /** Text as Mermaid may read it in a task or section name: anything else becomes a space. */
 export function ganttText(s: string): string {

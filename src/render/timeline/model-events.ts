@@ -13,7 +13,7 @@ import {
 } from './model.js';
 
 /** The first failure in one line, then the first lines of its excerpt: what a hover or legend says. */
-export function failureWhy(failures: Failure[]): string | undefined {
+function failureWhy(failures: Failure[]): string | undefined {
   const f = failures[0];
   if (!f) return undefined;
   const head = `${f.check}: ${f.message}`.replace(/\s+/g, ' ').trim();

@@ -36,7 +36,7 @@ export interface TimelineWait {
   guidance?: string;
 }
 
-export type MarkKind =
+type MarkKind =
   | 'skipped'
   | 'overdue'
   | 'cycle'
@@ -47,7 +47,7 @@ export type MarkKind =
   | 'graph-change';
 
 /** A moment on a node's row: a skip, an overdue check-in, a loop's next cycle, a rerun asked for. */
-export interface TimelineMark {
+interface TimelineMark {
   kind: MarkKind;
   at: number;
   text: string;
@@ -95,7 +95,7 @@ export function groupOf(node: string): string {
 }
 
 /** How deep a node sits under its graph's node: one level per instance key and per sub-graph. */
-export function depthOf(node: string): number {
+function depthOf(node: string): number {
   return node.split('/').reduce((d, part, i) => d + (i > 0 ? 1 : 0) + (part.includes('[') ? 1 : 0), 0);
 }
 

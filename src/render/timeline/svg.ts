@@ -17,7 +17,7 @@ const ROW = 22;
 const TOP = 48;
 const LABEL_CHARS = 30;
 
-export const SVG_COLOURS = {
+const SVG_COLOURS = {
   completed: '#2da44e',
   failed: '#cf222e',
   interrupted: '#bf8700',
@@ -29,7 +29,7 @@ export const SVG_COLOURS = {
 } as const;
 
 /** Text made safe inside an XML element or a quoted attribute. */
-export function xml(s: string): string {
+function xml(s: string): string {
   return s
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ' ')
     .replace(/&/g, '&amp;')
@@ -117,9 +117,6 @@ export function legendPlaces(): { colour: keyof typeof SVG_COLOURS; word: string
     return at;
   });
 }
-
-/** The SVG's width, for a test that the legend ends inside it. */
-export const SVG_WIDTH = WIDTH;
 
 /** The timeline drawn as an SVG document of a fixed width and a height of one row per node. */
 export function timelineSvgOf(t: Timeline): string {

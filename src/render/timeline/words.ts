@@ -58,7 +58,7 @@ export function headline(t: Timeline): string {
 }
 
 /** A note under the picture: what a failed, interrupted or given-back attempt said, and each wait. */
-export interface TimelineNote {
+interface TimelineNote {
   node: string;
   at: number;
   text: string;

@@ -10,7 +10,7 @@ export function sparkline(values: number[]): string {
 }
 
 /** Every day from the first to the last, the days without a run as zeros (the sparkline's x axis). */
-export function everyDay(days: UsageDay[]): UsageDay[] {
+function everyDay(days: UsageDay[]): UsageDay[] {
   if (!days.length) return [];
   const by = new Map(days.map((d) => [d.day, d]));
   const out: UsageDay[] = [];

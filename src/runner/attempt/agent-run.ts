@@ -22,7 +22,7 @@ import type { AttemptMark } from './attempt.js';
 import type { Overdue } from './soft-timer.js';
 
 /** How much of an agent's final message the journal keeps (later nodes are told it). */
-export const FINAL_MESSAGE_CHARS = 2000;
+const FINAL_MESSAGE_CHARS = 2000;
 
 /** What the engine is asked for this attempt: its turn limit, the session it continues, the key proxy's URL. */
 export function engineRun(graph: Graph, journal: Journal, node: GraphNode, approach: Approach): EngineRun {
@@ -70,7 +70,7 @@ export interface LiveSink {
 }
 
 /** The live view of an attempt from its meter. */
-export function liveView(
+function liveView(
   meter: EngineMeter,
   node: GraphNode,
   attempt: number,

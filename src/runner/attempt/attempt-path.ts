@@ -24,7 +24,7 @@ export async function withSoftBounds<T>(
 }
 
 /** How one result is written, and what it becomes when the store can never take it. */
-export interface ResultWrite<O, R> {
+interface ResultWrite<O, R> {
   /** Writes the result; `alone`: the write carries nothing else (no next dispatch). */
   write: (outcome: O, alone: boolean) => Promise<R>;
   /** The result recorded instead: failed, saying why, without what made it too big. */

@@ -97,7 +97,7 @@ export interface AttemptSetup extends NetworkSetup {
 }
 
 /** Where one evidence command's output goes live, and where a person finds it afterwards. */
-export interface LiveCheckOutput {
+interface LiveCheckOutput {
   echo: (chunk: Buffer) => void;
   end: () => void;
   /** Recorded with a failure as `log` when no log file keeps the output (`step log`). */

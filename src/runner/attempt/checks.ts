@@ -10,7 +10,7 @@ import type { Check } from '../../graph/schema/check.js';
 import type { Evidence } from '../../journal/events/fields.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
 
-export interface ChecksOptions {
+interface ChecksOptions {
   node: GraphNode;
   /** The expression context the checks see, this attempt's own outputs included. */
   context: ExpressionContext;

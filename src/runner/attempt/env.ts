@@ -6,7 +6,7 @@
 import type { AttemptOptions, AttemptSetup } from './attempt.js';
 
 /** The attempt's own files, and for a chain's call, what the chain adds. */
-export interface AttemptEnvFiles {
+interface AttemptEnvFiles {
   outputFile: string;
   contextFile: string;
   usageFile: string;

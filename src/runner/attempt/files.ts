@@ -53,7 +53,7 @@ export function writeContext(files: AttemptFiles, context: unknown): void {
 }
 
 /** A file's text; a file the node broke adds a failure naming it (check `file`) and reads as empty. */
-export function nodeText(files: AttemptFiles, name: string, bound: number, failures: Failures): string {
+function nodeText(files: AttemptFiles, name: string, bound: number, failures: Failures): string {
   try {
     return files.read(name, bound);
   } catch (e) {

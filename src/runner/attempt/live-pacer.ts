@@ -5,10 +5,7 @@
  */
 import type { LiveView } from '../../render/live/live.js';
 
-/** The interval between two edits of the progress comment, unless the face sets another (tests do). */
-export const LIVE_EDIT_INTERVAL_MS = 30_000;
-
-export interface PacedLive {
+interface PacedLive {
   push: (view: LiveView) => void;
   /** Publishes the final view and waits for every edit. */
   end: (view: LiveView) => Promise<void>;

@@ -26,7 +26,7 @@ import { shownPath } from './checks-live-log.js';
  * The limits the proxy holds an attempt of `node` to: its budget's tokens and cost, what is left of the run's,
  * and what is left of the repository's daily cost cap (as counted when this step dispatched it).
  */
-export function tabLimits(
+function tabLimits(
   setup: { graph: Graph; dailyCap?: DailyCapSource; now?: () => string },
   cur: RunSnapshot,
   node: GraphNode,
@@ -80,7 +80,7 @@ export interface AttemptTab {
 }
 
 /** Where an attempt's model exchange is kept: beside its log (`<node>-<attempt>.model.jsonl`), when it has one. */
-export function recordingPath(logFile: string | undefined): string | undefined {
+function recordingPath(logFile: string | undefined): string | undefined {
   return logFile ? logFile.replace(/(\.log)?$/, '.model.jsonl') : undefined;
 }
 
@@ -103,7 +103,7 @@ function writeRecording(tab: ProxyTab, to: { path: string; secrets: string[]; sh
  * Opens the attempt's tab; `onStop` is told when the proxy refuses a call at a limit (the agent is stopped).
  * With `record`, the tab keeps the attempt's model exchange, written there when the tab closes.
  */
-export function openTab(
+function openTab(
   execTag: string,
   limits: TabLimit[],
   onStop: (why: string) => void,

@@ -55,19 +55,13 @@ export interface SessionCache {
 }
 
 /** What carrying a session needs from the step. */
-export interface CarrySetup {
+interface CarrySetup {
   sessionCache?: SessionCache;
   say?: (message: string) => void;
 }
 
 /** The cache key of one session's files: never guessable from another repository's or run's. */
-export function sessionCacheKey(k: {
-  scope: string;
-  runId: string;
-  session: string;
-  engine: string;
-  id: string;
-}) {
+function sessionCacheKey(k: { scope: string; runId: string; session: string; engine: string; id: string }) {
   return `interlock-session-${lineage(k.scope, k.runId)}-${k.session}-${k.engine}-${k.id}`;
 }
 

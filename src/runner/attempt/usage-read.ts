@@ -14,7 +14,7 @@ import {
 /** How much of a prompt node's stdout is kept to find the agent's result (its last line). */
 export const AGENT_STDOUT_BYTES = 1_000_000;
 
-export interface UsageSources {
+interface UsageSources {
   wallMs: number;
   /** The end of a prompt node's stdout; undefined for `run` nodes. */
   agentStdout: string | undefined;

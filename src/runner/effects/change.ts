@@ -14,7 +14,7 @@ import { restoreCheckout } from '../../os/git/git-guard.js';
 import { childProcess } from '../../os/lazy.js';
 import { endNodeUserProcesses } from '../../os/node-user/node-user.js';
 
-export type FileMode = '100644' | '100755' | '120000';
+type FileMode = '100644' | '100755' | '120000';
 
 export type FileChange =
   | { path: string; mode: FileMode; content: Buffer; deleted?: undefined }
@@ -40,7 +40,7 @@ function git(cwd: string, args: string[]): string {
 }
 
 /** The sha git gives a blob of these bytes. */
-export function blobSha(content: Buffer): string {
+function blobSha(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }
 

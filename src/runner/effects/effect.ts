@@ -24,7 +24,7 @@ import { effectRequest as ask } from './request.js';
 import type { EffectMarks } from './secret.js';
 
 /** Limits of one change, each with its reason: GitHub's own limits are higher, a reviewer's are not. */
-export const EFFECT_LIMITS = {
+const EFFECT_LIMITS = {
   /** Files in one change: more is rarely a fix an agent should push unreviewed. */
   files: 300,
   /** Bytes in one change (10 MB): GitHub refuses blobs over 100 MB, and large files belong in LFS. */

@@ -14,7 +14,7 @@ import type { FileChange } from './change.js';
 import { effectRequest as ask } from './request.js';
 import type { EffectMarks } from './secret.js';
 
-export interface PushRequest {
+interface PushRequest {
   /** How many times a read of the branch by name was found stale (its create refused: it exists). */
   staleRetries?: number;
   octokit: GitHubClient;
@@ -38,7 +38,7 @@ export interface PushRequest {
   say?: (m: string) => void;
 }
 
-export interface PushResult {
+interface PushResult {
   sha: string;
   /** `found`: the commit was there already (by its mark); `created` / `moved`: the ref was made or fast-forwarded. */
   how: 'found' | 'created' | 'moved';

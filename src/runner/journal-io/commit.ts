@@ -36,7 +36,7 @@ const MAX_UNKNOWN_OUTCOMES = 2;
 const MAX_REMEMBERED = 8;
 
 /** Thrown when the journal could not be read or written: says what state this step left the run in. */
-export class StoreUnavailable extends Error {
+class StoreUnavailable extends Error {
   constructor(message: string, cause: unknown) {
     super(message, { cause });
     this.name = 'StoreUnavailable';
@@ -72,7 +72,7 @@ function transient(e: unknown): boolean {
   return typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|UND_ERR)/.test(code);
 }
 
-export interface CommitOptions {
+interface CommitOptions {
   /** Store the run's start even when the decision adds no event (a run that has not started is created). */
   create?: boolean;
   /** The state just written by this process: the first try decides from it without reading again. */

@@ -3,6 +3,7 @@
  * the line-up of first writes on the clock, and the backoff after a conflict.
  */
 import type { NewEvent } from '../../journal/events/events.js';
+import { readTuning } from '../../os/tuning.js';
 import type { RunSnapshot } from './read.js';
 
 /**
@@ -47,16 +48,12 @@ export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]):
  * A line-up's slot: a job's two writes (dispatch and record) at GitHub's pace for content-creating requests (80
  * a minute per token: 750 ms each), with room for a contents write, which takes GitHub a few hundred
  * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
+ * From `INTERLOCK_LINE_UP_SLOT_MS` (src/os/tuning.ts: 100 to 60,000 ms, default 2,000): a
+ * GitHub that answers faster or slower than github.com, or a test's scaled-down model, is told so as the stale
+ * window is.
  */
-export const LINE_UP_SLOT_MS = 2000;
-/**
- * The slot, from `INTERLOCK_LINE_UP_SLOT_MS` (100 to 60,000 ms; else `LINE_UP_SLOT_MS`): a GitHub that answers
- * faster or slower than github.com, or a test's scaled-down model, is told so as the stale window is.
- */
-export function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
-  const given = env.INTERLOCK_LINE_UP_SLOT_MS?.trim();
-  const ms = given && /^\d{3,5}$/.test(given) ? Number(given) : Number.NaN;
-  return ms >= 100 && ms <= 60_000 ? ms : LINE_UP_SLOT_MS;
+function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
+  return readTuning(env).INTERLOCK_LINE_UP_SLOT_MS;
 }
 
 /** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */

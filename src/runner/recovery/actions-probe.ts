@@ -28,7 +28,7 @@ interface Listing {
   seen: Set<string>;
 }
 
-export type ActionsProbe = (node: string, d: DispatchInfo) => Promise<Probe>;
+type ActionsProbe = (node: string, d: DispatchInfo) => Promise<Probe>;
 
 /** One attempt's dispatch, named by what recorded it (the node's attempt and the executor's tag). */
 function dispatchKey(node: string, d: DispatchInfo): string {

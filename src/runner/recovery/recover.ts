@@ -17,7 +17,7 @@ import { decisionFailpoint } from '../decision-failpoint.js';
 import { commit } from '../journal-io/commit.js';
 import { isoNow, type RunSetup, type RunSnapshot, runIn } from '../journal-io/read.js';
 
-export type ProbeFn = (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
+type ProbeFn = (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
 
 /** The probe one step asks: a fresh `probes()` when the setup has one, so its memory lasts one step. */
 export function stepProbe(setup: RecoverySetup): ProbeFn {
