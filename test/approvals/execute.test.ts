@@ -13,7 +13,6 @@ import {
   type World,
 } from '../app/world.js';
 import { shownText } from '../support/gfm.js';
-import { handlerDeps } from '../support/handler-deps.js';
 
 const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-700';
 

@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
-import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { checkWords, envelopeOf, envelopeText } from '../../src/protocol/attempt/envelope.js';
 import { runOf } from '../../src/protocol/run.js';
