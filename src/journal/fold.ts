@@ -32,7 +32,7 @@ export function fold(journal: Journal, graph: GraphShape): RunState {
 
 /**
  * Folds only the events `journal` holds past those `state` was folded from, onto that state: the state a fold of
- * the whole journal gives (test/journal/fold-onto.test.ts holds the two equal on every prefix of every golden
+ * the whole journal gives (test/core/fold-onto.test.ts holds the two equal on every prefix of every golden
  * journal). `state` is left as it was. A state this module did not make, or a journal that does not continue the
  * one `state` came from (another graph, other events before), is folded from scratch.
  */

@@ -51,6 +51,11 @@ export const TUNING = {
     default: 30_000,
     doc: 'The deadline of one request to GitHub; past it the request is retried as a server error.',
   },
+  INTERLOCK_DISPATCH_LEASE_MS: {
+    schema: ms(1000, 9_999_999),
+    default: 60_000,
+    doc: "An approval's claim on its dispatch: the face that journaled it dispatches within half of it; past the whole, a copy of the command that finds no workflow run dispatches instead.",
+  },
 } as const;
 
 export type TuningName = keyof typeof TUNING;
@@ -64,8 +69,8 @@ const parsed = new Map<string, Tuning>();
  */
 export function readTuning(env: Readonly<Record<string, string | undefined>>): Tuning {
   const names = Object.keys(TUNING) as TuningName[];
-  const key = names.map((n) => env[n] ?? '').join('\0');
-  const known = parsed.get(key);
+  const values = names.map((n) => env[n] ?? '').join('\0');
+  const known = parsed.get(values);
   if (known) return known;
   const out = {} as Tuning;
   for (const name of names) {
@@ -82,6 +87,6 @@ export function readTuning(env: Readonly<Record<string, string | undefined>>): T
       );
     out[name] = r.data;
   }
-  parsed.set(key, out);
+  parsed.set(values, out);
   return out;
 }

@@ -73,7 +73,7 @@ function allResolved(graph: Graph, state: RunState): boolean {
 }
 
 /** What `decideNext` is asked besides the run: who would run the node, and what limits the choice. */
-export interface NextAsk {
+interface NextAsk {
   runner: RunnerInfo;
   /** Decide on this node only (a `node: <id>` step). */
   only?: string | undefined;
@@ -211,7 +211,7 @@ export type ResultDecision =
   | { kind: 'stale'; reason: string; events: [] };
 
 /** The attempt whose outcome `decideResult` turns into events. */
-export interface AttemptResult {
+interface AttemptResult {
   node: string;
   attempt: number;
   outcome: AttemptOutcome;

@@ -21,7 +21,7 @@ export interface RecordingRef {
 }
 
 /** The attempt a replay is of: its number and its recording. */
-export interface ReplayedAttempt {
+interface ReplayedAttempt {
   attempt: number;
   recording: RecordingRef;
 }

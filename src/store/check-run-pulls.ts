@@ -10,7 +10,7 @@ import { CheckRunRuns } from './check-run-runs.js';
 import { byRunId, type ListedRun, type ListedText, type RunCatalog } from './types.js';
 
 /** How many open pull requests, and how many closed ones, are looked at (the newest first). */
-export const MAX_PULLS = 50;
+const MAX_PULLS = 50;
 
 export class PullRequestCheckRuns implements RunCatalog {
   readonly location: string;

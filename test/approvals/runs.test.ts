@@ -1,6 +1,7 @@
 /** Run lookup: which run a command means, from the run ids on the journal branch. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRunIds, pickRuns } from '../../src/approvals/lookup/pick-runs.js';
+import { pickRuns } from '../../src/approvals/lookup/pick-runs.js';
+import { GitRuns } from '../../src/store/git-runs.js';
 import { createClient } from '../../src/github/client.js';
 import { runIsAbout } from '../../src/journal/run-id.js';
 import { startWorld, type World } from '../app/world.js';
@@ -90,6 +91,16 @@ describe('pickRuns', () => {
     });
   });
 });
+
+/** Every run id the journal branch lists (the git store's catalogue, which every face lists runs through). */
+async function listRunIds(deps: {
+  octokit: ReturnType<typeof createClient>;
+  repo: { owner: string; repo: string };
+  journalBranch: string;
+}): Promise<string[]> {
+  const runs = await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns();
+  return (runs ?? []).map((r) => r.runId);
+}
 
 describe('listRunIds against the local GitHub', () => {
   let world: World;

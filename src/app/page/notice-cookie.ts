@@ -10,7 +10,7 @@ import type { Notice, NoticeKeeper } from '../../approvals/page/notices.js';
 import { cookie, type Sealer } from './sessions.js';
 
 /** How long a notice waits for the page that shows it. */
-export const NOTICE_LIFE_MS = 60_000;
+const NOTICE_LIFE_MS = 60_000;
 
 /** Adds a `Set-Cookie` to the answer, keeping those already set. */
 function addCookie(res: ServerResponse, value: string): void {

@@ -6,7 +6,9 @@
  * the workflow dispatched since that claim, the copy writes `WorkflowDispatchRetried` through the compare-and-swap
  * and only then dispatches. Of many copies at once, on any replica, one write lands: one dispatch.
  */
+
 import type { RunnerInfo } from '../../journal/events/fields.js';
+import { readTuning } from '../../os/tuning.js';
 import { type OwedDispatch, owedDispatch } from '../../protocol/commands/owed-dispatch.js';
 import { commit } from '../../runner/journal-io/commit.js';
 import { type RunSetup, readRun } from '../../runner/journal-io/read.js';
@@ -22,15 +24,13 @@ import {
  * How long whoever journaled an approval (or a retry) has to dispatch: a copy waits this long after the claim
  * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`).
  */
-export const DEFAULT_DISPATCH_LEASE_MS = 60_000;
 
 /** GitHub's clock and the App's differ a little: a run created this long before a claim still counts as its own. */
 const CLOCK_SLACK_MS = 5_000;
 
-/** The lease from `INTERLOCK_DISPATCH_LEASE_MS` (ms), else 60 s. */
-export function dispatchLeaseMs(env: Record<string, string | undefined> = process.env): number {
-  const given = env.INTERLOCK_DISPATCH_LEASE_MS;
-  return given !== undefined && /^\d{1,7}$/.test(given) ? Number(given) : DEFAULT_DISPATCH_LEASE_MS;
+/** The lease (ms): `INTERLOCK_DISPATCH_LEASE_MS`, read by the tuning schema (src/os/tuning.ts), default 60 s. */
+function dispatchLeaseMs(env: Record<string, string | undefined> = process.env): number {
+  return readTuning(env).INTERLOCK_DISPATCH_LEASE_MS;
 }
 
 /** Whether a dispatch claimed at `since` may still be made by the claimer: within half the lease. */

@@ -1,16 +1,6 @@
 /** Run lookup for a command: which runs on the journal branch are about the subject, and which one a command means. */
 import { parseSubjectLabel, type SubjectRef, subjectLabel } from '../../journal/run-id.js';
-import { GitRuns } from '../../store/git-runs.js';
 import type { Command } from '../commands/parse.js';
-import type { HandlerDeps } from '../deps.js';
-
-/** Every run id on the journal branch; none when the branch (or any commit) does not exist yet. */
-export async function listRunIds(
-  deps: Pick<HandlerDeps, 'octokit' | 'repo' | 'journalBranch'>,
-): Promise<string[]> {
-  const runs = await new GitRuns(deps.octokit, deps.repo, deps.journalBranch).listRuns();
-  return (runs ?? []).map((r) => r.runId);
-}
 
 /** `issue #42` or `pull request #7`, for replies. */
 export const subjectWord = (s: SubjectRef) => `${s.kind === 'pr' ? 'pull request' : 'issue'} #${s.number}`;

@@ -11,17 +11,17 @@ import type { Entry } from './git-snapshot.js';
 import { existsAt, folderAt, type Identity, identityAt, openDirAt, readAt } from './git-walk.js';
 
 /** What git reads and runs from one git folder (the paths the guard keeps, below it). */
-export const GUARDED_NAMES = ['config', 'config.worktree', 'commondir', 'hooks', 'info'];
+const GUARDED_NAMES = ['config', 'config.worktree', 'commondir', 'hooks', 'info'];
 
 /**
  * The most folders the guard walks below one repository's git folder to find git folders (a submodule's path has
  * a folder per component); more is refused, not skipped.
  */
-export const MAX_WALKED = 10_000;
+const MAX_WALKED = 10_000;
 /** How deep below `modules/` a submodule's git folder may sit (its path's components, nesting included). */
 const MAX_LEVELS = 12;
 
-export interface FoundFolder {
+interface FoundFolder {
   folder: string;
   identity: Identity;
   /** Each guarded path below it (absolute) to what it holds now; null: nothing is there. */

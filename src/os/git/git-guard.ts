@@ -45,7 +45,7 @@ export function restoreEntry(path: string, entry: Entry): void {
   }
 }
 
-export interface GuardOptions {
+interface GuardOptions {
   /** The checkout nodes run in. */
   workspace: string;
   /**

@@ -13,15 +13,14 @@ import { join } from 'node:path';
 import type { NodeUser } from './node-user.js';
 
 /** Whether the node's Gemini CLI needs the auth setting: a key and a base URL in its environment. */
-export const needsGeminiAuth = (env: NodeJS.ProcessEnv) =>
-  !!env.GEMINI_API_KEY && !!env.GOOGLE_GEMINI_BASE_URL;
+const needsGeminiAuth = (env: NodeJS.ProcessEnv) => !!env.GEMINI_API_KEY && !!env.GOOGLE_GEMINI_BASE_URL;
 
 /** Whether interlock gives the node Gemini CLI settings: its engine is Gemini, or it needs the auth setting. */
 export const wantsGeminiSettings = (env: NodeJS.ProcessEnv) =>
   env.INTERLOCK_ENGINE === 'gemini' || needsGeminiAuth(env);
 
 /** The settings interlock gives: usage statistics off, and the API key as the auth when the node needs it. */
-export function geminiSettings(env: NodeJS.ProcessEnv): string {
+function geminiSettings(env: NodeJS.ProcessEnv): string {
   const auth = needsGeminiAuth(env) ? { security: { auth: { selectedType: 'gemini-api-key' } } } : {};
   return `${JSON.stringify({ ...auth, privacy: { usageStatisticsEnabled: false } })}\n`;
 }

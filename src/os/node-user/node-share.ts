@@ -37,7 +37,7 @@ const quiet = {
 const linkedElsewhere = (st: { nlink: number; isDirectory(): boolean }) => !st.isDirectory() && st.nlink > 1;
 
 /** The uids whose entries in `path` may be handed over (see above). */
-export function expectedOwners(path: string, user: NodeUser): Set<number> {
+function expectedOwners(path: string, user: NodeUser): Set<number> {
   const owners = new Set([process.getuid?.() ?? -1, user.uid, lstatSync(path).uid]);
   const base = user.name.replace(/-\d{1,2}$/, '');
   const numbered = (n: string) =>

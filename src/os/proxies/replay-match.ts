@@ -20,7 +20,7 @@ export interface RecordedCall {
  * Fields that differ between two runs of the same agent on the same work, and so are not compared: Claude Code's
  * `metadata.user_id` (it names the session), Codex's `prompt_cache_key` (its conversation's id).
  */
-export const VOLATILE_FIELDS: readonly string[] = ['metadata.user_id', 'prompt_cache_key'];
+const VOLATILE_FIELDS: readonly string[] = ['metadata.user_id', 'prompt_cache_key'];
 
 /** A request as it is compared: its body parsed (or its text), the volatile fields left out. */
 export interface ComparedRequest {
@@ -91,11 +91,6 @@ function walk(was: unknown, now: unknown, at: string, seen: { leaves: number }):
   return undefined;
 }
 
-/** Where two values first differ: a JSON path (`messages[2].content[0].text`), or undefined when they do not. */
-export function firstDifference(was: unknown, now: unknown): string | undefined {
-  return walk(was, now, '', { leaves: 0 });
-}
-
 function valueAtPath(body: unknown, path: string): unknown {
   let at: unknown = body;
   for (const m of path.matchAll(/\.?([A-Za-z_$][\w$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g)) {
@@ -107,10 +102,10 @@ function valueAtPath(body: unknown, path: string): unknown {
 }
 
 /**
- * The value at a JSON path firstDifference gave, shown short (absent: "nothing"); a long text is shown from a
+ * The value at a JSON path the walk gave, shown short (absent: "nothing"); a long text is shown from a
  * little before where it first differs from `other`'s value there.
  */
-export function valueAt(body: unknown, path: string, other?: unknown): string {
+function valueAt(body: unknown, path: string, other?: unknown): string {
   const at = valueAtPath(body, path);
   if (at === undefined) return 'nothing';
   const text = JSON.stringify(at);

@@ -53,7 +53,7 @@ const placeholder = (api: ModelApi) =>
   `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-replay-${randomBytes(24).toString('base64url')}`;
 
 /** What the proxy does to a request's body before it is compared (secrets removed, the replay's folder named as the run's). */
-export type RequestText = (body: string) => string;
+type RequestText = (body: string) => string;
 
 function answerWith(res: ServerResponse, status: number, body: string, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });

@@ -151,8 +151,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
   let conflicts = 0;
   let unknown = 0;
   let stalled = 0;
-  // The writes refused so far, the last few: a refusal can answer a retry of a write that landed (its first answer
-  // lost), and a read by name may not show it yet, so the next fresh read may hold any of them, not only the last.
+  // The last refused writes: one refused on a retry may have landed (its answer lost); any may show in a later read.
   const tries: Tried<T>[] = [];
   let lineUp = options.lineUp === true;
   let start = options.known;
