@@ -1,9 +1,9 @@
 /** Run lookup: which run a command means, from the run ids on the journal branch. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pickRuns } from '../../src/approvals/lookup/pick-runs.js';
-import { GitRuns } from '../../src/store/git-runs.js';
 import { createClient } from '../../src/github/client.js';
 import { runIsAbout } from '../../src/journal/run-id.js';
+import { GitRuns } from '../../src/store/git-runs.js';
 import { startWorld, type World } from '../app/world.js';
 import { startGitHubServer } from '../support/github-server.js';
 
