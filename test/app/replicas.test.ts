@@ -227,7 +227,7 @@ describe.skipIf(!existsSync(APP))(
       const replicas = new Map<number, Replica>();
       const rr = roundRobin(() => [...replicas.keys()]);
       try {
-        world.seedRun();
+        await world.seedRun();
         await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
         const secret = 'replica-secret';
         const env = {

@@ -75,7 +75,7 @@ const CORRUPTIONS: Corruption[] = [
     'forged event type',
     VALID_TEXT.replace('"type":"NodeRecorded"', '"type":"NodeDone"'),
     (f) =>
-      `${f}: event #3 (seq 3, type "NodeDone") is malformed: ✖ Invalid discriminator value. Expected 'RunStarted' | 'NodeDispatched' | 'NodeRecorded' | 'NodeFailed' | 'NodeSkipped' | 'NodeInterrupted' | 'RerunApproved' | 'NodeEscalated' | 'RunFailed' | 'RunCompleted' | 'GraphChangeAllowed' | 'NodeAwaitingApproval' | 'NodeApproved' | 'NodeOverdue' | 'NodeExpanded' | 'NodeExpansionFailed' | 'NodeJoined' | 'NodeCycleStarted' | 'RerunFromApproved' | 'NodeCarriedOver' | 'NodeReturned' → at type`,
+      `${f}: event #3 (seq 3, type "NodeDone") is malformed: ✖ Invalid discriminator value. Expected 'RunStarted' | 'NodeDispatched' | 'NodeRecorded' | 'NodeFailed' | 'NodeSkipped' | 'NodeInterrupted' | 'RerunApproved' | 'NodeEscalated' | 'RunFailed' | 'RunCompleted' | 'GraphChangeAllowed' | 'NodeAwaitingApproval' | 'NodeApproved' | 'NodeOverdue' | 'NodeExpanded' | 'NodeExpansionFailed' | 'NodeJoined' | 'NodeCycleStarted' | 'RerunFromApproved' | 'NodeCarriedOver' | 'NodeReturned' | 'WorkflowDispatchRetried' → at type`,
   ],
   [
     'missing field',

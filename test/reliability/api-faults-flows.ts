@@ -409,6 +409,18 @@ export const FLOW_SPECS = {
         env: c.env,
       }),
   },
+  'app: the same comment delivered twice': {
+    prepare: async (c) => {
+      await shipHeld(c);
+      c.delivery = commentDelivery(c, '/approve-rerun ship');
+    },
+    run: async (c) => {
+      const first = await deliver(c);
+      if (!first.ok) return first;
+      // A copy (a redelivery): its approval is journaled, so it looks for the workflow run that approval dispatched.
+      return deliver(c);
+    },
+  },
 } satisfies Record<string, FlowSpec>;
 
 export type FlowName = keyof typeof FLOW_SPECS;

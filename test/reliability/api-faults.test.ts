@@ -24,7 +24,9 @@ function bounded(cases: FaultCase[]): FaultCase[] {
   const out: FaultCase[] = [];
   FLOWS.forEach((flow, f) => {
     const fault = FAULT_NAMES[f % FAULT_NAMES.length]!;
-    const once = cases.filter((c) => c.point.flow === flow && c.mode === 'once' && c.fault === fault);
+    const own = cases.filter((c) => c.point.flow === flow && c.mode === 'once');
+    // The rotation's kind, or (where no request of the flow's own meets that kind) any kind the flow meets.
+    const once = own.some((c) => c.fault === fault) ? own.filter((c) => c.fault === fault) : own;
     if (once.length) out.push(once[(f * 3) % once.length]!);
     const every = cases.filter((c) => c.point.flow === flow && c.mode === 'every');
     if (f % 2 === 0 && every.length) out.push(every[(f * 5) % every.length]!);
