@@ -622,7 +622,9 @@ async function model(): Promise<void> {
     row('model', `${what}: time`, secs(Date.now() - t0));
     if (json.numFailedTests)
       failures.push(
-        `model (${what}): ${failedTests(json)} (replay: INTERLOCK_MODEL_SEED=${seed} INTERLOCK_MODEL_STRICT=1 npx vitest run ${file})`,
+        `model (${what}): ${failedTests(json)} (replay: ${Object.entries(env)
+          .map(([k, v]) => `${k}=${v} `)
+          .join('')}INTERLOCK_MODEL_SEED=${seed} INTERLOCK_MODEL_STRICT=1 npx vitest run ${file})`,
       );
   }
 }
