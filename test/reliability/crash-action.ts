@@ -33,7 +33,15 @@ import {
 } from './crash-graphs.js';
 import { NODES, rerunFromNode, type Scenario, target } from './crash-model.js';
 import { type Delivery, type Driver, play, Trail, type Verb } from './crash-play.js';
-import { type ActionWorld, APPROVER, FULL, OWNER, REPO, workspace } from './github-world.js';
+import {
+  type ActionWorld,
+  APPROVER,
+  CRASH_DISPATCH_LEASE_MS,
+  FULL,
+  OWNER,
+  REPO,
+  workspace,
+} from './github-world.js';
 import { gone, groupGone, killGroup, killTagged, waitUntil } from './support.js';
 
 const CALL_TIMEOUT_MS = 60_000;
@@ -143,6 +151,9 @@ export class ActionDriver implements Driver {
       INTERLOCK_TEST_TAG: this.tag,
       TMPDIR: tmp,
       INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
+      // A re-run of a comment job that died after journaling an approval waits out the claim's lease before it
+      // dispatches (src/approvals/applying/retry-dispatch.ts): 60 s by default, a scenario's whole minute.
+      INTERLOCK_DISPATCH_LEASE_MS: CRASH_DISPATCH_LEASE_MS,
       ...world.cache.env(),
     };
   }

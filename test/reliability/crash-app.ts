@@ -13,7 +13,7 @@ import { ActionDriver, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
 import type { Delivery, Verb } from './crash-play.js';
-import { type ActionWorld, APPROVER } from './github-world.js';
+import { type ActionWorld, APPROVER, CRASH_DISPATCH_LEASE_MS } from './github-world.js';
 
 const APP = fileURLToPath(new URL('../../dist/app.js', import.meta.url));
 const SECRET = 'crash-webhook-secret';
@@ -45,6 +45,8 @@ async function startApp(
       INTERLOCK_WRITE_INTERVAL_MS: '0',
       // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
       INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
+      // A copy of an approval whose dispatch never happened waits out the claim's lease (see crash-action.ts).
+      INTERLOCK_DISPATCH_LEASE_MS: CRASH_DISPATCH_LEASE_MS,
       // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
       // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
       INTERLOCK_ANSWER_MS: '8000',

@@ -71,6 +71,13 @@ export interface WorldOptions {
  */
 export const ORDER_CLOCK = { contentsWriteMs: 75, staleMs: 500 } as const;
 
+/**
+ * The dispatch lease of the crash scenarios' steps and App (`INTERLOCK_DISPATCH_LEASE_MS`, default 60 s): a copy
+ * that finds an approval's dispatch owed waits this out, which must end well within a scenario's minute per command.
+ * The writer still has half of it to dispatch; one slower than that leaves the dispatch to the copy, as in production.
+ */
+export const CRASH_DISPATCH_LEASE_MS = '20000';
+
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
 function hookOnly(hook: (r: { method: string; path: string }) => void) {
   return (r: { method: string; path: string }): number => {
