@@ -4,7 +4,6 @@
  */
 
 import type { Graph } from '../graph/model.js';
-import { readTuning } from '../os/tuning.js';
 import { runProtectedPaths } from '../protocol/attempt/protected-paths.js';
 import type { AttemptMark } from '../runner/attempt/attempt.js';
 import type { StepSetup } from '../runner/dispatch.js';
@@ -72,7 +71,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     // What was written before this step started is what it must see before it decides there is nothing to do.
     staleRead: {
       at: Date.now() - process.uptime() * 1000,
-      windowMs: readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS,
+      windowMs: ctx.tuning.INTERLOCK_STALE_READ_MS,
     },
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),

@@ -54,6 +54,3 @@ export function staleReadShortMs(readAt: number, causeAt: number | undefined, wi
   if (causeAt === undefined || windowMs <= 0) return 0;
   return Math.max(0, causeAt + windowMs - readAt);
 }
-
-/** GitHub answered a read by branch name with the old file 10 s and more after a write (PyGithub #2709). */
-export const DEFAULT_STALE_WINDOW_MS = 10_000;

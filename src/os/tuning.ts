@@ -18,6 +18,7 @@ const ms = (min: number, max: number) =>
 export const TUNING = {
   INTERLOCK_STALE_READ_MS: {
     schema: ms(0, 9_999_999),
+    // GitHub answered a read by branch name with the old file 10 s and more after a write (PyGithub #2709).
     default: 10_000,
     doc: "How stale GitHub's reads by branch name may be: a decision that acts on what the journal lacks waits for a read that began this long after its cause (0: reads are exact).",
   },
@@ -59,7 +60,8 @@ export const TUNING = {
 } as const;
 
 export type TuningName = keyof typeof TUNING;
-type Tuning = { [K in TuningName]: number };
+/** Every tuning variable's value, parsed (the Action's context holds it: `ActionContext.tuning`). */
+export type Tuning = { [K in TuningName]: number };
 
 const parsed = new Map<string, Tuning>();
 

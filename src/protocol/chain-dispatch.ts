@@ -120,15 +120,12 @@ export function chainDispatch(
       chain: { session, first: head.id, position: i + 1 },
     });
     if (i === 0) return;
-    const p = state.nodes.get(n.id)!;
     const envelope = envelopeOf(run, n);
     members.push({
       node: n,
       attempt: 1,
       approach,
-      context: attemptContext(state.checkpoint.run_id, n.id, 1, approach, p, envelope, (scope) =>
-        state.nodes.get(scope),
-      ),
+      context: attemptContext({ state, node: n.id, attempt: 1, approach, envelope }),
     });
   });
   return { events, members };

@@ -100,7 +100,10 @@ export function decideNext(run: Run, ask: NextAsk): Decision {
   if (only !== undefined) {
     if (!nodeById(graph, only)) return { kind: 'blocked', reason: `node "${only}" is not in the graph` };
     if (!candidates.includes(only))
-      return { kind: 'blocked', reason: `node "${only}" is not ready: ${whyNotReady(graph, state, only)}` };
+      return {
+        kind: 'blocked',
+        reason: `node "${only}" is not ready: ${whyNotReady({ graph, state, node: only })}`,
+      };
     candidates = [only];
   }
   const id = candidates[0];
@@ -132,9 +135,7 @@ export function decideNext(run: Run, ask: NextAsk): Decision {
     return { kind: 'budget-escalated', node: id, attempt, reason, events: [overBudget] };
   }
   if (gate) return { kind: 'awaiting-approval', node: id, events: gate };
-  const context = attemptContext(cp.run_id, id, attempt, approach, p, envelopeOf(run, node), (scope) =>
-    state.nodes.get(scope),
-  );
+  const context = attemptContext({ state, node: id, attempt, approach, envelope: envelopeOf(run, node) });
   const chain = readyChain(run, node, approach, sameCredentials);
   if (chain.length === 1) return { kind: 'dispatch', node, attempt, approach, context, events: [dispatch] };
   const { events, members } = chainDispatch(run, chain, runner);
@@ -144,7 +145,7 @@ export function decideNext(run: Run, ask: NextAsk): Decision {
 /** The node's execute_conditions: a pre-check failure, a skip when none is true, or undefined to dispatch. */
 function conditionDecision(c: Candidate): Decision | undefined {
   const { run, node, p, attempt, approach, dispatch } = c;
-  const ctx = expressionContext(run.graph, run.state, attempt, node.id);
+  const ctx = expressionContext({ graph: run.graph, state: run.state, attempt, node: node.id });
   const errors: Failure[] = [];
   let anyTrue = false;
   for (const cond of node.execute_conditions) {

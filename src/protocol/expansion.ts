@@ -32,7 +32,7 @@ type Items = { key: string; value: unknown }[];
 /** The list and each item's key, or why they cannot be used. */
 function expansionItems(graph: Graph, state: RunState, node: GraphNode): Items | { problem: string } {
   const spec = node.for_each!;
-  const ctx = expressionContext(graph, state, 0, node.id);
+  const ctx = expressionContext({ graph, state, node: node.id });
   let list: unknown;
   try {
     list = evaluateValue(spec.list, ctx);
@@ -143,8 +143,9 @@ export function expansionDecision(
   return { kind: 'join', node: node.id, tolerated: join.tolerated, events };
 }
 
-/** Why an expanded node or an instance is not ready, in words; undefined for any other node. */
-export function expansionWhyNotReady(graph: Graph, state: RunState, id: string): string | undefined {
+/** Why an expanded node or an instance (`node`) is not ready, in words; undefined for any other node. */
+export function expansionWhyNotReady(o: { graph: Graph; state: RunState; node: string }): string | undefined {
+  const { graph, state, node: id } = o;
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
   if (!node) return undefined;

@@ -39,7 +39,10 @@ export function loopEventsAfter(
   let value: boolean;
   let why = 'false';
   try {
-    value = evaluateCondition(repeat.until, expressionContext(run.graph, after, recorded.attempt, node.id));
+    value = evaluateCondition(
+      repeat.until,
+      expressionContext({ graph: run.graph, state: after, attempt: recorded.attempt, node: node.id }),
+    );
   } catch (e) {
     value = false;
     why = `could not be evaluated: ${(e as Error).message}`;

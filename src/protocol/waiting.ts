@@ -6,13 +6,14 @@ import { type Graph, nodeById } from '../graph/model.js';
 import { isResolved, type RunState, stateWords } from '../journal/state.js';
 import { expansionWhyNotReady } from './expansion.js';
 
-/** Why node `id` is not ready. */
-export function whyNotReady(graph: Graph, state: RunState, id: string): string {
+/** Why `node` is not ready in the run (its graph and state). */
+export function whyNotReady(o: { graph: Graph; state: RunState; node: string }): string {
+  const { graph, state, node: id } = o;
   const p = state.nodes.get(id);
   const node = nodeById(graph, id);
   // An instance and a for_each node have reasons of their own (protocol/expansion.ts), an instance even
   // before it exists.
-  const expansion = expansionWhyNotReady(graph, state, id);
+  const expansion = expansionWhyNotReady(o);
   if (expansion) return expansion;
   if (!p || !node) return 'unknown node';
   if (p.state !== 'pending') return `it is ${stateWords(p.state)}`;

@@ -20,7 +20,7 @@ import { type DailyCapSource, dailyCapCounted, dailyCapNow } from './daily-cap.j
 import { decisionFailpoint } from './decision-failpoint.js';
 import { withEffectMark } from './effects/secret.js';
 import { commit, storeFailure } from './journal-io/commit.js';
-import { isoNow, type RunSnapshot, runIn } from './journal-io/read.js';
+import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
 import { claimPlanned, type PlannedSetup } from './planned-step.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
@@ -100,7 +100,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
       }
       const rec = await recoveryFor(setup, cur, probe, scope);
       // Recovery's events are folded onto the state read; the decision is taken on the run they leave.
-      const run = withEvents(runIn(setup, cur), rec.events, (setup.now ?? isoNow)());
+      const run = withEvents(cur, rec.events, (setup.now ?? isoNow)());
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = withEffectMark(
         decideNext(run, { runner: withGitBase(runner, executor.gitBase), only, sameCredentials, dailyCap }),
@@ -170,7 +170,7 @@ export function nextInRecord(
   if (dailyCap === 'recount') return undefined;
   const runner = withGitBase(executor.runner, executor.gitBase);
   const at = (setup.now ?? isoNow)();
-  const next = nextInRecordWrite(runIn(setup, cur), result, at, runner, { sameCredentials, dailyCap });
+  const next = nextInRecordWrite(cur, result, at, runner, { sameCredentials, dailyCap });
   if (!next) return undefined;
   const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).

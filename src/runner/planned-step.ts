@@ -3,14 +3,13 @@
  * journaled for it, so its one write is its record; and that record is paced by the place the plan gave it.
  */
 import { gitHead } from '../evidence/local.js';
-import type { Graph } from '../graph/model.js';
 import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
 import { sameCredentials } from '../os/node-user/node-credentials.js';
 import type { Decision } from '../protocol/decide.js';
 import { plannedDecision, type WaveRun } from '../protocol/plan-wave.js';
 import { lineUpWait, plannedWave } from './journal-io/pacing.js';
-import { type RunSnapshot, runIn } from './journal-io/read.js';
+import type { RunSnapshot } from './journal-io/read.js';
 
 /** What a step needs to take a plan's dispatch: given by the Action to `node: <id>` steps. */
 export interface PlannedSetup {
@@ -28,7 +27,7 @@ export interface PlannedSetup {
 /** The dispatch a plan journaled for this job, taken: the decision to run, and the executor the journal names. */
 export function claimPlanned(
   planned: PlannedSetup | undefined,
-  setup: { graph: Graph; cwd: string },
+  setup: { cwd: string },
   cur: RunSnapshot,
   only: string | undefined,
 ):
@@ -38,7 +37,7 @@ export function claimPlanned(
     }
   | undefined {
   if (!planned || only === undefined || cur.version === null) return undefined;
-  const decision = plannedDecision(runIn(setup, cur), only, planned.run, sameCredentials);
+  const decision = plannedDecision(cur, only, planned.run, sameCredentials);
   const runner = cur.state.nodes.get(only)?.dispatch?.runner;
   if (!decision || !runner || !planned.claim(only, decision.attempt)) return undefined;
   const execTag = typeof runner.exec_tag === 'string' ? runner.exec_tag : `planned-${only}`;

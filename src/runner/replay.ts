@@ -81,7 +81,7 @@ export function replayOptions(
     return `the graph as it is now does not dispatch "${node}" attempt ${attempt} where the run did (${decision.kind === 'dispatch' ? `it would be attempt ${decision.attempt}` : 'reason' in decision ? decision.reason : decision.kind})`;
   const after: Journal = { ...journal, events: journal.events.slice(0, at + 1) };
   return {
-    cur: { journal: after, version: null, state: fold(after, graph) },
+    cur: { graph, journal: after, version: null, state: fold(after, graph) },
     node: decision.node,
     attempt,
     approach: decision.approach,

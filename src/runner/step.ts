@@ -17,7 +17,7 @@ import {
   type StepSetup,
 } from './dispatch.js';
 import { commit } from './journal-io/commit.js';
-import { isoNow, runIn } from './journal-io/read.js';
+import { isoNow } from './journal-io/read.js';
 import { recordLineUpMs } from './planned-step.js';
 import { decisionResult, outcomeResult, type StepResult, unstoredResult } from './step-result.js';
 
@@ -85,7 +85,7 @@ async function recordResult(
     setup,
     d.runner,
     (c) => {
-      const result = decideResult(runIn(setup, c), { node: node.id, attempt, outcome });
+      const result = decideResult(c, { node: node.id, attempt, outcome });
       const recordedAll = result.kind === 'write' && result.recorded === true;
       const next = executor
         ? nextInRecord(setup, c, { events: result.events, recordedAll }, executor)

@@ -34,7 +34,8 @@ const approval = (by: string, source: string, required?: number, attempt = 1): N
 });
 
 function approve(sim: Sim, by: string, source: string, required?: number) {
-  const s = approveRerun(g, sim.state, {
+  const s = approveRerun({
+    run: sim,
     node: 'deploy',
     by,
     source,
@@ -164,7 +165,7 @@ describe('rule 4 with several approvers: a hold ends when `required` distinct pe
 describe('one approval check for gates and reruns', () => {
   it('refuses a rerun approval that names no graph hash, as a gate approval is refused', () => {
     const sim = held();
-    const r = approveRerun(g, sim.state, { node: 'deploy', by: 'ann', source: URL_A } as never);
+    const r = approveRerun({ run: sim, node: 'deploy', by: 'ann', source: URL_A } as never);
     expect(r).toEqual({
       ok: false,
       reason:
@@ -174,7 +175,8 @@ describe('one approval check for gates and reruns', () => {
 
   it('refuses a rerun approval under another graph hash', () => {
     const sim = held();
-    const r = approveRerun(g, sim.state, {
+    const r = approveRerun({
+      run: sim,
       node: 'deploy',
       by: 'ann',
       source: URL_A,

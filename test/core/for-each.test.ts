@@ -73,7 +73,7 @@ describe('for_each rule 1: the list is evaluated once, when the node is ready, a
     // The upstream output changes under the run (a settle, a graph change): the journaled list stands.
     const st = sim.state;
     st.nodes.get('plan')!.outputs = { tasks: '[]' };
-    const ctx = expressionContext(sim.graph, sim.state, 1, 'work[1]');
+    const ctx = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'work[1]' });
     expect(ctx.item).toEqual({ id: 'b', title: 'B' });
     expect(ctx.index).toBe(1);
     const d = sim.dispatch();
@@ -190,14 +190,16 @@ describe('for_each rule 3: item values are data', () => {
       JSON.stringify([{ title: '${{ github.token }}' }, { title: '${{ inputs.x }}' }]),
     );
     sim.step();
-    const ctx = expressionContext(sim.graph, sim.state, 1, 'work[0]');
+    const ctx = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'work[0]' });
     expect(ctx.item).toEqual({ title: '${{ github.token }}' });
   });
 
   it('nested lists are items like any other', () => {
     const sim = planned(fanOut(), JSON.stringify([[1, [2, [3]]], []]));
     expect(sim.step()).toMatchObject({ kind: 'expand', items: 2 });
-    expect(expressionContext(sim.graph, sim.state, 1, 'work[0]').item).toEqual([1, [2, [3]]]);
+    expect(
+      expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'work[0]' }).item,
+    ).toEqual([1, [2, [3]]]);
   });
 });
 
@@ -228,7 +230,7 @@ describe('for_each rule 4: a dependent waits for every instance; tolerated_failu
       tolerated: [],
     });
     expect(sim.cp.ready_nodes).toEqual(['integrate']);
-    const ctx = expressionContext(sim.graph, sim.state, 1, 'integrate');
+    const ctx = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'integrate' });
     expect((ctx.nodes as Record<string, { outputs: unknown }>).work!.outputs).toEqual([
       { done: 'work[0] done' },
       { done: 'work[1] done' },
@@ -277,7 +279,7 @@ describe('for_each rule 4: a dependent waits for every instance; tolerated_failu
     });
     expect(sim.cp.tolerated_nodes).toEqual(['work[1]']);
     expect(sim.cp.escalated_nodes).toEqual([]);
-    const ctx = expressionContext(sim.graph, sim.state, 1, 'integrate');
+    const ctx = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'integrate' });
     expect((ctx.nodes as Record<string, { outputs: unknown }>).work!.outputs).toEqual([
       { done: 'work[0] done' },
       null,

@@ -40,7 +40,8 @@ function awaiting(): Sim {
 }
 
 function approve(sim: Sim, by: string, n: number, extra: Partial<NodeApprovalRequest> = {}) {
-  const s = approveNode(g, sim.state, {
+  const s = approveNode({
+    run: sim,
     node: 'publish',
     by,
     source: URL(n),
@@ -128,7 +129,8 @@ describe('gate rule 2: an approval is bound to the node, the person and the grap
     const sim = new Sim(g);
     sim.dispatch('build');
     sim.recover();
-    const r = approveNode(g, sim.state, {
+    const r = approveNode({
+      run: sim,
       node: 'build',
       by: 'bob',
       source: 'cli:bob',
@@ -161,7 +163,8 @@ describe('gate rule 3: under prevent_self_approval the person who started the ru
     };
     sim.dispatch('build');
     sim.recover();
-    const r = approveRerun(g, sim.state, {
+    const r = approveRerun({
+      run: sim,
       node: 'build',
       by: 'alice',
       source: 'cli:alice',

@@ -251,7 +251,8 @@ function runChain(sim: Sim, stop = false): void {
     sim.succeed(id, { out: `${id}1` });
   }
   sim.step('gated');
-  const ok = approveNode(sim.graph, sim.state, {
+  const ok = approveNode({
+    run: sim,
     node: 'gated',
     by: 'ann',
     source: 'test',
@@ -272,7 +273,7 @@ describe('rerun rule 1: rerun-from marks the node and its dependents, transitive
   it('the event names the node and every dependent in declaration order; the others keep their records', () => {
     const sim = new Sim(chain());
     runChain(sim, true);
-    const r = rerunFrom(sim.graph, sim.state, { ...req('b'), graph_hash: sim.state.accepted_hash });
+    const r = rerunFrom({ run: sim, ...req('b'), graph_hash: sim.state.accepted_hash });
     if (!r.ok) throw new Error(r.reason);
     expect(r.events[0]).toMatchObject({
       type: 'RerunFromApproved',
@@ -305,7 +306,7 @@ describe('rerun rule 1: rerun-from marks the node and its dependents, transitive
   it('a fold refuses a rerun whose list is not exactly the node and its dependents', () => {
     const sim = new Sim(chain());
     runChain(sim, true);
-    const r = rerunFrom(sim.graph, sim.state, { ...req('b'), graph_hash: sim.state.accepted_hash });
+    const r = rerunFrom({ run: sim, ...req('b'), graph_hash: sim.state.accepted_hash });
     if (!r.ok) throw new Error(r.reason);
     const short = append(sim.journal, [{ ...r.events[0]!, nodes: ['b', 'c'] } as (typeof r.events)[0]]);
     expect(foldError(short, sim.graph).message).toMatch(/its dependents are b, gated, never, c/);
@@ -313,21 +314,18 @@ describe('rerun rule 1: rerun-from marks the node and its dependents, transitive
 
   it('refused for a node that has not run, one with a dependent in flight, and an unknown node', () => {
     const sim = new Sim(chain());
-    expect(
-      rerunFrom(sim.graph, sim.state, { ...req('a'), graph_hash: sim.state.accepted_hash }),
-    ).toMatchObject({ ok: false, reason: /has not run/ });
+    expect(rerunFrom({ run: sim, ...req('a'), graph_hash: sim.state.accepted_hash })).toMatchObject({
+      ok: false,
+      reason: /has not run/,
+    });
     sim.dispatch('a');
     sim.succeed('a');
     sim.dispatch('b');
-    expect(
-      rerunFrom(sim.graph, sim.state, { ...req('a'), graph_hash: sim.state.accepted_hash }),
-    ).toMatchObject({
+    expect(rerunFrom({ run: sim, ...req('a'), graph_hash: sim.state.accepted_hash })).toMatchObject({
       ok: false,
       reason: /"b" is in flight/,
     });
-    expect(
-      rerunFrom(sim.graph, sim.state, { ...req('bb'), graph_hash: sim.state.accepted_hash }),
-    ).toMatchObject({
+    expect(rerunFrom({ run: sim, ...req('bb'), graph_hash: sim.state.accepted_hash })).toMatchObject({
       ok: false,
       reason: /not a node.*"b"/,
     });
@@ -343,10 +341,13 @@ describe('rerun rule 1: rerun-from marks the node and its dependents, transitive
       graphHash: sim.graph.hash,
     };
     const cmd = { kind: 'rerun-from' as const, node: 'never' };
-    const first = personCommandEvents(sim.graph, sim, cmd, giver);
+    const first = personCommandEvents({ run: sim, command: cmd, giver });
     if (!first.ok) throw new Error(first.reason);
     sim.append(first.events);
-    expect(personCommandEvents(sim.graph, sim, cmd, giver)).toMatchObject({ ok: false, duplicate: true });
+    expect(personCommandEvents({ run: sim, command: cmd, giver })).toMatchObject({
+      ok: false,
+      duplicate: true,
+    });
   });
 });
 
@@ -354,7 +355,7 @@ describe('rerun rule 2: no approval is carried over to a rerun', () => {
   it('a gated node awaits /approve again and a replay: never node that ran is held for /approve-rerun', () => {
     const sim = new Sim(chain());
     runChain(sim, true);
-    const r = rerunFrom(sim.graph, sim.state, { ...req('b'), graph_hash: sim.state.accepted_hash });
+    const r = rerunFrom({ run: sim, ...req('b'), graph_hash: sim.state.accepted_hash });
     if (!r.ok) throw new Error(r.reason);
     sim.append(r.events);
     expect(sim.state.nodes.get('never')!.state).toBe('held');
@@ -373,10 +374,11 @@ describe('rerun rule 3: an ended run is forked, starting with the records of eve
     const sim = new Sim(chain());
     runChain(sim);
     expect(sim.cp.status).toBe('completed');
-    expect(
-      rerunFrom(sim.graph, sim.state, { ...req('b'), graph_hash: sim.state.accepted_hash }),
-    ).toMatchObject({ ok: false, reason: /forks a new run/ });
-    const f = forkRun(sim.graph, sim, req('b'));
+    expect(rerunFrom({ run: sim, ...req('b'), graph_hash: sim.state.accepted_hash })).toMatchObject({
+      ok: false,
+      reason: /forks a new run/,
+    });
+    const f = forkRun({ run: sim, ...req('b') });
     if (!f.ok) throw new Error(f.reason);
     const id = nextRunId(sim.journal.run_id, (x) => x === 'test/local-2');
     expect(id).toBe('test/local-3');
@@ -412,7 +414,7 @@ describe('loop and rerun rule: the same journal folds to the same checkpoint', (
     sim.approve('review');
     sim.dispatch('review');
     sim.succeed('review', { approved: 'true' });
-    const r = rerunFrom(sim.graph, sim.state, { ...req('write'), graph_hash: sim.state.accepted_hash });
+    const r = rerunFrom({ run: sim, ...req('write'), graph_hash: sim.state.accepted_hash });
     if (!r.ok) throw new Error(r.reason);
     sim.append(r.events);
     const again = parseJournal(serializeJournal(sim.journal), 'loops');

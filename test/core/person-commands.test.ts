@@ -11,12 +11,12 @@ const SOURCE = 'https://github.com/acme/widgets/issues/1#issuecomment-501';
 const giver = { login: 'bob', source: SOURCE, required: 1, graphHash: graph.hash };
 const held = () => {
   const journal = buildJournal(graph, { shape: 'held' });
-  return { journal, state: fold(journal, graph) };
+  return { graph, journal, state: fold(journal, graph) };
 };
 
 describe('personCommandEvents', () => {
   it('approves a rerun of a held node: one RerunApproved naming the person and the comment', () => {
-    const s = personCommandEvents(graph, held(), { kind: 'approve-rerun', node: 'deploy' }, giver);
+    const s = personCommandEvents({ run: held(), command: { kind: 'approve-rerun', node: 'deploy' }, giver });
     expect(s.ok && s.events).toEqual([
       expect.objectContaining({ type: 'RerunApproved', node: 'deploy', approved_by: 'bob', source: SOURCE }),
     ]);
@@ -24,15 +24,18 @@ describe('personCommandEvents', () => {
 
   it('refuses a comment that is already in the journal, marked as a duplicate', () => {
     const cur = held();
-    const first = personCommandEvents(graph, cur, { kind: 'approve-rerun', node: 'deploy' }, giver);
+    const first = personCommandEvents({
+      run: cur,
+      command: { kind: 'approve-rerun', node: 'deploy' },
+      giver,
+    });
     if (!first.ok) throw new Error(first.reason);
     const journal = appendEvents(cur.journal, first.events, '2025-01-02T00:00:00.000Z');
-    const again = personCommandEvents(
-      graph,
-      { journal, state: fold(journal, graph) },
-      { kind: 'approve-rerun', node: 'deploy' },
-      { ...giver, login: 'carol' },
-    );
+    const again = personCommandEvents({
+      run: { graph, journal, state: fold(journal, graph) },
+      command: { kind: 'approve-rerun', node: 'deploy' },
+      giver: { ...giver, login: 'carol' },
+    });
     expect(again).toEqual({
       ok: false,
       reason: 'this comment is already in the journal of fix/issue-1',
@@ -41,7 +44,7 @@ describe('personCommandEvents', () => {
   });
 
   it('ends the run with the comment URL in the reason', () => {
-    const s = personCommandEvents(graph, held(), { kind: 'fail-run', reason: 'abandoned' }, giver);
+    const s = personCommandEvents({ run: held(), command: { kind: 'fail-run', reason: 'abandoned' }, giver });
     expect(s.ok && s.events).toEqual([
       expect.objectContaining({ type: 'RunFailed', reason: `abandoned (${SOURCE})`, by: 'bob' }),
     ]);
@@ -51,12 +54,11 @@ describe('personCommandEvents', () => {
 describe('handledBefore', () => {
   it('finds a comment recorded by a settlement and a failed run, and no other', () => {
     const cur = held();
-    const settled = personCommandEvents(
-      graph,
-      cur,
-      { kind: 'settle', node: 'deploy', note: 'deployed by hand' },
+    const settled = personCommandEvents({
+      run: cur,
+      command: { kind: 'settle', node: 'deploy', note: 'deployed by hand' },
       giver,
-    );
+    });
     if (!settled.ok) throw new Error(settled.reason);
     const journal = appendEvents(cur.journal, settled.events, '2025-01-02T00:00:00.000Z');
     const state = fold(journal, graph);
@@ -77,12 +79,11 @@ describe('handledBefore', () => {
     const journal = { ...cur.journal, events };
     const state = fold(journal, graph);
     expect(handledBefore(journal, state, SOURCE)).toBe(false);
-    const s = personCommandEvents(
-      graph,
-      { journal, state },
-      { kind: 'approve-rerun', node: 'deploy' },
+    const s = personCommandEvents({
+      run: { graph, journal, state },
+      command: { kind: 'approve-rerun', node: 'deploy' },
       giver,
-    );
+    });
     expect(s.ok).toBe(true);
   });
 });

@@ -206,8 +206,20 @@ function eventsFor(g: Graph, j: Journal, a: Action): NewEvent[] {
       if (!id) return [];
       const s =
         a.kind === 'approve'
-          ? approveRerun(g, state, { node: id, by: 'ann', source: 'prop', graph_hash: state.accepted_hash })
-          : settleNode(g, j, state, { node: id, by: 'ann', note: 'done by hand', source: 'prop' });
+          ? approveRerun({
+              run: runOf(g, j, state),
+              node: id,
+              by: 'ann',
+              source: 'prop',
+              graph_hash: state.accepted_hash,
+            })
+          : settleNode({
+              run: runOf(g, j, state),
+              node: id,
+              by: 'ann',
+              note: 'done by hand',
+              source: 'prop',
+            });
       expect(s.ok).toBe(!cp.ended);
       return s.ok ? s.events : [];
     }

@@ -48,7 +48,8 @@ function rerunAfterTheCap(): Sim {
   const held = decide(sim, cap());
   if (held.kind !== 'budget-escalated') throw new Error(held.kind);
   sim.append(held.events);
-  const r = rerunFrom(sim.graph, sim.state, {
+  const r = rerunFrom({
+    run: sim,
     node: 'prep',
     by: 'ann',
     source: 'cli:ann',

@@ -430,7 +430,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
     expect(sim.cp.status).toBe('failed');
     expect(sim.cp.ready_nodes).toEqual([]);
     expect(
-      approveRerun(g, sim.state, {
+      approveRerun({
+        run: sim,
         node: 'deploy',
         by: 'bob',
         source: 'test',
@@ -445,7 +446,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
   it('approving a node that is not held or escalated is refused with the reason', () => {
     const sim = held();
     expect(
-      approveRerun(g, sim.state, {
+      approveRerun({
+        run: sim,
         node: 'notify',
         by: 'bob',
         source: 'test',
@@ -457,7 +459,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
         'node "notify" is pending: it waits for its turn to run, not for a person; /approve-rerun answers only a held or escalated node',
     });
     expect(
-      approveRerun(g, sim.state, {
+      approveRerun({
+        run: sim,
         node: 'deplo',
         by: 'bob',
         source: 'test',
@@ -472,7 +475,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
   it('an approval names the attempt it settles; one naming another attempt is refused', () => {
     const sim = held();
     expect(
-      approveRerun(g, sim.state, {
+      approveRerun({
+        run: sim,
         node: 'deploy',
         attempt: 2,
         by: 'bob',
@@ -495,7 +499,8 @@ describe('rule 4: a held node leaves the hold only by NodeRecorded, RerunApprove
     const sim = held();
     sim.approve('deploy', 'bob');
     expect(
-      approveRerun(g, sim.state, {
+      approveRerun({
+        run: sim,
         node: 'deploy',
         by: 'bob',
         source: 'test',

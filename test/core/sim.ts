@@ -123,7 +123,8 @@ export class Sim {
   }
 
   approve(node: string, by = 'ann'): this {
-    const s = approveRerun(this.graph, this.state, {
+    const s = approveRerun({
+      run: this,
       node,
       by,
       source: 'test',
@@ -134,7 +135,7 @@ export class Sim {
   }
 
   settle(node: string, by = 'ann', note = 'checked by hand'): this {
-    const s = settleNode(this.graph, this.journal, this.state, { node, by, note, source: 'test' });
+    const s = settleNode({ run: this, node, by, note, source: 'test' });
     if (!s.ok) throw new Error(s.reason);
     return this.append(s.events);
   }

@@ -213,10 +213,8 @@ describe('sub-graph rule 2: its nodes run as nodes under its name; the join wait
     sim.step();
     sim.dispatch();
     sim.succeed('review/build', { built: 'yes' });
-    const seen = expressionContext(sim.graph, sim.state, 1, 'review/check').nodes as Record<
-      string,
-      { outputs: unknown }
-    >;
+    const seen = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: 'review/check' })
+      .nodes as Record<string, { outputs: unknown }>;
     expect(seen.build!.outputs).toEqual({ built: 'yes' });
     expect(seen.prep!.outputs).toEqual({ ver: '1.2' });
     expect(seen).not.toHaveProperty('review/build');
@@ -331,20 +329,22 @@ describe("sub-graph rule 4: its nodes' names and idempotency keys carry the sub-
   });
 
   it('gives a sub-graph node its enclosing node key and cycle before its own id', () => {
-    expect(idempotencyKey('r', 'review/build')).toBe('r/review/build');
-    expect(idempotencyKey('r', 'review/build', 1, (id) => (id === 'review' ? 2 : undefined))).toBe(
-      'r/review/cycle-2/build',
-    );
-    expect(idempotencyKey('r', 'review/build', 3)).toBe('r/review/build/cycle-3');
+    expect(idempotencyKey({ runId: 'r', node: 'review/build' })).toBe('r/review/build');
+    expect(
+      idempotencyKey({
+        runId: 'r',
+        node: 'review/build',
+        cycleOf: (id) => (id === 'review' ? 2 : undefined),
+      }),
+    ).toBe('r/review/cycle-2/build');
+    expect(idempotencyKey({ runId: 'r', node: 'review/build', cycle: 3 })).toBe('r/review/build/cycle-3');
   });
 });
 
 /** What `node` sees of `work`'s outputs. */
 function outputsOf(sim: Sim, node: string): unknown {
-  const nodes = expressionContext(sim.graph, sim.state, 1, node).nodes as Record<
-    string,
-    { outputs: unknown }
-  >;
+  const nodes = expressionContext({ graph: sim.graph, state: sim.state, attempt: 1, node: node })
+    .nodes as Record<string, { outputs: unknown }>;
   return nodes.work!.outputs;
 }
 
@@ -384,11 +384,7 @@ describe('sub-graph rule 5: a fork carries a for_each node over with its instanc
     const before = outputsOf(sim, 'integrate');
     expect(before).toEqual([{ built: 'a', ok: 'ok-a' }, null, { built: 'c', ok: 'ok-c' }]);
 
-    const forked = forkRun(
-      sim.graph,
-      { journal: sim.journal, state: sim.state },
-      { node: 'integrate', by: 'bob', source: 'test' },
-    );
+    const forked = forkRun({ run: sim, node: 'integrate', by: 'bob', source: 'test' });
     if (!forked.ok) throw new Error(forked.reason);
     const carried = forked.events.find((e) => e.type === 'NodeCarriedOver');
     expect(carried).toMatchObject({

@@ -251,7 +251,7 @@ export const FLOW_SPECS = {
     prepare: async (c) => {
       commitCheckout(c.world.repo, c.ws, 'checkout');
       writeFileSync(join(c.ws, 'fix.txt'), 'fixed\n');
-      const key = idempotencyKey(c.runId, 'ship');
+      const key = idempotencyKey({ runId: c.runId, node: 'ship' });
       const value = 'a1'.repeat(32); // a mark's value is 64 hex digits
       c.world.repo.addPull({
         number: PR_NUMBER,

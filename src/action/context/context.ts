@@ -17,6 +17,7 @@ import { defaultBranchReader } from '../../github/repo-text.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
+import { readTuning, type Tuning } from '../../os/tuning.js';
 import type { JobIdentity } from '../../runner/recovery/actions-probe.js';
 import { CheckRunStore } from '../../store/check-run.js';
 import { GitStore } from '../../store/git.js';
@@ -56,6 +57,8 @@ export interface ActionContext {
   inputs: Inputs;
   env: ActionEnv;
   rawEnv: NodeJS.ProcessEnv;
+  /** The `INTERLOCK_*` tuning variables of the step's environment, parsed once (src/os/tuning.ts). */
+  tuning: Tuning;
   repo: RepoRef;
   octokit: GitHubClient;
   payload: Record<string, unknown>;
@@ -97,6 +100,7 @@ export function buildContext(
     inputs,
     env,
     rawEnv,
+    tuning: readTuning(rawEnv),
     repo,
     octokit,
     payload: readEventPayload(env.GITHUB_EVENT_PATH),

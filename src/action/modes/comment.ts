@@ -1,6 +1,5 @@
 import type { CommentPayload } from '../../approvals/deps.js';
 import { handleComment, outcomeWords } from '../../approvals/handler.js';
-import { readTuning } from '../../os/tuning.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
 import type { AnyActionStatus } from '../report/status.js';
 import { writeOutputs } from '../report/step-report.js';
@@ -30,7 +29,7 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
       config: ctx.config.defaultBranch,
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
-      staleWindowMs: readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS,
+      staleWindowMs: ctx.tuning.INTERLOCK_STALE_READ_MS,
       rerunJob: ctx.me.run_attempt > 1,
       log: (m) => ctx.io.info(m),
     },

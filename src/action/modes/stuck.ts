@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isOwnComment } from '../../github/own-comment.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
-import { readTuning } from '../../os/tuning.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ListedRun } from '../../store/types.js';
@@ -68,7 +67,7 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
   if (found.length) {
     // GitHub may answer a read by branch name from seconds ago (a run that just moved on would look idle): a run is
     // reported only when a read begun the stale window later still shows it idle (src/journal/freshness.ts).
-    await sleep(readTuning(ctx.rawEnv).INTERLOCK_STALE_READ_MS);
+    await sleep(ctx.tuning.INTERLOCK_STALE_READ_MS);
     const idle = new Set(found.map((s) => s.run_id));
     // Listed again: a listing pins what it saw (a run branch's commit), and the second look is for what is there now.
     const again = await readJournals(

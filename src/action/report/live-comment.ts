@@ -5,7 +5,6 @@
  * the comment then replaces it with the run's state.
  */
 import type { Graph } from '../../graph/model.js';
-import { readTuning } from '../../os/tuning.js';
 import { liveMarkdown, liveStepLine, liveUsageWords } from '../../render/live/live.js';
 import { progressComment } from '../../render/markdown.js';
 import { timelineOf } from '../../render/timeline/timeline-of.js';
@@ -16,11 +15,6 @@ import type { JournalStore } from '../../store/types.js';
 import type { ActionContext } from '../context/context.js';
 import { stepSecrets } from '../context/step-secrets.js';
 import { upsertProgress } from './publish.js';
-
-/** The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` (src/os/tuning.ts, default 30 s). */
-function liveInterval(env: NodeJS.ProcessEnv): number {
-  return readTuning(env).INTERLOCK_LIVE_EDIT_SECONDS * 1000;
-}
 
 /** The live sink of one attempt: the step log always; the progress comment when the run is about an issue or PR. */
 export function liveComment(
@@ -41,7 +35,8 @@ export function liveComment(
   };
   const id = issue;
   const paced = pacedLive(
-    liveInterval(ctx.rawEnv),
+    // The interval between two edits: `INTERLOCK_LIVE_EDIT_SECONDS` (src/os/tuning.ts, default 30 s).
+    ctx.tuning.INTERLOCK_LIVE_EDIT_SECONDS * 1000,
     (v) => publish(`${base}\n\n${liveMarkdown(v, secrets)}`),
     (e) =>
       ctx.io.warning(`interlock could not update the progress comment with the agent's steps: ${e.message}`),

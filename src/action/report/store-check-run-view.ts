@@ -1,6 +1,7 @@
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
-import { fold } from '../../journal/fold.js';
+import { fold, foldOnto } from '../../journal/fold.js';
+import type { RunState } from '../../journal/state.js';
 import { statusMarkdown, statusMermaid } from '../../render/status.js';
 import type { CheckRunRenderer } from '../../store/check-run.js';
 
@@ -11,10 +12,14 @@ import type { CheckRunRenderer } from '../../store/check-run.js';
  * stored elsewhere, which concludes a blocked run `action_required` so its "Approve rerun" buttons show.
  */
 export function storeCheckRunView(graph: Graph, secrets: readonly string[] = []): CheckRunRenderer {
+  // The state last drawn: the next journal this step writes continues it, so only its new events are folded onto
+  // it (`foldOnto` folds from scratch a journal that does not continue it).
+  let drawn: RunState | undefined;
   return (journal: Journal) => {
-    let state: ReturnType<typeof fold>;
+    let state: RunState;
     try {
-      state = fold(journal, graph);
+      state = drawn ? foldOnto(drawn, journal, graph) : fold(journal, graph);
+      drawn = state;
     } catch {
       // A journal the graph cannot fold is refused before it is written; say little rather than fail here.
       return { title: `interlock: ${journal.run_id}`, summary: `${journal.events.length} events` };

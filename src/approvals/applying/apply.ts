@@ -91,13 +91,14 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
         !handledBefore(cur.journal, cur.state, req.source) &&
         pageOutOfDate(cur.state, req.bound);
       if (stale) return { ok: false, reason: stale };
-      const s = personCommandEvents(run.graph, cur, command, {
+      const giver = {
         login: req.login,
         source: req.source,
         required: terms.required,
         preventSelfApproval: terms.preventSelfApproval,
         graphHash: run.graph.hash,
-      });
+      };
+      const s = personCommandEvents({ run: cur, command, giver });
       duplicate = !s.ok && s.duplicate === true;
       return s;
     });

@@ -4,13 +4,12 @@
  * it. A redelivered comment finds the fork it made (`forked_from.source`) and forks nothing more.
  */
 import type { Graph } from '../../graph/model.js';
-import { fold } from '../../journal/fold.js';
 import { nextRunId } from '../../journal/run-id.js';
 import { forkRun } from '../../protocol/commands/rerun-from.js';
 import { writeFork } from '../../runner/journal-io/fork-run.js';
 import { GitStore } from '../../store/git.js';
 import type { HandlerDeps } from '../deps.js';
-import type { LoadedRun } from '../lookup/load-run.js';
+import { type LoadedRun, stateOf } from '../lookup/load-run.js';
 import { rerunFromReply } from '../replies/rerun-reply.js';
 import { type CommandRequest, type Executed, refused } from '../request.js';
 import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
@@ -55,8 +54,11 @@ export async function forkFromComment(
       `run \`${run.runId}\` has ended and is kept in ${place.store.location}, not on the journal branch: a rerun from a node cannot fork it there; start a new run`,
       command,
     );
-  const from = { journal: run.journal, state: fold(run.journal, graph) };
-  const f = forkRun(graph, from, {
+  // The run as loaded, folded as every command folds a loaded run (`stateOf`): one that does not fold is refused.
+  const folded = stateOf(run);
+  if (!folded.ok) return refused(req.login, folded.problem, command);
+  const f = forkRun({
+    run: { graph, journal: run.journal, state: folded.state },
     node: command.node,
     by: req.login,
     source: req.source,

@@ -13,12 +13,13 @@ import { formatSourceError, GraphError } from '../../graph/errors.js';
 import type { Graph } from '../../graph/model.js';
 import type { Journal } from '../../journal/events/events.js';
 import { fold } from '../../journal/fold.js';
-import { DEFAULT_STALE_WINDOW_MS, type ReadFloor, staleReason } from '../../journal/freshness.js';
+import { type ReadFloor, staleReason } from '../../journal/freshness.js';
 import { journalGraphPath } from '../../journal/graph-path.js';
 import { parseJournal } from '../../journal/parse.js';
 import { subjectOfRun } from '../../journal/run-id.js';
 import { type RunState, runEnded } from '../../journal/state.js';
 import { unreadableRun } from '../../journal/waiting-unfolded.js';
+import { TUNING } from '../../os/tuning.js';
 import type { PageRun } from '../../render/page/waiting-model.js';
 import { CheckRunStore } from '../../store/check-run.js';
 import { FreshStore } from '../../store/fresh.js';
@@ -55,7 +56,9 @@ async function journalOf(
 ): Promise<Journal | null> {
   const listed = await pinnedJournalOf(catalog, repo, run);
   if (!floor || staleReason(floor, listed) === undefined) return listed;
-  const fresh = new FreshStore(catalog.store(run), { floor, giveUpAfterMs: DEFAULT_STALE_WINDOW_MS });
+  // The tuning schema's default window (src/os/tuning.ts), as before: the page's reads do not take the variable.
+  const giveUpAfterMs = TUNING.INTERLOCK_STALE_READ_MS.default;
+  const fresh = new FreshStore(catalog.store(run), { floor, giveUpAfterMs });
   return (await fresh.read())?.journal ?? null;
 }
 

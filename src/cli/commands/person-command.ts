@@ -87,7 +87,7 @@ export async function applyLocal(
   return commitPersonCommand(setup, { kind: 'person', host: o.source }, (cur) => {
     const stale =
       o.bound && !handledBefore(cur.journal, cur.state, o.source) && pageOutOfDate(cur.state, o.bound);
-    return stale ? { ok: false, reason: stale } : personCommandEvents(graph, cur, command, giver);
+    return stale ? { ok: false, reason: stale } : personCommandEvents({ run: cur, command, giver });
   });
 }
 

@@ -75,7 +75,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
   };
   const rerun = nodeAndDependents(graph.nodes, node).join(', ');
   if (cur.state.checkpoint.ended) {
-    const f = forkRun(graph, cur, req);
+    const f = forkRun({ run: cur, ...req });
     if (!f.ok) {
       io.err(`interlock: rerun-from refused: ${f.reason}\n`);
       return EXIT.usage;
@@ -101,7 +101,7 @@ export async function cmdRerunFrom(io: Io, args: string[]): Promise<number> {
   }
   const giver = { login: by, source, ...terms, graphHash: graph.hash };
   const command = { kind: 'rerun-from' as const, node, ...(guidance ? { guidance } : {}) };
-  const r = await commitPersonCommand(setup, runner, (c) => personCommandEvents(graph, c, command, giver));
+  const r = await commitPersonCommand(setup, runner, (run) => personCommandEvents({ run, command, giver }));
   if (!r.ok) {
     io.err(`interlock: rerun-from refused: ${r.reason}\n`);
     return EXIT.usage;

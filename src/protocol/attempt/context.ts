@@ -75,12 +75,13 @@ function enclosing(node: string): string[] {
  * (`<run>/review/cycle-2/build`); `cycleOf` gives each enclosing node's cycle. A node id has no `/`, and the
  * cycle part is never an id's, so no key names two nodes.
  */
-export function idempotencyKey(
-  runId: string,
-  node: string,
-  cycle = 1,
-  cycleOf: (id: string) => number | undefined = () => undefined,
-): string {
+export function idempotencyKey(o: {
+  runId: string;
+  node: string;
+  cycle?: number | undefined;
+  cycleOf?: (id: string) => number | undefined;
+}): string {
+  const { runId, node, cycle = 1, cycleOf = () => undefined } = o;
   const parts = node.split('/');
   const segments = parts.map((local, i) => {
     const c = i === parts.length - 1 ? cycle : (cycleOf(parts.slice(0, i + 1).join('/')) ?? 1);
@@ -90,15 +91,17 @@ export function idempotencyKey(
 }
 
 /**
- * The data expressions see: the triggering event, inputs, earlier nodes' outputs and status, the run. For an
- * instance of a `for_each` node (`node`), also its `item` and `index` (item-context.ts).
+ * The data expressions see: the triggering event, inputs, earlier nodes' outputs and status, the run (`attempt`:
+ * 0 outside an attempt). For an instance of a `for_each` node (`node`), also its `item` and `index`
+ * (item-context.ts).
  */
-export function expressionContext(
-  graph: Graph,
-  state: RunState,
-  attempt = 0,
-  node?: string,
-): ExpressionContext {
+export function expressionContext(o: {
+  graph: Graph;
+  state: RunState;
+  attempt?: number;
+  node?: string | undefined;
+}): ExpressionContext {
+  const { graph, state, attempt = 0, node } = o;
   const run = { id: state.checkpoint.run_id, attempt };
   const scoped = node === undefined ? undefined : scopeContext(graph, state, node);
   if (scoped) return { github: state.github ?? {}, inputs: state.inputs, run, ...scoped };
@@ -113,18 +116,20 @@ export function expressionContext(
 }
 
 /**
- * The context for the next attempt of a node, from what the fold knows. `scopeOf` gives the progress of the
- * sub-graph nodes it runs inside: their cycles make its key and its cycle, their guidance reaches it.
+ * The context for the next attempt of `node`, from what the run's fold (`state`) knows of it and of the sub-graph
+ * nodes it runs inside: their cycles make its key and its cycle, their guidance reaches it.
  */
-export function attemptContext(
-  runId: string,
-  node: string,
-  attempt: number,
-  approach: Approach,
-  p: NodeProgress,
-  envelope: Envelope,
-  scopeOf: (id: string) => NodeProgress | undefined = () => undefined,
-): AttemptContext {
+export function attemptContext(o: {
+  state: RunState;
+  node: string;
+  attempt: number;
+  approach: Approach;
+  envelope: Envelope;
+}): AttemptContext {
+  const { state, node, attempt, approach, envelope } = o;
+  const runId = state.checkpoint.run_id;
+  const p = state.nodes.get(node)!;
+  const scopeOf = (id: string): NodeProgress | undefined => state.nodes.get(id);
   const scopes = enclosing(node);
   const looping = [...scopes].reverse().find((id) => (scopeOf(id)?.cycle ?? 1) > 1);
   const loop: LoopOf | undefined =
@@ -150,7 +155,7 @@ export function attemptContext(
     node,
     attempt,
     approach: approach.label,
-    idempotency_key: idempotencyKey(runId, node, p.cycle, (id) => scopeOf(id)?.cycle),
+    idempotency_key: idempotencyKey({ runId, node, cycle: p.cycle, cycleOf: (id) => scopeOf(id)?.cycle }),
     ...(loop ? { cycle: loop.cycle } : {}),
     previous,
     // What people said approving the sub-graph nodes it runs inside reaches it too, before its own.

@@ -8,6 +8,7 @@ import { suggestion } from '../../graph/errors.js';
 import { type Graph, type GraphNode, nodeById } from '../../graph/model.js';
 import type { NewEvent } from '../../journal/events/events.js';
 import { attemptsThisRound, type NodeProgress, type RunState } from '../../journal/state.js';
+import type { Run } from '../run.js';
 import { type ApprovalTerms, approvalRefusal } from './approval-rules.js';
 import type { CommandEvents } from './person-commands.js';
 
@@ -43,8 +44,9 @@ function awaitingRefusal(graph: Graph, state: RunState, node: string): string | 
   return null;
 }
 
-/** A named person approves a gated node awaiting approval; enough distinct approvals let it run. */
-export function approveNode(graph: Graph, state: RunState, req: NodeApprovalRequest): CommandEvents {
+/** A named person approves a gated node of `run` awaiting approval; enough distinct approvals let it run. */
+export function approveNode(req: NodeApprovalRequest & { run: Run }): CommandEvents {
+  const { graph, state } = req.run;
   const why =
     awaitingRefusal(graph, state, req.node) ??
     approvalRefusal(state, req, {

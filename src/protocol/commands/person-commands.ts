@@ -4,13 +4,13 @@
  * button or the CLI gave it. A command whose source is a delivery (a comment's URL) is applied once. Pure.
  */
 import { suggestion } from '../../graph/errors.js';
-import { type Graph, nodeById } from '../../graph/model.js';
+import { nodeById } from '../../graph/model.js';
 import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { Usage } from '../../journal/events/fields.js';
 import type { NodeState, RunState } from '../../journal/state.js';
 import { waitingAttempt } from '../../journal/state.js';
 import { withCompletion } from '../decide.js';
-import { runOf } from '../run.js';
+import type { Run } from '../run.js';
 import { type ApprovalTerms, approvalRefusal, isDeliverySource } from './approval-rules.js';
 import { approveNode } from './gate.js';
 import { rerunFrom } from './rerun-from.js';
@@ -43,12 +43,11 @@ const NOT_WAITING: Record<Exclude<NodeState, 'held' | 'escalated'>, string> = {
  * node waits for a person: the refusal says what the node is doing instead.
  */
 function checkNode(
-  graph: Graph,
-  state: RunState,
-  node: string,
-  attempt: number | undefined,
+  req: { run: Run; node: string; attempt?: number | undefined },
   command: 'approve-rerun' | 'settle',
 ): string | null {
+  const { run, node, attempt } = req;
+  const { graph, state } = run;
   if (state.checkpoint.ended)
     return `the run has already ended (${state.checkpoint.ended.type}: ${state.checkpoint.ended.reason})`;
   const p = state.nodes.get(node);
@@ -71,9 +70,10 @@ function checkNode(
   return null;
 }
 
-/** A named person approves a new attempt of a held or escalated node. */
-export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest): CommandEvents {
-  const why = checkNode(graph, state, req.node, req.attempt, 'approve-rerun');
+/** A named person approves a new attempt of a held or escalated node of `run`. */
+export function approveRerun(req: ApprovalRequest & { run: Run }): CommandEvents {
+  const { state } = req.run;
+  const why = checkNode(req, 'approve-rerun');
   if (why) return { ok: false, reason: why };
   const p = state.nodes.get(req.node)!;
   const refusal = approvalRefusal(state, req, {
@@ -100,14 +100,17 @@ export function approveRerun(graph: Graph, state: RunState, req: ApprovalRequest
   };
 }
 
-/** A person records a held or escalated node as done (they checked its side effect happened). */
-export function settleNode(
-  graph: Graph,
-  journal: Journal,
-  state: RunState,
-  req: { node: string; attempt?: number; by: string; note: string; source: string },
-): CommandEvents {
-  const why = checkNode(graph, state, req.node, req.attempt, 'settle');
+/** A person records a held or escalated node of `run` as done (they checked its side effect happened). */
+export function settleNode(req: {
+  run: Run;
+  node: string;
+  attempt?: number;
+  by: string;
+  note: string;
+  source: string;
+}): CommandEvents {
+  const { state } = req.run;
+  const why = checkNode(req, 'settle');
   if (why) return { ok: false, reason: why };
   if (!req.note.trim()) return { ok: false, reason: 'a settlement needs a note saying what was checked' };
   const p = state.nodes.get(req.node)!;
@@ -125,7 +128,7 @@ export function settleNode(
       note: req.note,
     },
   ];
-  return { ok: true, events: withCompletion(runOf(graph, journal, state), events) };
+  return { ok: true, events: withCompletion(req.run, events) };
 }
 
 /** A person ends the run as failed. */
@@ -196,17 +199,21 @@ export function handledBefore(journal: Journal, state: RunState, source: string)
   );
 }
 
-/** The events a person's command writes, or why it is refused: the same journal and command give the same answer. */
-export function personCommandEvents(
-  graph: Graph,
-  cur: { journal: Journal; state: RunState },
-  command: PersonCommand,
-  giver: Giver,
-): PersonCommandEvents {
-  if (handledBefore(cur.journal, cur.state, giver.source)) {
+/**
+ * The events a person's `command` (given by `giver`) writes to `run`, or why it is refused: the same journal and
+ * command give the same answer.
+ */
+export function personCommandEvents(o: {
+  run: Run;
+  command: PersonCommand;
+  giver: Giver;
+}): PersonCommandEvents {
+  const { run, command, giver } = o;
+  const { journal, state } = run;
+  if (handledBefore(journal, state, giver.source)) {
     return {
       ok: false,
-      reason: `this comment is already in the journal of ${cur.journal.run_id}`,
+      reason: `this comment is already in the journal of ${journal.run_id}`,
       duplicate: true,
     };
   }
@@ -223,15 +230,17 @@ export function personCommandEvents(
         ...(command.guidance !== undefined ? { guidance: command.guidance } : {}),
         ...(giver.preventSelfApproval ? { prevent_self_approval: true } : {}),
       };
-      if (command.kind === 'approve') return approveNode(graph, cur.state, req);
-      return approveRerun(graph, cur.state, {
+      if (command.kind === 'approve') return approveNode({ run, ...req });
+      return approveRerun({
+        run,
         ...req,
         ...attempt,
         ...(command.reason !== undefined ? { reason: command.reason } : {}),
       });
     }
     case 'settle':
-      return settleNode(graph, cur.journal, cur.state, {
+      return settleNode({
+        run,
         node: command.node,
         by: giver.login,
         note: command.note,
@@ -239,7 +248,8 @@ export function personCommandEvents(
         ...attempt,
       });
     case 'rerun-from':
-      return rerunFrom(graph, cur.state, {
+      return rerunFrom({
+        run,
         node: command.node,
         by: giver.login,
         source: giver.source,
@@ -249,7 +259,7 @@ export function personCommandEvents(
       });
     case 'fail-run':
       // A delivery's URL goes into the reason, so a redelivery is recognised (handledBefore).
-      return failRun(cur.state, {
+      return failRun(state, {
         by: giver.login,
         reason: isDeliverySource(giver.source) ? `${command.reason} (${giver.source})` : command.reason,
       });

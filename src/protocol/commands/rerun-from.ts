@@ -13,6 +13,7 @@ import type { Journal, NewEvent } from '../../journal/events/events.js';
 import { journalGraphPath } from '../../journal/graph-path.js';
 import type { RunState } from '../../journal/state.js';
 import { notRunSinceStart, stateWords } from '../../journal/state.js';
+import type { Run } from '../run.js';
 import {
   type ApprovalTerms,
   approvalRefusal,
@@ -49,8 +50,9 @@ function nodeRefusal(graph: Graph, state: RunState, node: string): string | null
   return null;
 }
 
-/** A named person reruns a node and its dependents in a run that has not ended. */
-export function rerunFrom(graph: Graph, state: RunState, req: RerunFromRequest): CommandEvents {
+/** A named person reruns a node and its dependents in a `run` that has not ended. */
+export function rerunFrom(req: RerunFromRequest & { run: Run }): CommandEvents {
+  const { graph, state } = req.run;
   const ended = state.checkpoint.ended;
   const why =
     (ended
@@ -75,13 +77,11 @@ export function rerunFrom(graph: Graph, state: RunState, req: RerunFromRequest):
   };
 }
 
-/** The first events of a run forked from an ended one, or why it cannot be forked. */
+/** The first events of a run forked from an ended `run` (under the graph the fork loads), or why it cannot be. */
 export function forkRun(
-  graph: Graph,
-  from: { journal: Journal; state: RunState },
-  req: ForkRequest,
+  req: ForkRequest & { run: Run },
 ): { ok: true; events: NewEvent[] } | { ok: false; reason: string } {
-  const { journal, state } = from;
+  const { graph, journal, state } = req.run;
   if (!state.checkpoint.ended)
     return { ok: false, reason: `${journal.run_id} has not ended: rerun within it` };
   const p = state.nodes.get(req.node);

@@ -208,7 +208,7 @@ async function resumable(setup: AttemptSetup, opts: AttemptOptions, files: Attem
 export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions): Promise<AttemptOutcome> {
   const { cur, node, attempt, context } = opts;
   const started = Date.now();
-  const exprCtx = expressionContext(setup.graph, cur.state, attempt, node.id);
+  const exprCtx = expressionContext({ graph: setup.graph, state: cur.state, attempt, node: node.id });
   // An effect's code is loaded only by a step that performs one.
   if (node.effect)
     return await (await import('../effects/effect-attempt.js')).effectAttempt(setup, opts, exprCtx, {

@@ -209,8 +209,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
         return { ok: false as const, conflict: (e as Error).message };
       });
     if (r.ok) {
-      // The written journal continues the one read: its new events are folded onto the state read.
-      cur = { journal, version: r.version, state: foldOnto(cur.state, journal, setup.graph) };
+      cur = written(cur, journal, r.version);
       return { cur, chosen, conflicts, ...(r.commit ? { commit: r.commit } : {}) };
     }
     if (tries.push(refused(journal, chosen, cur, r)) > MAX_REMEMBERED) tries.shift();
@@ -221,6 +220,11 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
       );
     backoff = afterConflictMs(cur, chosen.events, conflicts, readMs);
   }
+}
+
+/** The run after a write landed: the written journal continues the one read, so only its new events are folded. */
+function written(cur: RunSnapshot, journal: Journal, version: string): RunSnapshot {
+  return { graph: cur.graph, journal, version, state: foldOnto(cur.state, journal, cur.graph) };
 }
 
 /** What a refused write tried, for the next read to recognise it or see that the journal did not move. */

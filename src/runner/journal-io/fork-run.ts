@@ -26,5 +26,5 @@ export async function writeFork(
   const state = fold(journal, graph);
   const w = await store.write(journal, null, `interlock: fork ${runId}`);
   if (!w.ok) return { ok: false, reason: `${store.location} already holds a run (${w.conflict}): try again` };
-  return { ok: true, cur: { journal, version: w.version, state } };
+  return { ok: true, cur: { graph, journal, version: w.version, state } };
 }

@@ -4,9 +4,9 @@
  * to the repository. Pure.
  */
 import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
-import { fold } from '../../journal/fold.js';
 import { absolutePath } from '../../journal/graph-path.js';
 import { appendEvents } from '../../journal/parse.js';
+import { withEvents } from '../../protocol/run.js';
 import { isoNow, type RunSetup, type RunSnapshot } from './read.js';
 
 /**
@@ -15,8 +15,8 @@ import { isoNow, type RunSetup, type RunSnapshot } from './read.js';
  */
 export function underGraph(setup: RunSetup, cur: RunSnapshot, change: NewEvent[]): RunSnapshot {
   if (!change.length) return cur;
-  const journal = appendEvents(cur.journal, change, (setup.now ?? isoNow)());
-  return { journal, version: cur.version, state: fold(journal, setup.graph) };
+  // The permission is folded onto the state read (`withEvents`), under the graph the run was read under.
+  return { ...withEvents(cur, change, (setup.now ?? isoNow)()), version: cur.version };
 }
 
 /**

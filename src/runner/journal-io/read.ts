@@ -1,6 +1,7 @@
 /**
- * Reading a run: the setup every engine operation shares, the journal as read and folded (`RunSnapshot`), and the
- * refusal of a journal that belongs to another run or whose header disagrees with its events (rule 7).
+ * Reading a run: the setup every engine operation shares, the run as read and folded (`RunSnapshot`: a `Run` and
+ * the version it was read at), and the refusal of a journal that belongs to another run or whose header
+ * disagrees with its events (rule 7).
  */
 import type { Graph } from '../../graph/model.js';
 import { JOURNAL_FORMAT, type Journal } from '../../journal/events/events.js';
@@ -8,7 +9,7 @@ import type { RunnerInfo } from '../../journal/events/fields.js';
 import { fold } from '../../journal/fold.js';
 import { appendEvents } from '../../journal/parse.js';
 import { JournalError, type RunState } from '../../journal/state.js';
-import { type Run, runOf } from '../../protocol/run.js';
+import type { Run } from '../../protocol/run.js';
 import type { JournalStore } from '../../store/types.js';
 
 export interface RunSetup {
@@ -39,16 +40,12 @@ export interface RunSetup {
   redacted?: (message: string) => void;
 }
 
-/** The run as one read saw it: the journal, the version it was read at (null before the run is stored), its state. */
-export interface RunSnapshot {
-  journal: Journal;
-  version: string | null;
-  state: RunState;
-}
-
-/** The run a read saw, as the protocol's decisions take it: the setup's graph with the journal and its state. */
-export function runIn(setup: { graph: Graph }, cur: RunSnapshot): Run {
-  return runOf(setup.graph, cur.journal, cur.state);
+/**
+ * The run as one read saw it: the `Run` the protocol's decisions take (the setup's graph, the journal, its state)
+ * and the version the journal was read at (null before the run is stored), for the next compare-and-swap write.
+ */
+export interface RunSnapshot extends Run {
+  readonly version: string | null;
 }
 
 export class RunRefused extends Error {
@@ -91,7 +88,8 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
         `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
       );
     }
-    return { journal: stored.journal, version: stored.version, state: foldStored(setup, stored.journal) };
+    const state = foldStored(setup, stored.journal);
+    return { graph: setup.graph, journal: stored.journal, version: stored.version, state };
   }
   const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
   const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };
@@ -111,7 +109,7 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
     ],
     (setup.now ?? isoNow)(),
   );
-  return { journal, version: null, state: fold(journal, setup.graph) };
+  return { graph: setup.graph, journal, version: null, state: fold(journal, setup.graph) };
 }
 
 /** Folds a stored journal; any error names the store's file as well as the first bad event, and nothing is written. */

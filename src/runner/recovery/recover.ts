@@ -15,7 +15,7 @@ import { type Probe, recoverEvents } from '../../protocol/recovery.js';
 import { withEvents } from '../../protocol/run.js';
 import { decisionFailpoint } from '../decision-failpoint.js';
 import { commit } from '../journal-io/commit.js';
-import { isoNow, type RunSetup, type RunSnapshot, runIn } from '../journal-io/read.js';
+import { isoNow, type RunSetup, type RunSnapshot } from '../journal-io/read.js';
 
 type ProbeFn = (node: string, dispatch: DispatchInfo) => Probe | Promise<Probe>;
 
@@ -130,12 +130,12 @@ export async function recover(
 /** The wave the state after recovery and expansion allows (protocol/plan-wave.ts). */
 function waveAfter(setup: RecoverySetup, cur: RunSnapshot, before: NewEvent[], wave: WaveOptions) {
   const at = (setup.now ?? isoNow)();
-  return planWave(withEvents(runIn(setup, cur), before, at), wave.runnerOf, at, wave.opts);
+  return planWave(withEvents(cur, before, at), wave.runnerOf, at, wave.opts);
 }
 
 /** The expansions and joins the state after recovery allows. */
 function expansionsAfter(setup: RecoverySetup, cur: RunSnapshot, recovered: NewEvent[]) {
-  const run = withEvents(runIn(setup, cur), recovered, (setup.now ?? isoNow)());
+  const run = withEvents(cur, recovered, (setup.now ?? isoNow)());
   return expansionEvents(run, withCompletion);
 }
 

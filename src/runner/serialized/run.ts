@@ -91,7 +91,7 @@ export async function executeChain(
     { chain: parts.map((p) => p.context) },
   );
   try {
-    const exprCtx = expressionContext(setup.graph, cur.state, opts.attempt);
+    const exprCtx = expressionContext({ graph: setup.graph, state: cur.state, attempt: opts.attempt });
     const inputs = chainInputs(parts, exprCtx);
     if ('failure' in inputs)
       return [

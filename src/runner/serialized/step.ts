@@ -19,7 +19,7 @@ import {
   type StepSetup,
 } from '../dispatch.js';
 import { commit } from '../journal-io/commit.js';
-import { isoNow, runIn } from '../journal-io/read.js';
+import { isoNow } from '../journal-io/read.js';
 import { decisionResult, outcomeResult, type StepResult } from '../step-result.js';
 import { executeChain } from './run.js';
 
@@ -52,7 +52,7 @@ export async function runSerialized(
       setup,
       d.runner,
       (c) => {
-        const chosen = decideChainResult(runIn(setup, c), all, outcomes);
+        const chosen = decideChainResult(c, all, outcomes);
         const recordedAll = chosen.recorded === all.length;
         const next =
           nextExecutor && !alone
