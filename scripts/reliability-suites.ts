@@ -24,6 +24,7 @@ import {
 import { EFFECT_KINDS, runEffectCrashes } from '../test/reliability/crash-effects.js';
 import { type Boundary, crashMatrix, type Scenario } from '../test/reliability/crash-model.js';
 import { runCrashScenarios, type ScenarioResult } from '../test/reliability/crash-run.js';
+import { inColumn, OUTLASTING } from '../test/reliability/hostile-deputy.js';
 import { HOSTILE_GRAPHS, HOSTILE_JOURNALS } from '../test/reliability/hostile-tables.js';
 import {
   actionInjection,
@@ -344,43 +345,6 @@ function vitestJson(files: string[], env: Record<string, string> = {}): VitestJs
   return json;
 }
 
-/**
- * The deputy table's rows of issue 46, each a test file of its own run as root and through passwordless sudo;
- * `root` and `sudo` pick each setup's tests by their describe titles.
- */
-const OUTLASTING = [
-  {
-    what: "a node replaces a git folder (a submodule's, one it made, a worktree's it made) with a link to a root-owned folder, or plants in one it made: never written through, never run by the granted node",
-    file: 'test/reliability/hostile-git-modules.test.ts',
-    root: "'as root'",
-    sudo: "'through passwordless sudo'",
-  },
-  {
-    what: 'a hard link to a root-only file left in the workspace: not handed to the node user',
-    file: 'test/reliability/hostile-hardlinks.test.ts',
-    root: "'as root'",
-    sudo: "'through passwordless sudo'",
-  },
-  {
-    what: "a ProxyCommand planted in the node user's password-database home: found by no node, the home removed after the step",
-    file: 'test/reliability/hostile-home.test.ts',
-    root: 'as root',
-    sudo: 'through sudo',
-  },
-  {
-    what: 'a node process that ignores TERM in a session of its own: ended by the cancel or the post step, the home removed',
-    file: 'test/reliability/hostile-cancel.test.ts',
-    root: 'as root',
-    sudo: 'through sudo',
-  },
-  {
-    what: "a node prints its granted secret: masked in the step's log",
-    file: 'test/reliability/hostile-mask.test.ts',
-    root: 'as root',
-    sudo: 'through passwordless sudo',
-  },
-];
-
 async function hostile(): Promise<void> {
   say('hostile: running the tables');
   const files = [
@@ -396,7 +360,7 @@ async function hostile(): Promise<void> {
     'test/reliability/hostile-git-links.test.ts',
     'test/reliability/hostile-egress.test.ts',
     'test/reliability/hostile-deputy.test.ts',
-    ...OUTLASTING.map((r) => r.file),
+    ...new Set(OUTLASTING.map((r) => r.test)),
   ];
   const json = vitestJson(files);
   const tests = (
@@ -478,15 +442,16 @@ async function hostile(): Promise<void> {
     `${deputy.length}, ${passed(deputy)} passed: no effect (table: docs/RELIABILITY.md)`,
   );
   for (const r of OUTLASTING) {
-    const count = (setup: string) => {
-      const ts = tests(r.file, (t) => t.ancestorTitles.some((a) => a.includes(setup)));
-      return `${passed(ts)} of ${ts.length}`;
+    const count = (column: 'root' | 'sudo' | 'any') => {
+      const ts = tests(r.test, (t) => inColumn(r, column, t));
+      return `${passed(ts)} of ${ts.length} passed`;
     };
-    row(
-      'hostile',
-      `${r.what}, through the bundled action`,
-      `as root ${count(r.root)} passed, through sudo ${count(r.sudo)} (table: docs/RELIABILITY.md)`,
-    );
+    const columns = [
+      ...(r.pick.root === undefined ? [] : [`as root ${count('root')}`]),
+      ...(r.pick.sudo === undefined ? [] : [`through sudo ${count('sudo')}`]),
+      ...(r.pick.any === undefined ? [] : [count('any')]),
+    ];
+    row('hostile', r.what, `${columns.join(', ')} (table: docs/RELIABILITY.md)`);
   }
   if (json.numFailedTests)
     failures.push(

@@ -3,7 +3,8 @@
 // graph aims one attempt file at something else (test/reliability/hostile-deputy.ts) and has a `command` check.
 // Each row: no secret in the journal, the step log or the step's outputs; no file outside the attempt changed
 // owner or mode; the step ends within its time; the node could not replace the file, or its attempt fails naming
-// the file and why. Needs root and `npm run build`. HOSTILE_DEPUTY_TABLE_OUT=<file> writes the table.
+// the file and why. Needs root and `npm run build`. HOSTILE_DEPUTY_TABLE_OUT=<file> writes the tables
+// (test/docs/deputy-table.test.ts checks docs/RELIABILITY.md holds them).
 import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import {
   deputyGraph,
   deputyTable,
   expected,
+  expectedOutcome,
   rowOutcome,
 } from './hostile-deputy.js';
 
@@ -176,10 +178,14 @@ describe.each(setups)('a node aims an attempt file at something else, $name', ({
     expect(o!.planted.get(r.id), o!.step.log.slice(-2000)).toBe(want.planted);
     if (want.failure) expect(failures).toContain(want.failure);
     else expect(failures.filter((f) => f.includes('$INTERLOCK_'))).toEqual([]);
+    // The row's words in docs/RELIABILITY.md's table are what this run came to.
+    expect(rowOutcome(r, o!.planted.get(r.id) === true, failures)).toBe(expectedOutcome(r));
   });
 });
 
 afterAll(() => {
   const out = process.env.HOSTILE_DEPUTY_TABLE_OUT;
-  if (out) writeFileSync(out, `${deputyTable(outcomes)}\n`);
+  if (!out) return;
+  const t = deputyTable(outcomes);
+  writeFileSync(out, `${t.files}\n\n${t.outlasting}\n`);
 });
