@@ -202,6 +202,26 @@ describe("an attempt's tab", () => {
     expect(model.calls).toHaveLength(2);
   });
 
+  it('keeps a token count in the recording after the call it came with, and does not meter it', async () => {
+    const { model, proxy } = await setup([{ text: 'a', usage: { input_tokens: 700, output_tokens: 5 } }]);
+    const tab = proxy.openTab([], true);
+    const key = { 'x-api-key': tab.env().ANTHROPIC_API_KEY! };
+    const body = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'count me' }] };
+    const counted = await post(proxy.port, '/v1/messages/count_tokens', key, body);
+    expect(counted.status).toBe(200);
+    expect((await messages(tab.env().ANTHROPIC_API_KEY!, proxy.port, false)).status).toBe(200);
+    expect(model.requests.map((q) => q.path)).toEqual(['/v1/messages/count_tokens', '/v1/messages']);
+    // Billed nothing: one metered call, the model's.
+    expect(tab.totals).toMatchObject({ calls: 1, input_tokens: 700, output_tokens: 5, unread: 0 });
+    const kept = tab.recording!.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(kept.map((l) => [l.call, l.path, l.status])).toEqual([
+      [1, '/v1/messages/count_tokens', 200],
+      [2, '/v1/messages', 200],
+    ]);
+    expect(JSON.parse(String(kept[0]!.request))).toEqual(body);
+    expect(kept[0]!.answer).toBe(counted.body);
+  });
+
   it('a closed tab is refused like any unknown key', async () => {
     const { model, proxy } = await setup([{ text: 'a' }]);
     const tab = proxy.openTab([]);

@@ -120,6 +120,27 @@ export function copilotEnv(serverUrl: string, home: string): Record<string, stri
   };
 }
 
+/**
+ * Codex with its own OpenAI provider (none of the test's), run as a node's agent: the key proxy (or the replay
+ * proxy) points it at the server through OPENAI_BASE_URL and gives it the placeholder as CODEX_API_KEY.
+ */
+export function codexOwnProviderAgent(): string[] {
+  return [
+    codexBin ?? 'codex',
+    '-c',
+    'analytics.enabled=false',
+    '-c',
+    'check_for_update_on_startup=false',
+    '-c',
+    'features.plugins=false',
+    'exec',
+    '-m',
+    CODEX_MODEL,
+    '--skip-git-repo-check',
+    '--dangerously-bypass-approvals-and-sandbox',
+  ];
+}
+
 /** Codex against the scripted server: its home, and the key its provider reads. */
 export function codexEnv(home: string): Record<string, string> {
   return { HOME: home, CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };

@@ -22,6 +22,27 @@ export interface RecordedCall {
  */
 const VOLATILE_FIELDS: readonly string[] = ['metadata.user_id', 'prompt_cache_key'];
 
+/**
+ * Text that differs between two runs of the same tool call, and so is compared as one placeholder: how long
+ * Codex's command took and its output chunk's id (`Wall time: 0.0512 seconds`, `Chunk ID: 4f2a1c`), and the
+ * process ids Gemini CLI's shell tool reports (`Process Group PGID: 4242`, `Background PIDs: 4243`).
+ */
+const VOLATILE_TEXT: ReadonlyArray<[RegExp, string]> = [
+  [/Wall time: \d+(?:\.\d+)? seconds/g, 'Wall time: (varies) seconds'],
+  [/Chunk ID: [0-9a-f]+/g, 'Chunk ID: (varies)'],
+  [/Process Group PGID: \d+/g, 'Process Group PGID: (varies)'],
+  [/Background PIDs: \d+(?:, \d+)*/g, 'Background PIDs: (varies)'],
+];
+
+/** Every string of a parsed body with its volatile text replaced. */
+function steadied(v: unknown): unknown {
+  if (typeof v === 'string') return VOLATILE_TEXT.reduce((t, [re, to]) => t.replace(re, to), v);
+  if (Array.isArray(v)) return v.map(steadied);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, steadied(x)]));
+  return v;
+}
+
 /** A request as it is compared: its body parsed (or its text), the volatile fields left out. */
 export interface ComparedRequest {
   method: string;
@@ -55,7 +76,7 @@ function canonical(v: unknown): string {
 export function comparedRequest(method: string, path: string, text: string): ComparedRequest {
   let body: unknown = text;
   try {
-    body = JSON.parse(text);
+    body = steadied(JSON.parse(text));
     for (const f of VOLATILE_FIELDS) withoutField(body, f);
   } catch {
     // Not JSON: compared as the text it is.
