@@ -2,13 +2,13 @@
 // model API's own answers billed (Anthropic Messages streamed and not, OpenAI Responses streamed), prices it with
 // the table, and once its use is at or over a limit answers the next call with the API's own error instead of
 // sending it on. The step's own placeholder is served as before and counted to no tab.
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerReader } from '../../src/os/proxies/answer-usage.js';
 import { type KeyProxy, startKeyProxy } from '../../src/os/proxies/key-proxy.js';
 import { ROUTES } from '../../src/os/proxies/key-proxy-routes.js';
 import { tabTokens } from '../../src/os/proxies/key-proxy-tab.js';
 import { DEFAULT_MODEL_PRICES, priceOf } from '../../src/os/proxies/model-prices.js';
+import { postJson as post } from '../support/http-post.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 
 const proxies: KeyProxy[] = [];
@@ -29,29 +29,6 @@ async function setup(script: ScriptedTurn[]) {
   }))!;
   proxies.push(proxy);
   return { model, proxy };
-}
-
-function post(port: number, path: string, headers: Record<string, string>, body: unknown) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { 'content-type': 'application/json', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString('utf8');
-        });
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
 }
 
 const tool = [{ name: 'Bash', description: 'run', input_schema: { type: 'object' } }];

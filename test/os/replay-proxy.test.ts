@@ -2,38 +2,15 @@
 // as the API of COPILOT_PROVIDER_TYPE, answers Gemini's calls and token counts from the recording (the count kept,
 // not metered), and compares the text that differs between two runs of one tool call (Codex's wall time, Gemini
 // CLI's process ids) as one placeholder. Nothing listens behind it: an answer can only come from the recording.
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../src/os/proxies/replay-match.js';
 import { type ReplayProxy, startReplayProxy } from '../../src/os/proxies/replay-proxy.js';
+import { postJson as post } from '../support/http-post.js';
 
 const proxies: ReplayProxy[] = [];
 afterEach(async () => {
   for (const p of proxies.splice(0)) await p.stop();
 });
-
-function post(port: number, path: string, headers: Record<string, string>, body: unknown) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { 'content-type': 'application/json', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString('utf8');
-        });
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
 
 const recorded = (calls: Array<Omit<RecordedCall, 'call' | 'method' | 'status'>>): RecordedCall[] =>
   calls.map((c, i) => ({ call: i + 1, method: 'POST', status: 200, ...c }));
@@ -111,29 +88,48 @@ describe('the replay proxy', () => {
     expect(tab.recording!.lines).toHaveLength(2);
   });
 
-  it("compares Codex's wall time and chunk id, and Gemini CLI's process ids, as one placeholder", async () => {
+  it("compares ids, Copilot CLI's time, Codex's wall time and chunk id, Gemini CLI's process ids as one placeholder", async () => {
     const output = (secs: string, chunk: string, pgid: string) =>
       `Chunk ID: ${chunk}\nWall time: ${secs} seconds\nProcess exited with code 0\nOutput:\nProcess Group PGID: ${pgid}`;
-    const body = (text: string) => ({
+    const body = (text: string, id: string, time: string) => ({
       model: 'gpt-5.1-codex',
-      input: [{ type: 'function_call_output', call_id: 'call_1', output: text }],
+      input: [
+        {
+          id,
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: `<current_datetime>${time}</current_datetime>` }],
+          internal_chat_message_metadata_passthrough: { create_time: Date.parse(time) / 1000 },
+        },
+        { type: 'function_call', call_id: `run_shell_command_${Date.parse(time)}_0` },
+        { type: 'function_call_output', call_id: 'call_1', output: text },
+      ],
     });
+    const [ID1, ID2] = [
+      'msg_6a8fd47b-8b66-5729-b46a-32d8fdb4cac5',
+      'msg_73bde331-7575-5e96-b998-c9feba314dce',
+    ];
+    const [T1, T2] = ['2026-12-07T20:19:12.545+00:00', '2026-12-07T20:19:19.728+00:00'];
     const answer =
       'data: {"type":"response.completed","response":{"model":"gpt-5.1-codex","usage":{"input_tokens":5,"output_tokens":1}}}\n\n';
     const calls = recorded([
-      { path: '/v1/responses', request: JSON.stringify(body(output('0.0512', '4f2a1c', '4242'))), answer },
-      { path: '/v1/responses', request: JSON.stringify(body('exit code 0')), answer },
+      {
+        path: '/v1/responses',
+        request: JSON.stringify(body(output('0.0512', '4f2a1c', '4242'), ID1, T1)),
+        answer,
+      },
+      { path: '/v1/responses', request: JSON.stringify(body('exit code 0', ID1, T1)), answer },
     ]);
     const { proxy, tab } = await replay(calls);
     const key = { authorization: `Bearer ${tab.env().OPENAI_API_KEY}` };
-    const same = await post(proxy.port, '/v1/responses', key, body(output('1.5', 'beef01', '99')));
+    const same = await post(proxy.port, '/v1/responses', key, body(output('1.5', 'beef01', '99'), ID2, T2));
     expect(same.status).toBe(200);
     // Other text is compared as it is: the exit code departs.
-    const other = await post(proxy.port, '/v1/responses', key, body('exit code 1'));
+    const other = await post(proxy.port, '/v1/responses', key, body('exit code 1', ID2, T2));
     expect(other.status).toBe(429);
     expect(proxy.answered).toEqual([1]);
     expect(proxy.departure()?.message).toBe(
-      'request 2 departs from recorded call 2 at input[0].output: recorded "exit code 0", now "exit code 1"',
+      'request 2 departs from recorded call 2 at input[2].output: recorded "exit code 0", now "exit code 1"',
     );
   });
 });

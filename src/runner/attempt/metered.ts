@@ -124,9 +124,11 @@ function openTab(
       shut();
       const m = meteredUsage(usage, tab.totals);
       for (const w of m.warnings) warn(w);
-      if (record && tab.recording?.lines.length && m.usage.metered) {
+      // Kept whenever a call was (a replay's request that departed at once is one); journaled with a metered call.
+      if (record && tab.recording?.lines.length) {
         try {
-          m.usage.metered = { ...m.usage.metered, recording: writeRecording(tab, record) };
+          const kept = writeRecording(tab, record);
+          if (m.usage.metered) m.usage.metered = { ...m.usage.metered, recording: kept };
         } catch (e) {
           warn(`interlock: the model exchange could not be kept in ${record.shown}: ${(e as Error).message}`);
         }
