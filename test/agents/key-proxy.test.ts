@@ -15,9 +15,8 @@ import { cleanupSandboxes, requireBundle, sandbox } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import {
   agentHome,
-  CODEX_MODEL,
   claudeBin,
-  codexBin,
+  codexOwnProviderAgent,
   copilotBin,
   copilotEnv,
   geminiBin,
@@ -25,7 +24,12 @@ import {
   missing,
 } from '../support/agent-clis.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
+import {
+  type ModelServer,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  startModelServer,
+} from '../support/model-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 
 const REVEAL = readFileSync(new URL('../support/reveal-keys.mjs', import.meta.url), 'utf8');
@@ -89,23 +93,7 @@ const claudeScript: ScriptedTurn[] = [
 ];
 
 /** Codex with its own OpenAI provider (no provider of the test's): interlock points it at the proxy. */
-const codexAgent = () =>
-  [
-    codexBin!,
-    '-c',
-    'analytics.enabled=false',
-    '-c',
-    'check_for_update_on_startup=false',
-    '-c',
-    'features.plugins=false',
-    'exec',
-    '-m',
-    CODEX_MODEL,
-    '--skip-git-repo-check',
-    '--dangerously-bypass-approvals-and-sandbox',
-  ]
-    .map(shellWord)
-    .join(' ');
+const codexAgent = () => codexOwnProviderAgent().map(shellWord).join(' ');
 const codexScript: ScriptedTurn[] = [
   { text: 'Looking.', tools: [{ name: 'exec_command', input: { cmd: 'node reveal-keys.mjs report.json' } }] },
   { text: 'Reported.' },
@@ -338,8 +326,39 @@ describe('through the CLI, with --agent-credentials', () => {
     120_000,
   );
 
+  /** A case of the table below: an engine, its key's variables and where the upstream finds the real key. */
+  interface KeyedCase {
+    engine: string;
+    label?: string;
+    cli: 'gemini' | 'copilot';
+    keyName: string;
+    base: string;
+    agent: () => string[];
+    tool: ScriptedToolCall;
+    env: (url: string) => Record<string, string>;
+    upstreamKey: (r: ModelServer['requests'][number]) => string | string[] | undefined;
+    /** The one path and query every model call reached the server on, when the case pins it. */
+    upstreamCall?: [string, string];
+    real: string;
+  }
+  /** Copilot CLI with a provider of its own: the provider's variables (over copilotEnv's) and its key's place. */
+  const copilotCase = (
+    c: Pick<KeyedCase, 'label' | 'upstreamKey' | 'upstreamCall' | 'real'> & {
+      env: (url: string) => Record<string, string>;
+    },
+  ): KeyedCase => ({
+    engine: 'copilot',
+    cli: 'copilot',
+    keyName: 'COPILOT_PROVIDER_API_KEY',
+    base: 'COPILOT_PROVIDER_BASE_URL',
+    agent: () => [copilotBin!, '--allow-all'],
+    tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
+    ...c,
+    env: (url) => ({ ...copilotEnv(url, agentHome('copilot')), ...c.env(url) }),
+  });
+
   // Gemini CLI and Copilot CLI (a provider of its own, Anthropic's API): the same, each through its own variables.
-  const engines = [
+  const engines: KeyedCase[] = [
     {
       engine: 'gemini',
       cli: 'gemini' as const,
@@ -351,70 +370,40 @@ describe('through the CLI, with --agent-credentials', () => {
       upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-goog-api-key'],
       real: REAL_OPENAI,
     },
-    {
-      engine: 'copilot',
-      cli: 'copilot' as const,
-      keyName: 'COPILOT_PROVIDER_API_KEY',
-      base: 'COPILOT_PROVIDER_BASE_URL',
-      agent: () => [copilotBin!, '--allow-all'],
-      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
-      env: (url: string) => ({
-        ...copilotEnv(url, agentHome('copilot')),
-        COPILOT_PROVIDER_API_KEY: REAL_ANTHROPIC,
-      }),
-      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['x-api-key'],
+    copilotCase({
+      upstreamKey: (r) => r.headers['x-api-key'],
+      env: () => ({ COPILOT_PROVIDER_API_KEY: REAL_ANTHROPIC }),
       real: REAL_ANTHROPIC,
-    },
-    {
-      // An OpenAI-style provider: the Responses API under the base URL's /v1.
-      engine: 'copilot',
+    }),
+    // An OpenAI-style provider: the Responses API under the base URL's /v1.
+    copilotCase({
       label: 'copilot (an OpenAI Responses provider)',
-      cli: 'copilot' as const,
-      keyName: 'COPILOT_PROVIDER_API_KEY',
-      base: 'COPILOT_PROVIDER_BASE_URL',
-      agent: () => [copilotBin!, '--allow-all'],
-      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
-      env: (url: string) => ({
-        ...copilotEnv(url, agentHome('copilot')),
+      env: (url) => ({
         COPILOT_PROVIDER_TYPE: 'openai',
         COPILOT_PROVIDER_WIRE_API: 'responses',
         COPILOT_PROVIDER_BASE_URL: `${url}/v1`,
         COPILOT_MODEL: 'gpt-5.1',
         COPILOT_PROVIDER_API_KEY: REAL_OPENAI,
       }),
-      upstreamKey: (r: ModelServer['requests'][number]) => r.headers.authorization?.replace(/^Bearer /, ''),
+      upstreamKey: (r) => r.headers.authorization?.replace(/^Bearer /, ''),
       real: REAL_OPENAI,
-    },
-    {
-      // Azure OpenAI, Copilot's default wire API: chat completions on the versionless v1 route, the key in api-key.
-      engine: 'copilot',
+    }),
+    // Azure OpenAI, Copilot's default wire API: chat completions on the versionless v1 route, the key in api-key.
+    copilotCase({
       label: 'copilot (an Azure OpenAI provider, chat completions on the v1 route)',
-      cli: 'copilot' as const,
-      keyName: 'COPILOT_PROVIDER_API_KEY',
-      base: 'COPILOT_PROVIDER_BASE_URL',
-      agent: () => [copilotBin!, '--allow-all'],
-      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
-      env: (url: string) => ({
-        ...copilotEnv(url, agentHome('copilot')),
+      env: () => ({
         COPILOT_PROVIDER_TYPE: 'azure',
         COPILOT_MODEL: 'gpt-5.1',
         COPILOT_PROVIDER_API_KEY: REAL_AZURE,
       }),
-      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['api-key'],
+      upstreamKey: (r) => r.headers['api-key'],
       upstreamCall: ['/openai/v1/chat/completions', ''],
       real: REAL_AZURE,
-    },
-    {
-      // With an API version: the versioned route of the deployment, the version in the query.
-      engine: 'copilot',
+    }),
+    // With an API version: the versioned route of the deployment, the version in the query.
+    copilotCase({
       label: 'copilot (an Azure OpenAI provider, a deployment with an API version)',
-      cli: 'copilot' as const,
-      keyName: 'COPILOT_PROVIDER_API_KEY',
-      base: 'COPILOT_PROVIDER_BASE_URL',
-      agent: () => [copilotBin!, '--allow-all'],
-      tool: { name: 'bash', input: { command: 'node reveal-keys.mjs report.json', description: 'look' } },
-      env: (url: string) => ({
-        ...copilotEnv(url, agentHome('copilot')),
+      env: () => ({
         COPILOT_PROVIDER_TYPE: 'azure',
         COPILOT_PROVIDER_AZURE_API_VERSION: '2024-10-21',
         COPILOT_PROVIDER_MODEL_ID: 'gpt-5.1',
@@ -422,14 +411,14 @@ describe('through the CLI, with --agent-credentials', () => {
         COPILOT_MODEL: 'gpt-5.1',
         COPILOT_PROVIDER_API_KEY: REAL_AZURE,
       }),
-      upstreamKey: (r: ModelServer['requests'][number]) => r.headers['api-key'],
+      upstreamKey: (r) => r.headers['api-key'],
       upstreamCall: ['/openai/deployments/team-gpt/chat/completions', '?api-version=2024-10-21'],
       real: REAL_AZURE,
-    },
+    }),
   ];
   for (const e of engines)
     it.skipIf(!!missing(e.cli))(
-      `${'label' in e ? e.label : e.engine}: the model server gets the real key; the agent, its tools and the CLI's own process only the placeholder`,
+      `${e.label ?? e.engine}: the model server gets the real key; the agent, its tools and the CLI's own process only the placeholder`,
       async (ctx) => {
         const model = await startModelServer({
           script: [{ text: 'Looking.', tools: [e.tool] }, { text: 'Reported.' }],
@@ -447,7 +436,7 @@ describe('through the CLI, with --agent-credentials', () => {
           expect(r.stderr).toContain(`${e.keyName} served through the key proxy on 127.0.0.1:`);
           expect(model.calls.length).toBeGreaterThanOrEqual(2);
           for (const q of model.requests) expect(e.upstreamKey(q)).toBe(e.real);
-          if ('upstreamCall' in e && e.upstreamCall)
+          if (e.upstreamCall)
             expect(new Set(model.calls.map((q) => [q.path, q.query].join('')))).toEqual(
               new Set([e.upstreamCall.join('')]),
             );

@@ -14,9 +14,8 @@ import { SECRET_MARK } from '../../src/render/redact.js';
 import { cleanupSandboxes, requireBundle, type Sandbox, sandbox } from '../crash/harness.js';
 import {
   agentHome,
-  CODEX_MODEL,
   claudeBin,
-  codexBin,
+  codexOwnProviderAgent,
   copilotBin,
   copilotEnv,
   geminiBin,
@@ -253,22 +252,7 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
       models.push(model);
       const sb = sandbox(ctx, 'interlock-metered-codex-');
       mkdirSync(sb.path('home'), { recursive: true });
-      const agent = [
-        codexBin!,
-        '-c',
-        'analytics.enabled=false',
-        '-c',
-        'check_for_update_on_startup=false',
-        '-c',
-        'features.plugins=false',
-        'exec',
-        '-m',
-        CODEX_MODEL,
-        '--skip-git-repo-check',
-        '--dangerously-bypass-approvals-and-sandbox',
-      ]
-        .map(shellWord)
-        .join(' ');
+      const agent = codexOwnProviderAgent().map(shellWord).join(' ');
       sb.write(
         'graph.yml',
         `interlock: 1\nname: metered\ndefaults:\n  engine: codex\nnodes:\n  - id: work\n    agent: ${JSON.stringify(agent)}\n    prompt: Append to calls.txt.\n    validates:\n      - file: calls.txt\n`,

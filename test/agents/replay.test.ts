@@ -129,6 +129,10 @@ describe.skipIf(!!missing('claude'))('interlock replay with the real Claude Code
     const r = await cli(['replay', 'm', 'work']);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     expect(r.stderr).toContain(`reproduced: its ${ref.calls} model calls were answered from the recording`);
+    // Not in a git repository: the copy is the working directory as it is now, and the replay says so.
+    expect(r.stderr).toContain(
+      'the copy holds the working directory as it is now: the journal names no commit for its dispatch',
+    );
     expect(model!.requests).toHaveLength(served);
     const out = replayFolder(had);
     const replayed = sb.read(`${out}/work-1.model.jsonl`)!;

@@ -200,3 +200,59 @@ describe.skipIf(missing('claude'))('the serialized mode with claude-code and sof
     expect(j.events.at(-1)!.type).toBe('RunCompleted');
   });
 });
+
+// Issue 48: a chain's one call goes through the key proxy like any attempt's, so it is metered and recorded as
+// one attempt, its first node's (it went unmetered: the chain's call opened no tab).
+describe.skipIf(missing('claude'))(
+  'the serialized mode with claude-code behind the metering key proxy',
+  () => {
+    it("a chain's call is metered and recorded as its first node's attempt, and replays from it", async (ctx) => {
+      const sb = await world(ctx, [
+        {
+          text: 'ALL-FIVE-DONE',
+          usage: { input_tokens: 40_000, output_tokens: 1_000, cached_input_tokens: 0 },
+        },
+      ]);
+      sb.write('graph.yml', graph('claude-code', claudeAgent(), true));
+      // One config folder for the run and its replay: Claude Code names it in its system prompt.
+      const env = claudeEnv(server!.url, agentHome('claude'));
+      const r = await sb.cli(
+        ['run', 'graph.yml', '--all', '--run-id', 'm', '--agent-credentials', 'ANTHROPIC_API_KEY'],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(server!.calls).toHaveLength(1);
+      const j = sb.journal('m');
+      expect(dispatches(j).map((x) => x.node)).toEqual(FIVE);
+      const first = eventsOf(j, 'NodeRecorded', 'a')[0]!;
+      const metered = (
+        first.usage as { metered?: { calls: number; recording?: { path: string; calls: number } } }
+      ).metered;
+      const billed = server!.requests.filter((q) => q.billed);
+      expect(metered?.calls, JSON.stringify(first.usage)).toBe(billed.length);
+      expect(first.usage.input_tokens).toBe(
+        billed.reduce((n, q) => n + q.billed!.input_tokens + q.billed!.cached_input_tokens, 0),
+      );
+      expect(first.usage.input_tokens).toBeGreaterThanOrEqual(40_000);
+      // The call's exchange is kept beside the first node's log: its one prompt holds every node's task.
+      expect(metered?.recording?.path).toBe('.interlock/runs/m.logs/a-1.model.jsonl');
+      expect(sb.read(metered!.recording!.path)).toContain('TASK-E for node e');
+      // The nodes after the first carry the session, not the call's usage.
+      expect(eventsOf(j, 'NodeRecorded', 'b')[0]!.usage).not.toHaveProperty('metered');
+      // The chain replays from its first node, offline: its one call answered from the recording, then every check.
+      const journal = sb.read('.interlock/runs/m.json');
+      const served = server!.requests.length;
+      const { ANTHROPIC_API_KEY: _key, ...keyless } = env;
+      const again = await sb.cli(['replay', 'm', 'a'], keyless);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(
+        `reproduced: its ${metered!.recording!.calls} model calls were answered`,
+      );
+      expect(server!.requests).toHaveLength(served);
+      expect(sb.read('.interlock/runs/m.json')).toBe(journal);
+      const later = await sb.cli(['replay', 'm', 'c'], keyless);
+      expect(later.code).toBe(2);
+      expect(later.stderr).toContain('was done in the serialized chain of "a"');
+    });
+  },
+);

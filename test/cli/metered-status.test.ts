@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningUi, startUi } from '../../src/cli/commands/ui.js';
 import { main } from '../../src/cli/main.js';
+import { capturedIo } from '../support/cli-io.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 
 /** One model call through the key proxy, then a Claude Code result line that under-reports it. */
@@ -25,22 +26,7 @@ console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false
 let dir: string;
 let model: ModelServer;
 let ui: RunningUi | undefined;
-const printed = { out: '', err: '' };
-const io = (extra: Record<string, string> = {}) => {
-  const { GIT_DIR: _, ...env } = process.env;
-  printed.out = '';
-  printed.err = '';
-  return {
-    out: (t: string) => {
-      printed.out += t;
-    },
-    err: (t: string) => {
-      printed.err += t;
-    },
-    cwd: dir,
-    env: { ...env, ...extra },
-  };
-};
+const { printed, io } = capturedIo(() => dir);
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'interlock-metered-status-'));

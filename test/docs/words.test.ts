@@ -156,6 +156,7 @@ describe('one word, one meaning in src/ (docs/ARCHITECTURE.md, ## Words)', () =>
       'chainInputs',
       'chainPrompt',
       'chainTimeoutMinutes',
+      'chained',
       'chainedDependencies',
       'decideChainResult',
       'executeChain',

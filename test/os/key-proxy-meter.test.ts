@@ -2,13 +2,13 @@
 // model API's own answers billed (Anthropic Messages streamed and not, OpenAI Responses streamed), prices it with
 // the table, and once its use is at or over a limit answers the next call with the API's own error instead of
 // sending it on. The step's own placeholder is served as before and counted to no tab.
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerReader } from '../../src/os/proxies/answer-usage.js';
 import { type KeyProxy, startKeyProxy } from '../../src/os/proxies/key-proxy.js';
 import { ROUTES } from '../../src/os/proxies/key-proxy-routes.js';
 import { tabTokens } from '../../src/os/proxies/key-proxy-tab.js';
 import { DEFAULT_MODEL_PRICES, priceOf } from '../../src/os/proxies/model-prices.js';
+import { postJson as post } from '../support/http-post.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 
 const proxies: KeyProxy[] = [];
@@ -29,29 +29,6 @@ async function setup(script: ScriptedTurn[]) {
   }))!;
   proxies.push(proxy);
   return { model, proxy };
-}
-
-function post(port: number, path: string, headers: Record<string, string>, body: unknown) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path,
-        headers: { 'content-type': 'application/json', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString('utf8');
-        });
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
 }
 
 const tool = [{ name: 'Bash', description: 'run', input_schema: { type: 'object' } }];
@@ -200,6 +177,26 @@ describe("an attempt's tab", () => {
       code: 'insufficient_quota',
     });
     expect(model.calls).toHaveLength(2);
+  });
+
+  it('keeps a token count in the recording after the call it came with, and does not meter it', async () => {
+    const { model, proxy } = await setup([{ text: 'a', usage: { input_tokens: 700, output_tokens: 5 } }]);
+    const tab = proxy.openTab([], true);
+    const key = { 'x-api-key': tab.env().ANTHROPIC_API_KEY! };
+    const body = { model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'count me' }] };
+    const counted = await post(proxy.port, '/v1/messages/count_tokens', key, body);
+    expect(counted.status).toBe(200);
+    expect((await messages(tab.env().ANTHROPIC_API_KEY!, proxy.port, false)).status).toBe(200);
+    expect(model.requests.map((q) => q.path)).toEqual(['/v1/messages/count_tokens', '/v1/messages']);
+    // Billed nothing: one metered call, the model's.
+    expect(tab.totals).toMatchObject({ calls: 1, input_tokens: 700, output_tokens: 5, unread: 0 });
+    const kept = tab.recording!.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(kept.map((l) => [l.call, l.path, l.status])).toEqual([
+      [1, '/v1/messages/count_tokens', 200],
+      [2, '/v1/messages', 200],
+    ]);
+    expect(JSON.parse(String(kept[0]!.request))).toEqual(body);
+    expect(kept[0]!.answer).toBe(counted.body);
   });
 
   it('a closed tab is refused like any unknown key', async () => {

@@ -120,6 +120,32 @@ export function copilotEnv(serverUrl: string, home: string): Record<string, stri
   };
 }
 
+/** The `-c` options that keep Codex off the network but for its model: no analytics, update check or plugins. */
+const CODEX_OFFLINE = [
+  '-c',
+  'analytics.enabled=false',
+  '-c',
+  'check_for_update_on_startup=false',
+  '-c',
+  'features.plugins=false',
+];
+
+/**
+ * Codex with its own OpenAI provider (none of the test's), run as a node's agent: the key proxy (or the replay
+ * proxy) points it at the server through OPENAI_BASE_URL and gives it the placeholder as CODEX_API_KEY.
+ */
+export function codexOwnProviderAgent(): string[] {
+  return [
+    codexBin ?? 'codex',
+    ...CODEX_OFFLINE,
+    'exec',
+    '-m',
+    CODEX_MODEL,
+    '--skip-git-repo-check',
+    '--dangerously-bypass-approvals-and-sandbox',
+  ];
+}
+
 /** Codex against the scripted server: its home, and the key its provider reads. */
 export function codexEnv(home: string): Record<string, string> {
   return { HOME: home, CODEX_HOME: home, SCRIPTED_OPENAI_KEY: 'sk-scripted' };
@@ -128,18 +154,7 @@ export function codexEnv(home: string): Record<string, string> {
 /** The `-c` options, given before the subcommand, that point Codex at the scripted server and nowhere else. */
 export function codexConfigArgs(serverUrl: string): string[] {
   const provider = `{name="scripted",base_url="${serverUrl}/v1",env_key="SCRIPTED_OPENAI_KEY",wire_api="responses",request_max_retries=0,stream_max_retries=0}`;
-  return [
-    '-c',
-    'model_provider=scripted',
-    '-c',
-    `model_providers.scripted=${provider}`,
-    '-c',
-    'analytics.enabled=false',
-    '-c',
-    'check_for_update_on_startup=false',
-    '-c',
-    'features.plugins=false',
-  ];
+  return ['-c', 'model_provider=scripted', '-c', `model_providers.scripted=${provider}`, ...CODEX_OFFLINE];
 }
 
 export interface AgentRun {

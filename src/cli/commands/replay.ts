@@ -1,39 +1,31 @@
 /**
  * `interlock replay <run> <node> [--attempt N]` (issue 48): runs a recorded agent attempt again, offline. The
  * recording's SHA-256 is checked against the journal first; then the attempt runs as it was dispatched (the graph
- * as it is now, the journal as it stood at the dispatch), in a copy of the working directory, with the replay
- * proxy in the key proxy's place: each model call is answered from the recording, and the first request that
+ * as it is now, the journal as it stood at the dispatch), in a copy of the tree it was dispatched in
+ * (replay-copy.ts), with the replay proxy in the key proxy's place: each model call is answered from the recording, and the first request that
  * departs from it stops the replay (exit 4), named by its first differing field. Nothing is sent anywhere and the
  * run's journal is not written: the replay's output goes to a folder of its own, which it names.
  */
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  cpSync,
-  fstatSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileNameOf } from '../../graph/schema/subgraph.js';
+import type { Failure } from '../../journal/events/fields.js';
 import { configureAgentCredentials, secretValues } from '../../os/node-user/node-credentials.js';
 import { RECORDING_BYTES } from '../../os/proxies/key-proxy-tab.js';
 import type { RecordedCall } from '../../os/proxies/replay-match.js';
 import { type ReplayProxy, startReplayProxy } from '../../os/proxies/replay-proxy.js';
 import { confineToWorkspace } from '../../os/workspace-path.js';
+import type { ChainMember } from '../../protocol/chain-dispatch.js';
 import { redactSecrets } from '../../render/redact.js';
-import { executeAttempt } from '../../runner/attempt/attempt.js';
+import { type AttemptOptions, type AttemptSetup, executeAttempt } from '../../runner/attempt/attempt.js';
 import { type RecordingRef, recordedAttempt, replayOptions } from '../../runner/replay.js';
+import { executeChain } from '../../runner/serialized/run.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { checkRunId, journalPath, openExisting } from '../journals.js';
 import { lineEcho } from '../setup.js';
+import { replayCopy } from './replay-copy.js';
 
 /** The recording's lines, once its SHA-256 is the journal's; read without following a link, bounded. */
 function readRecording(io: Io, ref: RecordingRef): RecordedCall[] {
@@ -71,30 +63,24 @@ function readRecording(io: Io, ref: RecordingRef): RecordedCall[] {
 }
 
 /**
- * A copy of the working directory for the replayed agent to work in: entry by entry, its `.interlock/` left out
- * and the entry that holds the copy itself (a temporary folder inside it).
- */
-function workspaceCopy(io: Io): string {
-  const to = mkdtempSync(join(tmpdir(), 'interlock-replay-'));
-  for (const entry of readdirSync(io.cwd)) {
-    const from = join(io.cwd, entry);
-    if (entry === '.interlock' || to === from || to.startsWith(from + sep)) continue;
-    cpSync(from, join(to, entry), { recursive: true, verbatimSymlinks: true });
-  }
-  return to;
-}
-
-/**
  * The request as it is compared: the secrets of this env removed, and the copy's path read as the working
  * directory's, in each form an engine writes it (as it is; with every other character than a letter or digit as
- * `-`, Claude Code's folder of the project).
+ * `-`, Claude Code's folder of the project; its last name lower-cased and dashed, Gemini CLI's name of the
+ * project's temporary folder).
  */
 function asCompared(io: Io, workspace: string) {
   const secrets = secretValues(io.env);
   const dashed = (p: string) => p.replace(/[^A-Za-z0-9]/g, '-');
+  const slug = (p: string) =>
+    basename(p)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '-')
+      .replace(/-+/g, '-')
+      .replace(/^-|-$/g, '');
   const pairs = [
     [JSON.stringify(workspace).slice(1, -1), JSON.stringify(io.cwd).slice(1, -1)],
     [dashed(workspace), dashed(io.cwd)],
+    [`/${slug(workspace)}`, `/${slug(io.cwd)}`],
   ] as const;
   return (body: string) =>
     pairs.reduce((text, [copy, own]) => text.split(copy).join(own), redactSecrets([body], secrets).value[0]!);
@@ -113,6 +99,16 @@ function verdict(proxy: ReplayProxy, calls: RecordedCall[]): { code: number; wor
     code: EXIT.ok,
     words: `reproduced: its ${calls.length} model calls were answered from the recording`,
   };
+}
+
+/** Runs the replayed attempt (a serialized chain's one call with its nodes' checks); the checks' failures. */
+async function replayed(
+  setup: AttemptSetup,
+  opts: AttemptOptions & { chain?: ChainMember[] },
+): Promise<{ failures: Failure[] }> {
+  if (!opts.chain) return await executeAttempt(setup, opts);
+  const outcomes = await executeChain(setup, opts, opts.chain);
+  return { failures: outcomes.flatMap((o) => o.outcome.failures) };
 }
 
 export async function cmdReplay(io: Io, args: string[]): Promise<number> {
@@ -144,27 +140,27 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
     `${fileNameOf(nodeId)}-${which.attempt}-${stamp}`,
   );
   mkdirSync(out, { recursive: true });
-  const workspace = workspaceCopy(io);
+  const copy = await replayCopy(io.cwd, opts.gitBase);
+  const workspace = copy.path;
   const shown = relative(io.cwd, out);
   io.err(
     `interlock: replaying "${nodeId}" attempt ${which.attempt} of run "${runId}" offline from ${which.recording.path} (${calls.length} calls) in ${workspace}; its log and recording go to ${shown}/, the run's journal is not written\n`,
   );
-  const proxy = await startReplayProxy(calls, asCompared(io, workspace));
+  io.err(`interlock: the copy holds ${copy.tree}\n`);
+  const proxy = await startReplayProxy(calls, asCompared(io, workspace), io.env);
   configureAgentCredentials(proxy);
-  let outcome: Awaited<ReturnType<typeof executeAttempt>>;
+  let outcome: { failures: Failure[] };
   try {
-    outcome = await executeAttempt(
-      {
-        graph,
-        cwd: workspace,
-        baseEnv: io.env,
-        logFile: (n, a) => join(out, `${fileNameOf(n)}-${a}.log`),
-        echo: lineEcho(io),
-        echoAgentStream: values.verbose === true,
-        say: (m) => io.err(`interlock: ${m}\n`),
-      },
-      opts,
-    );
+    const setup: AttemptSetup = {
+      graph,
+      cwd: workspace,
+      baseEnv: io.env,
+      logFile: (n, a) => join(out, `${fileNameOf(n)}-${a}.log`),
+      echo: lineEcho(io),
+      echoAgentStream: values.verbose === true,
+      say: (m) => io.err(`interlock: ${m}\n`),
+    };
+    outcome = await replayed(setup, opts);
   } finally {
     configureAgentCredentials(undefined);
     await proxy.stop();
@@ -176,6 +172,7 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
     attempt: which.attempt,
     recording: which.recording,
     workspace,
+    tree: copy.tree,
     answered: proxy.answered,
     ...(proxy.departure() ? { departure: proxy.departure() } : {}),
     result: v.words,

@@ -14,8 +14,10 @@ export interface Route {
   upgrade?: true;
   /** The paths the route serves, when more than `path` (Gemini: one per model); each goes upstream as it came. */
   pattern?: RegExp;
-  /** A model call whose answer carries the usage it is billed for (the key proxy meters it). */
+  /** A model call whose answer carries the usage it is billed for (the key proxy meters it, and records it). */
   metered?: true;
+  /** Not billed, but kept in an attempt's recording and answered from it on replay (a token count). */
+  recorded?: true;
 }
 
 /** A Gemini API model call: `/v1beta/models/<model>:<method>` (the model name plain, no slash, no dots alone). */
@@ -35,6 +37,7 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/messages/count_tokens',
     api: 'anthropic',
     upstreamPath: '/v1/messages/count_tokens',
+    recorded: true,
   },
   { method: 'POST', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', metered: true },
   { method: 'GET', path: '/v1/responses', api: 'openai', upstreamPath: '/responses', upgrade: true },
@@ -73,5 +76,6 @@ export const ROUTES: readonly Route[] = [
     api: 'gemini',
     upstreamPath: '',
     pattern: GEMINI_COUNT,
+    recorded: true,
   },
 ];

@@ -17,8 +17,8 @@ export interface TabLimit {
   names: string;
 }
 
-/** What a tab metered (the attempt's usage is made of it: src/protocol/engines/metered-usage.ts). */
-interface TabTotals {
+/** What a tab metered (the attempt's usage is made of it: src/runner/attempt/metered-usage.ts). */
+export interface TabTotals {
   /** Model calls answered (those whose usage could not be read included, in `unread`). */
   calls: number;
   /** Input tokens billed at the full rate (cache reads and writes not included). */
@@ -81,7 +81,7 @@ export class ProxyTab {
     private readonly prices: Readonly<Record<string, ModelPrice>>,
     record = false,
   ) {
-    this.keys = served.map((k) => ({ ...k, placeholder: tabPlaceholder(k.api) }));
+    this.keys = served.map((k) => ({ ...k, placeholder: placeholderKey(k.api) }));
     this.recording = record ? { lines: [], bytes: 0, left_out: 0 } : undefined;
   }
 
@@ -149,7 +149,10 @@ export class ProxyTab {
   }
 }
 
-/** A tab's placeholder: shaped like the step's (and like the provider's keys), random like it. */
-function tabPlaceholder(api: ModelApi): string {
-  return `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-placeholder-${randomBytes(24).toString('base64url')}`;
+/**
+ * A placeholder key (a step's, a tab's, the replay's with `word` "replay"): shaped like the provider's keys
+ * (letters, digits, `-`, `_`), random.
+ */
+export function placeholderKey(api: ModelApi, word = 'placeholder'): string {
+  return `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-${word}-${randomBytes(24).toString('base64url')}`;
 }

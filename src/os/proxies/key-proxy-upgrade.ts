@@ -7,20 +7,16 @@ import type { Socket } from 'node:net';
 import {
   decideRequest,
   downstreamHeaders,
-  type ModelKey,
   refusalBody,
   upstreamHeaders,
   upstreamUrl,
 } from './key-proxy-rules.js';
-import type { ProxyTab } from './key-proxy-tab.js';
+import type { ServedKeys } from './proxy-serve.js';
 
 export type Send = (target: URL, opts: RequestOptions) => ClientRequest;
 
 /** The keys served now (the step's and every open tab's), and the tab a key belongs to. */
-export interface Keys {
-  all: () => ModelKey[];
-  tabOf: (k: ModelKey) => ProxyTab | undefined;
-}
+type Keys = Pick<ServedKeys, 'all' | 'tabOf'>;
 
 function rawResponse(
   status: number,

@@ -5,19 +5,18 @@
  * comes (SSE, and Codex's WebSocket). It refuses every other path, and every request without the step's
  * placeholder, so another local user who finds the port gets nothing. What it decides is in key-proxy-rules.ts.
  */
-import { randomBytes } from 'node:crypto';
 import type { ClientRequest, IncomingMessage, RequestOptions, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { http, https } from '../lazy.js';
 import { configureAgentCredentials } from '../node-user/node-credentials.js';
 import { AnswerReader } from './answer-usage.js';
+import type { Route } from './key-proxy-routes.js';
 import {
   credentialConflicts,
   decideRequest,
   downstreamHeaders,
   keyApi,
   limitAnswer,
-  type ModelApi,
   type ModelKey,
   nodeEnvFor,
   refusalBody,
@@ -25,9 +24,10 @@ import {
   upstreams,
   upstreamUrl,
 } from './key-proxy-rules.js';
-import { ProxyTab, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
-import { type Keys, relayUpgrade, type Send } from './key-proxy-upgrade.js';
+import { type ProxyTab, placeholderKey, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
+import { relayUpgrade, type Send } from './key-proxy-upgrade.js';
 import { DEFAULT_MODEL_PRICES, type ModelPrice } from './model-prices.js';
+import { listenOnLoopback, type ServedKeys, servedKeys, stopServer } from './proxy-serve.js';
 
 /** A running key proxy: its port, what nodes get in place of the keys, the names withheld, and its stop. */
 export interface KeyProxy {
@@ -44,11 +44,6 @@ export interface KeyProxy {
   stop(): Promise<void>;
 }
 
-/** A per-step random placeholder, shaped like the provider's keys (letters, digits, `-`, `_`). */
-function placeholder(api: ModelApi): string {
-  return `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-placeholder-${randomBytes(24).toString('base64url')}`;
-}
-
 /**
  * Starts the proxy for the listed names the step's env holds (undefined when it holds none of them). Each key
  * gets a placeholder of its own; the proxy serves only the APIs of the keys it holds.
@@ -60,11 +55,15 @@ export async function startKeyProxy(
 ): Promise<KeyProxy | undefined> {
   const stepKeys: ModelKey[] = names
     .filter((n) => env[n])
-    .map((n) => ({ name: n, api: keyApi(n, env), real: env[n]!, placeholder: placeholder(keyApi(n, env)) }));
+    .map((n) => ({
+      name: n,
+      api: keyApi(n, env),
+      real: env[n]!,
+      placeholder: placeholderKey(keyApi(n, env)),
+    }));
   if (!stepKeys.length) return undefined;
   // Every open tab's keys are served beside the step's; a closed tab's are refused.
-  const tabs = new Map<ModelKey, ProxyTab>();
-  const keys: Keys = { all: () => [...stepKeys, ...tabs.keys()], tabOf: (k) => tabs.get(k) };
+  const keys = servedKeys(stepKeys, prices);
   const bases = upstreams(stepKeys, env);
   const open = new Set<{ destroy(): void }>();
   const track = <T extends { destroy(): void; once(e: 'close', f: () => void): unknown }>(s: T): T => {
@@ -90,28 +89,15 @@ export async function startKeyProxy(
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) =>
     relayUpgrade(req, track(socket), head, { keys, bases, send, track }),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     port,
     env: nodeEnvFor(stepKeys, port),
     withheld: stepKeys.map((k) => k.name),
-    openTab: (limits, record) => {
-      const tab = new ProxyTab(stepKeys, limits, prices, record);
-      for (const k of tab.keys) tabs.set(k, tab);
-      return tab;
-    },
-    closeTab: (tab) => {
-      tab.closed = true;
-      for (const k of tab.keys) tabs.delete(k);
-    },
+    openTab: keys.openTab,
+    closeTab: keys.closeTab,
     stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+      stopServer(server, () => {
         for (const s of open) s.destroy();
         agents.http.destroy();
         agents.https.destroy();
@@ -163,7 +149,7 @@ function refuseWith(res: ServerResponse, status: number, path: string, message: 
 function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  keys: Keys,
+  keys: ServedKeys,
   bases: Map<string, URL>,
   send: Send,
 ): void {
@@ -210,7 +196,7 @@ function forward(
     res.writeHead(answer.statusCode ?? 502, downstreamHeaders(answer.headers));
     // Headers at once, then each chunk as it arrives: an SSE stream is never held back.
     res.flushHeaders();
-    if (tab && d.route.metered) meterAnswer(answer, tab, d.route.api, sent);
+    if (tab && (d.route.metered || d.route.recorded)) meterAnswer(answer, tab, d.route, sent);
     answer.pipe(res);
     answer.on('error', () => res.destroy());
   });
@@ -225,17 +211,23 @@ function forward(
   req.pipe(up);
 }
 
-/** Reads a 2xx answer's usage as it passes and puts it on the tab once the answer ends (or is cut off). */
+/**
+ * Reads a 2xx answer's usage as it passes and puts it on the tab once the answer ends (or is cut off); keeps the
+ * exchange on its recording (a token count's too, which is billed nothing and so not metered).
+ */
 function meterAnswer(
   answer: IncomingMessage,
   tab: ProxyTab,
-  api: ModelApi,
+  route: Pick<Route, 'api' | 'metered'>,
   sent: { method: string; path: string; parts: Buffer[] },
 ): void {
   const status = answer.statusCode ?? 0;
   if (status < 200 || status > 299) return;
   const encoding = String(answer.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const reader = new AnswerReader(api, /event-stream/i.test(String(answer.headers['content-type'] ?? '')));
+  const reader = new AnswerReader(
+    route.api,
+    /event-stream/i.test(String(answer.headers['content-type'] ?? '')),
+  );
   if (encoding !== 'identity') reader.unreadable = `the answer is ${encoding}-encoded`;
   const got: Buffer[] = [];
   let bytes = 0;
@@ -248,7 +240,7 @@ function meterAnswer(
   const end = () => {
     if (done) return;
     done = true;
-    tab.record(reader.unreadable ? undefined : reader.end());
+    if (route.metered) tab.record(reader.unreadable ? undefined : reader.end());
     const text = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
     tab.keep({ method: sent.method, path: sent.path, request: text(sent.parts), status, answer: text(got) });
   };

@@ -18,9 +18,44 @@ export interface RecordedCall {
 
 /**
  * Fields that differ between two runs of the same agent on the same work, and so are not compared: Claude Code's
- * `metadata.user_id` (it names the session), Codex's `prompt_cache_key` (its conversation's id).
+ * `metadata.user_id` (it names the session), Codex's `prompt_cache_key` (its conversation's id) and
+ * `client_metadata` (its turn's ids and start time).
  */
-const VOLATILE_FIELDS: readonly string[] = ['metadata.user_id', 'prompt_cache_key'];
+const VOLATILE_FIELDS: readonly string[] = ['metadata.user_id', 'prompt_cache_key', 'client_metadata'];
+
+/**
+ * Text that differs between two runs of the same agent, and so is compared as one placeholder: a UUID (the ids
+ * Codex gives its input items, `msg_6a8fd47b-…`, and Copilot CLI's session folder in its system prompt), the time
+ * Copilot CLI puts before the prompt (`<current_datetime>…</current_datetime>`), the clock in the id Gemini CLI
+ * gives a function call (`run_shell_command_1796674920488_0`), how long
+ * Codex's command took and its output chunk's id (`Wall time: 0.0512 seconds`, `Chunk ID: 4f2a1c`), and the
+ * process ids Gemini CLI's shell tool reports (`Process Group PGID: 4242`, `Background PIDs: 4243`).
+ */
+const VOLATILE_TEXT: ReadonlyArray<[RegExp, string]> = [
+  [/(?<![0-9a-f])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f])/gi, '(uuid)'],
+  [/<current_datetime>[^<]{1,64}<\/current_datetime>/g, '<current_datetime>(varies)</current_datetime>'],
+  [/^([A-Za-z][\w-]{0,127})_1\d{12}_(\d+)$/, '$1_(time)_$2'],
+  [/Wall time: \d+(?:\.\d+)? seconds/g, 'Wall time: (varies) seconds'],
+  [/Chunk ID: [0-9a-f]+/g, 'Chunk ID: (varies)'],
+  [/Process Group PGID: \d+/g, 'Process Group PGID: (varies)'],
+  [/Background PIDs: \d+(?:, \d+)*/g, 'Background PIDs: (varies)'],
+];
+
+/** Fields left out wherever they are: Codex's metadata of an input item (its `create_time` is the clock's). */
+const VOLATILE_KEYS: ReadonlySet<string> = new Set(['internal_chat_message_metadata_passthrough']);
+
+/** Every string of a parsed body with its volatile text replaced, and the volatile keys left out. */
+function steadied(v: unknown): unknown {
+  if (typeof v === 'string') return VOLATILE_TEXT.reduce((t, [re, to]) => t.replace(re, to), v);
+  if (Array.isArray(v)) return v.map(steadied);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !VOLATILE_KEYS.has(k))
+        .map(([k, x]) => [k, steadied(x)]),
+    );
+  return v;
+}
 
 /** A request as it is compared: its body parsed (or its text), the volatile fields left out. */
 export interface ComparedRequest {
@@ -55,7 +90,7 @@ function canonical(v: unknown): string {
 export function comparedRequest(method: string, path: string, text: string): ComparedRequest {
   let body: unknown = text;
   try {
-    body = JSON.parse(text);
+    body = steadied(JSON.parse(text));
     for (const f of VOLATILE_FIELDS) withoutField(body, f);
   } catch {
     // Not JSON: compared as the text it is.

@@ -5,21 +5,23 @@
  * own error (so the engine does not retry), the attempt's agent is stopped, and the departure is kept for the
  * face to report. Each answered call is metered and kept on the attempt's tab as the key proxy does.
  */
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { http } from '../lazy.js';
 import { AnswerReader } from './answer-usage.js';
+import type { Route } from './key-proxy-routes.js';
 import {
   decideRequest,
+  keyApi,
   limitAnswer,
   type ModelApi,
   type ModelKey,
   nodeEnvFor,
   refusalBody,
 } from './key-proxy-rules.js';
-import { ProxyTab, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
+import { type ProxyTab, placeholderKey, RECORDING_BYTES, type TabLimit } from './key-proxy-tab.js';
 import { DEFAULT_MODEL_PRICES } from './model-prices.js';
+import { listenOnLoopback, servedKeys, stopServer } from './proxy-serve.js';
 import {
   type ComparedRequest,
   comparedRequest,
@@ -42,15 +44,23 @@ export interface ReplayProxy {
   stop(): Promise<void>;
 }
 
-/** The keys it stands in for: every API's, none real (nothing is sent on). */
-const STOOD_IN: Array<[string, ModelApi]> = [
-  ['ANTHROPIC_API_KEY', 'anthropic'],
-  ['OPENAI_API_KEY', 'openai'],
-  ['GEMINI_API_KEY', 'gemini'],
-];
-
-const placeholder = (api: ModelApi) =>
-  `${api === 'anthropic' ? 'sk-ant-' : 'sk-'}interlock-replay-${randomBytes(24).toString('base64url')}`;
+/**
+ * The keys it stands in for, none real (nothing is sent on): every API's, and Copilot CLI's provider key as the
+ * API of `COPILOT_PROVIDER_TYPE` in `env` (its default, openai), as the key proxy serves it.
+ */
+function stoodIn(env: Record<string, string | undefined>): ModelKey[] {
+  const names: Array<[string, ModelApi]> = [
+    ['ANTHROPIC_API_KEY', 'anthropic'],
+    ['OPENAI_API_KEY', 'openai'],
+    ['GEMINI_API_KEY', 'gemini'],
+  ];
+  try {
+    names.push(['COPILOT_PROVIDER_API_KEY', keyApi('COPILOT_PROVIDER_API_KEY', env)]);
+  } catch {
+    // A provider type Copilot CLI has not: no provider key is stood in for (Copilot cannot run with it either).
+  }
+  return names.map(([name, api]) => ({ name, api, real: '', placeholder: placeholderKey(api, 'replay') }));
+}
 
 /** What the proxy does to a request's body before it is compared (secrets removed, the replay's folder named as the run's). */
 type RequestText = (body: string) => string;
@@ -64,14 +74,15 @@ function answerWith(res: ServerResponse, status: number, body: string, type = 'a
 function answerFromRecording(
   req: IncomingMessage,
   res: ServerResponse,
-  a: { call: RecordedCall; api: ModelApi; tab: ProxyTab | undefined; body: string },
+  a: { call: RecordedCall; route: Pick<Route, 'api' | 'metered'>; tab: ProxyTab | undefined; body: string },
 ): void {
   const { call, tab } = a;
   const stream = /^(event|data):/m.test(call.answer.slice(0, 200));
   if (tab) {
-    const reader = new AnswerReader(a.api, stream);
+    const reader = new AnswerReader(a.route.api, stream);
     reader.push(Buffer.from(call.answer));
-    if (call.status >= 200 && call.status < 300) tab.record(reader.end());
+    // A token count is answered and kept, not metered (it is billed nothing).
+    if (a.route.metered && call.status >= 200 && call.status < 300) tab.record(reader.end());
     const url = req.url ?? '/';
     tab.keep({
       method: req.method ?? 'POST',
@@ -121,15 +132,17 @@ function withBody(req: IncomingMessage, then: (body: string) => void): void {
   req.on('end', () => then(Buffer.concat(parts).toString('utf8')));
 }
 
-/** Starts the replay proxy over `calls` (the recording's lines, in order). */
-export async function startReplayProxy(calls: RecordedCall[], asCompared: RequestText): Promise<ReplayProxy> {
-  const stepKeys: ModelKey[] = STOOD_IN.map(([name, api]) => ({
-    name,
-    api,
-    real: '',
-    placeholder: placeholder(api),
-  }));
-  const tabs = new Map<ModelKey, ProxyTab>();
+/**
+ * Starts the replay proxy over `calls` (the recording's lines, in order); `env` is the replay's (Copilot CLI's
+ * provider type is read from it).
+ */
+export async function startReplayProxy(
+  calls: RecordedCall[],
+  asCompared: RequestText,
+  env: Record<string, string | undefined>,
+): Promise<ReplayProxy> {
+  const stepKeys = stoodIn(env);
+  const keys = servedKeys(stepKeys, DEFAULT_MODEL_PRICES);
   const compared: ComparedRequest[] = calls.map((c) => comparedRequest(c.method, c.path, c.request));
   const done = new Set<number>();
   const answered: number[] = [];
@@ -137,15 +150,15 @@ export async function startReplayProxy(calls: RecordedCall[], asCompared: Reques
   let requests = 0;
   const serve = (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = req.url ?? '/';
-    const d = decideRequest({ method: req.method ?? 'GET', url, headers: req.headers, upgrade: false }, [
-      ...stepKeys,
-      ...tabs.keys(),
-    ]);
+    const d = decideRequest(
+      { method: req.method ?? 'GET', url, headers: req.headers, upgrade: false },
+      keys.all(),
+    );
     if (d.kind === 'answer') return void res.writeHead(200).end();
     if (d.kind === 'refuse') return answerWith(res, d.status, refusalBody(url, d.message));
-    const tab = tabs.get(d.modelKey);
+    const tab = keys.tabOf(d.modelKey);
     const none = `interlock replay: ${req.method} ${url} is not a model call; the recording holds none`;
-    if (!d.route.metered) return answerWith(res, 404, refusalBody(url, none));
+    if (!d.route.metered && !d.route.recorded) return answerWith(res, 404, refusalBody(url, none));
     requests += 1;
     const m = departed
       ? { departure: departed }
@@ -162,37 +175,22 @@ export async function startReplayProxy(calls: RecordedCall[], asCompared: Reques
     }
     done.add(m.index);
     answered.push(calls[m.index]!.call);
-    answerFromRecording(req, res, { call: calls[m.index]!, api: d.route.api, tab, body });
+    answerFromRecording(req, res, { call: calls[m.index]!, route: d.route, tab, body });
   };
   const server: Server = http().createServer((req, res) => withBody(req, (body) => serve(req, res, body)));
   // Codex's WebSocket: refused, so that it calls over HTTPS, as it did when it was recorded.
   server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
     socket.end('HTTP/1.1 404 Refused\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server);
   return {
     port,
     env: nodeEnvFor(stepKeys, port),
-    withheld: [...stepKeys.map((k) => k.name), 'CODEX_API_KEY', 'COPILOT_PROVIDER_API_KEY'],
-    openTab: (limits, record) => {
-      const tab = new ProxyTab(stepKeys, limits, DEFAULT_MODEL_PRICES, record);
-      for (const k of tab.keys) tabs.set(k, tab);
-      return tab;
-    },
-    closeTab: (tab) => {
-      tab.closed = true;
-      for (const k of tab.keys) tabs.delete(k);
-    },
+    withheld: [...new Set([...stepKeys.map((k) => k.name), 'CODEX_API_KEY', 'COPILOT_PROVIDER_API_KEY'])],
+    openTab: keys.openTab,
+    closeTab: keys.closeTab,
     departure: () => departed,
     answered,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    stop: () => stopServer(server),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * An attempt's tab at the key proxy (src/os/proxies/key-proxy-tab.ts): opened before its command with the limits
  * it may not pass (its node's budget, and what is left of the run's), closed after it; its metered usage then
- * becomes the attempt's (src/protocol/engines/metered-usage.ts). Nothing happens when the proxy is off.
+ * becomes the attempt's (metered-usage.ts). Nothing happens when the proxy is off.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -14,13 +14,13 @@ import { closeAttemptTab, openAttemptTab, secretValues } from '../../os/node-use
 import type { ProxyTab, TabLimit } from '../../os/proxies/key-proxy-tab.js';
 import { amount } from '../../protocol/budget.js';
 import { dailyCapLeft } from '../../protocol/daily-cap.js';
-import { meteredUsage } from '../../protocol/engines/metered-usage.js';
 import { redactSecrets } from '../../render/redact.js';
 import { type DailyCapSource, dailyCapCounted } from '../daily-cap.js';
 import type { RunSnapshot } from '../journal-io/read.js';
 import type { EngineWatch } from './agent-run.js';
 import type { AttemptOptions, AttemptSetup } from './attempt.js';
 import { shownPath } from './checks-live-log.js';
+import { meteredUsage } from './metered-usage.js';
 
 /**
  * The limits the proxy holds an attempt of `node` to: its budget's tokens and cost, what is left of the run's,
@@ -124,9 +124,11 @@ function openTab(
       shut();
       const m = meteredUsage(usage, tab.totals);
       for (const w of m.warnings) warn(w);
-      if (record && tab.recording?.lines.length && m.usage.metered) {
+      // Kept whenever a call was (a replay's request that departed at once is one); journaled with a metered call.
+      if (record && tab.recording?.lines.length) {
         try {
-          m.usage.metered = { ...m.usage.metered, recording: writeRecording(tab, record) };
+          const kept = writeRecording(tab, record);
+          if (m.usage.metered) m.usage.metered = { ...m.usage.metered, recording: kept };
         } catch (e) {
           warn(`interlock: the model exchange could not be kept in ${record.shown}: ${(e as Error).message}`);
         }

@@ -1,8 +1,9 @@
 /**
  * A serialized chain's one call: every node's task in one prompt to the agent (the first node's command, with the
  * chain's summed limits), then each node's evidence checked in order, its outputs read from a file of its own
- * (`$INTERLOCK_OUTPUTS/<node>`), until the first node that does not pass. The call's usage is the first node's;
- * each node after it carries the session and the time its own checks took. Never throws for a failing node.
+ * (`$INTERLOCK_OUTPUTS/<node>`), until the first node that does not pass. The call's usage is the first node's
+ * (metered at the key proxy as one attempt's, its recording beside the first node's log); each node after it
+ * carries the session and the time its own checks took. Never throws for a failing node.
  */
 
 import { dirname } from 'node:path';
@@ -23,6 +24,7 @@ import { runChecks } from '../attempt/checks.js';
 import { checkOutputs } from '../attempt/checks-live-log.js';
 import { attemptEnv } from '../attempt/env.js';
 import { CONTEXT, makeChainFiles, readOutputs, readUsageText, USAGE } from '../attempt/files.js';
+import { type AttemptTab, openMeter } from '../attempt/metered.js';
 import { type AttemptNetwork, attemptNetwork, connectionsOf, refusedNetwork } from '../attempt/network.js';
 import { carrySession, keepSession, transcriptsOf } from '../attempt/session-carry.js';
 import { readAttemptUsage } from '../attempt/usage-read.js';
@@ -76,6 +78,22 @@ function chainEnv(
   });
 }
 
+/**
+ * The call's usage: what the key proxy metered counting, when it metered (a stop at a limit is then the first
+ * node's failure), else what the agent reported.
+ */
+function callUsageOf(
+  tab: AttemptTab | undefined,
+  agent: { failures: AttemptOutcome['failures'] },
+  read: Parameters<typeof readAttemptUsage>[0],
+): AttemptOutcome['usage'] {
+  const reported = readAttemptUsage(read);
+  const metered = tab?.close(reported, read.warn);
+  if (metered?.stopped && !agent.failures.some((f) => f.check === 'budget'))
+    agent.failures = [metered.stopped, ...agent.failures];
+  return metered?.usage ?? reported;
+}
+
 /** Runs the chain whose first node `opts` dispatched; its outcomes in chain order, up to the first that fails. */
 export async function executeChain(
   setup: AttemptSetup,
@@ -90,6 +108,7 @@ export async function executeChain(
     parts.map((p) => fileNameOf(p.node.id)),
     { chain: parts.map((p) => p.context) },
   );
+  let tab: AttemptTab | undefined;
   try {
     const exprCtx = expressionContext({ graph: setup.graph, state: cur.state, attempt: opts.attempt });
     const inputs = chainInputs(parts, exprCtx);
@@ -120,22 +139,20 @@ export async function executeChain(
     const network = attemptNetwork(setup, setup.graph, call.node);
     if (network.kind === 'refused')
       return [{ node: head.id, attempt: opts.attempt, outcome: refusedNetwork(network.message, started) }];
-    const ran = await runCommand(
-      setup,
-      { ...opts, approach, node: call.node },
-      { env: runEnv, stdin, watch, engine, network },
-    );
+    const callOpts = { ...opts, approach, node: call.node };
+    // The call's model calls are metered (and recorded) as one attempt's: the first node's, under the chain's limits.
+    tab = openMeter(setup, callOpts, watch);
+    const ran = await runCommand(setup, callOpts, { env: runEnv, stdin, watch, engine, network });
     failpoint('after-command', head.id);
     const ended = engineEnd(approach, engine, ran, watch);
     // The session's transcripts as the call left them: each node's record carries their hash.
     const agent = { ...ended, report: { ...ended.report, ...transcriptsOf(head, ended.report.engine) } };
     await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
-    const usageText = readUsageText(files, agent.failures);
-    const callUsage = readAttemptUsage({
+    const callUsage = callUsageOf(tab, agent, {
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       agent: agent.usage,
-      usageText,
+      usageText: readUsageText(files, agent.failures),
       warn: (m) => setup.echo?.(Buffer.from(`${m}\n`)),
     });
     return await checkInOrder(setup, opts, {
@@ -149,6 +166,7 @@ export async function executeChain(
       network,
     });
   } finally {
+    tab?.shut();
     files.close();
   }
 }

@@ -5,25 +5,7 @@
  * Pure.
  */
 import type { Usage } from '../../journal/events/fields.js';
-
-/** What the key proxy metered of one attempt's calls (its tab's totals: src/os/proxies/key-proxy-tab.ts). */
-interface MeteredTotals {
-  /** Model calls answered (those whose usage could not be read included, in `unread`). */
-  calls: number;
-  /** Input tokens billed at the full rate (cache reads and writes not included). */
-  input_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
-  output_tokens: number;
-  /** The priced calls' cost, in millionths of a dollar. */
-  cost_micro_usd: number;
-  /** The models the answers named, in the order first seen. */
-  models: string[];
-  /** Models with no price in the table: their tokens are counted, their cost is not. */
-  unpriced: string[];
-  /** Calls whose answer carried no usage the proxy could read (a cut stream, an unknown format). */
-  unread: number;
-}
+import type { TabTotals } from '../../os/proxies/key-proxy-tab.js';
 
 const words = (n: number) => n.toLocaleString('en-US');
 const dollars = (n: number) => `$${n.toFixed(2)}`;
@@ -35,7 +17,7 @@ function differs(reported: number, metered: number, unit: number): boolean {
 }
 
 /** The attempt's usage with the metered figures counting; `warnings` for the attempt's log. */
-export function meteredUsage(u: Usage, m: MeteredTotals): { usage: Usage; warnings: string[] } {
+export function meteredUsage(u: Usage, m: Readonly<TabTotals>): { usage: Usage; warnings: string[] } {
   if (m.calls === 0) return { usage: u, warnings: [] };
   const input = m.input_tokens + m.cache_creation_input_tokens + m.cache_read_input_tokens;
   const cost = m.cost_micro_usd / 1e6;
