@@ -33,6 +33,8 @@ import { executeAttempt } from '../../runner/attempt/attempt.js';
 import { type RecordingRef, recordedAttempt, replayOptions } from '../../runner/replay.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { checkRunId, journalPath, openExisting } from '../journals.js';
+import { fetchRecording } from '../replay-fetch.js';
+import { replayHome } from '../replay-home.js';
 import { lineEcho } from '../setup.js';
 
 /** The recording's lines, once its SHA-256 is the journal's; read without following a link, bounded. */
@@ -85,17 +87,25 @@ function workspaceCopy(io: Io): string {
 }
 
 /**
- * The request as it is compared: the secrets of this env removed, and the copy's path read as the working
- * directory's, in each form an engine writes it (as it is; with every other character than a letter or digit as
- * `-`, Claude Code's folder of the project).
+ * The request as it is compared: the secrets of this env removed; the copy's path read as the working directory
+ * the attempt ran in (`recorded`: this one, or the Action's checkout), in each form an engine writes it (as it is;
+ * with every other character than a letter or digit as `-`, Claude Code's folder of the project); and the
+ * replay's fresh home as the isolated node's (`home`, src/cli/replay-home.ts).
  */
-function asCompared(io: Io, workspace: string) {
+function asCompared(
+  io: Io,
+  workspace: string,
+  recorded: string,
+  home: { now: string; recorded: string } | undefined,
+) {
   const secrets = secretValues(io.env);
   const dashed = (p: string) => p.replace(/[^A-Za-z0-9]/g, '-');
-  const pairs = [
-    [JSON.stringify(workspace).slice(1, -1), JSON.stringify(io.cwd).slice(1, -1)],
-    [dashed(workspace), dashed(io.cwd)],
-  ] as const;
+  const inJson = (p: string) => JSON.stringify(p).slice(1, -1);
+  const pairs: Array<readonly [string, string]> = [
+    [inJson(workspace), inJson(recorded)],
+    [dashed(workspace), dashed(recorded)],
+    ...(home ? [[inJson(home.now), inJson(home.recorded)] as const] : []),
+  ];
   return (body: string) =>
     pairs.reduce((text, [copy, own]) => text.split(copy).join(own), redactSecrets([body], secrets).value[0]!);
 }
@@ -115,6 +125,14 @@ function verdict(proxy: ReplayProxy, calls: RecordedCall[]): { code: number; wor
   };
 }
 
+/** The replay's own folder, `.interlock/replays/<run>/<node>-<attempt>-<time>/`, made. */
+function replayFolder(io: Io, runId: string, nodeId: string, attempt: number): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const out = resolve(io.cwd, '.interlock', 'replays', runId, `${fileNameOf(nodeId)}-${attempt}-${stamp}`);
+  mkdirSync(out, { recursive: true });
+  return out;
+}
+
 export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -132,24 +150,19 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   const { journal } = (await store.read())!;
   const which = recordedAttempt(journal, nodeId, attemptNo);
   if (typeof which === 'string') throw new UsageError(`${which}: nothing was replayed`);
+  await fetchRecording(io, which.recording);
   const calls = readRecording(io, which.recording);
   const opts = replayOptions(graph, journal, nodeId, which.attempt);
   if (typeof opts === 'string') throw new UsageError(`${opts}: nothing was replayed`);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const out = resolve(
-    io.cwd,
-    '.interlock',
-    'replays',
-    runId,
-    `${fileNameOf(nodeId)}-${which.attempt}-${stamp}`,
-  );
-  mkdirSync(out, { recursive: true });
+  const out = replayFolder(io, runId, nodeId, which.attempt);
   const workspace = workspaceCopy(io);
   const shown = relative(io.cwd, out);
   io.err(
     `interlock: replaying "${nodeId}" attempt ${which.attempt} of run "${runId}" offline from ${which.recording.path} (${calls.length} calls) in ${workspace}; its log and recording go to ${shown}/, the run's journal is not written\n`,
   );
-  const proxy = await startReplayProxy(calls, asCompared(io, workspace));
+  const { env, home } = replayHome(calls, io.env);
+  const compared = asCompared(io, workspace, which.recording.workspace ?? io.cwd, home);
+  const proxy = await startReplayProxy(calls, compared);
   configureAgentCredentials(proxy);
   let outcome: Awaited<ReturnType<typeof executeAttempt>>;
   try {
@@ -157,7 +170,7 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
       {
         graph,
         cwd: workspace,
-        baseEnv: io.env,
+        baseEnv: env,
         logFile: (n, a) => join(out, `${fileNameOf(n)}-${a}.log`),
         echo: lineEcho(io),
         echoAgentStream: values.verbose === true,
