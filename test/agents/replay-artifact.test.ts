@@ -90,7 +90,11 @@ interface Recorded {
  * A run on issue `issue`: one Claude Code attempt through the bundled action (as root, or as a runner user with
  * passwordless sudo, as on GitHub's hosted runners), its recording kept as an artifact.
  */
-async function recordedOnGitHub(issue: number, as?: RunnerUser): Promise<Recorded> {
+async function recordedOnGitHub(
+  issue: number,
+  as?: RunnerUser,
+  more: { inputs?: Record<string, string>; env?: Record<string, string> } = {},
+): Promise<Recorded> {
   github ??= await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
   const model = await startModelServer({ script: [bash(1), bash(2), { text: 'Done.' }] });
   models.push(model);
@@ -104,6 +108,7 @@ async function recordedOnGitHub(issue: number, as?: RunnerUser): Promise<Recorde
   if (as) for (const p of [ws, runnerTemp, as.home]) giveTo(p, as);
   const step = issueStep(github, ws, issue, 'agent:r', {
     ...(as ? { as: { uid: as.uid, gid: as.gid, home: as.home } } : {}),
+    inputs: more.inputs ?? {},
   });
   step.env = {
     ANTHROPIC_BASE_URL: model.url,
@@ -116,12 +121,14 @@ async function recordedOnGitHub(issue: number, as?: RunnerUser): Promise<Recorde
     ...(as ? { HOME: as.home } : {}),
     ACTIONS_RESULTS_URL: `${github.url}/`,
     ACTIONS_RUNTIME_TOKEN: github.state.artifacts.runtimeToken(repo, step.job.runId),
+    ...more.env,
   };
   const result = await runStep(step);
   expect(result.outputs.status, result.log.slice(-3000)).toBe('completed');
   const run = `replayed/issue-${issue}`;
   const recorded = eventsOf(readJournal(github, run), 'NodeRecorded', 'work')[0]!;
   const ref = (recorded.usage as { metered?: { recording?: Ref } }).metered!.recording!;
+  if (more.inputs?.recording === 'none') return { run, journal: journalText(github, run)!, ref, model };
   expect(ref.artifact, result.log.slice(-3000)).toMatchObject({
     repository: FULL,
     workflow_run_id: step.job.runId,
@@ -243,4 +250,22 @@ describe.skipIf(!!why)('an attempt recorded on GitHub, replayed offline from its
     },
     600_000,
   );
+  it("recording-retention-days sets the artifact's expiry, at most the repository's retention", async () => {
+    const r = await recordedOnGitHub(ISSUE + 2, undefined, {
+      inputs: { 'recording-retention-days': '5' },
+      env: { GITHUB_RETENTION_DAYS: '3' },
+    });
+    const kept = github!.state.artifacts.records.find((a) => a.name === r.ref.artifact!.name)!;
+    const days = (Date.parse(kept.expires_at) - Date.parse(kept.created_at)) / 86_400_000;
+    expect(days).toBeGreaterThan(2.9);
+    expect(days).toBeLessThanOrEqual(3);
+  }, 600_000);
+
+  it('recording: none keeps no recording and uploads no artifact; the attempt is still metered', async () => {
+    const before = github?.state.artifacts.records.length ?? 0;
+    const r = await recordedOnGitHub(ISSUE + 3, undefined, { inputs: { recording: 'none' } });
+    expect(r.ref).toBeUndefined();
+    expect(r.journal).toContain('"metered"');
+    expect(github!.state.artifacts.records).toHaveLength(before);
+  }, 600_000);
 });
