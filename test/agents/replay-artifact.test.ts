@@ -27,7 +27,7 @@ import {
 import { requireBundle, Sandbox } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { claudeBin, missing } from '../support/agent-clis.js';
-import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { type FaultRule, type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, type ScriptedTurn, startModelServer } from '../support/model-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
 
@@ -84,6 +84,8 @@ interface Recorded {
   journal: string;
   ref: Ref;
   model: ModelServer;
+  /** The step's log. */
+  log: string;
 }
 
 /**
@@ -93,7 +95,7 @@ interface Recorded {
 async function recordedOnGitHub(
   issue: number,
   as?: RunnerUser,
-  more: { inputs?: Record<string, string>; env?: Record<string, string> } = {},
+  more: { inputs?: Record<string, string>; env?: Record<string, string>; fault?: FaultRule } = {},
 ): Promise<Recorded> {
   github ??= await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
   const model = await startModelServer({ script: [bash(1), bash(2), { text: 'Done.' }] });
@@ -123,12 +125,14 @@ async function recordedOnGitHub(
     ACTIONS_RUNTIME_TOKEN: github.state.artifacts.runtimeToken(repo, step.job.runId),
     ...more.env,
   };
-  const result = await runStep(step);
+  const fault = more.fault ? github.faults.inject(more.fault) : undefined;
+  const result = await runStep(step).finally(() => fault?.remove());
   expect(result.outputs.status, result.log.slice(-3000)).toBe('completed');
   const run = `replayed/issue-${issue}`;
   const recorded = eventsOf(readJournal(github, run), 'NodeRecorded', 'work')[0]!;
   const ref = (recorded.usage as { metered?: { recording?: Ref } }).metered!.recording!;
-  if (more.inputs?.recording === 'none') return { run, journal: journalText(github, run)!, ref, model };
+  if (more.inputs?.recording === 'none' || more.fault)
+    return { run, journal: journalText(github, run)!, ref, model, log: result.log };
   expect(ref.artifact, result.log.slice(-3000)).toMatchObject({
     repository: FULL,
     workflow_run_id: step.job.runId,
@@ -136,7 +140,7 @@ async function recordedOnGitHub(
   });
   expect(ref.path).toBe(`.interlock/runs/${run}.logs/work-1.model.jsonl`);
   expect(ref.workspace).toBe(ws);
-  return { run, journal: journalText(github, run)!, ref, model };
+  return { run, journal: journalText(github, run)!, ref, model, log: result.log };
 }
 
 let asRoot: Promise<Recorded> | undefined;
@@ -267,5 +271,22 @@ describe.skipIf(!!why)('an attempt recorded on GitHub, replayed offline from its
     expect(r.ref).toBeUndefined();
     expect(r.journal).toContain('"metered"');
     expect(github!.state.artifacts.records).toHaveLength(before);
+  }, 600_000);
+  it('an upload the service keeps refusing is a warning: the attempt completes, its recording names no artifact', async () => {
+    const r = await recordedOnGitHub(ISSUE + 4, undefined, {
+      fault: {
+        method: 'POST',
+        path: /\/FinalizeArtifact$/,
+        every: true,
+        fault: { kind: 'status', status: 500 },
+      },
+    });
+    // Tried three times (a server error may pass), then said in the attempt's log.
+    expect(github!.requests.filter({ path: /\/FinalizeArtifact$/, status: 500 })).toHaveLength(3);
+    expect(r.log).toMatch(
+      /"work" attempt 1's model exchange could not be kept as an artifact \(FinalizeArtifact answered 500/,
+    );
+    expect(r.ref.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(r.ref.artifact).toBeUndefined();
   }, 600_000);
 });
