@@ -33,7 +33,6 @@ import { executeAttempt } from '../../runner/attempt/attempt.js';
 import { type RecordingRef, recordedAttempt, replayOptions } from '../../runner/replay.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { checkRunId, journalPath, openExisting } from '../journals.js';
-import { fetchRecording } from '../replay-fetch.js';
 import { replayHome } from '../replay-home.js';
 import { lineEcho } from '../setup.js';
 
@@ -150,7 +149,9 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   const { journal } = (await store.read())!;
   const which = recordedAttempt(journal, nodeId, attemptNo);
   if (typeof which === 'string') throw new UsageError(`${which}: nothing was replayed`);
-  await fetchRecording(io, which.recording);
+  // The GitHub client is loaded only to fetch a recording the Action kept (an artifact).
+  if (which.recording.artifact)
+    await (await import('../replay-fetch.js')).fetchRecording(io, which.recording);
   const calls = readRecording(io, which.recording);
   const opts = replayOptions(graph, journal, nodeId, which.attempt);
   if (typeof opts === 'string') throw new UsageError(`${opts}: nothing was replayed`);
