@@ -12,6 +12,7 @@ import { type ActionContext, actionsRunner, githubContext } from './context/cont
 import { nodeEnvironment } from './context/inputs.js';
 import type { ResolvedRun } from './context/resolve-run.js';
 import { stepSecrets } from './context/step-secrets.js';
+import { actionRecordings } from './recordings.js';
 import { liveComment } from './report/live-comment.js';
 import { actionsSessionCache } from './session-cache.js';
 
@@ -91,10 +92,17 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       ...(run.subject.number ? { subject: run.subject.number } : {}),
     },
     protectedPaths: () => protectedPathsOf(ctx, run.graph),
+    ...recordingsOf(ctx, run.runId),
     sessionCache: actionsSessionCache(`${ctx.repo.owner}/${ctx.repo.repo}`, (m) =>
       ctx.io.info(`interlock: ${m}`),
     ),
   };
+}
+
+/** Each metered attempt's model exchange, kept as a workflow artifact (src/action/recordings.ts); none under `recording: none`. */
+function recordingsOf(ctx: ActionContext, runId: string) {
+  const recordings = actionRecordings(ctx, runId);
+  return recordings ? { recordings } : {};
 }
 
 /** What an effect may not change: the default branch's `protected_paths` and the run's own files (`runProtectedPaths`). */

@@ -19,6 +19,10 @@ export interface RecordingRef {
   path: string;
   sha256: string;
   calls: number;
+  /** The working directory the attempt ran in, when it is not this one (the Action's checkout). */
+  workspace?: string;
+  /** The workflow artifact that keeps it (the Action). */
+  artifact?: { repository: string; workflow_run_id: number; name: string; id?: number };
 }
 
 /** The attempt a replay is of: its number and its recording. */

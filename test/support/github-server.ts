@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ARTIFACT_SERVICE, BLOB_PREFIX } from './github/artifacts.js';
 import { type AuthOptions, authenticate } from './github/auth.js';
 import { createContext, type Urls } from './github/context.js';
 import { breakConnection, faultReply } from './github/fault-effects.js';
@@ -70,6 +71,23 @@ export interface GitHubServer {
   readonly model: LoadModel;
   /** Stops listening and drops every connection, held ones included. */
   close(): Promise<void>;
+}
+
+/** A results-service call, its JSON body read; a body that is not JSON is Twirp's `malformed`. */
+function resultsCall(
+  state: GitHubState,
+  base: string,
+  url: URL,
+  raw: Buffer,
+  auth: string | undefined,
+): Reply {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return { status: 400, body: { code: 'malformed', msg: 'the body is not JSON' } };
+  }
+  return state.artifacts.rpc(base, url.pathname.slice(ARTIFACT_SERVICE.length), body, auth);
 }
 
 /**
@@ -240,6 +258,28 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
         };
       if (decision) return applyFault(decision, res, 'anonymous', entry);
       return send(res, web, 'anonymous', entry);
+    }
+    // The results service and its blob store (workflow artifacts) take the runtime token or a signed URL.
+    if (url.pathname.startsWith(ARTIFACT_SERVICE) || url.pathname.startsWith(BLOB_PREFIX)) {
+      const blob = url.pathname.startsWith(BLOB_PREFIX);
+      const entry = requests.open({
+        method,
+        path,
+        query: blob ? '' : url.search,
+        kind: blob ? `${method} ${BLOB_PREFIX}{id}` : `POST ${url.pathname}`,
+        actor: undefined,
+        body: undefined,
+        at,
+      });
+      const decision = faults.decide(method, path, entry.kind.slice(method.length + 1));
+      if (decision?.when === 'before') return applyFault(decision, res, 'anonymous', entry);
+      const reply = blob
+        ? state.artifacts.blob(method, url, req.headers, raw)
+        : method !== 'POST'
+          ? { status: 405, body: { code: 'bad_route', msg: `${method} is not served` } }
+          : resultsCall(state, urls.api, url, raw, req.headers.authorization);
+      if (decision) return applyFault(decision, res, 'anonymous', entry);
+      return send(res, reply, 'anonymous', entry);
     }
     const auth: { actor?: Actor; error?: HttpError } = {};
     try {

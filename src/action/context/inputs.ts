@@ -21,6 +21,19 @@ const InputsSchema = z.object({
   'node-credentials': z.string().default(''),
   'agent-credentials': z.string().default(DEFAULT_AGENT_CREDENTIALS),
   dispatch: z.enum(['none', 'ready']).default('none'),
+  recording: z.enum(['artifact', 'none']).default('artifact'),
+  'recording-retention-days': z.coerce
+    .number()
+    .int()
+    .min(
+      1,
+      "recording-retention-days must be a number of days from 1 to 400, or empty for the repository's retention",
+    )
+    .max(
+      400,
+      "recording-retention-days must be a number of days from 1 to 400, or empty for the repository's retention",
+    )
+    .optional(),
   'journal-sha': z
     .string()
     .regex(

@@ -24,6 +24,7 @@ import { type RecordingRef, recordedAttempt, replayOptions } from '../../runner/
 import { executeChain } from '../../runner/serialized/run.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { checkRunId, journalPath, openExisting } from '../journals.js';
+import { replayHome } from '../replay-home.js';
 import { lineEcho } from '../setup.js';
 import { replayCopy } from './replay-copy.js';
 
@@ -63,12 +64,18 @@ function readRecording(io: Io, ref: RecordingRef): RecordedCall[] {
 }
 
 /**
- * The request as it is compared: the secrets of this env removed, and the copy's path read as the working
- * directory's, in each form an engine writes it (as it is; with every other character than a letter or digit as
- * `-`, Claude Code's folder of the project; its last name lower-cased and dashed, Gemini CLI's name of the
- * project's temporary folder).
+ * The request as it is compared: the secrets of this env removed; the copy's path read as the working directory
+ * the attempt ran in (`recorded`: this one, or the Action's checkout), in each form an engine writes it (as it is;
+ * with every other character than a letter or digit as `-`, Claude Code's folder of the project; its last name
+ * lower-cased and dashed, Gemini CLI's name of the project's temporary folder); and the replay's fresh home as the
+ * isolated node's (`home`, src/cli/replay-home.ts).
  */
-function asCompared(io: Io, workspace: string) {
+function asCompared(
+  io: Io,
+  workspace: string,
+  recorded: string,
+  home: { now: string; recorded: string } | undefined,
+) {
   const secrets = secretValues(io.env);
   const dashed = (p: string) => p.replace(/[^A-Za-z0-9]/g, '-');
   const slug = (p: string) =>
@@ -77,13 +84,23 @@ function asCompared(io: Io, workspace: string) {
       .replace(/[^a-z0-9]/g, '-')
       .replace(/-+/g, '-')
       .replace(/^-|-$/g, '');
-  const pairs = [
-    [JSON.stringify(workspace).slice(1, -1), JSON.stringify(io.cwd).slice(1, -1)],
-    [dashed(workspace), dashed(io.cwd)],
-    [`/${slug(workspace)}`, `/${slug(io.cwd)}`],
-  ] as const;
+  const inJson = (p: string) => JSON.stringify(p).slice(1, -1);
+  const pairs: Array<readonly [string, string]> = [
+    [inJson(workspace), inJson(recorded)],
+    [dashed(workspace), dashed(recorded)],
+    [`/${slug(workspace)}`, `/${slug(recorded)}`],
+    ...(home ? [[inJson(home.now), inJson(home.recorded)] as const] : []),
+  ];
   return (body: string) =>
     pairs.reduce((text, [copy, own]) => text.split(copy).join(own), redactSecrets([body], secrets).value[0]!);
+}
+
+/** The replay's own folder, `.interlock/replays/<run>/<node>-<attempt>-<time>/`, made. */
+function replayFolder(io: Io, runId: string, nodeId: string, attempt: number): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const out = resolve(io.cwd, '.interlock', 'replays', runId, `${fileNameOf(nodeId)}-${attempt}-${stamp}`);
+  mkdirSync(out, { recursive: true });
+  return out;
 }
 
 /** What the replay found, in words, and its exit code. */
@@ -128,18 +145,13 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   const { journal } = (await store.read())!;
   const which = recordedAttempt(journal, nodeId, attemptNo);
   if (typeof which === 'string') throw new UsageError(`${which}: nothing was replayed`);
+  // The GitHub client is loaded only to fetch a recording the Action kept (an artifact).
+  if (which.recording.artifact)
+    await (await import('../replay-fetch.js')).fetchRecording(io, which.recording);
   const calls = readRecording(io, which.recording);
   const opts = replayOptions(graph, journal, nodeId, which.attempt);
   if (typeof opts === 'string') throw new UsageError(`${opts}: nothing was replayed`);
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const out = resolve(
-    io.cwd,
-    '.interlock',
-    'replays',
-    runId,
-    `${fileNameOf(nodeId)}-${which.attempt}-${stamp}`,
-  );
-  mkdirSync(out, { recursive: true });
+  const out = replayFolder(io, runId, nodeId, which.attempt);
   const copy = await replayCopy(io.cwd, opts.gitBase);
   const workspace = copy.path;
   const shown = relative(io.cwd, out);
@@ -147,14 +159,16 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
     `interlock: replaying "${nodeId}" attempt ${which.attempt} of run "${runId}" offline from ${which.recording.path} (${calls.length} calls) in ${workspace}; its log and recording go to ${shown}/, the run's journal is not written\n`,
   );
   io.err(`interlock: the copy holds ${copy.tree}\n`);
-  const proxy = await startReplayProxy(calls, asCompared(io, workspace), io.env);
+  const { env, home } = replayHome(calls, io.env);
+  const compared = asCompared(io, workspace, which.recording.workspace ?? io.cwd, home);
+  const proxy = await startReplayProxy(calls, compared, env);
   configureAgentCredentials(proxy);
   let outcome: { failures: Failure[] };
   try {
     const setup: AttemptSetup = {
       graph,
       cwd: workspace,
-      baseEnv: io.env,
+      baseEnv: env,
       logFile: (n, a) => join(out, `${fileNameOf(n)}-${a}.log`),
       echo: lineEcho(io),
       echoAgentStream: values.verbose === true,

@@ -48,11 +48,32 @@ export const METERED_USAGE_FIELDS = {
             .nonnegative()
             .optional()
             .register(z.globalRegistry, { description: 'Calls left out past its bound (64 MB).' }),
+          workspace: z.string().optional().register(z.globalRegistry, {
+            description:
+              "The working directory the attempt ran in, when it was not the one `path` is relative to (the Action: the runner's checkout): a replay reads its copy's path as this one.",
+          }),
+          artifact: z
+            .looseObject({
+              repository: z
+                .string()
+                .register(z.globalRegistry, { description: 'The repository, `owner/name`.' }),
+              workflow_run_id: z
+                .number()
+                .int()
+                .register(z.globalRegistry, { description: 'The workflow run that holds it.' }),
+              name: z.string().register(z.globalRegistry, { description: "The artifact's name." }),
+              id: z.number().int().register(z.globalRegistry, { description: "The artifact's id." }),
+            })
+            .optional()
+            .register(z.globalRegistry, {
+              description:
+                'The workflow artifact that keeps the recording (the Action), a zip holding it at `path`: `interlock replay` downloads it through the REST API.',
+            }),
         })
         .optional()
         .register(z.globalRegistry, {
           description:
-            "The attempt's model exchange, kept beside its log (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included), the step's secrets removed.",
+            "The attempt's model exchange (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl` beside its log; the Action: the same path inside a workflow artifact, `artifact`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included), the step's secrets removed.",
         }),
       unread_calls: z.number().int().nonnegative().optional().register(z.globalRegistry, {
         description: 'Calls whose answer carried no usage the proxy could read.',

@@ -1,6 +1,6 @@
 /**
  * The attempts the key proxy metered, from the journal (issue 48): where each one's model exchange is kept (its
- * recording's path and SHA-256, and on GitHub the Actions cache key it was saved under) and the difference between
+ * recording's path and SHA-256, and on GitHub the workflow artifact that keeps it) and the difference between
  * what the proxy metered and what the agent reported, when the journal has one. For `interlock status` (text and
  * `--json`) and the maintainers' page.
  */
@@ -11,7 +11,13 @@ import { replayCommand } from '../next-commands.js';
 export interface MeteredAttempt {
   node: string;
   attempt: number;
-  recording?: { path: string; sha256: string; calls: number; cache_key?: string };
+  recording?: {
+    path: string;
+    sha256: string;
+    calls: number;
+    /** The workflow artifact that keeps it (the Action). */
+    artifact?: { name: string; workflow_run_id: number };
+  };
   difference?: string;
 }
 
@@ -23,7 +29,9 @@ export function meteredAttempts(events: readonly JournalEvent[]): MeteredAttempt
   for (const e of events) {
     if (e.type !== 'NodeRecorded' && e.type !== 'NodeFailed') continue;
     const u = (e as Ended).usage as {
-      metered?: { recording?: MeteredAttempt['recording'] };
+      metered?: {
+        recording?: { path: string; sha256: string; calls: number; artifact?: Record<string, unknown> };
+      };
       difference?: unknown;
     };
     const r = u.metered?.recording;
@@ -33,7 +41,9 @@ export function meteredAttempts(events: readonly JournalEvent[]): MeteredAttempt
             path: r.path,
             sha256: r.sha256,
             calls: r.calls,
-            ...(typeof r.cache_key === 'string' ? { cache_key: r.cache_key } : {}),
+            ...(typeof r.artifact?.name === 'string' && typeof r.artifact.workflow_run_id === 'number'
+              ? { artifact: { name: r.artifact.name, workflow_run_id: r.artifact.workflow_run_id } }
+              : {}),
           }
         : undefined;
     const difference = typeof u.difference === 'string' ? u.difference : undefined;
@@ -48,9 +58,10 @@ export function meteredAttempts(events: readonly JournalEvent[]): MeteredAttempt
   return out;
 }
 
-/** Where a recording is kept, in words: its path, and on GitHub its Actions cache key. */
+/** Where a recording is kept, in words: its path, and on GitHub the workflow artifact that holds it. */
 export function recordingWhere(r: NonNullable<MeteredAttempt['recording']>): string {
-  return `${r.path}${r.cache_key ? ` (Actions cache key ${r.cache_key})` : ''}`;
+  const a = r.artifact;
+  return `${r.path}${a ? ` (in the artifact "${a.name}" of workflow run ${a.workflow_run_id})` : ''}`;
 }
 
 /** Lines for `interlock status`: each metered attempt's recording and difference; empty when there is none. */

@@ -39,7 +39,7 @@ import {
   writeContext,
 } from './files.js';
 import { expandInputs } from './inputs.js';
-import { type AttemptTab, openMeter } from './metered.js';
+import { type AttemptTab, openMeter, type Recordings } from './metered.js';
 import {
   type AttemptNetwork,
   attemptNetwork,
@@ -76,6 +76,8 @@ export interface AttemptSetup extends NetworkSetup {
   echoAgentStream?: boolean;
   /** A file that keeps an attempt's whole output. */
   logFile?: (node: string, attempt: number) => string | undefined;
+  /** Where a metered attempt's model exchange is kept (the Action's); without it, beside `logFile`. */
+  recordings?: Recordings;
   /** Called before an attempt's work starts (before its dispatch is announced and its command runs). */
   attemptStarted?: (mark: AttemptMark) => void;
   /** Called after the attempt's checks, also when it failed, timed out or threw. */
@@ -262,7 +264,7 @@ export async function executeAttempt(setup: AttemptSetup, opts: AttemptOptions):
       usageText,
       warn,
     });
-    const metered = tab?.close(reported, warn);
+    const metered = await tab?.close(reported, warn);
     if (metered?.stopped && !failures.some((f) => f.check === 'budget')) failures.unshift(metered.stopped);
     const usage = metered?.usage ?? reported;
     // The session's transcripts as the agent left them: the next node of the session resumes them only unchanged.

@@ -73,29 +73,68 @@ export interface AttemptTab {
   close: (
     usage: Usage,
     warn: (m: string) => void,
-  ) => {
+  ) => Promise<{
     usage: Usage;
     stopped: Failure | undefined;
-  };
+  }>;
+}
+
+/** Where an attempt's recording is written, and the path the journal names it by. */
+export interface RecordingPlace {
+  /** The file written (absolute). */
+  file: string;
+  /** Its path in the journal: from the working directory (the CLI), or inside the artifact (the Action). */
+  path: string;
+}
+
+/**
+ * Where a face keeps each attempt's model exchange, when not beside its log: the Action writes it in a folder of
+ * its own and keeps it as a workflow artifact too (src/action/recordings.ts).
+ */
+export interface Recordings {
+  /** Where an attempt's recording is written; asked only when there is one to write. */
+  place: (node: string, attempt: number) => RecordingPlace;
+  /** Removed from the recording, beside the model keys and GitHub tokens of the node's environment. */
+  secrets: readonly string[];
+  /** Keeps the written recording elsewhere too; what the journal's record of it gains (the artifact). */
+  keep?: (
+    rec: RecordingPlace & { text: string; node: string; attempt: number },
+    warn: (m: string) => void,
+  ) => Promise<Record<string, unknown> | undefined>;
 }
 
 /** Where an attempt's model exchange is kept: beside its log (`<node>-<attempt>.model.jsonl`), when it has one. */
-function recordingPath(logFile: string | undefined): string | undefined {
-  return logFile ? logFile.replace(/(\.log)?$/, '.model.jsonl') : undefined;
+function besideLog(setup: AttemptSetup, node: string, attempt: number): RecordingPlace | undefined {
+  const log = setup.logFile?.(node, attempt);
+  if (!log) return undefined;
+  const file = log.replace(/(\.log)?$/, '.model.jsonl');
+  return { file, path: shownPath(setup.cwd, file) };
 }
 
-/** Writes the exchange, the step's secrets removed; its path (as `shown`) and hash go in `usage.metered`. */
-function writeRecording(tab: ProxyTab, to: { path: string; secrets: string[]; shown: string }) {
+interface RecordingTo {
+  /** Where it goes: asked when it is written (the Action makes its folder then). */
+  place: () => RecordingPlace;
+  secrets: string[];
+  node: string;
+  attempt: number;
+  keep: Recordings['keep'];
+}
+
+/** Writes the exchange, the step's secrets removed; its path and hash (and where else it is kept) go in `usage.metered`. */
+async function writeRecording(tab: ProxyTab, to: RecordingTo, warn: (m: string) => void) {
   const r = tab.recording!;
+  const place = to.place();
   const text = redactSecrets(r.lines, to.secrets)
     .value.map((l) => `${l}\n`)
     .join('');
-  writeFileSync(to.path, text, { mode: 0o600 });
+  writeFileSync(place.file, text, { mode: 0o600 });
+  const kept = await to.keep?.({ ...place, text, node: to.node, attempt: to.attempt }, warn);
   return {
-    path: to.shown,
+    path: place.path,
     sha256: createHash('sha256').update(text).digest('hex'),
     calls: r.lines.length,
     ...(r.left_out ? { calls_left_out: r.left_out } : {}),
+    ...kept,
   };
 }
 
@@ -107,7 +146,7 @@ function openTab(
   execTag: string,
   limits: TabLimit[],
   onStop: (why: string) => void,
-  record?: { path: string; secrets: string[]; shown: string },
+  record?: RecordingTo,
 ): AttemptTab | undefined {
   const tab = openAttemptTab(execTag, limits, record !== undefined);
   if (!tab) return undefined;
@@ -120,17 +159,17 @@ function openTab(
   return {
     tab,
     shut,
-    close: (usage, warn) => {
+    close: async (usage, warn) => {
       shut();
       const m = meteredUsage(usage, tab.totals);
       for (const w of m.warnings) warn(w);
       // Kept whenever a call was (a replay's request that departed at once is one); journaled with a metered call.
       if (record && tab.recording?.lines.length) {
         try {
-          const kept = writeRecording(tab, record);
+          const kept = await writeRecording(tab, record, warn);
           if (m.usage.metered) m.usage.metered = { ...m.usage.metered, recording: kept };
         } catch (e) {
-          warn(`interlock: the model exchange could not be kept in ${record.shown}: ${(e as Error).message}`);
+          warn(`interlock: the model exchange could not be kept: ${(e as Error).message}`);
         }
       }
       return { usage: m.usage, stopped: tab.stopped ? { check: 'budget', message: tab.stopped } : undefined };
@@ -139,8 +178,9 @@ function openTab(
 }
 
 /**
- * The attempt's tab at the key proxy (issue 48): its limits, and its recording beside its log when it has one
- * (the CLI's `<journal>.logs/`). The agent is stopped when the proxy refuses a call at a limit.
+ * The attempt's tab at the key proxy (issue 48): its limits, and its recording where the face keeps it (the CLI:
+ * beside its log in `<journal>.logs/`; the Action: `recordings`). The agent is stopped when the proxy refuses a
+ * call at a limit.
  */
 export function openMeter(
   setup: AttemptSetup,
@@ -148,9 +188,19 @@ export function openMeter(
   watch: EngineWatch | undefined,
 ): AttemptTab | undefined {
   const limits = tabLimits(setup, opts.cur, opts.node, opts.approach);
-  const path = recordingPath(setup.logFile?.(opts.node.id, opts.attempt));
-  const record = path
-    ? { path, secrets: secretValues(setup.baseEnv), shown: shownPath(setup.cwd, path) }
-    : undefined;
+  const { id } = opts.node;
+  const kept = setup.recordings;
+  const beside = kept ? undefined : besideLog(setup, id, opts.attempt);
+  const secrets = [...secretValues(setup.baseEnv), ...(kept?.secrets ?? [])];
+  const record =
+    kept || beside
+      ? {
+          place: () => (kept ? kept.place(id, opts.attempt) : beside!),
+          secrets,
+          node: id,
+          attempt: opts.attempt,
+          keep: kept?.keep,
+        }
+      : undefined;
   return openTab(opts.execTag, limits, (why) => watch?.stop(why), record);
 }

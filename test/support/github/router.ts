@@ -61,6 +61,7 @@ const NUMERIC = new Set([
   'release_id',
   'installation_id',
   'delivery_id',
+  'artifact_id',
 ]);
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,4 +1,6 @@
 /** Everything the server knows: users, organisations and teams, repositories, apps and tokens. */
+
+import { Artifacts } from './artifacts.js';
 import type { AppRecord, OrgRecord, TeamRecord, UserRecord } from './records.js';
 import { RefClock } from './ref-history.js';
 import { RepoState, type StateEnv } from './repo-state.js';
@@ -46,6 +48,8 @@ export class GitHubState implements StateEnv {
   readonly installationTokens = new Map<string, AppRecord>();
   readonly app: AppRecord;
   readonly refClock: RefClock;
+  /** Workflow artifacts: the results service's, the blob store's and the REST API's view (artifacts.ts). */
+  readonly artifacts: Artifacts;
   readonly #clock: () => Date;
   #nextId = 1000;
 
@@ -54,6 +58,7 @@ export class GitHubState implements StateEnv {
     const horizon = options.refHorizonMs ?? 0;
     this.refClock = new RefClock(() => horizon);
     this.webhooks = new Webhooks(this.#clock);
+    this.artifacts = new Artifacts(this.#clock);
     const slug = options.app?.slug ?? 'interlock';
     this.app = {
       id: options.app?.id ?? 1,

@@ -2,6 +2,7 @@
 import type { RouteDef } from '../router.js';
 import { actionsRoutes } from './actions.js';
 import { appRoutes } from './apps.js';
+import { artifactRoutes } from './artifacts.js';
 import { branchRoutes } from './branches.js';
 import { checkRoutes } from './checks.js';
 import { contentRoutes } from './contents.js';
@@ -26,6 +27,7 @@ export const routes: readonly RouteDef[] = [
   ...reactionRoutes,
   ...permissionRoutes,
   ...actionsRoutes,
+  ...artifactRoutes,
   ...pullRoutes,
   ...releaseRoutes,
   ...hookRoutes,
