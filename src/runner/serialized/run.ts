@@ -82,13 +82,13 @@ function chainEnv(
  * The call's usage: what the key proxy metered counting, when it metered (a stop at a limit is then the first
  * node's failure), else what the agent reported.
  */
-function callUsageOf(
+async function callUsageOf(
   tab: AttemptTab | undefined,
   agent: { failures: AttemptOutcome['failures'] },
   read: Parameters<typeof readAttemptUsage>[0],
-): AttemptOutcome['usage'] {
+): Promise<AttemptOutcome['usage']> {
   const reported = readAttemptUsage(read);
-  const metered = tab?.close(reported, read.warn);
+  const metered = await tab?.close(reported, read.warn);
   if (metered?.stopped && !agent.failures.some((f) => f.check === 'budget'))
     agent.failures = [metered.stopped, ...agent.failures];
   return metered?.usage ?? reported;
@@ -148,7 +148,7 @@ export async function executeChain(
     // The session's transcripts as the call left them: each node's record carries their hash.
     const agent = { ...ended, report: { ...ended.report, ...transcriptsOf(head, ended.report.engine) } };
     await keepSession(setup, cur.journal.run_id, head, agent.report.engine, agent.report.session_id);
-    const callUsage = callUsageOf(tab, agent, {
+    const callUsage = await callUsageOf(tab, agent, {
       wallMs: Date.now() - started,
       agentStdout: ran.stdout,
       agent: agent.usage,
