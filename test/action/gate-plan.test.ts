@@ -60,7 +60,7 @@ describe('mode: plan with a node that has approval: before', () => {
   });
 
   it('after the approval the node is ready again, and its job runs it', async () => {
-    writeApprovals(server, RUN_ID, 'publish', [{ by: 'bob', comment: 1, required: 1 }]);
+    await writeApprovals(server, RUN_ID, 'publish', [{ by: 'bob', comment: 1, required: 1 }]);
     expect(JSON.parse((await plan()).outputs.ready!)).toEqual(['publish']);
     expect((await matrixJob('publish')).outputs.status).toBe('completed');
     expect(existsSync(join(ws, 'published.txt'))).toBe(true);

@@ -3,11 +3,11 @@
  * a graph of the suite's own, and approvals written to a run's journal as `/approve` writes them.
  */
 import type { NewEvent } from '../../src/journal/events/events.js';
-import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
+import { appendEvents } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace } from '../support/action-process.js';
 import { type GitHubServer, type RepoSpec, startGitHubServer } from '../support/github-server.js';
-import { putJournalText } from '../support/journal-text.js';
+import { gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 import { FULL, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
 
 export const SHIP_ROUTES = routeLabel('ship', '.github/interlock/ship.yml');
@@ -36,13 +36,16 @@ export interface Approval {
   guidance?: string;
 }
 
-/** Appends `NodeApproved` events for `node`, bound to the run's graph hash, as the comment handler writes them. */
-export function writeApprovals(
+/**
+ * Appends `NodeApproved` events for `node`, bound to the run's graph hash, as the comment handler writes them:
+ * through the git store's own writer, where the run is kept.
+ */
+export async function writeApprovals(
   server: GitHubServer,
   runId: string,
   node: string,
   approvals: Approval[],
-): void {
+): Promise<void> {
   const j = readJournal(server, runId);
   const events = approvals.map(
     (a): NewEvent => ({
@@ -56,5 +59,8 @@ export function writeApprovals(
     }),
   );
   const next = appendEvents(j, events, new Date().toISOString());
-  putJournalText(server.state.repo(FULL), runId, serializeJournal(next), JOURNAL_BRANCH);
+  const layout = gitLayoutOf(server.state.repo(FULL), runId, JOURNAL_BRANCH);
+  if (layout === undefined || layout === 'both')
+    throw new Error(`${runId}: its journal is on ${layout ?? 'no branch'}`);
+  await seedGitJournal(server, FULL, next, layout, JOURNAL_BRANCH);
 }

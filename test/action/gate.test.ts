@@ -36,8 +36,8 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 /** Two people approve `publish`, as `/approve publish` writes it; the first gives guidance. */
-function approveTwice(): void {
-  writeApprovals(server, 'ship/issue-7', 'publish', [
+async function approveTwice(): Promise<void> {
+  await writeApprovals(server, 'ship/issue-7', 'publish', [
     { by: 'bob', comment: 1, required: 2, guidance: GUIDANCE },
     { by: 'carol', comment: 2, required: 2 },
   ]);
@@ -73,7 +73,7 @@ describe('approval: before, through the bundled action', () => {
   });
 
   it('after two approvals the node runs once; the guidance reaches its prompt and context byte for byte, inert', async () => {
-    approveTwice();
+    await approveTwice();
     const r = await runStep(issueStep(server, ws, 7, 'ship', { inputs: { node: 'all' } }));
     expect(r.stderr).toBe('');
     expect(r.outputs).toMatchObject({ node: 'publish', status: 'completed' });

@@ -1,14 +1,17 @@
-// A journal names its graph's path, and anyone who can write the journal branch can change it: a step that
-// resumes by run-id refuses a path outside the workspace (absolute, "..", a symlink out) and runs nothing.
+// A journal names its graph's path, and anyone who can write the journal's branch can change it: a step that
+// resumes by run-id refuses a path outside the workspace (absolute, "..", a symlink out) and runs nothing, whether
+// the run is on its own branch (what the action writes today) or on the journal branch of before. The forged
+// journals are written by the git store's own writer, as anyone with its token could.
 import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGraph } from '../../src/graph/load/load.js';
 import { JOURNAL_FORMAT } from '../../src/journal/events/events.js';
-import { appendEvents, serializeJournal } from '../../src/journal/parse.js';
+import { appendEvents } from '../../src/journal/parse.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
+import { GIT_LAYOUTS, type GitLayout, gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 import { FULL, JOURNAL_BRANCH, OWNER, REPO, workflowRun } from './world.js';
 
 const outside = mkdtempSync(join(tmpdir(), 'interlock-outside-'));
@@ -22,8 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-/** A journal on the journal branch whose RunStarted names `path` as the graph. */
-function plantJournal(runId: string, path: string): void {
+/** A journal whose RunStarted names `path` as the graph, written by the git store in `layout`. */
+async function plantJournal(runId: string, path: string, layout: GitLayout): Promise<void> {
   const g = parseGraph({ path, text: GRAPH });
   const ref = { name: g.name, hash: g.hash, path };
   const journal = appendEvents(
@@ -39,12 +42,11 @@ function plantJournal(runId: string, path: string): void {
     ],
     '2026-01-01T00:00:00.000Z',
   );
-  server.state
-    .repo(FULL)
-    .commitFiles(JOURNAL_BRANCH, { [`runs/${runId}.json`]: serializeJournal(journal) }, {}, { orphan: true });
+  await seedGitJournal(server, FULL, journal, layout, JOURNAL_BRANCH);
+  expect(gitLayoutOf(server.state.repo(FULL), runId, JOURNAL_BRANCH)).toBe(layout);
 }
 
-describe('the graph path a journal names', () => {
+describe.each(GIT_LAYOUTS)('the graph path a journal on the %s names', (layout) => {
   it.each([
     [
       'relative, out through ".."',
@@ -65,8 +67,8 @@ describe('the graph path a journal names', () => {
     async (_name, pathFor, reason) => {
       const ws = makeWorkspace({ 'README.md': 'x\n' });
       const path = pathFor(ws);
-      const runId = `demo/forged-${Math.abs(path.length)}-${reason.length}`;
-      plantJournal(runId, path);
+      const runId = `demo/${layout}/forged-${Math.abs(path.length)}-${reason.length}`;
+      await plantJournal(runId, path, layout);
       const runner = 'runner-path';
       const r = await runStep({
         apiUrl: server.url,

@@ -1,6 +1,8 @@
 // The maintainers' page in the App's server (issue 37), without a browser: the login, the two repositories'
 // waiting nodes, an approval from the page through the comment command's path, and every refusal (CSRF, Origin,
-// Sec-Fetch-Site, read only, a stale page, a second submit).
+// Sec-Fetch-Site, read only, a stale page, a second submit). The page reads runs wherever the git store keeps them
+// (issue 45): each story runs with the runs on their own branches (what the bundled action writes today) and on
+// the journal branch of before, both written by the git store's own writer.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,7 @@ import { pageConfigOf, readServerEnv } from '../../src/app/env.js';
 import { buildManifest, envText } from '../../src/app/manifest.js';
 import { pageConfigProblem } from '../../src/app/page/page-app.js';
 import { parsePageKeys, Sealer, Sessions } from '../../src/app/page/sessions.js';
+import { GIT_LAYOUTS, gitLayoutOf } from '../support/seed-journal.js';
 import {
   authorizeAs,
   formFields,
@@ -21,10 +24,10 @@ import {
 } from './page-world.js';
 import { PEOPLE } from './world.js';
 
-describe("the maintainers' page behind a GitHub login", () => {
+describe.each(GIT_LAYOUTS)("the maintainers' page behind a GitHub login, runs kept on the %s", (layout) => {
   let pw: PageWorld;
   beforeAll(async () => {
-    pw = await startPageWorld();
+    pw = await startPageWorld({}, 'quiet', { layout });
   });
   afterAll(() => pw.close());
 
@@ -99,6 +102,8 @@ describe("the maintainers' page behind a GitHub login", () => {
   });
 
   it("lists both repositories' waiting nodes, escaped, with counts and the comment commands", async () => {
+    expect(gitLayoutOf(pw.world.repo, 'fix/issue-1')).toBe(layout);
+    expect(gitLayoutOf(pw.gadgets, 'fix/issue-2')).toBe(layout);
     const cookie = await logIn(pw, PEOPLE.writer);
     const { status, html } = await getPage(pw, cookie);
     expect(status).toBe(200);
@@ -181,71 +186,76 @@ describe("the maintainers' page behind a GitHub login", () => {
     const { html } = await getPage(pw, `${cookie}; ${notice}`);
     expect(html).toContain('Already done: this form was submitted before');
     expect(html).toContain('acme/widgets: <strong>0</strong>');
+    // The approval went on where the run is: no second copy of its journal in the other layout.
+    expect(gitLayoutOf(pw.world.repo, 'fix/issue-1')).toBe(layout);
   });
 });
 
-describe('two replicas with the same INTERLOCK_PAGE_KEYS, one restarted mid-story', () => {
-  let pw: PageWorld;
-  let b: PageWorld;
-  let a2: PageWorld | undefined;
-  beforeAll(async () => {
-    pw = await startPageWorld();
-    b = await startReplica(pw);
-  });
-  afterAll(async () => {
-    await b.close();
-    await (a2 ?? pw).app.close();
-    await pw.world.close();
-  });
-  const sessionOf = (r: Response) =>
-    r.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('interlock-session=v1.'))
-      ?.split(';')[0] ?? '';
-
-  it('a login begun on one replica ends on the other, holds on both and after a restart; it approves through either', async () => {
-    const cb = await authorizeAs(pw, PEOPLE.writer);
-    // The load balancer sends GitHub's redirect back to the other replica.
-    const onB = new URL(cb.url);
-    onB.host = new URL(b.origin).host;
-    const done = await openCallback({ url: onB.toString(), cookie: cb.cookie });
-    expect(done.status).toBe(303);
-    const cookie = sessionOf(done);
-    expect((await getPage(pw, cookie)).html).toContain('logged in as <strong>@bob</strong>');
-    expect((await getPage(b, cookie)).html).toContain('logged in as <strong>@bob</strong>');
-    // The first replica restarts (a deploy): the login is still good there, and the form it renders works on B.
-    const port = Number(new URL(pw.origin).port);
-    await pw.app.close();
-    a2 = await startReplica(pw, port);
-    // A browser sends a GET again when its kept-alive connection to the old process was closed; so does this.
-    const { status, html } = await getPage(a2, cookie).catch(() => getPage(a2!, cookie));
-    expect(status).toBe(200);
-    const fields = formFields(html, 'acme/widgets', 'deploy', 'approve-rerun');
-    expect((await post(b, cookie, fields)).status).toBe(303);
-    expect(pw.world.journal().events.filter((e) => e.type === 'RerunApproved')).toEqual([
-      expect.objectContaining({ approved_by: PEOPLE.writer }),
-    ]);
-  });
-
-  it('a logout on one replica ends the login on the other (its token is revoked at GitHub)', async () => {
-    const a = a2!;
-    const cookie = sessionOf(await openCallback(await authorizeAs(a, PEOPLE.writer)));
-    const { html } = await getPage(b, cookie);
-    const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-    const out = await fetch(`${b.origin}/interlock/logout`, {
-      method: 'POST',
-      body: new URLSearchParams({ csrf }),
-      headers: { cookie, origin: b.env.INTERLOCK_PAGE_URL! },
-      redirect: 'manual',
+describe.each(GIT_LAYOUTS)(
+  'two replicas with the same INTERLOCK_PAGE_KEYS, one restarted mid-story, runs kept on the %s',
+  (layout) => {
+    let pw: PageWorld;
+    let b: PageWorld;
+    let a2: PageWorld | undefined;
+    beforeAll(async () => {
+      pw = await startPageWorld({}, 'quiet', { layout });
+      b = await startReplica(pw);
     });
-    expect(out.headers.get('location')).toBe('/interlock/logged-out');
-    // A copy of the cookie kept after the logout opens nothing, on either replica.
-    for (const replica of [a, b]) {
-      const r = await getPage(replica, cookie);
-      expect(r.status).toBe(303);
-    }
-  });
-});
+    afterAll(async () => {
+      await b.close();
+      await (a2 ?? pw).app.close();
+      await pw.world.close();
+    });
+    const sessionOf = (r: Response) =>
+      r.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('interlock-session=v1.'))
+        ?.split(';')[0] ?? '';
+
+    it('a login begun on one replica ends on the other, holds on both and after a restart; it approves through either', async () => {
+      const cb = await authorizeAs(pw, PEOPLE.writer);
+      // The load balancer sends GitHub's redirect back to the other replica.
+      const onB = new URL(cb.url);
+      onB.host = new URL(b.origin).host;
+      const done = await openCallback({ url: onB.toString(), cookie: cb.cookie });
+      expect(done.status).toBe(303);
+      const cookie = sessionOf(done);
+      expect((await getPage(pw, cookie)).html).toContain('logged in as <strong>@bob</strong>');
+      expect((await getPage(b, cookie)).html).toContain('logged in as <strong>@bob</strong>');
+      // The first replica restarts (a deploy): the login is still good there, and the form it renders works on B.
+      const port = Number(new URL(pw.origin).port);
+      await pw.app.close();
+      a2 = await startReplica(pw, port);
+      // A browser sends a GET again when its kept-alive connection to the old process was closed; so does this.
+      const { status, html } = await getPage(a2, cookie).catch(() => getPage(a2!, cookie));
+      expect(status).toBe(200);
+      const fields = formFields(html, 'acme/widgets', 'deploy', 'approve-rerun');
+      expect((await post(b, cookie, fields)).status).toBe(303);
+      expect(pw.world.journal().events.filter((e) => e.type === 'RerunApproved')).toEqual([
+        expect.objectContaining({ approved_by: PEOPLE.writer }),
+      ]);
+    });
+
+    it('a logout on one replica ends the login on the other (its token is revoked at GitHub)', async () => {
+      const a = a2!;
+      const cookie = sessionOf(await openCallback(await authorizeAs(a, PEOPLE.writer)));
+      const { html } = await getPage(b, cookie);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+      const out = await fetch(`${b.origin}/interlock/logout`, {
+        method: 'POST',
+        body: new URLSearchParams({ csrf }),
+        headers: { cookie, origin: b.env.INTERLOCK_PAGE_URL! },
+        redirect: 'manual',
+      });
+      expect(out.headers.get('location')).toBe('/interlock/logged-out');
+      // A copy of the cookie kept after the logout opens nothing, on either replica.
+      for (const replica of [a, b]) {
+        const r = await getPage(replica, cookie);
+        expect(r.status).toBe(303);
+      }
+    });
+  },
+);
 
 describe('sealed sessions', () => {
   const key = () => randomBytes(32);

@@ -15,6 +15,7 @@ import { JOURNAL_FORMAT, type Journal, type NewEvent } from '../../src/journal/e
 import type { RunnerInfo } from '../../src/journal/events/fields.js';
 import { appendEvents, parseJournal } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import {
   type GitHubServer,
@@ -24,7 +25,7 @@ import {
 } from '../support/github-server.js';
 import { handlerDeps } from '../support/handler-deps.js';
 import { journalText } from '../support/journal-text.js';
-import { type GitLayout, seedGitJournal } from '../support/seed-journal.js';
+import { type GitLayout, gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 
 const require = createRequire(import.meta.url);
 const examples = require('@octokit/webhooks-examples') as Array<{
@@ -142,6 +143,10 @@ export interface World {
   layout: GitLayout;
   /** Seeds a run through the git store's own writer, in the world's layout; returns its run id. */
   seedRun(seed?: RunSeed): Promise<string>;
+  /**
+   * The run's journal, from the one layout that holds it: throws when it is on neither, on both (a face wrote a
+   * second copy), or, for a run seeded here, elsewhere than it was seeded (a face moved it).
+   */
   journal(runId?: string): Journal;
   /** The next comment id (comments are made on the server so reactions can land on them). */
   nextCommentId(): number;
@@ -255,6 +260,7 @@ export async function startWorld(
   });
   await probot.load(interlockApp());
   let commentId = 90_000;
+  const seededIn = new Map<string, GitLayout>();
   const world: World = {
     server,
     repo,
@@ -272,13 +278,19 @@ export async function startWorld(
         );
         j = { ...j, progress_comment_id: c.id };
       }
-      await seedGitJournal(server, `${OWNER}/${REPO}`, j, seed.layout ?? world.layout);
+      const layout = seed.layout ?? world.layout;
+      await seedGitJournal(server, `${OWNER}/${REPO}`, j, layout);
+      seededIn.set(runId, layout);
       return runId;
     },
     journal(runId = 'fix/issue-1') {
-      const text = journalText(repo, runId);
-      if (text === undefined) throw new Error(`no journal for ${runId}`);
-      return parseJournal(text, runId);
+      const where = gitLayoutOf(repo, runId, DEFAULT_JOURNAL_BRANCH);
+      if (where === undefined) throw new Error(`no journal for ${runId}`);
+      const seeded = seededIn.get(runId);
+      if (where === 'both') throw new Error(`${runId}: its journal is on both layouts (a face made a copy)`);
+      if (seeded !== undefined && where !== seeded)
+        throw new Error(`${runId}: seeded on the ${seeded}, its journal is on the ${where} now`);
+      return parseJournal(journalText(repo, runId, DEFAULT_JOURNAL_BRANCH)!, runId);
     },
     nextCommentId: () => ++commentId,
     close: () => server.close(),
@@ -386,7 +398,8 @@ export function commandDeps(world: World) {
   return handlerDeps({
     octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
     repo: { owner: OWNER, repo: REPO },
-    journalBranch: 'interlock-journal',
+    // The journal branch as configured by default: runs are on its run branches, and runs of before on itself.
+    journalBranch: DEFAULT_JOURNAL_BRANCH,
     webUrl: 'https://github.com',
   });
 }

@@ -1,21 +1,34 @@
-// The maintainers' page finds runs in both stores (issue 37): the journal branch, and the check runs on an open pull
-// request (the check-run store), each once.
+// The maintainers' page finds runs in every store (issues 37 and 45): the git store (a run's own branch, what the
+// bundled action writes today, and the journal branch of before) and the check runs on an open pull request (the
+// check-run store), each once. Every journal here is written by the store's own writer.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRepoRuns } from '../../src/approvals/page/repo-runs.js';
 import { createClient } from '../../src/github/client.js';
-import { serializeJournal } from '../../src/journal/parse.js';
 import { waitingRows } from '../../src/render/page/waiting-model.js';
 import { CheckRunStore } from '../../src/store/check-run.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import { buildJournal, GRAPH_PATH, OWNER, REPO, startWorld, type World } from '../app/world.js';
 import { handlerDeps } from '../support/handler-deps.js';
+import { GIT_LAYOUTS, gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 
 let world: World;
 afterEach(async () => world?.close());
 
-describe("the page's runs of a repository", () => {
-  it('reads the journal branch and the check-run store of open pull requests', async () => {
-    world = await startWorld();
+const readAll = () =>
+  readRepoRuns(
+    handlerDeps({
+      octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
+      repo: { owner: OWNER, repo: REPO },
+      journalBranch: DEFAULT_JOURNAL_BRANCH,
+      webUrl: 'https://github.com',
+    }),
+  );
+
+describe.each(GIT_LAYOUTS)("the page's runs of a repository, git runs kept on the %s", (layout) => {
+  it('reads the git store and the check-run store of open pull requests', async () => {
+    world = await startWorld({ layout });
     await world.seedRun();
+    expect(gitLayoutOf(world.repo, 'fix/issue-1')).toBe(layout);
     world.repo.addPull({ number: 30, head: 'feat-z', base: 'main', title: 'Deploy <it>' });
     const head = world.repo.pullHeadSha(world.repo.issue(30)!);
     const actions = createClient({ token: 'ghs_actions_token', baseUrl: world.server.url });
@@ -23,14 +36,7 @@ describe("the page's runs of a repository", () => {
     expect(
       await store.write(buildJournal(world.graph, { runId: 'fix/pr-30', subject: 'pr-30' }), null, 'seed'),
     ).toMatchObject({ ok: true });
-    const read = await readRepoRuns(
-      handlerDeps({
-        octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-        repo: { owner: OWNER, repo: REPO },
-        journalBranch: 'interlock-journal',
-        webUrl: 'https://github.com',
-      }),
-    );
+    const read = await readAll();
     expect(read.problems).toEqual([]);
     expect(read.runs.map((r) => r.journal.run_id)).toEqual(['fix/issue-1', 'fix/pr-30']);
     const rows = waitingRows(read.runs);
@@ -41,45 +47,36 @@ describe("the page's runs of a repository", () => {
   });
 });
 
-describe('a run whose journal names its graph in a way the page did not expect (issue 45)', () => {
-  const readAll = () =>
-    readRepoRuns(
-      handlerDeps({
-        octokit: createClient({ token: 'test', baseUrl: world.server.url, retries: 0, writeIntervalMs: 0 }),
-        repo: { owner: OWNER, repo: REPO },
-        journalBranch: 'interlock-journal',
-        webUrl: 'https://github.com',
-      }),
-    );
-  const seedWithPath = (path: string) => {
-    const j = buildJournal(world.graph, { runId: 'fix/issue-1', shape: 'escalated' });
-    world.repo.commitFiles(
-      'interlock-journal',
-      { 'runs/fix/issue-1.json': serializeJournal({ ...j, graph: { ...j.graph, path } }) },
-      {},
-      { orphan: true },
-    );
-  };
+describe.each(GIT_LAYOUTS)(
+  'a run whose journal names its graph in a way the page did not expect, kept on the %s (issue 45)',
+  (layout) => {
+    /** The escalated run, its header naming the graph by `path`, written by the git store in this layout. */
+    const seedWithPath = async (path: string) => {
+      const j = buildJournal(world.graph, { runId: 'fix/issue-1', shape: 'escalated' });
+      await seedGitJournal(world.server, `${OWNER}/${REPO}`, { ...j, graph: { ...j.graph, path } }, layout);
+      expect(gitLayoutOf(world.repo, 'fix/issue-1')).toBe(layout);
+    };
 
-  it('an absolute path an older CLI wrote is read as the path the run started with', async () => {
-    world = await startWorld();
-    seedWithPath(`/home/runner/work/${REPO}/${REPO}/${GRAPH_PATH}`);
-    const read = await readAll();
-    expect(read.problems).toEqual([]);
-    expect(waitingRows(read.runs).map((r) => [r.runId, r.node, r.kind])).toEqual([
-      ['fix/issue-1', 'deploy', 'escalated'],
-    ]);
-  });
+    it('an absolute path an older CLI wrote is read as the path the run started with', async () => {
+      world = await startWorld();
+      await seedWithPath(`/home/runner/work/${REPO}/${REPO}/${GRAPH_PATH}`);
+      const read = await readAll();
+      expect(read.problems).toEqual([]);
+      expect(waitingRows(read.runs).map((r) => [r.runId, r.node, r.kind])).toEqual([
+        ['fix/issue-1', 'deploy', 'escalated'],
+      ]);
+    });
 
-  it('a graph file that is gone: the problem line still says what waits in the run', async () => {
-    world = await startWorld();
-    seedWithPath('.interlock/gone.yml');
-    const read = await readAll();
-    expect(read.runs).toEqual([]);
-    expect(read.problems).toEqual([
-      expect.stringMatching(
-        /^run fix\/issue-1: waits for a person: deploy \(escalated\); .*no graph file at \.interlock\/gone\.yml/,
-      ),
-    ]);
-  });
-});
+    it('a graph file that is gone: the problem line still says what waits in the run', async () => {
+      world = await startWorld();
+      await seedWithPath('.interlock/gone.yml');
+      const read = await readAll();
+      expect(read.runs).toEqual([]);
+      expect(read.problems).toEqual([
+        expect.stringMatching(
+          /^run fix\/issue-1: waits for a person: deploy \(escalated\); .*no graph file at \.interlock\/gone\.yml/,
+        ),
+      ]);
+    });
+  },
+);

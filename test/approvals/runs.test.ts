@@ -1,11 +1,13 @@
-/** Run lookup: which run a command means, from the run ids on the journal branch. */
+/** Run lookup: which run a command means, from the run ids the git store lists (on either of its layouts). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pickRuns } from '../../src/approvals/lookup/pick-runs.js';
 import { createClient } from '../../src/github/client.js';
 import { runIsAbout } from '../../src/journal/run-id.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import { GitRuns } from '../../src/store/git-runs.js';
 import { startWorld, type World } from '../app/world.js';
 import { startGitHubServer } from '../support/github-server.js';
+import { GIT_LAYOUTS, gitLayoutOf } from '../support/seed-journal.js';
 
 const ISSUE_1 = { kind: 'issue', number: 1 } as const;
 /** Runs as lookup finds them: each about the subject its id's last part names, unless given. */
@@ -92,7 +94,7 @@ describe('pickRuns', () => {
   });
 });
 
-/** Every run id the journal branch lists (the git store's catalogue, which every face lists runs through). */
+/** Every run id the git store lists (its catalogue, which every face lists runs through). */
 async function listRunIds(deps: {
   octokit: ReturnType<typeof createClient>;
   repo: { owner: string; repo: string };
@@ -102,27 +104,33 @@ async function listRunIds(deps: {
   return (runs ?? []).map((r) => r.runId);
 }
 
-describe('listRunIds against the local GitHub', () => {
+describe.each(GIT_LAYOUTS)('listRunIds against the local GitHub, runs kept on the %s', (layout) => {
   let world: World;
   beforeEach(async () => {
-    world = await startWorld();
+    world = await startWorld({ layout });
   });
   afterEach(() => world.close());
 
-  const deps = (w: World, journalBranch = 'interlock-journal') => ({
+  const deps = (w: World, journalBranch = DEFAULT_JOURNAL_BRANCH) => ({
     octokit: createClient({ token: 'test', baseUrl: w.server.url, retries: 0, writeIntervalMs: 0 }),
     repo: { owner: 'acme', repo: 'widgets' },
     journalBranch,
     webUrl: 'https://github.com',
   });
 
-  it('lists every run on the journal branch, nested run ids included', async () => {
+  it('lists every run the git store wrote, nested run ids included', async () => {
     await world.seedRun({ runId: 'fix/issue-1' });
-    world.repo.commitFiles('interlock-journal', { 'runs/a/b/pr-2.json': '{}', 'notes.json': '{}' }, {});
+    await world.seedRun({ runId: 'a/b/pr-2', subject: 'pr-2' });
+    expect([gitLayoutOf(world.repo, 'fix/issue-1'), gitLayoutOf(world.repo, 'a/b/pr-2')]).toEqual([
+      layout,
+      layout,
+    ]);
+    // Each branch the store makes also holds a README.md beside runs/: not a run.
     expect(await listRunIds(deps(world))).toEqual(['a/b/pr-2', 'fix/issue-1']);
   });
 
-  it('lists none when the journal branch does not exist yet', async () => {
+  it('lists none under a journal branch that holds no run (another name than the runs were written under)', async () => {
+    await world.seedRun({ runId: 'fix/issue-1' });
     expect(await listRunIds(deps(world, 'no-such-branch'))).toEqual([]);
   });
 });
@@ -135,7 +143,7 @@ describe('listRunIds in an empty repository', () => {
       const deps = {
         octokit,
         repo: { owner: 'acme', repo: 'empty' },
-        journalBranch: 'interlock-journal',
+        journalBranch: DEFAULT_JOURNAL_BRANCH,
         webUrl: '',
       };
       expect(await listRunIds(deps)).toEqual([]);

@@ -1,8 +1,13 @@
-/** The workflow dispatch after a command asks GitHub for the run it started, and copes where GitHub does not say. */
+/**
+ * The workflow dispatch after a command asks GitHub for the run it started, and copes where GitHub does not say. It
+ * reads and writes no journal, so it is the same whichever git layout keeps the run: the handler's deps name the
+ * journal branch only because every face is given one.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HandlerDeps } from '../../src/approvals/deps.js';
 import { dispatchedRun, dispatchWorkflow } from '../../src/approvals/workflow/workflow-dispatch.js';
 import { createClient, type GitHubClient } from '../../src/github/client.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { handlerDeps } from '../support/handler-deps.js';
 
@@ -19,7 +24,7 @@ describe('dispatchWorkflow', () => {
   afterEach(() => server.close());
 
   const deps = (octokit: GitHubClient): HandlerDeps =>
-    handlerDeps({ octokit, repo: REPO, journalBranch: 'interlock-journal', webUrl: WEB });
+    handlerDeps({ octokit, repo: REPO, journalBranch: DEFAULT_JOURNAL_BRANCH, webUrl: WEB });
 
   it('records the workflow run GitHub says it started (200 with workflow_run_id) and links to it', async () => {
     const octokit = createClient({ token: 't', baseUrl: server.url, retries: 0, writeIntervalMs: 0 });

@@ -18,7 +18,7 @@ import { pullRequestOpened } from '../action/world.js';
 import { fastProbotOctokit } from '../app/world.js';
 import { runStepWithin, type StepOptions } from '../support/action-process.js';
 import { putJournalText } from '../support/journal-text.js';
-import { seedGitJournal } from '../support/seed-journal.js';
+import { type GitLayout, seedGitJournal } from '../support/seed-journal.js';
 import { type ActionWorld, FULL, JOURNAL_BRANCH, WORKFLOW } from './github-world.js';
 
 /** A request's timeout in these runs: a held connection fails after this, and is retried. */
@@ -36,6 +36,8 @@ export interface Case {
   subject: { kind: 'issue' | 'pr'; number: number };
   runId: string;
   store: 'git' | 'check-run';
+  /** Where a flow's seed puts the run's journal: its own branch, or the journal branch of before. */
+  layout: GitLayout;
   env: Record<string, string>;
   /** The job that dispatched the in-flight attempt (post and cancel flows). */
   job?: Job;
@@ -91,14 +93,14 @@ export const recorded = (node: string, attempt: number): NewEvent => ({
 });
 
 /**
- * Writes a journal as earlier steps would have left it, by the git store's own writer: on the run's own branch,
- * or with `legacy` on the journal branch of before (a run started before run branches). With its progress
+ * Writes a journal as earlier steps would have left it, by the git store's own writer, in the case's layout: on
+ * the run's own branch, or on the journal branch of before (a run started before run branches). With its progress
  * comment unless `progress: false`; events are `ageMs` old (a minute by default).
  */
 export async function seed(
   c: Case,
   events: NewEvent[],
-  opts: { progress?: boolean; ageMs?: number; legacy?: boolean } = {},
+  opts: { progress?: boolean; ageMs?: number } = {},
 ): Promise<void> {
   const ref = { name: c.graph.name, hash: c.graph.hash, path: c.graph.path };
   let j: Journal = { format: JOURNAL_FORMAT, run_id: c.runId, graph: ref, events: [] };
@@ -112,8 +114,7 @@ export async function seed(
     const comment = c.world.repo.addComment(c.subject.number, body, 'github-actions[bot]');
     j = { ...j, progress_comment_id: comment.id };
   }
-  const layout = opts.legacy ? 'journal-branch' : 'run-branch';
-  await seedGitJournal(c.world.server, FULL, j, layout, JOURNAL_BRANCH);
+  await seedGitJournal(c.world.server, FULL, j, c.layout, JOURNAL_BRANCH);
 }
 
 /**

@@ -12,6 +12,7 @@ import { idempotencyKey } from '../../src/protocol/attempt/context.js';
 import { bodyMark, markHash } from '../../src/protocol/attempt/effect-marks.js';
 import { commitCheckout } from '../action/effect-world.js';
 import { webhookExample } from '../support/fixtures.js';
+import type { GitLayout } from '../support/seed-journal.js';
 import {
   type Case,
   dispatched,
@@ -112,6 +113,8 @@ export interface FlowSpec {
   store?: 'git' | 'check-run';
   /** How a finished run ends: completed (default), or failed (a `/fail-run`). */
   ends?: 'completed' | 'failed';
+  /** Where the git store keeps the run the flow seeds: its own branch (default), or the journal branch of before. */
+  layout?: GitLayout;
   /** Brings the world to the moment before the flow (its journal written by the git store's own writer). */
   prepare(c: Case): void | Promise<void>;
   run(c: Case): Promise<FlowRun>;
@@ -180,19 +183,96 @@ const stuckStep = (c: Case) =>
     payload: { schedule: '17 * * * *' },
   });
 
+/**
+ * The flows whose face reads a run wherever the git store keeps it, first as they are on the run's own branch (what
+ * the bundled action writes today), then again with the run on the journal branch of before, where a run started
+ * before run branches goes on: the same flow, named with `OF_BEFORE`, must end in the same journal.
+ */
+export const OF_BEFORE = ', journal on the journal branch of before';
+const ofBefore = (spec: FlowSpec): FlowSpec => ({ ...spec, layout: 'journal-branch' });
+
+const laterStep: FlowSpec = { prepare: (c) => seed(c, planRecorded(c).events), run: nextStep };
+const recoveryStep: FlowSpec = {
+  prepare: async (c) => {
+    const { earlier, events } = planRecorded(c);
+    await seed(c, [...events, dispatched('ship', 1, runnerOf(earlier))]);
+  },
+  run: nextStep,
+};
+const postStep: FlowSpec = {
+  prepare: async (c) => {
+    const { events } = planRecorded(c);
+    c.job = c.world.job();
+    await seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
+  },
+  run: (c) =>
+    step(
+      stepFor(
+        c,
+        { node: 'next' },
+        {
+          entry: 'post.js',
+          job: c.job!,
+          state: {
+            'run-id': c.runId,
+            graph: c.graph.path,
+            subject: `issue-${c.subject.number}`,
+            'subject-sha': '',
+          },
+        },
+      ),
+    ),
+};
+/** `mode: stuck` on its schedule, over a run quiet for three hours. */
+const modeStuck: FlowSpec = {
+  prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
+  run: stuckStep,
+};
+const appComment: FlowSpec = {
+  prepare: async (c) => {
+    await shipHeld(c);
+    c.delivery = commentDelivery(c, '/approve-rerun ship');
+  },
+  run: deliver,
+};
+const approveButton: FlowSpec = {
+  subject: 'pr',
+  prepare: async (c) => {
+    const repo = c.world.repo;
+    const pr = repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', labels: [NEEDS_HUMAN] });
+    await shipHeld(c);
+    const run = repo.addCheckRun({
+      name: checkRunName(c.runId),
+      head_sha: repo.pullHeadSha(pr),
+      status: 'in_progress',
+      external_id: c.runId,
+    });
+    c.delivery = buttonDelivery(c, run.id, 'ship');
+  },
+  run: deliver,
+};
+const modeComment: FlowSpec = {
+  prepare: async (c) => {
+    await shipHeld(c);
+    c.delivery = commentDelivery(c, '/approve-rerun ship');
+  },
+  run: (c) =>
+    step({
+      apiUrl: c.world.server.url,
+      repository: FULL,
+      workspace: c.ws,
+      eventName: 'issue_comment',
+      payload: c.delivery!.payload,
+      inputs: { mode: 'comment' },
+      job: c.world.job(),
+      env: c.env,
+    }),
+};
+
 export const FLOW_SPECS = {
   'action: first step': { prepare: () => {}, run: nextStep },
-  'action: later step': {
-    prepare: (c) => seed(c, planRecorded(c).events),
-    run: nextStep,
-  },
-  'action: recovery step': {
-    prepare: async (c) => {
-      const { earlier, events } = planRecorded(c);
-      await seed(c, [...events, dispatched('ship', 1, runnerOf(earlier))]);
-    },
-    run: nextStep,
-  },
+  'action: later step': laterStep,
+  'action: recovery step': recoveryStep,
   'action: recovery step, job not listed in its run': {
     // The attempt's job is not among its workflow run's jobs: recovery asks for the run attempt itself.
     prepare: async (c) => {
@@ -204,30 +284,7 @@ export const FLOW_SPECS = {
     },
     run: nextStep,
   },
-  'action: post step': {
-    prepare: async (c) => {
-      const { events } = planRecorded(c);
-      c.job = c.world.job();
-      await seed(c, [...events, dispatched('ship', 1, runnerOf(c.job))]);
-    },
-    run: (c) =>
-      step(
-        stepFor(
-          c,
-          { node: 'next' },
-          {
-            entry: 'post.js',
-            job: c.job!,
-            state: {
-              'run-id': c.runId,
-              graph: c.graph.path,
-              subject: `issue-${c.subject.number}`,
-              'subject-sha': '',
-            },
-          },
-        ),
-      ),
-  },
+  'action: post step': postStep,
   'action: effect steps (comment, labels)': {
     graph: EFFECT_GRAPH,
     prepare: (c) => seed(c, planRecorded(c).events),
@@ -280,11 +337,7 @@ export const FLOW_SPECS = {
     prepare: (c) => seed(c, planRecorded(c).events),
     run: (c) => step(stepFor(c, { node: 'all' })),
   },
-  'action: later step, journal on the journal branch of before': {
-    // A run started before run branches: its journal is on `interlock-journal` itself, and it goes on there.
-    prepare: (c) => seed(c, planRecorded(c).events, { legacy: true }),
-    run: nextStep,
-  },
+  'action: later step, journal on the journal branch of before': ofBefore(laterStep),
   'action: evidence step (pull request, tag, release, check)': {
     graph: EVIDENCE_GRAPH,
     prepare: async (c) => {
@@ -321,17 +374,11 @@ export const FLOW_SPECS = {
     },
     run: nextStep,
   },
-  'action: mode stuck, run on its own branch': {
-    // Today's layout: stuck mode lists the run branches from their refs and reads each at the commit it saw. First
-    // of the two stuck flows, so the requests both make are faulted here (api-faults.ts distinctPoints).
-    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000 }),
-    run: stuckStep,
-  },
-  'action: mode stuck': {
-    // A run on the journal branch of before: stuck mode lists it with the tree and reads its blob.
-    prepare: (c) => seed(c, planRecorded(c).events, { ageMs: 3 * 3_600_000, legacy: true }),
-    run: stuckStep,
-  },
+  // Today's layout: stuck mode lists the run branches from their refs and reads each at the commit it saw. First of
+  // the two stuck flows, so the requests both make are faulted here (api-faults.ts distinctPoints).
+  'action: mode stuck': modeStuck,
+  // A run on the journal branch of before: stuck mode lists it with the tree and reads its blob.
+  'action: mode stuck, journal on the journal branch of before': ofBefore(modeStuck),
   'action: check-run store on a pull request': {
     subject: 'pr',
     store: 'check-run',
@@ -340,13 +387,7 @@ export const FLOW_SPECS = {
     },
     run: nextStep,
   },
-  'app: comment': {
-    prepare: async (c) => {
-      await shipHeld(c);
-      c.delivery = commentDelivery(c, '/approve-rerun ship');
-    },
-    run: deliver,
-  },
+  'app: comment': appComment,
   'app: comment on a pull request by a team member': {
     subject: 'pr',
     prepare: async (c) => {
@@ -366,22 +407,7 @@ export const FLOW_SPECS = {
     },
     run: deliver,
   },
-  'app: Approve rerun button': {
-    subject: 'pr',
-    prepare: async (c) => {
-      const repo = c.world.repo;
-      const pr = repo.addPull({ number: PR_NUMBER, head: 'feature', base: 'main', labels: [NEEDS_HUMAN] });
-      await shipHeld(c);
-      const run = repo.addCheckRun({
-        name: checkRunName(c.runId),
-        head_sha: repo.pullHeadSha(pr),
-        status: 'in_progress',
-        external_id: c.runId,
-      });
-      c.delivery = buttonDelivery(c, run.id, 'ship');
-    },
-    run: deliver,
-  },
+  'app: Approve rerun button': approveButton,
   'app: /fail-run': {
     ends: 'failed',
     prepare: async (c) => {
@@ -392,23 +418,7 @@ export const FLOW_SPECS = {
     },
     run: deliver,
   },
-  'action: mode comment': {
-    prepare: async (c) => {
-      await shipHeld(c);
-      c.delivery = commentDelivery(c, '/approve-rerun ship');
-    },
-    run: (c) =>
-      step({
-        apiUrl: c.world.server.url,
-        repository: FULL,
-        workspace: c.ws,
-        eventName: 'issue_comment',
-        payload: c.delivery!.payload,
-        inputs: { mode: 'comment' },
-        job: c.world.job(),
-        env: c.env,
-      }),
-  },
+  'action: mode comment': modeComment,
   'app: the same comment delivered twice': {
     prepare: async (c) => {
       await shipHeld(c);
@@ -421,6 +431,13 @@ export const FLOW_SPECS = {
       return deliver(c);
     },
   },
+  // The other faces that read a run of before, last: the requests they share with their run-branch flows are
+  // faulted there, and only those of the journal branch of before here.
+  'action: recovery step, journal on the journal branch of before': ofBefore(recoveryStep),
+  'action: post step, journal on the journal branch of before': ofBefore(postStep),
+  'app: comment, journal on the journal branch of before': ofBefore(appComment),
+  'app: Approve rerun button, journal on the journal branch of before': ofBefore(approveButton),
+  'action: mode comment, journal on the journal branch of before': ofBefore(modeComment),
 } satisfies Record<string, FlowSpec>;
 
 export type FlowName = keyof typeof FLOW_SPECS;

@@ -14,6 +14,8 @@ import {
   FLOWS,
   type FlowName,
   faultCases,
+  flowSpec,
+  OF_BEFORE,
   runFaultCases,
 } from './api-faults.js';
 import { requestsInSource, unnamed } from './api-faults-coverage.js';
@@ -61,6 +63,17 @@ describe('every GitHub request in src/ is in the fault suite', () => {
     const inSource = requestsInSource();
     expect(inSource.filter((k) => !reached.has(unnamed(k)))).toEqual([]);
     expect(inSource.length).toBeGreaterThanOrEqual(45);
+  });
+
+  it('each flow leaves the run where the git store keeps it, and a face ends a run of before as one of today', () => {
+    for (const flow of FLOWS.filter((f) => (flowSpec(f).store ?? 'git') === 'git'))
+      expect([flow, baselines.get(flow)?.layout]).toEqual([flow, flowSpec(flow).layout ?? 'run-branch']);
+    const before = FLOWS.filter((f) => f.endsWith(OF_BEFORE));
+    expect(before.length).toBeGreaterThanOrEqual(7);
+    for (const flow of before) {
+      const today = flow.slice(0, -OF_BEFORE.length) as FlowName;
+      expect([flow, baselines.get(flow)?.shape]).toEqual([flow, baselines.get(today)?.shape]);
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import { parseGraph } from '../../src/graph/load/load.js';
 import type { Journal } from '../../src/journal/events/events.js';
 import { fold } from '../../src/journal/fold.js';
 import type { Fault, FaultRule, LoggedRequest } from '../support/github-server.js';
+import type { GitLayout } from '../support/seed-journal.js';
 import {
   type Case,
   type FlowRun,
@@ -24,12 +25,12 @@ import {
   step,
   stepFor,
 } from './api-faults-case.js';
-import { commentDelivery, FLOWS, type FlowName, flowSpec, GRAPH } from './api-faults-flows.js';
+import { commentDelivery, FLOWS, type FlowName, flowSpec, GRAPH, OF_BEFORE } from './api-faults-flows.js';
 import { acksIn } from './crash-check.js';
 import { OWNER, REPO, startActionWorld, workspace } from './github-world.js';
 import { canonical, concurrency, killTagged, Problems, pool } from './support.js';
 
-export { FLOWS, type FlowName, GRAPH, GRAPH_PATH };
+export { FLOWS, type FlowName, flowSpec, GRAPH, GRAPH_PATH, OF_BEFORE };
 
 /** The faults every request gets. */
 export const FAULTS: Record<string, Fault> = {
@@ -100,6 +101,7 @@ async function prepare(flow: FlowName, root: string): Promise<Case> {
     subject: { kind, number },
     runId: `faults/${kind}-${number}`,
     store: spec.store ?? 'git',
+    layout: spec.layout ?? 'run-branch',
     env: {
       INTERLOCK_TEST_TAG: tag,
       TMPDIR: ws,
@@ -156,6 +158,8 @@ async function finish(c: Case, flow: FlowName, p: Problems): Promise<void> {
 /** The requests a flow makes when nothing fails: its points. */
 export interface Baseline {
   shape: string[];
+  /** Which git layout holds the run's journal after the flow ('both', or undefined for neither). */
+  layout: GitLayout | 'both' | undefined;
   /** Warnings the normal flow gives (the post step always warns that it interrupted the node). */
   warnings: number;
 }
@@ -182,7 +186,12 @@ export async function recordPoints(
       ];
       return { flow, kind: q.kind, method: method!, template: template!, nth: n };
     });
-    return { points, log, baseline: { shape: shape(observe(c).journal), warnings: warningsIn(r.log) } };
+    const baseline = {
+      shape: shape(observe(c).journal),
+      layout: c.world.journalLayout(c.runId),
+      warnings: warningsIn(r.log),
+    };
+    return { points, log, baseline };
   } finally {
     await killTagged(c.tag);
     await c.world.close();
@@ -317,8 +326,8 @@ export async function runFaultCase(c: FaultCase, baseline: Baseline): Promise<Fa
  * own client meets the faults; the Action's client meets them in every other part).
  */
 export function faceOf(flow: FlowName): string {
-  if (flow.startsWith('app:') || flow === 'action: mode comment') return 'the comment handler';
-  if (flow === 'action: post step') return 'the post step';
+  if (flow.startsWith('app:') || flow.startsWith('action: mode comment')) return 'the comment handler';
+  if (flow.startsWith('action: post step')) return 'the post step';
   // Recovery writes what the last job left unfinished: a write of its own, before the step's.
   if (flow.startsWith('action: recovery step')) return 'recovery';
   if (flow.startsWith('action: mode stuck')) return 'stuck mode';

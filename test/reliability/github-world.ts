@@ -6,6 +6,7 @@
 
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import type { StepOptions } from '../support/action-process.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
@@ -21,7 +22,11 @@ import { type GitLayout, gitLayoutOf } from '../support/seed-journal.js';
 export const OWNER = 'acme';
 export const REPO = 'widgets';
 export const FULL = `${OWNER}/${REPO}`;
-export const JOURNAL_BRANCH = 'interlock-journal';
+/**
+ * The journal branch the bundle is configured with (its default): a run it starts goes on a branch of its own,
+ * `<JOURNAL_BRANCH>-runs/<run-id>`, and the branch itself holds only runs started before that layout.
+ */
+export const JOURNAL_BRANCH = DEFAULT_JOURNAL_BRANCH;
 /** A collaborator with write permission: who approves and settles. */
 export const APPROVER = 'alice';
 export const WORKFLOW = 'interlock.yml';

@@ -12,6 +12,7 @@ import { branchableRunId, runBranch, runIdOfBranch } from '../../src/store/git-l
 import { GitRuns } from '../../src/store/git-runs.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { seedGitJournal } from '../support/seed-journal.js';
 
 const REPO = { owner: 'acme', repo: 'widgets' };
 const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
@@ -89,12 +90,7 @@ describe('GitStore against the local GitHub', () => {
 
   it('goes on with a run whose journal is on the journal branch of before, there, and makes no run branch', async () => {
     const j = buildJournal(graph, { runId: 'fix/issue-7' });
-    repo.commitFiles(
-      'interlock-journal',
-      { 'runs/fix/issue-7.json': serializeJournal(j) },
-      {},
-      { orphan: true },
-    );
+    await seedGitJournal(server, 'acme/widgets', j, 'journal-branch');
     const store = new GitStore(octokit, REPO, 'fix/issue-7');
     const read = await store.read();
     expect(read?.journal.events).toHaveLength(j.events.length);
@@ -120,12 +116,8 @@ describe('GitStore against the local GitHub', () => {
   });
 
   it('lists runs of both layouts, a run on both once (at its own branch)', async () => {
-    repo.commitFiles(
-      'interlock-journal',
-      { 'runs/old/issue-1.json': '{}', 'runs/fix/issue-2.json': '{}' },
-      {},
-      { orphan: true },
-    );
+    for (const id of ['old/issue-1', 'fix/issue-2'])
+      await seedGitJournal(server, 'acme/widgets', buildJournal(graph, { runId: id }), 'journal-branch');
     for (const id of ['fix/issue-2', 'fix/issue-3'])
       await new GitStore(octokit, REPO, id).write(buildJournal(graph, { runId: id }), null, 'x');
     const runs = await new GitRuns(octokit, REPO).listRuns();

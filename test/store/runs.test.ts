@@ -1,4 +1,7 @@
-/** Each store lists the runs it holds: the journal branch, a folder of journal files, a commit's check runs. */
+/**
+ * Each store lists the runs it holds: the git store's run branches and its journal branch of before (every journal
+ * written by the store), a folder of journal files, a commit's check runs.
+ */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +14,11 @@ import { FileRuns } from '../../src/store/file-runs.js';
 import { GitRuns, runsInTree } from '../../src/store/git-runs.js';
 import { buildJournal, GRAPH_PATH, GRAPH_TEXT } from '../app/world.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { GIT_LAYOUTS, type GitLayout, gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 
 const REPO = { owner: 'acme', repo: 'widgets' };
 const TREES = 'GET /repos/{owner}/{repo}/git/trees/{tree_sha}';
+const REFS = 'GET /repos/{owner}/{repo}/git/matching-refs/{ref}';
 const ids = (runs: Array<{ runId: string }> | null) => runs?.map((r) => r.runId) ?? null;
 
 describe('runsInTree', () => {
@@ -49,22 +54,34 @@ describe('GitRuns against the local GitHub', () => {
   });
   afterEach(() => server.close());
 
-  const seed = (n: number) => {
-    const files: Record<string, string> = { 'README.md': '#\n' };
-    for (let i = 0; i < n; i++) files[`runs/g${i % 3}/issue-${i}.json`] = `{"n":${i}}`;
-    repo.commitFiles('interlock-journal', files, {}, { orphan: true });
+  /** `n` runs written by the git store in `layout`. */
+  const seed = async (n: number, layout: GitLayout) => {
+    const graph = { ...parseGraph({ path: GRAPH_PATH, text: GRAPH_TEXT }), path: GRAPH_PATH };
+    for (let i = 0; i < n; i++)
+      await seedGitJournal(
+        server,
+        'acme/widgets',
+        buildJournal(graph, { runId: `g${i % 3}/issue-${i}` }),
+        layout,
+      );
   };
 
-  it('lists the runs of the journal branch in one tree read', async () => {
-    seed(4);
-    const mark = server.requests.mark();
-    const runs = await new GitRuns(octokit, REPO).listRuns();
-    expect(ids(runs)).toEqual(['g0/issue-0', 'g0/issue-3', 'g1/issue-1', 'g2/issue-2']);
-    expect(server.requests.filter({ since: mark, kind: TREES })).toHaveLength(1);
-  });
+  it.each(GIT_LAYOUTS)(
+    'lists the runs kept on the %s in one listing of refs and one tree read',
+    async (layout) => {
+      await seed(4, layout);
+      const mark = server.requests.mark();
+      const runs = await new GitRuns(octokit, REPO).listRuns();
+      expect(ids(runs)).toEqual(['g0/issue-0', 'g0/issue-3', 'g1/issue-1', 'g2/issue-2']);
+      expect(gitLayoutOf(repo, 'g0/issue-3')).toBe(layout);
+      expect([REFS, TREES].map((kind) => server.requests.filter({ since: mark, kind }).length)).toEqual([
+        1, 1,
+      ]);
+    },
+  );
 
   it('walks the runs folder when GitHub truncates the recursive tree, and misses no run', async () => {
-    seed(9);
+    await seed(9, 'journal-branch');
     repo.treeEntryLimit = 3;
     const runs = await new GitRuns(octokit, REPO).listRuns();
     expect(runs).toHaveLength(9);

@@ -6,6 +6,8 @@ import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import { Probot, ProbotOctokit } from 'probot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
+import { runBranch } from '../../src/store/git-layout.js';
 import { BODY_LIMIT, CHECK_OUTPUT_LIMIT, type GitHubServer, startGitHubServer } from './github-server.js';
 
 const OWNER = 'acme';
@@ -66,40 +68,65 @@ afterEach(async () => {
 });
 
 describe('git data API', () => {
-  it('creates an orphan branch from a blob, a tree, a parentless commit and a new ref', async () => {
-    const { data: blob } = await octokit.rest.git.createBlob({ ...repo, content: '[]', encoding: 'utf-8' });
-    expect(blob.sha).toBe(gitBlobSha('[]'));
-    const { data: tree } = await octokit.rest.git.createTree({
-      ...repo,
-      tree: [{ path: 'runs/.keep', mode: '100644', type: 'blob', sha: blob.sha }],
-    });
-    const { data: commit } = await octokit.rest.git.createCommit({
-      ...repo,
-      message: 'interlock: start the journal branch',
-      tree: tree.sha,
-      parents: [],
-    });
-    expect(commit.parents).toEqual([]);
-    const created = await octokit.rest.git.createRef({
-      ...repo,
-      ref: 'refs/heads/interlock-journal',
-      sha: commit.sha,
-    });
-    expect(created.status).toBe(201);
+  // The two branches the git store makes: the journal branch of before (which runs of before go on) and a run's
+  // own branch (what the bundled action writes today: the run id's slash makes it a folder of refs).
+  it.each([
+    ['the journal branch of before', DEFAULT_JOURNAL_BRANCH, `${DEFAULT_JOURNAL_BRANCH}/x`],
+    [
+      "a run's own branch",
+      runBranch(DEFAULT_JOURNAL_BRANCH, 'fix-bug/issue-1'),
+      runBranch(DEFAULT_JOURNAL_BRANCH, 'fix-bug'),
+    ],
+  ])(
+    'creates an orphan branch from a blob, a tree, a parentless commit and a new ref: %s',
+    async (_, branch, clash) => {
+      const { data: blob } = await octokit.rest.git.createBlob({ ...repo, content: '[]', encoding: 'utf-8' });
+      expect(blob.sha).toBe(gitBlobSha('[]'));
+      const { data: tree } = await octokit.rest.git.createTree({
+        ...repo,
+        tree: [{ path: 'runs/.keep', mode: '100644', type: 'blob', sha: blob.sha }],
+      });
+      const { data: commit } = await octokit.rest.git.createCommit({
+        ...repo,
+        message: 'interlock: start the journal branch',
+        tree: tree.sha,
+        parents: [],
+      });
+      expect(commit.parents).toEqual([]);
+      const created = await octokit.rest.git.createRef({
+        ...repo,
+        ref: `refs/heads/${branch}`,
+        sha: commit.sha,
+      });
+      expect(created.status).toBe(201);
 
-    const { data: ref } = await octokit.rest.git.getRef({ ...repo, ref: 'heads/interlock-journal' });
-    expect(ref.object.sha).toBe(commit.sha);
-    const { data: listing } = await octokit.rest.repos.getContent({
-      ...repo,
-      path: 'runs',
-      ref: 'interlock-journal',
-    });
-    expect(Array.isArray(listing) && listing.map((item) => item.name)).toEqual(['.keep']);
-    // Orphan: nothing of main is on it.
-    expect(
-      await statusOf(octokit.rest.repos.getContent({ ...repo, path: 'README.md', ref: 'interlock-journal' })),
-    ).toBe(404);
-  });
+      const { data: ref } = await octokit.rest.git.getRef({ ...repo, ref: `heads/${branch}` });
+      expect(ref.object.sha).toBe(commit.sha);
+      const { data: listing } = await octokit.rest.repos.getContent({ ...repo, path: 'runs', ref: branch });
+      expect(Array.isArray(listing) && listing.map((item) => item.name)).toEqual(['.keep']);
+      // Orphan: nothing of main is on it.
+      expect(await statusOf(octokit.rest.repos.getContent({ ...repo, path: 'README.md', ref: branch }))).toBe(
+        404,
+      );
+      // A file written on it by name goes on that branch alone.
+      const put = await octokit.rest.repos.createOrUpdateFileContents({
+        ...repo,
+        path: 'runs/fix-bug/issue-1.json',
+        message: 'interlock: fix-bug/issue-1',
+        content: b64('{"events":[]}'),
+        branch,
+      });
+      expect(put.data.commit.parents?.map((parent) => parent.sha)).toEqual([commit.sha]);
+      expect(server.state.repo(`${OWNER}/${REPO}`).readText('runs/fix-bug/issue-1.json', branch)).toBe(
+        '{"events":[]}',
+      );
+      expect(server.state.repo(`${OWNER}/${REPO}`).readText('runs/fix-bug/issue-1.json')).toBeUndefined();
+      // git holds no ref below another ref's name, nor one whose name is a folder of refs (422).
+      expect(
+        await statusOf(octokit.rest.git.createRef({ ...repo, ref: `refs/heads/${clash}`, sha: commit.sha })),
+      ).toBe(422);
+    },
+  );
 
   it('refuses a duplicate ref and a non-fast-forward update unless forced', async () => {
     const main = server.state.repo(`${OWNER}/${REPO}`).branchSha('main')!;
