@@ -1,5 +1,5 @@
 // The suites `npm run reliability` runs (scripts/reliability.ts reads the arguments first).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -329,6 +329,24 @@ function failedTests(json: VitestJson): string {
   return out.join(' | ');
 }
 
+/** As `vitestJson`, without blocking: for suites that run beside each other. */
+async function vitestJsonAsync(files: string[], env: Record<string, string> = {}): Promise<VitestJson> {
+  const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'vitest.json');
+  const child = spawn(
+    join(ROOT, 'node_modules/.bin/vitest'),
+    ['run', ...files, '--reporter=json', `--outputFile=${out}`],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  await new Promise((r) => child.on('close', r));
+  const json = JSON.parse(readFileSync(out, 'utf8')) as VitestJson;
+  rmSync(join(out, '..'), { recursive: true, force: true });
+  return json;
+}
+
 function vitestJson(files: string[], env: Record<string, string> = {}): VitestJson {
   const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'vitest.json');
   spawnSync(
@@ -538,59 +556,89 @@ async function fuzz(): Promise<void> {
 
 // --- the model-based test across the faces (issue 45) ---------------------------------------------------
 
+/** What one model test process reports (INTERLOCK_MODEL_REPORT). */
+interface ModelReport {
+  sequences: number;
+  commands: number;
+  reached?: { cap: number; after: number };
+}
+
+/** One model test process: its file under its env, with the seed; its report and the failures it met. */
+async function modelPart(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ r: ModelReport; failed: string }> {
+  const report = join(mkdtempSync(join(tmpdir(), 'interlock-model-')), 'report.json');
+  const json = await vitestJsonAsync([file], {
+    ...env,
+    INTERLOCK_MODEL_STRICT: '1',
+    INTERLOCK_MODEL_REPORT: report,
+  });
+  const r: ModelReport = existsSync(report)
+    ? (JSON.parse(readFileSync(report, 'utf8')) as ModelReport)
+    : { sequences: 0, commands: 0 };
+  rmSync(join(report, '..'), { recursive: true, force: true });
+  const replay = `${Object.entries(env)
+    .map(([k, v]) => `${k}=${v} `)
+    .join('')}INTERLOCK_MODEL_STRICT=1 npx vitest run ${file}`;
+  return { r, failed: json.numFailedTests ? `${failedTests(json)} (replay: ${replay})` : '' };
+}
+
 /**
  * Thousands of random sequences through the CLI on a local file (INTERLOCK_MODEL_RUNS, default 2000) and tens
  * through the bundled action on each GitHub store (INTERLOCK_MODEL_GITHUB_RUNS, default 25), strict: a seam main
- * is known to have fails here as anything else does.
+ * is known to have fails here as anything else does. The CLI's sequences run in one process a core, each its own
+ * seed (the drawn seed, plus one for each next process), all beside the GitHub part: the model computes, one core
+ * a process, where the rest of the suite waits.
  */
 async function model(): Promise<void> {
-  const runs = process.env.INTERLOCK_MODEL_RUNS ?? '2000';
+  const runs = Number(process.env.INTERLOCK_MODEL_RUNS ?? '2000');
   const githubRuns = process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? '25';
-  const seed = process.env.INTERLOCK_MODEL_SEED ?? String(Date.now() % 2 ** 31);
-  const parts: Array<[string, string, Record<string, string>]> = [
-    ['CLI + local file', 'test/reliability/model-faces.test.ts', { INTERLOCK_MODEL_RUNS: runs }],
-    [
-      'bundled action + local GitHub (run branch, journal branch of before, check run)',
-      'test/reliability/model-github.test.ts',
-      { INTERLOCK_MODEL_GITHUB_RUNS: githubRuns },
-    ],
+  const seed = Number(process.env.INTERLOCK_MODEL_SEED ?? String(Date.now() % 2 ** 31));
+  const shards = Math.max(1, Math.min(cpus().length, runs));
+  const cliFile = 'test/reliability/model-faces.test.ts';
+  const githubFile = 'test/reliability/model-github.test.ts';
+  const cliWhat = 'CLI + local file';
+  const githubWhat = 'bundled action + local GitHub (run branch, journal branch of before, check run)';
+  say(
+    `model: ${cliWhat} (${shards} processes, seeds ${seed} and the next ${shards - 1}) and ${githubWhat}, seed ${seed}`,
+  );
+  const t0 = Date.now();
+  const timed = async <T>(p: Promise<T>): Promise<T & { ms: number }> => ({
+    ...(await p),
+    ms: Date.now() - t0,
+  });
+  const cli = Array.from({ length: shards }, (_, k) => {
+    const n = Math.floor(runs / shards) + (k < runs % shards ? 1 : 0);
+    return timed(
+      modelPart(cliFile, {
+        INTERLOCK_MODEL_RUNS: String(n),
+        INTERLOCK_MODEL_SEED: String((seed + k) % 2 ** 31),
+      }),
+    );
+  });
+  const github = timed(
+    modelPart(githubFile, { INTERLOCK_MODEL_GITHUB_RUNS: githubRuns, INTERLOCK_MODEL_SEED: String(seed) }),
+  );
+  const parts: Array<[string, Array<{ r: ModelReport; failed: string; ms: number }>]> = [
+    [cliWhat, await Promise.all(cli)],
+    [githubWhat, [await github]],
   ];
-  for (const [what, file, env] of parts) {
-    say(`model: ${what}, seed ${seed}`);
-    const report = join(mkdtempSync(join(tmpdir(), 'interlock-model-')), 'report.json');
-    const t0 = Date.now();
-    const json = vitestJson([file], {
-      ...env,
-      INTERLOCK_MODEL_SEED: seed,
-      INTERLOCK_MODEL_STRICT: '1',
-      INTERLOCK_MODEL_REPORT: report,
-    });
-    const r = existsSync(report)
-      ? (JSON.parse(readFileSync(report, 'utf8')) as {
-          sequences: number;
-          commands: number;
-          reached?: { cap: number; after: number };
-        })
-      : { sequences: 0, commands: 0 };
-    rmSync(join(report, '..'), { recursive: true, force: true });
+  for (const [what, done] of parts) {
+    const sum = (f: (r: ModelReport) => number) => done.reduce((a, d) => a + f(d.r), 0);
     row(
       'model',
       `${what}: sequences / commands (shrinking's included), each followed by the five checks`,
-      `${r.sequences} / ${r.commands}`,
+      `${sum((r) => r.sequences)} / ${sum((r) => r.commands)}`,
     );
-    if (r.reached)
+    if (done.some((d) => d.r.reached))
       row(
         'model',
         `${what}: sequences whose run reached the daily cap / went on past it (approve-rerun, rerun-from)`,
-        `${r.reached.cap} / ${r.reached.after}`,
+        `${sum((r) => r.reached?.cap ?? 0)} / ${sum((r) => r.reached?.after ?? 0)}`,
       );
-    row('model', `${what}: time`, secs(Date.now() - t0));
-    if (json.numFailedTests)
-      failures.push(
-        `model (${what}): ${failedTests(json)} (replay: ${Object.entries(env)
-          .map(([k, v]) => `${k}=${v} `)
-          .join('')}INTERLOCK_MODEL_SEED=${seed} INTERLOCK_MODEL_STRICT=1 npx vitest run ${file})`,
-      );
+    row('model', `${what}: time`, secs(Math.max(...done.map((d) => d.ms))));
+    for (const d of done) if (d.failed) failures.push(`model (${what}): ${d.failed}`);
   }
 }
 

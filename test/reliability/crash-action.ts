@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { serializeJournal } from '../../src/journal/parse.js';
+import { parseJournal, serializeJournal } from '../../src/journal/parse.js';
 import { decodeJournal } from '../../src/store/check-run.js';
 import { pullRequestOpened } from '../action/world.js';
 import { runStepWithin, type StepOptions, startStep } from '../support/action-process.js';
@@ -99,6 +99,27 @@ export function subjectFor(s: Scenario, world: ActionWorld): Subject {
     },
   };
 }
+
+/** How many events of the person's kind the target has: what tells whether a command was applied (written). */
+export function applications(text: string | undefined, verb: Verb, node: string): number {
+  if (!text) return 0;
+  const type = APPLIED_AS[verb];
+  return parseJournal(text, 'journal').events.filter(
+    (e) =>
+      e.type === type &&
+      (type === 'RunFailed' || type === 'RerunFromApproved' || ('node' in e && e.node === node)) &&
+      (type !== 'NodeRecorded' || 'recorded_by' in e),
+  ).length;
+}
+
+/** The event a person's command writes when it is applied. */
+const APPLIED_AS: Record<Verb, string> = {
+  approve: 'NodeApproved',
+  'approve-rerun': 'RerunApproved',
+  settle: 'NodeRecorded',
+  'fail-run': 'RunFailed',
+  'rerun-from': 'RerunFromApproved',
+};
 
 const COMMENT_ACK: Partial<Record<Verb, 'NodeApproved' | 'RerunApproved' | 'NodeRecorded'>> = {
   approve: 'NodeApproved',
@@ -268,6 +289,7 @@ export class ActionDriver implements Driver {
         ? this.lastComment
         : this.subject.comment(commentBody(s, verb));
     this.lastComment = payload;
+    const before = applications(this.subject.journalText(), verb, target(s));
     const job = this.world.job();
     const r = await this.call(label, {
       ...this.options(job, {}, opts.failpoint ? { INTERLOCK_FAILPOINTS: opts.failpoint } : {}),
@@ -278,8 +300,11 @@ export class ActionDriver implements Driver {
     this.world.endJob(job.runId);
     if (opts.failpoint)
       rec.expect(r.signal === 'SIGKILL', `${verb} did not die at ${opts.failpoint}`, r.stdout);
-    const applied = r.code === 0 && r.outputs.status === 'completed';
-    if (!opts.failpoint && !applied && !['refused', 'ignored'].includes(r.outputs.status ?? ''))
+    // Written, not only completed: a re-run that finds the command journaled and its dispatch owed completes by
+    // dispatching it (WorkflowDispatchRetried), and applies nothing again.
+    const completed = r.code === 0 && r.outputs.status === 'completed';
+    const applied = completed && applications(this.subject.journalText(), verb, target(s)) > before;
+    if (!opts.failpoint && !completed && !['refused', 'ignored'].includes(r.outputs.status ?? ''))
       rec.expect(false, `${label}: mode: comment said ${r.outputs.status} (exit ${r.code})`, r.stdout);
     const type = COMMENT_ACK[verb];
     if (applied && type) rec.acks.push({ by: label, type, node: target(s), person: APPROVER });

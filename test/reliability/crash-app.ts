@@ -8,12 +8,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
-import { parseJournal } from '../../src/journal/parse.js';
-import { ActionDriver, commentBody, runDriver } from './crash-action.js';
+import { ActionDriver, applications, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
 import type { Delivery, Verb } from './crash-play.js';
-import { type ActionWorld, APPROVER, CRASH_DISPATCH_LEASE_MS } from './github-world.js';
+import { type ActionWorld, APPROVER, CRASH_APP_DISPATCH_LEASE_MS } from './github-world.js';
 
 const APP = fileURLToPath(new URL('../../dist/app.js', import.meta.url));
 const SECRET = 'crash-webhook-secret';
@@ -45,8 +44,8 @@ async function startApp(
       INTERLOCK_WRITE_INTERVAL_MS: '0',
       // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
       INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
-      // A copy of an approval whose dispatch never happened waits out the claim's lease (see crash-action.ts).
-      INTERLOCK_DISPATCH_LEASE_MS: CRASH_DISPATCH_LEASE_MS,
+      // A copy of an approval whose dispatch never happened waits out the claim's lease before it answers.
+      INTERLOCK_DISPATCH_LEASE_MS: CRASH_APP_DISPATCH_LEASE_MS,
       // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
       // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
       INTERLOCK_ANSWER_MS: '8000',
@@ -89,15 +88,6 @@ async function deliver(url: string, payload: Record<string, unknown>, id: string
   } catch {
     return undefined;
   }
-}
-
-/** How many events of the person's kind the target has: what tells whether a delivery was applied. */
-function applications(text: string | undefined, verb: Verb, node: string): number {
-  if (!text) return 0;
-  const type = verb === 'approve' ? 'NodeApproved' : verb === 'settle' ? 'NodeRecorded' : 'RerunApproved';
-  return parseJournal(text, 'journal').events.filter(
-    (e) => e.type === type && e.node === node && (type !== 'NodeRecorded' || 'recorded_by' in e),
-  ).length;
 }
 
 /** The Action's driver, but people act through the App server, over signed deliveries. */

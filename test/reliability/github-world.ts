@@ -77,11 +77,17 @@ export interface WorldOptions {
 export const ORDER_CLOCK = { contentsWriteMs: 75, staleMs: 500 } as const;
 
 /**
- * The dispatch lease of the crash scenarios' steps and App (`INTERLOCK_DISPATCH_LEASE_MS`, default 60 s): a copy
- * that finds an approval's dispatch owed waits this out, which must end well within a scenario's minute per command.
- * The writer still has half of it to dispatch; one slower than that leaves the dispatch to the copy, as in production.
+ * The dispatch lease of the crash scenarios' steps (`INTERLOCK_DISPATCH_LEASE_MS`, default 60 s): a re-run of a
+ * comment job that finds an approval's dispatch owed waits this out, which must end well within a scenario's minute
+ * per command. The writer still has half of it to dispatch; one slower leaves the dispatch to a copy, as in production.
  */
 export const CRASH_DISPATCH_LEASE_MS = '20000';
+
+/**
+ * The App's lease in the crash scenarios: a copy waits it out before it answers, and the model reads what was
+ * applied from an answer given within `INTERLOCK_ANSWER_MS` (at most 8 s), so the wait must end well inside it.
+ */
+export const CRASH_APP_DISPATCH_LEASE_MS = '4000';
 
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
 function hookOnly(hook: (r: { method: string; path: string }) => void) {
