@@ -9,6 +9,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
 import { parseJournal } from '../../src/journal/parse.js';
+import { staleWindowOf } from '../support/clock.js';
 import { ActionDriver, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
@@ -44,7 +45,7 @@ async function startApp(
       // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
       INTERLOCK_WRITE_INTERVAL_MS: '0',
       // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
-      INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
+      INTERLOCK_STALE_READ_MS: String(staleWindowOf(world.server)),
       // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
       // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
       INTERLOCK_ANSWER_MS: '8000',

@@ -64,13 +64,6 @@ export interface WorldOptions {
   likeGitHub?: LikeGitHubOptions | false;
 }
 
-/**
- * The local GitHub's clock for suites about order, not time (the crash matrix): the like-GitHub model's
- * races and stale reads, four times faster. Every write still takes time and races; every stale read still
- * answers from the past, and a step waits as long as the model's stale window (`INTERLOCK_STALE_READ_MS`).
- */
-export const ORDER_CLOCK = { contentsWriteMs: 75, staleMs: 500 } as const;
-
 /** A server latency function that adds no delay: it only lets the hook act as each request arrives. */
 function hookOnly(hook: (r: { method: string; path: string }) => void) {
   return (r: { method: string; path: string }): number => {
@@ -85,7 +78,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     rateLimit: Number.MAX_SAFE_INTEGER,
     // Nor the secondary limit: the scenarios share one token and wait retry-after 200 times faster than GitHub
     // asks, so their pace over a minute is that of many repositories, not one run's. Stale reads and raced
-    // writes stay on; the matrix race measures one run against the limit (races.test.ts).
+    // writes stay on; the matrix race measures one run against the limit (races-matrix.test.ts).
     likeGitHub: opts.likeGitHub ?? { secondaryLimit: false },
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),
