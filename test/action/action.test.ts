@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/journal/parse.js';
 import { makeWorkspace, runStep, type StepOptions, startStep } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { journalText as journalTextIn } from '../support/journal-text.js';
@@ -54,6 +55,8 @@ let runCounter = 500;
 beforeEach(async () => {
   server = await startGitHubServer({
     repos: [{ owner: OWNER, name: REPO, branches: { 'fix-42': { 'fix.txt': 'fixed\n' } } }],
+    // The order clock (test/support/clock.ts): these steps are about what is read, written and run, not timing.
+    likeGitHub: ORDER_CLOCK,
   });
   server.state.repo(FULL).addIssue({ number: 42, title: 'Fix the add() bug', labels: ['agent:fix'] });
 });

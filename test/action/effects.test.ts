@@ -4,6 +4,7 @@
 // protected paths refused by name; a symlink committed as a symlink, never followed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStep, type StepResult } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import type { RepoState } from '../support/github-server.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type EffectWorld, effectWorlds, GRAPH_FILE, graph, IMPLEMENT } from './effect-world.js';
@@ -16,7 +17,7 @@ beforeAll(async () => {
     // Every test of this file shares one server and one token, and waits out retry-after 200 times faster than
     // GitHub asks (action-process.ts): over a minute they make more than GitHub's 80 content-creating requests, as
     // dozens of repositories would, not one run. The rest of the like-GitHub model stays on.
-    likeGitHub: { secondaryLimit: false },
+    likeGitHub: { secondaryLimit: false, ...ORDER_CLOCK },
     repos: [{ owner: OWNER, name: REPO }],
   });
   repo = server.state.repo(FULL);

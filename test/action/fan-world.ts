@@ -2,11 +2,12 @@
  * The world of the fan-out suites through the bundled action (issue 28: for-each.test.ts, subgraphs.test.ts): a
  * repository whose issue 7 starts a run, one workflow run whose jobs are a planner, the plan steps, one matrix
  * job per node listed and a `rest` job; `/approve-rerun` delivered as GitHub delivers a comment; and the run
- * the approval dispatches.
+ * the approval dispatches. On the order clock (test/support/clock.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { components } from '@octokit/openapi-types';
 import { makeWorkspace, runStep, type StepOptions, worldLog } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer } from '../support/github-server.js';
 import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
@@ -40,7 +41,9 @@ export interface FanWorld {
 export async function startFanWorld(graphs: Record<string, string>, matrix: string[]): Promise<FanWorld> {
   const files: Record<string, string> = { '.github/interlock.yml': CONFIG };
   for (const [name, text] of Object.entries(graphs)) files[`.github/interlock/${name}`] = text;
+  // The fan-out suites are about order (who dispatches, records and joins what), not GitHub's timing.
   const { server } = await startShipRepository(graphs['ship.yml']!, {
+    likeGitHub: ORDER_CLOCK,
     config: CONFIG,
     repo: {
       collaborators: { mia: 'maintain' },

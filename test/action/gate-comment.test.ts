@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interlockApp } from '../../src/app/probot.js';
 import { quietOctokit } from '../app/world.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
+import { ORDER_CLOCK, staleWindowOf } from '../support/clock.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import { shownText } from '../support/gfm.js';
-import { type GitHubServer, LIKE_GITHUB } from '../support/github-server.js';
+import type { GitHubServer } from '../support/github-server.js';
 import { SHIP_ROUTES, startShipRepository } from './gate-world.js';
 import { eventsOf, FULL, OWNER, REPO, readJournal, workflowRun } from './world.js';
 
@@ -53,7 +54,9 @@ const replies: Record<Face, string[]> = { 'mode: comment': [], 'the App': [] };
 
 /** One repository with the graph, people and workflow the story needs, on a GitHub of its own. */
 function startRepository(): Promise<{ server: GitHubServer; ws: string }> {
+  // The order clock (test/support/clock.ts): the story is about who may settle what, not GitHub's timing.
   return startShipRepository(GRAPH, {
+    likeGitHub: ORDER_CLOCK,
     config: CONFIG,
     repo: {
       collaborators: {
@@ -151,7 +154,7 @@ function deliverer(
     Octokit: quietOctokit(),
   });
   // The local GitHub's reads are at most this stale, as INTERLOCK_STALE_READ_MS tells a deployed App.
-  const loaded = probot.load(interlockApp({ staleWindowMs: LIKE_GITHUB.staleMs }));
+  const loaded = probot.load(interlockApp({ staleWindowMs: staleWindowOf(server) }));
   return async (payload) => {
     await loaded;
     await probot.receive({ id: `delivery-${payload.comment.id}`, name: 'issue_comment', payload } as never);

@@ -6,7 +6,12 @@ import type { NewEvent } from '../../src/journal/events/events.js';
 import { appendEvents } from '../../src/journal/parse.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
 import { makeWorkspace } from '../support/action-process.js';
-import { type GitHubServer, type RepoSpec, startGitHubServer } from '../support/github-server.js';
+import {
+  type GitHubServer,
+  type LikeGitHubOptions,
+  type RepoSpec,
+  startGitHubServer,
+} from '../support/github-server.js';
 import { gitLayoutOf, seedGitJournal } from '../support/seed-journal.js';
 import { FULL, JOURNAL_BRANCH, OWNER, REPO, readJournal, routeLabel } from './world.js';
 
@@ -14,15 +19,21 @@ export const SHIP_ROUTES = routeLabel('ship', '.github/interlock/ship.yml');
 
 /**
  * The repository (with `repo`'s collaborators, workflows... added), issue #7, and a runner's workspace holding
- * the configuration (`config`, default the `ship` route alone) and the graph.
+ * the configuration (`config`, default the `ship` route alone) and the graph, on a local GitHub of its own.
  */
 export async function startShipRepository(
   graph: string,
-  opts: { config?: string; repo?: Omit<Partial<RepoSpec>, 'owner' | 'name'> } = {},
+  opts: {
+    config?: string;
+    repo?: Omit<Partial<RepoSpec>, 'owner' | 'name'>;
+    /** The local GitHub's model (default its own: GITHUB_CLOCK, test/support/clock.ts). */
+    likeGitHub?: LikeGitHubOptions;
+  } = {},
 ): Promise<{ server: GitHubServer; ws: string }> {
   const files = { '.github/interlock.yml': opts.config ?? SHIP_ROUTES, '.github/interlock/ship.yml': graph };
   const server = await startGitHubServer({
     repos: [{ owner: OWNER, name: REPO, labels: [NEEDS_HUMAN_LABEL], files, ...opts.repo }],
+    ...(opts.likeGitHub ? { likeGitHub: opts.likeGitHub } : {}),
   });
   server.state.repo(FULL).addIssue({ number: 7, title: 'Ship 1.2', labels: ['ship'] });
   return { server, ws: makeWorkspace(files) };

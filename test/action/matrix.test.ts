@@ -11,6 +11,7 @@ import {
   type StepResult,
   worldLog,
 } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import {
@@ -51,7 +52,7 @@ const ws = makeWorkspace(FILES);
 const EFFECTS = worldLog();
 
 beforeAll(async () => {
-  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
   const repo = server.state.repo(FULL);
   repo.addIssue({ number: 7, title: 'Fan out', labels: ['agent:fan'] });
   // One workflow run: a plan job, eight matrix jobs of the job key "fanout" on eight runners, a join job.

@@ -1,14 +1,15 @@
 // A plan that dispatches its wave (`dispatch: ready`, issue 35), through the bundled action under the like-GitHub
 // model: the plan journals every ready node's dispatch in its one write, each matrix job reads the journal at the
-// plan's commit, takes its dispatch and writes only its record. The model's times are scaled down four times
-// (a 75 ms write, reads 500 ms stale, a 500 ms line-up slot) so twenty jobs take seconds, not a minute; its
-// behaviours (branch races, stale reads, the secondary limit) are those of the default.
+// plan's commit, takes its dispatch and writes only its record. On the order clock (test/support/clock.ts: a 75 ms
+// write, reads 500 ms stale, and the steps told a 500 ms window and line-up slot) twenty jobs take seconds, not a
+// minute; the model's behaviours (branch races, stale reads, the secondary limit) are those of the default.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, runStep, type StepOptions, startStep, worldLog } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { issuesLabeled } from '../support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import {
@@ -53,7 +54,7 @@ let server: GitHubServer;
 beforeAll(async () => {
   server = await startGitHubServer({
     repos: [{ owner: OWNER, name: REPO }],
-    likeGitHub: { contentsWriteMs: 75, staleMs: 500 },
+    likeGitHub: ORDER_CLOCK,
   });
   const repo = server.state.repo(FULL);
   repo.addIssue({ number: 7, title: 'Fan out', labels: ['agent:fan'] });
@@ -110,7 +111,7 @@ function job(
     payload: issuesLabeled(OWNER, REPO, issue, label, 'Fan out'),
     inputs,
     job: { runId: run.id, attempt: run.attempt ?? 1, job: run.key, runner: run.runner },
-    env: { EFFECTS, INTERLOCK_STALE_READ_MS: '500', INTERLOCK_LINE_UP_SLOT_MS: '500', ...env },
+    env: { EFFECTS, ...env },
   };
 }
 

@@ -9,6 +9,7 @@ import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from 
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, worldLog } from '../support/action-process.js';
 import { claudeBin, claudeEnv, GEMINI_MODEL, geminiBin, missing } from '../support/agent-clis.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 
@@ -22,7 +23,7 @@ describe.skipIf(!!why)('a session under the default isolation', () => {
   let model: ModelServer;
   beforeAll(async () => {
     requireBundle();
-    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
   });
   afterAll(async () => {
@@ -87,7 +88,7 @@ describe.skipIf(!!geminiWhy)('a Gemini CLI session under the default isolation',
   let model: ModelServer;
   beforeAll(async () => {
     requireBundle();
-    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { eventsOf, FULL, issueStep, OWNER, REPO, readJournal, routeLabel } from 
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep } from '../support/action-process.js';
 import { claudeBin, claudeEnv, copilotBin, GEMINI_MODEL, geminiBin, missing } from '../support/agent-clis.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 
@@ -23,7 +24,7 @@ describe.skipIf(!!why)('Claude Code as a node with network: under the defaults (
   let model: ModelServer;
   beforeAll(async () => {
     requireBundle();
-    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     model = await startModelServer({ host: '127.0.0.2', script: [{ text: 'THROUGH-THE-KEY-PROXY' }] });
   });
   afterAll(async () => {
@@ -72,7 +73,7 @@ describe.skipIf(!!why)('Claude Code as a node with network:, the key proxy off',
   let model: ModelServer;
   beforeAll(async () => {
     requireBundle();
-    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     model = await startModelServer({ host: '127.0.0.2', script: [{ text: 'ALLOWED-ANSWER' }] });
   });
   afterAll(async () => {
@@ -158,7 +159,7 @@ for (const e of MORE) {
     let model: ModelServer;
     beforeAll(async () => {
       requireBundle();
-      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
       model = await startModelServer({ host: '127.0.0.2', script: [{ text: 'THROUGH-THE-KEY-PROXY' }] });
     });
     afterAll(async () => {

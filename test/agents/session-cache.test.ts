@@ -24,6 +24,7 @@ import {
   missing,
 } from '../support/agent-clis.js';
 import { type CacheServer, startCacheServer } from '../support/cache-server.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { type ModelServer, startModelServer } from '../support/model-server.js';
 import { giveTo, noSudoRunner, type RunnerUser, sudoRunner } from '../support/sudo-runner.js';
@@ -61,7 +62,7 @@ nodes:
 
 /** plan in one workflow run, build in the next (a new step process: a machine without plan's session files). */
 async function twoRuns(issue: number, runnerEnv: Record<string, string>, as?: RunnerUser) {
-  github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
   model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
   const ws = makeWorkspace({
     '.github/interlock.yml': routeLabel('agent:s', GRAPH_FILE),
@@ -142,7 +143,7 @@ const codexWhy = missing('codex') ?? why;
 describe.skipIf(!!codexWhy)('a Codex session across workflow runs', () => {
   it("a later workflow run's node restores the thread from the Actions cache and resumes it", async () => {
     cache = await startCacheServer();
-    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
     const agent = [
       codexBin!,
@@ -211,7 +212,7 @@ for (const e of MORE)
   describe.skipIf(!!e.skip)(`a ${e.engine} session across workflow runs`, () => {
     it("a later workflow run's node restores the session from the Actions cache and resumes it", async () => {
       cache = await startCacheServer();
-      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+      github = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
       model = await startModelServer({ script: [{ text: 'PLAN-ANSWER noted.' }, { text: 'BUILD-ANSWER' }] });
       const ws = makeWorkspace({
         '.github/interlock.yml': routeLabel('agent:s', GRAPH_FILE),

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { actionIdentifier, checkRunName } from '../../src/approvals/replies/check-run.js';
 import { fold } from '../../src/journal/fold.js';
 import { NEEDS_HUMAN_LABEL } from '../../src/render/words.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { journalText } from '../support/journal-text.js';
 import { GIT_LAYOUTS } from '../support/seed-journal.js';
 import {
@@ -23,6 +24,9 @@ import {
 
 let world: World;
 afterEach(async () => world?.close());
+/** The world on the order clock (test/support/clock.ts): these tests are about who may do what, not timing. */
+const start = (opts: Parameters<typeof startWorld>[0] = {}) =>
+  startWorld({ likeGitHub: ORDER_CLOCK, ...opts });
 
 async function comment(body: string, spec: Parameters<typeof commentEvent>[1] | object = {}) {
   const ev = commentEvent(world, { body, ...spec });
@@ -33,7 +37,7 @@ async function comment(body: string, spec: Parameters<typeof commentEvent>[1] | 
 describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
   describe('/approve-rerun', () => {
     it('records the approval with who, when, the comment URL and graph hash, dispatches the workflow, replies', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun({ progressCommentOn: 1 });
       const { ev, seen } = await comment('/approve-rerun deploy', { login: PEOPLE.writer });
       expect(seen.approvals).toEqual([
@@ -68,7 +72,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('updates the progress comment in place and removes the needs-human label', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun({ progressCommentOn: 1 });
       const progressId = world.journal().progress_comment_id!;
       const before = world.repo.comments.size;
@@ -82,7 +86,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('with two approvers required, the first approval is recorded and nothing is dispatched: 1 of 2', async () => {
-      world = await startWorld({ layout, approvals: '  required: 2\n' });
+      world = await start({ layout, approvals: '  required: 2\n' });
       await world.seedRun();
       const first = await comment('/approve-rerun deploy', { login: PEOPLE.writer });
       expect(first.seen.approvals).toHaveLength(1);
@@ -97,7 +101,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('two approvals arriving at once both land (compare-and-swap re-decides) and one dispatch follows', async () => {
-      world = await startWorld({ layout, approvals: '  required: 2\n' });
+      world = await start({ layout, approvals: '  required: 2\n' });
       await world.seedRun();
       const a = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
       const b = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer2 });
@@ -109,7 +113,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('an escalated node gets one more attempt', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun({ shape: 'escalated' });
       const { seen } = await comment('/approve-rerun deploy');
       expect(seen.approvals).toEqual([expect.objectContaining({ node: 'deploy', attempt: 2 })]);
@@ -118,7 +122,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('on a pull request, the run is found by pr-<n>', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       world.repo.addPull({ number: 3, head: 'fix-branch' });
       await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
       const { seen } = await comment('/approve-rerun deploy', { issue: 3, pr: true, labels: [] });
@@ -132,7 +136,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('/settle and /fail-run', () => {
     it('/settle records the node as done by the person, with the note and the comment URL, and moves on', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       const { ev, seen } = await comment('/settle deploy the release v1.2 is on the registry', {
         login: PEOPLE.admin,
@@ -157,7 +161,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('/fail-run ends the run as failed with the reason and the comment URL', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       const { ev, seen } = await comment('/fail-run the customer withdrew the request', {
         login: PEOPLE.maintainer,
@@ -175,7 +179,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('when the graph or the configuration changed', () => {
     it('/fail-run still ends a run whose graph changed, and the journal records who moved it to the new graph', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
       await comment('/fail-run the graph was rewritten', { login: PEOPLE.admin });
@@ -186,7 +190,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('a command refused under a changed graph writes nothing, /fail-run on an ended run included (issue 45)', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun({ shape: 'escalated' });
       world.repo.commitFiles('main', { [GRAPH_PATH]: GRAPH_TEXT.replace('echo plan', 'echo plan v2') });
       const before = journalText(world.repo, 'fix/issue-1');
@@ -211,7 +215,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('an invalid .github/interlock.yml fails the delivery, and the reply names the file, line and problem', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       world.repo.commitFiles('main', { '.github/interlock.yml': 'approvals:\n  required: 0\n' });
       const ev = commentEvent(world, { body: '/approve-rerun deploy' });
@@ -225,7 +229,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('/interlock status', () => {
     it('replies with the node table and the Mermaid diagram, and changes nothing', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       const before = world.journal().events.length;
       const { seen } = await comment('/interlock status', { login: PEOPLE.reader });
@@ -237,7 +241,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('shows every run of the subject', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       await world.seedRun({ runId: 'hotfix/issue-1' });
       const { seen } = await comment('/interlock status');
@@ -248,7 +252,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('several runs on one subject', () => {
     it('without a run id, the reply lists the runs and the exact command for each; nothing is written', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       await world.seedRun({ runId: 'hotfix/issue-1' });
       const { seen } = await comment('/approve-rerun deploy');
@@ -261,7 +265,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('with a run id, only that run is approved', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       await world.seedRun({ runId: 'hotfix/issue-1' });
       await comment('/approve-rerun deploy hotfix/issue-1');
@@ -270,7 +274,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
     });
 
     it('/settle takes the run id as --run=', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       await world.seedRun({ runId: 'hotfix/issue-1' });
       await comment('/settle --run=hotfix/issue-1 deploy checked by hand');
@@ -284,7 +288,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('the "Approve rerun" button (check_run.requested_action)', () => {
     async function pr() {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       world.repo.addPull({ number: 3, head: 'fix-branch' });
       await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
     }
@@ -358,7 +362,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('check runs for pull requests (push to the journal branch)', () => {
     it('a held node of a pull request run shows as a check run with an "Approve rerun" button', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       world.repo.addPull({ number: 3, head: 'fix-branch' });
       await world.seedRun({ runId: 'fix/pr-3', subject: 'pr-3' });
       const p = example('push') as Record<string, unknown>;
@@ -392,7 +396,7 @@ describe.each(GIT_LAYOUTS)('runs kept on the %s', (layout) => {
 
   describe('what the graph path in the journal may name', () => {
     it('is read from the default branch through the contents API', async () => {
-      world = await startWorld({ layout });
+      world = await start({ layout });
       await world.seedRun();
       await comment('/approve-rerun deploy');
       expect(

@@ -167,11 +167,10 @@ export class ActionDriver implements Driver {
     const tmp = mkdtempSync(join(root, 'action', 'tmp-'));
     chmodSync(tmp, 0o755);
     // The runner gives every step the Actions cache: a session's files go from one workflow run to the next.
-    // A step waits out the stale window of the GitHub it talks to, as on GitHub it waits out GitHub's.
+    // A step waits out the stale window of the GitHub it talks to (action-process.ts tells it the server's clock).
     this.env = {
       INTERLOCK_TEST_TAG: this.tag,
       TMPDIR: tmp,
-      INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
       // A re-run of a comment job that died after journaling an approval waits out the claim's lease before it
       // dispatches (src/approvals/applying/retry-dispatch.ts): 60 s by default, a scenario's whole minute.
       INTERLOCK_DISPATCH_LEASE_MS: CRASH_DISPATCH_LEASE_MS,

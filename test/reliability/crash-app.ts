@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
+import { staleWindowOf } from '../support/clock.js';
 import { ActionDriver, applications, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
 import { target } from './crash-model.js';
@@ -43,7 +44,7 @@ async function startApp(
       // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
       INTERLOCK_WRITE_INTERVAL_MS: '0',
       // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
-      INTERLOCK_STALE_READ_MS: String(world.server.model.options.staleMs),
+      INTERLOCK_STALE_READ_MS: String(staleWindowOf(world.server)),
       // A copy of an approval whose dispatch never happened waits out the claim's lease before it answers.
       INTERLOCK_DISPATCH_LEASE_MS: CRASH_APP_DISPATCH_LEASE_MS,
       // The model reads what was applied from the answer (200 once handled; none when the App died): the answer

@@ -11,6 +11,7 @@
 import { type EffectWorld, effectWorlds, graph } from '../action/effect-world.js';
 import { endWorkflowRun, eventsOf, FULL, OWNER, REPO, readJournal } from '../action/world.js';
 import { runStep } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 import { concurrency, Problems, pool } from './support.js';
 
@@ -131,8 +132,9 @@ export async function runEffectCrashes(
   const server = await startGitHubServer({
     // Dozens of chains share one server and one token, and wait retry-after 200 times faster than GitHub asks:
     // their pace over a minute is that of many repositories, so the secondary limit is off (as in the
-    // reliability world); stale reads and raced writes stay on.
-    likeGitHub: { secondaryLimit: false },
+    // reliability world); stale reads and raced writes stay on, on the order clock as the crash matrix's
+    // (test/support/clock.ts): what is checked is that each effect happens once, not GitHub's timing.
+    likeGitHub: { secondaryLimit: false, ...ORDER_CLOCK },
     repos: [{ owner: OWNER, name: REPO }],
   });
   const world = effectWorlds(server, 1000);

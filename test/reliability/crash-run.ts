@@ -7,12 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { runAction } from './crash-action.js';
 import { runApp } from './crash-app.js';
 import { runCli } from './crash-cli.js';
 import { graphFiles } from './crash-graphs.js';
 import type { Scenario } from './crash-model.js';
-import { type ActionWorld, ORDER_CLOCK, startActionWorld } from './github-world.js';
+import { type ActionWorld, startActionWorld } from './github-world.js';
 import { concurrency, pool } from './support.js';
 
 export interface ScenarioResult {

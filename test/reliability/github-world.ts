@@ -70,13 +70,6 @@ export interface WorldOptions {
 }
 
 /**
- * The local GitHub's clock for suites about order, not time (the crash matrix): the like-GitHub model's
- * races and stale reads, four times faster. Every write still takes time and races; every stale read still
- * answers from the past, and a step waits as long as the model's stale window (`INTERLOCK_STALE_READ_MS`).
- */
-export const ORDER_CLOCK = { contentsWriteMs: 75, staleMs: 500 } as const;
-
-/**
  * The dispatch lease of the crash scenarios' steps (`INTERLOCK_DISPATCH_LEASE_MS`, default 60 s): a re-run of a
  * comment job that finds an approval's dispatch owed waits this out, which must end well within a scenario's minute
  * per command. The writer still has half of it to dispatch; one slower leaves the dispatch to a copy, as in production.
@@ -103,7 +96,7 @@ export async function startActionWorld(opts: WorldOptions = {}): Promise<ActionW
     rateLimit: Number.MAX_SAFE_INTEGER,
     // Nor the secondary limit: the scenarios share one token and wait retry-after 200 times faster than GitHub
     // asks, so their pace over a minute is that of many repositories, not one run's. Stale reads and raced
-    // writes stay on; the matrix race measures one run against the limit (races.test.ts).
+    // writes stay on; the matrix race measures one run against the limit (races-matrix.test.ts).
     likeGitHub: opts.likeGitHub ?? { secondaryLimit: false },
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.onRequest ? { latencyMs: hookOnly(opts.onRequest) } : {}),

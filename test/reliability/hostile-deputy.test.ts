@@ -13,6 +13,7 @@ import type { JournalEvent } from '../../src/journal/events/events.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { FULL, issueStep, JOURNAL_BRANCH, OWNER, REPO, routeLabel } from '../action/world.js';
 import { DIST, makeWorkspace, runStepWithin, type StepResult } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { startGitHubServer } from '../support/github-server.js';
 import { journalText } from '../support/journal-text.js';
 import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
@@ -54,7 +55,7 @@ const ownerMode = (p: string) => {
 };
 
 async function observe(sudo: boolean, issue: number): Promise<Observed> {
-  const server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+  const server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
   try {
     server.state.repo(FULL).addIssue({ number: issue, title: 'Deputy', labels: ['agent:deputy'] });
     const ws = makeWorkspace({

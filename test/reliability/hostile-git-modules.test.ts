@@ -32,6 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, issueStep, OWNER, REPO, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
 
@@ -256,7 +257,7 @@ describe.each(setups)('a git folder of a submodule, $name', (setup) => {
     requireBundle();
     withScripts(marks);
     withScripts(newMarks);
-    server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
+    server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }], likeGitHub: ORDER_CLOCK });
     for (const [i, s] of SWAPS.entries()) {
       const root = rootOwned();
       const before = tree(root);

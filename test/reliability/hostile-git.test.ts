@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, issueStep, OWNER, REPO, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 
 const TOKEN = 'ghs_grantedNodeOnlyToken';
@@ -190,7 +191,7 @@ describe.skipIf(!asRoot)('a planting in git never runs in a later node', () => {
       // Fifteen plantings, each a run of its own, share one server and one token within a minute: more than
       // GitHub's 80 content-creating requests a minute, as fifteen repositories would be, not one run. The rest
       // of the like-GitHub model stays on.
-      likeGitHub: { secondaryLimit: false },
+      likeGitHub: { secondaryLimit: false, ...ORDER_CLOCK },
       repos: [{ owner: OWNER, name: REPO }],
     });
     let issue = 100;

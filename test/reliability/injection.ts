@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, Sandbox } from '../crash/harness.js';
 import { runStep, type StepOptions, type StepResult } from '../support/action-process.js';
+import { ORDER_CLOCK } from '../support/clock.js';
 import { webhookExample } from '../support/fixtures.js';
 import { APPROVER, FULL, OWNER, REPO, startActionWorld, workspace } from './github-world.js';
 import { killTagged, Problems } from './support.js';
@@ -234,7 +235,11 @@ export async function actionInjection(name: string, make: (dir: string) => strin
   const paths: string[] = [];
   const graphPath = '.github/interlock/inject.yml';
   const graph = INJECTION_GRAPH('github.event.issue.title');
-  const world = await startActionWorld({ files: { [graphPath]: graph } });
+  // On the order clock (test/support/clock.ts): what is checked is that no payload runs, not GitHub's timing.
+  const world = await startActionWorld({
+    files: { [graphPath]: graph },
+    likeGitHub: { secondaryLimit: false, ...ORDER_CLOCK },
+  });
   const root = mkdtempSync(join(tmpdir(), 'interlock-inject-action-'));
   const tag = randomUUID();
   const env = { INTERLOCK_TEST_TAG: tag, TMPDIR: root };

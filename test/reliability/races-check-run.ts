@@ -19,6 +19,7 @@ import {
   worldLog,
 } from '../support/action-process.js';
 import { webhookExample } from '../support/fixtures.js';
+import type { LikeGitHubOptions } from '../support/github-server.js';
 import { FULL, OWNER, REPO, startActionWorld, workspace } from './github-world.js';
 import { raceGraph } from './races.js';
 import { killTagged, Problems } from './support.js';
@@ -76,11 +77,18 @@ function pullPayload(head: string): Record<string, unknown> {
 
 const said = (r: StepResult, what: string) => r.stdout.includes(what);
 
-/** `writers` Action steps on one check-run journal at once; then one more step, after their jobs ended. */
-export async function checkRunStoreRace(writers: number, nodes = writers): Promise<CheckRunRaceResult> {
+/**
+ * `writers` Action steps on one check-run journal at once; then one more step, after their jobs ended. `likeGitHub`
+ * is the local GitHub's model (default the world's: GITHUB_CLOCK, test/support/clock.ts).
+ */
+export async function checkRunStoreRace(
+  writers: number,
+  nodes = writers,
+  likeGitHub?: LikeGitHubOptions,
+): Promise<CheckRunRaceResult> {
   const graph = raceGraph('race', nodes);
   const path = '.github/interlock/race.yml';
-  const world = await startActionWorld({ files: { [path]: graph } });
+  const world = await startActionWorld({ files: { [path]: graph }, ...(likeGitHub ? { likeGitHub } : {}) });
   const root = mkdtempSync(join(tmpdir(), 'interlock-race-check-run-'));
   const tag = randomUUID();
   const p = new Problems();

@@ -17,6 +17,7 @@ import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import { CLI } from '../crash/harness.js';
 import { type StepResult, startStep, worldLog } from '../support/action-process.js';
+import type { LikeGitHubOptions } from '../support/github-server.js';
 import { startActionWorld, workspace } from './github-world.js';
 import { killTagged, Problems, percentiles } from './support.js';
 
@@ -201,15 +202,26 @@ export async function fileStoreRace(writers: number, nodes = writers): Promise<R
   }
 }
 
-/** `writers` Action steps (`node: all`), each a job of its own, run on one git journal at once. */
-export async function gitStoreRace(writers: number, nodes = writers): Promise<RaceResult> {
+/**
+ * `writers` Action steps (`node: all`), each a job of its own, run on one git journal at once; `likeGitHub` is the
+ * local GitHub's model (default the world's: GITHUB_CLOCK, test/support/clock.ts).
+ */
+export async function gitStoreRace(
+  writers: number,
+  nodes = writers,
+  likeGitHub?: LikeGitHubOptions,
+): Promise<RaceResult> {
   const graph = raceGraph('race', nodes);
   const path = '.github/interlock/race.yml';
   // Each writer acts as a bot of its own, so the request log tells whose writes conflicted.
   const tokens = Object.fromEntries(
     Array.from({ length: writers }, (_, i) => [`ghs_writer_${i}`, `writer-${i}[bot]`]),
   );
-  const world = await startActionWorld({ files: { [path]: graph }, tokens });
+  const world = await startActionWorld({
+    files: { [path]: graph },
+    tokens,
+    ...(likeGitHub ? { likeGitHub } : {}),
+  });
   const root = mkdtempSync(join(tmpdir(), 'interlock-race-git-'));
   const tag = randomUUID();
   const p = new Problems();

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LIKE_GITHUB } from './github/load-model.js';
+import { stepClockEnv } from './clock.js';
 import { parseRunnerFile } from './runner-commands.js';
 import { interpretRunnerLog, type RunnerView } from './runner-log.js';
 import { runnerNode } from './runner-node.js';
@@ -152,8 +152,9 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     RUNNER_TEMP: runnerDir,
     INTERLOCK_RETRY_BASE_MS: '5',
     INTERLOCK_WRITE_INTERVAL_MS: '0',
-    // The local GitHub's reads are at most this stale (its like-GitHub model): a step waits no longer than that.
-    INTERLOCK_STALE_READ_MS: String(LIKE_GITHUB.staleMs),
+    // How stale the local GitHub's reads may be, and a line-up's slot on its clock (clock.ts): a step waits as
+    // long as that server's window, as a deployment is told GitHub's (docs/DEPLOY.md), and no longer.
+    ...stepClockEnv(opts.apiUrl),
     INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
     ...(opts.env ?? {}),
   };

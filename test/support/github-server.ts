@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { servingAt, stoppedAt } from './clock.js';
 import { ARTIFACT_SERVICE, BLOB_PREFIX } from './github/artifacts.js';
 import { type AuthOptions, authenticate } from './github/auth.js';
 import { createContext, type Urls } from './github/context.js';
@@ -334,6 +335,8 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     server.listen(0, '127.0.0.1', () => resolve());
   });
   urls.api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The steps and Apps this process starts against it are told its clock (clock.ts).
+  servingAt(urls.api, model.options);
 
   return {
     url: urls.api,
@@ -343,6 +346,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     model,
     close: () =>
       new Promise<void>((resolve) => {
+        stoppedAt(urls.api);
         for (const res of held) res.socket?.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
