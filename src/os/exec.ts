@@ -202,15 +202,21 @@ function prepared(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.Process
     : scriptCommand(req.script, req.env);
 }
 
-/** Ends what the script left (its group, every process of the node user); what could not be ended, said. */
-function endLeftovers(pid: number | undefined): { survivors?: string } {
+/**
+ * Ends what the script left (its group, every process of the node user); what could not be ended, said.
+ * `sweptClean`: the sweep when the script's own process exited left no process of the node user. None can have
+ * started since (only a process of that user, or interlock, starts one, and interlock starts nothing between a
+ * script's exit and its close), so /proc is not listed again: a listing reads every process's status, the most a
+ * step spends outside its own code.
+ */
+function endLeftovers(pid: number | undefined, sweptClean: boolean): { survivors?: string } {
   // The group may hold background children of the script; they do not outlive the attempt.
   try {
     process.kill(-pid!, 'SIGKILL');
   } catch {
     // none left
   }
-  const left = sweepNodeUser();
+  const left = sweptClean ? [] : sweepNodeUser();
   const user = nodeUser();
   return left.length && user ? { survivors: survivorsMessage(user, left, 'after the script') } : {};
 }
@@ -246,7 +252,10 @@ function runIn(
     if (child.pid !== undefined) running.add(child.pid);
     const limits = watchLimits(child.pid!, req);
     // The script's own process ended: nothing it started runs on (nor holds the output open till the timeout).
-    child.on('exit', () => sweepNodeUser());
+    let sweptClean = false;
+    child.on('exit', () => {
+      sweptClean = sweepNodeUser().length === 0;
+    });
     child.on('error', (e) => {
       limits.end();
       how.done();
@@ -256,7 +265,7 @@ function runIn(
       limits.end();
       const { timedOut, stopped } = limits;
       if (child.pid !== undefined) running.delete(child.pid);
-      const survivors = endLeftovers(child.pid);
+      const survivors = endLeftovers(child.pid, sweptClean);
       how.done();
       const kept = (req.keepStdout ?? 0) > 0 ? { stdout: out.stdout() } : {};
       const done = () =>
