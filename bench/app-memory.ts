@@ -204,19 +204,27 @@ async function measure(size: Size): Promise<MemoryFigures> {
   }
 }
 
-/** 20 repositories, 200 runs, 100 sessions, and ten times that (quick: small sizes, for the page's shape). */
+/**
+ * 20 repositories, 200 runs, 100 sessions, and ten times that (quick: small sizes, for the page's shape).
+ * `BENCH_MEMORY_SCALES` picks some of the scales (`1`, `10`, or `1,10`, the default); each row is printed to stderr
+ * as soon as it is measured, for a run that is stopped before the end.
+ */
 export async function appMemory(quick: boolean): Promise<MemoryFigures[]> {
-  const sizes: Size[] = quick
-    ? [
-        { repos: 2, runs: 4, sessions: 3 },
-        { repos: 4, runs: 8, sessions: 6 },
-      ]
-    : [
-        { repos: 20, runs: 200, sessions: 100 },
-        { repos: 200, runs: 2000, sessions: 1000 },
-      ];
+  const unit: Size = quick ? { repos: 2, runs: 4, sessions: 3 } : { repos: 20, runs: 200, sessions: 100 };
+  const scales = (process.env.BENCH_MEMORY_SCALES ?? '1,10').split(',').map(Number);
+  if (!scales.every((k) => k === 1 || k === 10))
+    throw new Error(`BENCH_MEMORY_SCALES=${process.env.BENCH_MEMORY_SCALES}: give 1, 10 or 1,10`);
   const out: MemoryFigures[] = [];
-  for (const size of sizes) out.push(await measure(size));
+  for (const k of scales) {
+    const scale = quick && k === 10 ? 2 : k;
+    const f = await measure({
+      repos: unit.repos * scale,
+      runs: unit.runs * scale,
+      sessions: unit.sessions * scale,
+    });
+    process.stderr.write(`app-memory: ${JSON.stringify(f)}\n`);
+    out.push(f);
+  }
   return out;
 }
 
@@ -225,6 +233,8 @@ export function appMemorySection(figures: MemoryFigures[], command: string): str
   const kb = (x: number) => x.toFixed(0);
   const [small, big] = [figures[0]!, figures.at(-1)!];
   const grown = (f: MemoryFigures) => f.afterSessionsKb - f.idleKb;
+  const margin = (kbOf: (f: MemoryFigures) => number, countOf: (f: MemoryFigures) => number) =>
+    (kbOf(big) - kbOf(small)) / Math.max(countOf(big) - countOf(small), 1);
   return [
     "## The App's memory: repositories × runs × page sessions",
     '',
@@ -242,8 +252,25 @@ export function appMemorySection(figures: MemoryFigures[], command: string): str
         `| ${f.repos} | ${f.runs} | ${f.sessions} | ${mb(f.idleKb)} | ${mb(f.afterRunsKb)} | ${mb(f.afterSessionsKb)} | ${mb(f.peakKb)} | ${(f.afterSessionsKb / f.idleKb).toFixed(2)}x | ${kb((f.afterRunsKb - f.idleKb) / f.runs)} | ${kb((f.afterSessionsKb - f.afterRunsKb) / f.sessions)} | ${f.rows} | ${f.seconds.toFixed(0)} |`,
     ),
     '',
-    `${big.runs / small.runs} times the repositories, runs and sessions grew the process by ${(grown(big) / Math.max(grown(small), 1)).toFixed(1)}x`,
-    `as much over its start (${mb(grown(small))} MB → ${mb(grown(big))} MB). Resident memory counts garbage not yet`,
+    ...(figures.length > 1
+      ? [
+          `${big.runs / small.runs} times the repositories, runs and sessions grew the process by ${(grown(big) / Math.max(grown(small), 1)).toFixed(1)}x`,
+          `as much over its start (${mb(grown(small))} MB → ${mb(grown(big))} MB): at the margin, ${kb(
+            margin(
+              (f) => f.afterRunsKb - f.idleKb,
+              (f) => f.runs,
+            ),
+          )} kB a run`,
+          `and ${kb(
+            margin(
+              (f) => f.afterSessionsKb - f.afterRunsKb,
+              (f) => f.sessions,
+            ),
+          )} kB a session (the growth between the two sizes over what was added; the first`,
+          'size also pays for what any first delivery and page load, of any size, make the process load and keep).',
+        ]
+      : []),
+    'Resident memory counts garbage not yet',
     'collected, so "per run" and "per session" are upper bounds; the peak is what a container limit must allow.',
     '',
   ];
