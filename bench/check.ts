@@ -33,6 +33,8 @@ try {
     '## Runner minutes while a node waits for approval',
     '## Webhook deliveries per second (the app)',
     "## The App: answered within GitHub's window, missed deliveries, sealed logins",
+    "## The App: deliveries one process answers within GitHub's 10 s",
+    "## The App's memory: repositories × runs × page sessions",
     '## Added latency per CONNECT through the egress proxy',
     '## The key proxy: added latency per model request',
     "## The maintainers' page: waiting nodes across repositories",
@@ -62,6 +64,30 @@ try {
     .filter((l) => /^\| [23] +\| \d+ \(/.test(l));
   assert.equal(matrixRows.length, 2, 'matrix rows');
   for (const row of matrixRows) assert.match(row, /\| 0 \/ 0 +\|/);
+  // Each section that runs alone, by its name: it replaces its own section of the page, and says so.
+  for (const name of ['app-load', 'app-memory']) {
+    const alone = spawnSync('npm', ['run', 'bench', '--silent', '--', name], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    assert.equal(alone.status, 0, alone.stderr);
+    assert.match(alone.stdout, /Measured alone on .* at a load average of/);
+  }
+  assert.equal(
+    readFileSync(out, 'utf8').match(/Measured alone on /g)?.length,
+    2,
+    'each alone section replaced once',
+  );
+  // The page's memory figures: every person saw every run.
+  const memory = readFileSync(out, 'utf8').split("## The App's memory")[1]!.split('\n## ')[0]!;
+  const memoryRows = memory.split('\n').filter((l) => /^\| \d+ +\| \d+ +\| \d+ +\|/.test(l));
+  assert.equal(memoryRows.length, 2, 'memory rows');
+  for (const row of memoryRows) {
+    const cells = row.split('|').map((c) => c.trim());
+    assert.equal(cells[11], cells[2], `every run is a row on the page: ${row}`);
+  }
   console.log(`npm run bench (quick mode): every section written, nothing lost or doubled (${out})`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

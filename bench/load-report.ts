@@ -3,11 +3,10 @@
 // 300 ms and race per branch, a quarter of reads by branch name 2 s stale, 80 content-creating requests a
 // minute). `npx tsx bench/load-report.ts` measures this section alone and writes it into docs/BENCHMARKS.md in
 // place; `npm run bench` measures it with the rest.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type WavesCost, wavesCost } from './for-each.js';
 import { fanGraph, type MatrixCost, type MatrixOptions, matrixCost } from './matrix.js';
+import { BENCHMARKS_MD, writeSection } from './section.js';
 
 const HEADING = '## Under the like-GitHub model: fan-outs against GitHub as it is under load';
 /** A GITHUB_TOKEN's hour: requests per repository, and GitHub's content-creating allowance. */
@@ -102,25 +101,9 @@ export async function loadSection(quick: boolean): Promise<string[]> {
   ];
 }
 
-/** Replaces this section of docs/BENCHMARKS.md (from its heading to the next) or appends it. */
-function writeSection(lines: string[], file: string): void {
-  const text = readFileSync(file, 'utf8');
-  const start = text.indexOf(HEADING);
-  const section = `${lines.join('\n')}\n`;
-  if (start < 0) {
-    writeFileSync(file, `${text.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = text.indexOf('\n## ', start + HEADING.length);
-  writeFileSync(file, text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1)));
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.env.BENCH_QUICK === '1';
-  const out = process.env.BENCH_OUT ?? fileURLToPath(new URL('../docs/BENCHMARKS.md', import.meta.url));
+  const out = process.env.BENCH_OUT ?? BENCHMARKS_MD;
   writeSection(await loadSection(quick), out);
-  // The repository's formatter owns Markdown tables, as bench/run.ts does for the whole page.
-  const biome = fileURLToPath(new URL('../node_modules/@biomejs/biome/bin/biome', import.meta.url));
-  execFileSync(process.execPath, [biome, 'format', '--write', out], { stdio: 'ignore' });
   console.log(`wrote ${out}`);
 }

@@ -3,9 +3,8 @@
 // and uses the page through the other; the replica that answered a slow command 202 is killed (SIGKILL) before it
 // wrote anything; when it starts again its sweep asks GitHub for that delivery again, and the command is applied once;
 // the person is still logged in on both. Needs `npm run build` first (dist/ is not committed on branches).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,71 +17,8 @@ import {
   post,
   startPageWorld,
 } from './page-world.js';
+import { APP, type Replica, roundRobin, startReplica } from './replica-procs.js';
 import { approvalDelivery, appServerEnv, observe, PEOPLE, startWorld } from './world.js';
-
-const APP = new URL('../../dist/app.js', import.meta.url).pathname;
-
-interface Replica {
-  port: number;
-  child: ChildProcess;
-  exited: Promise<void>;
-}
-
-async function startReplica(env: Record<string, string>, port: number, log?: string[]): Promise<Replica> {
-  const child = spawn(process.execPath, [APP], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((r) => child.on('close', () => r()));
-  let out = '';
-  await new Promise<void>((resolve, reject) => {
-    const seen = (d: Buffer) => {
-      out += d.toString();
-      log?.push(d.toString());
-      if (/receiving webhooks at/.test(out)) resolve();
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    void exited.then(() => reject(new Error(`the replica exited: ${out}`)));
-  });
-  return { port, child, exited };
-}
-
-/** Round robin over the ports, each request to the next one that accepts a connection; records who served what. */
-function roundRobin(ports: () => number[]): { server: Server; served: { path: string; port: number }[] } {
-  let next = 0;
-  const served: { path: string; port: number }[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const list = ports();
-      const attempt = (tries: number) => {
-        const port = list[next++ % list.length]!;
-        const out = request(
-          { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent: false },
-          (answer) => {
-            served.push({ path: req.url ?? '', port });
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-          },
-        );
-        // A replica that refuses the connection is passed over; one that dies holding the request fails it (502).
-        out.on('error', (e: NodeJS.ErrnoException) =>
-          tries > 1 && e.code === 'ECONNREFUSED'
-            ? attempt(tries - 1)
-            : res.headersSent
-              ? res.destroy()
-              : res.writeHead(502).end('the replica died\n'),
-        );
-        out.end(body);
-      };
-      attempt(list.length);
-    });
-  });
-  return { server, served };
-}
 
 describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy', () => {
   let pw: PageWorld;

@@ -47,4 +47,18 @@ describe('conditional reads and the short cache', () => {
     now = 1000;
     expect(await get()).toBe(2);
   });
+
+  it('holds only what was asked for within about a life, however many keys came before (issue 50)', async () => {
+    let now = 0;
+    const ttl = new TtlCache<number>(1000, () => now);
+    for (let i = 0; i < 1000; i++) await ttl.get(`person-${i}`, async () => i);
+    expect(ttl.size).toBe(1000);
+    now = 500;
+    await ttl.get('person-late', async () => 0);
+    expect(ttl.size).toBe(1001);
+    // A life later the thousand are past theirs: the next value made drops them.
+    now = 1200;
+    await ttl.get('person-next', async () => 0);
+    expect(ttl.size).toBe(2);
+  });
 });

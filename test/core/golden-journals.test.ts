@@ -17,6 +17,7 @@ describe('golden journals of interlock.journal/1', () => {
       'action-demo',
       'agents',
       'cli',
+      'dispatch-retried',
       'effects',
       'for-each',
       'gate',
@@ -68,16 +69,6 @@ describe('golden journals of interlock.journal/1', () => {
       ...Object.keys(JournalHeaderSchema.shape).map((k) => `journal.${k}`),
       ...EventSchema.options.flatMap((o) => Object.keys(o.shape).map((k) => `${o.shape.type.value}.${k}`)),
     ];
-    // Events no golden holds yet, each with where the product writes it in a test and why there is no golden:
-    // an entry that a golden covers fails below, so the list only shrinks.
-    const noGoldenYet = new Map([
-      [
-        'WorkflowDispatchRetried',
-        'written by a copy of a comment after a replica died between its approval write and its dispatch (test/app/replicas.test.ts); no maker script runs two App replicas yet',
-      ],
-    ]);
-    const missing = defined.filter((f) => !seen.has(f));
-    expect(missing.filter((f) => !noGoldenYet.has(f.split('.')[0]!))).toEqual([]);
-    for (const type of noGoldenYet.keys()) expect(missing.some((f) => f.startsWith(`${type}.`))).toBe(true);
+    expect(defined.filter((f) => !seen.has(f))).toEqual([]);
   });
 });

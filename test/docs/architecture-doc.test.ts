@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { EventSchema } from '../../src/journal/events/events.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DOC = readFileSync(join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
@@ -65,6 +66,12 @@ describe('docs/ARCHITECTURE.md', () => {
     const paths = [...DOC.matchAll(/`((?:src|test)\/[\w./-]+)`/g)].map((m) => m[1]!);
     expect(paths.length).toBeGreaterThan(40);
     expect(paths.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
+  });
+
+  it('names every journal event the format defines (public surface)', () => {
+    const types = EventSchema.options.map((o) => o.shape.type.value);
+    expect(types.length).toBeGreaterThanOrEqual(22);
+    expect(types.filter((t) => !DOC.includes(`\`${t}\``))).toEqual([]);
   });
 
   it('has a glossary that gives each overloaded word one meaning', () => {

@@ -64,6 +64,22 @@ describe('figures quoted in the docs come from the pages that measure them', () 
     ).toBeLessThanOrEqual(0.25);
   });
 
+  it("docs/DEPLOY.md: the App's memory at 20 repositories, 200 runs and 100 sessions is docs/BENCHMARKS.md's", () => {
+    const line = benchmarks.split('\n').find((l) => /^\| 20 +\| 200 +\| 100 +\|/.test(l));
+    if (!line)
+      throw new Error('no memory row for 20 repositories, 200 runs, 100 sessions in docs/BENCHMARKS.md');
+    const [started, , after, peak] = line
+      .split('|')
+      .slice(4, 8)
+      .map((c) => num(c.trim()));
+    const m = quoted(
+      read('docs/DEPLOY.md'),
+      /one process is (\d+) MB once started, and with 20 repositories, 200 runs and 100 people who each loaded the page \(each a writer in every repository\) it held (\d+) MB \(peak (\d+) MB\)/,
+      "the App's memory",
+    );
+    expect([num(m[1]!), num(m[2]!), num(m[3]!)]).toEqual([started, after, peak]);
+  });
+
   it("docs/effects.md: the effects' crash matrix is docs/RELIABILITY.md's", () => {
     const m = quoted(
       read('docs/effects.md'),

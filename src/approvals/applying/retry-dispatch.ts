@@ -1,5 +1,6 @@
 /**
- * The dispatch an approval called for, retried by a copy of its delivery (issue 50). The process that journaled an
+ * The dispatch an approval called for, retried by a copy of its delivery (issue 50) or a re-run of the `mode: comment`
+ * job on the same event (issue 45): both faces reach it through `applyCommand`. The process that journaled an
  * approval dispatches the run's workflow right after; killed in between, it leaves the approval in the journal and
  * no workflow run, and every copy of the delivery is a duplicate. So a copy looks: when the journal still owes the
  * dispatch (`owedDispatch`), the lease of whoever claimed it last has run out, and GitHub lists no workflow run of
@@ -7,6 +8,7 @@
  * and only then dispatches. Of many copies at once, on any replica, one write lands: one dispatch.
  */
 
+import { statusOf } from '../../github/status.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { readTuning } from '../../os/tuning.js';
 import { type OwedDispatch, owedDispatch } from '../../protocol/commands/owed-dispatch.js';
@@ -20,15 +22,14 @@ import {
   workflowOf,
 } from '../workflow/workflow-dispatch.js';
 
-/**
- * How long whoever journaled an approval (or a retry) has to dispatch: a copy waits this long after the claim
- * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`).
- */
-
 /** GitHub's clock and the App's differ a little: a run created this long before a claim still counts as its own. */
 const CLOCK_SLACK_MS = 5_000;
 
-/** The lease (ms): `INTERLOCK_DISPATCH_LEASE_MS`, read by the tuning schema (src/os/tuning.ts), default 60 s. */
+/**
+ * How long whoever journaled an approval (or a retry) has to dispatch: a copy waits this long after the claim
+ * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`). In ms:
+ * `INTERLOCK_DISPATCH_LEASE_MS`, read by the tuning schema (src/os/tuning.ts), default 60 s.
+ */
 function dispatchLeaseMs(env: Record<string, string | undefined> = process.env): number {
   return readTuning(env).INTERLOCK_DISPATCH_LEASE_MS;
 }
@@ -38,6 +39,15 @@ export function withinLease(since: string, now = Date.now()): boolean {
   return now - Date.parse(since) < dispatchLeaseMs() / 2;
 }
 
+/** The workflow's runs could not be listed for want of a permission: whether the dispatch was made is unknown. */
+class RunsUnlisted extends Error {
+  constructor(file: string, message: string) {
+    super(
+      `GitHub refused to list the runs of \`${file}\` (403: ${message}), so whether this approval's dispatch was made is unknown and nothing was dispatched: the token needs \`actions: read\` (a \`mode: comment\` workflow: \`permissions: actions: write\`, which includes it; the App: the Actions permission, read and write)`,
+    );
+  }
+}
+
 /** The newest workflow run of the workflow that a dispatch started since `since` (less the clock slack), if any. */
 async function workflowRunSince(
   deps: HandlerDeps,
@@ -45,13 +55,19 @@ async function workflowRunSince(
   since: string,
 ): Promise<number | undefined> {
   const from = new Date(Date.parse(since) - CLOCK_SLACK_MS).toISOString().replace(/\.\d+Z$/, 'Z');
-  const r = await deps.octokit.request('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
-    ...deps.repo,
-    workflow_id: target.file,
-    event: 'workflow_dispatch',
-    created: `>=${from}`,
-    per_page: 1,
-  });
+  const r = await deps.octokit
+    .request('GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs', {
+      ...deps.repo,
+      workflow_id: target.file,
+      event: 'workflow_dispatch',
+      created: `>=${from}`,
+      per_page: 1,
+    })
+    .catch((e: unknown) => {
+      const message = (e as Error).message;
+      if (statusOf(e) === 403 && !/rate limit/i.test(message)) throw new RunsUnlisted(target.file, message);
+      throw e;
+    });
   const runs = (r.data as { workflow_runs?: { id?: unknown }[] }).workflow_runs ?? [];
   const id = runs[0]?.id;
   return typeof id === 'number' ? id : undefined;
@@ -92,6 +108,20 @@ async function claim(
  * happened; waits out the lease of the last claim first (its writer may be dispatching right now).
  */
 export async function retryOwedDispatch(
+  deps: HandlerDeps,
+  setup: RunSetup,
+  runner: RunnerInfo,
+  opts: { source: string; defaultBranch: string },
+): Promise<Retried> {
+  try {
+    return await retry(deps, setup, runner, opts);
+  } catch (e) {
+    if (e instanceof RunsUnlisted) return { failed: true, why: e.message };
+    throw e;
+  }
+}
+
+async function retry(
   deps: HandlerDeps,
   setup: RunSetup,
   runner: RunnerInfo,

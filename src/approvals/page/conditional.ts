@@ -53,19 +53,28 @@ export class ConditionalCache {
   }
 }
 
-/** A value kept for `ttlMs`: within its life a read costs no request at all. */
+/**
+ * A value kept for `ttlMs`: within its life a read costs no request at all. A value past its life is never
+ * answered again, so at most once a life the ones past it are dropped: the cache holds what was asked for in the
+ * last life or two (a person's repositories, their rights in each), however many people have logged in (issue 50).
+ */
 export class TtlCache<T> {
   readonly #kept = new Map<string, { at: number; value: Promise<T> }>();
+  #swept: number;
   constructor(
     private readonly ttlMs: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.#swept = clock();
+  }
 
   get(key: string, make: () => Promise<T>): Promise<T> {
+    const now = this.clock();
     const kept = this.#kept.get(key);
-    if (kept && this.clock() - kept.at < this.ttlMs) return kept.value;
+    if (kept && now - kept.at < this.ttlMs) return kept.value;
+    this.#sweep(now);
     const value = make();
-    this.#kept.set(key, { at: this.clock(), value });
+    this.#kept.set(key, { at: now, value });
     // A failed read is not kept: the next page asks again.
     value.catch(() => this.#kept.delete(key));
     return value;
@@ -73,5 +82,16 @@ export class TtlCache<T> {
 
   forget(key: string): void {
     this.#kept.delete(key);
+  }
+
+  /** Values kept, past their life or not. */
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  #sweep(now: number): void {
+    if (now - this.#swept < this.ttlMs) return;
+    this.#swept = now;
+    for (const [key, kept] of this.#kept) if (now - kept.at >= this.ttlMs) this.#kept.delete(key);
   }
 }

@@ -89,7 +89,7 @@ export function retriedDispatchReply(n: {
   workflowProblem?: string;
 }): string {
   return reply([
-    `🔁 @${n.login}'s approval in run \`${n.runId}\` was journaled, but its workflow was never dispatched (the App stopped in between).`,
+    `🔁 @${n.login}'s approval in run \`${n.runId}\` was journaled, but its workflow was never dispatched (what journaled it, the App or a comment job, stopped in between).`,
     '',
     workflowDispatchLine(n.runId, n.workflowRun, n.workflowProblem),
   ]);

@@ -1,7 +1,7 @@
 /**
- * The App's second dispatch of the workflow a person's approval called for (issue 50): written, through the
- * compare-and-swap, before it dispatches again, when the first dispatch left no workflow run (the process that
- * journaled the approval died before dispatching). The write is the claim: of many copies of the command, the
+ * The second dispatch of the workflow a person's approval called for (issues 50 and 45), by the App or a re-run
+ * `mode: comment` job: written, through the compare-and-swap, before it dispatches again, when the first dispatch
+ * left no workflow run (the process that journaled the approval died before dispatching). The write is the claim: of many copies of the command, the
  * one whose write lands dispatches; the others find it and do nothing.
  */
 import * as z from 'zod';
