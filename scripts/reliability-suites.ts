@@ -605,6 +605,7 @@ async function model(): Promise<void> {
           sequences: number;
           commands: number;
           reached?: { cap: number; after: number };
+          acted?: { app: number; stuck: number };
         })
       : { sequences: 0, commands: 0 };
     rmSync(join(report, '..'), { recursive: true, force: true });
@@ -618,6 +619,12 @@ async function model(): Promise<void> {
         'model',
         `${what}: sequences whose run reached the daily cap / went on past it (approve-rerun, rerun-from)`,
         `${r.reached.cap} / ${r.reached.after}`,
+      );
+    if (r.acted)
+      row(
+        'model',
+        `${what}: people's comments the App's server took (signed deliveries) / mode: stuck runs`,
+        `${r.acted.app} / ${r.acted.stuck}`,
       );
     row('model', `${what}: time`, secs(Date.now() - t0));
     if (json.numFailedTests)
