@@ -45,7 +45,9 @@ import { type Call, NODES, REFUSED, worldRoot } from './model-world.js';
 const RUNS = Number(process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? 1);
 // npm test runs the same sequences each time (a seam it meets fails every run, not one run in ten); npm run
 // reliability draws a new seed each run and prints it.
-const SEED = Number(process.env.INTERLOCK_MODEL_SEED ?? 45);
+// Seed 55's first sequence on the run branch meets the daily cap within one step (b fails, its retry is at the cap)
+// and goes on past it through the App's server: the last test holds on it, whatever the timing.
+const SEED = Number(process.env.INTERLOCK_MODEL_SEED ?? 55);
 const STRICT = process.env.INTERLOCK_MODEL_STRICT === '1';
 const FAULT = process.env.INTERLOCK_MODEL_FAULT as GhFault;
 type GhFault = 'agreement' | 'who' | 'refusal' | 'liveness' | undefined;
@@ -516,7 +518,12 @@ async function sequence(store: GitHubStore, cmds: Iterable<fc.AsyncCommand<Model
   try {
     await fc.asyncModelRun(() => ({ model, real }), cmds);
   } finally {
-    if (process.env.INTERLOCK_MODEL_VERBOSE) process.stderr.write(`${store}: ${[...cmds].join(', ')}\n`);
+    if (process.env.INTERLOCK_MODEL_VERBOSE) {
+      const events = parseJournal(w.journalText() ?? '{"events":[]}', w.run).events;
+      process.stderr.write(
+        `${store}: ${[...cmds].join(', ')}\n  journal: ${events.map((e) => `${e.type}${'node' in e ? ` ${e.node}` : ''}`).join(', ')}\n`,
+      );
+    }
     commandsRun += model.steps;
     reach(w);
     await w.close();

@@ -194,8 +194,10 @@ export class GitHubWorld {
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
     );
     if (!failpoint) this.summary = r.summary;
-    this.afterFirstWrite();
-    return { args, code: r.code ?? 137, out: r.stdout, err: r.stderr, killed: r.signal === 'SIGKILL' };
+    await this.afterFirstWrite();
+    // A step refused (the graph changed and nobody allowed it) exits as the CLI's refusal does: it wrote nothing.
+    const code = r.outputs.status === 'refused' ? REFUSED : (r.code ?? 137);
+    return { args, code, out: r.stdout, err: r.stderr, killed: r.signal === 'SIGKILL' };
   }
 
   /** `mode: recover`. */
@@ -352,13 +354,18 @@ export class GitHubWorld {
     });
   }
 
-  /** The journal branch of before: the run's first write moved there, as a run started before the layout is. */
-  private afterFirstWrite(): void {
+  /**
+   * The journal branch of before: the run's first write moved there, as a run started before the layout is. Then
+   * the stale window passes once: a read by name that still saw the run's own branch (which such a run never had)
+   * would write there, and its events would be lost when the branch is removed again.
+   */
+  private async afterFirstWrite(): Promise<void> {
     if (this.store !== 'journal-branch') return;
     const own = runBranch(JOURNAL_BRANCH, this.run);
     const text = this.repo.readText(runPath(this.run), own);
     if (text === undefined) return;
-    if (this.repo.readText(runPath(this.run), JOURNAL_BRANCH) === undefined)
+    const first = this.repo.readText(runPath(this.run), JOURNAL_BRANCH) === undefined;
+    if (first)
       this.repo.commitFiles(
         JOURNAL_BRANCH,
         { [runPath(this.run)]: text },
@@ -366,6 +373,7 @@ export class GitHubWorld {
         { orphan: !this.repo.branchSha(JOURNAL_BRANCH) },
       );
     (this.repo as unknown as { refs: Map<string, string> }).refs.delete(`refs/heads/${own}`);
+    if (first) await new Promise((f) => setTimeout(f, this.pw.world.server.model.options.staleMs + 100));
   }
 
   /** The maintainers' page as a writer sees it: `node kind` of each row waiting in the run of this repository. */
