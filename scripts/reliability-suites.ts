@@ -561,6 +561,7 @@ interface ModelReport {
   sequences: number;
   commands: number;
   reached?: { cap: number; after: number };
+  acted?: { app: number; stuck: number };
 }
 
 /** One model test process: its file under its env, with the seed; its report and the failures it met. */
@@ -636,6 +637,12 @@ async function model(): Promise<void> {
         'model',
         `${what}: sequences whose run reached the daily cap / went on past it (approve-rerun, rerun-from)`,
         `${sum((r) => r.reached?.cap ?? 0)} / ${sum((r) => r.reached?.after ?? 0)}`,
+      );
+    if (done.some((d) => d.r.acted))
+      row(
+        'model',
+        `${what}: people's comments the App's server took (signed deliveries) / mode: stuck runs`,
+        `${sum((r) => r.acted?.app ?? 0)} / ${sum((r) => r.acted?.stuck ?? 0)}`,
       );
     row('model', `${what}: time`, secs(Math.max(...done.map((d) => d.ms))));
     for (const d of done) if (d.failed) failures.push(`model (${what}): ${d.failed}`);

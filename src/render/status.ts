@@ -21,13 +21,25 @@ function seconds(ms: number): string {
   return ms >= 60_000 ? `${(ms / 60_000).toFixed(1)}m` : `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** Who approved a node that waits for people so far: every face's table names them, as the page does (issue 45). */
+function approvedBy(p: NodeProgress): string {
+  return p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : '';
+}
+
+/** Why a node escalated at a budget waits: the run's (or a sub-graph's) budget, or the repository's daily cap. */
+function stoppedBeforeDispatch(p: NodeProgress): string {
+  return `⏸ ${p.daily_cap_escalated ? "at the repository's daily cost cap" : "at the run's budget"}${approvedBy(p)}`;
+}
+
 function lastEvidence(p: NodeProgress, id: string, face: Face): string {
   // In a terminal the commands follow the table (`interlock status`); a comment's table names the comment form.
   if (p.state === 'awaiting_approval')
-    return `⏸ approve before it runs${face === 'comment' ? `: ${approveCommand(face, id, { runId: '' })}` : ''}${p.approvals.length ? ` (approved by ${p.approvals.join(', ')})` : ''}`;
+    return `⏸ approve before it runs${face === 'comment' ? `: ${approveCommand(face, id, { runId: '' })}` : ''}${approvedBy(p)}`;
   if (p.state === 'held' && p.rerun_hold)
-    return `⏸ rerun from a node: replay: never, so a person approves its next attempt${face === 'comment' ? `: ${approveRerunCommand(face, id, { runId: '' })}` : ''}`;
-  if (p.state === 'held') return `⚠ attempt ${p.attempts} was interrupted and may have partly run`;
+    return `⏸ rerun from a node: replay: never, so a person approves its next attempt${face === 'comment' ? `: ${approveRerunCommand(face, id, { runId: '' })}` : ''}${approvedBy(p)}`;
+  if (p.state === 'held')
+    return `⚠ attempt ${p.attempts} was interrupted and may have partly run${approvedBy(p)}`;
+  if (p.state === 'escalated' && p.budget_escalated) return stoppedBeforeDispatch(p);
   if (p.state === 'pending' && p.interrupted) return `attempt ${p.attempts} was interrupted`;
   if (p.overdue && attemptInFlight(p, p.overdue.attempt))
     return `⏰ overdue: attempt ${p.overdue.attempt} is past its ${p.overdue.bound} of ${p.overdue.limit}, still running`;
@@ -35,10 +47,11 @@ function lastEvidence(p: NodeProgress, id: string, face: Face): string {
     p.state !== 'completed' && p.last_failures.length
       ? p.last_failures[p.last_failures.length - 1]
       : undefined;
-  if (failing) return `✗ ${failing.check}: ${failing.message}`;
+  const by = p.state === 'escalated' ? approvedBy(p) : '';
+  if (failing) return `✗ ${failing.check}: ${failing.message}${by}`;
   const ev = p.last_evidence[p.last_evidence.length - 1];
-  if (!ev) return '';
-  return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}`;
+  if (!ev) return by.trim();
+  return `${ev.passed ? '✓' : '✗'} ${ev.check}: ${ev.observed}${by}`;
 }
 
 /** A node as the table names it: with its loop's cycle (`review (cycle 2/3)`) and its reruns (issue 28). */

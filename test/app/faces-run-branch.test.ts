@@ -174,6 +174,10 @@ describe('a node escalated through the bundled action, on its own run branch, on
         .commentsOn(2)
         .filter((c) => c.user !== PEOPLE.writer && c.body.startsWith(mark) && c.body.includes('no activity'));
     expect(notices()).toHaveLength(1);
+    // It names who the run waits for, in the page's words: the escalated node, nobody's approval yet.
+    expect(notices()[0]!.body).toMatch(
+      /^- deploy: escalated after 2 failed attempts \(0 of 1 approval\); approved by nobody yet$/m,
+    );
     await tick();
     expect(notices()).toHaveLength(1);
   }, 60_000);

@@ -4,10 +4,9 @@
  * redelivers the same delivery (same id), and/or the person comments anew, to a fresh server. The steps before and
  * after are the Action's (crash-action.ts).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { sign } from '@octokit/webhooks-methods';
+import { type AppProcess, startAppProcess } from '../support/app-process.js';
 import { staleWindowOf } from '../support/clock.js';
 import { ActionDriver, applications, commentBody, runDriver } from './crash-action.js';
 import type { Scenario } from './crash-model.js';
@@ -15,7 +14,6 @@ import { target } from './crash-model.js';
 import type { Delivery, Verb } from './crash-play.js';
 import { type ActionWorld, APPROVER, CRASH_APP_DISPATCH_LEASE_MS } from './github-world.js';
 
-const APP = fileURLToPath(new URL('../../dist/app.js', import.meta.url));
 const SECRET = 'crash-webhook-secret';
 let privateKey: string | undefined;
 const key = () =>
@@ -25,49 +23,28 @@ const key = () =>
     publicKeyEncoding: { type: 'spki', format: 'pem' },
   }).privateKey);
 
-/** `node dist/app.js` on a free port; resolves with its URL once it listens. */
-async function startApp(
-  world: ActionWorld,
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(process.execPath, [APP], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      APP_ID: String(world.server.state.app.id),
-      PRIVATE_KEY: key(),
-      WEBHOOK_SECRET: SECRET,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      GITHUB_API_URL: world.server.url,
-      LOG_LEVEL: 'fatal',
-      // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
-      INTERLOCK_WRITE_INTERVAL_MS: '0',
-      // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
-      INTERLOCK_STALE_READ_MS: String(staleWindowOf(world.server)),
-      // A copy of an approval whose dispatch never happened waits out the claim's lease before it answers.
-      INTERLOCK_DISPATCH_LEASE_MS: CRASH_APP_DISPATCH_LEASE_MS,
-      // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
-      // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
-      INTERLOCK_ANSWER_MS: '8000',
-      INTERLOCK_REDELIVER: 'off',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** `node dist/app.js` on a free port, pointed at this world's GitHub; resolves once it listens. */
+function startApp(world: ActionWorld, env: Record<string, string>): Promise<AppProcess> {
+  return startAppProcess({
+    APP_ID: String(world.server.state.app.id),
+    PRIVATE_KEY: key(),
+    WEBHOOK_SECRET: SECRET,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GITHUB_API_URL: world.server.url,
+    LOG_LEVEL: 'fatal',
+    // As the Action's steps here: no spacing between writes (GitHub's guidance, 1 s, is what production keeps).
+    INTERLOCK_WRITE_INTERVAL_MS: '0',
+    // The local GitHub's reads are at most this stale (its like-GitHub model), as a deployment is told.
+    INTERLOCK_STALE_READ_MS: String(staleWindowOf(world.server)),
+    // A copy of an approval whose dispatch never happened waits out the claim's lease before it answers.
+    INTERLOCK_DISPATCH_LEASE_MS: CRASH_APP_DISPATCH_LEASE_MS,
+    // The model reads what was applied from the answer (200 once handled; none when the App died): the answer
+    // waits for the handler, and no sweep asks GitHub for deliveries this model does not make.
+    INTERLOCK_ANSWER_MS: '8000',
+    INTERLOCK_REDELIVER: 'off',
+    ...env,
   });
-  const exited = new Promise<void>((r) => child.on('close', () => r()));
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const seen = (d: Buffer) => {
-      out += d.toString();
-      const m = /receiving webhooks at (\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    void exited.then(() => reject(new Error(`the App exited before it listened: ${out}`)));
-  });
-  return { url, child, exited };
 }
 
 /** A signed `issue_comment` delivery; undefined when the server died before it answered. */

@@ -5,7 +5,8 @@
  * (1) liveness: a run that has not ended has a command some face prints, other than fail-run, that moves it on
  *     (tried on a copy of the folder; the commands a refusal prints are tried too);
  * (2) agreement: `interlock status` (text and --json) and the page `interlock ui` serves list the same nodes
- *     waiting, and every face names the same id for the run after an ended one;
+ *     waiting, and every face names the same id for the run after an ended one; and (who) each face that shows
+ *     who a node waits for (why, who approved it so far, how many must) shows the fold's (model-who.ts);
  * (3) a refused command left every journal byte for byte as it was;
  * (4) no effect happened twice: each attempt's side effect at most once, and only for an attempt dispatched;
  * (5) the journal folds to the same state from scratch and event by event: every prefix folds, what was there
@@ -19,9 +20,10 @@ import { parseJournal } from '../../src/journal/parse.js';
 import { nextRunId } from '../../src/journal/run-id.js';
 import type { Checkpoint } from '../../src/journal/state.js';
 import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
+import { cliStatusWhos, pageWhos, whoDisagreements, whoOfState } from './model-who.js';
 import { type Call, type CliWorld, REFUSED } from './model-world.js';
 
-export type CheckName = 'liveness' | 'agreement' | 'refusal' | 'effects' | 'fold';
+export type CheckName = 'liveness' | 'agreement' | 'who' | 'refusal' | 'effects' | 'fold';
 export type Problems = Array<{ check: CheckName; what: string }>;
 
 /**
@@ -171,19 +173,51 @@ function unHtml(s: string): string {
     .replace(/&amp;/g, '&');
 }
 
-/** What `interlock ui` shows as waiting: `run node kind`, from its forms' bound fields. */
-export async function pageWaits(w: CliWorld, fault?: string): Promise<Set<string>> {
+/** What `interlock ui` shows as waiting: `run node kind`, from its forms' bound fields; and the page itself. */
+export async function pageWaits(w: CliWorld, fault?: string): Promise<{ rows: Set<string>; html: string }> {
   const quiet = { out: () => {}, err: () => {}, cwd: w.dir, env: w.env() };
   w.ui ??= await startUi(quiet, { dir: w.path('.interlock/runs'), port: 0, by: 'ann' });
-  {
-    const html = await (await fetch(w.ui.url)).text();
-    const rows = new Set<string>();
-    const re =
-      /name="run" value="([^"]*)"><input type="hidden" name="node" value="([^"]*)">.*?name="waits" value="([^"]*)"/g;
-    for (const m of html.matchAll(re)) rows.add(`${unHtml(m[1]!)} ${unHtml(m[2]!)} ${m[3]}`);
-    if (fault === 'agreement') for (const r of [...rows].slice(0, 1)) rows.delete(r);
-    return rows;
+  const html = await (await fetch(w.ui.url)).text();
+  const rows = new Set<string>();
+  const re =
+    /name="run" value="([^"]*)"><input type="hidden" name="node" value="([^"]*)">.*?name="waits" value="([^"]*)"/g;
+  for (const m of html.matchAll(re)) rows.add(`${unHtml(m[1]!)} ${unHtml(m[2]!)} ${m[3]}`);
+  if (fault === 'agreement') for (const r of [...rows].slice(0, 1)) rows.delete(r);
+  return { rows, html };
+}
+
+/**
+ * (2, who) Who each waiting node waits for, as `interlock status` (its table and the words after it) and the page
+ * show it, against the fold. `fault === 'who'`: the page drops every approver and misnames every reason.
+ */
+function whoCheck(w: CliWorld, reads: Read[], faces: Faces, html: string, fault?: string): Problems {
+  const out: Problems = [];
+  const rows = pageWhos(html);
+  if (fault === 'who')
+    for (const r of rows)
+      r.who = { ...r.who, approvedBy: [], reason: r.who.reason === 'gate' ? 'held' : 'gate' };
+  for (const r of reads) {
+    if (!r.journal) continue;
+    const id = r.journal.run_id;
+    const { text } = faces.get(id)!;
+    if (text.code !== 0) continue; // liveness reports it
+    let truth: ReturnType<typeof whoOfState>;
+    try {
+      const graph = graphOf(w, r.journal);
+      truth = whoOfState(fold(r.journal, graph), graph);
+    } catch {
+      continue; // the fold check reports a journal that does not fold
+    }
+    if (!truth.size) continue;
+    if ([...truth.values()].some((t) => t.approvedBy?.length)) w.sawApproval = true;
+    const page = new Map(rows.filter((x) => x.run === id).map((x) => [x.node, x.who]));
+    for (const what of [
+      ...whoDisagreements('interlock status', id, truth, cliStatusWhos(text.out)),
+      ...whoDisagreements('interlock ui', id, truth, page),
+    ])
+      out.push({ check: 'who', what });
   }
+  return out;
 }
 
 /** (2) The CLI's status (JSON and text) and the local page list the same waiting nodes; one id after an end. */
@@ -219,7 +253,8 @@ export async function agreementCheck(
         });
     }
   }
-  const page = await pageWaits(w, fault);
+  const { rows: page, html } = await pageWaits(w, fault);
+  out.push(...whoCheck(w, reads, faces, html, fault));
   const diff = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x));
   const pairs: Array<[string, Set<string>, string, Set<string>]> = [
     ['status --json', json, 'status', text],

@@ -16,7 +16,7 @@ export interface Model {
 }
 
 /** A fault injected on purpose, to watch its check fail (`INTERLOCK_MODEL_FAULT`). */
-export type Fault = 'liveness' | 'agreement' | 'refusal' | 'effects' | 'fold' | undefined;
+export type Fault = 'liveness' | 'agreement' | 'who' | 'refusal' | 'effects' | 'fold' | undefined;
 
 export interface Real {
   w: CliWorld;
@@ -31,7 +31,9 @@ export interface Real {
   strict: boolean;
 }
 
-const by = ['--by', 'ann'];
+/** The people who decide: `c` needs two of them. */
+const PEOPLE = ['ann', 'bo'] as const;
+type Person = (typeof PEOPLE)[number];
 
 type Act = (r: Real) => Promise<Call>;
 
@@ -80,8 +82,8 @@ function injectAfter(r: Real, before: Map<string, string>, call: Call): void {
 const run = (r: Real, more: string[] = []) => r.w.cli(['run', 'graph.yml', '--run-id', r.w.current, ...more]);
 
 /** A person's command on the current run; a fork a rerun-from made becomes the current run. */
-async function person(r: Real, args: string[]): Promise<Call> {
-  const c = await r.w.cli([...args, '--run-id', r.w.current, ...by]);
+async function person(r: Real, args: string[], who: Person = 'ann'): Promise<Call> {
+  const c = await r.w.cli([...args, '--run-id', r.w.current, '--by', who]);
   const fork = /forked (\S+) \(it had ended\) as (\S+) at/.exec(c.out);
   if (fork) {
     const expected = nextRunId(fork[1]!);
@@ -96,6 +98,7 @@ async function person(r: Real, args: string[]): Promise<Call> {
 }
 
 const node = fc.constantFrom(...NODES);
+const someone = fc.constantFrom(...PEOPLE);
 const outcome = fc.constantFrom('pass' as const, 'fail' as const);
 
 /** The commands, weighted so most sequences stay on the cheap path (the bundle only to kill a process). */
@@ -123,14 +126,20 @@ export function commands(): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, Real>>>
       ),
     ],
     ['recover', fc.constant(c('recover', (r) => r.w.cli(['recover', '--run-id', r.w.current])))],
-    ['approve', node.map((n) => c(`approve ${n}`, (r) => person(r, ['approve', n])))],
+    [
+      'approve',
+      fc.tuple(node, someone).map(([n, p]) => c(`approve ${n} (${p})`, (r) => person(r, ['approve', n], p))),
+    ],
     [
       'approve-rerun',
-      fc.tuple(node, fc.boolean()).map(([n, change]) =>
-        c(`approve-rerun ${n}${change ? ' after changing the graph, --allow-graph-change' : ''}`, (r) => {
-          if (change) r.w.changeGraph();
-          return person(r, ['approve-rerun', n, ...(change ? ['--allow-graph-change'] : [])]);
-        }),
+      fc.tuple(node, fc.boolean(), someone).map(([n, change, p]) =>
+        c(
+          `approve-rerun ${n} (${p})${change ? ' after changing the graph, --allow-graph-change' : ''}`,
+          (r) => {
+            if (change) r.w.changeGraph();
+            return person(r, ['approve-rerun', n, ...(change ? ['--allow-graph-change'] : [])], p);
+          },
+        ),
       ),
     ],
     ['graph-change', fc.constant(c('run --allow-graph-change', (r) => run(r, ['--allow-graph-change'])))],
@@ -170,15 +179,15 @@ export function commands(): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, Real>>>
     ],
     [
       'lost',
-      fc.tuple(fc.constantFrom('approve-rerun', 'settle', 'approve'), node).map(([verb, n]) =>
-        c(`${verb} ${n}, its answer lost (killed after its write), typed again`, async (r) => {
+      fc.tuple(fc.constantFrom('approve-rerun', 'settle', 'approve'), node, someone).map(([verb, n, p]) =>
+        c(`${verb} ${n} (${p}), its answer lost (killed after its write), typed again`, async (r) => {
           const extra = verb === 'settle' ? ['--note', 'checked by hand'] : [];
-          const args = [verb, n, ...extra, '--run-id', r.w.current, ...by];
+          const args = [verb, n, ...extra, '--run-id', r.w.current, '--by', p];
           const first = await r.w.bundle(args, 'after-person-command-write');
           if (!first.killed) return first;
           // The refusal check compares with the journal as the retyped command found it.
           const before = r.w.journals();
-          return { ...(await person(r, [verb, n, ...extra])), before };
+          return { ...(await person(r, [verb, n, ...extra], p)), before };
         }),
       ),
     ],

@@ -7,9 +7,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Journal } from '../../src/journal/events/events.js';
 import { requireBundle } from '../crash/harness.js';
 import { commands, type Fault, type Model, type Real } from './model-commands.js';
+import { CapReach } from './model-reach.js';
 import { CliWorld, worldRoot } from './model-world.js';
 
 const RUNS = Number(process.env.INTERLOCK_MODEL_RUNS ?? 8);
@@ -29,38 +29,16 @@ afterAll(() => rmSync(ROOT, { recursive: true, force: true }));
 let sequences = 0;
 let commandsRun = 0;
 const known = new Map<string, number>();
-/**
- * How many sequences reached the daily cap on their own (a node of theirs escalated at it), and how many went on to
- * the wedge's shape after it (an approve-rerun or a rerun-from of the run after that escalation): the generator's
- * reach, asserted so a change that makes the cap unreachable fails rather than passes unseen.
- */
-const reached = { cap: 0, after: 0 };
-
-function reach(w: CliWorld): void {
-  let cap = false;
-  let after = false;
-  for (const [, text] of w.journals()) {
-    let j: Journal;
-    try {
-      j = JSON.parse(text) as Journal;
-    } catch {
-      continue;
-    }
-    const at = j.events.findIndex(
-      (e) => e.type === 'NodeEscalated' && e.report.budget?.limit?.daily_usd !== undefined,
-    );
-    // The main run and its forks: the other runs' spend is a command of its own ('daily-cap').
-    if (at < 0 || !j.run_id.startsWith('m/')) continue;
-    cap = true;
-    after ||= j.events.slice(at).some((e) => e.type === 'RerunApproved' || e.type === 'RerunFromApproved');
-  }
-  if (cap) reached.cap++;
-  if (after) reached.after++;
-}
+/** The daily cap's reach from the seed (model-reach.ts): the main run and its forks, not the other runs' spend. */
+const reached = new CapReach();
+const reach = (w: CliWorld) => reached.count(w.journals().values(), (id) => id.startsWith('m/'));
+/** Sequences in which a node waited with one of its two approvals given: the faces compared on who approved it. */
+let approvalsSeen = 0;
 
 afterAll(() => {
+  process.stderr.write(reached.line('model'));
   process.stderr.write(
-    `model: ${reached.cap} sequence(s) reached the daily cap, ${reached.after} went on past it (approve-rerun, rerun-from)\n`,
+    `model: ${approvalsSeen} sequence(s) had a node wait with one of its approvals given\n`,
   );
   if (known.size)
     process.stderr.write(
@@ -76,6 +54,7 @@ afterAll(() => {
         commands: commandsRun,
         seed: SEED,
         reached,
+        approvalsSeen,
         known: Object.fromEntries(known),
       }),
     );
@@ -95,6 +74,7 @@ async function sequence(cmds: Iterable<fc.AsyncCommand<Model, Real>>, fault: Fau
     if (counted) {
       commandsRun += model.steps;
       reach(w);
+      if (w.sawApproval) approvalsSeen++;
     }
     await w.cleanup();
   }
@@ -113,8 +93,13 @@ describe('the model-based test across the faces (CLI, local file)', () => {
       );
     }
     // The generator meets the daily cap from the seed, not by hand (the cap is $2, b spends $1 an attempt).
-    if (FAULT === undefined && RUNS >= 8)
-      expect(reached.cap, 'sequences that reached the daily cap').toBeGreaterThan(0);
+    if (FAULT === undefined && RUNS >= 8) {
+      reached.expectReached(
+        `INTERLOCK_MODEL_SEED=${SEED} npx vitest run test/reliability/model-faces.test.ts`,
+      );
+      // … and a node waiting with one of its two approvals given, so the faces are compared on who gave it.
+      expect(approvalsSeen, 'sequences in which a node waited with an approval given').toBeGreaterThan(0);
+    }
   }, 600_000);
 });
 
@@ -125,7 +110,7 @@ describe('each check fails when its rule is broken on purpose', () => {
       fc.asyncProperty(commands(), (cmds) => sequence(cmds, fault)),
       { numRuns: 40, seed: 45, endOnFailure: true },
     );
-  for (const fault of ['liveness', 'agreement', 'refusal', 'effects', 'fold'] as const)
+  for (const fault of ['liveness', 'agreement', 'who', 'refusal', 'effects', 'fold'] as const)
     it.skipIf(FAULT !== undefined)(
       `a ${fault} fault is caught`,
       async () => {

@@ -1,9 +1,10 @@
 /**
  * The model-based test's world on GitHub (issue 45): the local GitHub, the bundled action (`node dist/index.js`)
- * running the run's steps and `mode: comment` taking people's commands, the App's server (in-process, as
- * `dist/app.js` runs it) serving the maintainers' page, on one of the stores the Action keeps a journal in: the
- * run's own branch (`interlock-journal-runs/<run-id>`, today's layout) or the journal branch of before
- * (`interlock-journal`, a run started before that layout goes on there).
+ * running the run's steps, `mode: comment` taking people's commands and `mode: stuck` on its schedule; the App's
+ * server (`node dist/app.js`, as `npm start` runs it) taking people's commands too, delivered by the local GitHub
+ * as signed webhooks; the App's server in-process serving the maintainers' page; on one of the stores the Action
+ * keeps a journal in: the run's own branch (`interlock-journal-runs/<run-id>`, today's layout), the journal
+ * branch of before (`interlock-journal`, a run started before that layout goes on there), or check runs.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +15,9 @@ import { pullRequestOpened } from '../action/world.js';
 import { getPage, logIn, type PageWorld, startPageWorld } from '../app/page-world.js';
 import { commentEvent, OWNER, PEOPLE, REPO } from '../app/world.js';
 import { runStepWithin, type StepResult } from '../support/action-process.js';
+import { type AppProcess, startAppProcess } from '../support/app-process.js';
 import { issuesLabeled } from '../support/fixtures.js';
-import { AGENT, type Call, DAILY_CAP, graphText, NODES, REFUSED, STEP } from './model-world.js';
+import { AGENT, type Call, dailyCap, graphText, NODES, REFUSED, STEP } from './model-world.js';
 
 export type GitHubStore = 'run-branch' | 'journal-branch' | 'check-run';
 
@@ -24,6 +26,25 @@ export const GRAPH = '.interlock/m.yml';
 const ISSUE = 2;
 const PULL = 3;
 const JOURNAL_BRANCH = 'interlock-journal';
+/**
+ * The repository's daily cap here: $1, so `b`'s second dispatch of a day meets it (one failed attempt is enough)
+ * within the few commands a GitHub sequence has; `INTERLOCK_MODEL_DAILY_CAP` changes it (a probe).
+ */
+export const GITHUB_DAILY_CAP = dailyCap(1);
+
+/** Who comments: two people with write permission (`c` needs both). */
+export const COMMENTERS = [PEOPLE.writer, PEOPLE.writer2] as const;
+export type Commenter = (typeof COMMENTERS)[number];
+
+/** Where a person's comment is taken: `mode: comment` in a workflow, or the App's server. */
+export type CommentFace = 'action' | 'app';
+
+/** What `mode: stuck` listed (its `stuck` output). */
+export interface StuckRun {
+  run_id: string;
+  last_event: string;
+  last_activity_at: string;
+}
 
 export class GitHubWorld {
   readonly ws: string;
@@ -32,6 +53,8 @@ export class GitHubWorld {
   summary = '';
   private jobs = 20_000;
   private cookie?: string;
+  /** `node dist/app.js`, started for the first comment the App takes. */
+  private app?: AppProcess;
   private lastComment?: ReturnType<typeof commentEvent>;
   /** The issue or pull request the run is about, and the run's id (`m/issue-2`, `m/pr-3`). */
   readonly subject: number;
@@ -77,7 +100,7 @@ export class GitHubWorld {
     // The repository's daily cap, read from the checkout as the Action reads it: b's $1 an attempt reaches it, and
     // the other runs it counts are the store's own catalogue's (run branches, the journal branch, pull requests).
     mkdirp(join(w.ws, '.github'));
-    writeFileSync(join(w.ws, '.github', 'interlock.yml'), `budget: { daily_usd: ${DAILY_CAP} }\n`);
+    writeFileSync(join(w.ws, '.github', 'interlock.yml'), `budget: { daily_usd: ${GITHUB_DAILY_CAP} }\n`);
     for (const n of NODES) w.outcome(n, 'pass');
     return w;
   }
@@ -171,8 +194,10 @@ export class GitHubWorld {
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
     );
     if (!failpoint) this.summary = r.summary;
-    this.afterFirstWrite();
-    return { args, code: r.code ?? 137, out: r.stdout, err: r.stderr, killed: r.signal === 'SIGKILL' };
+    await this.afterFirstWrite();
+    // A step refused (the graph changed and nobody allowed it) exits as the CLI's refusal does: it wrote nothing.
+    const code = r.outputs.status === 'refused' ? REFUSED : (r.code ?? 137);
+    return { args, code, out: r.stdout, err: r.stderr, killed: r.signal === 'SIGKILL' };
   }
 
   /** `mode: recover`. */
@@ -187,18 +212,35 @@ export class GitHubWorld {
     return { args: ['recover'], code: r.code ?? 137, out: r.stdout, err: r.stderr };
   }
 
-  /** A person's comment on the issue, taken by `mode: comment`; refused answers exit as the CLI's refusal does. */
-  async comment(body: string, failpoint?: string, again = false): Promise<Call & { reply?: string }> {
-    const ev =
-      again && this.lastComment
-        ? this.lastComment
-        : commentEvent(this.pw.world, {
-            body,
-            login: PEOPLE.writer,
-            issue: this.subject,
-            labels: [],
-            pr: this.store === 'check-run',
-          });
+  /** A person's comment on the subject, made on the local GitHub: the event GitHub sends for it. */
+  private newComment(body: string, login: Commenter) {
+    return commentEvent(this.pw.world, {
+      body,
+      login,
+      issue: this.subject,
+      labels: [],
+      pr: this.store === 'check-run',
+    });
+  }
+
+  /** interlock's replies posted since `before` (the comment ids there were). */
+  private repliesSince(before: Set<number>): string {
+    return [...this.repo.comments.values()]
+      .filter((c) => !before.has(c.id) && c.body.startsWith('<!-- interlock:reply'))
+      .map((c) => c.body)
+      .join('\n');
+  }
+
+  /**
+   * A person's comment on the issue, taken by `mode: comment` (`failpoint`: killed there; `again`: the same event
+   * in the job's next attempt); refused answers exit as the CLI's refusal does.
+   */
+  async comment(
+    body: string,
+    o: { failpoint?: string; again?: boolean; login?: Commenter } = {},
+  ): Promise<Call & { reply?: string }> {
+    const { failpoint, again = false } = o;
+    const ev = again && this.lastComment ? this.lastComment : this.newComment(body, o.login ?? PEOPLE.writer);
     this.lastComment = ev;
     const before = new Set(this.repo.comments.keys());
     // GitHub's "Re-run failed jobs": the same workflow run, its next attempt.
@@ -210,10 +252,7 @@ export class GitHubWorld {
       failpoint ? { INTERLOCK_FAILPOINTS: failpoint } : {},
       job,
     );
-    const reply = [...this.repo.comments.values()]
-      .filter((c) => !before.has(c.id) && c.body.startsWith('<!-- interlock:reply'))
-      .map((c) => c.body)
-      .join('\n');
+    const reply = this.repliesSince(before);
     const refused = r.outputs.status === 'refused';
     return {
       args: [body],
@@ -223,6 +262,58 @@ export class GitHubWorld {
       killed: r.signal === 'SIGKILL',
       reply,
     };
+  }
+
+  /**
+   * A person's comment taken by the App's server (`node dist/app.js`): the local GitHub delivers it as GitHub does,
+   * signed with the webhook secret, and the App answers once it has handled it. A refusal is read from the reply.
+   */
+  async viaApp(body: string, login: Commenter): Promise<Call & { reply?: string }> {
+    this.app ??= await startAppProcess({
+      ...this.pw.env,
+      // Its own port, and no page: the in-process App serves the page (page()).
+      PORT: '0',
+      INTERLOCK_PAGE_URL: undefined,
+      INTERLOCK_WRITE_INTERVAL_MS: '0',
+      INTERLOCK_STALE_READ_MS: String(this.pw.world.server.model.options.staleMs),
+    });
+    const ev = this.newComment(body, login);
+    const before = new Set(this.repo.comments.keys());
+    const hooks = this.pw.world.server.state.webhooks;
+    hooks.target = { url: this.app.url, secret: this.pw.env.WEBHOOK_SECRET! };
+    const d = await hooks.deliver('issue_comment', {
+      ...ev.payload,
+      installation: { id: this.pw.world.server.state.app.installationId },
+    });
+    const reply = this.repliesSince(before);
+    const refused = reply.includes('interlock did not act on this comment');
+    return {
+      args: [body, '(the App)'],
+      code: refused ? REFUSED : d.status_code === 200 ? 0 : 1,
+      out: `the App answered ${d.status_code} (${d.status})\n${reply}`,
+      err: '',
+      reply,
+    };
+  }
+
+  /**
+   * `mode: stuck` on its schedule, every run not ended taken as stuck (`stuck-after: 0ms`): what it listed, and
+   * the journal as it found it. The check-run store has no catalogue it reads (the step says so and fails).
+   */
+  async stuck(): Promise<Call & { listed: StuckRun[]; startedAt: number }> {
+    const startedAt = Date.now();
+    const r = await this.runStep(
+      'schedule',
+      { schedule: '17 * * * *' },
+      { mode: 'stuck', 'stuck-after': '0ms', ...this.event().inputs },
+    );
+    let listed: StuckRun[] = [];
+    try {
+      listed = JSON.parse(r.outputs.stuck ?? '[]') as StuckRun[];
+    } catch {
+      listed = [];
+    }
+    return { args: ['mode: stuck'], code: r.code ?? 137, out: r.stdout, err: r.stderr, listed, startedAt };
   }
 
   /** interlock's own comments on the issue now (the progress comment, each attention notice), by kind. */
@@ -238,11 +329,20 @@ export class GitHubWorld {
     return { progress: of('progress'), notices: of('attention') };
   }
 
-  /** The first line of each of interlock's progress comments and attention notices on the subject. */
+  /** The first line of each of interlock's progress comments, attention notices and stuck notices on the subject. */
   markers(): string[] {
     return [...this.repo.comments.values()]
-      .filter((c) => c.issue_number === this.subject && /^<!-- interlock:(progress|attention) /.test(c.body))
+      .filter(
+        (c) => c.issue_number === this.subject && /^<!-- interlock:(progress|attention|stuck) /.test(c.body),
+      )
       .map((c) => c.body.split('\n')[0]!);
+  }
+
+  /** interlock's comment on the subject whose first line is `marker`, if there is one. */
+  commentMarked(marker: string): string | undefined {
+    return [...this.repo.comments.values()].find(
+      (c) => c.issue_number === this.subject && c.body.split('\n')[0] === marker,
+    )?.body;
   }
 
   /** Replaces the journal where the store keeps it (a fault injected on purpose). */
@@ -254,13 +354,18 @@ export class GitHubWorld {
     });
   }
 
-  /** The journal branch of before: the run's first write moved there, as a run started before the layout is. */
-  private afterFirstWrite(): void {
+  /**
+   * The journal branch of before: the run's first write moved there, as a run started before the layout is. Then
+   * the stale window passes once: a read by name that still saw the run's own branch (which such a run never had)
+   * would write there, and its events would be lost when the branch is removed again.
+   */
+  private async afterFirstWrite(): Promise<void> {
     if (this.store !== 'journal-branch') return;
     const own = runBranch(JOURNAL_BRANCH, this.run);
     const text = this.repo.readText(runPath(this.run), own);
     if (text === undefined) return;
-    if (this.repo.readText(runPath(this.run), JOURNAL_BRANCH) === undefined)
+    const first = this.repo.readText(runPath(this.run), JOURNAL_BRANCH) === undefined;
+    if (first)
       this.repo.commitFiles(
         JOURNAL_BRANCH,
         { [runPath(this.run)]: text },
@@ -268,6 +373,7 @@ export class GitHubWorld {
         { orphan: !this.repo.branchSha(JOURNAL_BRANCH) },
       );
     (this.repo as unknown as { refs: Map<string, string> }).refs.delete(`refs/heads/${own}`);
+    if (first) await new Promise((f) => setTimeout(f, this.pw.world.server.model.options.staleMs + 100));
   }
 
   /** The maintainers' page as a writer sees it: `node kind` of each row waiting in the run of this repository. */
@@ -284,6 +390,7 @@ export class GitHubWorld {
   }
 
   async close(): Promise<void> {
+    await this.app?.stop();
     await this.pw.close();
     rmSync(this.ws, { recursive: true, force: true });
   }

@@ -30,7 +30,8 @@ export type NodeId = (typeof NODES)[number];
 
 /**
  * `a`: a plain command, `replay: never` (a killed attempt is held). `b`: an agent whose usage counts toward its own
- * budget, the run's budget and the repository's daily cap. `c`: a gate (`approval: before`), `replay: safe`.
+ * budget, the run's budget and the repository's daily cap. `c`: a gate (`approval: before`), `replay: safe`. `b`
+ * and `c` need two people's approval (so a node waits with one approval given, and the faces must say by whom).
  * `version` is in every node's command or prompt: changing it changes each node's definition (the scripts ignore it).
  */
 export function graphText(version: number): string {
@@ -47,11 +48,13 @@ nodes:
     prompt: work on b v${version}
     agent: ./agent.sh
     budget: { cost_usd: 3 }
+    approvals: { required: 2 }
     validates:
       - file: out/b
   - id: c
     depends_on: [b]
     approval: before
+    approvals: { required: 2 }
     replay: safe
     run: ./step.sh c v${version}
     validates:
@@ -59,8 +62,11 @@ nodes:
 `;
 }
 
-/** The repository's daily cap (`.github/interlock.yml`); `INTERLOCK_MODEL_DAILY_CAP` changes it (a probe). */
-export const DAILY_CAP = Number(process.env.INTERLOCK_MODEL_DAILY_CAP ?? 2);
+/** A world's daily cap: `usual`, unless `INTERLOCK_MODEL_DAILY_CAP` changes it (a probe: 1000 is never met). */
+export const dailyCap = (usual: number) => Number(process.env.INTERLOCK_MODEL_DAILY_CAP ?? usual);
+
+/** The repository's daily cap (`.github/interlock.yml`) in the CLI's world. */
+export const DAILY_CAP = dailyCap(2);
 
 /** Another run the same day whose agent spends past the daily cap. */
 const SPEND_GRAPH = `interlock: 1
@@ -137,6 +143,8 @@ export class CliWorld {
   readonly seen = new Map<string, Map<string, string>>();
   /** The world as the last check saw it (model-checks.ts). */
   checked?: string;
+  /** A check saw a node wait with someone's approval given (so the faces were compared on who approved it). */
+  sawApproval = false;
 
   constructor(root: string, dir?: string) {
     this.dir = dir ?? mkdtempSync(join(root, 'w-'));

@@ -95,9 +95,15 @@ async function recoverRun(
   return { run_id: run.runId, interrupted: r.interrupted, held, ...(subject ? { subject } : {}) };
 }
 
-/** Every run with a node in flight whose workflow run has ended, recovered; problems are warned, not thrown. */
-export async function recoverLostRunners(ctx: ActionContext, files: JournalFile[]): Promise<LostRun[]> {
-  const graphs = new Map<string, Promise<Graph>>();
+/**
+ * Every run with a node in flight whose workflow run has ended, recovered; problems are warned, not thrown.
+ * `graphs` keeps each run's graph as read from the default branch (by path), for the stuck notice after.
+ */
+export async function recoverLostRunners(
+  ctx: ActionContext,
+  files: JournalFile[],
+  graphs = new Map<string, Promise<Graph>>(),
+): Promise<LostRun[]> {
   const lost: LostRun[] = [];
   for (const f of files) {
     try {

@@ -4,7 +4,9 @@
  * comment, and fails the step when the node failed (or waits for a person, held or escalated, with `on-held: fail`).
  */
 
-import { nodeById } from '../../graph/model.js';
+import { type Graph, nodeById } from '../../graph/model.js';
+import { jobSummary } from '../../render/markdown.js';
+import { GraphChangeRefused } from '../../runner/journal-io/read.js';
 import type { OverdueNotice } from '../../runner/overdue.js';
 import type { StepResult } from '../../runner/step-result.js';
 import { runSteps } from '../../runner/steps.js';
@@ -42,6 +44,26 @@ function stepOutputs(last: StepResult, wanted: string | undefined, runId: string
   return outputs;
 }
 
+/**
+ * A step refused because the graph changed since the run started (rule 6): nothing was written. Its summary shows
+ * the run as it stands (what waits, for whom) and the way on in the Action's words, not the CLI's flag.
+ */
+async function graphChanged(
+  ctx: ActionContext,
+  graph: Graph,
+  runId: string,
+  e: GraphChangeRefused,
+): Promise<ActionResult> {
+  const why = `the graph changed since the run started (${e.state.accepted_hash} → ${e.to}), so this step wrote nothing: give the step \`allow-graph-change: true\` to go on under the new graph (recorded with who ran the workflow), or start a new run id`;
+  const outputs = writeOutputs(ctx.io, {
+    'run-id': runId,
+    status: 'refused',
+    checkpoint: JSON.stringify(e.state.checkpoint),
+  });
+  await ctx.io.summary(jobSummary(graph, e.state, `Refused: ${why}.`));
+  return { outputs, failed: `interlock: refused: ${why}` };
+}
+
 export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<ActionResult> {
   const { graph, runId, subject } = run;
   const node = ctx.inputs.node;
@@ -62,12 +84,18 @@ export async function stepMode(ctx: ActionContext, run: ResolvedRun): Promise<Ac
   };
   // Every node that came to need a person in this step, not only the last step's: `all` goes on past one.
   const needPerson: string[] = [];
-  const last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {
-    onStep: (r) => {
-      ctx.io.info(`interlock: ${r.message}`);
-      if (r.kind === 'escalated' || r.kind === 'awaiting-approval') needPerson.push(r.node);
-    },
-  });
+  let last: StepResult;
+  try {
+    last = await runSteps(setup, node === 'all' ? { all: true } : { node: wanted }, {
+      onStep: (r) => {
+        ctx.io.info(`interlock: ${r.message}`);
+        if (r.kind === 'escalated' || r.kind === 'awaiting-approval') needPerson.push(r.node);
+      },
+    });
+  } catch (e) {
+    if (e instanceof GraphChangeRefused) return graphChanged(ctx, graph, runId, e);
+    throw e;
+  }
   const interrupted = interruptedIn(last);
   const outputs = stepOutputs(last, wanted, runId);
   writeOutputs(ctx.io, outputs);

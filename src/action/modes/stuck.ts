@@ -1,8 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isOwnComment } from '../../github/own-comment.js';
+import type { Graph } from '../../graph/model.js';
+import { fold } from '../../journal/fold.js';
+import { journalGraphPath } from '../../journal/graph-path.js';
+import { parseJournal } from '../../journal/parse.js';
 import { parseSubjectLabel } from '../../journal/run-id.js';
 import { parseDuration, stuckRuns } from '../../journal/stuck.js';
+import { throughDoor } from '../../render/door.js';
 import { approveRerunCommand } from '../../render/next-commands.js';
+import { waitingRows } from '../../render/page/waiting-model.js';
 import { GitRuns } from '../../store/git-runs.js';
 import type { ListedRun } from '../../store/types.js';
 import type { ActionContext, ActionResult } from '../context/context.js';
@@ -32,6 +38,74 @@ async function readJournals(
 }
 
 /**
+ * Who a stuck run waits for, one line a node, in the page's words (why, how many of how many approvals, who
+ * approved so far: no @, so the notice pings nobody); none when its graph was not read or it waits for nobody.
+ */
+async function waitLines(
+  repo: string,
+  file: JournalFile | undefined,
+  graphs: Map<string, Promise<Graph>>,
+): Promise<string[]> {
+  try {
+    if (!file) return [];
+    const journal = parseJournal(file.text, file.runId);
+    const graph = await graphs.get(journalGraphPath(journal));
+    if (!graph) return [];
+    return waitingRows([{ repo, journal, graph, state: fold(journal, graph) }]).map(
+      // A node's name may come from an output (an instance's key): it passes the door.
+      (r) =>
+        `- ${throughDoor(r.node, 'line', { max: 200 })}: ${r.why}; approved by ${r.approvals.have.join(', ') || 'nobody yet'}`,
+    );
+  } catch {
+    // A journal or graph the fold refuses: the notice says what it can without it.
+    return [];
+  }
+}
+
+/** The notice's words: the run, its idle time and last event, and who it waits for (or what it may wait for). */
+function noticeBody(s: ReturnType<typeof stuckRuns>[number], mark: string, waits: string[]): string {
+  const head = `${mark}\n⏳ **interlock: run \`${s.run_id}\` has had no activity for ${s.idle}.** Its last event was ${s.last_event} at ${s.last_activity_at}.`;
+  if (!waits.length)
+    return `${head} It may wait for a person (\`/approve-rerun\`, \`/settle\`, \`/fail-run\`), or for a workflow to run its next node.`;
+  return `${head} It waits for people:\n\n${waits.join('\n')}\n\nAnswer with \`/approve\` (a gate), \`/approve-rerun\` or \`/settle\` (a hold or an escalation), or \`/fail-run\`.`;
+}
+
+/** Warns of each stuck run, and posts its notice on its subject once per stall. */
+async function report(
+  ctx: ActionContext,
+  found: ReturnType<typeof stuckRuns>,
+  files: JournalFile[],
+  graphs: Map<string, Promise<Graph>>,
+): Promise<void> {
+  for (const s of found) {
+    ctx.io.warning(
+      `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
+    );
+    const subject = parseSubjectLabel(s.subject ?? '');
+    if (!subject) continue;
+    const issue_number = subject.number;
+    const mark = marker(s.run_id, s.last_activity_at);
+    const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
+      ...ctx.repo,
+      issue_number,
+      per_page: 100,
+    });
+    if (comments.some((c) => isOwnComment(c, mark))) continue;
+    const repo = `${ctx.repo.owner}/${ctx.repo.repo}`;
+    const waits = await waitLines(
+      repo,
+      files.find((f) => f.runId === s.run_id),
+      graphs,
+    );
+    await ctx.octokit.rest.issues.createComment({
+      ...ctx.repo,
+      issue_number,
+      body: noticeBody(s, mark, waits),
+    });
+  }
+}
+
+/**
  * For a scheduled workflow: first records the attempts of runners that were lost (lost-runners.ts), then finds
  * runs on the journal branch with no activity past `stuck-after`, and reports each on its subject once per stall
  * (a marker names the run and its last event), not once per schedule tick.
@@ -55,9 +129,10 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
     ctx.io.info(`interlock: no journal branch ${branch} yet: no runs`);
     return { outputs: writeOutputs(ctx.io, { stuck: '[]' }) };
   }
-  const files = await readJournals(catalog, runs);
+  let files = await readJournals(catalog, runs);
   // First the runs whose runner was lost: recorded now, they are active again, not idle.
-  const lost = await recoverLostRunners(ctx, files);
+  const graphs = new Map<string, Promise<Graph>>();
+  const lost = await recoverLostRunners(ctx, files, graphs);
   const recovered = new Set(lost.map((l) => l.run_id));
   let found = stuckRuns(
     files.filter((f) => !recovered.has(f.runId)),
@@ -70,32 +145,13 @@ export async function stuckMode(ctx: ActionContext): Promise<ActionResult> {
     await sleep(ctx.tuning.INTERLOCK_STALE_READ_MS);
     const idle = new Set(found.map((s) => s.run_id));
     // Listed again: a listing pins what it saw (a run branch's commit), and the second look is for what is there now.
-    const again = await readJournals(
+    files = await readJournals(
       catalog,
       ((await catalog.listRuns()) ?? []).filter((r) => idle.has(r.runId)),
     );
-    found = stuckRuns(again, Date.now(), threshold);
+    found = stuckRuns(files, Date.now(), threshold);
   }
-  for (const s of found) {
-    ctx.io.warning(
-      `interlock: run ${s.run_id} has had no activity for ${s.idle} (last: ${s.last_event} at ${s.last_activity_at})${s.error ? `: ${s.error}` : ''}`,
-    );
-    const subject = parseSubjectLabel(s.subject ?? '');
-    if (!subject) continue;
-    const issue_number = subject.number;
-    const mark = marker(s.run_id, s.last_activity_at);
-    const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
-      ...ctx.repo,
-      issue_number,
-      per_page: 100,
-    });
-    if (comments.some((c) => isOwnComment(c, mark))) continue;
-    await ctx.octokit.rest.issues.createComment({
-      ...ctx.repo,
-      issue_number,
-      body: `${mark}\n⏳ **interlock: run \`${s.run_id}\` has had no activity for ${s.idle}.** Its last event was ${s.last_event} at ${s.last_activity_at}. It may wait for a person (\`/approve-rerun\`, \`/settle\`, \`/fail-run\`), or for a workflow to run its next node.`,
-    });
-  }
+  await report(ctx, found, files, graphs);
   const outputs = writeOutputs(ctx.io, { stuck: JSON.stringify(found) });
   const lostLines = lost.map(
     (l) =>

@@ -90,6 +90,7 @@ function whyWords(kind: WaitKind, p: NodeProgress, required: number): string {
         ? `held by a rerun: replay: never, so a person approves its next attempt (${count})`
         : `held: attempt ${p.attempts} was interrupted and may have partly run (${count})`;
     case 'escalated':
+      if (p.daily_cap_escalated) return `escalated: the repository is at its daily cost cap (${count})`;
       if (p.budget_escalated) return `escalated: the run is at its budget (${count})`;
       if (p.loop_escalated) return `escalated: its loop ran its last cycle (${count})`;
       return `escalated after ${p.attempts} failed attempt${p.attempts === 1 ? '' : 's'} (${count})`;
