@@ -246,6 +246,41 @@ describe.skipIf(!!why)('an attempt recorded on GitHub, replayed offline from its
     }
   }, 600_000);
 
+  it('a download GitHub keeps failing is said in one line and writes nothing; once it answers, the replay runs', async () => {
+    const r = await recordedAsRoot();
+    // The two requests of the person's side (the fault suite's flows are the Action's and the App's: these two
+    // are faulted here, api-faults-coverage.ts FAULTED_ELSEWHERE).
+    for (const [kind, path] of [
+      ['GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', /\/actions\/runs\/\d+\/artifacts$/],
+      [
+        'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}',
+        /\/actions\/artifacts\/\d+\/zip$/,
+      ],
+    ] as const) {
+      const fault = github!.faults.inject({
+        method: 'GET',
+        path,
+        every: true,
+        fault: { kind: 'status', status: 502 },
+      });
+      const sb = freshDirectory(r);
+      try {
+        const out = await sb.start(['replay', r.run, 'work'], personEnv(sb, r.model)).exited;
+        expect([kind, out.code], out.stderr.slice(-3000)).toEqual([kind, 2]);
+        expect(out.stderr).toMatch(
+          /the artifact "[^"]+" of workflow run \d+ of acme\/widgets could not be downloaded \(.*\); nothing was replayed/,
+        );
+        expect(fault.fired).toBeGreaterThan(0);
+        expect(sb.exists(r.ref.path)).toBe(false);
+        expect(sb.exists('.interlock/replays')).toBe(false);
+        expect(sb.read(`.interlock/runs/${r.run}.json`)).toBe(r.journal);
+      } finally {
+        fault.remove();
+      }
+    }
+    await replayedFromArtifact(r);
+  }, 600_000);
+
   it.skipIf(!!noSudoRunner())(
     'the same through passwordless sudo (a hosted runner)',
     async () => {

@@ -63,7 +63,9 @@ describe('who a node waits for, as the CLI shows it', () => {
       await w.run('run', 'graph.yml', '--all');
       expect(await row(w, 'b')).toMatch(/escalated/);
       w.outcome('b', 'pass');
+      // b needs two people (the model's world): the rerun is approved once both have.
       await w.run('approve-rerun', 'b', '--by', 'ann');
+      await w.run('approve-rerun', 'b', '--by', 'bo');
       const out = await w.run('run', 'graph.yml', '--all');
       expect(out).toMatch(/daily cost cap/);
       expect(await row(w, 'b')).toMatch(/escalated .*⏸ at the repository's daily cost cap$/);

@@ -21,6 +21,16 @@ function tsFiles(dir: string): string[] {
   );
 }
 
+/**
+ * Requests of a face no recorded flow plays (the fault suite's flows are the Action's, the App's, the page's and
+ * setup's), each faulted by a test of its own, named here: `interlock replay` fetching an Action's recording.
+ */
+export const FAULTED_ELSEWHERE: Record<string, string> = {
+  'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts': 'test/agents/replay-artifact.test.ts',
+  'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}':
+    'test/agents/replay-artifact.test.ts',
+};
+
 /** A request kind with its parameters unnamed (`{}`), to compare the source's names with the log's. */
 export const unnamed = (kind: string): string => kind.replace(/\{[^}]*\}/g, '{}');
 

@@ -12,6 +12,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileNameOf } from '../../graph/schema/subgraph.js';
 import type { Failure } from '../../journal/events/fields.js';
+import { guardCheckout } from '../../os/git/git-guard.js';
 import { configureAgentCredentials, secretValues } from '../../os/node-user/node-credentials.js';
 import { RECORDING_BYTES } from '../../os/proxies/key-proxy-tab.js';
 import type { RecordedCall } from '../../os/proxies/replay-match.js';
@@ -154,6 +155,8 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   const out = replayFolder(io, runId, nodeId, which.attempt);
   const copy = await replayCopy(io.cwd, opts.gitBase);
   const workspace = copy.path;
+  // The replayed tool calls run in the copy: its .git is what git reads and runs from (src/os/git/git-guard.ts).
+  guardCheckout({ workspace, warn: (m) => io.err(`interlock: ${m}\n`) });
   const shown = relative(io.cwd, out);
   io.err(
     `interlock: replaying "${nodeId}" attempt ${which.attempt} of run "${runId}" offline from ${which.recording.path} (${calls.length} calls) in ${workspace}; its log and recording go to ${shown}/, the run's journal is not written\n`,
