@@ -9,6 +9,7 @@ import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
 import type { RunState } from '../../src/journal/state.js';
 import { loadGraphFile } from '../../src/runner/journal-io/graph-file.js';
+import { DEFAULT_JOURNAL_BRANCH } from '../../src/store/git.js';
 import type { StepOptions } from '../support/action-process.js';
 import { issuesLabeled, webhookExample } from '../support/fixtures.js';
 import type { GitHubServer, RepoState } from '../support/github-server.js';
@@ -17,7 +18,12 @@ import { journalText as journalTextIn } from '../support/journal-text.js';
 export const OWNER = 'acme';
 export const REPO = 'widgets';
 export const FULL = `${OWNER}/${REPO}`;
-export const JOURNAL_BRANCH = 'interlock-journal';
+/**
+ * The git store's branch name, as the product defaults it: a run's journal is on its own branch under it
+ * (`interlock-journal-runs/<run-id>`, what every step writes today); `journalText` reads that first, and the branch
+ * itself only for a journal of the layout before.
+ */
+export const JOURNAL_BRANCH = DEFAULT_JOURNAL_BRANCH;
 /** GitHub's path templates, as fault rules match them; `GET ${CONTENTS}` is the request log's kind. */
 export const CONTENTS = '/repos/{owner}/{repo}/contents/{path}';
 export const COMMENT = '/repos/{owner}/{repo}/issues/comments/{comment_id}';
