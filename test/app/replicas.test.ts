@@ -162,6 +162,8 @@ describe.skipIf(!existsSync(APP))(
       const world = await startWorld();
       const replicas = new Map<number, Replica>();
       const rr = roundRobin(() => [...replicas.keys()]);
+      // What the replicas printed: shown when the dispatch is missing or repeated.
+      const log: string[] = [];
       try {
         await world.seedRun();
         await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
@@ -173,11 +175,12 @@ describe.skipIf(!existsSync(APP))(
           INTERLOCK_WRITE_INTERVAL_MS: '0',
           // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks.
           INTERLOCK_DISPATCH_LEASE_MS: '3000',
+          LOG_LEVEL: 'info',
         };
         // Both replicas die right after their first approval write, whichever the proxy gives the comment to.
         const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
         for (const port of [await freePort(), await freePort()])
-          replicas.set(port, await startReplica(armed, port));
+          replicas.set(port, await startReplica(armed, port, log));
         const hooks = world.server.state.webhooks;
         hooks.target = {
           url: `http://127.0.0.1:${(rr.server.address() as AddressInfo).port}/api/github/webhooks`,
@@ -196,7 +199,7 @@ describe.skipIf(!existsSync(APP))(
 
         // It starts again (unarmed): its sweep asks GitHub for the failed delivery again; four more copies of it arrive
         // at once over both replicas. One dispatch.
-        replicas.set(port, await startReplica(env, port));
+        replicas.set(port, await startReplica(env, port, log));
         for (let i = 0; i < 4; i++) hooks.redeliver(Number(first.id));
         const end = Date.now() + 30_000;
         while (observe(world, ev.payload.comment.id).dispatches.length === 0 && Date.now() < end)
@@ -206,7 +209,7 @@ describe.skipIf(!existsSync(APP))(
         await new Promise((r) => setTimeout(r, 4000));
         seen = observe(world, ev.payload.comment.id);
         expect(seen.approvals).toHaveLength(1);
-        expect(seen.dispatches).toHaveLength(1);
+        expect(seen.dispatches, `${JSON.stringify(seen.events, null, 1)}\n${log.join('')}`).toHaveLength(1);
         expect(seen.dispatches[0]!.inputs).toEqual({ 'run-id': 'fix/issue-1' });
         expect(seen.events.filter((e) => e.type === 'WorkflowDispatchRetried')).toHaveLength(1);
         const copies = hooks.deliveries.filter((d) => d.guid === first.guid);

@@ -114,7 +114,11 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     cur: result.cur,
     ...(cancelled ? { cancelled } : {}),
     retry: () =>
-      retryOwedDispatch(deps, setup, PERSON_RUNNER, { source: req.source, defaultBranch: req.defaultBranch }),
+      retryOwedDispatch(deps, setup, PERSON_RUNNER, {
+        source: req.source,
+        defaultBranch: req.defaultBranch,
+        known: result.cur.journal,
+      }),
   });
 }
 
@@ -131,20 +135,21 @@ async function notApplied(
 ): Promise<Executed> {
   if (!o.duplicate) return refused(req.login, o.result.reason, t.command);
   await updateSubject(deps, req, t, { run: o.run, cur: o.result.cur });
-  return redelivered(deps, req, o.setup, o.result.reason, t.command);
+  return redelivered(deps, req, { ...o.result, setup: o.setup }, t.command);
 }
 
 /** A copy of a command the journal holds: nothing, unless its approval's dispatch never happened (issue 50). */
 async function redelivered(
   deps: HandlerDeps,
   req: CommandRequest,
-  setup: RunSetup,
-  reason: string,
+  o: { setup: RunSetup; reason: string; cur: RunSnapshot },
   command: Target['command'],
 ): Promise<Executed> {
+  const { setup, reason } = o;
   const r = await retryOwedDispatch(deps, setup, PERSON_RUNNER, {
     source: req.source,
     defaultBranch: req.defaultBranch,
+    known: o.cur.journal,
   });
   if (!('dispatched' in r)) {
     if (r.failed) return { outcome: { kind: 'failed', why: `redelivered: ${reason}; ${r.why}` } };

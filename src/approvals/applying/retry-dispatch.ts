@@ -9,11 +9,14 @@
  */
 
 import { statusOf } from '../../github/status.js';
+import type { Journal } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
+import { floorOf } from '../../journal/freshness.js';
 import { readTuning } from '../../os/tuning.js';
 import { type OwedDispatch, owedDispatch } from '../../protocol/commands/owed-dispatch.js';
 import { commit } from '../../runner/journal-io/commit.js';
 import { type RunSetup, readRun } from '../../runner/journal-io/read.js';
+import { FreshStore } from '../../store/fresh.js';
 import type { HandlerDeps } from '../deps.js';
 import {
   dispatchWorkflow,
@@ -103,6 +106,18 @@ async function claim(
   return r.chosen.refusal;
 }
 
+/** What a retry is given: the comment's source, the branch to dispatch on, and the journal its caller read. */
+interface RetryOptions {
+  source: string;
+  defaultBranch: string;
+  /**
+   * The journal as the caller's compare-and-swap read or wrote it (it holds the approval): every read of the retry
+   * holds at least as much, so GitHub answering a read by branch name from the past never reads as "no dispatch is
+   * owed" (issue 35's rule, src/journal/freshness.ts).
+   */
+  known: Journal;
+}
+
 /**
  * For a copy of an approval the journal holds: dispatches the run's workflow once when the first dispatch never
  * happened; waits out the lease of the last claim first (its writer may be dispatching right now).
@@ -111,10 +126,11 @@ export async function retryOwedDispatch(
   deps: HandlerDeps,
   setup: RunSetup,
   runner: RunnerInfo,
-  opts: { source: string; defaultBranch: string },
+  opts: RetryOptions,
 ): Promise<Retried> {
+  const fresh = { ...setup, store: new FreshStore(setup.store, { floor: floorOf(opts.known) }) };
   try {
-    return await retry(deps, setup, runner, opts);
+    return await retry(deps, fresh, runner, opts);
   } catch (e) {
     if (e instanceof RunsUnlisted) return { failed: true, why: e.message };
     throw e;
@@ -125,7 +141,7 @@ async function retry(
   deps: HandlerDeps,
   setup: RunSetup,
   runner: RunnerInfo,
-  opts: { source: string; defaultBranch: string },
+  opts: RetryOptions,
 ): Promise<Retried> {
   const lease = dispatchLeaseMs();
   for (let round = 0; round < 3; round++) {
