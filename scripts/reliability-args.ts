@@ -26,6 +26,8 @@ export const { values } = parseArgs({
     grep: { type: 'string' },
     repeat: { type: 'string' },
     table: { type: 'string' },
+    // Internal: the process that runs races and faults beside the crash matrix writes its figures here.
+    rows: { type: 'string' },
   },
 });
 export const GREP = values.grep === undefined ? undefined : pattern(values.grep);

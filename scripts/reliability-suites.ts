@@ -61,13 +61,13 @@ const picking = () =>
 
 if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
 
-type Row = [suite: string, what: string, figure: string];
-const rows: Row[] = [];
-/** Lists too long for a table cell, printed beneath it. */
-const notes: string[] = [];
+type Row = [suite: Suite, what: string, figure: string];
+let rows: Row[] = [];
+/** Lists too long for a table cell, printed beneath it, each under its suite. */
+let notes: Array<[suite: Suite, text: string]> = [];
 const failures: string[] = [];
-const row = (suite: string, what: string, figure: string | number) =>
-  rows.push([suite, what, String(figure)]);
+const row = (suite: Suite, what: string, figure: string | number) => rows.push([suite, what, String(figure)]);
+const note = (suite: Suite, text: string) => notes.push([suite, text]);
 const say = (m: string) => process.stderr.write(`${m}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
 const started = Date.now();
@@ -116,7 +116,7 @@ async function crash(): Promise<void> {
   for (const [what, f] of slices) row('crash', what, where(f));
   const boundaries = [...new Set(all.map((s) => s.boundary))];
   row('crash', 'boundaries (listed below)', boundaries.length);
-  notes.push(`Crash boundaries: ${boundaries.map((b) => `\`${b}\``).join(', ')}.`);
+  note('crash', `Crash boundaries: ${boundaries.map((b) => `\`${b}\``).join(', ')}.`);
   row(
     'crash',
     'processes started / killed with SIGKILL',
@@ -232,15 +232,15 @@ async function faults(): Promise<void> {
   const count = (o: FaultResult['outcome'], mode?: 'once' | 'every') =>
     results.filter((r) => r.outcome === o && (!mode || r.c.mode === mode)).length;
   row('faults', 'flows recorded (normal runs; listed below)', FLOWS.length);
-  notes.push(`Fault flows: ${FLOWS.join('; ')}.`);
+  note('faults', `Fault flows: ${FLOWS.join('; ')}.`);
   row(
     'faults',
     'requests in the flows / points faulted (each kind once per part that meets its failure, a journal write first and last) / distinct kinds',
     `${points.length} / ${faulted.length} / ${kinds.length}`,
   );
   row('faults', 'fault kinds (listed below)', FAULT_NAMES.length);
-  notes.push(`Fault kinds: ${FAULT_NAMES.join(', ')}.`);
-  notes.push(`Requests faulted: ${kinds.map((k) => `\`${k}\``).join(', ')}.`);
+  note('faults', `Fault kinds: ${FAULT_NAMES.join(', ')}.`);
+  note('faults', `Requests faulted: ${kinds.map((k) => `\`${k}\``).join(', ')}.`);
   row(
     'faults',
     'cases: fault once / on every try (retries run out)',
@@ -274,7 +274,8 @@ async function faults(): Promise<void> {
     "GitHub requests in src/ reached by these flows and the page's (the rest listed below)",
     `${inSource.length - missed.length} of ${inSource.length}`,
   );
-  notes.push(
+  note(
+    'faults',
     `Requests in src/ that no recorded flow makes (not faulted here): ${missed.map((k) => `\`${k}\``).join(', ') || 'none'}.`,
   );
   for (const r of results)
@@ -514,8 +515,8 @@ async function injection(): Promise<void> {
   );
   row('injection', 'CLI paths checked (listed below)', paths(cli).length);
   row('injection', 'Action paths checked (listed below)', paths(action).length);
-  notes.push(`Injection paths, CLI: ${paths(cli).join('; ')}.`);
-  notes.push(`Injection paths, Action: ${paths(action).join('; ')}.`);
+  note('injection', `Injection paths, CLI: ${paths(cli).join('; ')}.`);
+  note('injection', `Injection paths, Action: ${paths(action).join('; ')}.`);
   row(
     'injection',
     'runs where a value arrived changed, was evaluated, or forged a workflow command',
@@ -656,25 +657,85 @@ const run: Record<Suite, () => Promise<void>> = { crash, races, faults, hostile,
 // machine says so.
 const loads = [loadavg()[0]!];
 const sampler = setInterval(() => loads.push(loadavg()[0]!), 30_000).unref();
-const took: string[] = [];
-for (const s of SUITES)
-  if (only.includes(s)) {
-    const t0 = Date.now();
-    await run[s]();
-    took.push(`${s} ${secs(Date.now() - t0)}`);
+const took = new Map<Suite, string>();
+async function timed(s: Suite): Promise<void> {
+  const t0 = Date.now();
+  await run[s]();
+  took.set(s, secs(Date.now() - t0));
+}
+
+/**
+ * Suites that mostly wait (the local GitHub's writes and stale windows, retry waits; they ran at a load under 1 on
+ * 2 cores) run beside the crash matrix, which computes. In a process of their own: the matrix points TMPDIR at a
+ * folder of its own for its whole run and removes it at the end.
+ */
+const BESIDE_CRASH: readonly Suite[] = ['races', 'faults'];
+interface Beside {
+  rows: Row[];
+  notes: Array<[Suite, string]>;
+  failures: string[];
+  took: Array<[Suite, string]>;
+}
+
+async function beside(suites: Suite[]): Promise<void> {
+  const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'beside.json');
+  const passed = (name: 'grep' | 'repeat' | 'writers') =>
+    values[name] === undefined ? [] : [`--${name}`, String(values[name])];
+  const args = ['scripts/reliability.ts', '--only', suites.join(','), '--jobs', String(jobs), '--rows', out];
+  const child = spawn(
+    join(ROOT, 'node_modules/.bin/tsx'),
+    [...args, ...passed('grep'), ...passed('repeat'), ...passed('writers')],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  if (!existsSync(out)) {
+    failures.push(
+      `${suites.join(', ')}: the process that ran them beside the crash matrix exited ${code} with no figures`,
+    );
+    return;
   }
+  const got = JSON.parse(readFileSync(out, 'utf8')) as Beside;
+  rows.push(...got.rows);
+  notes.push(...got.notes);
+  failures.push(...got.failures);
+  for (const [s, t] of got.took) took.set(s, `${t} beside crash`);
+  rmSync(join(out, '..'), { recursive: true, force: true });
+}
+
+const chosen = SUITES.filter((s) => only.includes(s));
+const aside = chosen.includes('crash') && !values.rows ? chosen.filter((s) => BESIDE_CRASH.includes(s)) : [];
+// The process beside is started (its temporary folder made, its environment copied) before the matrix starts.
+if (aside.length) {
+  const side = beside(aside);
+  await Promise.all([timed('crash'), side]);
+}
+for (const s of chosen) if (!aside.includes(s) && !(s === 'crash' && aside.length)) await timed(s);
 clearInterval(sampler);
 loads.push(loadavg()[0]!);
+if (values.rows) {
+  // A process running suites beside the crash matrix: its figures go to the process that runs the matrix.
+  const mine: Beside = { rows, notes, failures, took: [...took] };
+  writeFileSync(values.rows, JSON.stringify(mine));
+  process.exit(0);
+}
+// One table whatever ran beside what: the rows and notes in the suites' order.
+const order = (a: [Suite, ...unknown[]], b: [Suite, ...unknown[]]) =>
+  SUITES.indexOf(a[0]) - SUITES.indexOf(b[0]);
+rows = rows.sort(order);
+notes = notes.sort(order);
 const load = `load average ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)} (at most ${Math.max(...loads).toFixed(1)}) on ${cpus().length} cores`;
 
-const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all (${took.join(', ')}); ${load}.`;
+const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all (${chosen.map((x) => `${x} ${took.get(x) ?? 'not run'}`).join(', ')}); ${load}.`;
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 const table = [
   '| suite | figure | value |',
   '| --- | --- | --- |',
   ...rows.map(([a, b, c]) => `| ${a} | ${esc(b)} | ${esc(c)} |`),
 ].join('\n');
-const list = notes.map((n) => `- ${n}`).join('\n');
+const list = notes.map(([, n]) => `- ${n}`).join('\n');
 const block = `${header}\n\n${table}\n${notes.length ? `\n${list}\n` : ''}`;
 const failed = failures.length
   ? `\nFAILED (${failures.length}):\n${failures.map((f) => `- ${f}`).join('\n')}\n`
