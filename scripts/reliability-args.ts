@@ -28,6 +28,8 @@ export const { values } = parseArgs({
     table: { type: 'string' },
     // Internal: the process that runs races and faults beside the crash matrix writes its figures here.
     rows: { type: 'string' },
+    // Internal: which part of the model suite that process runs (`github`).
+    'model-part': { type: 'string' },
   },
 });
 export const GREP = values.grep === undefined ? undefined : pattern(values.grep);

@@ -72,6 +72,11 @@ const say = (m: string) => process.stderr.write(`${m}\n`);
 const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
 const started = Date.now();
 
+/** The model suite's seed: drawn once, so a part run beside the crash matrix draws the same sequences. */
+const MODEL_SEED = Number(process.env.INTERLOCK_MODEL_SEED ?? String(Date.now() % 2 ** 31));
+/** Which parts of the model suite this process runs (its GitHub part may run beside the crash matrix). */
+let modelParts: Array<'cli' | 'github'> = values['model-part'] === 'github' ? ['github'] : ['cli', 'github'];
+
 // --- crash points ---------------------------------------------------------------------------------------
 
 async function crash(): Promise<void> {
@@ -596,7 +601,7 @@ async function modelPart(
 async function model(): Promise<void> {
   const runs = Number(process.env.INTERLOCK_MODEL_RUNS ?? '2000');
   const githubRuns = process.env.INTERLOCK_MODEL_GITHUB_RUNS ?? '25';
-  const seed = Number(process.env.INTERLOCK_MODEL_SEED ?? String(Date.now() % 2 ** 31));
+  const seed = MODEL_SEED;
   const shards = Math.max(1, Math.min(cpus().length, runs));
   const cliFile = 'test/reliability/model-faces.test.ts';
   const githubFile = 'test/reliability/model-github.test.ts';
@@ -610,7 +615,7 @@ async function model(): Promise<void> {
     ...(await p),
     ms: Date.now() - t0,
   });
-  const cli = Array.from({ length: shards }, (_, k) => {
+  const cli = (modelParts.includes('cli') ? Array.from({ length: shards }) : []).map((_, k) => {
     const n = Math.floor(runs / shards) + (k < runs % shards ? 1 : 0);
     return timed(
       modelPart(cliFile, {
@@ -619,14 +624,22 @@ async function model(): Promise<void> {
       }),
     );
   });
-  const github = timed(
-    modelPart(githubFile, { INTERLOCK_MODEL_GITHUB_RUNS: githubRuns, INTERLOCK_MODEL_SEED: String(seed) }),
-  );
+  const github = modelParts.includes('github')
+    ? [
+        timed(
+          modelPart(githubFile, {
+            INTERLOCK_MODEL_GITHUB_RUNS: githubRuns,
+            INTERLOCK_MODEL_SEED: String(seed),
+          }),
+        ),
+      ]
+    : [];
   const parts: Array<[string, Array<{ r: ModelReport; failed: string; ms: number }>]> = [
     [cliWhat, await Promise.all(cli)],
-    [githubWhat, [await github]],
+    [githubWhat, await Promise.all(github)],
   ];
   for (const [what, done] of parts) {
+    if (!done.length) continue;
     const sum = (f: (r: ModelReport) => number) => done.reduce((a, d) => a + f(d.r), 0);
     row(
       'model',
@@ -669,7 +682,7 @@ async function timed(s: Suite): Promise<void> {
  * 2 cores) run beside the crash matrix, which computes. In a process of their own: the matrix points TMPDIR at a
  * folder of its own for its whole run and removes it at the end.
  */
-const BESIDE_CRASH: readonly Suite[] = ['races', 'faults'];
+const BESIDE_CRASH: readonly Suite[] = ['races', 'faults', 'model'];
 interface Beside {
   rows: Row[];
   notes: Array<[Suite, string]>;
@@ -677,16 +690,26 @@ interface Beside {
   took: Array<[Suite, string]>;
 }
 
+const besideRows: Row[] = [];
+const besideNotes: Array<[Suite, string]> = [];
+const besideTook = new Map<Suite, string>();
+
 async function beside(suites: Suite[]): Promise<void> {
   const out = join(mkdtempSync(join(tmpdir(), 'interlock-reliability-')), 'beside.json');
   const passed = (name: 'grep' | 'repeat' | 'writers') =>
     values[name] === undefined ? [] : [`--${name}`, String(values[name])];
   const args = ['scripts/reliability.ts', '--only', suites.join(','), '--jobs', String(jobs), '--rows', out];
+  // The model's GitHub part runs beside the matrix (it waits on the local GitHub); its CLI part computes, after.
+  if (suites.includes('model')) {
+    args.push('--model-part', 'github');
+    modelParts = ['cli'];
+  }
   const child = spawn(
     join(ROOT, 'node_modules/.bin/tsx'),
     [...args, ...passed('grep'), ...passed('repeat'), ...passed('writers')],
     {
       cwd: ROOT,
+      env: { ...process.env, INTERLOCK_MODEL_SEED: String(MODEL_SEED) },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
@@ -698,10 +721,10 @@ async function beside(suites: Suite[]): Promise<void> {
     return;
   }
   const got = JSON.parse(readFileSync(out, 'utf8')) as Beside;
-  rows.push(...got.rows);
-  notes.push(...got.notes);
+  besideRows.push(...got.rows);
+  besideNotes.push(...got.notes);
   failures.push(...got.failures);
-  for (const [s, t] of got.took) took.set(s, `${t} beside crash`);
+  for (const [s, t] of got.took) besideTook.set(s, t);
   rmSync(join(out, '..'), { recursive: true, force: true });
 }
 
@@ -712,7 +735,9 @@ if (aside.length) {
   const side = beside(aside);
   await Promise.all([timed('crash'), side]);
 }
-for (const s of chosen) if (!aside.includes(s) && !(s === 'crash' && aside.length)) await timed(s);
+// Then the rest, the model's CLI part among them when its GitHub part ran beside.
+for (const s of chosen)
+  if (!(aside.length && s === 'crash') && (!aside.includes(s) || s === 'model')) await timed(s);
 clearInterval(sampler);
 loads.push(loadavg()[0]!);
 if (values.rows) {
@@ -724,11 +749,11 @@ if (values.rows) {
 // One table whatever ran beside what: the rows and notes in the suites' order.
 const order = (a: [Suite, ...unknown[]], b: [Suite, ...unknown[]]) =>
   SUITES.indexOf(a[0]) - SUITES.indexOf(b[0]);
-rows = rows.sort(order);
-notes = notes.sort(order);
+rows = [...rows, ...besideRows].sort(order);
+notes = [...notes, ...besideNotes].sort(order);
 const load = `load average ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)} (at most ${Math.max(...loads).toFixed(1)}) on ${cpus().length} cores`;
 
-const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all (${chosen.map((x) => `${x} ${took.get(x) ?? 'not run'}`).join(', ')}); ${load}.`;
+const header = `Measured by \`npm run reliability${GREP || REPEAT > 1 ? ` (scenarios and cases${picking()})` : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${jobs} scenarios at a time; ${secs(Date.now() - started)} in all (${chosen.map((x) => `${x} ${[took.get(x), besideTook.has(x) ? `${besideTook.get(x)} beside crash` : undefined].filter(Boolean).join(' + ')}`).join(', ')}); ${load}.`;
 const esc = (s: string) => s.replace(/\|/g, '\\|');
 const table = [
   '| suite | figure | value |',
