@@ -102,11 +102,11 @@ const WRITTEN: Record<string, string> = {
     'not a failure; its next attempt runs alone (one node a call), as every node of the session does from then on.',
   ].join(' '),
   WorkflowDispatchRetried: [
-    'The second dispatch of the workflow an approval called for, written before it, by the App or `mode: comment`:',
-    "a copy of the approval's delivery (or a re-run of the comment job) found the approval journaled, its node still",
-    'not dispatched, and no workflow run of the workflow since the approval (the process that journaled it died before',
-    'dispatching). The write is the claim: of many copies, the one whose write lands dispatches. Changes no node;',
-    'refused for a source no approval holds.',
+    'The second dispatch of the workflow an approval or a settlement (`/settle`) called for, written before it, by the',
+    "App or `mode: comment`: a copy of the command's delivery (or a re-run of the comment job) found the command",
+    'journaled, a node it released still not dispatched, and no workflow run of the workflow since the command (the',
+    'process that journaled it died before dispatching). The write is the claim: of many copies, the one whose write',
+    'lands dispatches. Changes no node; refused for a source no approval or settlement holds.',
   ].join(' '),
   GraphChangeAllowed: [
     'Someone let the run go on under a changed graph (`--allow-graph-change`, `allow-graph-change: true`);',

@@ -77,6 +77,7 @@ function start(journal: Journal, graph: GraphShape): Folding {
     rolledBackTo: null,
     lastAt: null,
     approvalSources: [],
+    personRecords: [],
     forkedFrom: null,
     carried: 0,
   };
@@ -90,6 +91,7 @@ function resumed(f: Folding): Folding {
     nodes: structuredClone(f.nodes),
     traversal: [...f.traversal],
     approvalSources: [...f.approvalSources],
+    personRecords: [...f.personRecords],
   };
 }
 

@@ -3,7 +3,8 @@
 // the re-run writes no second one, but the dispatch is still owed. The re-run follows the rule the App's replicas
 // follow (src/protocol/commands/owed-dispatch.ts, src/approvals/applying/retry-dispatch.ts): no workflow run of the
 // workflow since the approval, the lease past, so it journals `WorkflowDispatchRetried` and dispatches, once. A
-// re-run after a dispatch that did happen dispatches nothing. A token that may not list the workflow's runs (403)
+// re-run after a dispatch that did happen dispatches nothing. A `/settle` that released the next node is retried the
+// same way (its delivery is named in its words, src/journal/person-record.ts). A token that may not list the workflow's runs (403)
 // fails the step with one line naming `actions: read`, and writes nothing. Through the bundled action
 // (`node dist/index.js`) against the local GitHub.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -36,15 +37,18 @@ function attempt(payload: Record<string, unknown>, n: number, env: Record<string
 
 const retries = () => observe(world).events.filter((e) => e.type === 'WorkflowDispatchRetried');
 
-/** The first attempt, killed right after it journaled the approval: approved, nothing dispatched. */
-async function killedAfterWrite() {
+/** The first attempt, killed right after it journaled the approval (or `body`): nothing dispatched. */
+async function killedAfterWrite(body = '/approve-rerun deploy') {
   world = await startWorld();
   await world.seedRun({ progressCommentOn: 1 });
-  const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
+  const ev = commentEvent(world, { body, login: PEOPLE.writer });
   const killed = await attempt(ev.payload, 1, { INTERLOCK_FAILPOINTS: 'after-person-command-write' });
   expect(killed.signal, killed.log).toBe('SIGKILL');
   const seen = observe(world, ev.payload.comment.id);
-  expect([seen.approvals.length, seen.dispatches.length, seen.replies.length]).toEqual([1, 0, 0]);
+  const written = seen.events.filter(
+    (e) => e.type === 'RerunApproved' || (e.type === 'NodeRecorded' && e.recorded_by),
+  );
+  expect([written.length, seen.dispatches.length, seen.replies.length]).toEqual([1, 0, 0]);
   return ev;
 }
 
@@ -113,6 +117,34 @@ describe('a comment command re-run after its job died between the approval write
     expect(line, again.log).toMatch(/403/);
     expect(line).toMatch(/permissions:/);
     expect(observe(world).dispatches).toEqual([]);
+    expect(journalText(world.repo, RUN)).toBe(written);
+  }, 60_000);
+
+  it('a `/settle` that released notify: the re-run dispatches the workflow once, a later re-run nothing', async () => {
+    const ev = await killedAfterWrite('/settle deploy checked the deploy by hand');
+    expect(world.journal(RUN).events.at(-1)).toMatchObject({
+      type: 'NodeRecorded',
+      recorded_by: PEOPLE.writer,
+    });
+
+    const again = await attempt(ev.payload, 2);
+    expect(again.code, again.log).toBe(0);
+    expect(again.outputs.status, again.log).toBe('completed');
+    const settled = observe(world).events.filter((e) => e.type === 'NodeRecorded' && e.recorded_by);
+    expect(settled).toHaveLength(1);
+    expect(observe(world).dispatches).toEqual([
+      expect.objectContaining({ workflow_id: 'interlock.yml', ref: 'main', inputs: { 'run-id': RUN } }),
+    ]);
+    expect(retries()).toEqual([
+      expect.objectContaining({ source: ev.payload.comment.html_url, workflow: 'interlock.yml' }),
+    ]);
+    expect(observe(world).replies[0]).toContain('was never dispatched');
+
+    const written = journalText(world.repo, RUN);
+    const third = await attempt(ev.payload, 3);
+    expect(third.outputs.status, third.log).toBe('ignored');
+    expect(third.log).toMatch(/workflow run \d+ of `interlock\.yml` was dispatched since/);
+    expect(observe(world).dispatches).toHaveLength(1);
     expect(journalText(world.repo, RUN)).toBe(written);
   }, 60_000);
 });

@@ -156,85 +156,96 @@ describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy'
 });
 
 describe.skipIf(!existsSync(APP))(
-  'a replica killed between the approval it journaled and its dispatch',
+  'a replica killed between the approval or settlement it journaled and its dispatch',
   () => {
-    it('after its restart the redelivered comment dispatches the workflow once, however many copies arrive on both replicas', async () => {
-      const world = await startWorld();
-      const replicas = new Map<number, Replica>();
-      const rr = roundRobin(() => [...replicas.keys()]);
-      // What the replicas printed: shown when the dispatch is missing or repeated.
-      const log: string[] = [];
-      try {
-        await world.seedRun();
-        await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
-        const secret = 'replica-secret';
-        const env = {
-          ...appServerEnv(world, secret),
-          INTERLOCK_REDELIVER: 'on',
-          INTERLOCK_ANSWER_MS: '1000',
-          INTERLOCK_WRITE_INTERVAL_MS: '0',
-          // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks.
-          INTERLOCK_DISPATCH_LEASE_MS: '3000',
-          LOG_LEVEL: 'info',
-        };
-        // Both replicas die right after their first approval write, whichever the proxy gives the comment to.
-        const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
-        for (const port of [await freePort(), await freePort()])
-          replicas.set(port, await startReplica(armed, port, log));
-        const hooks = world.server.state.webhooks;
-        hooks.target = {
-          url: `http://127.0.0.1:${(rr.server.address() as AddressInfo).port}/api/github/webhooks`,
-          secret,
-        };
+    it.each(['/approve-rerun deploy', '/settle deploy checked the deploy by hand'])(
+      'after its restart the redelivered `%s` dispatches the workflow once, however many copies arrive on both replicas',
+      async (command) => {
+        const world = await startWorld();
+        const replicas = new Map<number, Replica>();
+        const rr = roundRobin(() => [...replicas.keys()]);
+        // What the replicas printed: shown when the dispatch is missing or repeated.
+        const log: string[] = [];
+        try {
+          await world.seedRun();
+          await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
+          const secret = 'replica-secret';
+          const env = {
+            ...appServerEnv(world, secret),
+            INTERLOCK_REDELIVER: 'on',
+            INTERLOCK_ANSWER_MS: '1000',
+            INTERLOCK_WRITE_INTERVAL_MS: '0',
+            // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks.
+            INTERLOCK_DISPATCH_LEASE_MS: '3000',
+            LOG_LEVEL: 'info',
+          };
+          // Both replicas die right after their first approval write, whichever the proxy gives the comment to.
+          const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
+          for (const port of [await freePort(), await freePort()])
+            replicas.set(port, await startReplica(armed, port, log));
+          const hooks = world.server.state.webhooks;
+          hooks.target = {
+            url: `http://127.0.0.1:${(rr.server.address() as AddressInfo).port}/api/github/webhooks`,
+            secret,
+          };
 
-        const { ev, body } = approvalDelivery(world);
-        const first = await hooks.deliver('issue_comment', JSON.parse(body) as Record<string, unknown>);
-        // 502 when it died holding the request; 202 when its write took past the answer window and it died after.
-        expect([202, 502]).toContain(first.status_code);
-        const port = await Promise.race([...replicas.entries()].map(([p, r]) => r.exited.then(() => p)));
-        expect(replicas.get(port)!.child.signalCode).toBe('SIGKILL');
-        replicas.delete(port);
-        let seen = observe(world, ev.payload.comment.id);
-        expect([seen.approvals.length, seen.dispatches.length]).toEqual([1, 0]);
+          const { ev, body } = approvalDelivery(world, command);
+          // The command's own event: a RerunApproved, or a person's NodeRecorded (the settlement).
+          const written = () =>
+            observe(world).events.filter(
+              (e) => e.type === 'RerunApproved' || (e.type === 'NodeRecorded' && e.recorded_by !== undefined),
+            );
+          const first = await hooks.deliver('issue_comment', JSON.parse(body) as Record<string, unknown>);
+          // 502 when it died holding the request; 202 when its write took past the answer window and it died after.
+          expect([202, 502]).toContain(first.status_code);
+          const port = await Promise.race([...replicas.entries()].map(([p, r]) => r.exited.then(() => p)));
+          expect(replicas.get(port)!.child.signalCode).toBe('SIGKILL');
+          replicas.delete(port);
+          let seen = observe(world, ev.payload.comment.id);
+          expect([written().length, seen.dispatches.length]).toEqual([1, 0]);
 
-        // It starts again (unarmed): its sweep asks GitHub for the failed delivery again; four more copies of it arrive
-        // at once over both replicas. One dispatch.
-        replicas.set(port, await startReplica(env, port, log));
-        for (let i = 0; i < 4; i++) hooks.redeliver(Number(first.id));
-        const end = Date.now() + 30_000;
-        while (observe(world, ev.payload.comment.id).dispatches.length === 0 && Date.now() < end)
-          await new Promise((r) => setTimeout(r, 100));
-        // The copies answered 202 go on after their answer: give the others time to find the claim.
-        await hooks.settled();
-        await new Promise((r) => setTimeout(r, 4000));
-        seen = observe(world, ev.payload.comment.id);
-        expect(seen.approvals).toHaveLength(1);
-        expect(seen.dispatches, `${JSON.stringify(seen.events, null, 1)}\n${log.join('')}`).toHaveLength(1);
-        expect(seen.dispatches[0]!.inputs).toEqual({ 'run-id': 'fix/issue-1' });
-        expect(seen.events.filter((e) => e.type === 'WorkflowDispatchRetried')).toHaveLength(1);
-        const copies = hooks.deliveries.filter((d) => d.guid === first.guid);
-        expect(copies.filter((d) => d.redelivery).length).toBeGreaterThanOrEqual(5);
-        expect(new Set(rr.served.filter((s) => s.path.startsWith('/api/')).map((s) => s.port)).size).toBe(2);
+          // It starts again (unarmed): its sweep asks GitHub for the failed delivery again; four more copies of it arrive
+          // at once over both replicas. One dispatch.
+          replicas.set(port, await startReplica(env, port, log));
+          for (let i = 0; i < 4; i++) hooks.redeliver(Number(first.id));
+          const end = Date.now() + 30_000;
+          while (observe(world, ev.payload.comment.id).dispatches.length === 0 && Date.now() < end)
+            await new Promise((r) => setTimeout(r, 100));
+          // The copies answered 202 go on after their answer: give the others time to find the claim.
+          await hooks.settled();
+          await new Promise((r) => setTimeout(r, 4000));
+          seen = observe(world, ev.payload.comment.id);
+          expect(written()).toHaveLength(1);
+          expect(seen.dispatches, `${JSON.stringify(seen.events, null, 1)}\n${log.join('')}`).toHaveLength(1);
+          expect(seen.dispatches[0]!.inputs).toEqual({ 'run-id': 'fix/issue-1' });
+          expect(seen.events.filter((e) => e.type === 'WorkflowDispatchRetried')).toHaveLength(1);
+          const copies = hooks.deliveries.filter((d) => d.guid === first.guid);
+          expect(copies.filter((d) => d.redelivery).length).toBeGreaterThanOrEqual(5);
+          expect(new Set(rr.served.filter((s) => s.path.startsWith('/api/')).map((s) => s.port)).size).toBe(
+            2,
+          );
 
-        // Later copies find the workflow run the retry started (after its lease): nothing more.
-        for (let i = 0; i < 2; i++) hooks.redeliver(Number(first.id));
-        await hooks.settled();
-        await new Promise((r) => setTimeout(r, 5000));
-        seen = observe(world, ev.payload.comment.id);
-        expect([
-          seen.dispatches.length,
-          seen.events.filter((e) => e.type === 'WorkflowDispatchRetried').length,
-        ]).toEqual([1, 1]);
-        expect(seen.replies.filter((r) => r.includes('was never dispatched'))).toHaveLength(1);
-      } finally {
-        for (const r of replicas.values()) {
-          r.child.kill('SIGKILL');
-          await r.exited;
+          // Later copies find the workflow run the retry started (after its lease): nothing more.
+          for (let i = 0; i < 2; i++) hooks.redeliver(Number(first.id));
+          await hooks.settled();
+          await new Promise((r) => setTimeout(r, 5000));
+          seen = observe(world, ev.payload.comment.id);
+          expect([
+            seen.dispatches.length,
+            seen.events.filter((e) => e.type === 'WorkflowDispatchRetried').length,
+          ]).toEqual([1, 1]);
+          expect(seen.replies.filter((r) => r.includes('was never dispatched'))).toHaveLength(1);
+        } finally {
+          for (const r of replicas.values()) {
+            r.child.kill('SIGKILL');
+            await r.exited;
+          }
+          rr.server.close();
+          await world.close();
         }
-        rr.server.close();
-        await world.close();
-      }
-    }, 90_000);
+      },
+      90_000,
+    );
   },
 );
 

@@ -433,9 +433,9 @@ export function appServerEnv(world: World, secret: string): Record<string, strin
   };
 }
 
-/** `/approve-rerun deploy` by a writer, as the App receives it: the payload names the installation. */
-export function approvalDelivery(world: World) {
-  const ev = commentEvent(world, { body: '/approve-rerun deploy', login: PEOPLE.writer });
+/** `/approve-rerun deploy` (or `text`) by a writer, as the App receives it: the payload names the installation. */
+export function approvalDelivery(world: World, text = '/approve-rerun deploy') {
+  const ev = commentEvent(world, { body: text, login: PEOPLE.writer });
   const body = JSON.stringify({ ...ev.payload, installation: { id: world.server.state.app.installationId } });
   return { ev, body };
 }

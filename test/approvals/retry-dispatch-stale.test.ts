@@ -98,7 +98,7 @@ describe('a copy retrying the dispatch of a journaled approval', () => {
   it('told nothing newer than the old answer, the same store reads as "no dispatch is owed" (what CI saw)', async () => {
     const s = storeAnsweringFromThePast(before, approved, 2);
     const r = await retry(s.store, before);
-    expect(r).toEqual({ why: 'no dispatch is owed (a step took it, or the approval released nothing)' });
+    expect(r).toEqual({ why: 'no dispatch is owed (a step took it, or the command released nothing)' });
     expect(dispatches()).toHaveLength(0);
     expect(s.journal()).toBe(approved);
   });

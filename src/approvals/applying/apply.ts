@@ -41,6 +41,26 @@ function graphChanged(run: { graph: Graph; journal: { graph: { hash: string } } 
   return `the graph \`${run.graph.path}\` changed since run \`${runId}\` started (${run.journal.graph.hash.slice(0, 15)}… → ${run.graph.hash.slice(0, 15)}…): an approval or settlement under a changed graph is refused. Re-run the workflow with \`allow-graph-change: true\` to go on under the new graph (it is recorded), or \`/fail-run\` this run and start a new one`;
 }
 
+/** The run as a person's command writes it: under the graph the App loaded, its stale window carried (issue 50). */
+function commandSetup(
+  deps: HandlerDeps,
+  req: CommandRequest,
+  o: { graph: Graph; store: RunSetup['store']; runId: string; changed: boolean },
+): RunSetup {
+  return {
+    graph: o.graph,
+    store: o.store,
+    runId: o.runId,
+    start: { intent: 'comment', subject: subjectLabel(req.subject), inputs: {}, github: null },
+    // Ending a run under a changed graph is allowed, and the journal records who allowed it.
+    ...(o.changed ? { allowGraphChangeBy: req.login } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+    // A copy of a command read from before the command's write is refused, read after read, with the journal
+    // "unmoved": the commit tries on until a read begun a stale window after the refusal.
+    ...(deps.staleWindowMs ? { staleRead: { windowMs: deps.staleWindowMs } } : {}),
+  };
+}
+
 export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Target): Promise<Executed> {
   const { command, runId } = t;
   const loaded = await loadRun(deps, runId, t.graphs, t.places);
@@ -58,15 +78,7 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
   // Rerunning from a node of an ended run forks a new run from it (issue 28).
   if (command.kind === 'rerun-from' && runEnded(run.journal))
     return forkFromComment(deps, req, { ...t, command }, run, terms);
-  const setup: RunSetup = {
-    graph: run.graph,
-    store: run.store,
-    runId,
-    start: { intent: 'comment', subject: subjectLabel(req.subject), inputs: {}, github: null },
-    // Ending a run under a changed graph is allowed, and the journal records who allowed it.
-    ...(changed ? { allowGraphChangeBy: req.login } : {}),
-    ...(deps.now ? { now: deps.now } : {}),
-  };
+  const setup = commandSetup(deps, req, { graph: run.graph, store: run.store, runId, changed });
   const before = stateOf(run);
   if (before.ok) {
     const first = await recoverFirst(deps, {

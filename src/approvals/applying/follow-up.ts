@@ -4,6 +4,7 @@
  */
 import { statusOf } from '../../github/status.js';
 import type { Graph } from '../../graph/model.js';
+import type { JournalEvent } from '../../journal/events/events.js';
 import type { RunState } from '../../journal/state.js';
 import { approvalStanding } from '../../protocol/commands/person-commands.js';
 import { progressComment } from '../../render/markdown.js';
@@ -21,9 +22,12 @@ import { dispatchWorkflow, workflowOf } from '../workflow/workflow-dispatch.js';
 import type { Target } from './apply.js';
 import { type Retried, withinLease } from './retry-dispatch.js';
 
-/** An approval's event, whose dispatch a copy of the command would retry (`owedDispatch`). */
-const claimsDispatch = (e: { type: string }) =>
-  e.type === 'NodeApproved' || e.type === 'RerunApproved' || e.type === 'RerunFromApproved';
+/** An approval's or a person's settlement's event, whose dispatch a copy of the command would retry (`owedDispatch`). */
+const claimsDispatch = (e: JournalEvent) =>
+  e.type === 'NodeApproved' ||
+  e.type === 'RerunApproved' ||
+  e.type === 'RerunFromApproved' ||
+  (e.type === 'NodeRecorded' && e.recorded_by !== undefined);
 
 /** The run a person's command was applied to: as loaded, and as the journal now stands. */
 interface Applied {

@@ -1,8 +1,8 @@
 /**
- * The dispatch an approval called for, retried by a copy of its delivery (issue 50) or a re-run of the `mode: comment`
- * job on the same event (issue 45): both faces reach it through `applyCommand`. The process that journaled an
- * approval dispatches the run's workflow right after; killed in between, it leaves the approval in the journal and
- * no workflow run, and every copy of the delivery is a duplicate. So a copy looks: when the journal still owes the
+ * The dispatch an approval or a settlement called for, retried by a copy of its delivery (issue 50) or a re-run of
+ * the `mode: comment` job on the same event (issue 45): both faces reach it through `applyCommand`. The process that
+ * journaled the command dispatches the run's workflow right after; killed in between, it leaves the command in the
+ * journal and no workflow run, and every copy of the delivery is a duplicate. So a copy looks: when the journal still owes the
  * dispatch (`owedDispatch`), the lease of whoever claimed it last has run out, and GitHub lists no workflow run of
  * the workflow dispatched since that claim, the copy writes `WorkflowDispatchRetried` through the compare-and-swap
  * and only then dispatches. Of many copies at once, on any replica, one write lands: one dispatch.
@@ -29,7 +29,7 @@ import {
 const CLOCK_SLACK_MS = 5_000;
 
 /**
- * How long whoever journaled an approval (or a retry) has to dispatch: a copy waits this long after the claim
+ * How long whoever journaled an approval, a settlement (or a retry) has to dispatch: a copy waits this long after the claim
  * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`). In ms:
  * `INTERLOCK_DISPATCH_LEASE_MS`, read by the tuning schema (src/os/tuning.ts), default 60 s.
  */
@@ -46,7 +46,7 @@ export function withinLease(since: string, now = Date.now()): boolean {
 class RunsUnlisted extends Error {
   constructor(file: string, message: string) {
     super(
-      `GitHub refused to list the runs of \`${file}\` (403: ${message}), so whether this approval's dispatch was made is unknown and nothing was dispatched: the token needs \`actions: read\` (a \`mode: comment\` workflow: \`permissions: actions: write\`, which includes it; the App: the Actions permission, read and write)`,
+      `GitHub refused to list the runs of \`${file}\` (403: ${message}), so whether this command's dispatch was made is unknown and nothing was dispatched: the token needs \`actions: read\` (a \`mode: comment\` workflow: \`permissions: actions: write\`, which includes it; the App: the Actions permission, read and write)`,
     );
   }
 }
@@ -111,7 +111,7 @@ interface RetryOptions {
   source: string;
   defaultBranch: string;
   /**
-   * The journal as the caller's compare-and-swap read or wrote it (it holds the approval): every read of the retry
+   * The journal as the caller's compare-and-swap read or wrote it (it holds the command): every read of the retry
    * holds at least as much, so GitHub answering a read by branch name from the past never reads as "no dispatch is
    * owed" (issue 35's rule, src/journal/freshness.ts).
    */
@@ -119,7 +119,7 @@ interface RetryOptions {
 }
 
 /**
- * For a copy of an approval the journal holds: dispatches the run's workflow once when the first dispatch never
+ * For a copy of an approval or settlement the journal holds: dispatches the run's workflow once when the first dispatch never
  * happened; waits out the lease of the last claim first (its writer may be dispatching right now).
  */
 export async function retryOwedDispatch(
@@ -147,7 +147,7 @@ async function retry(
   for (let round = 0; round < 3; round++) {
     const cur = await readRun(setup, runner);
     const owed = owedDispatch(cur.journal, cur.state, opts.source);
-    if (!owed) return { why: 'no dispatch is owed (a step took it, or the approval released nothing)' };
+    if (!owed) return { why: 'no dispatch is owed (a step took it, or the command released nothing)' };
     const target = workflowOf(cur.journal, deps.repo, owed.node);
     if (!target) return { why: 'the run records no workflow of this repository' };
     // The usual copy: the dispatch was made, and GitHub lists its run. Only a copy that finds none waits.

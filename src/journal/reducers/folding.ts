@@ -32,6 +32,8 @@ export interface Folding {
   rolledBackTo: string | null;
   lastAt: string | null;
   approvalSources: string[];
+  /** The words of each person's settlement, which name its delivery (person-record.ts): a retried dispatch may follow one. */
+  personRecords: string[];
   /** The run this one was forked from (`RunStarted.forked_from`), and how many records it carried over. */
   forkedFrom: string | null;
   carried: number;

@@ -6,6 +6,7 @@
  */
 
 import type { EventType } from '../events/events.js';
+import { personRecordWords, wordsName } from '../person-record.js';
 import {
   attemptsLeft,
   attemptsThisRound,
@@ -90,6 +91,7 @@ const nodeRecorded: Reducer<'NodeRecorded'> = (f, e, at) => {
   f.traversal.push(e.node);
   f.lastCompleted = e.node;
   f.rolledBackTo = null;
+  f.personRecords.push(...personRecordWords(e));
 };
 
 const nodeFailed: Reducer<'NodeFailed'> = (f, e, at) => {
@@ -197,10 +199,13 @@ const runCompleted: Reducer<'RunCompleted'> = (f, e, at) => {
   f.ended = { type: 'RunCompleted', reason: e.reason, by: e.by };
 };
 
-/** A retried dispatch changes no node: it only claims the dispatch. It names an approval the journal holds. */
+/**
+ * A retried dispatch changes no node: it only claims the dispatch. It names an approval or a person's settlement
+ * the journal holds.
+ */
 const workflowDispatchRetried: Reducer<'WorkflowDispatchRetried'> = (f, e, at) => {
-  if (!f.approvalSources.includes(e.source))
-    at.bad(`retries the dispatch of "${e.source}", which no approval holds`);
+  if (!f.approvalSources.includes(e.source) && !wordsName(f.personRecords, e.source))
+    at.bad(`retries the dispatch of "${e.source}", which no approval or settlement holds`);
 };
 
 /** One reducer per event type: the compiler refuses a table that misses one (the gate's are in gates.ts). */

@@ -7,6 +7,7 @@ import { suggestion } from '../../graph/errors.js';
 import { nodeById } from '../../graph/model.js';
 import type { Journal, NewEvent } from '../../journal/events/events.js';
 import type { Usage } from '../../journal/events/fields.js';
+import { recordedFrom } from '../../journal/person-record.js';
 import type { NodeState, RunState } from '../../journal/state.js';
 import { waitingAttempt } from '../../journal/state.js';
 import { withCompletion } from '../decide.js';
@@ -189,13 +190,8 @@ type PersonCommandEvents = CommandEvents & { duplicate?: true };
 export function handledBefore(journal: Journal, state: RunState, source: string): boolean {
   if (!isDeliverySource(source)) return false;
   if (state.approval_sources.includes(source)) return true;
-  const tail = `(${source})`;
   return journal.events.some(
-    (e) =>
-      (e.type === 'NodeRecorded' &&
-        e.recorded_by !== undefined &&
-        e.evidence.some((x) => x.check === 'person' && x.observed.endsWith(tail))) ||
-      (e.type === 'RunFailed' && e.reason.endsWith(tail)),
+    (e) => recordedFrom(e, source) || (e.type === 'RunFailed' && e.reason.endsWith(`(${source})`)),
   );
 }
 

@@ -30,9 +30,11 @@ export interface RunSetup {
   /**
    * When what this process acts on happened (its start; a person's comment), and how stale GitHub's reads by
    * branch name may be: a decision that writes nothing is taken only from a read begun `windowMs` after `at`
-   * (journal/freshness.ts `staleReadShortMs`). Absent: every read is exact (a file store).
+   * (journal/freshness.ts `staleReadShortMs`). Absent: every read is exact (a file store). `at` absent: the caller
+   * looks at a refusal again itself (a person's command: `freshExecute` in src/approvals/handler.ts); the window
+   * still bounds how long a write refused with the journal unmoved is tried before the commit gives up.
    */
-  staleRead?: { at: number; windowMs: number };
+  staleRead?: { at?: number; windowMs: number };
   now?: () => string;
   /** The step's secrets: never written to the journal (src/render/redact.ts; the Action: `stepSecrets`). */
   secrets?: readonly string[];
