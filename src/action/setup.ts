@@ -74,6 +74,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       at: Date.now() - process.uptime() * 1000,
       windowMs: ctx.tuning.INTERLOCK_STALE_READ_MS,
     },
+    lineUpSlotMs: ctx.tuning.INTERLOCK_LINE_UP_SLOT_MS,
     cwd: ctx.workspace,
     baseEnv: nodeEnvironment(ctx.rawEnv),
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),

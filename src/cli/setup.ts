@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { fileNameOf } from '../graph/schema/subgraph.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
 import { secretValues } from '../os/node-user/node-credentials.js';
+import { readTuning } from '../os/tuning.js';
 import type { StepSetup } from '../runner/dispatch.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
@@ -40,6 +41,7 @@ export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSet
   const logFile = (node: string, attempt: number) => join(logDir, `${fileNameOf(node)}-${attempt}.log`);
   return {
     ...base,
+    lineUpSlotMs: readTuning(io.env).INTERLOCK_LINE_UP_SLOT_MS,
     cwd: io.cwd,
     baseEnv: io.env,
     runner: localRunner,

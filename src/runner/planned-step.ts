@@ -48,7 +48,12 @@ export function claimPlanned(
  * How long a record waits for its place in the plan's line-up (pacing.ts), counted before it reads: the wave's
  * records spread over the line-up's cycle instead of twenty arriving at once. 0 for a node no plan placed.
  */
-export function recordLineUpMs(cur: RunSnapshot, node: string, now = Date.now()): number {
+export function recordLineUpMs(
+  cur: RunSnapshot,
+  node: string,
+  slotMs: number | undefined,
+  now = Date.now(),
+): number {
   const events = [{ type: 'NodeRecorded', node } as unknown as NewEvent];
-  return plannedWave(cur.state, events) ? lineUpWait(cur, events, 0, now) : 0;
+  return plannedWave(cur.state, events) ? lineUpWait(cur, events, { roundTripMs: 0, slotMs }, now) : 0;
 }
