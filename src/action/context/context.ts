@@ -24,7 +24,7 @@ import { GitStore } from '../../store/git.js';
 import type { JournalStore } from '../../store/types.js';
 import { storeCheckRunView } from '../report/store-check-run-view.js';
 import { freshStore } from './fresh-stores.js';
-import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
+import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs } from './inputs.js';
 import { pullHistory } from './pull-head.js';
 import { stepSecrets } from './step-secrets.js';
 import type { Subject } from './subject.js';
@@ -56,7 +56,18 @@ export interface ActionResult {
 export interface ActionContext {
   inputs: Inputs;
   env: ActionEnv;
+  /**
+   * The step's whole environment, for the few that need more than the typed `env`: the entry's masks and key
+   * proxy (the credentials' values), the artifact service (its runtime token) and the post step's saved state.
+   */
   rawEnv: NodeJS.ProcessEnv;
+  /**
+   * The step's secrets (`stepSecrets`), kept out of the journal, recordings and the store's view. Worked out at
+   * the first read, once: a bad `node-credentials` list fails the step that reads it, not every mode's context.
+   */
+  readonly secrets: readonly string[];
+  /** The environment a node starts from (`nodeEnvironment`: no inputs, runner files or credentials not granted). */
+  readonly nodeEnv: NodeJS.ProcessEnv;
   /** The `INTERLOCK_*` tuning variables of the step's environment, parsed once (src/os/tuning.ts). */
   tuning: Tuning;
   repo: RepoRef;
@@ -96,10 +107,20 @@ export function buildContext(
       : {}),
   });
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
+  let secrets: readonly string[] | undefined;
+  let nodeEnv: NodeJS.ProcessEnv | undefined;
   return {
     inputs,
     env,
     rawEnv,
+    get secrets() {
+      secrets ??= stepSecrets(inputs, rawEnv);
+      return secrets;
+    },
+    get nodeEnv() {
+      nodeEnv ??= nodeEnvironment(rawEnv);
+      return nodeEnv;
+    },
     tuning: readTuning(rawEnv),
     repo,
     octokit,
@@ -151,7 +172,7 @@ export function makeStore(ctx: ActionContext, runId: string, subject: Subject, g
       head,
       history: pullHistory(ctx, subject),
     });
-    if (graph) store.render = storeCheckRunView(graph, stepSecrets(ctx.inputs, ctx.rawEnv));
+    if (graph) store.render = storeCheckRunView(graph, ctx.secrets);
     return store;
   }
   // Reads by branch name may answer from the past: this step's reads never go back in time.
