@@ -170,7 +170,7 @@ export function nextInRecord(
   if (dailyCap === 'recount') return undefined;
   const runner = withGitBase(executor.runner, executor.gitBase);
   const at = (setup.now ?? isoNow)();
-  const next = nextInRecordWrite(cur, result, at, runner, { sameCredentials, dailyCap });
+  const next = nextInRecordWrite(cur, { result, at, runner, sameCredentials, dailyCap });
   if (!next) return undefined;
   const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).

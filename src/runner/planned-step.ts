@@ -37,7 +37,7 @@ export function claimPlanned(
     }
   | undefined {
   if (!planned || only === undefined || cur.version === null) return undefined;
-  const decision = plannedDecision(cur, only, planned.run, sameCredentials);
+  const decision = plannedDecision(cur, { node: only, wave: planned.run, sameCredentials });
   const runner = cur.state.nodes.get(only)?.dispatch?.runner;
   if (!decision || !runner || !planned.claim(only, decision.attempt)) return undefined;
   const execTag = typeof runner.exec_tag === 'string' ? runner.exec_tag : `planned-${only}`;
