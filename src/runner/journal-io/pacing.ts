@@ -52,7 +52,7 @@ export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]):
  * passes as `RunSetup.lineUpSlotMs`: a GitHub that answers faster or slower than github.com, or a test's
  * scaled-down model, is told so as the stale window is.
  */
-export interface LineUpPace {
+interface LineUpPace {
   /** One read-and-write round trip: the slot is never shorter. */
   roundTripMs: number;
   /** The face's slot (`RunSetup.lineUpSlotMs`); absent, the tuning schema's default. */
