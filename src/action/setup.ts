@@ -75,6 +75,7 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
     lineUpSlotMs: ctx.tuning.INTERLOCK_LINE_UP_SLOT_MS,
     cwd: ctx.workspace,
     baseEnv: ctx.nodeEnv,
+    isolation: ctx.isolation,
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
     probe: (node, d) => actionsProbes(ctx.octokit, ctx.repo, ctx.me)(node, d),
     probes: () => actionsProbes(ctx.octokit, ctx.repo, ctx.me),

@@ -3,6 +3,7 @@
  * the GitHub client, the event payload, this job's identity, the repository's config (read once a step); and the pieces built from it (the store, the runner
  * description, workspace paths, the event as kept in RunStarted).
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { type ConfigLoader, configLoader } from '../../config/load.js';
@@ -16,6 +17,8 @@ import {
 import { defaultBranchReader } from '../../github/repo-text.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
+import type { Isolation } from '../../os/isolation.js';
+import { parseNodeCredentials } from '../../os/node-user/node-credentials.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { readTuning, type Tuning } from '../../os/tuning.js';
 import type { JobIdentity } from '../../runner/recovery/actions-probe.js';
@@ -68,6 +71,8 @@ export interface ActionContext {
   readonly secrets: readonly string[];
   /** The environment a node starts from (`nodeEnvironment`: no inputs, runner files or credentials not granted). */
   readonly nodeEnv: NodeJS.ProcessEnv;
+  /** What keeps a node apart from the step (src/os/isolation.ts): the `node-credentials` grants, parsed at first read. */
+  readonly isolation: Isolation;
   /** The `INTERLOCK_*` tuning variables of the step's environment, parsed once (src/os/tuning.ts). */
   tuning: Tuning;
   repo: RepoRef;
@@ -109,6 +114,7 @@ export function buildContext(
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
   let secrets: readonly string[] | undefined;
   let nodeEnv: NodeJS.ProcessEnv | undefined;
+  let isolation: Isolation | undefined;
   return {
     inputs,
     env,
@@ -120,6 +126,10 @@ export function buildContext(
     get nodeEnv() {
       nodeEnv ??= nodeEnvironment(rawEnv);
       return nodeEnv;
+    },
+    get isolation() {
+      isolation ??= { credentials: parseNodeCredentials(inputs['node-credentials']) };
+      return isolation;
     },
     tuning: readTuning(rawEnv),
     repo,
