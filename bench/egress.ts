@@ -49,6 +49,7 @@ async function client(mode: 'direct' | 'proxy', port: number, n: number): Promis
   const allow = ['127.0.0.2'];
   const r = await runScript({
     script,
+    grants: new Map(),
     env: { PATH: process.env.PATH },
     cwd: '/tmp',
     timeoutMs: 120_000,

@@ -191,3 +191,63 @@ describe('import directions', () => {
     expect(stale.map((x) => `${x.from} -> ${x.to} (${x.owner})`)).toEqual([]);
   });
 });
+
+/**
+ * The faces read the environment; below them a value is passed down (issue 47: one home reads each setting). The
+ * few files below the faces that read the process's own environment, and why each must.
+ */
+const FACES = new Set(['action', 'app', 'cli']);
+const ENV_READERS: ReadonlyArray<{ file: string; why: string }> = [
+  {
+    file: 'src/os/node-user/node-share.ts',
+    why: "the sudo child of this process is given this process's environment with a safe PATH",
+  },
+  {
+    file: 'src/os/crash-failpoint.ts',
+    why: 'the crash tests switch a failpoint on at any depth of any face (INTERLOCK_FAILPOINTS), never a setting',
+  },
+  {
+    file: 'src/evidence/local.ts',
+    why: 'git, started by this process with its environment, finds a repository through GIT_DIR: the same check',
+  },
+];
+const ENV_READ = /\bprocess\s*(?:\.\s*env\b|\[\s*['"]env['"]\s*\])/g;
+
+/** Where a file reads the process's environment: `file:line`, outside comments. */
+function envReadsOf(file: string, text: string): string[] {
+  const code = withoutComments(text);
+  return [...code.matchAll(ENV_READ)].map((m) => `${file}:${code.slice(0, m.index).split('\n').length}`);
+}
+
+const belowFaces = () =>
+  tsFiles(SRC)
+    .map((path) => ({ path, file: relative(ROOT, path) }))
+    .filter(({ file }) => !FACES.has(layerOf(file)));
+
+describe('the environment is read by the faces', () => {
+  it('no file below the faces reads process.env (beyond the listed readers)', () => {
+    const reads = belowFaces()
+      .filter(({ file }) => !ENV_READERS.some((r) => r.file === file))
+      .flatMap(({ path, file }) => envReadsOf(file, readFileSync(path, 'utf8')));
+    expect(
+      reads,
+      `${reads.join('\n')}\nthe face reads the environment (the Action: ActionContext.tuning; the App: at its start; the CLI: io.env) and passes the value down`,
+    ).toEqual([]);
+  });
+
+  it('finds a read in code, not in a comment, and an `env` parameter defaulted to it', () => {
+    const text = [
+      '// process.env.X in a comment',
+      'const a = process.env.X;',
+      "function f(env = process['env']) {}",
+    ].join('\n');
+    expect(envReadsOf('src/runner/x.ts', text)).toEqual(['src/runner/x.ts:2', 'src/runner/x.ts:3']);
+  });
+
+  it('lists only readers that still read it (delete the ones that no longer do)', () => {
+    const stale = ENV_READERS.filter(
+      (r) => envReadsOf(r.file, readFileSync(join(ROOT, r.file), 'utf8')).length === 0,
+    );
+    expect(stale.map((r) => r.file)).toEqual([]);
+  });
+});

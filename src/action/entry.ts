@@ -2,7 +2,7 @@
 import './interpreted-schemas.js';
 import { killAllChildren } from '../os/exec.js';
 import { guardCheckout } from '../os/git/git-guard.js';
-import { configureNodeCredentials, parseNodeCredentials } from '../os/node-user/node-credentials.js';
+import { parseNodeCredentials } from '../os/node-user/node-credentials.js';
 import { endOnExit } from '../os/node-user/node-leftovers.js';
 import { prepareNodeUser } from '../os/node-user/node-user.js';
 import { claimNodeUser } from '../os/node-user/node-user-claim.js';
@@ -81,7 +81,6 @@ function maskSecrets(ctx: ActionContext): void {
 /** Graph code runs as a user of its own (SECURITY.md); where it cannot, the step says so loudly. */
 async function isolateNodes(ctx: ActionContext): Promise<void> {
   maskSecrets(ctx);
-  configureNodeCredentials(parseNodeCredentials(ctx.inputs['node-credentials']));
   const user = prepareNodeUser({
     isolation: ctx.inputs.isolation,
     user:

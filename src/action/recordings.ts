@@ -13,7 +13,6 @@ import { dirname, join } from 'node:path';
 import { fileNameOf } from '../graph/schema/subgraph.js';
 import type { RecordingPlace, Recordings } from '../runner/attempt/metered.js';
 import type { ActionContext } from './context/context.js';
-import { stepSecrets } from './context/step-secrets.js';
 
 /** The artifact's name: unique in the workflow run (no run id or node name holds a `~`); GitHub forbids `/`. */
 function recordingArtifactName(runId: string, node: string, attempt: number): string {
@@ -24,7 +23,7 @@ function recordingArtifactName(runId: string, node: string, attempt: number): st
 function retention(ctx: ActionContext): number | undefined {
   const asked = ctx.inputs['recording-retention-days'];
   if (asked === undefined) return undefined;
-  const most = Number(ctx.rawEnv.GITHUB_RETENTION_DAYS);
+  const most = Number(ctx.env.GITHUB_RETENTION_DAYS);
   return Number.isInteger(most) && most > 0 ? Math.min(asked, most) : asked;
 }
 
@@ -67,7 +66,7 @@ export function actionRecordings(ctx: ActionContext, runId: string): Recordings 
   if (ctx.inputs.recording === 'none') return undefined;
   let folder: string | undefined;
   return {
-    secrets: stepSecrets(ctx.inputs, ctx.rawEnv),
+    secrets: ctx.secrets,
     place: (node, attempt) => {
       folder ??= mkdtempSync(join(ctx.env.RUNNER_TEMP ?? tmpdir(), 'interlock-recordings-'));
       const path = `.interlock/runs/${runId}.logs/${fileNameOf(node)}-${attempt}.model.jsonl`;

@@ -9,9 +9,7 @@ import type { AttemptMark } from '../runner/attempt/attempt.js';
 import type { StepSetup } from '../runner/dispatch.js';
 import { actionsProbes } from '../runner/recovery/actions-probe.js';
 import { type ActionContext, actionsRunner, githubContext } from './context/context.js';
-import { nodeEnvironment } from './context/inputs.js';
 import type { ResolvedRun } from './context/resolve-run.js';
-import { stepSecrets } from './context/step-secrets.js';
 import { actionRecordings } from './recordings.js';
 import { liveComment } from './report/live-comment.js';
 import { actionsSessionCache } from './session-cache.js';
@@ -74,15 +72,17 @@ export function stepSetupFor(ctx: ActionContext, run: ResolvedRun): StepSetup {
       at: Date.now() - process.uptime() * 1000,
       windowMs: ctx.tuning.INTERLOCK_STALE_READ_MS,
     },
+    lineUpSlotMs: ctx.tuning.INTERLOCK_LINE_UP_SLOT_MS,
     cwd: ctx.workspace,
-    baseEnv: nodeEnvironment(ctx.rawEnv),
+    baseEnv: ctx.nodeEnv,
+    isolation: ctx.isolation,
     runner: (execTag) => ({ ...actionsRunner(ctx), exec_tag: execTag }),
     probe: (node, d) => actionsProbes(ctx.octokit, ctx.repo, ctx.me)(node, d),
     probes: () => actionsProbes(ctx.octokit, ctx.repo, ctx.me),
     recoveredBy: `interlock (workflow run ${ctx.me.workflow_run_id} attempt ${ctx.me.run_attempt})`,
     echo: (chunk) => ctx.io.echo(chunk),
     say: (m) => ctx.io.info(`interlock: ${m}`),
-    secrets: stepSecrets(ctx.inputs, ctx.rawEnv),
+    secrets: ctx.secrets,
     redacted: (m) => ctx.io.warning(`interlock: ${m}`),
     live: (cur) => liveComment(ctx, { graph: run.graph, store: run.store, issue: run.subject.number }, cur),
     ...logGroups(ctx),

@@ -16,9 +16,14 @@ interface AppOptions {
   page?: PageConfig;
   /** How stale GitHub's reads by branch name may be (default `INTERLOCK_STALE_READ_MS`, else 10 s). */
   staleWindowMs?: number;
+  /** An approval's claim on its dispatch (default `INTERLOCK_DISPATCH_LEASE_MS`, else 60 s). */
+  dispatchLeaseMs?: number;
 }
 
-function depsFor(context: Context, options: AppOptions): HandlerDeps {
+/** The options with the App's tuning: what a caller gave, else the App's environment, read once at its start. */
+type AppTuned = AppOptions & { staleWindowMs: number; dispatchLeaseMs: number };
+
+function depsFor(context: Context, options: AppTuned): HandlerDeps {
   const payload = context.payload as { repository?: { html_url?: string } };
   const web = payload.repository?.html_url
     ? new URL(payload.repository.html_url).origin
@@ -34,7 +39,8 @@ function depsFor(context: Context, options: AppOptions): HandlerDeps {
     journalBranch: options.journalBranch ?? DEFAULT_JOURNAL_BRANCH,
     webUrl: web,
     checkRuns: true,
-    staleWindowMs: options.staleWindowMs ?? readTuning(process.env).INTERLOCK_STALE_READ_MS,
+    staleWindowMs: options.staleWindowMs,
+    dispatchLeaseMs: options.dispatchLeaseMs,
     log: (m) => context.log.info(m),
   };
 }
@@ -45,10 +51,17 @@ function failDeliveryIfFailed(outcome: Outcome): void {
 }
 
 /** The interlock GitHub App: comment commands, the "Approve rerun" button, and check runs for pull requests. */
-export function interlockApp(options: AppOptions = {}) {
+export function interlockApp(given: AppOptions = {}) {
+  const tuning = readTuning(process.env);
+  const options: AppTuned = {
+    ...given,
+    staleWindowMs: given.staleWindowMs ?? tuning.INTERLOCK_STALE_READ_MS,
+    dispatchLeaseMs: given.dispatchLeaseMs ?? tuning.INTERLOCK_DISPATCH_LEASE_MS,
+  };
   return (app: Probot, fn?: ApplicationFunctionOptions): void => {
     if (options.page && fn?.addHandler) {
-      const page = new PageApp(options.page, async (id) => (await app.auth(id)) as unknown as GitHubClient);
+      const config = { ...options.page, dispatchLeaseMs: options.dispatchLeaseMs };
+      const page = new PageApp(config, async (id) => (await app.auth(id)) as unknown as GitHubClient);
       fn.addHandler((req, res) => page.handle(req, res));
     }
     // Edits are handled only to answer that an edit never counts as a command.

@@ -146,6 +146,7 @@ export async function startServer(
   extras: { Octokit?: typeof ProbotOctokit } = {},
 ): Promise<RunningApp> {
   const cfg = readServerEnv(env);
+  const tuning = readTuning(env);
   const probot = createProbot({
     env: { ...env, LOG_LEVEL: cfg.LOG_LEVEL },
     overrides: {
@@ -158,7 +159,8 @@ export async function startServer(
   const app = interlockApp({
     ...(cfg.INTERLOCK_JOURNAL_BRANCH ? { journalBranch: cfg.INTERLOCK_JOURNAL_BRANCH } : {}),
     ...(page ? { page: { ...page, tuning: clientTuning(env) } } : {}),
-    staleWindowMs: readTuning(env).INTERLOCK_STALE_READ_MS,
+    staleWindowMs: tuning.INTERLOCK_STALE_READ_MS,
+    dispatchLeaseMs: tuning.INTERLOCK_DISPATCH_LEASE_MS,
   });
   const startedAt = Date.now();
   const middleware = await createNodeMiddleware(app, { probot, webhooksPath: cfg.WEBHOOK_PATH });

@@ -28,6 +28,12 @@ export interface HandlerDeps {
    */
   staleWindowMs?: number;
   /**
+   * An approval's claim on its dispatch (`INTERLOCK_DISPATCH_LEASE_MS`, read by the face): the writer dispatches
+   * within half of it, a copy of the command past the whole (applying/retry-dispatch.ts). Absent: the tuning
+   * schema's default.
+   */
+  dispatchLeaseMs?: number;
+  /**
    * The Action's job is a re-run on the same event (`GITHUB_RUN_ATTEMPT` > 1): its earlier attempt may have
    * written the command moments ago, so a refusal is looked at again once a read holds what was written before
    * this attempt began, not only before the comment was made.

@@ -7,7 +7,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileNameOf } from '../graph/schema/subgraph.js';
 import { payloadSubject, subjectLabel } from '../journal/run-id.js';
+import type { Isolation } from '../os/isolation.js';
 import { secretValues } from '../os/node-user/node-credentials.js';
+import { readTuning } from '../os/tuning.js';
 import type { StepSetup } from '../runner/dispatch.js';
 import type { RunSetup } from '../runner/journal-io/read.js';
 import { localRunner, probeLocal } from '../runner/recovery/liveness.js';
@@ -35,11 +37,19 @@ export function lineEcho(io: Io): (chunk: Buffer) => void {
   };
 }
 
+/**
+ * The CLI's isolation: it grants no node a credential, so the GitHub tokens of the person's environment are
+ * withheld from every node (`node-credentials` is the Action's input).
+ */
+export const CLI_ISOLATION: Isolation = { credentials: new Map() };
+
 export function stepSetup(io: Io, base: RunSetup, opts: CliStepOptions): StepSetup {
   const logDir = `${opts.journalFile.replace(/\.json$/, '')}.logs`;
   const logFile = (node: string, attempt: number) => join(logDir, `${fileNameOf(node)}-${attempt}.log`);
   return {
     ...base,
+    lineUpSlotMs: readTuning(io.env).INTERLOCK_LINE_UP_SLOT_MS,
+    isolation: CLI_ISOLATION,
     cwd: io.cwd,
     baseEnv: io.env,
     runner: localRunner,

@@ -5,6 +5,7 @@ import type { Evidence } from '../journal/events/fields.js';
 import { runScript, type ScriptNetwork } from '../os/exec.js';
 import { restoreCheckout } from '../os/git/git-guard.js';
 import { childProcess } from '../os/lazy.js';
+import type { CredentialGrants } from '../os/node-user/node-credentials.js';
 import { MAX_CHECKED_FILE, NodeFileError, readCheckoutFile } from '../os/node-user/node-files.js';
 import { OutputExcerpt } from '../render/excerpt.js';
 
@@ -23,6 +24,8 @@ export interface CommandOutput {
 export interface CheckInput {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Which node may have which of the step's credentials: a command check runs under the node's grants. */
+  grants: CredentialGrants;
   outputs: Record<string, string>;
   /** The HEAD commit when the attempt was dispatched, if the working directory is a git repository. */
   gitBase?: string;
@@ -119,6 +122,7 @@ async function commandCheck(
   const r = await runScript({
     script: command,
     env: input.env,
+    grants: input.grants,
     cwd: input.cwd,
     timeoutMs: (timeoutMinutes ?? 10) * 60_000,
     echo: (chunk) => {

@@ -6,6 +6,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { restoreCheckout } from './git/git-guard.js';
 import { childProcess } from './lazy.js';
 import { innerProxyPort } from './netns.js';
+import type { CredentialGrants } from './node-user/node-credentials.js';
 import { checkNodeHome } from './node-user/node-home.js';
 import { survivorsMessage } from './node-user/node-processes.js';
 import { type ScriptNamespace, scriptCommand } from './node-user/node-script.js';
@@ -16,6 +17,8 @@ interface ExecRequest {
   /** A bash script (node `run`, or the agent command for prompts). Comes from the graph, never from untrusted text. */
   script: string;
   env: NodeJS.ProcessEnv;
+  /** Which node may have which of the step's credentials (`node-credentials`): the rest are withheld from it. */
+  grants: CredentialGrants;
   cwd: string;
   /** Given on stdin (prompt nodes). */
   stdin?: string;
@@ -198,8 +201,12 @@ function prepared(req: ExecRequest, ns: (ScriptNamespace & { env: NodeJS.Process
   checkNodeHome();
   restoreCheckout();
   return ns
-    ? scriptCommand(req.script, ns.env, { channel: ns.channel, proxyPort: ns.proxyPort })
-    : scriptCommand(req.script, req.env);
+    ? scriptCommand(req.script, {
+        env: ns.env,
+        grants: req.grants,
+        ns: { channel: ns.channel, proxyPort: ns.proxyPort },
+      })
+    : scriptCommand(req.script, { env: req.env, grants: req.grants });
 }
 
 /**

@@ -281,7 +281,7 @@ export function decideResult(run: Run, result: AttemptResult): ResultDecision {
       ...tail,
     },
   ];
-  const escalation = escalationAfter(node, p, attempt, failures, journal);
+  const escalation = escalationAfter({ node, p, attempt, failures, journal });
   if (escalation) events.push(escalation);
   const escalated = escalation !== undefined;
   return { kind: 'write', events, recorded: false, escalated };

@@ -94,13 +94,15 @@ function escalatesAtOnce(node: string, failures: Failure[]): Escalation['atOnce'
  * The escalation that follows a failed attempt, or undefined while attempts are left: after the last allowed
  * attempt, or at once for a failure no retry can fix (`escalatesAtOnce`).
  */
-export function escalationAfter(
-  node: GraphNode,
-  p: { failures: number; allowedFailures: number },
-  attempt: number,
-  failures: Failure[],
-  journal: Journal,
-): NewEvent | undefined {
+export function escalationAfter(failed: {
+  node: GraphNode;
+  /** The node's progress before this failure: the failures it had and the failures it is allowed. */
+  p: { failures: number; allowedFailures: number };
+  attempt: number;
+  failures: Failure[];
+  journal: Journal;
+}): NewEvent | undefined {
+  const { node, p, attempt, failures, journal } = failed;
   const atOnce = escalatesAtOnce(node.id, failures);
   if (!lastAllowedAttempt(p) && !atOnce) return undefined;
   const approach = approachFor(node, p.failures);

@@ -59,7 +59,7 @@ export function loopEventsAfter(
         after_attempt: recorded.attempt,
       },
     ];
-  return [loopEscalation(run.journal, node, recorded, why, cycle)];
+  return [loopEscalation({ journal: run.journal, node, recorded, why, cycle })];
 }
 
 /** The outputs a sub-graph's join gave: its child nodes' last records before it, in their order. */
@@ -68,13 +68,16 @@ function joinedOutputs(records: Map<string, Record<string, string>>, children: s
 }
 
 /** The escalation of a loop: each cycle's outcome since the node last started afresh, the last one with its `until`. */
-function loopEscalation(
-  journal: Journal,
-  node: GraphNode,
-  recorded: { attempt: number; outputs: Record<string, string> },
-  why: string,
-  cycle: number,
-): NewEvent {
+function loopEscalation(loop: {
+  journal: Journal;
+  node: GraphNode;
+  /** The cycle's last record: its attempt (0 for a sub-graph's join) and outputs. */
+  recorded: { attempt: number; outputs: Record<string, string> };
+  /** Why the loop stops: `false` (its `until` is still false at `repeat.max`), or why `until` could not be evaluated. */
+  why: string;
+  cycle: number;
+}): NewEvent {
+  const { journal, node, recorded, why, cycle } = loop;
   const cycles: NonNullable<EscalationReport['cycles']> = [];
   let current = 1;
   const records = new Map<string, Record<string, string>>();

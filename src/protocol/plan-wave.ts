@@ -69,10 +69,9 @@ export function plannedFor(d: DispatchInfo, run: WaveRun): boolean {
  */
 export function plannedDecision(
   run: Run,
-  node: string,
-  wave: WaveRun,
-  sameCredentials?: SameCredentials,
+  ask: { node: string; wave: WaveRun; sameCredentials?: SameCredentials },
 ): Extract<Decision, { kind: 'dispatch' }> | undefined {
+  const { node, wave, sameCredentials } = ask;
   const { graph, journal, state } = run;
   const p = state.nodes.get(node);
   const d = p?.dispatch;

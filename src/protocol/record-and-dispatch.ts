@@ -25,11 +25,18 @@ export interface NextInRecord {
  */
 export function nextInRecordWrite(
   run: Run,
-  result: { events: NewEvent[]; recordedAll: boolean },
-  at: string,
-  runner: RunnerInfo,
-  opts: { sameCredentials?: SameCredentials; dailyCap?: DailyCap | undefined } = {},
+  write: {
+    /** The result's events, and whether they record every node the result names. */
+    result: { events: NewEvent[]; recordedAll: boolean };
+    /** When the write is made: the time the result's events are folded at. */
+    at: string;
+    /** The runner the next dispatch is journaled for. */
+    runner: RunnerInfo;
+    sameCredentials?: SameCredentials;
+    dailyCap?: DailyCap | undefined;
+  },
 ): NextInRecord | undefined {
+  const { result, at, runner, ...opts } = write;
   if (!result.recordedAll) return undefined;
   const after = withEvents(run, result.events, at);
   const cp = after.state.checkpoint;

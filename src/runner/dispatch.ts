@@ -9,7 +9,7 @@ import { gitHead } from '../evidence/local.js';
 import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
 import { failpoint } from '../os/crash-failpoint.js';
-import { sameCredentials } from '../os/node-user/node-credentials.js';
+import { sameCredentialsUnder } from '../os/node-user/node-credentials.js';
 import type { ChainMember } from '../protocol/chain-dispatch.js';
 import { type Decision, decideNext } from '../protocol/decide.js';
 import { type NextInRecord, nextInRecordWrite } from '../protocol/record-and-dispatch.js';
@@ -103,7 +103,12 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
       const run = withEvents(cur, rec.events, (setup.now ?? isoNow)());
       executor ??= { execTag, runner, gitBase: gitHead(setup.cwd) };
       const decision = withEffectMark(
-        decideNext(run, { runner: withGitBase(runner, executor.gitBase), only, sameCredentials, dailyCap }),
+        decideNext(run, {
+          runner: withGitBase(runner, executor.gitBase),
+          only,
+          sameCredentials: sameCredentialsUnder(setup.isolation.credentials),
+          dailyCap,
+        }),
       );
       // An effect acts through GitHub's API: where there is none (the CLI), it is refused before its dispatch.
       if (needsGitHub(setup, decision))
@@ -170,7 +175,8 @@ export function nextInRecord(
   if (dailyCap === 'recount') return undefined;
   const runner = withGitBase(executor.runner, executor.gitBase);
   const at = (setup.now ?? isoNow)();
-  const next = nextInRecordWrite(cur, result, at, runner, { sameCredentials, dailyCap });
+  const sameCredentials = sameCredentialsUnder(setup.isolation.credentials);
+  const next = nextInRecordWrite(cur, { result, at, runner, sameCredentials, dailyCap });
   if (!next) return undefined;
   const decision = withEffectMark(next.decision);
   // Left to a whole step, which refuses it (dispatchStep).

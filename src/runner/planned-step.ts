@@ -2,10 +2,12 @@
  * A matrix job's side of a plan's wave (issue 35, protocol/plan-wave.ts): the job takes the dispatch the plan
  * journaled for it, so its one write is its record; and that record is paced by the place the plan gave it.
  */
+
 import { gitHead } from '../evidence/local.js';
 import type { NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
-import { sameCredentials } from '../os/node-user/node-credentials.js';
+import type { Isolation } from '../os/isolation.js';
+import { sameCredentialsUnder } from '../os/node-user/node-credentials.js';
 import type { Decision } from '../protocol/decide.js';
 import { plannedDecision, type WaveRun } from '../protocol/plan-wave.js';
 import { lineUpWait, plannedWave } from './journal-io/pacing.js';
@@ -27,7 +29,7 @@ export interface PlannedSetup {
 /** The dispatch a plan journaled for this job, taken: the decision to run, and the executor the journal names. */
 export function claimPlanned(
   planned: PlannedSetup | undefined,
-  setup: { cwd: string },
+  setup: { cwd: string; isolation: Isolation },
   cur: RunSnapshot,
   only: string | undefined,
 ):
@@ -37,7 +39,8 @@ export function claimPlanned(
     }
   | undefined {
   if (!planned || only === undefined || cur.version === null) return undefined;
-  const decision = plannedDecision(cur, only, planned.run, sameCredentials);
+  const sameCredentials = sameCredentialsUnder(setup.isolation.credentials);
+  const decision = plannedDecision(cur, { node: only, wave: planned.run, sameCredentials });
   const runner = cur.state.nodes.get(only)?.dispatch?.runner;
   if (!decision || !runner || !planned.claim(only, decision.attempt)) return undefined;
   const execTag = typeof runner.exec_tag === 'string' ? runner.exec_tag : `planned-${only}`;
@@ -48,7 +51,12 @@ export function claimPlanned(
  * How long a record waits for its place in the plan's line-up (pacing.ts), counted before it reads: the wave's
  * records spread over the line-up's cycle instead of twenty arriving at once. 0 for a node no plan placed.
  */
-export function recordLineUpMs(cur: RunSnapshot, node: string, now = Date.now()): number {
+export function recordLineUpMs(
+  cur: RunSnapshot,
+  node: string,
+  slotMs: number | undefined,
+  now = Date.now(),
+): number {
   const events = [{ type: 'NodeRecorded', node } as unknown as NewEvent];
-  return plannedWave(cur.state, events) ? lineUpWait(cur, events, 0, now) : 0;
+  return plannedWave(cur.state, events) ? lineUpWait(cur, events, { roundTripMs: 0, slotMs }, now) : 0;
 }

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Graph } from '../graph/model.js';
 import type { Journal, JournalEvent } from '../journal/events/events.js';
 import { fold } from '../journal/fold.js';
-import { sameCredentials } from '../os/node-user/node-credentials.js';
+import type { Isolation } from '../os/isolation.js';
+import { sameCredentialsUnder } from '../os/node-user/node-credentials.js';
 import type { ChainMember } from '../protocol/chain-dispatch.js';
 import { decideNext } from '../protocol/decide.js';
 import { runOf } from '../protocol/run.js';
@@ -78,9 +79,10 @@ export function recordedAttempt(journal: Journal, node: string, attempt?: number
 export function replayOptions(
   graph: Graph,
   journal: Journal,
-  node: string,
-  attempt: number,
+  which: { node: string; attempt: number; isolation: Isolation },
 ): (AttemptOptions & { chain?: ChainMember[] }) | string {
+  const { node, attempt } = which;
+  const sameCredentials = sameCredentialsUnder(which.isolation.credentials);
   const at = journal.events.findIndex(
     (e) => e.type === 'NodeDispatched' && e.node === node && e.attempt === attempt,
   );

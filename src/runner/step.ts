@@ -79,7 +79,7 @@ async function recordResult(
   executor: ReturnType<typeof newExecutor> | undefined,
 ) {
   const { node, attempt, cur } = d;
-  const place = recordLineUpMs(cur, node.id);
+  const place = recordLineUpMs(cur, node.id, setup.lineUpSlotMs);
   if (place > 0) await new Promise((res) => setTimeout(res, place));
   return commit(
     setup,

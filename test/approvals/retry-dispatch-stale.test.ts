@@ -2,7 +2,7 @@
 // the approval it found. GitHub answers a read by branch name from the past now and then: the copy's compare-and-swap
 // found the approval (through the head its refused write named), and the retry's next read by name, a second later,
 // may lack it. Seen in CI: two App replicas, the copies all ignored as "no dispatch is owed", the workflow never run.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryOwedDispatch } from '../../src/approvals/applying/retry-dispatch.js';
 import { createClient } from '../../src/github/client.js';
 import { parseGraph } from '../../src/graph/load/load.js';
@@ -39,13 +39,11 @@ function storeAnsweringFromThePast(before: Journal, now: Journal, staleReads: nu
 describe('a copy retrying the dispatch of a journaled approval', () => {
   let server: GitHubServer;
   beforeEach(async () => {
-    vi.stubEnv('INTERLOCK_DISPATCH_LEASE_MS', '1000');
     server = await startGitHubServer({
       repos: [{ owner: OWNER, name: REPO, workflows: [{ file: WORKFLOW, inputs: ['run-id'] }] }],
     });
   });
   afterEach(async () => {
-    vi.unstubAllEnvs();
     await server.close();
   });
 
@@ -74,6 +72,7 @@ describe('a copy retrying the dispatch of a journaled approval', () => {
       repo: { owner: OWNER, repo: REPO },
       journalBranch: DEFAULT_JOURNAL_BRANCH,
       webUrl: 'https://github.com',
+      dispatchLeaseMs: 1000,
     });
     const setup: RunSetup = {
       graph,

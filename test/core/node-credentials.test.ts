@@ -1,14 +1,8 @@
 // The node-credentials input: which node may receive which GitHub token from the step's environment.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeEnvironment } from '../../src/action/context/inputs.js';
 import { grantsMisfit } from '../../src/graph/credential-grants.js';
-import {
-  configureNodeCredentials,
-  parseNodeCredentials,
-  withoutWithheldCredentials,
-} from '../../src/os/node-user/node-credentials.js';
-
-afterEach(() => configureNodeCredentials(new Map()));
+import { parseNodeCredentials, withoutWithheldCredentials } from '../../src/os/node-user/node-credentials.js';
 
 describe('node-credentials', () => {
   it('reads NAME (every node) and NAME=node,node (those nodes), separated by spaces or lines', () => {
@@ -20,9 +14,9 @@ describe('node-credentials', () => {
     );
   });
   it("gives an instance its node's grants, and a sub-graph's nodes none of their sub-graph node's", () => {
-    configureNodeCredentials(parseNodeCredentials('NPM_TOKEN=work,review'));
+    const grants = parseNodeCredentials('NPM_TOKEN=work,review');
     const env = (node: string) =>
-      withoutWithheldCredentials({ NPM_TOKEN: 'n', INTERLOCK_NODE: node }).NPM_TOKEN;
+      withoutWithheldCredentials({ NPM_TOKEN: 'n', INTERLOCK_NODE: node }, grants).NPM_TOKEN;
     expect(env('work')).toBe('n');
     expect(env('work[3]')).toBe('n');
     expect(env('review/build')).toBeUndefined();
@@ -51,25 +45,33 @@ describe('node-credentials', () => {
   it('gives a granted token only to the nodes it names', () => {
     const env = nodeEnvironment({ GH_TOKEN: 't', 'INPUT_NODE-CREDENTIALS': 'GH_TOKEN=push' });
     expect(env).toEqual({ GH_TOKEN: 't' });
-    configureNodeCredentials(parseNodeCredentials('GH_TOKEN=push'));
-    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'push' }).GH_TOKEN).toBe('t');
-    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'implement' }).GH_TOKEN).toBeUndefined();
+    const grants = parseNodeCredentials('GH_TOKEN=push');
+    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'push' }, grants).GH_TOKEN).toBe('t');
+    expect(
+      withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'implement' }, grants).GH_TOKEN,
+    ).toBeUndefined();
+    // Without the grants (the CLI's isolation), the token is withheld from every node.
+    expect(
+      withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'push' }, new Map()).GH_TOKEN,
+    ).toBeUndefined();
   });
 });
 
 describe('node-credentials scopes any name it lists', () => {
   it('withholds NPM_TOKEN from every node but the one named (NPM_TOKEN=release)', () => {
-    configureNodeCredentials(parseNodeCredentials('NPM_TOKEN=release'));
+    const grants = parseNodeCredentials('NPM_TOKEN=release');
     const env = nodeEnvironment({
       NPM_TOKEN: 'npm_x',
       PATH: '/bin',
       'INPUT_NODE-CREDENTIALS': 'NPM_TOKEN=release',
     });
-    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'release' }).NPM_TOKEN).toBe('npm_x');
+    expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'release' }, grants).NPM_TOKEN).toBe('npm_x');
     for (const node of ['implement', 'build', ''])
-      expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: node }).NPM_TOKEN).toBeUndefined();
+      expect(withoutWithheldCredentials({ ...env, INTERLOCK_NODE: node }, grants).NPM_TOKEN).toBeUndefined();
     // A name it does not list is the step's, and reaches every node (SECURITY.md says to list every secret).
-    expect(withoutWithheldCredentials({ ...env, OTHER: 'o', INTERLOCK_NODE: 'build' }).OTHER).toBe('o');
+    expect(withoutWithheldCredentials({ ...env, OTHER: 'o', INTERLOCK_NODE: 'build' }, grants).OTHER).toBe(
+      'o',
+    );
   });
   it('NAME alone gives it to every node, and a name listed twice adds nodes', () => {
     expect(parseNodeCredentials('NPM_TOKEN=a NPM_TOKEN=b')).toEqual(

@@ -53,7 +53,7 @@ describe("a plan's wave", () => {
     sim.fail('b');
     const wave = planWave(sim.run, runnerOf, at(9));
     sim.append(wave.events);
-    const d = plannedDecision(sim.run, 'b', RUN);
+    const d = plannedDecision(sim.run, { node: 'b', wave: RUN });
     expect(wave.nodes).toEqual(['a', 'b']);
     expect(d).toMatchObject({ kind: 'dispatch', attempt: 2, approach: { label: 'retry[0]' } });
     // The attempt is told the failure before it, as a job that dispatched it itself would have been.
@@ -63,14 +63,14 @@ describe("a plan's wave", () => {
   it("is taken only by a job of the plan's run attempt, and only while in flight", () => {
     const sim = new Sim(g);
     sim.append(planWave(sim.run, runnerOf, at(2)).events);
-    expect(plannedDecision(sim.run, 'a', { ...RUN, run_attempt: 2 })).toBeUndefined();
-    expect(plannedDecision(sim.run, 'a', { ...RUN, workflow_run_id: 78 })).toBeUndefined();
-    expect(plannedDecision(sim.run, 'gated', RUN)).toBeUndefined();
+    expect(plannedDecision(sim.run, { node: 'a', wave: { ...RUN, run_attempt: 2 } })).toBeUndefined();
+    expect(plannedDecision(sim.run, { node: 'a', wave: { ...RUN, workflow_run_id: 78 } })).toBeUndefined();
+    expect(plannedDecision(sim.run, { node: 'gated', wave: RUN })).toBeUndefined();
     sim.succeed('a');
-    expect(plannedDecision(sim.run, 'a', RUN)).toBeUndefined();
+    expect(plannedDecision(sim.run, { node: 'a', wave: RUN })).toBeUndefined();
     // A node its own job dispatched (no `planned_by`) is no plan's.
     const own = new Sim(g);
     own.dispatch('a');
-    expect(plannedDecision(own.run, 'a', RUN)).toBeUndefined();
+    expect(plannedDecision(own.run, { node: 'a', wave: RUN })).toBeUndefined();
   });
 });

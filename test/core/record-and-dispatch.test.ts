@@ -27,28 +27,44 @@ describe('the record-and-dispatch write', () => {
     sim.succeed('a');
     sim.dispatch('side');
     sim.succeed('side');
-    const next = nextInRecordWrite(sim.run, { events: [], recordedAll: true }, AT, RUNNER);
+    const next = nextInRecordWrite(sim.run, {
+      result: { events: [], recordedAll: true },
+      at: AT,
+      runner: RUNNER,
+    });
     expect(next?.decision).toMatchObject({ kind: 'dispatch', node: { id: 'b' } });
   });
 
   it('leaves a failure, or a result that did not record every node, to be written alone', () => {
     const sim = new Sim(g);
     sim.dispatch('a');
-    expect(nextInRecordWrite(sim.run, { events: recorded('a'), recordedAll: false }, AT, RUNNER)).toBe(
-      undefined,
-    );
+    expect(
+      nextInRecordWrite(sim.run, {
+        result: { events: recorded('a'), recordedAll: false },
+        at: AT,
+        runner: RUNNER,
+      }),
+    ).toBe(undefined);
   });
 
   it('writes the result alone while another attempt is in flight: a whole step recovers first', () => {
     const sim = new Sim(g);
     sim.dispatch('a');
     sim.dispatch('side');
-    expect(nextInRecordWrite(sim.run, { events: recorded('a'), recordedAll: true }, AT, RUNNER)).toBe(
-      undefined,
-    );
+    expect(
+      nextInRecordWrite(sim.run, {
+        result: { events: recorded('a'), recordedAll: true },
+        at: AT,
+        runner: RUNNER,
+      }),
+    ).toBe(undefined);
     const alone = new Sim(g);
     alone.dispatch('a');
-    const next = nextInRecordWrite(alone.run, { events: recorded('a'), recordedAll: true }, AT, RUNNER);
+    const next = nextInRecordWrite(alone.run, {
+      result: { events: recorded('a'), recordedAll: true },
+      at: AT,
+      runner: RUNNER,
+    });
     expect(next?.decision.kind).toBe('dispatch');
   });
 
@@ -59,7 +75,11 @@ describe('the record-and-dispatch write', () => {
       sim.succeed(id);
     }
     sim.dispatch('b');
-    const next = nextInRecordWrite(sim.run, { events: recorded('b'), recordedAll: true }, AT, RUNNER);
+    const next = nextInRecordWrite(sim.run, {
+      result: { events: recorded('b'), recordedAll: true },
+      at: AT,
+      runner: RUNNER,
+    });
     expect(next?.decision.kind).toBe('complete');
   });
 });

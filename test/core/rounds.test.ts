@@ -163,7 +163,13 @@ describe('round rule 3: the last allowed attempt is one statement', () => {
       if (d.kind !== 'dispatch') break;
       sim.append(d.events);
       const before = sim.state.nodes.get('work')!;
-      const escalates = escalationAfter(sim.graph.nodes[1]!, before, d.attempt, EXIT_1, sim.journal);
+      const escalates = escalationAfter({
+        node: sim.graph.nodes[1]!,
+        p: before,
+        attempt: d.attempt,
+        failures: EXIT_1,
+        journal: sim.journal,
+      });
       sim.fail('work');
       expect(sim.state.nodes.get('work')!.state).toBe(escalates ? 'escalated' : 'pending');
     }

@@ -23,6 +23,7 @@ describe('an egress proxy that cannot start', () => {
     await expect(
       runScript({
         script: `touch ${marker}`,
+        grants: new Map(),
         env: { PATH: process.env.PATH },
         cwd: dir,
         timeoutMs: 10_000,

@@ -12,6 +12,7 @@ describe('runScript stop', () => {
     const started = Date.now();
     const r = await runScript({
       script: 'sleep 30 & echo "child $!"; echo ready; echo noise >&2; sleep 30',
+      grants: new Map(),
       env: { PATH: process.env.PATH },
       cwd: tmpdir(),
       timeoutMs: 60_000,

@@ -552,7 +552,7 @@ describe('which keys are served, and what nodes get instead', () => {
     };
     const p = (await serveAgentCredentials(['ANTHROPIC_API_KEY'], env, []))!;
     try {
-      const nodeEnv = withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'a' });
+      const nodeEnv = withoutWithheldCredentials({ ...env, INTERLOCK_NODE: 'a' }, new Map());
       expect(nodeEnv.ANTHROPIC_API_KEY).toBe(p.env.ANTHROPIC_API_KEY);
       expect(nodeEnv.ANTHROPIC_BASE_URL).toBe(`http://127.0.0.1:${p.port}`);
       expect(nodeEnv.NO_PROXY).toBe('x.test,127.0.0.1,localhost');
@@ -560,7 +560,7 @@ describe('which keys are served, and what nodes get instead', () => {
     } finally {
       await p.stop();
     }
-    expect(withoutWithheldCredentials({ ...env }).ANTHROPIC_API_KEY).toBe(REAL_ANTHROPIC);
+    expect(withoutWithheldCredentials({ ...env }, new Map()).ANTHROPIC_API_KEY).toBe(REAL_ANTHROPIC);
   });
 
   it('bad names and a name also granted by node-credentials are refused, naming the fix', async () => {

@@ -44,6 +44,7 @@ describe.skipIf(!!why)('a script in a network namespace', () => {
     const tally = new ConnectionTally();
     const r = await runScript({
       script,
+      grants: new Map(),
       env: { PATH: process.env.PATH },
       cwd: '/tmp',
       timeoutMs: 20_000,
@@ -117,6 +118,7 @@ describe.skipIf(!!why)('a namespaced script past its timeout', () => {
     const started = Date.now();
     const r = await runScript({
       script: "trap '' TERM; echo $$ >&2; sleep 60",
+      grants: new Map(),
       env: { PATH: process.env.PATH },
       cwd: '/tmp',
       timeoutMs: 500,

@@ -167,7 +167,7 @@ describe.skipIf(me !== 0)("never through a link: a session's folder", () => {
     symlinkSync(victim, join(homes, 'sessions', 'work', 'codex'));
     configureNodeUser({ name: 'x', uid: 54321, gid: 54321, homes, workspace: homes, via: 'spawn' });
     const env = { INTERLOCK_SESSION: 'work', INTERLOCK_ENGINE: 'codex', PATH: process.env.PATH };
-    expect(() => scriptCommand('true', env)).toThrow(
+    expect(() => scriptCommand('true', { env, grants: new Map() })).toThrow(
       `session "work": ${join(homes, 'sessions', 'work', 'codex')} is a symbolic link, which a node put there; interlock does not use it`,
     );
     expect(existsSync(join(victim, 'keep-me'))).toBe(true);
@@ -176,7 +176,10 @@ describe.skipIf(me !== 0)("never through a link: a session's folder", () => {
 
 describe('never unbounded: files of the checkout a node could have changed', () => {
   const check = (cwd: string, file: string) =>
-    runLocalCheck({ file, contains: 'x' }, { cwd, env: {}, outputs: {}, dispatchedAt: '' });
+    runLocalCheck(
+      { file, contains: 'x' },
+      { cwd, env: {}, grants: new Map(), outputs: {}, dispatchedAt: '' },
+    );
 
   it('a file check does not follow a link out of the workspace, nor read a FIFO or past its bound', async () => {
     const ws = scratch();

@@ -133,14 +133,23 @@ describe('lineUp: a matrix job before its first write', () => {
   it('jobs that start at different times still write in different slots (the slots are on the clock)', () => {
     const snap = { state: { checkpoint: { active_nodes: ['a'], ready_nodes: ['b', 'c', 'd'] } } } as never;
     const ev = (node: string) => [{ type: 'NodeDispatched', node }] as never;
-    const at = (node: string, now: number) => now + lineUpWait(snap, ev(node), 20, now);
+    const at = (node: string, now: number) => now + lineUpWait(snap, ev(node), { roundTripMs: 20 }, now);
     for (const now of [0, 1234, 7001, 59_999]) {
       const slots = ['b', 'c', 'd'].map((n) => (at(n, now) % (4 * LINE_UP_SLOT_MS)) / LINE_UP_SLOT_MS);
       expect(slots).toEqual([1, 2, 3]);
     }
     // A node alone in flight or ready never waits.
     const alone = { state: { checkpoint: { active_nodes: [], ready_nodes: ['b'] } } } as never;
-    expect(lineUpWait(alone, ev('b'), 20, 1234)).toBe(0);
+    expect(lineUpWait(alone, ev('b'), { roundTripMs: 20 }, 1234)).toBe(0);
+  });
+
+  it('takes the slot its face read (RunSetup.lineUpSlotMs), never shorter than a round trip', () => {
+    const snap = { state: { checkpoint: { active_nodes: ['a'], ready_nodes: ['b', 'c', 'd'] } } } as never;
+    const ev = (node: string) => [{ type: 'NodeDispatched', node }] as never;
+    const slotOf = (pace: { roundTripMs: number; slotMs?: number }) =>
+      ['b', 'c', 'd'].map((n) => lineUpWait(snap, ev(n), pace, 0));
+    expect(slotOf({ roundTripMs: 20, slotMs: 500 })).toEqual([500, 1000, 1500]);
+    expect(slotOf({ roundTripMs: 700, slotMs: 500 })).toEqual([700, 1400, 2100]);
   });
 
   it('a writer that starts once a node is in flight still waits for its own slot, then writes', async () => {

@@ -3,6 +3,7 @@
  * the GitHub client, the event payload, this job's identity, the repository's config (read once a step); and the pieces built from it (the store, the runner
  * description, workspace paths, the event as kept in RunStarted).
  */
+
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { type ConfigLoader, configLoader } from '../../config/load.js';
@@ -16,6 +17,8 @@ import {
 import { defaultBranchReader } from '../../github/repo-text.js';
 import type { Graph } from '../../graph/model.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
+import type { Isolation } from '../../os/isolation.js';
+import { parseNodeCredentials } from '../../os/node-user/node-credentials.js';
 import { readCheckoutFile } from '../../os/node-user/node-files.js';
 import { readTuning, type Tuning } from '../../os/tuning.js';
 import type { JobIdentity } from '../../runner/recovery/actions-probe.js';
@@ -24,7 +27,7 @@ import { GitStore } from '../../store/git.js';
 import type { JournalStore } from '../../store/types.js';
 import { storeCheckRunView } from '../report/store-check-run-view.js';
 import { freshStore } from './fresh-stores.js';
-import { type ActionEnv, type Inputs, readActionEnv, readInputs } from './inputs.js';
+import { type ActionEnv, type Inputs, nodeEnvironment, readActionEnv, readInputs } from './inputs.js';
 import { pullHistory } from './pull-head.js';
 import { stepSecrets } from './step-secrets.js';
 import type { Subject } from './subject.js';
@@ -56,7 +59,20 @@ export interface ActionResult {
 export interface ActionContext {
   inputs: Inputs;
   env: ActionEnv;
+  /**
+   * The step's whole environment, for the few that need more than the typed `env`: the entry's masks and key
+   * proxy (the credentials' values), the artifact service (its runtime token) and the post step's saved state.
+   */
   rawEnv: NodeJS.ProcessEnv;
+  /**
+   * The step's secrets (`stepSecrets`), kept out of the journal, recordings and the store's view. Worked out at
+   * the first read, once: a bad `node-credentials` list fails the step that reads it, not every mode's context.
+   */
+  readonly secrets: readonly string[];
+  /** The environment a node starts from (`nodeEnvironment`: no inputs, runner files or credentials not granted). */
+  readonly nodeEnv: NodeJS.ProcessEnv;
+  /** What keeps a node apart from the step (src/os/isolation.ts): the `node-credentials` grants, parsed at first read. */
+  readonly isolation: Isolation;
   /** The `INTERLOCK_*` tuning variables of the step's environment, parsed once (src/os/tuning.ts). */
   tuning: Tuning;
   repo: RepoRef;
@@ -96,10 +112,25 @@ export function buildContext(
       : {}),
   });
   const workspace = env.GITHUB_WORKSPACE ?? process.cwd();
+  let secrets: readonly string[] | undefined;
+  let nodeEnv: NodeJS.ProcessEnv | undefined;
+  let isolation: Isolation | undefined;
   return {
     inputs,
     env,
     rawEnv,
+    get secrets() {
+      secrets ??= stepSecrets(inputs, rawEnv);
+      return secrets;
+    },
+    get nodeEnv() {
+      nodeEnv ??= nodeEnvironment(rawEnv);
+      return nodeEnv;
+    },
+    get isolation() {
+      isolation ??= { credentials: parseNodeCredentials(inputs['node-credentials']) };
+      return isolation;
+    },
     tuning: readTuning(rawEnv),
     repo,
     octokit,
@@ -151,7 +182,7 @@ export function makeStore(ctx: ActionContext, runId: string, subject: Subject, g
       head,
       history: pullHistory(ctx, subject),
     });
-    if (graph) store.render = storeCheckRunView(graph, stepSecrets(ctx.inputs, ctx.rawEnv));
+    if (graph) store.render = storeCheckRunView(graph, ctx.secrets);
     return store;
   }
   // Reads by branch name may answer from the past: this step's reads never go back in time.

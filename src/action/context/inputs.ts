@@ -79,6 +79,8 @@ const ActionEnvSchema = z.object({
   GITHUB_ACTOR: z.string().default(''),
   GITHUB_WORKFLOW_REF: z.string().default(''),
   RUNNER_NAME: z.string().default(''),
+  /** The repository's artifact retention in days (a recording's retention is at most this); ignored unless a whole number. */
+  GITHUB_RETENTION_DAYS: z.string().optional(),
 });
 export type ActionEnv = z.infer<typeof ActionEnvSchema>;
 

@@ -30,6 +30,7 @@ export async function commentMode(ctx: ActionContext): Promise<ActionResult> {
       journalBranch: ctx.inputs['journal-branch'],
       webUrl: ctx.env.GITHUB_SERVER_URL,
       staleWindowMs: ctx.tuning.INTERLOCK_STALE_READ_MS,
+      dispatchLeaseMs: ctx.tuning.INTERLOCK_DISPATCH_LEASE_MS,
       rerunJob: ctx.me.run_attempt > 1,
       log: (m) => ctx.io.info(m),
     },

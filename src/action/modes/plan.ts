@@ -3,7 +3,7 @@
  * where the run stands and what is ready; no node runs. `plan` stores the run's start when it is not stored yet.
  */
 
-import { sameCredentials } from '../../os/node-user/node-credentials.js';
+import { sameCredentialsUnder } from '../../os/node-user/node-credentials.js';
 import type { ExpansionDecision } from '../../protocol/expansion.js';
 import { recoveryWords } from '../../render/recovery-words.js';
 import { dailyCapNow } from '../../runner/daily-cap.js';
@@ -56,7 +56,13 @@ export async function planMode(
 async function waveOptions(ctx: ActionContext, run: ResolvedRun): Promise<WaveOptions> {
   const source = await actionDailyCap(ctx, run.runId);
   const dailyCap = source ? await dailyCapNow({ dailyCap: source }) : undefined;
-  return { runnerOf: waveRunner(ctx), opts: { sameCredentials, ...(dailyCap ? { dailyCap } : {}) } };
+  return {
+    runnerOf: waveRunner(ctx),
+    opts: {
+      sameCredentials: sameCredentialsUnder(ctx.isolation.credentials),
+      ...(dailyCap ? { dailyCap } : {}),
+    },
+  };
 }
 
 /** What plan did with a for_each or sub-graph node (an expansion, its failure, or its join), in words. */

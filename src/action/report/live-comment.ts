@@ -13,7 +13,6 @@ import { pacedLive } from '../../runner/attempt/live-pacer.js';
 import type { RunSnapshot } from '../../runner/journal-io/read.js';
 import type { JournalStore } from '../../store/types.js';
 import type { ActionContext } from '../context/context.js';
-import { stepSecrets } from '../context/step-secrets.js';
 import { upsertProgress } from './publish.js';
 
 /** The live sink of one attempt: the step log always; the progress comment when the run is about an issue or PR. */
@@ -24,7 +23,7 @@ export function liveComment(
 ): LiveSink {
   const issue = run.issue;
   // What the agent's steps hold passes the door with the step's secrets, as the journal's text does.
-  const secrets = stepSecrets(ctx.inputs, ctx.rawEnv);
+  const secrets = ctx.secrets;
   const base = progressComment(run.graph, cur.state, { timeline: timelineOf(cur.journal), secrets });
   // The run's one progress comment, made (and its id stored) by the first edit when no step made it yet.
   let known = cur.journal.progress_comment_id;

@@ -31,6 +31,8 @@ export interface PageConfig {
   keys: Buffer[];
   /** The App's client tuning (`clientTuning`): the person's own requests keep the same deadline. */
   tuning?: ClientTuning;
+  /** An approval's claim on its dispatch (`INTERLOCK_DISPATCH_LEASE_MS`, `HandlerDeps.dispatchLeaseMs`). */
+  dispatchLeaseMs?: number;
 }
 
 /** Why the page's configuration cannot serve, or undefined. A plain-HTTP page is allowed on localhost only. */
@@ -134,6 +136,7 @@ export class PageApp {
       installationClient,
       conditional: new ConditionalCache(),
       ttlMs: c.cacheSeconds * 1000,
+      dispatchLeaseMs: c.dispatchLeaseMs,
     });
     this.#page = new PageServer({
       base: PAGE_BASE,

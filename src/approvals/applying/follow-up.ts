@@ -60,7 +60,7 @@ async function dispatchRunWorkflow(
     };
   // Past half its lease a copy of the command may be dispatching already: go the copy's way (issue 50).
   const last = s.cur.journal.events.at(-1);
-  if (s.retry && last && claimsDispatch(last) && !withinLease(last.at)) {
+  if (s.retry && last && claimsDispatch(last) && !withinLease(deps, last.at)) {
     const r = await s.retry();
     if ('dispatched' in r) return { workflowRun: r.dispatched };
     return { workflowProblem: r.why, ...(r.failed ? { failed: true as const } : {}) };

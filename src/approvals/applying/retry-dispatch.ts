@@ -12,7 +12,7 @@ import { statusOf } from '../../github/status.js';
 import type { Journal } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
 import { floorOf } from '../../journal/freshness.js';
-import { readTuning } from '../../os/tuning.js';
+import { TUNING } from '../../os/tuning.js';
 import { type OwedDispatch, owedDispatch } from '../../protocol/commands/owed-dispatch.js';
 import { commit } from '../../runner/journal-io/commit.js';
 import { type RunSetup, readRun } from '../../runner/journal-io/read.js';
@@ -31,15 +31,20 @@ const CLOCK_SLACK_MS = 5_000;
 /**
  * How long whoever journaled an approval, a settlement (or a retry) has to dispatch: a copy waits this long after the claim
  * before it looks for the workflow run. The writer dispatches only within half of it (`withinLease`). In ms:
- * `INTERLOCK_DISPATCH_LEASE_MS`, read by the tuning schema (src/os/tuning.ts), default 60 s.
+ * `INTERLOCK_DISPATCH_LEASE_MS`, which the face reads (`HandlerDeps.dispatchLeaseMs`); absent, the tuning
+ * schema's default (src/os/tuning.ts, 60 s).
  */
-function dispatchLeaseMs(env: Record<string, string | undefined> = process.env): number {
-  return readTuning(env).INTERLOCK_DISPATCH_LEASE_MS;
+function dispatchLeaseMs(deps: Pick<HandlerDeps, 'dispatchLeaseMs'>): number {
+  return deps.dispatchLeaseMs ?? TUNING.INTERLOCK_DISPATCH_LEASE_MS.default;
 }
 
-/** Whether a dispatch claimed at `since` may still be made by the claimer: within half the lease. */
-export function withinLease(since: string, now = Date.now()): boolean {
-  return now - Date.parse(since) < dispatchLeaseMs() / 2;
+/** Whether a dispatch claimed at `since` may still be made by the claimer: within half the face's lease. */
+export function withinLease(
+  deps: Pick<HandlerDeps, 'dispatchLeaseMs'>,
+  since: string,
+  now = Date.now(),
+): boolean {
+  return now - Date.parse(since) < dispatchLeaseMs(deps) / 2;
 }
 
 /** The workflow's runs could not be listed for want of a permission: whether the dispatch was made is unknown. */
@@ -143,7 +148,7 @@ async function retry(
   runner: RunnerInfo,
   opts: RetryOptions,
 ): Promise<Retried> {
-  const lease = dispatchLeaseMs();
+  const lease = dispatchLeaseMs(deps);
   for (let round = 0; round < 3; round++) {
     const cur = await readRun(setup, runner);
     const owed = owedDispatch(cur.journal, cur.state, opts.source);

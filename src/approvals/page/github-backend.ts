@@ -40,6 +40,8 @@ interface GitHubBackendOptions {
   /** How long a read is kept before it is asked again (conditionally); default 30 s. */
   ttlMs?: number;
   clock?: () => number;
+  /** The App's `HandlerDeps.dispatchLeaseMs`, for the approvals given on the page. */
+  dispatchLeaseMs?: number;
 }
 
 interface SeenRepo {
@@ -134,6 +136,7 @@ export class GitHubBackend implements PageBackend {
       journalBranch: this.o.journalBranch,
       webUrl: this.o.webUrl,
       checkRuns: true,
+      dispatchLeaseMs: this.o.dispatchLeaseMs,
     };
   }
 

@@ -26,7 +26,7 @@ import { executeChain } from '../../runner/serialized/run.js';
 import { EXIT, type Io, UsageError } from '../io.js';
 import { checkRunId, journalPath, openExisting } from '../journals.js';
 import { replayHome } from '../replay-home.js';
-import { lineEcho } from '../setup.js';
+import { CLI_ISOLATION, lineEcho } from '../setup.js';
 import { replayCopy } from './replay-copy.js';
 
 /** The recording's lines, once its SHA-256 is the journal's; read without following a link, bounded. */
@@ -150,7 +150,11 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
   if (which.recording.artifact)
     await (await import('../replay-fetch.js')).fetchRecording(io, which.recording);
   const calls = readRecording(io, which.recording);
-  const opts = replayOptions(graph, journal, nodeId, which.attempt);
+  const opts = replayOptions(graph, journal, {
+    node: nodeId,
+    attempt: which.attempt,
+    isolation: CLI_ISOLATION,
+  });
   if (typeof opts === 'string') throw new UsageError(`${opts}: nothing was replayed`);
   const out = replayFolder(io, runId, nodeId, which.attempt);
   const copy = await replayCopy(io.cwd, opts.gitBase);
@@ -172,6 +176,7 @@ export async function cmdReplay(io: Io, args: string[]): Promise<number> {
       graph,
       cwd: workspace,
       baseEnv: env,
+      isolation: CLI_ISOLATION,
       logFile: (n, a) => join(out, `${fileNameOf(n)}-${a}.log`),
       echo: lineEcho(io),
       echoAgentStream: values.verbose === true,

@@ -2,7 +2,8 @@
  * Which nodes may receive which secret from the step's environment (the `node-credentials` input). A GitHub token
  * (`GITHUB_TOKEN`, `GH_TOKEN`, ...) is withheld from every node unless granted; any other variable the input
  * names (`NPM_TOKEN=release`) is withheld from every node it does not name. `NAME` alone gives it to every node.
- * Parsed once; applied to every script runScript starts, by its INTERLOCK_NODE.
+ * Parsed once by the face; the grants travel with the step's setup (`Isolation.credentials`) to every script
+ * runScript starts, applied by its INTERLOCK_NODE.
  */
 
 import { MODEL_KEYS, withLoopbackNoProxy } from '../proxies/key-proxy-rules.js';
@@ -17,7 +18,7 @@ export const GITHUB_CREDENTIALS = [
 ];
 
 /** Credential name to the nodes given it ('all' for every node). */
-type CredentialGrants = Map<string, Set<string> | 'all'>;
+export type CredentialGrants = Map<string, Set<string> | 'all'>;
 
 const ENTRY = /^([A-Za-z_][A-Za-z0-9_]*)(?:=([A-Za-z_][A-Za-z0-9_-]*(?:,[A-Za-z_][A-Za-z0-9_-]*)*))?$/;
 
@@ -37,8 +38,6 @@ export function parseNodeCredentials(text: string): CredentialGrants {
   }
   return grants;
 }
-
-let configured: CredentialGrants = new Map();
 
 /** What the key proxy (src/os/proxies/key-proxy.ts) asks of every script: the keys to withhold, the variables to set. */
 interface AgentCredentials {
@@ -89,22 +88,18 @@ export function agentCredentialsEnv(): Record<string, string> {
   return agent?.env ?? {};
 }
 
-export function configureNodeCredentials(grants: CredentialGrants): void {
-  configured = grants;
-}
-
-/** The secrets `node-credentials` gives `node` (an instance `work[3]` has its node's), by name. */
-function grantedTo(node: string): string[] {
+/** The secrets `grants` gives `node` (an instance `work[3]` has its node's), by name. */
+function grantedTo(grants: CredentialGrants, node: string): string[] {
   const own = node.replace(/\[[^\]]*\]$/, '');
-  return [...configured]
+  return [...grants]
     .filter(([, grant]) => grant === 'all' || grant.has(own))
     .map(([name]) => name)
     .sort();
 }
 
-/** Whether two nodes are given the same secrets: a serialized chain joins only such nodes. */
-export function sameCredentials(a: string, b: string): boolean {
-  return grantedTo(a).join(' ') === grantedTo(b).join(' ');
+/** Whether two nodes are given the same secrets under `grants`: a serialized chain joins only such nodes. */
+export function sameCredentialsUnder(grants: CredentialGrants): (a: string, b: string) => boolean {
+  return (a, b) => grantedTo(grants, a).join(' ') === grantedTo(grants, b).join(' ');
 }
 
 /**
@@ -112,12 +107,15 @@ export function sameCredentials(a: string, b: string): boolean {
  * every name `node-credentials` lists, unless it names this node (or every node); and the model keys the key proxy
  * serves (`agent-credentials`), replaced by its placeholders and base URLs, for every node.
  */
-export function withoutWithheldCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function withoutWithheldCredentials(
+  env: NodeJS.ProcessEnv,
+  grants: CredentialGrants,
+): NodeJS.ProcessEnv {
   // An instance of a for_each node (`work[3]`, issue 28) has the grants of its node (`work`).
   const node = (env.INTERLOCK_NODE ?? '').replace(/\[[^\]]*\]$/, '');
   const out = { ...env };
-  for (const name of new Set([...GITHUB_CREDENTIALS, ...configured.keys()])) {
-    const grant = configured.get(name);
+  for (const name of new Set([...GITHUB_CREDENTIALS, ...grants.keys()])) {
+    const grant = grants.get(name);
     if (grant === 'all' || grant?.has(node)) continue;
     delete out[name];
   }

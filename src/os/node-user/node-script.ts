@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { namespacedCommand } from '../netns.js';
 import type { EgressChannel } from '../proxies/egress-proxy.js';
 import { geminiSettingsInHome, geminiSettingsInSession, wantsGeminiSettings } from './gemini-home.js';
-import { withoutWithheldCredentials } from './node-credentials.js';
+import { type CredentialGrants, withoutWithheldCredentials } from './node-credentials.js';
 import { type NodeUser, nodeUser, removeTree } from './node-user.js';
 
 const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], encoding: 'utf8' as const };
@@ -185,7 +185,11 @@ export function sessionDir(user: NodeUser, name: string, engine: string): string
  * between scripts: whatever else a node left there (the engine's settings with their hooks, its MCP servers, its
  * config) is removed before the next script starts.
  */
-function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, string> {
+function sessionFolder(
+  user: NodeUser,
+  env: NodeJS.ProcessEnv,
+  grants: CredentialGrants,
+): Record<string, string> {
   const engine = SESSION_KEEPS[env.INTERLOCK_ENGINE ?? ''];
   const dir =
     env.INTERLOCK_SESSION && engine
@@ -208,7 +212,7 @@ function sessionFolder(user: NodeUser, env: NodeJS.ProcessEnv): Record<string, s
     }
     at = join(at, name);
   }
-  const nodeEnv = withoutWithheldCredentials(env);
+  const nodeEnv = withoutWithheldCredentials(env, grants);
   if (env.INTERLOCK_ENGINE === 'gemini') geminiSettingsInSession(user, dir, nodeEnv);
   return { [engine.variable]: dir };
 }
@@ -223,11 +227,15 @@ export interface ScriptNamespace {
  * The command line and spawn options that run `script` as the node user (or as this process's user); with `ns`,
  * inside a network namespace of its own (src/os/netns.ts), started by a relay that passes the environment itself.
  */
-export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: ScriptNamespace): ScriptCommand {
+export function scriptCommand(
+  script: string,
+  given: { env: NodeJS.ProcessEnv; grants: CredentialGrants; ns?: ScriptNamespace | undefined },
+): ScriptCommand {
+  const { env, grants, ns } = given;
   const bash = ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script];
   const user = nodeUser();
   if (!user) {
-    const own = withoutWithheldCredentials(env);
+    const own = withoutWithheldCredentials(env, grants);
     if (!ns) return { file: 'bash', args: bash, env: own, done: () => undefined };
     const inside = { channel: ns.channel, proxyPort: ns.proxyPort };
     return { ...namespacedCommand({ argv: ['bash', ...bash], env: own, ...inside }), done: () => undefined };
@@ -239,11 +247,11 @@ export function scriptCommand(script: string, env: NodeJS.ProcessEnv, ns?: Scrip
   if (gitconfig) writeFileSync(join(home, '.gitconfig'), gitconfig, { mode: 0o600 });
   const nodeEnv = withSafeDirectory(
     {
-      ...withoutWithheldCredentials(env),
+      ...withoutWithheldCredentials(env, grants),
       HOME: home,
       USER: user.name,
       LOGNAME: user.name,
-      ...sessionFolder(user, env),
+      ...sessionFolder(user, env, grants),
     },
     user.workspace,
   );

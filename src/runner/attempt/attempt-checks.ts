@@ -28,6 +28,7 @@ export function attemptChecks(
     input: {
       cwd: setup.cwd,
       env: a.env,
+      grants: setup.isolation.credentials,
       outputs: a.outputs,
       dispatchedAt: opts.dispatchedAt,
       ...(opts.gitBase ? { gitBase: opts.gitBase } : {}),

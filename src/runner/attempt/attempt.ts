@@ -3,11 +3,13 @@
  * attempt boundary the faces may mark (`attemptStarted` / `attemptEnded`, always called as a pair).
  * Never throws for a failing node: every failure is in the outcome.
  */
+
 import type { GitHubEvidence } from '../../evidence/github.js';
 import type { Approach, Graph, GraphNode } from '../../graph/model.js';
 import { splitOutputs } from '../../journal/events/output-name.js';
 import { failpoint } from '../../os/crash-failpoint.js';
 import { runScript } from '../../os/exec.js';
+import type { Isolation } from '../../os/isolation.js';
 import type { AttemptFiles } from '../../os/node-user/node-files.js';
 import { type AttemptContext, expressionContext } from '../../protocol/attempt/context.js';
 import type { AttemptOutcome } from '../../protocol/decide.js';
@@ -65,6 +67,8 @@ export interface AttemptSetup extends NetworkSetup {
   cwd: string;
   /** The environment the node's command inherits (PATH, HOME, the step's secrets). */
   baseEnv: NodeJS.ProcessEnv;
+  /** What keeps the node apart from the step: which credentials it may have (src/os/isolation.ts). */
+  isolation: Isolation;
   /** Answers the GitHub evidence checks; without it they fail with a clear reason. */
   github?: GitHubEvidence;
   /** Live output of the node's command. */
@@ -164,6 +168,7 @@ export async function runCommand(
   const res = await runScript({
     script: approachScript(approach, run.engine),
     env: run.env,
+    grants: setup.isolation.credentials,
     cwd: setup.cwd,
     timeoutMs: approach.timeout_minutes * 60_000,
     ...(run.stdin !== undefined ? { stdin: run.stdin } : {}),

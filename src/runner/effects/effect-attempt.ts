@@ -47,7 +47,13 @@ export async function effectAttempt(
           },
         },
         github: setup.github,
-        input: { cwd: setup.cwd, env: setup.baseEnv, outputs: done.outputs, dispatchedAt: opts.dispatchedAt },
+        input: {
+          cwd: setup.cwd,
+          env: setup.baseEnv,
+          grants: setup.isolation.credentials,
+          outputs: done.outputs,
+          dispatchedAt: opts.dispatchedAt,
+        },
       });
   const usage = readAttemptUsage({
     wallMs: Date.now() - at.started,

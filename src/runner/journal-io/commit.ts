@@ -197,7 +197,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     }
     if (lineUp) {
       lineUp = false;
-      backoff = lineUpWait(cur, chosen.events, 2 * readMs);
+      backoff = lineUpWait(cur, chosen.events, { roundTripMs: 2 * readMs, slotMs: setup.lineUpSlotMs });
       if (backoff > 0) continue;
     }
     const journal = nextJournal(setup, under, events.slice(change.events.length), cur.journal.events.length);

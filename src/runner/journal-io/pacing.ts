@@ -3,7 +3,7 @@
  * the line-up of first writes on the clock, and the backoff after a conflict.
  */
 import type { NewEvent } from '../../journal/events/events.js';
-import { readTuning } from '../../os/tuning.js';
+import { TUNING } from '../../os/tuning.js';
 import type { RunSnapshot } from './read.js';
 
 /**
@@ -48,12 +48,15 @@ export function contenderPlace(state: RunSnapshot['state'], events: NewEvent[]):
  * A line-up's slot: a job's two writes (dispatch and record) at GitHub's pace for content-creating requests (80
  * a minute per token: 750 ms each), with room for a contents write, which takes GitHub a few hundred
  * milliseconds during which another write to the branch fails it. A read's round trip is far too short a slot.
- * From `INTERLOCK_LINE_UP_SLOT_MS` (src/os/tuning.ts: 100 to 60,000 ms, default 2,000): a
- * GitHub that answers faster or slower than github.com, or a test's scaled-down model, is told so as the stale
- * window is.
+ * From `INTERLOCK_LINE_UP_SLOT_MS` (src/os/tuning.ts: 100 to 60,000 ms, default 2,000), which the face reads and
+ * passes as `RunSetup.lineUpSlotMs`: a GitHub that answers faster or slower than github.com, or a test's
+ * scaled-down model, is told so as the stale window is.
  */
-function lineUpSlotMs(env: Record<string, string | undefined> = process.env): number {
-  return readTuning(env).INTERLOCK_LINE_UP_SLOT_MS;
+interface LineUpPace {
+  /** One read-and-write round trip: the slot is never shorter. */
+  roundTripMs: number;
+  /** The face's slot (`RunSetup.lineUpSlotMs`); absent, the tuning schema's default. */
+  slotMs?: number | undefined;
 }
 
 /** A line-up's cycle is at most a minute: past 30 jobs, places share slots. */
@@ -67,18 +70,13 @@ const MAX_LINE_UP_MS = 60_000;
  * and the fan-out keeps within the minute's limit by design rather than by GitHub's refusals and `retry-after`.
  * A node a plan dispatched with its wave (`plannedWave`) keeps the place the plan gave it, whoever recorded since.
  */
-export function lineUpWait(
-  cur: RunSnapshot,
-  events: NewEvent[],
-  roundTripMs: number,
-  now = Date.now(),
-): number {
+export function lineUpWait(cur: RunSnapshot, events: NewEvent[], pace: LineUpPace, now = Date.now()): number {
   const cp = cur.state.checkpoint;
   const wave = plannedWave(cur.state, events);
   const cohort = wave?.size ?? new Set([...cp.active_nodes, ...cp.ready_nodes]).size;
   const place = wave?.place ?? contenderPlace(cur.state, events);
   if (place < 0 || cohort < 2) return 0;
-  const slot = Math.max(lineUpSlotMs(), roundTripMs);
+  const slot = Math.max(pace.slotMs ?? TUNING.INTERLOCK_LINE_UP_SLOT_MS.default, pace.roundTripMs);
   const places = Math.max(1, Math.min(cohort, Math.floor(MAX_LINE_UP_MS / slot)));
   const cycle = places * slot;
   return ((((place % places) * slot - (now % cycle)) % cycle) + cycle) % cycle;

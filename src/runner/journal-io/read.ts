@@ -35,6 +35,11 @@ export interface RunSetup {
    * still bounds how long a write refused with the journal unmoved is tried before the commit gives up.
    */
   staleRead?: { at?: number; windowMs: number };
+  /**
+   * A line-up's slot (`INTERLOCK_LINE_UP_SLOT_MS`, read by the face: pacing.ts `lineUpWait`). Absent: the tuning
+   * schema's default.
+   */
+  lineUpSlotMs?: number;
   now?: () => string;
   /** The step's secrets: never written to the journal (src/render/redact.ts; the Action: `stepSecrets`). */
   secrets?: readonly string[];

@@ -205,6 +205,7 @@ async function checkInOrder(setup: AttemptSetup, opts: AttemptOptions, c: Called
             github: setup.github,
             input: {
               cwd: setup.cwd,
+              grants: setup.isolation.credentials,
               env: {
                 ...runEnv,
                 INTERLOCK_NODE: p.node.id,
