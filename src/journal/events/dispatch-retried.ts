@@ -5,20 +5,23 @@
  * one whose write lands dispatches; the others find it and do nothing.
  */
 import * as z from 'zod';
+import { builtOnce } from './built-once.js';
 import { EVENT_BASE } from './fields.js';
 
-export const WorkflowDispatchRetried = z.strictObject({
-  ...EVENT_BASE,
-  type: z.literal('WorkflowDispatchRetried'),
-  source: z.string().min(1).register(z.globalRegistry, {
-    description:
-      'The approval whose dispatch this retries: its `source`, as its `NodeApproved`, `RerunApproved` or `RerunFromApproved` holds it.',
+export const WorkflowDispatchRetried = builtOnce(() =>
+  z.strictObject({
+    ...EVENT_BASE,
+    type: z.literal('WorkflowDispatchRetried'),
+    source: z.string().min(1).register(z.globalRegistry, {
+      description:
+        'The approval whose dispatch this retries: its `source`, as its `NodeApproved`, `RerunApproved` or `RerunFromApproved` holds it.',
+    }),
+    workflow: z.string().min(1).register(z.globalRegistry, {
+      description: 'The workflow file dispatched again (`.github/workflows/<workflow>`).',
+    }),
+    since: z.string().min(1).register(z.globalRegistry, {
+      description:
+        'The time from which no workflow run of that workflow was found (the approval, or the last retry): ISO 8601.',
+    }),
   }),
-  workflow: z.string().min(1).register(z.globalRegistry, {
-    description: 'The workflow file dispatched again (`.github/workflows/<workflow>`).',
-  }),
-  since: z.string().min(1).register(z.globalRegistry, {
-    description:
-      'The time from which no workflow run of that workflow was found (the approval, or the last retry): ISO 8601.',
-  }),
-});
+);
