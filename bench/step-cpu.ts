@@ -2,11 +2,13 @@
 // node and leaves the next awaiting approval, and the `mode: comment` step of the `/approve` that follows. Each
 // step is `dist/index.js` as a child process against the local GitHub (its reads not stale, so every run does the
 // same work); the process reports its own user + system time as it exits (a module preloaded with --require; its
-// children, the node's shell, are not counted). The baseline is `node -e 0` in the same run and, with
-// BENCH_BASE_DIST (a folder holding another build of dist/), that build's steps interleaved with this one's.
+// children, the node's shell, are not counted), on the Node the suites run steps on (test/support/runner-node.ts:
+// Node 24 where .node24 holds it, as action.yml's `using: node24`). The baseline is that Node's `node -e 0` in the
+// same run and, with BENCH_BASE_DIST (a folder holding another build of dist/), that build's steps interleaved with
+// this one's.
 //
 // `npx tsx bench/step-cpu.ts` (after `npm run build`) prints a table; BENCH_RUNS sets the runs (9 by default).
-// A profile needs names: build unminified for it (`INTERLOCK_BUILD_UNMINIFIED=1 npm run build`, scripts/build.mjs).
+// A profile needs names: build with them for it (`INTERLOCK_BUILD_NAMES=1 npm run build`, scripts/build.mjs).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import { promisify } from 'node:util';
 import { makeWorkspace, runStep, type StepOptions } from '../test/support/action-process.js';
 import { issuesLabeled, webhookExample } from '../test/support/fixtures.js';
 import { type GitHubServer, startGitHubServer } from '../test/support/github-server.js';
+import { runnerNode } from '../test/support/runner-node.js';
 
 const OWNER = 'acme';
 const REPO = 'widgets';
@@ -150,7 +153,7 @@ export async function stepCpu(runs = 9, baseDist = process.env.BENCH_BASE_DIST):
     return [run, comment];
   };
   const cpuOf = async (args: string[]) => {
-    await promisify(execFile)(process.execPath, ['--require', importHook, ...args], {
+    await promisify(execFile)(runnerNode(), ['--require', importHook, ...args], {
       env: { CPU_OUT: out },
     });
     return Number(readFileSync(out, 'utf8'));

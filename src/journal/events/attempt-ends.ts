@@ -3,7 +3,7 @@
  * them. Taken in by the journal's events (events.ts) by type.
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { ConnectionSchema, EVENT_BASE, EvidenceSchema, FailureSchema, UsageSchema } from './fields.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';
 

@@ -5,7 +5,7 @@
  * one whose write lands dispatches; the others find it and do nothing.
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { EVENT_BASE } from './fields.js';
 
 export const WorkflowDispatchRetried = builtOnce(() =>

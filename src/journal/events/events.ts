@@ -3,8 +3,8 @@
  * holds them to are listed, with the file that decides each, in docs/ARCHITECTURE.md.
  */
 import * as z from 'zod';
+import { builtOnce } from '../../graph/built-once.js';
 import { ATTEMPT_END_EVENTS } from './attempt-ends.js';
-import { builtOnce } from './built-once.js';
 import { WorkflowDispatchRetried } from './dispatch-retried.js';
 import { EXPANSION_EVENTS } from './expansion.js';
 import {

@@ -5,7 +5,7 @@
  * instance ended: the node completes, naming the escalated instances it tolerated).
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { EVENT_BASE, FailureSchema } from './fields.js';
 
 const node = builtOnce(() => z.string().register(z.globalRegistry, { description: 'The `for_each` node.' }));

@@ -1,7 +1,6 @@
 /** The shapes journal events share: who ran an attempt, what it used, its evidence and failures, the graph it ran, the escalation report. */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
-import { CycleOutcome } from './loop-outcome.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { METERED_USAGE_FIELDS } from './usage-metered.js';
 
 /** Who executes an attempt: a local process, or a GitHub Actions job. Extra fields are kept. */
@@ -179,6 +178,20 @@ const SpentSchema = builtOnce(() =>
         .register(z.globalRegistry, { description: 'Minutes of wall time, summed over attempts.' }),
     })
     .register(z.globalRegistry, { title: 'spent', description: 'Usage in the units of a budget.' }),
+);
+
+/** One cycle's outcome, as a loop's escalation report lists it (issue 28). */
+const CycleOutcome = builtOnce(() =>
+  z.looseObject({
+    cycle: z.number().register(z.globalRegistry, { description: 'The cycle.' }),
+    attempt: z.number().register(z.globalRegistry, { description: 'The attempt that completed it.' }),
+    outputs: z
+      .record(z.string(), z.string())
+      .register(z.globalRegistry, { description: 'The outputs it recorded.' }),
+    until: z.string().register(z.globalRegistry, {
+      description: '`false`, or why `until` could not be evaluated.',
+    }),
+  }),
 );
 
 /** Why a node was escalated at the run's budget, in its report. */

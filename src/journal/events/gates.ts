@@ -3,7 +3,7 @@
  * `NodeApproved`, the `guidance` an approval carries and the `started_by` of `RunStarted`.
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { APPROVER_FIELDS, EVENT_BASE } from './fields.js';
 
 /** The most characters of guidance one approval carries; longer guidance is refused, never cut. */

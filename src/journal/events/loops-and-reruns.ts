@@ -4,7 +4,7 @@
  * (a forked run starts with a node's record from the run it forked from) and `RunStarted.forked_from`.
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { APPROVER_FIELDS, EVENT_BASE } from './fields.js';
 import { GuidanceText } from './gates.js';
 import { OUTPUT_NAME_PATTERN, OUTPUT_NAME_RULE } from './output-name.js';

@@ -1,6 +1,6 @@
 /** The soft-bound event (issue 26): an attempt past a soft bound of its node, which goes on until its hard limits. */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { EVENT_BASE } from './fields.js';
 
 export const NodeOverdue = builtOnce(() =>

@@ -3,7 +3,7 @@
  * one call, and the return of a chain's node to pending when an earlier node of its chain failed.
  */
 import * as z from 'zod';
-import { builtOnce } from './built-once.js';
+import { builtOnce } from '../../graph/built-once.js';
 import { EVENT_BASE } from './fields.js';
 
 export const ChainSchema = builtOnce(() =>
