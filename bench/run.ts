@@ -25,6 +25,7 @@ import { matrixSection } from './matrix-report.js';
 import { pageFigures, pageSection } from './page.js';
 import { writeSection } from './section.js';
 import { serializedFigures } from './serialized.js';
+import { STEP_CPU_NOTES, stepCpu, stepCpuRows } from './step-cpu.js';
 import { webhookThroughput } from './webhooks.js';
 import { writesPerNode } from './writes-per-node.js';
 
@@ -430,6 +431,19 @@ md.push(
   "use; the Action's client and the App's send their requests through `httpFetch`, over `node:http`, instead",
   '(2026-12-01). With it, the crash matrix of `npm run reliability`, which starts thousands of steps, took a third',
   'less CPU per Action scenario (docs/RELIABILITY.md).',
+  '',
+);
+const steps = await stepCpu(QUICK ? 1 : 9);
+md.push(
+  "## CPU of the crash matrix's steps",
+  '',
+  "The two steps the crash matrix of `npm run reliability` starts most, each process's own user + system time",
+  `(\`bench/step-cpu.ts\`; medians of ${steps.runs} interleaved runs, on the Node the suites run steps on): a graph of two`,
+  'nodes, the second with `approval: before`, on the git store against the local GitHub.',
+  '',
+  ...stepCpuRows(steps),
+  '',
+  ...STEP_CPU_NOTES,
   '',
 );
 const size = await bundleSize();

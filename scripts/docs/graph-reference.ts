@@ -51,7 +51,7 @@ const LOCAL_KINDS = new Set(['file', 'command', 'output', 'git']);
 export function graphReference(): string {
   const graph = graphJsonSchema() as JsonSchema;
   const config = z.toJSONSchema(ConfigSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
-  const skill = z.toJSONSchema(SkillSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
+  const skill = z.toJSONSchema(SkillSchema(), { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
   const node = at(graph, ['properties', 'nodes', 'items']);
   const checks = at(node, ['properties', 'validates', 'items']);
 

@@ -253,11 +253,11 @@ export function journalReference(): string {
   ruleTestsExist();
   const shapes: Array<{ heading: string; schema: JsonSchema }> = [
     { heading: 'runner', schema: toJson(RunnerSchema) },
-    { heading: 'usage', schema: toJson(UsageSchema) },
-    { heading: 'evidence', schema: toJson(EvidenceSchema) },
-    { heading: 'failure', schema: toJson(FailureSchema) },
-    { heading: 'report', schema: toJson(EscalationReportSchema) },
-    { heading: 'budget report', schema: toJson(BudgetReportSchema) },
+    { heading: 'usage', schema: toJson(UsageSchema()) },
+    { heading: 'evidence', schema: toJson(EvidenceSchema()) },
+    { heading: 'failure', schema: toJson(FailureSchema()) },
+    { heading: 'report', schema: toJson(EscalationReportSchema()) },
+    { heading: 'budget report', schema: toJson(BudgetReportSchema()) },
   ];
   const header = toJson(JournalHeaderSchema);
   shapes.push({ heading: 'graph', schema: header.properties!.graph! });
@@ -268,7 +268,7 @@ export function journalReference(): string {
   const opts: TableOptions = { linkOf, source: SOURCE, missing };
   const common: TableOptions = { ...opts, skip: new Set(['seq', 'at', 'type']) };
 
-  const variants = toJson(EventSchema).oneOf ?? [];
+  const variants = toJson(EventSchema()).oneOf ?? [];
   const types = variants.map((v) => String(v.properties?.type?.const));
   for (const t of types)
     if (!WRITTEN[t]) throw new Error(`event ${t} has no "written" text in ${import.meta.url}`);

@@ -57,7 +57,7 @@ export function skillsOf(src: SourceDoc, readSkill: SkillReader, errors: SourceE
 function parseSkill(name: string, source: SourceText): { skill?: SkillFile; errors: SourceError[] } {
   const src = parseSource(source.path, source.text);
   if (src.errors.length) return { errors: src.errors };
-  const result = SkillSchema.safeParse(src.data);
+  const result = SkillSchema().safeParse(src.data);
   if (!result.success) {
     return {
       errors: zodIssuesToErrors(

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { jsonParseError } from '../graph/errors.js';
 import {
-  EventSchema,
+  checkEvent,
   type Journal,
   type JournalEvent,
   JournalHeaderSchema,
@@ -80,7 +80,7 @@ export function parseJournal(input: string | Uint8Array, file: string): Journal 
   }
   const events: JournalEvent[] = [];
   header.data.events.forEach((ev, i) => {
-    const r = EventSchema.safeParse(ev);
+    const r = checkEvent(ev);
     if (!r.success) {
       const seq = (ev as { seq?: unknown })?.seq;
       const type = (ev as { type?: unknown })?.type;

@@ -67,7 +67,7 @@ describe('golden journals of interlock.journal/1', () => {
     }
     const defined = [
       ...Object.keys(JournalHeaderSchema.shape).map((k) => `journal.${k}`),
-      ...EventSchema.options.flatMap((o) => Object.keys(o.shape).map((k) => `${o.shape.type.value}.${k}`)),
+      ...EventSchema().options.flatMap((o) => Object.keys(o.shape).map((k) => `${o.shape.type.value}.${k}`)),
     ];
     expect(defined.filter((f) => !seen.has(f))).toEqual([]);
   });

@@ -69,7 +69,7 @@ describe('docs/ARCHITECTURE.md', () => {
   });
 
   it('names every journal event the format defines (public surface)', () => {
-    const types = EventSchema.options.map((o) => o.shape.type.value);
+    const types = EventSchema().options.map((o) => o.shape.type.value);
     expect(types.length).toBeGreaterThanOrEqual(22);
     expect(types.filter((t) => !DOC.includes(`\`${t}\``))).toEqual([]);
   });

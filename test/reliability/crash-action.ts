@@ -195,6 +195,8 @@ export class ActionDriver implements Driver {
       },
       job,
       env: { ...this.env, ...env },
+      // Thousands of steps of one bundle: each after a process's first skips compiling it (action-process.ts).
+      compileCache: true,
     } satisfies StepOptions;
   }
 

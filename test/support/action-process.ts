@@ -55,6 +55,13 @@ export interface StepOptions {
    * GitHub-hosted runners). The runner's files for the step are made its own.
    */
   as?: { uid: number; gid: number; home: string };
+  /**
+   * Node's compile cache for the bundle (NODE_COMPILE_CACHE, a folder of this test process's own): a step after the
+   * first skips compiling dist/index.js, about a fifth of its CPU (bench/step-cpu.ts). Only for suites bound by the
+   * CPU of thousands of steps (the crash matrix): what runs is the same code; a runner has no such cache.
+   * `INTERLOCK_TEST_COMPILE_CACHE=0` leaves it off everywhere (to compare).
+   */
+  compileCache?: boolean;
 }
 
 export interface StepResult {
@@ -100,6 +107,14 @@ function madeDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   made.push(dir);
   return dir;
+}
+
+let compileCacheDir: string | undefined;
+
+/** This process's compile cache folder: only its user writes it (a node's user cannot leave code in it). */
+export function compileCache(): string {
+  compileCacheDir ??= madeDir('interlock-compile-cache-');
+  return compileCacheDir;
 }
 
 export function makeWorkspace(files: Record<string, string>): string {
@@ -156,6 +171,9 @@ export function startStep(opts: StepOptions): { child: ChildProcess; done: Promi
     // long as that server's window, as a deployment is told GitHub's (docs/DEPLOY.md), and no longer.
     ...stepClockEnv(opts.apiUrl),
     INPUT_TOKEN: opts.token ?? 'ghs_actions_token',
+    ...(opts.compileCache && !opts.as && process.env.INTERLOCK_TEST_COMPILE_CACHE !== '0'
+      ? { NODE_COMPILE_CACHE: compileCache() }
+      : {}),
     ...(opts.env ?? {}),
   };
   // No isolation input: nodes run under the default (`auto`), as users' steps do; as root here, as a user of

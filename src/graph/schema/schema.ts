@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { builtOnce } from '../built-once.js';
 import { DEFAULT_TIMEOUT_MINUTES } from '../model.js';
 import { graphApprovalFields, nodeApprovalFields } from './approval.js';
 import { NodeBudgetField, RunBudgetField } from './budget.js';
@@ -130,14 +131,16 @@ const SessionOptions = z
   })
   .register(z.globalRegistry, { description: 'Options of one session.' });
 
-/** A skill file: a node template without identity or edges. */
-export const SkillSchema = NodeSchema.omit({
-  id: true,
-  depends_on: true,
-  skill: true,
-  repeat: true,
-  graph: true,
-});
+/** A skill file: a node template without identity or edges (built when a graph first names a skill). */
+export const SkillSchema = builtOnce(() =>
+  NodeSchema.omit({
+    id: true,
+    depends_on: true,
+    skill: true,
+    repeat: true,
+    graph: true,
+  }),
+);
 
 export const GraphSchema = z
   .strictObject({
@@ -190,5 +193,5 @@ export const GraphSchema = z
 
 export type GraphFile = z.infer<typeof GraphSchema>;
 export type NodeFile = z.infer<typeof NodeSchema>;
-export type SkillFile = z.infer<typeof SkillSchema>;
+export type SkillFile = z.infer<ReturnType<typeof SkillSchema>>;
 export type Replay = z.infer<typeof Replay>;

@@ -3,6 +3,7 @@
  * the allowed fields read from the zod schema itself so hints cannot drift.
  */
 import type { z } from 'zod';
+import { builtOnce } from '../built-once.js';
 import { didYouMean, type SourceError } from '../errors.js';
 import { errorAt, isMap, isScalar, isSeq, type Path, type SourceDoc } from '../load/source.js';
 import { CheckSchema } from './check.js';
@@ -18,7 +19,7 @@ function describeValue(src: SourceDoc, path: Path): string {
 }
 
 /** Each check variant's kind is its first field, in the union's order. */
-const CHECK_KINDS: string[] = CheckSchema.options.map((o) => Object.keys(o.shape)[0]!);
+const CHECK_KINDS = builtOnce((): string[] => CheckSchema.options.map((o) => Object.keys(o.shape)[0]!));
 
 /** What the wording of one issue needs besides the issue: the source, the path it is at, how to name a place. */
 interface IssueContext {
@@ -117,9 +118,9 @@ function invalidUnion(issue: IssueOf<'invalid_union'>, cx: IssueContext): Source
   if (!path.some((p) => p === 'validates')) return [errorAt(src, path, `${where}: ${issue.message}`)];
   const node = src.doc.getIn(path, true);
   const kinds = isMap(node)
-    ? CHECK_KINDS.filter((k) => node.items.some((p) => isScalar(p.key) && p.key.value === k))
+    ? CHECK_KINDS().filter((k) => node.items.some((p) => isScalar(p.key) && p.key.value === k))
     : [];
-  const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS.indexOf(kinds[0]!)] : undefined;
+  const variant = kinds.length === 1 ? issue.errors[CHECK_KINDS().indexOf(kinds[0]!)] : undefined;
   // The check names one kind: report that kind's own problem (e.g. a misspelt field).
   if (variant) return zodIssuesToErrors(src, variant, what, root, path);
   // A misspelt kind is the likeliest reason a map names none: say which it looks like, as for a field.
@@ -127,7 +128,7 @@ function invalidUnion(issue: IssueOf<'invalid_union'>, cx: IssueContext): Source
   const close = kinds.length
     ? []
     : keys.flatMap((k) => {
-        const m = didYouMean(k, CHECK_KINDS);
+        const m = didYouMean(k, CHECK_KINDS());
         return m ? [`${JSON.stringify(k)}: did you mean "${m}"?`] : [];
       });
   const got = isMap(node)
@@ -141,7 +142,7 @@ function invalidUnion(issue: IssueOf<'invalid_union'>, cx: IssueContext): Source
     errorAt(
       src,
       path,
-      `${where}: a check must name exactly one of ${CHECK_KINDS.join(', ')} (got ${got}); e.g. "- file: out.txt"`,
+      `${where}: a check must name exactly one of ${CHECK_KINDS().join(', ')} (got ${got}); e.g. "- file: out.txt"`,
     ),
   ];
 }
@@ -176,19 +177,20 @@ function outOfBounds(issue: IssueOf<'too_big'> | IssueOf<'too_small'>, cx: Issue
   return [errorAt(src, path, `${where}: ${value} is out of range: it must be ${cmp} ${bound}`)];
 }
 
+/** The fields each place allows, read from the schemas when an error first needs them (a graph that loads needs none). */
 const fieldsOf = (schema: { shape: object }) => Object.keys(schema.shape);
-const GRAPH_FIELDS = fieldsOf(GraphSchema);
-const DEFAULTS_FIELDS = fieldsOf(GraphSchema.shape.defaults.unwrap());
-const NODE_FIELDS = fieldsOf(NodeSchema);
-const SKILL_FIELDS = fieldsOf(SkillSchema);
-const RETRY_FIELDS = fieldsOf(NodeSchema.shape.retry.unwrap().element);
-const CHECK_FIELDS = CheckSchema.options.map(fieldsOf);
+const GRAPH_FIELDS = builtOnce(() => fieldsOf(GraphSchema));
+const DEFAULTS_FIELDS = builtOnce(() => fieldsOf(GraphSchema.shape.defaults.unwrap()));
+const NODE_FIELDS = builtOnce(() => fieldsOf(NodeSchema));
+const SKILL_FIELDS = builtOnce(() => fieldsOf(SkillSchema()));
+const RETRY_FIELDS = builtOnce(() => fieldsOf(NodeSchema.shape.retry.unwrap().element));
+const CHECK_FIELDS = builtOnce(() => CheckSchema.options.map(fieldsOf));
 
 /** The fields allowed at a path, from the zod schema itself so hints cannot drift. */
 function allowedFields(src: SourceDoc, root: FieldRoot, path: Path): string[] {
   if (typeof root === 'function') return root(path);
   const fields = namedFields(src, root, path);
-  return fields.length ? fields : fieldsAlong(root === 'graph' ? GraphSchema : SkillSchema, path);
+  return fields.length ? fields : fieldsAlong(root === 'graph' ? GraphSchema : SkillSchema(), path);
 }
 
 /** A zod schema's definition, as far as walking a path needs it. */
@@ -223,23 +225,23 @@ function fieldsAlong(schema: { _zod: { def: unknown } }, path: Path): string[] {
 function namedFields(src: SourceDoc, root: 'graph' | 'skill', path: Path): string[] {
   let rel = path;
   if (root === 'graph') {
-    if (path.length === 0) return GRAPH_FIELDS;
-    if (path.length === 1 && path[0] === 'defaults') return DEFAULTS_FIELDS;
+    if (path.length === 0) return GRAPH_FIELDS();
+    if (path.length === 1 && path[0] === 'defaults') return DEFAULTS_FIELDS();
     if (path[0] !== 'nodes' || typeof path[1] !== 'number') return [];
-    if (path.length === 2) return NODE_FIELDS;
+    if (path.length === 2) return NODE_FIELDS();
     rel = path.slice(2);
-  } else if (path.length === 0) return SKILL_FIELDS;
-  if (rel.length === 2 && rel[0] === 'retry') return RETRY_FIELDS;
+  } else if (path.length === 0) return SKILL_FIELDS();
+  if (rel.length === 2 && rel[0] === 'retry') return RETRY_FIELDS();
   if (rel.length === 2 && rel[0] === 'validates') {
     const item = src.doc.getIn(path, true);
-    const kind = CHECK_KINDS.findIndex(
+    const kind = CHECK_KINDS().findIndex(
       (k) => isMap(item) && item.items.some((p) => isScalar(p.key) && p.key.value === k),
     );
-    return CHECK_FIELDS[kind] ?? [];
+    return CHECK_FIELDS()[kind] ?? [];
   }
   if (rel.length === 3 && rel[0] === 'validates') {
     // A kind with options of its own, e.g. `git: { branch, message }`.
-    const variant = CheckSchema.options[CHECK_KINDS.indexOf(String(rel[2]))];
+    const variant = CheckSchema.options[CHECK_KINDS().indexOf(String(rel[2]))];
     const inner = (variant?.shape as Record<string, unknown> | undefined)?.[String(rel[2])];
     return inner && typeof inner === 'object' && 'shape' in inner ? fieldsOf(inner as { shape: object }) : [];
   }

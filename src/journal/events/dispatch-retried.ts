@@ -5,20 +5,23 @@
  * claim: of many copies of the command, the one whose write lands dispatches; the others find it and do nothing.
  */
 import * as z from 'zod';
+import { builtOnce } from '../../graph/built-once.js';
 import { EVENT_BASE } from './fields.js';
 
-export const WorkflowDispatchRetried = z.strictObject({
-  ...EVENT_BASE,
-  type: z.literal('WorkflowDispatchRetried'),
-  source: z.string().min(1).register(z.globalRegistry, {
-    description:
-      "The command whose dispatch this retries: an approval's `source`, as its `NodeApproved`, `RerunApproved` or `RerunFromApproved` holds it, or the delivery a person's `NodeRecorded` (`/settle`) names at the end of its evidence (`… (<source>)`).",
+export const WorkflowDispatchRetried = builtOnce(() =>
+  z.strictObject({
+    ...EVENT_BASE,
+    type: z.literal('WorkflowDispatchRetried'),
+    source: z.string().min(1).register(z.globalRegistry, {
+      description:
+        "The command whose dispatch this retries: an approval's `source`, as its `NodeApproved`, `RerunApproved` or `RerunFromApproved` holds it, or the delivery a person's `NodeRecorded` (`/settle`) names at the end of its evidence (`… (<source>)`).",
+    }),
+    workflow: z.string().min(1).register(z.globalRegistry, {
+      description: 'The workflow file dispatched again (`.github/workflows/<workflow>`).',
+    }),
+    since: z.string().min(1).register(z.globalRegistry, {
+      description:
+        'The time from which no workflow run of that workflow was found (the approval, or the last retry): ISO 8601.',
+    }),
   }),
-  workflow: z.string().min(1).register(z.globalRegistry, {
-    description: 'The workflow file dispatched again (`.github/workflows/<workflow>`).',
-  }),
-  since: z.string().min(1).register(z.globalRegistry, {
-    description:
-      'The time from which no workflow run of that workflow was found (the approval, or the last retry): ISO 8601.',
-  }),
-});
+);

@@ -3,7 +3,7 @@
  * permission folded in first; the header naming the graph the run is under after the write, by its path relative
  * to the repository. Pure.
  */
-import { EventSchema, type Journal, type NewEvent } from '../../journal/events/events.js';
+import { checkEvent, type Journal, type NewEvent } from '../../journal/events/events.js';
 import { absolutePath } from '../../journal/graph-path.js';
 import { appendEvents } from '../../journal/parse.js';
 import { withEvents } from '../../protocol/run.js';
@@ -28,7 +28,7 @@ export function nextJournal(setup: RunSetup, cur: RunSnapshot, events: NewEvent[
   const journal = appendEvents(cur.journal, events, (setup.now ?? isoNow)());
   // Never write an event the journal's own reader would refuse: the journal would stop parsing for everyone.
   for (const e of journal.events.slice(from)) {
-    const checked = EventSchema.safeParse(e);
+    const checked = checkEvent(e);
     if (!checked.success)
       throw new Error(
         `interlock made a ${e.type} event that the journal format refuses (${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}); nothing was written, and the journal at ${setup.store.location} is as it was. This is a bug in interlock: please report it with the command that failed`,
