@@ -295,6 +295,17 @@ export const OUTLASTING: OutlastingRow[] = [
   },
   {
     attack:
+      'anyone starts logins without end (`GET /interlock/login` needs no session), or sends a login cookie past its ten minutes, altered, sealed under another key, or a session cookie in its place',
+    root: "nothing kept per login: 6,000 pending logins grow the App's heap by under 100 bytes each (about 30 measured) and the first of them still ends; each cookie is refused (400) and makes no session",
+    sudo: NO_NODE_USER,
+    before:
+      'with the pending logins kept in a map again, 230 bytes each; with the expiry not compared, a cookie 10 min 1 s old ended its login (both tests fail)',
+    test: 'test/app/pending-logins.test.ts',
+    what: 'logins started without end, and login cookies expired or forged: nothing kept, each refused',
+    pick: { any: 'pending logins are bounded' },
+  },
+  {
+    attack:
       'a node with `network:` reaches a private IPv4 address through an IPv6 form that embeds it (`64:ff9b:1::/48`, `::ffff:0:0/96`, `2002::/16`, Teredo, IPv4-compatible)',
     root: 'refused as the embedded IPv4 address is (property tests over each form)',
     sudo: NO_NODE_USER,
