@@ -245,11 +245,12 @@ export const OUTLASTING: OutlastingRow[] = [
     attack:
       'an agent granted `GH_TOKEN` (the real Claude Code CLI) puts it in its tool calls and its text, with links, an image and HTML around it',
     root: 'no edit of the live progress comment, no other request, no job summary and no log line interlock writes carries the token; rendered as GFM, no edit links to or shows an image from what the agent wrote',
-    sudo: 'not run through sudo (the door is the same code; the node user is not involved in what interlock posts)',
-    before: 'the live comment posted the granted token in clear, three times (GitHub keeps each edit)',
+    sudo: SAME,
+    before:
+      "the live comment posted the granted token in clear, three times (GitHub keeps each edit); with the step's secrets kept from the live comment's door again, both columns fail",
     test: 'test/agents/live-secret.test.ts',
     what: 'an agent puts its granted token, links and an image in its steps, through the bundled action and the real Claude Code: none in the live comment',
-    pick: { root: 'the live comment of an agent that holds its granted token' },
+    pick: { root: 'as root', sudo: 'through passwordless sudo' },
   },
   {
     attack:
