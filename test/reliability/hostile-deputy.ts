@@ -254,11 +254,11 @@ export const OUTLASTING: OutlastingRow[] = [
   },
   {
     attack:
-      "a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and an issue reference; the next node's error line holds the same, and it escalates",
-    root: 'no comment interlock posts or edits (progress, escalation report), no job summary, no request and no line interlock logs carries the token; rendered as GFM, nothing links to or shows an image from the node, and no mention or reference of its renders',
+      "a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and an issue reference; the next node's error line holds the same, and it escalates; two more commit with subjects holding the token (whole, and cut short where their `git` check quotes them) beside the same, and fail that check",
+    root: 'no comment interlock posts or edits (progress, escalation report), no job summary, no request, no line interlock logs and no journal carries the token or its start; rendered as GFM, nothing links to or shows an image from the node, and no mention or reference of its renders',
     sudo: SAME,
     before:
-      'with the old escape (only pipes and `@`) back in the door, the progress comment rendered links and an image from the node (both columns fail); the token is kept out by the journal too',
+      "with the old escape (only pipes and `@`) back in the door, the progress comment rendered links and an image from the node (both columns fail); the token is kept out by the journal too. The step log's line of the failed `git` check carried the subject's token whole, and the journal the first 18 characters of the one cut short (both columns failed)",
     test: 'test/reliability/hostile-comments.test.ts',
     what: 'node text with its granted token, links and an image, through the bundled action: no token, link or image in what interlock posts',
     pick: { root: 'as root', sudo: 'through passwordless sudo' },
