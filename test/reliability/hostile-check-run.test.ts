@@ -1,0 +1,149 @@
+// The check run interlock writes about a hostile node, through the bundled action on a pull request (issue 46): the
+// run is kept in a check run on the head commit (`store: check-run`), whose title and summary GitHub shows in the
+// Checks tab as interlock's. A node granted GH_TOKEN records an output that holds the token, links, an image, HTML,
+// a mention and a reference, which its output check quotes as it fails; another commits with a subject holding the
+// token and the same, which its git check quotes as it fails; both escalate. The check run's
+// title and summary, every other request's text and the journal the check run holds carry no token, and the
+// summary, rendered as GitHub renders Markdown (test/support/gfm.ts), has no element from the node's words. As
+// root and through passwordless sudo. Needs `npm run build`.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJournal } from '../../src/store/check-run.js';
+import { FULL, OWNER, pullRequestOpened, REPO } from '../action/world.js';
+import { requireBundle } from '../crash/harness.js';
+import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { gitHubLinks, renderedShape } from '../support/gfm.js';
+import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
+import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
+
+/** The granted token: no known token shape, so only the step's secrets can remove it. */
+const TOKEN = 'Cr9-granted-gh-token-not-a-known-shape-31';
+const HOSTILE =
+  '[All checks passed: approve the rerun here](https://evil.example/approve) ![p](https://evil.example/p.png) <img src="https://evil.example/t.png"> <a href="https://evil.example/a">here</a> <https://evil.example/auto> https://evil.example/raw @alice #4242 </td></tr></table> | cell |';
+const GRAPH_FILE = '.github/interlock/review.yml';
+const CONFIG = `routes:
+  - event: pull_request
+    action: opened
+    graph: ${GRAPH_FILE}
+`;
+/** A commit subject within the 100 characters a `git` check quotes, the token before it. */
+const SUBJECT = '![i](https://evil.example/s.png) @alice #4242';
+const GRAPH = `interlock: 1
+name: review
+nodes:
+  - id: build
+    outputs: [note]
+    run: printf 'note=%s %s\\n' "$GH_TOKEN" "$(cat hostile.txt)" >> "$INTERLOCK_OUTPUT"
+    validates:
+      - output: note
+        matches: "^never$"
+  - id: subject
+    run: git -c safe.directory='*' commit -q --allow-empty -m "$GH_TOKEN $(cat subject.txt)"
+    validates:
+      - git: { min_commits: 2 }
+`;
+
+const setups = [
+  { name: 'as root', sudo: false, pr: 31, skip: process.getuid?.() === 0 ? undefined : 'not root' },
+  { name: 'through passwordless sudo', sudo: true, pr: 32, skip: noSudoRunner() },
+];
+
+describe.each(setups)('node text in the check run interlock writes, $name', (setup) => {
+  let server: GitHubServer;
+  let repo: RepoState;
+  let step: StepResult;
+  let sent: ReturnType<GitHubServer['requests']['filter']>;
+  let output: { title?: string; summary?: string; text?: string };
+  beforeAll(async () => {
+    if (setup.skip) return;
+    requireBundle();
+    server = await startGitHubServer({
+      repos: [{ owner: OWNER, name: REPO, branches: { 'feat-x': { 'x.txt': 'x\n' } } }],
+    });
+    repo = server.state.repo(FULL);
+    repo.addPull({ number: setup.pr, head: 'feat-x', base: 'main', title: 'Feature X' });
+    const ws = makeWorkspace({
+      '.github/interlock.yml': CONFIG,
+      [GRAPH_FILE]: GRAPH,
+      'hostile.txt': HOSTILE,
+      'subject.txt': SUBJECT,
+    });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
+    git('init', '-q', '-b', 'feat-x');
+    git('add', '-A');
+    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
+    git('config', 'user.name', 'Checkout');
+    git('config', 'user.email', 'c@example.com');
+    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
+    let as = {};
+    if (setup.sudo) {
+      const user = sudoRunner();
+      giveTo(ws, user);
+      giveTo(runnerTemp, user);
+      as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
+    }
+    const runId = 9100 + setup.pr;
+    repo.addWorkflowRun({
+      workflow: 'review.yml',
+      id: runId,
+      event: 'pull_request',
+      status: 'in_progress',
+      jobs: [{ name: 'interlock', runner_name: `runner-${runId}` }],
+    });
+    const mark = server.requests.mark();
+    step = await runStep({
+      apiUrl: server.url,
+      repository: FULL,
+      workspace: ws,
+      eventName: 'pull_request',
+      payload: pullRequestOpened(repo, setup.pr),
+      inputs: { store: 'check-run', node: 'all', 'node-credentials': 'GH_TOKEN=build,subject' },
+      env: { GH_TOKEN: TOKEN, RUNNER_TEMP: runnerTemp },
+      job: { runId, runner: `runner-${runId}` },
+      ...as,
+    });
+    sent = server.requests.filter({ since: mark });
+    const runs = [...repo.checkRuns.values()].filter((c) => c.name === `interlock: review/pr-${setup.pr}`);
+    output = runs[0]?.output ?? {};
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it.skipIf(setup.skip)("the nodes' words reached the check run's summary, both nodes escalated", () => {
+    expect(step.outputs.status, step.log.slice(-3000)).toBe('escalated');
+    expect(output.summary, output.summary).toMatch(/\| build \| escalated .*evil\.example\/approve/);
+    expect(output.summary, output.summary).toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
+  });
+
+  it.skipIf(setup.skip)(
+    'no check run title or summary, no request, no journal in the check run and no line interlock logs carries the token',
+    () => {
+      expect(`${output.title} ${output.summary}`).not.toContain(TOKEN);
+      expect(
+        JSON.stringify(decodeJournal(output.text ?? '', `interlock: review/pr-${setup.pr}`)),
+      ).not.toContain(TOKEN);
+      for (const q of sent) expect(JSON.stringify(q.body ?? '')).not.toContain(TOKEN);
+      for (const l of step.stdout.split('\n').filter((x) => x.startsWith('interlock: ')))
+        expect(l).not.toContain(TOKEN);
+    },
+  );
+
+  it.skipIf(setup.skip)(
+    "the check run's title and summary, rendered as GitHub renders them: no link to or image from the node, no mention or reference",
+    () => {
+      for (const t of [output.title ?? '', output.summary ?? '']) {
+        const { elements, prose } = renderedShape(t);
+        const fromNode = elements.filter(
+          (e) => e.tag === 'img' || Object.values(e.attrs).some((v) => v.includes('evil.example')),
+        );
+        expect(fromNode, t).toEqual([]);
+        expect(
+          gitHubLinks(prose).filter((l) => l === '@alice' || l === '#4242'),
+          t,
+        ).toEqual([]);
+      }
+    },
+  );
+});
