@@ -5,14 +5,18 @@
 // token and the same, which its git check quotes as it fails; both escalate. The check run's
 // title and summary, every other request's text and the journal the check run holds carry no token, and the
 // summary, rendered as GitHub renders Markdown (test/support/gfm.ts), has no element from the node's words. As
-// root and through passwordless sudo. Needs `npm run build`.
+// root and through passwordless sudo. The App's own check run of such a run (the runs kept in git; the App told
+// of the run's branch by a push) is drawn by the same door: its summary is held to the same. Needs `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Probot } from 'probot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { interlockApp } from '../../src/app/probot.js';
 import { decodeJournal } from '../../src/store/check-run.js';
 import { FULL, OWNER, pullRequestOpened, REPO } from '../action/world.js';
+import { example, quietOctokit } from '../app/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
@@ -132,18 +136,129 @@ describe.each(setups)('node text in the check run interlock writes, $name', (set
 
   it.skipIf(setup.skip)(
     "the check run's title and summary, rendered as GitHub renders them: no link to or image from the node, no mention or reference",
-    () => {
-      for (const t of [output.title ?? '', output.summary ?? '']) {
-        const { elements, prose } = renderedShape(t);
-        const fromNode = elements.filter(
-          (e) => e.tag === 'img' || Object.values(e.attrs).some((v) => v.includes('evil.example')),
-        );
-        expect(fromNode, t).toEqual([]);
-        expect(
-          gitHubLinks(prose).filter((l) => l === '@alice' || l === '#4242'),
-          t,
-        ).toEqual([]);
-      }
-    },
+    () => inert([output.title ?? '', output.summary ?? '']),
+  );
+});
+
+/** Each Markdown text as GitHub renders it: no element from the node's words, no mention or reference of theirs. */
+function inert(texts: string[]): void {
+  for (const t of texts) {
+    const { elements, prose } = renderedShape(t);
+    const fromNode = elements.filter(
+      (e) => e.tag === 'img' || Object.values(e.attrs).some((v) => v.includes('evil.example')),
+    );
+    expect(fromNode, t).toEqual([]);
+    expect(
+      gitHubLinks(prose).filter((l) => l === '@alice' || l === '#4242'),
+      t,
+    ).toEqual([]);
+  }
+}
+
+describe.each(setups)("node text in the App's check run of such a run, $name", (setup) => {
+  let server: GitHubServer;
+  let step: StepResult;
+  let output: { title?: string; summary?: string };
+  beforeAll(async () => {
+    if (setup.skip) return;
+    requireBundle();
+    const pr = setup.pr + 10;
+    server = await startGitHubServer({
+      repos: [
+        {
+          owner: OWNER,
+          name: REPO,
+          files: { '.github/interlock.yml': CONFIG, [GRAPH_FILE]: GRAPH },
+          branches: { 'feat-x': { 'x.txt': 'x\n' } },
+        },
+      ],
+    });
+    const repo = server.state.repo(FULL);
+    repo.addPull({ number: pr, head: 'feat-x', base: 'main', title: 'Feature X' });
+    const ws = makeWorkspace({
+      '.github/interlock.yml': CONFIG,
+      [GRAPH_FILE]: GRAPH,
+      'hostile.txt': HOSTILE,
+      'subject.txt': SUBJECT,
+    });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
+    git('init', '-q', '-b', 'feat-x');
+    git('add', '-A');
+    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
+    git('config', 'user.name', 'Checkout');
+    git('config', 'user.email', 'c@example.com');
+    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
+    let as = {};
+    if (setup.sudo) {
+      const user = sudoRunner();
+      giveTo(ws, user);
+      giveTo(runnerTemp, user);
+      as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
+    }
+    const runId = 9200 + pr;
+    repo.addWorkflowRun({
+      workflow: 'review.yml',
+      id: runId,
+      event: 'pull_request',
+      status: 'in_progress',
+      jobs: [{ name: 'interlock', runner_name: `runner-${runId}` }],
+    });
+    const before = new Set(repo.branches().map((b) => b.name));
+    step = await runStep({
+      apiUrl: server.url,
+      repository: FULL,
+      workspace: ws,
+      eventName: 'pull_request',
+      payload: pullRequestOpened(repo, pr),
+      inputs: { node: 'all', 'node-credentials': 'GH_TOKEN=build,subject' },
+      env: { GH_TOKEN: TOKEN, RUNNER_TEMP: runnerTemp },
+      job: { runId, runner: `runner-${runId}` },
+      ...as,
+    });
+    // The App is told of the run's branch, as GitHub tells it of the step's push.
+    const made = repo.branches().filter((b) => !before.has(b.name));
+    const probot = new Probot({
+      githubToken: 'test',
+      baseUrl: server.url,
+      logLevel: 'fatal',
+      Octokit: quietOctokit(),
+    });
+    await probot.load(interlockApp());
+    const p = example('push') as Record<string, unknown>;
+    for (const b of made)
+      await probot.receive({
+        id: `push-${b.name}`,
+        name: 'push',
+        payload: {
+          ...p,
+          ref: `refs/heads/${b.name}`,
+          commits: [],
+          repository: {
+            ...(p.repository as object),
+            name: REPO,
+            full_name: FULL,
+            html_url: `https://github.com/${FULL}`,
+            owner: { ...(p.repository as { owner: object }).owner, login: OWNER, name: OWNER },
+          },
+        } as never,
+      });
+    const runs = [...repo.checkRuns.values()].filter((c) => c.name === `interlock review/pr-${pr}`);
+    output = runs[0]?.output ?? {};
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  it.skipIf(setup.skip)("the nodes' words reached the App's check run, with a button for each node", () => {
+    expect(step.outputs.status, step.log.slice(-3000)).toBe('escalated');
+    expect(output.summary, JSON.stringify(output)).toMatch(/\| build \| escalated .*evil\.example\/approve/);
+    expect(output.summary, output.summary).toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
+  });
+
+  it.skipIf(setup.skip)("the App's check run carries no token", () => {
+    expect(`${output.title} ${output.summary}`).not.toContain(TOKEN);
+  });
+
+  it.skipIf(setup.skip)(
+    "the App's check run, rendered as GitHub renders it: no link to or image from the node, no mention or reference",
+    () => inert([output.title ?? '', output.summary ?? '']),
   );
 });
