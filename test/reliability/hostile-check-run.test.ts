@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interlockApp } from '../../src/app/probot.js';
 import { decodeJournal } from '../../src/store/check-run.js';
 import { FULL, OWNER, pullRequestOpened, REPO } from '../action/world.js';
-import { example, quietOctokit } from '../app/world.js';
+import { commentEvent, example, PEOPLE, quietOctokit, type World } from '../app/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
@@ -159,6 +159,8 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
   let server: GitHubServer;
   let step: StepResult;
   let output: { title?: string; summary?: string };
+  /** The App's replies on the pull request: to `/interlock status`, and its refusal of a reader's `/approve-rerun`. */
+  let replies: string[];
   beforeAll(async () => {
     if (setup.skip) return;
     requireBundle();
@@ -170,6 +172,7 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
           name: REPO,
           files: { '.github/interlock.yml': CONFIG, [GRAPH_FILE]: GRAPH },
           branches: { 'feat-x': { 'x.txt': 'x\n' } },
+          collaborators: { [PEOPLE.writer]: 'write', [PEOPLE.reader]: 'read' },
         },
       ],
     });
@@ -244,6 +247,21 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
       });
     const runs = [...repo.checkRuns.values()].filter((c) => c.name === `interlock review/pr-${pr}`);
     output = runs[0]?.output ?? {};
+    // A person asks for the run's status, and a reader's approval is refused: the App replies to each.
+    let commentId = 70_000;
+    const world = { repo, nextCommentId: () => ++commentId } as unknown as World;
+    const said = repo.commentsOn(pr).length;
+    for (const [login, body] of [
+      [PEOPLE.writer, '/interlock status'],
+      [PEOPLE.reader, '/approve-rerun build'],
+    ] as const) {
+      await probot.receive(commentEvent(world, { body, login, issue: pr, pr: true, labels: [] }) as never);
+    }
+    replies = repo
+      .commentsOn(pr)
+      .slice(said)
+      .map((c) => c.body)
+      .filter((b) => b.startsWith('<!-- interlock:reply -->'));
   }, 120_000);
   afterAll(() => server?.close());
 
@@ -253,12 +271,22 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
     expect(output.summary, output.summary).toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
   });
 
-  it.skipIf(setup.skip)("the App's check run carries no token", () => {
+  it.skipIf(setup.skip)(
+    "the nodes' words reached the App's /interlock status reply; a reader's approval was refused",
+    () => {
+      expect(replies, replies.join('\n---\n')).toHaveLength(2);
+      expect(replies[0]).toMatch(/\| build \| escalated .*evil\.example\/approve/);
+      expect(replies[1]).toContain('interlock did not act on this comment');
+    },
+  );
+
+  it.skipIf(setup.skip)("the App's check run and replies carry no token", () => {
     expect(`${output.title} ${output.summary}`).not.toContain(TOKEN);
+    for (const r of replies) expect(r).not.toContain(TOKEN);
   });
 
   it.skipIf(setup.skip)(
-    "the App's check run, rendered as GitHub renders it: no link to or image from the node, no mention or reference",
-    () => inert([output.title ?? '', output.summary ?? '']),
+    "the App's check run and replies, rendered as GitHub renders them: no link to or image from the node, no mention or reference",
+    () => inert([output.title ?? '', output.summary ?? '', ...replies]),
   );
 });

@@ -266,10 +266,10 @@ export const OUTLASTING: OutlastingRow[] = [
   {
     attack:
       'on a pull request whose run is kept in a check run (`store: check-run`), a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and a reference, which its output check quotes as it fails; another commits with a subject holding the token and the same, which its `git` check quotes',
-    root: "the check run's title and summary (the Checks tab), the journal it holds, every other request and every line interlock logs carry no token; rendered as GFM, the summary has no link to or image from the nodes, and no mention or reference of theirs renders; the same for the App's check run of the run kept in git, drawn when the App is told of its branch",
+    root: "the check run's title and summary (the Checks tab), the journal it holds, every other request and every line interlock logs carry no token; rendered as GFM, the summary has no link to or image from the nodes, and no mention or reference of theirs renders; the same for the App's check run of the run kept in git, drawn when the App is told of its branch, and for its replies on the pull request (to `/interlock status`, which draws the nodes' words, and its refusal of a reader's `/approve-rerun`)",
     sudo: SAME,
     before:
-      "with the old escape (only pipes and `@`) back in the door, the summary's last-evidence column rendered the nodes' links and images, in the action's check run and the App's (both columns fail)",
+      "with the old escape (only pipes and `@`) back in the door, the summary's last-evidence column rendered the nodes' links and images, in the action's check run, the App's and its status reply (both columns fail)",
     test: 'test/reliability/hostile-check-run.test.ts',
     what: "node text with its granted token, links and an image, in a pull request's check run, through the bundled action: no token, link or image",
     pick: { root: 'as root', sudo: 'through passwordless sudo' },
