@@ -60,7 +60,7 @@ describe.each(setups)('node text in the check run interlock writes, $name', (set
   let repo: RepoState;
   let step: StepResult;
   let sent: ReturnType<GitHubServer['requests']['filter']>;
-  let output: { title?: string; summary?: string; text?: string };
+  let output: { title?: string | null; summary?: string | null; text?: string | null };
   beforeAll(async () => {
     if (setup.skip) return;
     requireBundle();
@@ -117,8 +117,8 @@ describe.each(setups)('node text in the check run interlock writes, $name', (set
 
   it.skipIf(setup.skip)("the nodes' words reached the check run's summary, both nodes escalated", () => {
     expect(step.outputs.status, step.log.slice(-3000)).toBe('escalated');
-    expect(output.summary, output.summary).toMatch(/\| build \| escalated .*evil\.example\/approve/);
-    expect(output.summary, output.summary).toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
+    expect(output.summary, output.summary ?? '').toMatch(/\| build \| escalated .*evil\.example\/approve/);
+    expect(output.summary, output.summary ?? '').toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
   });
 
   it.skipIf(setup.skip)(
@@ -158,7 +158,7 @@ function inert(texts: string[]): void {
 describe.each(setups)("node text in the App's check run of such a run, $name", (setup) => {
   let server: GitHubServer;
   let step: StepResult;
-  let output: { title?: string; summary?: string };
+  let output: { title?: string | null; summary?: string | null };
   /** The App's replies on the pull request: to `/interlock status`, and its refusal of a reader's `/approve-rerun`. */
   let replies: string[];
   beforeAll(async () => {
@@ -268,7 +268,7 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
   it.skipIf(setup.skip)("the nodes' words reached the App's check run, with a button for each node", () => {
     expect(step.outputs.status, step.log.slice(-3000)).toBe('escalated');
     expect(output.summary, JSON.stringify(output)).toMatch(/\| build \| escalated .*evil\.example\/approve/);
-    expect(output.summary, output.summary).toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
+    expect(output.summary, output.summary ?? '').toMatch(/\| subject \| escalated .*evil\.example\/s\.png/);
   });
 
   it.skipIf(setup.skip)(
