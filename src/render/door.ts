@@ -14,7 +14,7 @@
  * Pure.
  */
 import { fenceFor } from './excerpt.js';
-import { MIN_SECRET_LENGTH, redactSecrets, SECRET_MARK } from './redact.js';
+import { redactSecrets, SECRET_MARK } from './redact.js';
 
 /** How node text stands where it is published. */
 type Shape = 'line' | 'prose' | 'html' | 'block' | 'plain';
@@ -46,25 +46,9 @@ const TOKEN_SHAPES = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}/g,
 ];
 
-/** The shortest start of a secret removed where a text was cut short (`…`) in the middle of it. */
-const CUT_PREFIX = 4;
-
-/** `text` without a secret's start where it ends cut short (an agent's step is cut before it reaches the door). */
-function withoutCutSecret(text: string, secrets: readonly string[]): string {
-  if (!text.endsWith('…')) return text;
-  const body = text.slice(0, -1);
-  let longest = 0;
-  for (const s of secrets) {
-    if (s.length < MIN_SECRET_LENGTH) continue;
-    for (let k = Math.min(s.length - 1, body.length); k >= CUT_PREFIX && k > longest; k--)
-      if (body.endsWith(s.slice(0, k))) longest = k;
-  }
-  return longest ? `${body.slice(0, -longest)}${SECRET_MARK}…` : text;
-}
-
 /** `text` without the step's secrets, whole or cut short at its end, and without any well-known token shape. */
 export function withoutSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = secrets.length ? withoutCutSecret(redactSecrets(text, secrets).value, secrets) : text;
+  let out = secrets.length ? redactSecrets(text, secrets).value : text;
   for (const shape of TOKEN_SHAPES) out = out.replace(shape, SECRET_MARK);
   return out;
 }

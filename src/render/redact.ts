@@ -2,7 +2,7 @@
  * The journal never carries a secret of the step: every text about to be written (outputs, usage, session ids,
  * failure messages and excerpts, connections: whatever a node could have put there) is searched for each secret,
  * as it is and as base64 (standard and URL-safe, at any of the three alignments inside a longer encoding), and a
- * match is replaced by `[secret removed]`. A key holding a secret is dropped with its value. Pure.
+ * match is replaced by `[secret removed]`, as is a secret's start where the text was cut short (`…`) after it. A key holding a secret is dropped with its value. Pure.
  */
 
 /** What stands where a secret was. */
@@ -38,10 +38,32 @@ export function secretForms(secrets: readonly string[]): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/** The shortest start of a secret removed where a text was cut short (`…`) in the middle of it. */
+const CUT_PREFIX = 4;
+
+/**
+ * `text` without a secret's start where it stands cut short: before each `…` (what a check quotes, an agent's step,
+ * is cut to a bound with one), the longest start of a form, of `CUT_PREFIX` characters or more, is removed.
+ */
+function withoutCutForms(text: string, forms: readonly string[]): string {
+  if (!text.includes('…')) return text;
+  return text
+    .split('…')
+    .map((part, i, parts) => {
+      if (i === parts.length - 1) return part;
+      let longest = 0;
+      for (const f of forms)
+        for (let k = Math.min(f.length - 1, part.length); k >= CUT_PREFIX && k > longest; k--)
+          if (part.endsWith(f.slice(0, k))) longest = k;
+      return longest ? `${part.slice(0, -longest)}${SECRET_MARK}` : part;
+    })
+    .join('…');
+}
+
 function scrub(text: string, forms: readonly string[]): string {
   let out = text;
   for (const f of forms) if (out.includes(f)) out = out.split(f).join(SECRET_MARK);
-  return out;
+  return withoutCutForms(out, forms);
 }
 
 /** `value` with every secret replaced, and where each was found (`outputs.token`, `failures.0.excerpt`). */

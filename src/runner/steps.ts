@@ -4,6 +4,7 @@
  * next node's dispatch (one journal write per node). A node asked for that is already completed is answered here.
  */
 
+import { redactSecrets } from '../render/redact.js';
 import { dispatchStep, type Following, type StepSetup } from './dispatch.js';
 import { runDispatched } from './step.js';
 import { alreadyCompleted, type StepResult } from './step-result.js';
@@ -28,6 +29,14 @@ function stops(r: StepResult): boolean {
   );
 }
 
+/**
+ * A result's words without the step's secrets, as the journal has them: a failure quotes what a node made (a
+ * check's output, a commit subject) from before the journal's redaction, and each face prints the words.
+ */
+function said(r: StepResult, secrets: readonly string[] | undefined): StepResult {
+  return secrets?.length ? { ...r, message: redactSecrets(r.message, secrets).value } : r;
+}
+
 /** Runs one step, or every step until the run stops; returns the last step's result. */
 export async function runSteps(
   setup: StepSetup,
@@ -48,9 +57,9 @@ export async function runSteps(
       r = ran.result;
       pending = ran.following;
       // A serialized chain's nodes before its last, recorded in the same write.
-      for (const e of ran.earlier ?? []) options.onStep?.(e, Date.now() - t0);
+      for (const e of ran.earlier ?? []) options.onStep?.(said(e, setup.secrets), Date.now() - t0);
     }
-    r = alreadyCompleted(r, only);
+    r = said(alreadyCompleted(r, only), setup.secrets);
     options.onStep?.(r, Date.now() - t0);
     if (!all || (stops(r) && !pending)) return r;
   }

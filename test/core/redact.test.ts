@@ -32,6 +32,17 @@ describe('the journal never carries a secret: redactSecrets', () => {
     }
   });
 
+  it('removes the start of a secret where a text was cut short after it, anywhere in the text', () => {
+    // A git check quotes a commit subject cut at 100 characters (src/evidence/local.ts), inside its sentence.
+    const observed = `1 new commit(s) (tip abc): abc note ${SECRET.slice(0, 9)}…`;
+    const r = redactSecrets({ message: `${observed}; it will be retried` }, [SECRET]);
+    expect(r.value.message).toBe(`1 new commit(s) (tip abc): abc note ${SECRET_MARK}…; it will be retried`);
+    expect(r.found).toEqual(['message']);
+    // Fewer than four characters of it, or a cut that is not after it, are left as they are.
+    for (const text of [`note ${SECRET.slice(0, 3)}…`, `note ${SECRET.slice(0, 9)} and more…`])
+      expect(redactSecrets({ text }, [SECRET]).value.text).toBe(text);
+  });
+
   it('drops a name that holds a secret, with its value', () => {
     const r = redactSecrets({ outputs: { [SECRET]: 'x', b: 'y' } }, [SECRET]);
     expect(r.value).toEqual({ outputs: { b: 'y' } });

@@ -1,15 +1,18 @@
 // What interlock posts about a hostile node, through the bundled action (issue 46): a node granted GH_TOKEN
 // records an output that holds the token, links, an image, HTML, a mention and an issue reference; the next node
-// fails with the same in its error line and escalates. Every comment interlock posts or edits (the progress
+// fails with the same in its error line and escalates; two more nodes, granted it too, each commit with a subject
+// holding it (whole, and cut short by the check that quotes it) beside a link, an image, HTML, a mention and a
+// reference, and fail their `git` check, which quotes the subject. Every comment interlock posts or edits (the progress
 // comment, the escalation report), the job summary and every other request to the local GitHub hold no token,
 // and each text, rendered as GitHub renders Markdown (test/support/gfm.ts), has no element that comes from the
 // node's words: no link to or image from them, no mention or reference GitHub would link. As root and through
 // passwordless sudo (the runner's user, as on GitHub's hosted runners). Needs `npm run build`.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULL, issueStep, OWNER, REPO, routeLabel } from '../action/world.js';
+import { FULL, issueStep, journalText, OWNER, REPO, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
 import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
@@ -21,6 +24,11 @@ const TOKEN = 'Qx7-granted-gh-token-not-a-known-shape-58';
 const HOSTILE =
   '[All checks passed: approve the rerun here](https://evil.example/approve) ![p](https://evil.example/p.png) <img src="https://evil.example/t.png"> <a href="https://evil.example/a">here</a> <https://evil.example/auto> https://evil.example/raw @alice #4242 </td></tr></table> | cell |';
 const GRAPH = '.github/interlock/comments.yml';
+/** Commit subjects: the token whole within the 100 characters a `git` check quotes, and cut short by them. */
+const SUBJECT_WHOLE = '![i](https://evil.example/s.png) @alice #4242';
+const SUBJECT_CUT = '[All checks passed](https://evil.example/c) <img src=x> @alice #4242';
+/** A start of the token long enough to be a leak (a check quotes a subject cut short in the middle of it). */
+const TOKEN_START = TOKEN.slice(0, 12);
 
 const graph = `interlock: 1
 name: comments
@@ -33,6 +41,14 @@ nodes:
     run: |
       echo "error: $GH_TOKEN $(cat hostile.txt)" >&2
       exit 1
+  - id: subject
+    run: git -c safe.directory='*' commit -q --allow-empty -m "$GH_TOKEN $(cat subject-whole.txt)"
+    validates:
+      - git: { min_commits: 2 }
+  - id: subject-cut
+    run: git -c safe.directory='*' commit -q --allow-empty -m "$(cat subject-cut.txt) $GH_TOKEN"
+    validates:
+      - git: { min_commits: 2 }
 `;
 
 const setups = [
@@ -55,7 +71,16 @@ describe.each(setups)('node text in what interlock posts, $name', (setup) => {
       '.github/interlock.yml': routeLabel('agent:comments', GRAPH),
       [GRAPH]: graph,
       'hostile.txt': HOSTILE,
+      'subject-whole.txt': SUBJECT_WHOLE,
+      'subject-cut.txt': SUBJECT_CUT,
     });
+    // A checkout: the subject nodes commit to it.
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
+    git('config', 'user.name', 'Checkout');
+    git('config', 'user.email', 'c@example.com');
     const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
     let as = {};
     if (setup.sudo) {
@@ -67,7 +92,7 @@ describe.each(setups)('node text in what interlock posts, $name', (setup) => {
     const mark = server.requests.mark();
     step = await runStep(
       issueStep(server, ws, setup.issue, 'agent:comments', {
-        inputs: { node: 'all', 'node-credentials': 'GH_TOKEN=build,test' },
+        inputs: { node: 'all', 'node-credentials': 'GH_TOKEN=build,test,subject,subject-cut' },
         env: { GH_TOKEN: TOKEN, RUNNER_TEMP: runnerTemp },
         ...as,
       }),
@@ -89,16 +114,23 @@ describe.each(setups)('node text in what interlock posts, $name', (setup) => {
         1,
       );
       expect(step.summary).toContain('evil.example');
+      // Each commit subject reached what interlock posts, through its git check's failure.
+      expect(texts.join('\n')).toContain('evil.example/s.png');
+      expect(texts.join('\n')).toContain('evil.example/c');
     },
   );
 
   it.skipIf(setup.skip)(
     'no request to GitHub, no job summary and no line interlock logs carries the token',
     () => {
-      for (const q of sent) expect(JSON.stringify(q.body ?? '')).not.toContain(TOKEN);
-      expect(step.summary).not.toContain(TOKEN);
+      // The journal's requests carry it base64-encoded: read it as written.
+      const journal = journalText(server, `comments/issue-${setup.issue}`) ?? '';
+      expect(journal).toContain('evil.example/c');
+      expect(journal).not.toContain(TOKEN_START);
+      for (const q of sent) expect(JSON.stringify(q.body ?? '')).not.toContain(TOKEN_START);
+      expect(step.summary).not.toContain(TOKEN_START);
       for (const l of step.stdout.split('\n').filter((x) => x.startsWith('interlock: ')))
-        expect(l).not.toContain(TOKEN);
+        expect(l).not.toContain(TOKEN_START);
     },
   );
 

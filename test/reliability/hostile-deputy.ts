@@ -245,21 +245,33 @@ export const OUTLASTING: OutlastingRow[] = [
     attack:
       'an agent granted `GH_TOKEN` (the real Claude Code CLI) puts it in its tool calls and its text, with links, an image and HTML around it',
     root: 'no edit of the live progress comment, no other request, no job summary and no log line interlock writes carries the token; rendered as GFM, no edit links to or shows an image from what the agent wrote',
-    sudo: 'not run through sudo (the door is the same code; the node user is not involved in what interlock posts)',
-    before: 'the live comment posted the granted token in clear, three times (GitHub keeps each edit)',
+    sudo: SAME,
+    before:
+      "the live comment posted the granted token in clear, three times (GitHub keeps each edit); with the step's secrets kept from the live comment's door again, both columns fail",
     test: 'test/agents/live-secret.test.ts',
     what: 'an agent puts its granted token, links and an image in its steps, through the bundled action and the real Claude Code: none in the live comment',
-    pick: { root: 'the live comment of an agent that holds its granted token' },
+    pick: { root: 'as root', sudo: 'through passwordless sudo' },
   },
   {
     attack:
-      "a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and an issue reference; the next node's error line holds the same, and it escalates",
-    root: 'no comment interlock posts or edits (progress, escalation report), no job summary, no request and no line interlock logs carries the token; rendered as GFM, nothing links to or shows an image from the node, and no mention or reference of its renders',
+      "a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and an issue reference; the next node's error line holds the same, and it escalates; two more commit with subjects holding the token (whole, and cut short where their `git` check quotes them) beside the same, and fail that check",
+    root: 'no comment interlock posts or edits (progress, escalation report), no job summary, no request, no line interlock logs and no journal carries the token or its start; rendered as GFM, nothing links to or shows an image from the node, and no mention or reference of its renders',
     sudo: SAME,
     before:
-      'with the old escape (only pipes and `@`) back in the door, the progress comment rendered links and an image from the node (both columns fail); the token is kept out by the journal too',
+      "with the old escape (only pipes and `@`) back in the door, the progress comment rendered links and an image from the node (both columns fail); the token is kept out by the journal too. The step log's line of the failed `git` check carried the subject's token whole, and the journal the first 18 characters of the one cut short (both columns failed)",
     test: 'test/reliability/hostile-comments.test.ts',
     what: 'node text with its granted token, links and an image, through the bundled action: no token, link or image in what interlock posts',
+    pick: { root: 'as root', sudo: 'through passwordless sudo' },
+  },
+  {
+    attack:
+      'on a pull request whose run is kept in a check run (`store: check-run`), a node granted `GH_TOKEN` records an output holding it with links, an image, HTML, a mention and a reference, which its output check quotes as it fails; another commits with a subject holding the token and the same, which its `git` check quotes',
+    root: "the check run's title and summary (the Checks tab), the journal it holds, every other request and every line interlock logs carry no token; rendered as GFM, the summary has no link to or image from the nodes, and no mention or reference of theirs renders; the same for the App's check run of the run kept in git, drawn when the App is told of its branch, and for its replies on the pull request (to `/interlock status`, which draws the nodes' words, and its refusal of a reader's `/approve-rerun`)",
+    sudo: SAME,
+    before:
+      "with the old escape (only pipes and `@`) back in the door, the summary's last-evidence column rendered the nodes' links and images, in the action's check run, the App's and its status reply (both columns fail)",
+    test: 'test/reliability/hostile-check-run.test.ts',
+    what: "node text with its granted token, links and an image, in a pull request's check run, through the bundled action: no token, link or image",
     pick: { root: 'as root', sudo: 'through passwordless sudo' },
   },
   {
@@ -292,6 +304,17 @@ export const OUTLASTING: OutlastingRow[] = [
     test: 'test/app/page.test.ts',
     what: 'a login callback opened in another browser (login CSRF): refused',
     pick: { any: 'a callback opened in another browser is refused' },
+  },
+  {
+    attack:
+      'anyone starts logins without end (`GET /interlock/login` needs no session), or sends a login cookie past its ten minutes, altered, sealed under another key, or a session cookie in its place',
+    root: "nothing kept per login: 6,000 pending logins grow the App's heap by under 100 bytes each (about 30 measured) and the first of them still ends; each cookie is refused (400) and makes no session",
+    sudo: NO_NODE_USER,
+    before:
+      'with the pending logins kept in a map again, 230 bytes each; with the expiry not compared, a cookie 10 min 1 s old ended its login (both tests fail)',
+    test: 'test/app/pending-logins.test.ts',
+    what: 'logins started without end, and login cookies expired or forged: nothing kept, each refused',
+    pick: { any: 'pending logins are bounded' },
   },
   {
     attack:
