@@ -32,7 +32,7 @@ describe('npm run demo:cli', () => {
     expect(out).toContain(
       '"write" recorded session demo-session-write-1, having resumed demo-session-plan-1 (--resume)',
     );
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('npm run demo (the GitHub story, simulated locally)', () => {
