@@ -234,7 +234,7 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
   }, 120_000);
 
   it.skipIf(!!missing('codex'))(
-    "Codex's calls are metered too: over HTTPS (its WebSocket refused), cached input kept apart",
+    "Codex's calls are metered too: over its WebSocket, each response.create one call, cached input kept apart",
     async (ctx) => {
       const model = await startModelServer({
         script: [
@@ -273,13 +273,35 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
         { type: 'NodeRecorded' }
       >;
       const metered = (rec.usage as { metered?: Record<string, number> }).metered;
+      // Every call went over the WebSocket (none fell back to HTTPS): Codex's prewarm (`generate: false`, billed
+      // nothing) and its two turns, each a call.
+      expect(
+        model.requests.filter((q) => q.api === 'openai').map((q) => [q.method, q.websocket, q.side]),
+      ).toEqual([
+        ['GET', true, true],
+        ['GET', true, false],
+        ['GET', true, false],
+      ]);
       expect(metered).toMatchObject({
-        calls: 2,
+        calls: 3,
         input_tokens: 80_000,
         cache_read_input_tokens: 30_000,
         output_tokens: 5_000,
       });
       expect(rec.usage.input_tokens).toBe(110_000);
+      // Recorded as the HTTPS calls are, one line per response.create: the upgrade's method, the message, and the
+      // server's messages one per line, the last the response.completed that was metered.
+      const lines = sb
+        .read('.interlock/runs/c.logs/work-1.model.jsonl')!
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { method: string; path: string; request: string; answer: string });
+      expect(lines.map((l) => [l.method, l.path, JSON.parse(l.request).type])).toEqual(
+        Array(3).fill(['GET', '/v1/responses', 'response.create']),
+      );
+      expect(lines.map((l) => JSON.parse(l.answer.split('\n').at(-1)!).response.usage.output_tokens)).toEqual(
+        [0, 2_000, 3_000],
+      );
       // gpt-5.1-codex at gpt-5's price: $1.25 a million input, $0.125 cached, $10 output.
       expect(rec.usage.cost_usd).toBeCloseTo((80_000 * 1.25 + 30_000 * 0.125 + 5_000 * 10) / 1e6, 6);
       // Codex reports the same tokens itself: no difference.
