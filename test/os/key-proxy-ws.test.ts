@@ -90,6 +90,9 @@ describe("an attempt's WebSocket to the Responses API", () => {
     expect(JSON.stringify(refused)).toContain(
       '1,100 tokens (metered by the key proxy), at or over the budget',
     );
+    // Any other message past the limit is refused too (one that steers a response could make the model work).
+    ws.send({ type: 'response.steer', input: 'more' });
+    expect((await ws.until('error'))[0]).toMatchObject({ status: 429 });
     expect(model.calls).toHaveLength(1);
     expect(stops).toHaveLength(1);
     // A new connection past the limit is refused at the handshake, with the same error.

@@ -75,7 +75,7 @@ class WebSocketMeter {
     private readonly call: { api: ModelApi; path: string },
   ) {}
 
-  /** The node's bytes: each message read whole, a `response.create` past the limit answered and not sent on. */
+  /** The node's bytes: each message read whole, and past the limit answered with the error, not sent on. */
   fromNode(chunk: Buffer): void {
     let messages: WsMessage[];
     try {
@@ -87,24 +87,15 @@ class WebSocketMeter {
       return;
     }
     for (const m of messages) {
-      if (m.opcode === OP.text) {
-        const text = m.data.toString('utf8');
-        if (messageType(text) === 'response.create') {
-          const over = this.tab.refusal();
-          if (over) {
-            this.node.write(
-              encodeFrame(OP.text, wsErrorEvent(this.call.api, `interlock key proxy: ${over}`)),
-            );
-            continue;
-          }
-          const reader = new AnswerReader(this.call.api, true);
-          this.open.push({
-            request: text.length <= RECORDING_BYTES ? text : '',
-            answer: [],
-            bytes: 0,
-            reader,
-          });
+      if (m.opcode === OP.text || m.opcode === OP.binary) {
+        // Past a limit, no message goes on (a `response.create`, or any other that could make the model work).
+        const over = this.tab.refusal();
+        if (over) {
+          this.node.write(encodeFrame(OP.text, wsErrorEvent(this.call.api, `interlock key proxy: ${over}`)));
+          continue;
         }
+        const text = m.data.toString('utf8');
+        if (m.opcode === OP.text && messageType(text) === 'response.create') this.opened(text);
       }
       for (const r of m.raw) this.up.write(r);
     }
@@ -123,13 +114,15 @@ class WebSocketMeter {
       return;
     }
     for (const m of messages) {
-      const c = this.open[0];
-      if (m.opcode !== OP.text || !c) continue;
+      if (m.opcode !== OP.text) continue;
       const text = m.data.toString('utf8');
+      // A response no `response.create` of this socket asked for is metered all the same, as a call of its own.
+      const type = messageType(text);
+      const c = this.open[0] ?? (type === 'response.created' ? this.opened('') : undefined);
+      if (!c) continue;
       c.bytes += text.length + 1;
       if (c.bytes <= RECORDING_BYTES) c.answer.push(text);
       c.reader.push(`data: ${text}\n`);
-      const type = messageType(text);
       // An error event ends the call unanswered: neither metered nor kept, as an HTTPS call's error answer.
       if (type === 'error') this.open.shift();
       else if (type && ENDS.has(type)) this.finish(c);
@@ -143,6 +136,18 @@ class WebSocketMeter {
     for (const c of [...this.open]) this.finish(c);
     this.node.destroy();
     this.up.destroy();
+  }
+
+  /** A call under way, from its `response.create` message. */
+  private opened(request: string): OpenCall {
+    const c = {
+      request: request.length <= RECORDING_BYTES ? request : '',
+      answer: [],
+      bytes: 0,
+      reader: new AnswerReader(this.call.api, true),
+    };
+    this.open.push(c);
+    return c;
   }
 
   private finish(c: OpenCall): void {
