@@ -2,7 +2,8 @@
 // through the CLI with --agent-credentials. The agent's command wraps Claude Code and rewrites its final result line
 // to claim 1 input token, 1 output token and $0: the journal records what the server billed, keeps the claim
 // beside it, and says they differ. With a token budget, the proxy refuses the call after the one that crossed it,
-// the agent is stopped, and the attempt fails with a `budget` failure and is escalated.
+// the agent is stopped, and the attempt fails with a `budget` failure and is escalated. Codex is metered and stopped
+// the same way over its WebSocket.
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -234,7 +235,7 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
   }, 120_000);
 
   it.skipIf(!!missing('codex'))(
-    "Codex's calls are metered too: over HTTPS (its WebSocket refused), cached input kept apart",
+    "Codex's calls are metered too: over its WebSocket, each response.create one call, cached input kept apart",
     async (ctx) => {
       const model = await startModelServer({
         script: [
@@ -273,13 +274,35 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
         { type: 'NodeRecorded' }
       >;
       const metered = (rec.usage as { metered?: Record<string, number> }).metered;
+      // Every call went over the WebSocket (none fell back to HTTPS): Codex's prewarm (`generate: false`, billed
+      // nothing) and its two turns, each a call.
+      expect(
+        model.requests.filter((q) => q.api === 'openai').map((q) => [q.method, q.websocket, q.side]),
+      ).toEqual([
+        ['GET', true, true],
+        ['GET', true, false],
+        ['GET', true, false],
+      ]);
       expect(metered).toMatchObject({
-        calls: 2,
+        calls: 3,
         input_tokens: 80_000,
         cache_read_input_tokens: 30_000,
         output_tokens: 5_000,
       });
       expect(rec.usage.input_tokens).toBe(110_000);
+      // Recorded as the HTTPS calls are, one line per response.create: the upgrade's method, the message, and the
+      // server's messages one per line, the last the response.completed that was metered.
+      const lines = sb
+        .read('.interlock/runs/c.logs/work-1.model.jsonl')!
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { method: string; path: string; request: string; answer: string });
+      expect(lines.map((l) => [l.method, l.path, JSON.parse(l.request).type])).toEqual(
+        Array(3).fill(['GET', '/v1/responses', 'response.create']),
+      );
+      expect(lines.map((l) => JSON.parse(l.answer.split('\n').at(-1)!).response.usage.output_tokens)).toEqual(
+        [0, 2_000, 3_000],
+      );
       // gpt-5.1-codex at gpt-5's price: $1.25 a million input, $0.125 cached, $10 output.
       expect(rec.usage.cost_usd).toBeCloseTo((80_000 * 1.25 + 30_000 * 0.125 + 5_000 * 10) / 1e6, 6);
       // Codex reports the same tokens itself: no difference.
@@ -288,6 +311,49 @@ describe.skipIf(!!missing('claude'))('Claude Code behind the metering key proxy'
         input_tokens: 110_000,
         output_tokens: 5_000,
       });
+    },
+    120_000,
+  );
+
+  it.skipIf(!!missing('codex'))(
+    'Codex over its WebSocket is stopped at its budget: the response.create past it never reaches the server',
+    async (ctx) => {
+      const call = (n: number): ScriptedTurn => ({
+        text: `Call ${n}.`,
+        tools: [{ name: 'exec_command', input: { cmd: `echo ${n} >> calls.txt` } }],
+        usage: { input_tokens: 90_000, output_tokens: 10_000 },
+      });
+      const model = await startModelServer({ script: Array.from({ length: 10 }, (_, i) => call(i + 1)) });
+      models.push(model);
+      const sb = sandbox(ctx, 'interlock-metered-codex-budget-');
+      mkdirSync(sb.path('home'), { recursive: true });
+      const agent = codexOwnProviderAgent().map(shellWord).join(' ');
+      sb.write(
+        'graph.yml',
+        `interlock: 1\nname: metered\ndefaults:\n  engine: codex\nnodes:\n  - id: work\n    agent: ${JSON.stringify(agent)}\n    prompt: Append to calls.txt until told to stop.\n    budget: { tokens: 150000 }\n    validates:\n      - file: calls.txt\n`,
+      );
+      await sb.cli(['run', 'graph.yml', '--all', '--run-id', 'c', '--agent-credentials', 'OPENAI_API_KEY'], {
+        OPENAI_API_KEY: 'sk-REALKEY-codex',
+        OPENAI_BASE_URL: `${model.url}/v1`,
+        HOME: sb.path('home'),
+        CODEX_HOME: sb.path('home'),
+      });
+      const events = (JSON.parse(sb.read('.interlock/runs/c.json')!) as { events: JournalEvent[] }).events;
+      const failed = events.filter((e) => e.type === 'NodeFailed' && e.node === 'work') as Array<
+        Extract<JournalEvent, { type: 'NodeFailed' }>
+      >;
+      expect(failed.length, JSON.stringify(events).slice(-2000)).toBeGreaterThanOrEqual(1);
+      // 100,000 tokens a call: the first is under 150,000, the second crosses it, the third is refused on the
+      // socket. Every call the server saw came over the WebSocket.
+      expect(model.calls.length).toBe(2 * failed.length);
+      expect(model.requests.every((q) => q.websocket)).toBe(true);
+      for (const f of failed) {
+        const budget = f.failures.find((x) => x.check === 'budget');
+        expect(budget?.message, JSON.stringify([f.failures, f.usage])).toContain(
+          '200,000 tokens (metered by the key proxy), at or over the node',
+        );
+        expect((f.usage as { metered?: { calls: number } }).metered?.calls).toBe(3);
+      }
     },
     120_000,
   );

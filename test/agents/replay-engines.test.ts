@@ -191,6 +191,16 @@ for (const c of CASES)
       const recording = sb.read('.interlock/runs/r.logs/work-1.model.jsonl')!;
       const calls = recording.trim().split('\n').length;
       expect(calls).toBeGreaterThanOrEqual(3);
+      if (c.engine === 'codex') {
+        // Codex called over its WebSocket, none of its calls fell back to HTTPS: each recorded call is one
+        // response.create (kept with the upgrade's method), and its replay is answered over a WebSocket too.
+        const methods = recording
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { method: string }).method);
+        expect(methods).toEqual(Array(calls).fill('GET'));
+        expect(model.requests.map((q) => q.websocket)).toEqual(Array(model.requests.length).fill(true));
+      }
       const served = model.requests.length;
 
       // No key at all; the model server's address left where the run had it: a call that went out would reach it.

@@ -5,7 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedCall } from '../../src/os/proxies/replay-match.js';
 import { type ReplayProxy, startReplayProxy } from '../../src/os/proxies/replay-proxy.js';
+import { encodeFrame, OP } from '../../src/os/proxies/ws-frames.js';
 import { postJson as post } from '../support/http-post.js';
+import { wsConnect } from '../support/ws-client.js';
 
 const proxies: ReplayProxy[] = [];
 afterEach(async () => {
@@ -131,5 +133,68 @@ describe('the replay proxy', () => {
     expect(proxy.departure()?.message).toBe(
       'request 2 departs from recorded call 2 at input[2].output: recorded "exit code 0", now "exit code 1"',
     );
+  });
+});
+
+describe("the replay proxy and Codex's WebSocket", () => {
+  const create = (input: string) =>
+    JSON.stringify({ type: 'response.create', model: 'gpt-5.1-codex', input });
+  const events = [
+    { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5.1-codex' } },
+    {
+      type: 'response.completed',
+      response: { id: 'resp_1', model: 'gpt-5.1-codex', usage: { input_tokens: 700, output_tokens: 40 } },
+    },
+  ];
+  const overWs: RecordedCall[] = [
+    {
+      call: 1,
+      method: 'GET',
+      path: '/v1/responses',
+      status: 200,
+      request: create('one'),
+      answer: events.map((e) => JSON.stringify(e)).join('\n'),
+    },
+    {
+      call: 2,
+      method: 'GET',
+      path: '/v1/responses',
+      status: 200,
+      request: create('three'),
+      answer: events.map((e) => JSON.stringify(e)).join('\n'),
+    },
+  ];
+
+  it('answers a recorded response.create with its messages, and departs at one that matches none', async () => {
+    const { proxy, tab } = await replay(overWs);
+    const stops: string[] = [];
+    tab.onStop = (why) => stops.push(why);
+    const ws = await wsConnect(proxy.port, '/v1/responses', {
+      authorization: `Bearer ${tab.env().OPENAI_API_KEY!}`,
+    });
+    expect(ws.head).toMatch(/^HTTP\/1\.1 101 /);
+    ws.write(Buffer.from(encodeFrame(OP.text, create('one'), true)));
+    expect(await ws.until('response.completed')).toEqual(events);
+    expect(proxy.answered).toEqual([1]);
+    expect(tab.totals).toMatchObject({ calls: 1, input_tokens: 700, output_tokens: 40 });
+    ws.write(Buffer.from(encodeFrame(OP.text, create('two'), true)));
+    const [departed] = await ws.until('error');
+    expect(JSON.stringify(departed)).toContain(
+      'interlock replay: request 2 departs from recorded call 2 at input',
+    );
+    expect(proxy.departure()).toMatchObject({ call: 2, field: 'input', recorded: '"three"', now: '"two"' });
+    expect(stops).toHaveLength(1);
+    ws.destroy();
+  });
+
+  it('refuses the upgrade when the recording holds HTTPS calls only (Codex falls back as it did)', async () => {
+    const { proxy, tab } = await replay(
+      recorded([{ path: '/v1/responses', request: '{"input":"one","stream":true}', answer: '' }]),
+    );
+    const ws = await wsConnect(proxy.port, '/v1/responses', {
+      authorization: `Bearer ${tab.env().OPENAI_API_KEY!}`,
+    });
+    expect(ws.head).toMatch(/^HTTP\/1\.1 404 /);
+    ws.destroy();
   });
 });

@@ -18,13 +18,14 @@
  * recorded with its parsed body.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { anthropicError, anthropicMessage, anthropicStream } from './model/anthropic.js';
 import { chatCompletion, chatStream } from './model/chat.js';
 import { geminiError, geminiResponse, geminiStream } from './model/gemini.js';
 import { openaiError, openaiStream } from './model/openai.js';
+import { serveResponsesWebSocket } from './model/openai-ws.js';
 import { type ScriptedTurn, type ScriptedUsage, turnUsage } from './model/script.js';
 
 export type { ScriptedError, ScriptedToolCall, ScriptedTurn, ScriptedUsage } from './model/script.js';
@@ -35,6 +36,8 @@ export interface ModelServerOptions {
   whenDone?: ScriptedTurn;
   /** The loopback address it listens on (default 127.0.0.1; the egress tests use 127.0.0.2, a host a graph allows). */
   host?: string;
+  /** Whether `GET /v1/responses` may be upgraded to a WebSocket (Codex's first choice; default true). */
+  websocket?: boolean;
 }
 
 export type ModelApi = 'anthropic' | 'openai' | 'gemini' | 'azure' | 'other';
@@ -54,6 +57,8 @@ export interface RecordedRequest {
   turn?: number;
   /** The usage its answer billed (a model call answered without an error). */
   billed?: Required<ScriptedUsage>;
+  /** A `response.create` message of a WebSocket (its `method` is the upgrade's, GET). */
+  websocket?: true;
 }
 
 export interface ModelServer {
@@ -149,6 +154,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const script = [...options.script];
   let next = 0;
   const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
   const take = (): { turn: ScriptedTurn; index?: number } => {
     if (next < script.length) return { turn: script[next]!, index: next++ };
     return {
@@ -239,6 +245,37 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       res.end(JSON.stringify({ error: { message: `model server: ${(e as Error).message}` } }));
     });
   });
+  // Codex's Responses API over WebSocket: each `response.create` takes a turn as a POST would.
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (options.websocket === false || url.pathname !== '/v1/responses') {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    serveResponsesWebSocket(req, socket, async (call) => {
+      // Codex's prewarm (`generate: false`): an empty response that bills nothing and uses up no turn.
+      const prewarm = call.body.generate === false;
+      const { turn, index } = prewarm
+        ? { turn: { usage: { input_tokens: 0, output_tokens: 0 } }, index: undefined }
+        : take();
+      requests.push({
+        api: 'openai',
+        method: 'GET',
+        path: url.pathname,
+        query: url.search,
+        headers: req.headers,
+        body: call.body,
+        side: prewarm,
+        websocket: true,
+        ...(index === undefined ? {} : { turn: index }),
+        ...(turn.error ? {} : { billed: turnUsage(turn) }),
+      });
+      if (turn.delayMs) await sleep(turn.delayMs);
+      call.answer(turn, typeof call.body.model === 'string' ? call.body.model : 'scripted-model');
+    });
+  });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -252,6 +289,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };

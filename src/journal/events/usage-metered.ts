@@ -73,7 +73,7 @@ export const METERED_USAGE_FIELDS = {
         .optional()
         .register(z.globalRegistry, {
           description:
-            "The attempt's model exchange (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl` beside its log; the Action: the same path inside a workflow artifact, `artifact`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included), the step's secrets removed.",
+            "The attempt's model exchange (the CLI: `.interlock/runs/<id>.logs/<node>-<attempt>.model.jsonl` beside its log; the Action: the same path inside a workflow artifact, `artifact`): one JSON line per call (`call`, `method`, `path`, `request` body, `status`, `answer` as its bytes came, SSE events included; a call over Codex's WebSocket: `method` GET, the `response.create` message as `request`, the server's messages one per line as `answer`), the step's secrets removed.",
         }),
       unread_calls: z.number().int().nonnegative().optional().register(z.globalRegistry, {
         description: 'Calls whose answer carried no usage the proxy could read.',

@@ -7,10 +7,12 @@ import type { Socket } from 'node:net';
 import {
   decideRequest,
   downstreamHeaders,
+  limitAnswer,
   refusalBody,
   upstreamHeaders,
   upstreamUrl,
 } from './key-proxy-rules.js';
+import { meterWebSocket } from './key-proxy-ws.js';
 import type { ServedKeys } from './proxy-serve.js';
 
 export type Send = (target: URL, opts: RequestOptions) => ClientRequest;
@@ -38,9 +40,10 @@ interface UpgradeDeps {
 }
 
 /**
- * A WebSocket upgrade (Codex's Responses API over WebSocket): checked like any request, then, once the upstream
- * switched protocols, the two sockets are joined byte for byte. An upstream that answers without switching has its
- * answer passed back as it is (Codex then falls back to HTTPS).
+ * A WebSocket upgrade (Codex's Responses API over WebSocket): checked like any request (an attempt past its limit
+ * is answered with the API's error), then, once the upstream switched protocols, the two sockets are joined: an
+ * attempt's frame by frame, metered and recorded (key-proxy-ws.ts), the step's own byte for byte. An upstream that
+ * answers without switching has its answer passed back as it is (Codex then falls back to HTTPS).
  */
 export function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, deps: UpgradeDeps): void {
   const url = req.url ?? '/';
@@ -48,16 +51,13 @@ export function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer,
     { method: req.method ?? 'GET', url, headers: req.headers, upgrade: true },
     deps.keys.all(),
   );
-  // An attempt's calls go over HTTPS, where their usage is read (the engine falls back to it).
-  const metered = d.kind === 'forward' && deps.keys.tabOf(d.modelKey) !== undefined;
-  if (d.kind !== 'forward' || metered) {
-    const message = metered
-      ? 'interlock key proxy: an attempt calls the Responses API over HTTPS here, where its usage is metered, not over WebSocket'
-      : d.kind === 'refuse'
-        ? d.message
-        : '';
-    const body = message ? refusalBody(url, message) : '';
-    const status = metered ? 404 : d.kind === 'refuse' ? d.status : 400;
+  const tab = d.kind === 'forward' ? deps.keys.tabOf(d.modelKey) : undefined;
+  const over = tab?.refusal();
+  if (d.kind !== 'forward' || over) {
+    const limit =
+      over && d.kind === 'forward' ? limitAnswer(d.route.api, `interlock key proxy: ${over}`) : undefined;
+    const body = limit ? limit.body : d.kind === 'refuse' ? refusalBody(url, d.message) : '';
+    const status = limit ? limit.status : d.kind === 'refuse' ? d.status : 400;
     const headers = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),
@@ -68,9 +68,17 @@ export function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer,
   }
   socket.on('error', () => socket.destroy());
   const target = upstreamUrl(deps.bases.get(d.modelKey.name)!, d.route.upstreamPath, d.query);
-  const up = deps.send(target, { method: 'GET', headers: upstreamHeaders(req.headers, d.modelKey, true) });
+  const headers = upstreamHeaders(req.headers, d.modelKey, true);
+  // An attempt's frames are read to meter them: no compression is offered, so none is agreed.
+  if (tab) delete headers['sec-websocket-extensions'];
+  const up = deps.send(target, { method: 'GET', headers });
   up.on('upgrade', (answer, upSocket, upHead) => {
     deps.track(upSocket);
+    if (tab && answer.headers['sec-websocket-extensions']) {
+      upSocket.destroy();
+      socket.end(rawResponse(502, 'Bad Gateway', { 'content-length': '0', connection: 'close' }));
+      return;
+    }
     socket.write(
       rawResponse(101, 'Switching Protocols', {
         ...downstreamHeaders(answer.headers),
@@ -78,6 +86,10 @@ export function relayUpgrade(req: IncomingMessage, socket: Socket, head: Buffer,
         upgrade: String(answer.headers.upgrade ?? 'websocket'),
       }),
     );
+    if (tab) {
+      meterWebSocket({ node: socket, up: upSocket, head, upHead }, tab, { api: d.route.api, path: url });
+      return;
+    }
     if (upHead.length) socket.write(upHead);
     if (head.length) upSocket.write(head);
     upSocket.pipe(socket).on('error', () => upSocket.destroy());

@@ -29,6 +29,7 @@ import {
   matchCall,
   type RecordedCall,
 } from './replay-match.js';
+import { upgradeForReplay } from './replay-ws.js';
 
 /** The replay proxy: what a node gets in place of keys, and what the replay saw. */
 export interface ReplayProxy {
@@ -148,6 +149,26 @@ export async function startReplayProxy(
   const answered: number[] = [];
   let departed: Departure | undefined;
   let requests = 0;
+  // Upgraded sockets are no longer the server's: they are ended with it here.
+  const sockets = new Set<Socket>();
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+    return s;
+  };
+  /** The recorded call a request is, taken; or the replay's departure (every request after it departs too). */
+  const take = (method: string, url: string, body: string): { index: number } | { departure: Departure } => {
+    requests += 1;
+    const m = departed
+      ? { departure: departed }
+      : matchCall(calls, compared, done, comparedRequest(method, url, asCompared(body)), requests);
+    if ('departure' in m) departed ??= m.departure;
+    else {
+      done.add(m.index);
+      answered.push(calls[m.index]!.call);
+    }
+    return m;
+  };
   const serve = (req: IncomingMessage, res: ServerResponse, body: string) => {
     const url = req.url ?? '/';
     const d = decideRequest(
@@ -159,29 +180,16 @@ export async function startReplayProxy(
     const tab = keys.tabOf(d.modelKey);
     const none = `interlock replay: ${req.method} ${url} is not a model call; the recording holds none`;
     if (!d.route.metered && !d.route.recorded) return answerWith(res, 404, refusalBody(url, none));
-    requests += 1;
-    const m = departed
-      ? { departure: departed }
-      : matchCall(
-          calls,
-          compared,
-          done,
-          comparedRequest(req.method ?? 'POST', url, asCompared(body)),
-          requests,
-        );
-    if ('departure' in m) {
-      departed ??= m.departure;
-      return departWith(req, res, { departure: departed, api: d.route.api, tab, body });
-    }
-    done.add(m.index);
-    answered.push(calls[m.index]!.call);
+    const m = take(req.method ?? 'POST', url, body);
+    if ('departure' in m)
+      return departWith(req, res, { departure: m.departure, api: d.route.api, tab, body });
     answerFromRecording(req, res, { call: calls[m.index]!, route: d.route, tab, body });
   };
   const server: Server = http().createServer((req, res) => withBody(req, (body) => serve(req, res, body)));
-  // Codex's WebSocket: refused, so that it calls over HTTPS, as it did when it was recorded.
-  server.on('upgrade', (_req: IncomingMessage, socket: Socket) => {
-    socket.end('HTTP/1.1 404 Refused\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-  });
+  // Codex's WebSocket: answered from the recording when it holds calls made over one (replay-ws.ts).
+  server.on('upgrade', (req: IncomingMessage, socket: Socket) =>
+    upgradeForReplay(req, track(socket), { calls, keys, take }),
+  );
   const port = await listenOnLoopback(server);
   return {
     port,
@@ -191,6 +199,9 @@ export async function startReplayProxy(
     closeTab: keys.closeTab,
     departure: () => departed,
     answered,
-    stop: () => stopServer(server),
+    stop: () =>
+      stopServer(server, () => {
+        for (const s of sockets) s.destroy();
+      }),
   };
 }

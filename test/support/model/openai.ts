@@ -69,9 +69,18 @@ export function openaiError(res: ServerResponse, error: ScriptedError): void {
 /** The turn streamed as Responses events. */
 export function openaiStream(res: ServerResponse, turn: ScriptedTurn, model: string): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  let seq = 0;
+  for (const e of openaiEvents(turn, model)) res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  res.end();
+}
+
+/** The turn's Responses events, in order (over WebSocket, each is one text message). */
+export function openaiEvents(
+  turn: ScriptedTurn,
+  model: string,
+): Array<{ type: string } & Record<string, unknown>> {
+  const events: Array<{ type: string } & Record<string, unknown>> = [];
   const sse = (type: string, data: Record<string, unknown>) => {
-    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+    events.push({ type, sequence_number: events.length, ...data });
   };
   const response = {
     id: scriptId('resp'),
@@ -114,5 +123,5 @@ export function openaiStream(res: ServerResponse, turn: ScriptedTurn, model: str
   sse('response.completed', {
     response: { ...response, status: 'completed', output: out, usage: usageOf(turn) },
   });
-  res.end();
+  return events;
 }
