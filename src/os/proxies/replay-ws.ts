@@ -23,7 +23,7 @@ import {
   type WsMessage,
 } from './ws-frames.js';
 
-export interface ReplaySocket {
+interface ReplaySocket {
   api: ModelApi;
   tab: ProxyTab | undefined;
   /** The recorded call a message matches (taken, so that it answers once), or the replay's departure. */
@@ -63,7 +63,7 @@ export function upgradeForReplay(
 }
 
 /** Completes the handshake on `socket` and answers its `response.create` messages from the recording. */
-export function replayWebSocket(req: IncomingMessage, socket: Socket, r: ReplaySocket): void {
+function replayWebSocket(req: IncomingMessage, socket: Socket, r: ReplaySocket): void {
   const nonce = req.headers['sec-websocket-key'];
   if (typeof nonce !== 'string') {
     socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');

@@ -7,12 +7,12 @@
 import { createHash } from 'node:crypto';
 
 /** The most one message (all its fragments together) may hold. */
-export const WS_MESSAGE_BYTES = 16_000_000;
+const WS_MESSAGE_BYTES = 16_000_000;
 
 export const OP = { continuation: 0, text: 1, binary: 2, close: 8, ping: 9, pong: 10 } as const;
 
 /** One frame as it came: its header's fields, its payload unmasked, and its bytes as they were (to pass on). */
-export interface WsFrame {
+interface WsFrame {
   fin: boolean;
   opcode: number;
   payload: Buffer;
