@@ -164,13 +164,17 @@ function git(cwd: string, args: string[]): string {
 
 /**
  * Whether git could find a repository from `cwd`: `GIT_DIR` is set, or `cwd` or a directory above it holds a
- * `.git` (a repository or a worktree's link) or a `HEAD` (a bare repository). Where none does, `git rev-parse`
- * can only fail, and is not started (a process per dispatch, in workspaces that are not checkouts).
+ * `.git` file (a worktree's or a submodule's link), a `.git` folder with a `HEAD` (a repository: an empty `.git`
+ * folder, such as a sandbox's mount point, is none, and git passes over it) or a `HEAD` (a bare repository). Where
+ * none does, `git rev-parse` can only fail, and is not started (a process per dispatch, in workspaces that are not
+ * checkouts).
  */
 function mayBeRepository(cwd: string): boolean {
   if (process.env.GIT_DIR) return true;
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, '.git')) || existsSync(join(dir, 'HEAD'))) return true;
+    const dotGit = join(dir, '.git');
+    const linked = existsSync(dotGit) && !statSync(dotGit, { throwIfNoEntry: false })?.isDirectory();
+    if (linked || existsSync(join(dotGit, 'HEAD')) || existsSync(join(dir, 'HEAD'))) return true;
     if (dirname(dir) === dir) return false;
   }
 }

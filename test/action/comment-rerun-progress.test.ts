@@ -1,8 +1,10 @@
 // A person's command whose `mode: comment` job died after its journal write, and which GitHub then re-runs on the
 // same event (issue 45, the seam the model-based test found with seed 500 on the run branch): the journal already
-// holds the command, so the re-run writes nothing more, and brings the progress comment up to the journal. Before,
-// the re-run took the command as a redelivery and stopped there: the progress comment still showed the node
-// escalated after it was settled. Through the bundled action (`node dist/index.js`) against the local GitHub.
+// holds the command, so the re-run writes it no second time, and brings the progress comment up to the journal.
+// Before, the re-run took the command as a redelivery and stopped there: the progress comment still showed the node
+// escalated after it was settled. The settlement's dispatch died with the first attempt, so the re-run makes it,
+// once, as for an approval (issue 50: its claim, `WorkflowDispatchRetried`, is all it writes). Through the bundled
+// action (`node dist/index.js`) against the local GitHub.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fold } from '../../src/journal/fold.js';
 import { parseJournal } from '../../src/journal/parse.js';
@@ -12,6 +14,7 @@ import {
   DEFAULT_APPROVALS,
   GRAPH_PATH,
   GRAPH_TEXT,
+  observe,
   PEOPLE,
   startWorld,
   type World,
@@ -43,7 +46,7 @@ describe("a comment command's job killed after its write and re-run on the same 
     ['its reads exact', false],
     ['its reads from before the first attempt wrote', true],
   ])(
-    'writes nothing more and refreshes the progress comment from the journal (%s)',
+    'writes the command no second time, dispatches the lost dispatch once and refreshes the progress comment from the journal (%s)',
     async (_, stale) => {
       await world?.close();
       world = await startWorld({ likeGitHub: { staleProbability: 0, staleMs: STALE_MS } });
@@ -84,11 +87,20 @@ describe("a comment command's job killed after its write and re-run on the same 
       const model = world.server.model;
       if (stale) (model.options as { staleProbability: number }).staleProbability = 1;
       const staleBefore = model.stats.staleAnswers;
-      const again = await comment({}, 2);
+      // Whoever wrote the settlement had 1 s to dispatch (the shortest lease); past it the re-run does.
+      const again = await comment({ INTERLOCK_DISPATCH_LEASE_MS: '1000' }, 2);
       if (stale) expect(model.stats.staleAnswers).toBeGreaterThan(staleBefore);
-      expect(again.outputs.status, again.stdout).toBe('ignored');
+      expect(again.outputs.status, again.stdout).toBe('completed');
       expect(again.code, again.stdout + again.stderr).toBe(0);
-      expect(journalText()).toBe(written);
+      const before = parseJournal(written!, RUN).events;
+      const after = parseJournal(journalText()!, RUN).events;
+      expect(after.slice(0, before.length)).toEqual(before);
+      expect(after.slice(before.length)).toEqual([
+        expect.objectContaining({ type: 'WorkflowDispatchRetried', source: ev.payload.comment.html_url }),
+      ]);
+      expect(observe(world, undefined, RUN).dispatches).toEqual([
+        expect.objectContaining({ inputs: { 'run-id': RUN } }),
+      ]);
       expect(row('deploy')).not.toMatch(/escalated/);
       expect(row('deploy')).toMatch(/^\| deploy \| completed \|.*person: bob: deployed by hand/);
       // A redelivery is no refusal: nobody is told "there is nothing to settle".

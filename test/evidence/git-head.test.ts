@@ -31,6 +31,13 @@ describe('gitHead', () => {
     expect(gitHead(join(dir, 'deep', 'er'))).toBe(head);
   });
 
+  it("finds it in a worktree, whose `.git` is a file naming the repository's folder", () => {
+    const { dir, head } = checkout('trunk');
+    const tree = join(root, 'tree');
+    git(dir, 'worktree', 'add', '-q', '--detach', tree);
+    expect(gitHead(tree)).toBe(head);
+  });
+
   it('finds it in a bare repository and through GIT_DIR', () => {
     const { dir, head } = checkout('origin');
     const bare = join(root, 'bare.git');
@@ -55,8 +62,12 @@ describe('gitHead', () => {
       mode: 0o755,
     });
     vi.stubEnv('PATH', `${bin}:${process.env.PATH}`);
+    // An empty `.git` folder above it (a sandbox's mount point, as Codex's makes in /tmp) is no repository.
+    mkdirSync(join(plain, '.git'));
+    mkdirSync(join(plain, 'inside'));
     try {
       expect(gitHead(plain)).toBeUndefined();
+      expect(gitHead(join(plain, 'inside'))).toBeUndefined();
       expect(existsSync(join(root, 'git-started'))).toBe(false);
       expect(gitHead(join(root, 'work'))).toBeUndefined(); // a checkout: the fake git is asked, and fails
       expect(existsSync(join(root, 'git-started'))).toBe(true);

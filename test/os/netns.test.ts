@@ -121,7 +121,9 @@ describe.skipIf(!!why)('a namespaced script past its timeout', () => {
       grants: new Map(),
       env: { PATH: process.env.PATH },
       cwd: '/tmp',
-      timeoutMs: 500,
+      // Long enough for the namespace to be set up and the script to say its pid on a loaded machine (at 500 ms,
+      // under load, it was stopped before it had).
+      timeoutMs: 3000,
       network: {
         passPorts: [],
         rules: {

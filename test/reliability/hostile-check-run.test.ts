@@ -166,6 +166,9 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
     requireBundle();
     const pr = setup.pr + 10;
     server = await startGitHubServer({
+      // Exact reads: the subject here is node text, and `/interlock status` answers from one read by branch name,
+      // which the default model answers from 2 s before now and then (the run still in flight in its reply).
+      likeGitHub: { staleProbability: 0 },
       repos: [
         {
           owner: OWNER,

@@ -128,6 +128,13 @@ const CODEX_OFFLINE = [
   'check_for_update_on_startup=false',
   '-c',
   'features.plugins=false',
+  // Codex's workspace-write sandbox makes /tmp and $TMPDIR writable and, for each, mounts read-only `.git`,
+  // `.codex` and `.agents` folders, which it creates where none is: an empty /tmp/.git made every folder of the
+  // suite look as if inside a repository to the tests that ran after. The tests' Codex writes in its workspace only.
+  '-c',
+  'sandbox_workspace_write.exclude_slash_tmp=true',
+  '-c',
+  'sandbox_workspace_write.exclude_tmpdir_env_var=true',
 ];
 
 /**
