@@ -86,6 +86,11 @@ interface CommitOptions {
   lineUp?: boolean;
   /** A commit to read the journal at first (a plan's write, passed to its matrix jobs): exact, never stale. */
   at?: string;
+  /**
+   * The run as the caller read and folded it (the App's loaded run): the read still happens (it is the
+   * compare-and-swap's base), but when it returns that same journal at that version its state is not folded again.
+   */
+  base?: Omit<RunSnapshot, 'graph'>;
 }
 
 interface Tried<T> {
@@ -170,7 +175,8 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
     const fromRead = start === undefined;
-    let cur = start ?? (await readRun(setup, runner, at));
+    // A read that returns the caller's journal takes its state (any other is folded): safe for every read.
+    let cur = start ?? (await readRun(setup, runner, at, options.base));
     at = undefined;
     if (!start) readMs = Date.now() - readAt;
     start = undefined;

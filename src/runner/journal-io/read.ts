@@ -85,9 +85,15 @@ export function isoNow(): string {
 /**
  * Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored).
  * `at`: a commit to read it at (a plan's write, the head a refused write named): exact, where a read by branch
- * name may answer from the past.
+ * name may answer from the past. `base`: the run as the caller folded it already; a read that returns that very
+ * journal at that version takes its state instead of folding the journal again (the read itself still happens).
  */
-export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string): Promise<RunSnapshot> {
+export async function readRun(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  at?: string,
+  base?: Omit<RunSnapshot, 'graph'>,
+): Promise<RunSnapshot> {
   const stored = at && setup.store.readAt ? await setup.store.readAt(at) : await setup.store.read();
   if (stored) {
     if (stored.journal.run_id !== setup.runId) {
@@ -95,7 +101,8 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
         `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
       );
     }
-    const state = foldStored(setup, stored.journal);
+    const same = base?.journal === stored.journal && base.version === stored.version;
+    const state = foldStored(setup, stored.journal, same ? base.state : undefined);
     return { graph: setup.graph, journal: stored.journal, version: stored.version, state };
   }
   const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
@@ -119,10 +126,13 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
   return { graph: setup.graph, journal, version: null, state: fold(journal, setup.graph) };
 }
 
-/** Folds a stored journal; any error names the store's file as well as the first bad event, and nothing is written. */
-function foldStored(setup: RunSetup, journal: Journal): RunState {
+/**
+ * Folds a stored journal (or takes `folded`, its fold already made); any error names the store's file as well as
+ * the first bad event, and nothing is written.
+ */
+function foldStored(setup: RunSetup, journal: Journal, folded?: RunState): RunState {
   try {
-    const state = fold(journal, setup.graph);
+    const state = folded ?? fold(journal, setup.graph);
     // The header names the graph the events accepted; a header that disagrees was edited or forged.
     if (journal.graph.hash !== state.accepted_hash)
       throw new JournalError(
