@@ -29,7 +29,7 @@ export async function commitPersonCommand(
         ? { events: s.events, refusal: undefined }
         : { events: [] as NewEvent[], refusal: s.reason };
     },
-    base ? { base } : {},
+    base ? { fold: { base } } : {},
   );
   if (!r.chosen.refusal) failpoint('after-person-command-write');
   return r.chosen.refusal ? { ok: false, reason: r.chosen.refusal, cur: r.cur } : { ok: true, cur: r.cur };

@@ -38,21 +38,38 @@ describe("a read given the caller's folded run", () => {
       const setup = setupOver(name, { journal, version: `v${n}` }, reads);
       const expected = whole(fold(journal, setup.graph));
       const state = fold(journal, setup.graph);
-      const same = await readRun(setup, runner, undefined, { journal, version: `v${n}`, state });
+      const same = await readRun(setup, runner, undefined, { base: { journal, version: `v${n}`, state } });
       expect(same.state).toBe(state);
       expect(whole(same.state)).toBe(expected);
       for (let k = 1; k <= n; k++) {
         const prefix = upTo(journal, k);
         const older = { journal: prefix, version: `v${k}`, state: fold(prefix, setup.graph) };
-        const read = await readRun(setup, runner, undefined, older);
+        const read = await readRun(setup, runner, undefined, { base: older });
         expect(whole(read.state), `${name}: the caller folded ${k} events`).toBe(expected);
         if (k < n) expect(read.state).not.toBe(older.state);
       }
       // The same journal under another version (another write of the same text): folded again.
-      const renamed = await readRun(setup, runner, undefined, { journal, version: 'other', state });
+      const renamed = await readRun(setup, runner, undefined, { base: { journal, version: 'other', state } });
       expect(renamed.state).not.toBe(state);
       expect(whole(renamed.state)).toBe(expected);
       expect(reads.n).toBe(n + 2);
+    });
+  }
+
+  for (const name of goldens) {
+    it(`${name}: a read that keeps a prefix folds both to the fold from scratch`, async () => {
+      const { journal } = loadGolden(name);
+      const n = journal.events.length;
+      const setup = setupOver(name, { journal, version: `v${n}` }, { n: 0 });
+      const expected = whole(fold(journal, setup.graph));
+      for (let k = 1; k <= n; k++) {
+        const read = await readRun(setup, runner, undefined, { prefixAt: () => k });
+        expect(whole(read.state), `${name}: the whole, a prefix of ${k} kept`).toBe(expected);
+        expect(whole(read.prefix!)).toBe(whole(fold(upTo(journal, k), setup.graph)));
+      }
+      const none = await readRun(setup, runner, undefined, { prefixAt: () => undefined });
+      expect(none.prefix).toBeUndefined();
+      expect(whole(none.state)).toBe(expected);
     });
   }
 
@@ -69,13 +86,13 @@ describe("a read given the caller's folded run", () => {
     const setup = setupOver('gate', { journal: watched, version: 'v1' }, { n: 0 });
     const state = fold(journal, setup.graph);
     touched.clear();
-    await readRun(setup, runner, undefined, { journal: watched, version: 'v1', state });
+    await readRun(setup, runner, undefined, { base: { journal: watched, version: 'v1', state } });
     expect([...touched]).toEqual([]);
 
     const forged = { ...journal, graph: { ...journal.graph, hash: 'sha256:forged' } };
     const forgedSetup = setupOver('gate', { journal: forged, version: 'v1' }, { n: 0 });
     const base = { journal: forged, version: 'v1', state: fold(forged, forgedSetup.graph) };
-    const refusal = await readRun(forgedSetup, runner, undefined, base).catch((e: unknown) => e);
+    const refusal = await readRun(forgedSetup, runner, undefined, { base }).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(JournalError);
     expect((refusal as Error).message).toMatch(
       /the header names graph sha256:forged but its events accepted/,

@@ -15,7 +15,14 @@ import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
 import { nextJournal, underGraph } from './next-journal.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { GraphChangeRefused, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import {
+  GraphChangeRefused,
+  type ReadFold,
+  RunRefused,
+  type RunSetup,
+  type RunSnapshot,
+  readRun,
+} from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -86,11 +93,8 @@ interface CommitOptions {
   lineUp?: boolean;
   /** A commit to read the journal at first (a plan's write, passed to its matrix jobs): exact, never stale. */
   at?: string;
-  /**
-   * The run as the caller read and folded it (the App's loaded run): the read still happens (it is the
-   * compare-and-swap's base), but when it returns that same journal at that version its state is not folded again.
-   */
-  base?: Omit<RunSnapshot, 'graph'>;
+  /** How each read folds (read.ts `ReadFold`): the App's loaded run taken, a planned dispatch's prefix kept. */
+  fold?: ReadFold;
 }
 
 interface Tried<T> {
@@ -176,7 +180,7 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     const readAt = Date.now();
     const fromRead = start === undefined;
     // A read that returns the caller's journal takes its state (any other is folded): safe for every read.
-    let cur = start ?? (await readRun(setup, runner, at, options.base));
+    let cur = start ?? (await readRun(setup, runner, at, options.fold));
     at = undefined;
     if (!start) readMs = Date.now() - readAt;
     start = undefined;
