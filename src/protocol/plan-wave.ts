@@ -3,9 +3,10 @@
  * job can run alone, in the plan's one write, before any job starts; each job then writes only its record. And the
  * other side: which journaled dispatch a matrix job may take as its own, re-decided from the journal. Pure.
  */
-import type { NewEvent } from '../journal/events/events.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
-import type { DispatchInfo } from '../journal/state.js';
+import { foldOnto } from '../journal/fold.js';
+import type { DispatchInfo, RunState } from '../journal/state.js';
 import type { SameCredentials } from './chain-dispatch.js';
 import type { DailyCap } from './daily-cap.js';
 import { type Decision, decideNext } from './decide.js';
@@ -63,27 +64,38 @@ export function plannedFor(d: DispatchInfo, run: WaveRun): boolean {
 }
 
 /**
+ * Where `node`'s last dispatch (of `attempt`, when given) stands in the journal (its index), or undefined when
+ * there is none.
+ */
+export function lastDispatchAt(journal: Journal, node: string, attempt?: number): number | undefined {
+  for (let at = journal.events.length - 1; at >= 0; at--) {
+    const e = journal.events[at]!;
+    if (e.type === 'NodeDispatched' && e.node === node && (attempt === undefined || e.attempt === attempt))
+      return at;
+  }
+  return undefined;
+}
+
+/**
  * The decision a plan took for `node`'s in-flight attempt, taken again from the journal as it stood before that
  * dispatch (the checkpoint is a function of the journal, so it is the same decision: its approach and the context
  * the attempt is told). Undefined when the node is not in flight under a plan's dispatch for this run attempt.
+ * `prefix`: a state the read folded from the journal's first events (its `prefixAt`): the journal before the
+ * dispatch is folded onto it (from scratch when it does not continue it: journal/fold.ts `foldOnto`).
  */
 export function plannedDecision(
   run: Run,
-  ask: { node: string; wave: WaveRun; sameCredentials?: SameCredentials },
+  ask: { node: string; wave: WaveRun; sameCredentials?: SameCredentials; prefix?: RunState },
 ): Extract<Decision, { kind: 'dispatch' }> | undefined {
-  const { node, wave, sameCredentials } = ask;
+  const { node, wave, sameCredentials, prefix } = ask;
   const { graph, journal, state } = run;
   const p = state.nodes.get(node);
   const d = p?.dispatch;
   if (p?.state !== 'in_flight' || !d || !plannedFor(d, wave)) return undefined;
-  let at = journal.events.length - 1;
-  for (; at >= 0; at--) {
-    const e = journal.events[at]!;
-    if (e.type === 'NodeDispatched' && e.node === node && e.attempt === d.attempt) break;
-  }
-  if (at < 0) return undefined;
-  // The journal before the dispatch is a prefix, not a continuation: its run is folded from scratch.
-  const before = runOf(graph, { ...journal, events: journal.events.slice(0, at) });
+  const at = lastDispatchAt(journal, node, d.attempt);
+  if (at === undefined) return undefined;
+  const upTo = { ...journal, events: journal.events.slice(0, at) };
+  const before = runOf(graph, upTo, prefix ? foldOnto(prefix, upTo, graph) : undefined);
   const decision = decideNext(before, { runner: d.runner, only: node, sameCredentials });
   if (decision.kind !== 'dispatch' || decision.chain || decision.attempt !== d.attempt) return undefined;
   return decision;

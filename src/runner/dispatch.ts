@@ -22,7 +22,7 @@ import { withEffectMark } from './effects/secret.js';
 import { commit, storeFailure } from './journal-io/commit.js';
 import { isoNow, type RunSnapshot } from './journal-io/read.js';
 import type { OverdueNotice } from './overdue.js';
-import { claimPlanned, type PlannedSetup } from './planned-step.js';
+import { claimPlanned, type PlannedSetup, plannedRead } from './planned-step.js';
 import { type RecoverySetup, recoveryFor, stepProbe, withDependencies } from './recovery/recover.js';
 import { decisionResult, type StepResult } from './step-result.js';
 
@@ -123,7 +123,7 @@ export async function dispatchStep(setup: StepSetup, only?: string): Promise<Fol
       return { decision, recovered: rec.events, left: rec.left, events };
     },
     // A step for one node is most likely a matrix job, started with its siblings: it lines up with them.
-    { create: true, lineUp: only !== undefined, ...(setup.planned?.at ? { at: setup.planned.at } : {}) },
+    { create: true, lineUp: only !== undefined, ...plannedRead(setup.planned, only) },
   ).catch((e: unknown) => {
     throw storeFailure(
       e,

@@ -4,14 +4,14 @@
  */
 
 import { gitHead } from '../evidence/local.js';
-import type { NewEvent } from '../journal/events/events.js';
+import type { Journal, NewEvent } from '../journal/events/events.js';
 import type { RunnerInfo } from '../journal/events/fields.js';
 import type { Isolation } from '../os/isolation.js';
 import { sameCredentialsUnder } from '../os/node-user/node-credentials.js';
 import type { Decision } from '../protocol/decide.js';
-import { plannedDecision, type WaveRun } from '../protocol/plan-wave.js';
+import { lastDispatchAt, plannedDecision, type WaveRun } from '../protocol/plan-wave.js';
 import { lineUpWait, plannedWave } from './journal-io/pacing.js';
-import type { RunSnapshot } from './journal-io/read.js';
+import type { ReadFold, RunSnapshot } from './journal-io/read.js';
 
 /** What a step needs to take a plan's dispatch: given by the Action to `node: <id>` steps. */
 export interface PlannedSetup {
@@ -24,6 +24,19 @@ export interface PlannedSetup {
    * (that step's work may have begun, so it is never begun again here: recovery decides).
    */
   claim: (node: string, attempt: number) => boolean;
+}
+
+/**
+ * How a `node: <id>` step under a plan reads: first at the plan's write (exact), and keeping on the way the state
+ * of the journal before the node's dispatch, which `plannedDecision` decides again on (no second fold of it).
+ */
+export function plannedRead(
+  planned: PlannedSetup | undefined,
+  only: string | undefined,
+): { at?: string; fold?: ReadFold } {
+  if (!planned || only === undefined) return {};
+  const fold = { prefixAt: (j: Journal) => lastDispatchAt(j, only) };
+  return planned.at ? { at: planned.at, fold } : { fold };
 }
 
 /** The dispatch a plan journaled for this job, taken: the decision to run, and the executor the journal names. */
@@ -40,7 +53,8 @@ export function claimPlanned(
   | undefined {
   if (!planned || only === undefined || cur.version === null) return undefined;
   const sameCredentials = sameCredentialsUnder(setup.isolation.credentials);
-  const decision = plannedDecision(cur, { node: only, wave: planned.run, sameCredentials });
+  const prefix = cur.prefix ? { prefix: cur.prefix } : {};
+  const decision = plannedDecision(cur, { node: only, wave: planned.run, sameCredentials, ...prefix });
   const runner = cur.state.nodes.get(only)?.dispatch?.runner;
   if (!decision || !runner || !planned.claim(only, decision.attempt)) return undefined;
   const execTag = typeof runner.exec_tag === 'string' ? runner.exec_tag : `planned-${only}`;

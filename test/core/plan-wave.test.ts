@@ -2,6 +2,7 @@
 // which of those dispatches a matrix job may take as its own, re-decided from the journal before it.
 import { describe, expect, it } from 'vitest';
 import type { RunnerInfo } from '../../src/journal/events/fields.js';
+import { fold } from '../../src/journal/fold.js';
 import { plannedDecision, planWave } from '../../src/protocol/plan-wave.js';
 import { at, graph, graphText, Sim } from './sim.js';
 
@@ -45,6 +46,23 @@ describe("a plan's wave", () => {
     const after = sim.append(wave.events).state.checkpoint;
     expect(after.active_nodes).toEqual(['a', 'b']);
     expect(after.ready_nodes).toEqual(['gated', 'skipped']);
+  });
+
+  it("the decision taken on the read's prefix is the one from scratch, whatever prefix the read kept", () => {
+    const sim = new Sim(g);
+    sim.dispatch('b');
+    sim.fail('b');
+    sim.append(planWave(sim.run, runnerOf, at(9)).events);
+    const { journal } = sim.run;
+    for (const node of ['a', 'b']) {
+      const scratch = JSON.stringify(plannedDecision(sim.run, { node, wave: RUN }));
+      expect(scratch).toContain('"kind":"dispatch"');
+      for (let k = 0; k <= journal.events.length; k++) {
+        const prefix = fold({ ...journal, events: journal.events.slice(0, k) }, sim.run.graph);
+        const onto = JSON.stringify(plannedDecision(sim.run, { node, wave: RUN, prefix }));
+        expect(onto, `${node}, a prefix of ${k} events`).toBe(scratch);
+      }
+    }
   });
 
   it("a job takes the plan's decision again from the journal before it: the same attempt and approach", () => {

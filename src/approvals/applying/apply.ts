@@ -93,27 +93,34 @@ export async function applyCommand(deps: HandlerDeps, req: CommandRequest, t: Ta
     });
     if (!first.ok) return refused(req.login, first.why, command);
   }
+  // The commit's first read is the journal loaded (PrimedStore): the state folded above is taken, not folded again.
+  const base = before.ok ? { journal: run.journal, version: run.version, state: before.state } : undefined;
   let duplicate = false;
   let result: Awaited<ReturnType<typeof commitPersonCommand>>;
   try {
-    result = await commitPersonCommand(setup, PERSON_RUNNER, (cur) => {
-      // A form of the maintainers' page acts only on what it showed, read in the same compare-and-swap.
-      const stale =
-        req.bound &&
-        !handledBefore(cur.journal, cur.state, req.source) &&
-        pageOutOfDate(cur.state, req.bound);
-      if (stale) return { ok: false, reason: stale };
-      const giver = {
-        login: req.login,
-        source: req.source,
-        required: terms.required,
-        preventSelfApproval: terms.preventSelfApproval,
-        graphHash: run.graph.hash,
-      };
-      const s = personCommandEvents({ run: cur, command, giver });
-      duplicate = !s.ok && s.duplicate === true;
-      return s;
-    });
+    result = await commitPersonCommand(
+      setup,
+      PERSON_RUNNER,
+      (cur) => {
+        // A form of the maintainers' page acts only on what it showed, read in the same compare-and-swap.
+        const stale =
+          req.bound &&
+          !handledBefore(cur.journal, cur.state, req.source) &&
+          pageOutOfDate(cur.state, req.bound);
+        if (stale) return { ok: false, reason: stale };
+        const giver = {
+          login: req.login,
+          source: req.source,
+          required: terms.required,
+          preventSelfApproval: terms.preventSelfApproval,
+          graphHash: run.graph.hash,
+        };
+        const s = personCommandEvents({ run: cur, command, giver });
+        duplicate = !s.ok && s.duplicate === true;
+        return s;
+      },
+      base,
+    );
   } catch (e) {
     if (e instanceof RunRefused) return refused(req.login, e.message, command);
     throw e;

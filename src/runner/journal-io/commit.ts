@@ -15,7 +15,14 @@ import { redactSecrets } from '../../render/redact.js';
 import type { JournalStore } from '../../store/types.js';
 import { nextJournal, underGraph } from './next-journal.js';
 import { conflictBackoffMs, contenderPlace, lineUpWait } from './pacing.js';
-import { GraphChangeRefused, RunRefused, type RunSetup, type RunSnapshot, readRun } from './read.js';
+import {
+  GraphChangeRefused,
+  type ReadFold,
+  RunRefused,
+  type RunSetup,
+  type RunSnapshot,
+  readRun,
+} from './read.js';
 
 /**
  * Conflicts a commit lives through. Each one, in a race, means another writer's events landed (the journal
@@ -86,6 +93,8 @@ interface CommitOptions {
   lineUp?: boolean;
   /** A commit to read the journal at first (a plan's write, passed to its matrix jobs): exact, never stale. */
   at?: string;
+  /** How each read folds (read.ts `ReadFold`): the App's loaded run taken, a planned dispatch's prefix kept. */
+  fold?: ReadFold;
 }
 
 interface Tried<T> {
@@ -170,7 +179,8 @@ export async function commit<T extends { events: NewEvent[]; refusal?: string | 
     if (hold > 0) await new Promise((res) => setTimeout(res, hold));
     const readAt = Date.now();
     const fromRead = start === undefined;
-    let cur = start ?? (await readRun(setup, runner, at));
+    // A read that returns the caller's journal takes its state (any other is folded): safe for every read.
+    let cur = start ?? (await readRun(setup, runner, at, options.fold));
     at = undefined;
     if (!start) readMs = Date.now() - readAt;
     start = undefined;

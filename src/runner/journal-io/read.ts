@@ -6,7 +6,7 @@
 import type { Graph } from '../../graph/model.js';
 import { JOURNAL_FORMAT, type Journal } from '../../journal/events/events.js';
 import type { RunnerInfo } from '../../journal/events/fields.js';
-import { fold } from '../../journal/fold.js';
+import { fold, foldOnto } from '../../journal/fold.js';
 import { appendEvents } from '../../journal/parse.js';
 import { JournalError, type RunState } from '../../journal/state.js';
 import type { Run } from '../../protocol/run.js';
@@ -53,6 +53,22 @@ export interface RunSetup {
  */
 export interface RunSnapshot extends Run {
   readonly version: string | null;
+  /** The state of the journal's first events, when the read was asked to keep it (`ReadFold.prefixAt`). */
+  readonly prefix?: RunState;
+}
+
+/** How a read folds what it reads, besides from scratch. */
+export interface ReadFold {
+  /**
+   * The run as the caller folded it already: a read that returns that very journal at that version takes its
+   * state instead of folding the journal again (the read itself still happens: it is the compare-and-swap's base).
+   */
+  base?: Omit<RunSnapshot, 'graph'>;
+  /**
+   * How many of the read journal's first events to fold first and keep (`RunSnapshot.prefix`; undefined: none),
+   * the rest folded onto them: a matrix job's planned dispatch is decided again on the journal before it.
+   */
+  prefixAt?: (journal: Journal) => number | undefined;
 }
 
 export class RunRefused extends Error {
@@ -85,9 +101,14 @@ export function isoNow(): string {
 /**
  * Reads the run's journal and folds it; a run that has not started reads as a fresh RunStarted (not yet stored).
  * `at`: a commit to read it at (a plan's write, the head a refused write named): exact, where a read by branch
- * name may answer from the past.
+ * name may answer from the past. `how`: a state to take, or a prefix to keep on the way (`ReadFold`).
  */
-export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string): Promise<RunSnapshot> {
+export async function readRun(
+  setup: RunSetup,
+  runner: RunnerInfo,
+  at?: string,
+  how: ReadFold = {},
+): Promise<RunSnapshot> {
   const stored = at && setup.store.readAt ? await setup.store.readAt(at) : await setup.store.read();
   if (stored) {
     if (stored.journal.run_id !== setup.runId) {
@@ -95,8 +116,19 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
         `${setup.store.location} holds run "${stored.journal.run_id}", not "${setup.runId}"`,
       );
     }
-    const state = foldStored(setup, stored.journal);
-    return { graph: setup.graph, journal: stored.journal, version: stored.version, state };
+    const { base } = how;
+    const same = base?.journal === stored.journal && base.version === stored.version;
+    const { state, prefix } = foldStored(setup, stored.journal, {
+      ...(same ? { folded: base.state } : {}),
+      ...(how.prefixAt ? { prefixAt: how.prefixAt(stored.journal) } : {}),
+    });
+    return {
+      graph: setup.graph,
+      journal: stored.journal,
+      version: stored.version,
+      state,
+      ...(prefix ? { prefix } : {}),
+    };
   }
   const g = { name: setup.graph.name, hash: setup.graph.hash, path: setup.graph.path };
   const fresh: Journal = { format: JOURNAL_FORMAT, run_id: setup.runId, graph: g, events: [] };
@@ -119,17 +151,31 @@ export async function readRun(setup: RunSetup, runner: RunnerInfo, at?: string):
   return { graph: setup.graph, journal, version: null, state: fold(journal, setup.graph) };
 }
 
-/** Folds a stored journal; any error names the store's file as well as the first bad event, and nothing is written. */
-function foldStored(setup: RunSetup, journal: Journal): RunState {
+/**
+ * Folds a stored journal (or takes `folded`, its fold already made; or folds its first `prefixAt` events, keeps
+ * that state, and folds the rest onto it); any error names the store's file as well as the first bad event, and
+ * nothing is written.
+ */
+function foldStored(
+  setup: RunSetup,
+  journal: Journal,
+  how: { folded?: RunState; prefixAt?: number | undefined },
+): { state: RunState; prefix?: RunState } {
+  const k = how.prefixAt;
   try {
-    const state = fold(journal, setup.graph);
+    const prefix =
+      how.folded === undefined && k !== undefined && k > 0 && k <= journal.events.length
+        ? fold({ ...journal, events: journal.events.slice(0, k) }, setup.graph)
+        : undefined;
+    const state =
+      how.folded ?? (prefix ? foldOnto(prefix, journal, setup.graph) : fold(journal, setup.graph));
     // The header names the graph the events accepted; a header that disagrees was edited or forged.
     if (journal.graph.hash !== state.accepted_hash)
       throw new JournalError(
         `the header names graph ${journal.graph.hash} but its events accepted ${state.accepted_hash}`,
         null,
       );
-    return state;
+    return prefix ? { state, prefix } : { state };
   } catch (e) {
     if (e instanceof JournalError)
       throw new JournalError(`${setup.store.location}: ${e.message}; the journal was left untouched`, e.seq);
