@@ -80,3 +80,24 @@ describe.each(GIT_LAYOUTS)(
     });
   },
 );
+
+describe.each(GIT_LAYOUTS)('the folded state of a pinned journal is kept, on the %s (issue 50)', (layout) => {
+  it('a second read (another person, a later page) takes the kept state; a journal written since is folded again', async () => {
+    world = await startWorld({ layout });
+    await world.seedRun();
+    const first = await readAll();
+    const second = await readAll();
+    expect(first.runs).toHaveLength(1);
+    // The same pin under the same graph: the state is the one folded for the first read, not a new fold.
+    expect(second.runs[0]!.state).toBe(first.runs[0]!.state);
+    // One run's rows are made once for every page that shows it, and they are the rows a fresh read makes.
+    expect(waitingRows(second.runs)[0]).toBe(waitingRows(second.runs)[0]);
+    expect(waitingRows(second.runs)).toEqual(waitingRows(first.runs));
+    expect(waitingRows(second.runs).map((r) => r.kind)).toEqual(['held']);
+    // The run goes on (its journal is written again: a new pin): the page shows it as it now is.
+    await world.seedRun({ shape: 'escalated' });
+    const third = await readAll();
+    expect(third.runs[0]!.state).not.toBe(first.runs[0]!.state);
+    expect(waitingRows(third.runs).map((r) => r.kind)).toEqual(['escalated']);
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * One repository's runs for the maintainers' page: the git store's catalog (the run branches and the journal
  * branch's tree, conditional reads), each journal by what pins it (a blob sha, a run branch's commit: read once,
- * kept), the configuration and each run's graph at the default branch; every run folded. A run that cannot be
+ * kept), the configuration and each run's graph at the default branch; every run folded, a pinned journal once
+ * under one graph (every later read of the runs, for any person, takes the kept state). A run that cannot be
  * read or folded is reported, never thrown. A run the page itself just acted on is read again until it shows the
  * act (journal/freshness.ts): a listing by branch name may answer from before it, and the row would stay.
  */
@@ -43,6 +44,36 @@ const READS_AT_ONCE = 4;
 /** Journals by what pins them (a blob sha, a run branch's commit): that never changes, so it is read once per server. */
 const PINNED = new Map<string, Journal>();
 const MAX_PINNED = 20_000;
+/**
+ * Folded states by pin and graph: a pinned journal folds to the same state under the same graph, so the page's
+ * reads (every `ttlMs`, whoever asks) fold each run once, not once a read. As many as journals are kept, the
+ * oldest forgotten first: a state holds what its journal holds, so this at most doubles `PINNED`'s memory.
+ */
+const FOLDED = new Map<string, RunState>();
+
+/** The run's state under `graph`: kept when `pinned` names the journal read (see `FOLDED`). */
+function foldKept(pinned: string | undefined, journal: Journal, graph: Graph): RunState {
+  const pinAndGraph = pinned && `${pinned} ${graph.path} ${graph.hash}`;
+  const kept = pinAndGraph && FOLDED.get(pinAndGraph);
+  if (kept) return kept;
+  const state = fold(journal, graph);
+  if (!pinAndGraph) return state;
+  if (FOLDED.size >= MAX_PINNED) FOLDED.delete(FOLDED.keys().next().value!);
+  FOLDED.set(pinAndGraph, state);
+  return state;
+}
+
+/** What pins a listed run's journal, when the listing pinned it: the same text for as long as the key is kept. */
+const pinOf = (repo: RepoRef, run: ListedRun): string | undefined => {
+  const pin = run.version ?? run.at;
+  return pin ? `${repo.owner}/${repo.repo}@${pin}` : undefined;
+};
+
+/** A run's journal as read, and its pin when the listing's pin names that very text. */
+interface Read {
+  journal: Journal | null;
+  pinned?: string | undefined;
+}
 
 /**
  * A listed run's journal through the catalog, kept when the listing pinned it; one older than `floor` (what the
@@ -53,18 +84,18 @@ async function journalOf(
   repo: RepoRef,
   run: ListedRun,
   floor: ReadFloor | undefined,
-): Promise<Journal | null> {
+): Promise<Read> {
   const listed = await pinnedJournalOf(catalog, repo, run);
-  if (!floor || staleReason(floor, listed) === undefined) return listed;
+  if (!floor || staleReason(floor, listed) === undefined)
+    return { journal: listed, pinned: pinOf(repo, run) };
   // The tuning schema's default window (src/os/tuning.ts), as before: the page's reads do not take the variable.
   const giveUpAfterMs = TUNING.INTERLOCK_STALE_READ_MS.default;
   const fresh = new FreshStore(catalog.store(run), { floor, giveUpAfterMs });
-  return (await fresh.read())?.journal ?? null;
+  return { journal: (await fresh.read())?.journal ?? null };
 }
 
 async function pinnedJournalOf(catalog: GitRuns, repo: RepoRef, run: ListedRun): Promise<Journal | null> {
-  const pin = run.version ?? run.at;
-  const pinned = pin && `${repo.owner}/${repo.repo}@${pin}`;
+  const pinned = pinOf(repo, run);
   const kept = pinned && PINNED.get(pinned);
   if (kept) return kept;
   const raw = await catalog.readText(run);
@@ -133,16 +164,16 @@ export async function readRepoRuns(
   const listed = (await catalog.listRuns()) ?? [];
   const graphs = new Map<string, Promise<Graph>>();
   const runs: PageRun[] = [];
-  const readOne = async (runId: string, read: () => Promise<Journal | null>): Promise<void> => {
+  const readOne = async (runId: string, read: () => Promise<Read>): Promise<void> => {
     let seen: Journal | null = null;
     try {
-      const journal = await read();
+      const { journal, pinned } = await read();
       seen = journal;
       if (!journal || runEnded(journal)) return;
       const path = journalGraphPath(journal);
       if (!graphs.has(path)) graphs.set(path, loadRepoGraph(deps, path));
       const graph = await graphs.get(path)!;
-      const state = fold(journal, graph);
+      const state = foldKept(pinned, journal, graph);
       const title = await titleOf(deps, journal.run_id, state);
       const run: PageRun = { repo: name, journal, graph, state, approvals: config.approvals };
       runs.push(title !== undefined ? { ...run, title } : run);
@@ -163,7 +194,7 @@ export async function readRepoRuns(
   // Runs kept in the check-run store live on open pull requests, not on the journal branch.
   const known = new Set(listed.map((l) => l.runId));
   for (const found of await pullRequestRuns(deps, problems))
-    if (!known.has(found.runId)) await readOne(found.runId, async () => found.stored.journal);
+    if (!known.has(found.runId)) await readOne(found.runId, async () => ({ journal: found.stored.journal }));
   runs.sort((a, b) => a.journal.run_id.localeCompare(b.journal.run_id));
   return { repo: name, runs, problems, config };
 }

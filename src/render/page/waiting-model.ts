@@ -204,10 +204,25 @@ function waitingRowsOf(run: PageRun): WaitingRow[] {
   return rows;
 }
 
+/**
+ * Rows by the run they were made from: a run read once is shown to every person who loads the page while it is
+ * kept (the App keeps a repository's runs for a while), and its rows are the same for each. Held no longer than the
+ * run itself (a weak map), so this keeps nothing the reader has let go. Rows are never changed once made.
+ */
+const ROWS = new WeakMap<PageRun, WaitingRow[]>();
+
+function rowsKept(run: PageRun): WaitingRow[] {
+  const kept = ROWS.get(run);
+  if (kept) return kept;
+  const rows = waitingRowsOf(run);
+  ROWS.set(run, rows);
+  return rows;
+}
+
 /** Every waiting row of every run, oldest first (ties by repository, run and node, so the order is stable). */
 export function waitingRows(runs: readonly PageRun[]): WaitingRow[] {
   return runs
-    .flatMap(waitingRowsOf)
+    .flatMap(rowsKept)
     .sort(
       (a, b) =>
         a.since.localeCompare(b.since) ||
