@@ -7,10 +7,6 @@
 // summary, rendered as GitHub renders Markdown (test/support/gfm.ts), has no element from the node's words. As
 // root and through passwordless sudo. The App's own check run of such a run (the runs kept in git; the App told
 // of the run's branch by a push) is drawn by the same door: its summary is held to the same. Needs `npm run build`.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Probot } from 'probot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interlockApp } from '../../src/app/probot.js';
@@ -18,10 +14,11 @@ import { decodeJournal } from '../../src/store/check-run.js';
 import { FULL, OWNER, pullRequestOpened, REPO } from '../action/world.js';
 import { commentEvent, example, PEOPLE, quietOctokit, type World } from '../app/world.js';
 import { requireBundle } from '../crash/harness.js';
-import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
-import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
+import { noSudoRunner } from '../support/sudo-runner.js';
+import { hostileCheckout } from './hostile-checkout.js';
 
 /** The granted token: no known token shape, so only the step's secrets can remove it. */
 const TOKEN = 'Cr9-granted-gh-token-not-a-known-shape-31';
@@ -69,26 +66,16 @@ describe.each(setups)('node text in the check run interlock writes, $name', (set
     });
     repo = server.state.repo(FULL);
     repo.addPull({ number: setup.pr, head: 'feat-x', base: 'main', title: 'Feature X' });
-    const ws = makeWorkspace({
-      '.github/interlock.yml': CONFIG,
-      [GRAPH_FILE]: GRAPH,
-      'hostile.txt': HOSTILE,
-      'subject.txt': SUBJECT,
-    });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
-    git('init', '-q', '-b', 'feat-x');
-    git('add', '-A');
-    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
-    git('config', 'user.name', 'Checkout');
-    git('config', 'user.email', 'c@example.com');
-    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
-    let as = {};
-    if (setup.sudo) {
-      const user = sudoRunner();
-      giveTo(ws, user);
-      giveTo(runnerTemp, user);
-      as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
-    }
+    // A checkout: the nodes commit to it.
+    const { ws, runnerTemp, as } = hostileCheckout(
+      {
+        '.github/interlock.yml': CONFIG,
+        [GRAPH_FILE]: GRAPH,
+        'hostile.txt': HOSTILE,
+        'subject.txt': SUBJECT,
+      },
+      { branch: 'feat-x', sudo: setup.sudo },
+    );
     const runId = 9100 + setup.pr;
     repo.addWorkflowRun({
       workflow: 'review.yml',
@@ -181,26 +168,16 @@ describe.each(setups)("node text in the App's check run of such a run, $name", (
     });
     const repo = server.state.repo(FULL);
     repo.addPull({ number: pr, head: 'feat-x', base: 'main', title: 'Feature X' });
-    const ws = makeWorkspace({
-      '.github/interlock.yml': CONFIG,
-      [GRAPH_FILE]: GRAPH,
-      'hostile.txt': HOSTILE,
-      'subject.txt': SUBJECT,
-    });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
-    git('init', '-q', '-b', 'feat-x');
-    git('add', '-A');
-    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
-    git('config', 'user.name', 'Checkout');
-    git('config', 'user.email', 'c@example.com');
-    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
-    let as = {};
-    if (setup.sudo) {
-      const user = sudoRunner();
-      giveTo(ws, user);
-      giveTo(runnerTemp, user);
-      as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
-    }
+    // A checkout: the nodes commit to it.
+    const { ws, runnerTemp, as } = hostileCheckout(
+      {
+        '.github/interlock.yml': CONFIG,
+        [GRAPH_FILE]: GRAPH,
+        'hostile.txt': HOSTILE,
+        'subject.txt': SUBJECT,
+      },
+      { branch: 'feat-x', sudo: setup.sudo },
+    );
     const runId = 9200 + pr;
     repo.addWorkflowRun({
       workflow: 'review.yml',

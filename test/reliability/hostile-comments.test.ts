@@ -7,17 +7,14 @@
 // and each text, rendered as GitHub renders Markdown (test/support/gfm.ts), has no element that comes from the
 // node's words: no link to or image from them, no mention or reference GitHub would link. As root and through
 // passwordless sudo (the runner's user, as on GitHub's hosted runners). Needs `npm run build`.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL, issueStep, journalText, OWNER, REPO, routeLabel } from '../action/world.js';
 import { requireBundle } from '../crash/harness.js';
-import { makeWorkspace, runStep, type StepResult } from '../support/action-process.js';
+import { runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
-import { giveTo, noSudoRunner, sudoRunner } from '../support/sudo-runner.js';
+import { noSudoRunner } from '../support/sudo-runner.js';
+import { hostileCheckout } from './hostile-checkout.js';
 
 /** The granted token: no known token shape, so only the step's secrets can remove it. */
 const TOKEN = 'Qx7-granted-gh-token-not-a-known-shape-58';
@@ -67,28 +64,17 @@ describe.each(setups)('node text in what interlock posts, $name', (setup) => {
     requireBundle();
     server = await startGitHubServer({ repos: [{ owner: OWNER, name: REPO }] });
     server.state.repo(FULL).addIssue({ number: setup.issue, title: 'comments', labels: ['agent:comments'] });
-    const ws = makeWorkspace({
-      '.github/interlock.yml': routeLabel('agent:comments', GRAPH),
-      [GRAPH]: graph,
-      'hostile.txt': HOSTILE,
-      'subject-whole.txt': SUBJECT_WHOLE,
-      'subject-cut.txt': SUBJECT_CUT,
-    });
-    // A checkout: the subject nodes commit to it.
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, stdio: 'ignore' });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('-c', 'user.name=Checkout', '-c', 'user.email=c@example.com', 'commit', '-qm', 'initial');
-    git('config', 'user.name', 'Checkout');
-    git('config', 'user.email', 'c@example.com');
-    const runnerTemp = mkdtempSync(join(tmpdir(), 'interlock-job-temp-'));
-    let as = {};
-    if (setup.sudo) {
-      const user = sudoRunner();
-      giveTo(ws, user);
-      giveTo(runnerTemp, user);
-      as = { as: { uid: user.uid, gid: user.gid, home: user.home } };
-    }
+    // A checkout: the nodes commit to it.
+    const { ws, runnerTemp, as } = hostileCheckout(
+      {
+        '.github/interlock.yml': routeLabel('agent:comments', GRAPH),
+        [GRAPH]: graph,
+        'hostile.txt': HOSTILE,
+        'subject-whole.txt': SUBJECT_WHOLE,
+        'subject-cut.txt': SUBJECT_CUT,
+      },
+      { branch: 'main', sudo: setup.sudo },
+    );
     const mark = server.requests.mark();
     step = await runStep(
       issueStep(server, ws, setup.issue, 'agent:comments', {
