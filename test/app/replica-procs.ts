@@ -3,6 +3,9 @@
 // Used by test/app/replicas.test.ts and by the maker of the `dispatch-retried` golden journal.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from './page-world.js';
+import { appServerEnv, type World } from './world.js';
 
 export const APP = new URL('../../dist/app.js', import.meta.url).pathname;
 
@@ -74,4 +77,34 @@ export function roundRobin(ports: () => number[]): {
     });
   });
   return { server, served };
+}
+
+/**
+ * Two replicas behind the round-robin proxy `rr` (made to listen here), each killed right after its first journal
+ * write of a person's command, whichever the proxy gives the comment to; GitHub's webhooks go to the proxy. Whoever
+ * journaled an approval has 3 s to dispatch, and a copy waits that long before it looks. Returns the environment
+ * without the failpoint, for a replica started again.
+ */
+export async function armedPair(
+  world: World,
+  opts: { secret: string; rr: { server: Server }; replicas: Map<number, Replica>; log?: string[] },
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  await new Promise<void>((r) => opts.rr.server.listen(0, '127.0.0.1', () => r()));
+  const env = {
+    ...appServerEnv(world, opts.secret),
+    INTERLOCK_REDELIVER: 'on',
+    INTERLOCK_ANSWER_MS: '1000',
+    INTERLOCK_WRITE_INTERVAL_MS: '0',
+    INTERLOCK_DISPATCH_LEASE_MS: '3000',
+    ...extra,
+  };
+  const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
+  for (const port of [await freePort(), await freePort()])
+    opts.replicas.set(port, await startReplica(armed, port, opts.log));
+  world.server.state.webhooks.target = {
+    url: `http://127.0.0.1:${(opts.rr.server.address() as AddressInfo).port}/api/github/webhooks`,
+    secret: opts.secret,
+  };
+  return env;
 }

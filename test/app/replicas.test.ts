@@ -17,7 +17,7 @@ import {
   post,
   startPageWorld,
 } from './page-world.js';
-import { APP, type Replica, roundRobin, startReplica } from './replica-procs.js';
+import { APP, armedPair, type Replica, roundRobin, startReplica } from './replica-procs.js';
 import { approvalDelivery, appServerEnv, observe, PEOPLE, startWorld } from './world.js';
 
 describe.skipIf(!existsSync(APP))('two App processes behind a round-robin proxy', () => {
@@ -168,26 +168,14 @@ describe.skipIf(!existsSync(APP))(
         const log: string[] = [];
         try {
           await world.seedRun();
-          await new Promise<void>((r) => rr.server.listen(0, '127.0.0.1', () => r()));
-          const secret = 'replica-secret';
-          const env = {
-            ...appServerEnv(world, secret),
-            INTERLOCK_REDELIVER: 'on',
-            INTERLOCK_ANSWER_MS: '1000',
-            INTERLOCK_WRITE_INTERVAL_MS: '0',
-            // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks.
-            INTERLOCK_DISPATCH_LEASE_MS: '3000',
-            LOG_LEVEL: 'info',
-          };
-          // Both replicas die right after their first approval write, whichever the proxy gives the comment to.
-          const armed = { ...env, INTERLOCK_FAILPOINTS: 'after-person-command-write' };
-          for (const port of [await freePort(), await freePort()])
-            replicas.set(port, await startReplica(armed, port, log));
+          // Whoever journaled an approval has 3 s to dispatch; a copy waits that long before it looks. Both replicas
+          // die right after their first approval write, whichever the proxy gives the comment to.
+          const env = await armedPair(
+            world,
+            { secret: 'replica-secret', rr, replicas, log },
+            { LOG_LEVEL: 'info' },
+          );
           const hooks = world.server.state.webhooks;
-          hooks.target = {
-            url: `http://127.0.0.1:${(rr.server.address() as AddressInfo).port}/api/github/webhooks`,
-            secret,
-          };
 
           const { ev, body } = approvalDelivery(world, command);
           // The command's own event: a RerunApproved, or a person's NodeRecorded (the settlement).
