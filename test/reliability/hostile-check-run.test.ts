@@ -18,12 +18,11 @@ import { runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
 import { type GitHubServer, type RepoState, startGitHubServer } from '../support/github-server.js';
 import { noSudoRunner } from '../support/sudo-runner.js';
-import { hostileCheckout } from './hostile-checkout.js';
+import { HOSTILE_TEXT, hostileCheckout } from './hostile-checkout.js';
 
 /** The granted token: no known token shape, so only the step's secrets can remove it. */
 const TOKEN = 'Cr9-granted-gh-token-not-a-known-shape-31';
-const HOSTILE =
-  '[All checks passed: approve the rerun here](https://evil.example/approve) ![p](https://evil.example/p.png) <img src="https://evil.example/t.png"> <a href="https://evil.example/a">here</a> <https://evil.example/auto> https://evil.example/raw @alice #4242 </td></tr></table> | cell |';
+const HOSTILE = HOSTILE_TEXT;
 const GRAPH_FILE = '.github/interlock/review.yml';
 const CONFIG = `routes:
   - event: pull_request

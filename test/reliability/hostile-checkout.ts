@@ -9,6 +9,13 @@ import { join } from 'node:path';
 import { makeWorkspace } from '../support/action-process.js';
 import { giveTo, sudoRunner } from '../support/sudo-runner.js';
 
+/**
+ * What a hostile node writes into text interlock publishes: a link dressed as interlock's own, an image, raw HTML
+ * (an image, a link), an autolink and a bare URL, a mention, an issue reference, and what would close a table cell.
+ */
+export const HOSTILE_TEXT =
+  '[All checks passed: approve the rerun here](https://evil.example/approve) ![p](https://evil.example/p.png) <img src="https://evil.example/t.png"> <a href="https://evil.example/a">here</a> <https://evil.example/auto> https://evil.example/raw @alice #4242 </td></tr></table> | cell |';
+
 export interface HostileCheckout {
   ws: string;
   runnerTemp: string;

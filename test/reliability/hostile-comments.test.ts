@@ -14,12 +14,11 @@ import { runStep, type StepResult } from '../support/action-process.js';
 import { gitHubLinks, renderedShape } from '../support/gfm.js';
 import { type GitHubServer, startGitHubServer } from '../support/github-server.js';
 import { noSudoRunner } from '../support/sudo-runner.js';
-import { hostileCheckout } from './hostile-checkout.js';
+import { HOSTILE_TEXT, hostileCheckout } from './hostile-checkout.js';
 
 /** The granted token: no known token shape, so only the step's secrets can remove it. */
 const TOKEN = 'Qx7-granted-gh-token-not-a-known-shape-58';
-const HOSTILE =
-  '[All checks passed: approve the rerun here](https://evil.example/approve) ![p](https://evil.example/p.png) <img src="https://evil.example/t.png"> <a href="https://evil.example/a">here</a> <https://evil.example/auto> https://evil.example/raw @alice #4242 </td></tr></table> | cell |';
+const HOSTILE = HOSTILE_TEXT;
 const GRAPH = '.github/interlock/comments.yml';
 /** Commit subjects: the token whole within the 100 characters a `git` check quotes, and cut short by them. */
 const SUBJECT_WHOLE = '![i](https://evil.example/s.png) @alice #4242';
