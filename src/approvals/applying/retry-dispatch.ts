@@ -25,6 +25,9 @@ import {
   workflowOf,
 } from '../workflow/workflow-dispatch.js';
 
+/** How far apart copies that waited for the same lease wake (`retry`). */
+const CLAIM_SPREAD_MS = 250;
+
 /** GitHub's clock and the App's differ a little: a run created this long before a claim still counts as its own. */
 const CLOCK_SLACK_MS = 5_000;
 
@@ -161,7 +164,10 @@ async function retry(
       return { why: `workflow run ${found} of \`${target.file}\` was dispatched since ${owed.since}` };
     const wait = Date.parse(owed.since) + lease - Date.now();
     if (wait > 0) {
-      await new Promise((r) => setTimeout(r, wait));
+      // Copies that waited for the same lease would wake, read and claim in the same millisecond: two such claims
+      // are the very same event, and a commit takes a refused write whose events it reads back for its own (an
+      // answer lost), so both would dispatch. Each wakes up to a quarter second apart instead.
+      await new Promise((r) => setTimeout(r, wait + Math.floor(Math.random() * CLAIM_SPREAD_MS)));
       continue;
     }
     const refusal = await claim(deps, setup, runner, opts.source, owed, target);
